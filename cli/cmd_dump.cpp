@@ -1,0 +1,101 @@
+// rewind dump: the events of a trace, as text or JSON.
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "engine/arch/signal_names.h"
+#include "engine/arch/syscall_table.h"
+#include "engine/trace/trace_dir.h"
+#include "engine/trace/trace_reader.h"
+
+namespace rwd::cli {
+
+namespace {
+
+nlohmann::json to_json(const Event& e) {
+  nlohmann::json j = {{"event", e.number}, {"task", e.tid}, {"kind", event_kind_name(e.kind)}};
+  switch (e.kind) {
+    case EventKind::Syscall:
+      j["syscall"] = syscall_name(e.syscallno());
+      j["result"] = e.result;
+      if (e.child_tid) j["child"] = e.child_tid;
+      if (!e.file.empty()) j["file"] = e.file;
+      break;
+    case EventKind::Exec:
+      j["argv"] = e.argv;
+      j["file"] = e.file;
+      break;
+    case EventKind::Signal:
+      j["signal"] = signal_name(e.signo);
+      j["synchronous"] = e.synchronous;
+      j["rip"] = e.regs.rip;
+      break;
+    case EventKind::Exit:
+      if (WIFEXITED(e.status)) j["exit_status"] = WEXITSTATUS(e.status);
+      if (WIFSIGNALED(e.status)) j["signal"] = signal_name(WTERMSIG(e.status));
+      break;
+    case EventKind::Rdtsc:
+      j["value"] = (e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu);
+      break;
+    case EventKind::End:
+      break;
+  }
+  return j;
+}
+
+std::string detail(const Event& e) {
+  switch (e.kind) {
+    case EventKind::Syscall: {
+      std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);
+      if (e.result < 0 && e.result > -4096) s += " (" + std::string(strerrorname_np(int(-e.result)) ?: "?") + ")";
+      if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
+      return s;
+    }
+    case EventKind::Exec: {
+      std::string s;
+      for (const auto& a : e.argv) s += (s.empty() ? "" : " ") + a;
+      return s;
+    }
+    case EventKind::Signal:
+      return signal_name(e.signo) + (e.synchronous ? " (fault)" : "") + " at " + hex(e.regs.rip);
+    case EventKind::Exit:
+      return WIFSIGNALED(e.status) ? "killed by " + signal_name(WTERMSIG(e.status))
+                                   : "status " + std::to_string(WEXITSTATUS(e.status));
+    case EventKind::Rdtsc:
+      return std::to_string((e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu));
+    case EventKind::End:
+      return "";
+  }
+  return "";
+}
+}  // namespace
+
+Runner add_dump(CLI::App& app) {
+  auto* cmd = app.add_subcommand("dump", "Print the events of a trace");
+  auto trace = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("TRACE", *trace, "Trace name or directory (default: latest)");
+  cmd->add_flag("--json", *json, "One JSON array of event objects");
+  return [trace, json] {
+    TraceReader r(resolve_trace(*trace));
+    if (*json) std::printf("[");
+    bool first = true;
+    while (auto e = r.next()) {
+      if (*json) {
+        std::printf("%s\n%s", first ? "" : ",", to_json(*e).dump().c_str());
+      } else {
+        std::printf("%8llu %7d %-8s %s\n", (unsigned long long)e->number, e->tid,
+                    event_kind_name(e->kind), detail(*e).c_str());
+      }
+      first = false;
+    }
+    if (*json) std::printf("\n]\n");
+    if (r.interrupted())
+      std::fprintf(stderr, "rewind: trace ends at event %llu (recording was interrupted)\n",
+                   (unsigned long long)r.last_event());
+    return 0;
+  };
+}
+
+}  // namespace rwd::cli

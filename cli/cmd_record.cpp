@@ -1,0 +1,49 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "engine/errors.h"
+#include "engine/record/recorder.h"
+
+namespace rwd::cli {
+
+Runner add_record(CLI::App& app) {
+  auto* cmd = app.add_subcommand("record", "Run PROGRAM with ARGS and save a trace of it");
+  cmd->footer(
+      "Usage: rewind record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+      "The trace goes to $REWIND_TRACE_DIR, else $XDG_DATA_HOME/rewind, else "
+      "~/.local/share/rewind, as NAME-N; latest-trace points at it.\n"
+      "Exit status: the program's (128+signal if it was killed); 2 for a usage error, 1 when "
+      "rewind cannot record it.");
+  auto opts = std::make_shared<RecordOptions>();
+  auto ticks = std::make_shared<std::string>("auto");
+  cmd->add_option("-o,--output", opts->output_dir, "Write the trace to this new directory");
+  cmd->add_flag("-v,--verbose", opts->verbose, "Say where the trace went");
+  cmd->add_option("--ticks", *ticks,
+                  "Progress counter: auto, hw (hardware counters) or none (counter-less)")
+      ->check(CLI::IsMember({"auto", "hw", "none"}));
+  cmd->prefix_command();
+  return [cmd, opts, ticks] {
+    opts->argv = cmd->remaining();
+    if (!opts->argv.empty() && opts->argv[0] == "--") opts->argv.erase(opts->argv.begin());
+    if (opts->argv.empty()) {
+      std::fprintf(stderr, "rewind: record: no program given (usage: rewind record PROGRAM [ARGS...])\n");
+      return kUsageError;
+    }
+    if (*ticks == "hw") {
+      std::fprintf(stderr,
+                   "rewind: record: --ticks=hw is not available yet; use --ticks=none or auto\n");
+      return kUsageError;
+    }
+    if (find_program(opts->argv[0]).empty()) {
+      std::fprintf(stderr, "rewind: record: cannot find program '%s'\n", opts->argv[0].c_str());
+      return kUsageError;
+    }
+    RecordResult r = record(*opts);
+    if (opts->verbose)
+      std::fprintf(stderr, "rewind: recorded %llu events to %s\n",
+                   (unsigned long long)r.events, r.trace_dir.c_str());
+    return r.exit_code;
+  };
+}
+
+}  // namespace rwd::cli

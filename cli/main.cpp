@@ -1,0 +1,47 @@
+// Entry point of the `rewind` command (rr's conventions: record, replay, ls, ps, dump, rm).
+#include <cstdio>
+#include <map>
+
+#include "cli/commands.h"
+#include "engine/errors.h"
+
+int main(int argc, char** argv) {
+  using namespace rwd::cli;
+  CLI::App app{"rewind: record a Linux x86-64 program once, replay that exact execution"};
+  app.name("rewind");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("rewind 0.1.0"));
+  std::map<CLI::App*, Runner> runners;
+  for (auto add : {add_record, add_replay, add_ls, add_ps, add_dump, add_rm}) {
+    size_t before = app.get_subcommands({}).size();
+    Runner r = add(app);
+    runners[app.get_subcommands({}).at(before)] = r;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    for (char& c : msg)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "rewind: %s (see rewind --help)\n", msg.c_str());
+    return kUsageError;
+  }
+  for (auto* sub : app.get_subcommands()) {
+    try {
+      return runners.at(sub)();
+    } catch (const rwd::Error& e) {
+      std::fprintf(stderr, "rewind: %s\n", e.what());
+      return kRewindError;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rewind: internal error: %s\n", e.what());
+      return kRewindError;
+    }
+  }
+  return kUsageError;
+}

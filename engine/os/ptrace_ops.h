@@ -1,0 +1,44 @@
+// Thin, checked wrappers over ptrace(2) requests used by the recorder and the replayer.
+#pragma once
+
+#include <sys/ptrace.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+
+#include "engine/arch/registers.h"
+
+namespace rwd {
+
+/// PTRACE_GETREGS. Throws SystemError.
+Registers get_regs(pid_t tid);
+/// PTRACE_SETREGS. Throws SystemError.
+void set_regs(pid_t tid, const Registers& r);
+/// PTRACE_GETSIGINFO as raw 128 bytes. Throws SystemError.
+std::array<uint8_t, 128> get_siginfo(pid_t tid);
+/// PTRACE_SETSIGINFO from raw 128 bytes. Throws SystemError.
+void set_siginfo(pid_t tid, const std::array<uint8_t, 128>& si);
+/// PTRACE_GETEVENTMSG (new tid after fork/clone events). Throws SystemError.
+unsigned long get_event_msg(pid_t tid);
+/// PTRACE_GET_SYSCALL_INFO's op: PTRACE_SYSCALL_INFO_ENTRY, _EXIT, _SECCOMP or _NONE.
+int syscall_stop_kind(pid_t tid);
+/// Resumes with `request` (PTRACE_SYSCALL, PTRACE_SYSEMU, PTRACE_CONT...) delivering `sig`.
+/// Returns false if the task no longer exists (ESRCH); throws SystemError otherwise.
+bool resume(pid_t tid, int request, int sig = 0);
+
+/// The ptrace options rewind uses (DESIGN.md "Recording"): syscall stops marked with 0x80,
+/// auto-attach to children, exec events, and kill the tracees if rewind dies.
+constexpr long kTraceOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK |
+                               PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+                               PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+
+/// Forks a child that disables ASLR (personality ADDR_NO_RANDOMIZE), makes rdtsc trap
+/// (PR_SET_TSC, PR_TSC_SIGSEGV), applies `child_setup`, stops itself, and — once seized by
+/// the caller with kTraceOptions — execs `path` with argv/envp. Returns its pid, stopped at
+/// the syscall-entry stop of that execve. Throws SystemError.
+pid_t spawn_traced(const char* path, char* const argv[], char* const envp[],
+                   void (*child_setup)());
+
+}  // namespace rwd

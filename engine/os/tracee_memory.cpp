@@ -1,0 +1,79 @@
+#include "tracee_memory.h"
+
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "engine/arch/registers.h"
+#include "engine/errors.h"
+
+namespace rwd {
+
+namespace {
+constexpr uint64_t kPage = 4096;
+
+ssize_t read_chunk(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
+  iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
+  return process_vm_readv(tid, &local, 1, &remote, 1, 0);
+}
+}  // namespace
+
+std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n) {
+  std::vector<uint8_t> out(n);
+  size_t done = 0;
+  while (done < n) {
+    // Read page by page only after a failure, so one bad page does not lose the rest.
+    ssize_t r = read_chunk(tid, addr + done, out.data() + done, n - done);
+    if (r <= 0) {
+      size_t in_page = kPage - ((addr + done) % kPage);
+      r = read_chunk(tid, addr + done, out.data() + done, std::min(in_page, n - done));
+      if (r <= 0) break;
+    }
+    done += size_t(r);
+  }
+  out.resize(done);
+  return out;
+}
+
+void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n) {
+  auto v = read_memory(tid, addr, n);
+  if (v.size() != n)
+    throw SystemError("read tracee memory at " + hex(addr + v.size()), errno ? errno : EFAULT);
+  std::copy(v.begin(), v.end(), static_cast<uint8_t*>(out));
+}
+
+std::string read_string(pid_t tid, uint64_t addr, size_t max) {
+  std::string s;
+  while (s.size() < max) {
+    size_t n = std::min<size_t>(kPage - ((addr + s.size()) % kPage), max - s.size());
+    auto v = read_memory(tid, addr + s.size(), n);
+    for (uint8_t c : v) {
+      if (c == 0) return s;
+      s.push_back(char(c));
+    }
+    if (v.size() < n) break;
+  }
+  return s;
+}
+
+void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n) {
+  if (n == 0) return;
+  std::string path = "/proc/" + std::to_string(tid) + "/mem";
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) throw_errno("open " + path);
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = ::pwrite(fd, static_cast<const uint8_t*>(p) + done, n - done, off_t(addr + done));
+    if (w <= 0) {
+      int e = w < 0 ? errno : EIO;
+      ::close(fd);
+      throw SystemError("write tracee memory at " + hex(addr + done), e);
+    }
+    done += size_t(w);
+  }
+  ::close(fd);
+}
+
+}  // namespace rwd

@@ -1,0 +1,22 @@
+// Reading and writing a stopped tracee's memory (process_vm_readv, /proc/PID/mem).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rwd {
+
+/// Reads up to n bytes at addr; stops early at an unmapped page and returns what was read.
+std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n);
+/// Reads exactly n bytes or throws SystemError.
+void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n);
+/// Reads a NUL-terminated string of at most `max` bytes.
+std::string read_string(pid_t tid, uint64_t addr, size_t max = 4096);
+/// Writes bytes through /proc/PID/mem (which also writes read-only private pages, as a
+/// debugger does). Throws SystemError.
+void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n);
+
+}  // namespace rwd

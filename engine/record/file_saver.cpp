@@ -1,0 +1,112 @@
+#include "file_saver.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "engine/errors.h"
+
+namespace rwd {
+
+namespace {
+bool is_system_path(const std::string& p) {
+  for (const char* prefix : {"/usr/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/opt/"})
+    if (p.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+std::string base_name(std::string p) {
+  const std::string deleted = " (deleted)";
+  if (p.size() > deleted.size() && p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0)
+    p.resize(p.size() - deleted.size());
+  std::string b = p.substr(p.find_last_of('/') + 1);
+  for (char& c : b)
+    if (c == '/' || c == ' ' || c == ':' || c == '\\') c = '_';
+  if (b.empty() || b == "." || b == "..") b = "file";
+  if (b.size() > 64) b.resize(64);
+  return b;
+}
+
+void copy_fd(int in, int out, const std::string& what, uint64_t& copied) {
+  for (;;) {
+    ssize_t n = copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0);
+    if (n == 0) return;
+    if (n > 0) {
+      copied += uint64_t(n);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+      throw_errno("copy " + what);
+    break;  // fall back to read/write
+  }
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(in, buf, sizeof buf);
+    if (n == 0) return;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("read " + what);
+    }
+    for (ssize_t off = 0; off < n;) {
+      ssize_t w = ::write(out, buf + off, size_t(n - off));
+      if (w < 0) throw_errno("write copy of " + what);
+      off += w;
+    }
+    copied += uint64_t(n);
+  }
+}
+}  // namespace
+
+std::string FileSaver::save(const std::string& source, const std::string& path) {
+  int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw_errno("open " + path + " to save it in the trace");
+  struct stat st;
+  if (::fstat(in, &st) != 0) {
+    ::close(in);
+    throw_errno("stat " + path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(in);
+    return "";
+  }
+  auto key = std::make_tuple(st.st_dev, st.st_ino, st.st_size,
+                             int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+  if (auto it = saved_.find(key); it != saved_.end()) {
+    ::close(in);
+    return it->second;
+  }
+  std::string name = base_name(path) + "-" + std::to_string(counter_++);
+  std::string dest = dir_ + "/" + name;
+  bool done = false;
+  if (is_system_path(path)) {
+    struct stat orig;
+    if (::stat(path.c_str(), &orig) == 0 && orig.st_dev == st.st_dev && orig.st_ino == st.st_ino)
+      done = ::link(path.c_str(), dest.c_str()) == 0;
+  }
+  if (!done) {
+    int out = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (out < 0) {
+      ::close(in);
+      throw_errno("create " + dest);
+    }
+    try {
+      if (::ioctl(out, FICLONE, in) != 0) copy_fd(in, out, path, copied_);
+    } catch (...) {
+      ::close(out);
+      ::close(in);
+      throw;
+    }
+    ::fchmod(out, 0555);  // executables are exec'd from the trace at replay
+    ::close(out);
+  }
+  ::close(in);
+  saved_[key] = name;
+  return name;
+}
+
+}  // namespace rwd

@@ -1,0 +1,33 @@
+// `rewind record`: runs a program under ptrace and writes its trace (DESIGN.md "Recording").
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rwd {
+
+/// What to record and where.
+struct RecordOptions {
+  std::vector<std::string> argv;  ///< program and arguments; argv[0] is searched in PATH
+  std::string output_dir;         ///< -o DIR: the trace directory; empty = NAME-N under root
+  bool verbose = false;           ///< -v: say where the trace went and how many events
+};
+
+/// The outcome of a recording.
+struct RecordResult {
+  std::string trace_dir;
+  int exit_code = 0;     ///< the program's exit status, or 128+signal
+  uint64_t events = 0;   ///< number of events written
+};
+
+/// Records argv[0] with its arguments in the current directory and environment, its stdio
+/// being the caller's. Throws Error (program not found: UsageError-like message), and
+/// UnsupportedError when the program does something rewind cannot record yet; the trace
+/// written so far is kept and replays up to that point.
+RecordResult record(const RecordOptions& opts);
+
+/// Finds `name` like execvp(3): as a path when it contains '/', else in $PATH.
+/// Returns "" when there is no such executable.
+std::string find_program(const std::string& name);
+
+}  // namespace rwd

@@ -1,0 +1,130 @@
+#include "syscall_capture.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "engine/errors.h"
+#include "engine/os/tracee_memory.h"
+
+namespace rwd {
+
+namespace {
+constexpr uint64_t kMaxIov = 1024;             // IOV_MAX
+constexpr uint64_t kMaxOut = 256ull << 20;     // one out-parameter, bytes
+
+void add(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t n) {
+  if (addr == 0 || n == 0) return;
+  if (n > kMaxOut) throw UnsupportedError("out-parameter of " + std::to_string(n) + " bytes");
+  MemoryRegion m;
+  m.addr = addr;
+  m.bytes = read_memory(tid, addr, n);
+  if (!m.bytes.empty()) out.push_back(std::move(m));
+}
+
+std::vector<iovec> read_iov(pid_t tid, uint64_t addr, uint64_t count) {
+  count = std::min(count, kMaxIov);
+  std::vector<iovec> v(count);
+  if (count) read_memory_exact(tid, addr, v.data(), count * sizeof(iovec));
+  return v;
+}
+
+void add_iov(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t count,
+             uint64_t total) {
+  for (const iovec& io : read_iov(tid, addr, count)) {
+    if (total == 0) break;
+    uint64_t n = std::min<uint64_t>(io.iov_len, total);
+    add(out, tid, reinterpret_cast<uint64_t>(io.iov_base), n);
+    total -= n;
+  }
+}
+
+// Out-parameters decided by an argument's value rather than by the table (ioctl(2),
+// fcntl(2), prctl(2), recvmsg(2)).
+bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
+                    const std::array<uint64_t, 6>& a, int64_t result) {
+  switch (nr) {
+    case SYS_ioctl: {
+      if (result < 0) return true;
+      long n = ioctl_output_size(a[1]);
+      if (n < 0)
+        throw UnsupportedError("ioctl request " + hex(a[1]) + " on fd " + std::to_string(a[0]) +
+                               " is not supported yet");
+      add(out, tid, a[2], uint64_t(n));
+      return true;
+    }
+    case SYS_fcntl:
+      if (result >= 0 && (a[1] == F_GETLK || a[1] == F_OFD_GETLK)) add(out, tid, a[2], 32);
+      if (result >= 0 && a[1] == F_GETOWN_EX) add(out, tid, a[2], 8);
+      return true;
+    case SYS_prctl:
+      if (result < 0) return true;
+      switch (a[0]) {
+        case PR_GET_NAME: add(out, tid, a[1], 16); break;
+        case PR_GET_PDEATHSIG: case PR_GET_TSC: case PR_GET_CHILD_SUBREAPER:
+        case PR_GET_FPEXC: case PR_GET_ENDIAN: case PR_GET_UNALIGN:
+          add(out, tid, a[1], 4); break;
+        case PR_GET_TID_ADDRESS: add(out, tid, a[1], 8); break;
+        default: break;  // the rest return their value or write nothing
+      }
+      return true;
+    case SYS_recvmsg: {
+      if (result < 0) return true;
+      struct msghdr h;
+      read_memory_exact(tid, a[1], &h, sizeof h);
+      add(out, tid, a[1], sizeof h);  // msg_namelen, msg_controllen, msg_flags updated
+      add(out, tid, reinterpret_cast<uint64_t>(h.msg_name), h.msg_namelen);
+      add(out, tid, reinterpret_cast<uint64_t>(h.msg_control), h.msg_controllen);
+      add_iov(out, tid, reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen, uint64_t(result));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+std::array<uint64_t, 6> syscall_args(const Registers& r) {
+  return {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
+}
+
+EntrySnapshot snapshot_entry(pid_t tid, const SyscallSpec& spec, const Registers& entry) {
+  EntrySnapshot s;
+  auto a = syscall_args(entry);
+  for (const auto& o : spec.out) {
+    if (o.arg < 0 || o.rule != SizeRule::LenPtr) continue;
+    uint64_t p = a[size_t(o.size_arg)];
+    if (p) read_memory_exact(tid, p, &s.len_at_entry[size_t(o.arg)], 4);
+  }
+  return s;
+}
+
+std::vector<MemoryRegion> capture_outputs(pid_t tid, const SyscallSpec& spec,
+                                          const Registers& entry, int64_t result,
+                                          const EntrySnapshot& snap) {
+  std::vector<MemoryRegion> out;
+  auto a = syscall_args(entry);
+  if (custom_outputs(out, tid, spec.nr, a, result)) return out;
+  for (const auto& o : spec.out) {
+    if (o.arg < 0) break;
+    if (result < 0 && !o.on_error) continue;
+    uint64_t p = a[size_t(o.arg)];
+    uint64_t r = result > 0 ? uint64_t(result) : 0;
+    switch (o.rule) {
+      case SizeRule::None: break;
+      case SizeRule::Fixed: add(out, tid, p, o.n); break;
+      case SizeRule::Result: add(out, tid, p, r); break;
+      case SizeRule::ResultTimes: add(out, tid, p, r * o.n); break;
+      case SizeRule::Arg: add(out, tid, p, a[size_t(o.size_arg)]); break;
+      case SizeRule::ArgTimes: add(out, tid, p, a[size_t(o.size_arg)] * o.n); break;
+      case SizeRule::LenPtr: add(out, tid, p, snap.len_at_entry[size_t(o.arg)]); break;
+      case SizeRule::Iov: add_iov(out, tid, p, a[size_t(o.size_arg)], r); break;
+      case SizeRule::FdSet: add(out, tid, p, (std::min<uint64_t>(a[size_t(o.size_arg)], 1 << 20) + 63) / 64 * 8); break;
+    }
+  }
+  return out;
+}
+
+}  // namespace rwd

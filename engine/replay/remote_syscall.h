@@ -1,0 +1,36 @@
+// Making a stopped tracee execute system calls for rewind (to map saved files, rebuild an
+// address space, run a recorded mmap for real).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/arch/registers.h"
+#include "engine/replay/replay_task.h"
+
+namespace rwd {
+
+/// Runs syscalls inside a stopped task through a `syscall` instruction at a known address.
+/// Each call sets rip to the instruction, runs to the syscall's entry and exit stops
+/// (PTRACE_SYSCALL) and returns rax. The caller restores the task's registers afterwards.
+class RemoteSyscall {
+ public:
+  /// `insn` is the address of a `syscall` (0f 05) instruction in the task; `base` the
+  /// registers to start from (every call begins from them, with rip/rax/args replaced).
+  RemoteSyscall(ReplayTask& t, uint64_t insn, const Registers& base)
+      : t_(t), insn_(insn), base_(base) {}
+  /// Executes syscall `nr` with up to six arguments; returns the raw result (-errno on error).
+  /// Throws DivergenceError if the task does not stop as expected.
+  int64_t call(long nr, std::array<uint64_t, 6> args = {});
+  /// The stop that ended the last call (an Event stop for fork-like syscalls).
+  const Stop& last_stop() const { return last_; }
+  void set_insn(uint64_t insn) { insn_ = insn; }
+
+ private:
+  ReplayTask& t_;
+  uint64_t insn_;
+  Registers base_;
+  Stop last_;
+};
+
+}  // namespace rwd

@@ -1,0 +1,83 @@
+#include "replay_task.h"
+
+#include <sys/ptrace.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
+
+namespace rwd {
+
+namespace {
+bool sent_by_replayer(const std::array<uint8_t, 128>& si) {
+  int code;
+  pid_t pid;
+  std::memcpy(&code, si.data() + 8, 4);   // si_code
+  std::memcpy(&pid, si.data() + 16, 4);   // si_pid
+  return code == SI_TKILL && pid == getpid();
+}
+
+bool is_fault(int sig, const std::array<uint8_t, 128>& si) {
+  int code;
+  std::memcpy(&code, si.data() + 8, 4);
+  return code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+                      sig == SIGTRAP);
+}
+}  // namespace
+
+Stop run_to_stop(ReplayTask& t, int request) {
+  int sig = t.resume_sig;
+  t.resume_sig = 0;
+  if (!resume(t.tid, request, sig)) {
+    // The task died (killed by a signal delivered at this resume): collect its status.
+  }
+  return wait_stop(t, request);
+}
+
+Stop wait_stop(ReplayTask& t, int request) {
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(t.tid, &status, __WALL);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("waitpid(" + std::to_string(t.tid) + ")");
+    }
+    Stop s;
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      s.kind = Stop::Exited;
+      s.status = status;
+      t.state = TaskState::Exited;
+      t.exit_status = status;
+      return s;
+    }
+    int sig = WSTOPSIG(status), event = status >> 16;
+    if (sig == (SIGTRAP | 0x80)) {
+      s.kind = syscall_stop_kind(t.tid) == PTRACE_SYSCALL_INFO_EXIT ? Stop::SyscallExit
+                                                                    : Stop::SyscallEntry;
+      return s;
+    }
+    if (event == PTRACE_EVENT_STOP) {  // group-stop or a new child's first stop
+      resume(t.tid, request, 0);
+      continue;
+    }
+    if (event != 0) {
+      s.kind = Stop::Event;
+      s.sig = event;
+      return s;
+    }
+    s.siginfo = get_siginfo(t.tid);
+    if (is_fault(sig, s.siginfo) || sent_by_replayer(s.siginfo)) {
+      s.kind = Stop::Signal;
+      s.sig = sig;
+      return s;
+    }
+    resume(t.tid, request, 0);  // a real signal the recording does not contain
+  }
+}
+
+}  // namespace rwd

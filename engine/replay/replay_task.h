@@ -1,0 +1,47 @@
+// Replay-side state of one task and the primitive that runs it to its next ptrace stop.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+
+#include "engine/arch/registers.h"
+
+namespace rwd {
+
+/// Where a replayed task stands between events.
+enum class TaskState : uint8_t {
+  Running,      ///< stopped somewhere; the next resume uses PTRACE_SYSEMU
+  ForkPending,  ///< inside a real fork/vfork/clone: run it to its syscall exit first
+  Exited,       ///< the task is gone; its status is known
+};
+
+/// A task of the replayed process tree.
+struct ReplayTask {
+  pid_t rec_tid = 0;  ///< tid in the recording
+  pid_t tid = 0;      ///< real tid in this replay
+  TaskState state = TaskState::Running;
+  int resume_sig = 0;          ///< signal to deliver at the next resume
+  int64_t fork_result = 0;     ///< ForkPending: the recorded result to set at syscall exit
+  int exit_status = 0;         ///< Exited: raw wait status
+  bool at_first_exec = false;  ///< stopped at the entry of the first program's execve
+};
+
+/// What stopped a task.
+struct Stop {
+  enum Kind : uint8_t { SyscallEntry, SyscallExit, Signal, Event, Exited } kind = SyscallEntry;
+  int sig = 0;     ///< Signal: the signal; Event: PTRACE_EVENT_*
+  int status = 0;  ///< Exited: raw wait status
+  std::array<uint8_t, 128> siginfo{};  ///< Signal: its siginfo
+};
+
+/// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL) and waits for its next stop of
+/// interest. Signals the replay did not cause (a real SIGCHLD from a replayed child) are
+/// suppressed; group-stops are resumed. Throws SystemError.
+Stop run_to_stop(ReplayTask& t, int request);
+
+/// Waits for `t`'s next stop without resuming it first (same filtering as run_to_stop).
+Stop wait_stop(ReplayTask& t, int request);
+
+}  // namespace rwd

@@ -1,0 +1,405 @@
+#include "replayer.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+
+#include "engine/arch/signal_names.h"
+#include "engine/arch/syscall_table.h"
+#include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/replay/exec_restore.h"
+#include "engine/replay/output_echo.h"
+#include "engine/replay/remote_syscall.h"
+#include "engine/replay/replay_task.h"
+#include "engine/trace/trace_reader.h"
+
+namespace rwd {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+void no_core_dumps() {
+  // Replay must not write files: a crash that dumped core while recording must not do so now.
+  rlimit rl{0, 0};
+  setrlimit(RLIMIT_CORE, &rl);
+}
+
+
+/// After rewind ran a syscall inside the task (possibly with changed arguments), puts back the
+/// task's own registers as they were at the syscall entry, with `result` in rax. The segment
+/// bases stay as the kernel left them: arch_prctl(ARCH_SET_FS) changes fs_base.
+void finish_syscall(pid_t tid, const Registers& entry, int64_t result) {
+  Registers now = get_regs(tid);
+  Registers r = entry;
+  r.fs_base = now.fs_base;
+  r.gs_base = now.gs_base;
+  r.fs = now.fs;
+  r.gs = now.gs;
+  r.rax = uint64_t(result);
+  set_regs(tid, r);
+}
+
+class Replayer {
+ public:
+  explicit Replayer(const ReplayOptions& o) : opts_(o), trace_(o.trace_dir) {}
+  ReplayResult run();
+
+ private:
+  ReplayTask& task_for(const Event& e);
+  std::string where(const Event& e) const;
+  void reach_syscall(ReplayTask& t, const Event& e);
+  void finish_fork(ReplayTask& t);
+  void on_syscall(ReplayTask& t, const Event& e);
+  void on_exec(ReplayTask& t, const Event& e);
+  void on_signal(ReplayTask& t, const Event& e);
+  void on_rdtsc(ReplayTask& t, const Event& e);
+  void on_exit(ReplayTask& t, const Event& e);
+  void emulate(ReplayTask& t, const Event& e, Registers regs);
+  int64_t execute(ReplayTask& t, const Event& e, const Registers& regs);
+  void execute_checked(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_mmap(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_mremap(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_fork(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_exit(ReplayTask& t, const Event& e, const Registers& regs);
+  void kill_all();
+
+  ReplayOptions opts_;
+  TraceReader trace_;
+  std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
+  bool root_started_ = false;
+};
+
+std::string Replayer::where(const Event& e) const {
+  std::string s = "event " + std::to_string(e.number) + " (task " + std::to_string(e.tid);
+  if (e.kind == EventKind::Syscall) s += ", " + syscall_name(e.syscallno());
+  return s + ")";
+}
+
+ReplayTask& Replayer::task_for(const Event& e) {
+  auto it = tasks_.find(e.tid);
+  if (it != tasks_.end()) return it->second;
+  if (!root_started_ && e.kind == EventKind::Exec) {
+    // The first event is the first program's exec: start it from the saved executable.
+    const TraceMeta& m = trace_.meta();
+    std::string exe = trace_.file_path(m.exe_file);
+    std::vector<char*> argv, envp;
+    for (auto& a : m.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (auto& v : m.env) envp.push_back(const_cast<char*>(v.c_str()));
+    envp.push_back(nullptr);
+    ReplayTask t;
+    t.rec_tid = e.tid;
+    t.tid = spawn_traced(exe.c_str(), argv.data(), envp.data(), no_core_dumps);
+    t.at_first_exec = true;
+    root_started_ = true;
+    return tasks_[e.tid] = t;
+  }
+  throw TraceError(trace_.dir() + "/events: " + where(e) + " names a task that does not exist");
+}
+
+void Replayer::finish_fork(ReplayTask& t) {
+  // The parent is inside its real fork; run it to the syscall exit and give it the recorded
+  // child pid.
+  Stop s = run_to_stop(t, PTRACE_SYSCALL);
+  if (s.kind != Stop::SyscallExit)
+    throw DivergenceError("task " + std::to_string(t.rec_tid) + " did not return from fork");
+  Registers r = get_regs(t.tid);
+  r.rax = uint64_t(t.fork_result);
+  set_regs(t.tid, r);
+  t.state = TaskState::Running;
+}
+
+void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
+  if (t.state == TaskState::ForkPending) finish_fork(t);
+  if (t.state == TaskState::Exited)
+    throw DivergenceError(where(e) + ": the task already exited with status " +
+                          std::to_string(t.exit_status));
+  Stop s = run_to_stop(t, PTRACE_SYSEMU);
+  if (s.kind == Stop::SyscallEntry) return;
+  if (s.kind == Stop::Exited)
+    throw DivergenceError(where(e) + ": expected a syscall, but the task exited (status " +
+                          std::to_string(s.status) + ")");
+  Registers r = get_regs(t.tid);
+  throw DivergenceError(where(e) + ": expected a syscall, but the task got " +
+                        (s.kind == Stop::Signal ? signal_name(s.sig) : "a ptrace event") +
+                        " at rip " + hex(r.rip));
+}
+
+void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
+  for (const auto& m : e.memory) write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
+  if (opts_.echo_output && e.output != OutputStream::None && e.result > 0) {
+    const SyscallSpec* spec = syscall_spec(e.syscallno());
+    if (spec) echo_output(t.tid, spec->output, regs, e.result, e.output);
+  }
+  regs.rax = uint64_t(e.result);
+  set_regs(t.tid, regs);
+}
+
+int64_t Replayer::execute(ReplayTask& t, const Event&, const Registers& regs) {
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  int64_t r = rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
+  finish_syscall(t.tid, regs, r);
+  return r;
+}
+
+void Replayer::execute_checked(ReplayTask& t, const Event& e, const Registers& regs) {
+  int64_t r = execute(t, e, regs);
+  if (r != e.result)
+    throw DivergenceError(where(e) + ": returned " + std::to_string(r) + " in replay, " +
+                          std::to_string(e.result) + " when recorded");
+}
+
+void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  uint64_t target = uint64_t(e.result), len = regs.rsi, prot = regs.rdx, flags = regs.r10;
+  flags = (flags & ~uint64_t(MAP_FIXED_NOREPLACE)) | MAP_FIXED;
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  int64_t r;
+  if (e.file.empty()) {
+    // Anonymous memory, or a device such as /dev/zero: anonymous memory at the same place.
+    if (!(flags & MAP_ANONYMOUS)) flags = (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | MAP_PRIVATE;
+    r = rs.call(SYS_mmap, {target, len, prot, flags | MAP_ANONYMOUS, uint64_t(-1), 0});
+  } else {
+    // Map the trace's copy. First put anonymous memory there to hold the path for openat.
+    std::string path = trace_.file_path(e.file);
+    if (path.size() + 1 > kPage) throw Error("trace path too long: " + path);  // mmap is page-granular
+    r = rs.call(SYS_mmap, {target, len, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
+    if (r != int64_t(target))
+      throw DivergenceError(where(e) + ": cannot map memory at " + hex(target));
+    write_memory(t.tid, target, path.c_str(), path.size() + 1);
+    int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), target, O_RDONLY | O_CLOEXEC});
+    if (fd < 0) throw DivergenceError(where(e) + ": replayed task cannot open " + path);
+    // Shared file mappings become private: replay must never write to the saved file.
+    uint64_t fflags = (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | MAP_PRIVATE;
+    r = rs.call(SYS_mmap, {target, len, prot, fflags, uint64_t(fd), regs.r9});
+    rs.call(SYS_close, {uint64_t(fd)});
+  }
+  if (r != e.result)
+    throw DivergenceError(where(e) + ": mmap returned " + hex(uint64_t(r)) + " in replay, " +
+                          hex(uint64_t(e.result)) + " when recorded");
+  finish_syscall(t.tid, regs, e.result);
+}
+
+void Replayer::replay_mremap(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  Registers r = regs;
+  if (uint64_t(e.result) != regs.rdi) {  // moved: force the recorded destination
+    r.r10 |= MREMAP_MAYMOVE | MREMAP_FIXED;
+    r.r8 = uint64_t(e.result);
+  }
+  int64_t got = execute(t, e, r);
+  finish_syscall(t.tid, regs, got);
+  if (got != e.result)
+    throw DivergenceError(where(e) + ": mremap returned " + hex(uint64_t(got)) + " in replay, " +
+                          hex(uint64_t(e.result)) + " when recorded");
+}
+
+void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (e.child_tid == 0) return emulate(t, e, regs);  // the fork failed when recorded
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
+  const Stop& s = rs.last_stop();
+  if (s.kind != Stop::Event ||
+      (s.sig != PTRACE_EVENT_FORK && s.sig != PTRACE_EVENT_VFORK && s.sig != PTRACE_EVENT_CLONE))
+    throw DivergenceError(where(e) + ": the replayed " + syscall_name(e.syscallno()) +
+                          " created no task");
+  ReplayTask c;
+  c.rec_tid = e.child_tid;
+  c.tid = pid_t(get_event_msg(t.tid));
+  Stop first = wait_stop(c, PTRACE_SYSEMU);  // its first stop (PTRACE_EVENT_STOP) is absorbed
+  (void)first;
+  tasks_[e.child_tid] = c;
+  t.state = TaskState::ForkPending;
+  t.fork_result = e.result;
+}
+
+void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs) {
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  rs.call(long(regs.orig_rax), {regs.rdi});
+  if (rs.last_stop().kind != Stop::Exited)
+    throw DivergenceError(where(e) + ": the task did not end");
+}
+
+void Replayer::on_syscall(ReplayTask& t, const Event& e) {
+  reach_syscall(t, e);
+  Registers regs = get_regs(t.tid);
+  if (auto d = first_register_difference(e.regs, regs))
+    throw DivergenceError("replay diverged at " + where(e) + ": " + *d);
+  long nr = e.syscallno();
+  const SyscallSpec* spec = syscall_spec(nr);
+  if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
+  switch (nr) {
+    case SYS_mmap: return replay_mmap(t, e, regs);
+    case SYS_mremap: return replay_mremap(t, e, regs);
+    case SYS_fork: case SYS_vfork: case SYS_clone: case SYS_clone3:
+      return replay_fork(t, e, regs);
+    case SYS_exit: case SYS_exit_group: return replay_exit(t, e, regs);
+    case SYS_rt_sigreturn: {  // restores the registers saved in the signal frame
+      RemoteSyscall rs(t, regs.rip - 2, regs);
+      rs.call(SYS_rt_sigreturn);
+      return;
+    }
+    case SYS_execve: case SYS_execveat: case SYS_rseq: return emulate(t, e, regs);
+    default: break;
+  }
+  switch (spec->replay) {
+    case ReplayPolicy::Emulate: return emulate(t, e, regs);
+    case ReplayPolicy::Execute: return execute_checked(t, e, regs);
+    case ReplayPolicy::ExecuteSetResult: {
+      execute(t, e, regs);
+      return finish_syscall(t.tid, regs, e.result);
+    }
+    case ReplayPolicy::Special: return emulate(t, e, regs);
+  }
+}
+
+void Replayer::on_exec(ReplayTask& t, const Event& e) {
+  if (t.state == TaskState::ForkPending) finish_fork(t);
+  bool initial = t.at_first_exec;
+  t.at_first_exec = false;
+  Registers regs;
+  if (!initial) {
+    reach_syscall(t, e);
+    regs = get_regs(t.tid);
+    long nr = long(regs.orig_rax);
+    if (nr != SYS_execve && nr != SYS_execveat)
+      throw DivergenceError("replay diverged at " + where(e) + ": expected execve, got " +
+                            syscall_name(nr));
+    // Exec the saved executable instead of the original path; argv and envp are the
+    // program's own (the recorded stack replaces whatever the kernel builds from them).
+    std::string exe = trace_.file_path(e.file);
+    RemoteSyscall rs(t, regs.rip - 2, regs);
+    int64_t page = rs.call(SYS_mmap, {0, kPage, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, uint64_t(-1), 0});
+    if (page < 0) throw DivergenceError(where(e) + ": cannot map memory for exec");
+    write_memory(t.tid, uint64_t(page), exe.c_str(), exe.size() + 1);
+    uint64_t argv = nr == SYS_execve ? regs.rsi : regs.rdx;
+    uint64_t envp = nr == SYS_execve ? regs.rdx : regs.r10;
+    int64_t r = rs.call(SYS_execve, {uint64_t(page), argv, envp});
+    if (rs.last_stop().kind == Stop::Event && rs.last_stop().sig == PTRACE_EVENT_EXEC) {
+      Stop s = run_to_stop(t, PTRACE_SYSCALL);
+      r = s.kind == Stop::SyscallExit ? int64_t(get_regs(t.tid).rax) : -1;
+    }
+    if (r != 0) throw DivergenceError(where(e) + ": exec of the saved " + exe + " failed");
+  } else {
+    // spawn_traced left the first program at its execve entry: run it for real.
+    Stop s = run_to_stop(t, PTRACE_SYSCALL);
+    if (s.kind == Stop::Event && s.sig == PTRACE_EVENT_EXEC) s = run_to_stop(t, PTRACE_SYSCALL);
+    if (s.kind != Stop::SyscallExit || get_regs(t.tid).rax != 0)
+      throw DivergenceError(where(e) + ": the saved executable did not start");
+  }
+  restore_exec(t, e, trace_);
+}
+
+void Replayer::on_signal(ReplayTask& t, const Event& e) {
+  if (t.state == TaskState::ForkPending) finish_fork(t);
+  if (!e.synchronous) {
+    // Delivered at a stop boundary when recorded: the task is at that point now.
+    Registers now = get_regs(t.tid);
+    if (auto d = first_register_difference(e.regs, now))
+      throw DivergenceError(where(e) + ": " + signal_name(e.signo) +
+                            " arrived while the task was running user code; replaying "
+                            "asynchronous signals at arbitrary instructions is not supported "
+                            "yet (" + *d + ")");
+    syscall(SYS_tgkill, t.tid, t.tid, e.signo);
+  }
+  Stop s = run_to_stop(t, PTRACE_SYSEMU);
+  if (s.kind != Stop::Signal || s.sig != e.signo)
+    throw DivergenceError("replay diverged at " + where(e) + ": expected " +
+                          signal_name(e.signo) + ", got " +
+                          (s.kind == Stop::Signal ? signal_name(s.sig)
+                           : s.kind == Stop::SyscallEntry
+                               ? "syscall " + syscall_name(long(get_regs(t.tid).orig_rax))
+                               : std::string("the task's end")));
+  Registers now = get_regs(t.tid);
+  if (auto d = first_register_difference(e.regs, now))
+    throw DivergenceError("replay diverged at " + where(e) + " (" + signal_name(e.signo) +
+                          "): " + *d);
+  set_siginfo(t.tid, e.siginfo);
+  t.resume_sig = e.signo;
+}
+
+void Replayer::on_rdtsc(ReplayTask& t, const Event& e) {
+  if (t.state == TaskState::ForkPending) finish_fork(t);
+  Stop s = run_to_stop(t, PTRACE_SYSEMU);
+  if (s.kind != Stop::Signal || s.sig != SIGSEGV)
+    throw DivergenceError("replay diverged at " + where(e) + ": expected rdtsc");
+  set_regs(t.tid, e.regs);
+}
+
+void Replayer::on_exit(ReplayTask& t, const Event& e) {
+  if (t.state != TaskState::Exited) {
+    if (WIFSIGNALED(e.status) && WTERMSIG(e.status) == SIGKILL) {
+      kill(t.tid, SIGKILL);  // killed from outside while recorded
+      wait_stop(t, PTRACE_SYSEMU);
+    } else {
+      if (t.state == TaskState::ForkPending) finish_fork(t);
+      Stop s = run_to_stop(t, PTRACE_SYSEMU);
+      if (s.kind != Stop::Exited)
+        throw DivergenceError("replay diverged at " + where(e) + ": the task should have ended");
+    }
+  }
+  if (t.exit_status != e.status)
+    throw DivergenceError("replay diverged at " + where(e) + ": task ended with status " +
+                          std::to_string(t.exit_status) + ", recorded " +
+                          std::to_string(e.status));
+  tasks_.erase(e.tid);
+}
+
+void Replayer::kill_all() {
+  for (auto& [rec, t] : tasks_)
+    if (t.state != TaskState::Exited) kill(t.tid, SIGKILL);
+  for (auto& [rec, t] : tasks_)
+    if (t.state != TaskState::Exited) waitpid(t.tid, nullptr, __WALL);
+  tasks_.clear();
+  while (waitpid(-1, nullptr, __WALL | WNOHANG) > 0) {
+  }
+}
+
+ReplayResult Replayer::run() {
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  ReplayResult result;
+  try {
+    while (auto e = trace_.next()) {
+      ReplayTask& t = task_for(*e);
+      switch (e->kind) {
+        case EventKind::Syscall: on_syscall(t, *e); break;
+        case EventKind::Exec: on_exec(t, *e); break;
+        case EventKind::Signal: on_signal(t, *e); break;
+        case EventKind::Rdtsc: on_rdtsc(t, *e); break;
+        case EventKind::Exit: on_exit(t, *e); break;
+        case EventKind::End: break;
+      }
+    }
+  } catch (...) {
+    kill_all();
+    throw;
+  }
+  kill_all();
+  result.events = trace_.last_event();
+  result.interrupted = trace_.interrupted();
+  if (trace_.summary()) result.exit_code = exit_code_for_status(trace_.summary()->root_status);
+  return result;
+}
+
+}  // namespace
+
+ReplayResult replay_to_end(const ReplayOptions& opts) {
+  Replayer r(opts);
+  return r.run();
+}
+
+}  // namespace rwd

@@ -1,0 +1,27 @@
+// `rewind replay -a`: re-executes a recorded program, reproducing every event
+// (DESIGN.md "Replay").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rwd {
+
+/// How to replay.
+struct ReplayOptions {
+  std::string trace_dir;
+  bool echo_output = true;  ///< write the program's recorded stdout/stderr output again
+};
+
+/// The outcome of replaying a trace to its end.
+struct ReplayResult {
+  int exit_code = 0;        ///< the recorded exit status of the first process (or 128+signal)
+  uint64_t events = 0;      ///< events replayed
+  bool interrupted = false; ///< the trace ends early: its recording was interrupted
+};
+
+/// Replays the whole trace. Throws TraceError for an unreadable trace and DivergenceError
+/// when the replay stops matching the recording (naming event, task and first difference).
+ReplayResult replay_to_end(const ReplayOptions& opts);
+
+}  // namespace rwd

@@ -1,0 +1,176 @@
+#include "chunk_stream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include <cstring>
+
+#include "engine/errors.h"
+#include "engine/trace/bytes.h"
+
+namespace rwd {
+
+namespace {
+constexpr char kFileMagic[8] = {'R', 'W', 'N', 'D', 'S', 'T', 'R', 'M'};
+constexpr uint32_t kChunkMagic = fourcc("CHNK");
+constexpr size_t kFileHeaderBytes = 16;
+constexpr size_t kChunkHeaderBytes = 24;
+constexpr int kZstdLevel = 3;
+
+uint64_t chunk_checksum(const uint8_t* header16, const uint8_t* payload, size_t n) {
+  XXH64_state_t* st = XXH64_createState();
+  XXH64_reset(st, 0);
+  XXH64_update(st, header16, 16);
+  XXH64_update(st, payload, n);
+  uint64_t h = XXH64_digest(st);
+  XXH64_freeState(st);
+  return h;
+}
+
+void write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("write " + path);
+    }
+    p += w;
+    n -= size_t(w);
+  }
+}
+}  // namespace
+
+ChunkWriter::ChunkWriter(std::string path, uint32_t kind) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw_errno("create " + path_);
+  ByteWriter h;
+  h.raw(kFileMagic, 8);
+  h.u32(kTraceFormatVersion);
+  h.u32(kind);
+  write_all(fd_, h.data().data(), h.size(), path_);
+  file_size_ = h.size();
+}
+
+ChunkWriter::~ChunkWriter() {
+  try {
+    flush();
+  } catch (...) {
+  }
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ChunkWriter::append(const std::vector<uint8_t>& record) {
+  buf_.insert(buf_.end(), record.begin(), record.end());
+  ++records_;
+}
+
+void ChunkWriter::append_bytes(const void* p, size_t n) {
+  auto* b = static_cast<const uint8_t*>(p);
+  buf_.insert(buf_.end(), b, b + n);
+}
+
+void ChunkWriter::flush() {
+  if (buf_.empty()) return;
+  // Very large payloads (a big out-parameter) are split into several chunks.
+  size_t off = 0;
+  while (off < buf_.size()) {
+    size_t n = std::min<size_t>(buf_.size() - off, kMaxChunkBytes);
+    std::vector<uint8_t> out(kChunkHeaderBytes + ZSTD_compressBound(n));
+    size_t c = ZSTD_compress(out.data() + kChunkHeaderBytes, out.size() - kChunkHeaderBytes,
+                             buf_.data() + off, n, kZstdLevel);
+    if (ZSTD_isError(c)) throw Error(path_ + ": zstd: " + ZSTD_getErrorName(c));
+    ByteWriter h;
+    h.u32(kChunkMagic);
+    h.u32(uint32_t(n));
+    h.u32(uint32_t(c));
+    h.u32(off == 0 ? records_ : 0);
+    uint64_t sum = chunk_checksum(h.data().data(), out.data() + kChunkHeaderBytes, c);
+    h.u64(sum);
+    std::memcpy(out.data(), h.data().data(), kChunkHeaderBytes);
+    write_all(fd_, out.data(), kChunkHeaderBytes + c, path_);
+    file_size_ += kChunkHeaderBytes + c;
+    off += n;
+  }
+  buf_.clear();
+  records_ = 0;
+}
+
+void ChunkWriter::sync() {
+  flush();
+  if (::fdatasync(fd_) != 0) throw_errno("fdatasync " + path_);
+}
+
+ChunkReader::ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail)
+    : path_(std::move(path)), tolerate_(tolerate_torn_tail) {
+  f_ = std::fopen(path_.c_str(), "rbe");
+  if (!f_) throw TraceError(path_ + ": cannot open: " + std::strerror(errno));
+  std::fseek(f_, 0, SEEK_END);
+  size_ = uint64_t(std::ftell(f_));
+  std::fseek(f_, 0, SEEK_SET);
+  uint8_t h[kFileHeaderBytes];
+  if (size_ < kFileHeaderBytes || std::fread(h, 1, kFileHeaderBytes, f_) != kFileHeaderBytes)
+    throw TraceError(path_, 0, "file too short for a trace stream header");
+  if (std::memcmp(h, kFileMagic, 8) != 0)
+    throw TraceError(path_, 0, "not a rewind trace stream (bad magic)");
+  ByteReader r({h + 8, 8}, path_, 8);
+  uint32_t version = r.u32(), k = r.u32();
+  if (version > kTraceFormatVersion)
+    throw TraceError(path_, 8,
+                     "trace format version " + std::to_string(version) +
+                         " is newer than this rewind supports (" +
+                         std::to_string(kTraceFormatVersion) + "); upgrade rewind");
+  if (version == 0) throw TraceError(path_, 8, "invalid trace format version 0");
+  if (k != kind) throw TraceError(path_, 12, "stream kind does not match its file name");
+  pos_ = kFileHeaderBytes;
+}
+
+ChunkReader::~ChunkReader() {
+  if (f_) std::fclose(f_);
+}
+
+std::optional<std::vector<uint8_t>> ChunkReader::next() {
+  if (pos_ == size_) return std::nullopt;
+  chunk_offset_ = pos_;
+  auto torn = [&](const std::string& why) -> std::optional<std::vector<uint8_t>> {
+    if (tolerate_) {
+      torn_ = true;
+      pos_ = size_;
+      return std::nullopt;
+    }
+    throw TraceError(path_, chunk_offset_, why);
+  };
+  if (size_ - pos_ < kChunkHeaderBytes) return torn("truncated chunk header");
+  uint8_t hb[kChunkHeaderBytes];
+  if (std::fread(hb, 1, kChunkHeaderBytes, f_) != kChunkHeaderBytes)
+    return torn("read error in chunk header");
+  ByteReader h({hb, kChunkHeaderBytes}, path_, pos_);
+  uint32_t magic = h.u32(), raw = h.u32(), comp = h.u32();
+  h.u32();  // record count, informational
+  uint64_t sum = h.u64();
+  bool last = false;
+  if (magic != kChunkMagic) {
+    if (tolerate_ && pos_ + kChunkHeaderBytes >= size_) return torn("");
+    throw TraceError(path_, chunk_offset_, "bad chunk magic (corrupted trace)");
+  }
+  if (raw > kMaxChunkBytes || comp > kMaxChunkBytes)
+    throw TraceError(path_, chunk_offset_, "chunk size out of bounds (corrupted trace)");
+  if (comp > size_ - pos_ - kChunkHeaderBytes)
+    return torn("chunk extends past the end of the file (truncated trace)");
+  last = pos_ + kChunkHeaderBytes + comp == size_;
+  std::vector<uint8_t> payload(comp);
+  if (std::fread(payload.data(), 1, comp, f_) != comp) return torn("read error in chunk");
+  if (chunk_checksum(hb, payload.data(), comp) != sum) {
+    if (last && tolerate_) return torn("");
+    throw TraceError(path_, chunk_offset_, "chunk checksum mismatch (corrupted trace)");
+  }
+  std::vector<uint8_t> out(raw);
+  size_t d = ZSTD_decompress(out.data(), raw, payload.data(), comp);
+  if (ZSTD_isError(d) || d != raw)
+    throw TraceError(path_, chunk_offset_, "chunk does not decompress (corrupted trace)");
+  pos_ += kChunkHeaderBytes + comp;
+  return out;
+}
+
+}  // namespace rwd

@@ -1,0 +1,90 @@
+// One stream file of a trace: a header followed by self-checking, zstd-compressed chunks.
+// Layout (little-endian), documented for users in docs/trace-format.md:
+//   header: "RWNDSTRM" (8 bytes), u32 format version, u32 stream kind (FourCC)
+//   chunk:  u32 'CHNK', u32 raw size, u32 compressed size, u32 record count,
+//           u64 XXH64 of the 16 header bytes before it and the compressed payload, payload
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rwd {
+
+/// Trace format version written by this build; readers refuse newer versions.
+constexpr uint32_t kTraceFormatVersion = 1;
+/// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
+constexpr uint32_t kMaxChunkBytes = 64u << 20;
+
+/// FourCC of a stream kind, e.g. fourcc("EVNT").
+constexpr uint32_t fourcc(const char (&s)[5]) {
+  return uint32_t(uint8_t(s[0])) | uint32_t(uint8_t(s[1])) << 8 | uint32_t(uint8_t(s[2])) << 16 |
+         uint32_t(uint8_t(s[3])) << 24;
+}
+
+/// Writes one stream. Records are appended to an in-memory chunk; flush() compresses the chunk,
+/// writes it with one write(2) and starts the next. Bytes written by flush() survive a crash of
+/// this process (they are in the page cache); sync() also asks the kernel to persist them.
+class ChunkWriter {
+ public:
+  /// Creates (truncates) `path`. Throws SystemError.
+  ChunkWriter(std::string path, uint32_t kind);
+  ~ChunkWriter();
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
+
+  /// Appends one record (its bytes are never split across chunks).
+  void append(const std::vector<uint8_t>& record);
+  /// Appends raw bytes that may be split across chunks (the data stream).
+  void append_bytes(const void* p, size_t n);
+  /// Bytes waiting in the current chunk.
+  size_t pending() const { return buf_.size(); }
+  /// Writes the pending chunk, if any.
+  void flush();
+  /// flush() then fdatasync(2).
+  void sync();
+  /// Total bytes written to the file so far (header and chunks).
+  uint64_t file_size() const { return file_size_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::vector<uint8_t> buf_;
+  uint32_t records_ = 0;
+  uint64_t file_size_ = 0;
+};
+
+/// Reads one stream chunk by chunk, verifying header, version, sizes and checksums.
+class ChunkReader {
+ public:
+  /// Opens `path` and checks its header. `tolerate_torn_tail`: an incomplete or unreadable
+  /// last chunk ends the stream quietly (recording was interrupted) instead of raising.
+  /// Throws TraceError naming the file and offset.
+  ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail);
+  ~ChunkReader();
+  ChunkReader(const ChunkReader&) = delete;
+  ChunkReader& operator=(const ChunkReader&) = delete;
+
+  /// The next chunk's decompressed bytes, or nullopt at the end of the stream.
+  std::optional<std::vector<uint8_t>> next();
+  /// Offset in the file where the chunk last returned by next() starts.
+  uint64_t chunk_offset() const { return chunk_offset_; }
+  /// True when next() ended at a torn tail rather than a clean end of file.
+  bool torn() const { return torn_; }
+  const std::string& path() const { return path_; }
+  /// Size of the file in bytes.
+  uint64_t file_size() const { return size_; }
+
+ private:
+  std::string path_;
+  FILE* f_ = nullptr;
+  uint64_t size_ = 0;
+  uint64_t pos_ = 0;
+  uint64_t chunk_offset_ = 0;
+  bool tolerate_ = false;
+  bool torn_ = false;
+};
+
+}  // namespace rwd

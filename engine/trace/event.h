@@ -1,0 +1,71 @@
+// The events of a trace (DESIGN.md "Words"): what one task did that replay must reproduce.
+// Events are numbered from 1 in record order; that number is the time shown to users.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/arch/registers.h"
+
+namespace rwd {
+
+/// What kind of thing an event records.
+enum class EventKind : uint8_t {
+  Syscall = 1,  ///< a system call: entry registers, result, out-parameters
+  Exec = 2,     ///< a successful execve: the new address space, stack and registers
+  Signal = 3,   ///< delivery of a signal to a task
+  Exit = 4,     ///< a task ended (its raw wait(2) status)
+  Rdtsc = 5,    ///< an rdtsc/rdtscp instruction emulated by the recorder (PR_SET_TSC trap)
+  End = 6,      ///< the recording finished normally (last event of a complete trace)
+};
+
+/// "syscall", "exec", ... for dump output.
+const char* event_kind_name(EventKind k);
+
+/// Bytes of a task's memory at an address: an out-parameter written by the kernel, or memory
+/// captured after exec. The bytes live in the trace's data stream.
+struct MemoryRegion {
+  uint64_t addr = 0;
+  std::vector<uint8_t> bytes;
+};
+
+/// One mapping of an address space as /proc/PID/maps shows it, with the saved file behind it.
+struct Mapping {
+  uint64_t start = 0, end = 0;  ///< [start, end), page aligned
+  uint64_t offset = 0;          ///< file offset in bytes
+  uint32_t prot = 0;            ///< PROT_* bits
+  uint32_t flags = 0;           ///< MAP_PRIVATE or MAP_SHARED
+  std::string file;             ///< name of the saved copy under files/, empty for anonymous
+  std::string name;             ///< the original path or label ("[stack]"), for display
+};
+
+/// Where a write's bytes went at record time; replay -a prints them again there.
+enum class OutputStream : uint8_t { None = 0, Stdout = 1, Stderr = 2 };
+
+/// One recorded event. Which fields are meaningful depends on kind (see each field).
+struct Event {
+  uint64_t number = 0;  ///< 1-based position in record order
+  int32_t tid = 0;      ///< recorded tid of the task
+  EventKind kind = EventKind::Syscall;
+  /// Syscall: registers at syscall entry (orig_rax is the number). Signal: at delivery.
+  /// Exec: right after the exec. Rdtsc: after emulation (rip past the instruction).
+  Registers regs{};
+  int64_t result = 0;           ///< Syscall: the return value (rax at exit)
+  int32_t child_tid = 0;        ///< Syscall fork/vfork/clone: recorded tid of the new task
+  OutputStream output = OutputStream::None;  ///< Syscall write-like: where the bytes went
+  std::string file;             ///< Syscall mmap of a file / Exec: saved file under files/
+  std::vector<MemoryRegion> memory;  ///< Syscall: out-parameters. Exec: writable mappings.
+  int32_t signo = 0;            ///< Signal: signal number
+  bool synchronous = false;     ///< Signal: raised by the instruction itself (fault)
+  std::array<uint8_t, 128> siginfo{};  ///< Signal: the siginfo_t delivered
+  int32_t status = 0;           ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
+  std::vector<Mapping> mappings;  ///< Exec: the address space after exec (no vdso/vvar)
+  std::vector<std::string> argv;  ///< Exec: the new command line, for `rewind ps`
+
+  /// The syscall number of a Syscall event (orig_rax).
+  int64_t syscallno() const { return int64_t(regs.orig_rax); }
+};
+
+}  // namespace rwd

@@ -1,0 +1,139 @@
+#include "event_codec.h"
+
+namespace rwd {
+
+const char* event_kind_name(EventKind k) {
+  switch (k) {
+    case EventKind::Syscall: return "syscall";
+    case EventKind::Exec: return "exec";
+    case EventKind::Signal: return "signal";
+    case EventKind::Exit: return "exit";
+    case EventKind::Rdtsc: return "rdtsc";
+    case EventKind::End: return "end";
+  }
+  return "?";
+}
+
+namespace {
+// Upper bounds on counts read from a trace, so a corrupted count cannot exhaust memory.
+constexpr uint32_t kMaxRegions = 1u << 16;
+constexpr uint64_t kMaxRegionBytes = 1ull << 32;
+constexpr uint32_t kMaxMappings = 1u << 20;
+constexpr uint32_t kMaxArgs = 1u << 20;
+
+bool has_regs(EventKind k) { return k != EventKind::Exit && k != EventKind::End; }
+}  // namespace
+
+void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
+  w.u8(uint8_t(e.kind));
+  w.u64(e.number);
+  w.i32(e.tid);
+  if (has_regs(e.kind)) w.raw(&e.regs, sizeof e.regs);
+  w.u32(uint32_t(e.memory.size()));
+  for (const auto& m : e.memory) {
+    w.u64(m.addr);
+    w.u64(m.bytes.size());
+    data.insert(data.end(), m.bytes.begin(), m.bytes.end());
+  }
+  switch (e.kind) {
+    case EventKind::Syscall:
+      w.i64(e.result);
+      w.i32(e.child_tid);
+      w.u8(uint8_t(e.output));
+      w.str(e.file);
+      break;
+    case EventKind::Exec:
+      w.str(e.file);
+      w.u32(uint32_t(e.mappings.size()));
+      for (const auto& m : e.mappings) {
+        w.u64(m.start);
+        w.u64(m.end);
+        w.u64(m.offset);
+        w.u32(m.prot);
+        w.u32(m.flags);
+        w.str(m.file);
+        w.str(m.name);
+      }
+      w.u32(uint32_t(e.argv.size()));
+      for (const auto& a : e.argv) w.str(a);
+      break;
+    case EventKind::Signal:
+      w.i32(e.signo);
+      w.u8(e.synchronous);
+      w.raw(e.siginfo.data(), e.siginfo.size());
+      break;
+    case EventKind::Exit:
+      w.i32(e.status);
+      break;
+    case EventKind::Rdtsc:
+    case EventKind::End:
+      break;
+  }
+}
+
+Event decode_event(ByteReader& r,
+                   const std::function<std::vector<uint8_t>(size_t)>& read_data) {
+  Event e;
+  uint8_t k = r.u8();
+  if (k < uint8_t(EventKind::Syscall) || k > uint8_t(EventKind::End))
+    throw TraceError("events", r.pos(), "unknown event kind " + std::to_string(k));
+  e.kind = EventKind(k);
+  e.number = r.u64();
+  e.tid = r.i32();
+  if (has_regs(e.kind)) r.raw(&e.regs, sizeof e.regs);
+  uint32_t nregions = r.u32();
+  if (nregions > kMaxRegions)
+    throw TraceError("events", r.pos(), "too many memory regions in event");
+  std::vector<uint64_t> sizes;
+  for (uint32_t i = 0; i < nregions; ++i) {
+    MemoryRegion m;
+    m.addr = r.u64();
+    uint64_t n = r.u64();
+    if (n > kMaxRegionBytes) throw TraceError("events", r.pos(), "memory region too large");
+    sizes.push_back(n);
+    e.memory.push_back(std::move(m));
+  }
+  switch (e.kind) {
+    case EventKind::Syscall:
+      e.result = r.i64();
+      e.child_tid = r.i32();
+      e.output = OutputStream(r.u8() % 3);
+      e.file = r.str();
+      break;
+    case EventKind::Exec: {
+      e.file = r.str();
+      uint32_t n = r.u32();
+      if (n > kMaxMappings) throw TraceError("events", r.pos(), "too many mappings");
+      for (uint32_t i = 0; i < n; ++i) {
+        Mapping m;
+        m.start = r.u64();
+        m.end = r.u64();
+        m.offset = r.u64();
+        m.prot = r.u32();
+        m.flags = r.u32();
+        m.file = r.str();
+        m.name = r.str();
+        e.mappings.push_back(std::move(m));
+      }
+      uint32_t na = r.u32();
+      if (na > kMaxArgs) throw TraceError("events", r.pos(), "too many arguments");
+      for (uint32_t i = 0; i < na; ++i) e.argv.push_back(r.str());
+      break;
+    }
+    case EventKind::Signal:
+      e.signo = r.i32();
+      e.synchronous = r.u8() != 0;
+      r.raw(e.siginfo.data(), e.siginfo.size());
+      break;
+    case EventKind::Exit:
+      e.status = r.i32();
+      break;
+    case EventKind::Rdtsc:
+    case EventKind::End:
+      break;
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) e.memory[i].bytes = read_data(sizes[i]);
+  return e;
+}
+
+}  // namespace rwd

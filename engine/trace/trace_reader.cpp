@@ -1,0 +1,144 @@
+#include "trace_reader.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "engine/errors.h"
+#include "engine/trace/bytes.h"
+#include "engine/trace/event_codec.h"
+#include "engine/trace/trace_files.h"
+
+namespace rwd {
+
+namespace {
+void check_version(const std::string& dir) {
+  std::string path = dir + "/" + kVersionFile;
+  std::ifstream v(path);
+  if (!v) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) != 0) throw TraceError(dir + ": no such trace");
+    throw TraceError(dir + ": not a rewind trace (no " + kVersionFile + " file)");
+  }
+  std::string line;
+  std::getline(v, line);
+  std::string prefix = kVersionLine;
+  if (line.compare(0, prefix.size(), prefix) != 0)
+    throw TraceError(path, 0, "not a rewind trace version file");
+  unsigned long version = 0;
+  try {
+    version = std::stoul(line.substr(prefix.size()));
+  } catch (...) {
+    throw TraceError(path, prefix.size(), "unreadable format version");
+  }
+  if (version > kTraceFormatVersion)
+    throw TraceError(path, prefix.size(),
+                     "trace format version " + std::to_string(version) +
+                         " is newer than this rewind supports (" +
+                         std::to_string(kTraceFormatVersion) + "); upgrade rewind");
+}
+
+std::vector<uint8_t> single_record(const std::string& path, uint32_t kind) {
+  ChunkReader r(path, kind, false);
+  auto c = r.next();
+  if (!c) throw TraceError(path, r.file_size(), "empty file");
+  return *c;
+}
+}  // namespace
+
+TraceMeta read_trace_meta(const std::string& dir) {
+  check_version(dir);
+  std::string p = dir + "/" + kMetaFile;
+  return decode_meta(single_record(p, kMetaKind), p);
+}
+
+std::optional<TraceSummary> read_trace_summary(const std::string& dir) {
+  std::string p = dir + "/" + kProcessesFile;
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+  return decode_summary(single_record(p, kProcessesKind), p);
+}
+
+TraceReader::TraceReader(std::string dir) : dir_(std::move(dir)) {
+  meta_ = read_trace_meta(dir_);
+  summary_ = read_trace_summary(dir_);
+  bool tolerate = !summary_.has_value();
+  events_ = std::make_unique<ChunkReader>(dir_ + "/" + kEventsFile, kEventsKind, tolerate);
+  data_ = std::make_unique<ChunkReader>(dir_ + "/" + kDataFile, kDataKind, tolerate);
+  if (summary_) {
+    if (events_->file_size() != summary_->events_bytes)
+      throw TraceError(events_->path(), std::min(events_->file_size(), summary_->events_bytes),
+                       "file is " + std::to_string(events_->file_size()) +
+                           " bytes but the recording wrote " +
+                           std::to_string(summary_->events_bytes) + " (truncated or altered trace)");
+    if (data_->file_size() != summary_->data_bytes)
+      throw TraceError(data_->path(), std::min(data_->file_size(), summary_->data_bytes),
+                       "file is " + std::to_string(data_->file_size()) +
+                           " bytes but the recording wrote " +
+                           std::to_string(summary_->data_bytes) + " (truncated or altered trace)");
+  }
+}
+
+TraceReader::~TraceReader() = default;
+
+std::vector<uint8_t> TraceReader::read_data(size_t n) {
+  while (data_buf_.size() < n) {
+    auto c = data_->next();
+    if (!c) throw TraceError(data_->path(), data_->file_size(), "data stream ends early");
+    data_buf_.insert(data_buf_.end(), c->begin(), c->end());
+  }
+  std::vector<uint8_t> out(data_buf_.begin(), data_buf_.begin() + long(n));
+  data_buf_.erase(data_buf_.begin(), data_buf_.begin() + long(n));
+  return out;
+}
+
+std::optional<Event> TraceReader::next() {
+  if (done_) return std::nullopt;
+  while (chunk_pos_ >= chunk_.size()) {
+    auto c = events_->next();
+    if (!c) {
+      done_ = true;
+      if (summary_)
+        throw TraceError(events_->path(), events_->file_size(),
+                         "events end before the End event (truncated trace)");
+      interrupted_ = true;
+      return std::nullopt;
+    }
+    chunk_ = std::move(*c);
+    chunk_pos_ = 0;
+  }
+  ByteReader r({chunk_.data() + chunk_pos_, chunk_.size() - chunk_pos_}, events_->path(),
+               events_->chunk_offset());
+  Event e;
+  try {
+    e = decode_event(r, [this](size_t n) { return read_data(n); });
+  } catch (const TraceError&) {
+    if (!summary_ && data_->torn()) {  // data lost with the interrupted recording
+      done_ = interrupted_ = true;
+      return std::nullopt;
+    }
+    throw;
+  }
+  chunk_pos_ += r.pos();
+  if (e.number != last_ + 1)
+    throw TraceError(events_->path(), events_->chunk_offset(),
+                     "event " + std::to_string(e.number) + " follows event " +
+                         std::to_string(last_) + " (corrupted trace)");
+  last_ = e.number;
+  if (e.kind == EventKind::End) {
+    done_ = true;
+    return std::nullopt;
+  }
+  return e;
+}
+
+std::string TraceReader::file_path(const std::string& name) const {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+    throw TraceError(events_->path(), events_->chunk_offset(), "bad saved-file name in event");
+  std::string p = dir_ + "/" + kFilesDir + "/" + name;
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) throw TraceError(p + ": saved file is missing from the trace");
+  return p;
+}
+
+}  // namespace rwd

@@ -1,0 +1,58 @@
+// Reads a trace directory written by TraceWriter, trusting nothing in it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/trace/chunk_stream.h"
+#include "engine/trace/event.h"
+#include "engine/trace/trace_meta.h"
+
+namespace rwd {
+
+/// Iterates over the events of a trace. A complete trace (one with `processes`) must be intact:
+/// any truncation or corruption raises TraceError with file and offset. An interrupted trace
+/// (recording killed) ends quietly at its last complete event; interrupted() then says so.
+class TraceReader {
+ public:
+  /// Opens the trace directory `dir`. Throws TraceError.
+  explicit TraceReader(std::string dir);
+  ~TraceReader();
+  const TraceMeta& meta() const { return meta_; }
+  /// The summary written at the end of recording; nullopt for an interrupted trace.
+  const std::optional<TraceSummary>& summary() const { return summary_; }
+  /// The next event, or nullopt at the end (after End, or at the end of an interrupted trace).
+  std::optional<Event> next();
+  /// True once next() has returned nullopt without seeing an End event.
+  bool interrupted() const { return interrupted_; }
+  /// Number of the last event returned by next() (0 before the first).
+  uint64_t last_event() const { return last_; }
+  const std::string& dir() const { return dir_; }
+  /// Absolute path of a saved file named in an event (files/NAME). Throws TraceError if the
+  /// name is not a plain file name or the file is missing.
+  std::string file_path(const std::string& name) const;
+
+ private:
+  std::vector<uint8_t> read_data(size_t n);
+  std::string dir_;
+  TraceMeta meta_;
+  std::optional<TraceSummary> summary_;
+  std::unique_ptr<ChunkReader> events_, data_;
+  std::vector<uint8_t> chunk_;
+  size_t chunk_pos_ = 0;
+  std::deque<uint8_t> data_buf_;
+  uint64_t last_ = 0;
+  bool done_ = false;
+  bool interrupted_ = false;
+};
+
+/// Reads only `meta` of a trace (cheap; for `rewind ls`). Throws TraceError.
+TraceMeta read_trace_meta(const std::string& dir);
+/// Reads `processes` of a trace; nullopt when absent (interrupted recording). Throws TraceError.
+std::optional<TraceSummary> read_trace_summary(const std::string& dir);
+
+}  // namespace rwd

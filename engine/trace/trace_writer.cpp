@@ -1,0 +1,92 @@
+#include "trace_writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "engine/errors.h"
+#include "engine/trace/bytes.h"
+#include "engine/trace/event_codec.h"
+#include "engine/trace/trace_files.h"
+
+namespace rwd {
+
+namespace {
+// Flush a chunk when this much is pending, or when this long has passed since the last flush.
+constexpr size_t kFlushEventBytes = 256 << 10;
+constexpr size_t kFlushDataBytes = 4 << 20;
+constexpr int64_t kFlushIntervalNs = 100'000'000;
+
+int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+}  // namespace
+
+int exit_code_for_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta) : dir_(std::move(dir)) {
+  if (::mkdir((dir_ + "/" + kFilesDir).c_str(), 0755) != 0 && errno != EEXIST)
+    throw_errno("mkdir " + dir_ + "/" + kFilesDir);
+  {
+    std::ofstream v(dir_ + "/" + kVersionFile);
+    v << kVersionLine << kTraceFormatVersion << "\n";
+    if (!v) throw Error("cannot write " + dir_ + "/" + kVersionFile);
+  }
+  {
+    ChunkWriter m(dir_ + "/" + kMetaFile, kMetaKind);
+    m.append(encode_meta(meta));
+    m.sync();
+  }
+  events_ = std::make_unique<ChunkWriter>(dir_ + "/" + kEventsFile, kEventsKind);
+  data_ = std::make_unique<ChunkWriter>(dir_ + "/" + kDataFile, kDataKind);
+  last_flush_ns_ = now_ns();
+}
+
+uint64_t TraceWriter::write(Event& e) {
+  e.number = next_++;
+  ByteWriter rec;
+  std::vector<uint8_t> data;
+  encode_event(e, rec, data);
+  if (!data.empty()) data_->append_bytes(data.data(), data.size());
+  events_->append(rec.data());
+  if (events_->pending() >= kFlushEventBytes || data_->pending() >= kFlushDataBytes ||
+      now_ns() - last_flush_ns_ >= kFlushIntervalNs)
+    flush();
+  return e.number;
+}
+
+void TraceWriter::flush() {
+  data_->flush();
+  events_->flush();
+  last_flush_ns_ = now_ns();
+}
+
+void TraceWriter::finish(TraceSummary summary) {
+  Event end;
+  end.kind = EventKind::End;
+  write(end);
+  data_->sync();
+  events_->sync();
+  summary.events = last_event();
+  summary.events_bytes = events_->file_size();
+  summary.data_bytes = data_->file_size();
+  std::string tmp = dir_ + "/" + kProcessesFile + ".tmp";
+  {
+    ChunkWriter p(tmp, kProcessesKind);
+    p.append(encode_summary(summary));
+    p.sync();
+  }
+  if (::rename(tmp.c_str(), (dir_ + "/" + kProcessesFile).c_str()) != 0)
+    throw_errno("rename " + tmp);
+}
+
+}  // namespace rwd

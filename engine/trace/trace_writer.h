@@ -1,0 +1,38 @@
+// Writes a trace directory (docs/trace-format.md): version, meta, events, data, files/,
+// and processes at the end.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/trace/chunk_stream.h"
+#include "engine/trace/event.h"
+#include "engine/trace/trace_meta.h"
+
+namespace rwd {
+
+/// Appends events to a new trace. Chunks are flushed often (by size and by time), data before
+/// events, so a crash of the recorder loses at most the last fraction of a second.
+class TraceWriter {
+ public:
+  /// Creates the trace files in the existing, empty directory `dir`. Throws SystemError.
+  TraceWriter(std::string dir, const TraceMeta& meta);
+  /// Numbers `e` (next event number) and appends it. Returns the number.
+  uint64_t write(Event& e);
+  /// Writes the End event, flushes and syncs the streams and writes `processes`.
+  void finish(TraceSummary summary);
+  /// Flushes pending chunks now (data first, then events).
+  void flush();
+  const std::string& dir() const { return dir_; }
+  /// Number of the last event written (0 before the first).
+  uint64_t last_event() const { return next_ - 1; }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<ChunkWriter> events_, data_;
+  uint64_t next_ = 1;
+  int64_t last_flush_ns_ = 0;
+};
+
+}  // namespace rwd

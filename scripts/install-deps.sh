@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs rewind's build and test dependencies from Debian 12's packages (as root, or with
+# sudo). Only what is missing is installed.
+set -euo pipefail
+pkgs=(
+  build-essential cmake pkg-config     # the C++20 toolchain (g++ 12) and build
+  nlohmann-json3-dev libcli11-dev      # JSON; command-line parsing
+  libzstd-dev libxxhash-dev            # trace compression; checksums and digests
+  libdwarf-dev libelf-dev libunwind-dev libasio-dev   # symbols, unwinding, DAP transport
+  catch2                               # unit tests
+  python3 r-base-core sqlite3 gcc file # programs the integration tests record
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
