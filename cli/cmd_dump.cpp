@@ -21,6 +21,8 @@ nlohmann::json to_json(const Event& e) {
       j["result"] = e.result;
       if (e.child_tid) j["child"] = e.child_tid;
       if (!e.file.empty()) j["file"] = e.file;
+      if (e.output != OutputStream::None)
+        j["output"] = e.output == OutputStream::Stdout ? "stdout" : "stderr";
       break;
     case EventKind::Exec:
       j["argv"] = e.argv;
@@ -50,6 +52,8 @@ std::string detail(const Event& e) {
       std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);
       if (e.result < 0 && e.result > -4096) s += " (" + std::string(strerrorname_np(int(-e.result)) ?: "?") + ")";
       if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
+      if (e.output != OutputStream::None)
+        s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";
       return s;
     }
     case EventKind::Exec: {

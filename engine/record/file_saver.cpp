@@ -86,7 +86,7 @@ std::string FileSaver::save(const std::string& source, const std::string& path) 
   if (is_system_path(path)) {
     struct stat orig;
     if (::stat(path.c_str(), &orig) == 0 && orig.st_dev == st.st_dev && orig.st_ino == st.st_ino)
-      done = ::link(path.c_str(), dest.c_str()) == 0;
+      done = ::linkat(AT_FDCWD, path.c_str(), AT_FDCWD, dest.c_str(), AT_SYMLINK_FOLLOW) == 0;
   }
   if (!done) {
     int out = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

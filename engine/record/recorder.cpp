@@ -125,6 +125,9 @@ RecordResult Recorder::run() {
     root_dir = traces_root();
     dir = create_trace_dir(root_dir, path.substr(path.find_last_of('/') + 1));
   }
+  if (::mkdir((dir + "/" + kFilesDir).c_str(), 0755) != 0)
+    throw SystemError("create " + dir + "/" + kFilesDir, errno);
+  saver_ = std::make_unique<FileSaver>(dir + "/" + kFilesDir);
   TraceMeta meta;
   meta.argv = opts_.argv;
   for (char** e = environ; *e; ++e) meta.env.push_back(*e);
@@ -132,27 +135,27 @@ RecordResult Recorder::run() {
   if (getcwd(cwd, sizeof cwd)) meta.cwd = cwd;
   meta.start_time = int64_t(time(nullptr));
   meta.ticks = "none";
-  if (::mkdir((dir + "/" + kFilesDir).c_str(), 0755) != 0)
-    throw SystemError("create " + dir + "/" + kFilesDir, errno);
-  saver_ = std::make_unique<FileSaver>(dir + "/" + kFilesDir);
   meta.exe_file = saver_->save(path, path);
-  writer_ = std::make_unique<TraceWriter>(dir, meta);
-  if (!root_dir.empty()) set_latest_trace(root_dir, dir);
-
   have_stdout_ = fstat(1, &stdout_st_) == 0;
   have_stderr_ = fstat(2, &stderr_st_) == 0;
 
   std::vector<char*> argv;
   for (auto& a : opts_.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  root_ = spawn_traced(path.c_str(), argv.data(), environ, nullptr);
+  // Inherited signal state is part of the program's input: replay starts it the same way.
+  SignalMasks masks = signal_masks(root_);
+  meta.sig_ignored = masks.ignored;
+  meta.sig_blocked = masks.blocked;
   // The terminal's SIGINT/SIGQUIT go to the program (same process group); rewind itself waits
   // for it to react, like a shell does. SIGTERM/SIGHUP sent to rewind are passed on.
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
-  root_ = spawn_traced(path.c_str(), argv.data(), environ, nullptr);
   g_forward_to = root_;
   signal(SIGTERM, forward_signal);
   signal(SIGHUP, forward_signal);
+  writer_ = std::make_unique<TraceWriter>(dir, meta);
+  if (!root_dir.empty()) set_latest_trace(root_dir, dir);
   Task& root = tasks_[root_];
   root.tid = root.pid = root_;
   processes_[root_] = ProcessInfo{root_, 0, false, 0, opts_.argv};

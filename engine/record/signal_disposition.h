@@ -3,10 +3,18 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 namespace rwd {
 
 /// True when `sig` is ignored by the task: SIG_IGN, or SIG_DFL whose default action is to
 /// ignore (SIGCHLD, SIGCONT, SIGURG, SIGWINCH), per /proc/TID/status SigIgn and SigCgt.
 bool signal_is_ignored(pid_t tid, int sig);
+
+/// The SigIgn and SigBlk masks of a task (bit n-1 stands for signal n), from /proc/TID/status.
+struct SignalMasks {
+  uint64_t ignored = 0, blocked = 0, caught = 0;
+};
+SignalMasks signal_masks(pid_t tid);
 
 }  // namespace rwd

@@ -44,4 +44,8 @@ Stop run_to_stop(ReplayTask& t, int request);
 /// Waits for `t`'s next stop without resuming it first (same filtering as run_to_stop).
 Stop wait_stop(ReplayTask& t, int request);
 
+/// Waits for a newly created task's first stop (PTRACE_EVENT_STOP) and leaves it stopped
+/// there, before it ran any code. Throws DivergenceError if it stops otherwise.
+void wait_new_task(ReplayTask& t);
+
 }  // namespace rwd

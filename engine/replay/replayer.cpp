@@ -30,10 +30,21 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
-void no_core_dumps() {
+// Signal state the first program inherited when recorded (set before fork, read in the child).
+uint64_t g_sig_ignored = 0, g_sig_blocked = 0;
+
+void prepare_child() {
   // Replay must not write files: a crash that dumped core while recording must not do so now.
   rlimit rl{0, 0};
   setrlimit(RLIMIT_CORE, &rl);
+  for (int sig = 1; sig <= 64; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal(sig, (g_sig_ignored >> (sig - 1)) & 1 ? SIG_IGN : SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig = 1; sig <= 64; ++sig)
+    if ((g_sig_blocked >> (sig - 1)) & 1) sigaddset(&set, sig);
+  sigprocmask(SIG_SETMASK, &set, nullptr);
 }
 
 
@@ -101,7 +112,9 @@ ReplayTask& Replayer::task_for(const Event& e) {
     envp.push_back(nullptr);
     ReplayTask t;
     t.rec_tid = e.tid;
-    t.tid = spawn_traced(exe.c_str(), argv.data(), envp.data(), no_core_dumps);
+    g_sig_ignored = m.sig_ignored;
+    g_sig_blocked = m.sig_blocked;
+    t.tid = spawn_traced(exe.c_str(), argv.data(), envp.data(), prepare_child);
     t.at_first_exec = true;
     root_started_ = true;
     return tasks_[e.tid] = t;
@@ -219,8 +232,7 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   ReplayTask c;
   c.rec_tid = e.child_tid;
   c.tid = pid_t(get_event_msg(t.tid));
-  Stop first = wait_stop(c, PTRACE_SYSEMU);  // its first stop (PTRACE_EVENT_STOP) is absorbed
-  (void)first;
+  wait_new_task(c);
   tasks_[e.child_tid] = c;
   t.state = TaskState::ForkPending;
   t.fork_result = e.result;

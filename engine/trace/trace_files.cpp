@@ -28,6 +28,8 @@ std::vector<uint8_t> encode_meta(const TraceMeta& m) {
   w.str(m.exe_file);
   w.str(m.ticks);
   w.i64(m.start_time);
+  w.u64(m.sig_ignored);
+  w.u64(m.sig_blocked);
   return w.data();
 }
 
@@ -40,6 +42,8 @@ TraceMeta decode_meta(const std::vector<uint8_t>& rec, const std::string& file) 
   m.exe_file = r.str();
   m.ticks = r.str();
   m.start_time = r.i64();
+  m.sig_ignored = r.u64();
+  m.sig_blocked = r.u64();
   return m;
 }
 

@@ -16,6 +16,8 @@ struct TraceMeta {
   std::string exe_file;           ///< saved copy of the first executable under files/
   std::string ticks = "none";     ///< ticks source used: "none" (no counter) or "hw"
   int64_t start_time = 0;         ///< wall clock at record start, seconds since the epoch
+  uint64_t sig_ignored = 0;       ///< signals ignored when the program started (bit n-1 = n)
+  uint64_t sig_blocked = 0;       ///< signal mask when the program started
 };
 
 /// One process of the recorded tree, for `rewind ps`.
