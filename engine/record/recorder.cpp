@@ -7,6 +7,7 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -56,6 +57,23 @@ volatile sig_atomic_t g_forward_to = 0;
 
 void forward_signal(int sig) {
   if (g_forward_to > 0) kill(g_forward_to, sig);
+}
+
+void on_flush_timer(int) {}  // only interrupts waitpid
+
+/// While the tracees run without producing events, pending events must still reach the disk
+/// soon (crash safety): a one-shot timer interrupts the blocking waitpid.
+constexpr long kIdleFlushUs = 50'000;
+
+void arm_flush_timer() {
+  itimerval it{};
+  it.it_value.tv_usec = kIdleFlushUs;
+  setitimer(ITIMER_REAL, &it, nullptr);
+}
+
+void disarm_flush_timer() {
+  itimerval it{};
+  setitimer(ITIMER_REAL, &it, nullptr);
 }
 
 bool is_fork_like(long nr) {
@@ -162,12 +180,24 @@ RecordResult Recorder::run() {
   process_order_.push_back(root_);
   on_syscall_entry(root);  // spawn_traced left it at the entry of its execve
 
+  struct sigaction sa {};
+  sa.sa_handler = on_flush_timer;  // no SA_RESTART: the timer interrupts waitpid
+  sigaction(SIGALRM, &sa, nullptr);
   try {
     while (!tasks_.empty()) {
       int status = 0;
-      pid_t tid = waitpid(-1, &status, __WALL);
+      pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+      if (tid == 0) {
+        bool armed = writer_->has_pending();
+        if (armed) arm_flush_timer();
+        tid = waitpid(-1, &status, __WALL);
+        if (armed) disarm_flush_timer();
+      }
       if (tid < 0) {
-        if (errno == EINTR) continue;
+        if (errno == EINTR) {
+          writer_->flush();
+          continue;
+        }
         break;
       }
       auto it = tasks_.find(tid);

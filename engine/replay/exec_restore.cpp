@@ -24,7 +24,8 @@ constexpr uint64_t kScratchCandidates[] = {0x70000000, 0x60000000, 0x50000000, 0
 bool overlaps(uint64_t s, uint64_t e, uint64_t a, uint64_t b) { return s < b && a < e; }
 
 std::string where(const Event& e) {
-  return "event " + std::to_string(e.number) + " (task " + std::to_string(e.tid) + ", exec)";
+  return "replay diverged at event " + std::to_string(e.number) + " (task " +
+         std::to_string(e.tid) + ", exec)";
 }
 
 void check(const Event& e, int64_t got, int64_t want, const std::string& what) {

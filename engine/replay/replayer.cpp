@@ -70,6 +70,10 @@ class Replayer {
  private:
   ReplayTask& task_for(const Event& e);
   std::string where(const Event& e) const;
+  /// The error for a replay that no longer matches the recording at event `e`.
+  DivergenceError diverged(const Event& e, const std::string& what) const {
+    return DivergenceError("replay diverged at " + where(e) + ": " + what);
+  }
   void reach_syscall(ReplayTask& t, const Event& e);
   void finish_fork(ReplayTask& t);
   void on_syscall(ReplayTask& t, const Event& e);
@@ -127,7 +131,8 @@ void Replayer::finish_fork(ReplayTask& t) {
   // child pid.
   Stop s = run_to_stop(t, PTRACE_SYSCALL);
   if (s.kind != Stop::SyscallExit)
-    throw DivergenceError("task " + std::to_string(t.rec_tid) + " did not return from fork");
+    throw DivergenceError("replay diverged: task " + std::to_string(t.rec_tid) +
+                          " did not return from fork");
   Registers r = get_regs(t.tid);
   r.rax = uint64_t(t.fork_result);
   set_regs(t.tid, r);
@@ -137,15 +142,15 @@ void Replayer::finish_fork(ReplayTask& t) {
 void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
   if (t.state == TaskState::ForkPending) finish_fork(t);
   if (t.state == TaskState::Exited)
-    throw DivergenceError(where(e) + ": the task already exited with status " +
+    throw diverged(e, "the task already exited with status " +
                           std::to_string(t.exit_status));
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind == Stop::SyscallEntry) return;
   if (s.kind == Stop::Exited)
-    throw DivergenceError(where(e) + ": expected a syscall, but the task exited (status " +
+    throw diverged(e, "expected a syscall, but the task exited (status " +
                           std::to_string(s.status) + ")");
   Registers r = get_regs(t.tid);
-  throw DivergenceError(where(e) + ": expected a syscall, but the task got " +
+  throw diverged(e, "expected a syscall, but the task got " +
                         (s.kind == Stop::Signal ? signal_name(s.sig) : "a ptrace event") +
                         " at rip " + hex(r.rip));
 }
@@ -170,7 +175,7 @@ int64_t Replayer::execute(ReplayTask& t, const Event&, const Registers& regs) {
 void Replayer::execute_checked(ReplayTask& t, const Event& e, const Registers& regs) {
   int64_t r = execute(t, e, regs);
   if (r != e.result)
-    throw DivergenceError(where(e) + ": returned " + std::to_string(r) + " in replay, " +
+    throw diverged(e, "returned " + std::to_string(r) + " in replay, " +
                           std::to_string(e.result) + " when recorded");
 }
 
@@ -191,17 +196,17 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
     r = rs.call(SYS_mmap, {target, len, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
     if (r != int64_t(target))
-      throw DivergenceError(where(e) + ": cannot map memory at " + hex(target));
+      throw diverged(e, "cannot map memory at " + hex(target));
     write_memory(t.tid, target, path.c_str(), path.size() + 1);
     int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), target, O_RDONLY | O_CLOEXEC});
-    if (fd < 0) throw DivergenceError(where(e) + ": replayed task cannot open " + path);
+    if (fd < 0) throw diverged(e, "replayed task cannot open " + path);
     // Shared file mappings become private: replay must never write to the saved file.
     uint64_t fflags = (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | MAP_PRIVATE;
     r = rs.call(SYS_mmap, {target, len, prot, fflags, uint64_t(fd), regs.r9});
     rs.call(SYS_close, {uint64_t(fd)});
   }
   if (r != e.result)
-    throw DivergenceError(where(e) + ": mmap returned " + hex(uint64_t(r)) + " in replay, " +
+    throw diverged(e, "mmap returned " + hex(uint64_t(r)) + " in replay, " +
                           hex(uint64_t(e.result)) + " when recorded");
   finish_syscall(t.tid, regs, e.result);
 }
@@ -216,7 +221,7 @@ void Replayer::replay_mremap(ReplayTask& t, const Event& e, const Registers& reg
   int64_t got = execute(t, e, r);
   finish_syscall(t.tid, regs, got);
   if (got != e.result)
-    throw DivergenceError(where(e) + ": mremap returned " + hex(uint64_t(got)) + " in replay, " +
+    throw diverged(e, "mremap returned " + hex(uint64_t(got)) + " in replay, " +
                           hex(uint64_t(e.result)) + " when recorded");
 }
 
@@ -227,7 +232,7 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   const Stop& s = rs.last_stop();
   if (s.kind != Stop::Event ||
       (s.sig != PTRACE_EVENT_FORK && s.sig != PTRACE_EVENT_VFORK && s.sig != PTRACE_EVENT_CLONE))
-    throw DivergenceError(where(e) + ": the replayed " + syscall_name(e.syscallno()) +
+    throw diverged(e, "the replayed " + syscall_name(e.syscallno()) +
                           " created no task");
   ReplayTask c;
   c.rec_tid = e.child_tid;
@@ -242,14 +247,14 @@ void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs)
   RemoteSyscall rs(t, regs.rip - 2, regs);
   rs.call(long(regs.orig_rax), {regs.rdi});
   if (rs.last_stop().kind != Stop::Exited)
-    throw DivergenceError(where(e) + ": the task did not end");
+    throw diverged(e, "the task did not end");
 }
 
 void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   reach_syscall(t, e);
   Registers regs = get_regs(t.tid);
   if (auto d = first_register_difference(e.regs, regs))
-    throw DivergenceError("replay diverged at " + where(e) + ": " + *d);
+    throw diverged(e, *d);
   long nr = e.syscallno();
   const SyscallSpec* spec = syscall_spec(nr);
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
@@ -288,7 +293,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
     regs = get_regs(t.tid);
     long nr = long(regs.orig_rax);
     if (nr != SYS_execve && nr != SYS_execveat)
-      throw DivergenceError("replay diverged at " + where(e) + ": expected execve, got " +
+      throw diverged(e, "expected execve, got " +
                             syscall_name(nr));
     // Exec the saved executable instead of the original path; argv and envp are the
     // program's own (the recorded stack replaces whatever the kernel builds from them).
@@ -296,7 +301,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
     RemoteSyscall rs(t, regs.rip - 2, regs);
     int64_t page = rs.call(SYS_mmap, {0, kPage, PROT_READ | PROT_WRITE,
                                       MAP_PRIVATE | MAP_ANONYMOUS, uint64_t(-1), 0});
-    if (page < 0) throw DivergenceError(where(e) + ": cannot map memory for exec");
+    if (page < 0) throw diverged(e, "cannot map memory for exec");
     write_memory(t.tid, uint64_t(page), exe.c_str(), exe.size() + 1);
     uint64_t argv = nr == SYS_execve ? regs.rsi : regs.rdx;
     uint64_t envp = nr == SYS_execve ? regs.rdx : regs.r10;
@@ -305,13 +310,13 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
       Stop s = run_to_stop(t, PTRACE_SYSCALL);
       r = s.kind == Stop::SyscallExit ? int64_t(get_regs(t.tid).rax) : -1;
     }
-    if (r != 0) throw DivergenceError(where(e) + ": exec of the saved " + exe + " failed");
+    if (r != 0) throw diverged(e, "exec of the saved " + exe + " failed");
   } else {
     // spawn_traced left the first program at its execve entry: run it for real.
     Stop s = run_to_stop(t, PTRACE_SYSCALL);
     if (s.kind == Stop::Event && s.sig == PTRACE_EVENT_EXEC) s = run_to_stop(t, PTRACE_SYSCALL);
     if (s.kind != Stop::SyscallExit || get_regs(t.tid).rax != 0)
-      throw DivergenceError(where(e) + ": the saved executable did not start");
+      throw diverged(e, "the saved executable did not start");
   }
   restore_exec(t, e, trace_);
 }
@@ -322,7 +327,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
     // Delivered at a stop boundary when recorded: the task is at that point now.
     Registers now = get_regs(t.tid);
     if (auto d = first_register_difference(e.regs, now))
-      throw DivergenceError(where(e) + ": " + signal_name(e.signo) +
+      throw diverged(e, signal_name(e.signo) +
                             " arrived while the task was running user code; replaying "
                             "asynchronous signals at arbitrary instructions is not supported "
                             "yet (" + *d + ")");
@@ -330,7 +335,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
   }
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind != Stop::Signal || s.sig != e.signo)
-    throw DivergenceError("replay diverged at " + where(e) + ": expected " +
+    throw diverged(e, "expected " +
                           signal_name(e.signo) + ", got " +
                           (s.kind == Stop::Signal ? signal_name(s.sig)
                            : s.kind == Stop::SyscallEntry
@@ -338,8 +343,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
                                : std::string("the task's end")));
   Registers now = get_regs(t.tid);
   if (auto d = first_register_difference(e.regs, now))
-    throw DivergenceError("replay diverged at " + where(e) + " (" + signal_name(e.signo) +
-                          "): " + *d);
+    throw diverged(e, signal_name(e.signo) + ": " + *d);
   set_siginfo(t.tid, e.siginfo);
   t.resume_sig = e.signo;
 }
@@ -348,7 +352,7 @@ void Replayer::on_rdtsc(ReplayTask& t, const Event& e) {
   if (t.state == TaskState::ForkPending) finish_fork(t);
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind != Stop::Signal || s.sig != SIGSEGV)
-    throw DivergenceError("replay diverged at " + where(e) + ": expected rdtsc");
+    throw diverged(e, "expected rdtsc");
   set_regs(t.tid, e.regs);
 }
 
@@ -361,11 +365,11 @@ void Replayer::on_exit(ReplayTask& t, const Event& e) {
       if (t.state == TaskState::ForkPending) finish_fork(t);
       Stop s = run_to_stop(t, PTRACE_SYSEMU);
       if (s.kind != Stop::Exited)
-        throw DivergenceError("replay diverged at " + where(e) + ": the task should have ended");
+        throw diverged(e, "the task should have ended");
     }
   }
   if (t.exit_status != e.status)
-    throw DivergenceError("replay diverged at " + where(e) + ": task ended with status " +
+    throw diverged(e, "task ended with status " +
                           std::to_string(t.exit_status) + ", recorded " +
                           std::to_string(e.status));
   tasks_.erase(e.tid);

@@ -20,6 +20,15 @@ bool is_dir(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+std::vector<std::string> dir_entries(const std::string& root) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(root.c_str())) {
+    while (dirent* e = ::readdir(d)) out.push_back(e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
 void mkdir_p(const std::string& path) {
   std::string cur;
   size_t i = 0;
@@ -51,7 +60,7 @@ std::string traces_root() {
 
 std::string create_trace_dir(const std::string& root, const std::string& name) {
   int next = 0;
-  for (const auto& t : list_traces(root)) {
+  for (const auto& t : dir_entries(root)) {
     if (t.size() > name.size() + 1 && t.compare(0, name.size(), name) == 0 &&
         t[name.size()] == '-') {
       char* end = nullptr;

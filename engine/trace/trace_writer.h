@@ -24,6 +24,8 @@ class TraceWriter {
   void finish(TraceSummary summary);
   /// Flushes pending chunks now (data first, then events).
   void flush();
+  /// True when events or data wait in memory for the next flush.
+  bool has_pending() const { return events_->pending() || data_->pending(); }
   const std::string& dir() const { return dir_; }
   /// Number of the last event written (0 before the first).
   uint64_t last_event() const { return next_ - 1; }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Replay detects a tampered trace (divergence naming event, task and register) and refuses a
+# truncated, corrupted or newer-version trace with a one-line error naming file and offset.
+. "$(dirname "$0")/lib.sh"
+: "${TRACE_TAMPER:?set TRACE_TAMPER}"
+"$REWIND" record -o "$WORK/good" date >/dev/null 2>&1 || fail "record date"
+"$REWIND" replay -a "$WORK/good" >/dev/null 2>&1 || fail "the untouched trace must replay"
+
+# Pick an emulated syscall (the 10th `close`... any syscall works) and shift one register.
+ev=$("$REWIND" dump "$WORK/good" | awk '$3 == "syscall" && $4 == "close" { print $1; exit }')
+[ -n "$ev" ] || fail "no close event found"
+"$TRACE_TAMPER" "$WORK/good" "$WORK/tampered" "$ev" rdi 1 || fail "tamper tool failed"
+out=$("$REWIND" replay -a "$WORK/tampered" 2>&1 >/dev/null)
+rc=$?
+expect="rewind: replay diverged at event $ev (task [0-9]*, close): rdi: recorded 0x[0-9a-f]*, replay 0x[0-9a-f]*"
+[ "$rc" -eq 1 ] && echo "$out" | grep -qx "$expect" && pass "tampered register: $out" \
+  || fail "tampered register not reported as expected (rc $rc): $out"
+
+# A real syscall whose recorded result no longer matches what the kernel returns.
+ev=$("$REWIND" dump "$WORK/good" | awk '$3 == "syscall" && $4 == "brk" { print $1; exit }')
+"$TRACE_TAMPER" "$WORK/good" "$WORK/tampered2" "$ev" result 4096 || fail "tamper tool failed"
+out=$("$REWIND" replay -a "$WORK/tampered2" 2>&1 >/dev/null)
+echo "$out" | grep -q "diverged at event $ev .*brk.*returned" && pass "tampered result: $out" \
+  || fail "tampered brk result not detected: $out"
+
+# Truncated: the events file loses its last 10 bytes.
+cp -r "$WORK/good" "$WORK/trunc"
+size=$(stat -c %s "$WORK/trunc/events")
+truncate -s $((size - 10)) "$WORK/trunc/events"
+out=$("$REWIND" replay -a "$WORK/trunc" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "/trunc/events: offset [0-9]*: .*truncated" \
+  && pass "truncated: $out" || fail "truncated trace (rc $rc): $out"
+
+# Corrupted: one byte flipped in the middle of the data stream.
+cp -r "$WORK/good" "$WORK/corrupt"
+size=$(stat -c %s "$WORK/corrupt/data")
+printf '\xff' | dd of="$WORK/corrupt/data" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+out=$("$REWIND" replay -a "$WORK/corrupt" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -eq 1 ] && echo "$out" | grep -q "/corrupt/data: offset [0-9]*: chunk checksum mismatch" \
+  && pass "corrupted: $out" || fail "corrupted trace (rc $rc): $out"
+"$REWIND" dump "$WORK/corrupt" >/dev/null 2>&1 && fail "dump must refuse a corrupted trace"
+
+# Newer format version.
+cp -r "$WORK/good" "$WORK/future"
+echo "rewind trace format 99" >"$WORK/future/version"
+out=$("$REWIND" replay -a "$WORK/future" 2>&1 >/dev/null)
+echo "$out" | grep -q "version 99 is newer than this rewind supports" && pass "newer version: $out" \
+  || fail "future version: $out"
+
+# Garbage instead of a stream header; and no trace at all.
+cp -r "$WORK/good" "$WORK/garbage"
+head -c 100 /dev/urandom >"$WORK/garbage/meta"
+out=$("$REWIND" replay -a "$WORK/garbage" 2>&1 >/dev/null)
+echo "$out" | grep -q "garbage/meta: offset 0: not a rewind trace stream" && pass "garbage meta: $out" \
+  || fail "garbage meta: $out"
+out=$("$REWIND" replay -a "$WORK/nonexistent" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -ne 0 ] && echo "$out" | grep -q "no trace named" && pass "missing trace: $out" || fail "missing trace: $out"
+finish

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Crash safety: a tracee killed with SIGKILL gives a complete trace that replays to the same
+# kill; a recorder killed with SIGKILL leaves a trace that replays up to its last complete
+# event and says so.
+. "$(dirname "$0")/lib.sh"
+need sh
+need sleep
+# 1. The program is killed from outside while recorded.
+"$REWIND" record -o "$WORK/killed" sh -c 'echo started; echo $$ > '"$WORK"'/pid; exec sleep 60' >"$WORK/k.out" 2>&1 &
+rec=$!
+for _ in $(seq 100); do [ -s "$WORK/pid" ] && break; sleep 0.1; done
+sleep 0.5
+kill -KILL "$(cat "$WORK/pid")"
+wait $rec
+rc=$?
+[ "$rc" -eq 137 ] && pass "record exits 137 when the program is killed" || fail "record exited $rc"
+"$REWIND" replay -a "$WORK/killed" >"$WORK/k.rep" 2>&1
+rrc=$?
+[ "$rrc" -eq 137 ] && cmp -s "$WORK/k.out" "$WORK/k.rep" && pass "replay reproduces output and SIGKILL (137)" \
+  || fail "replay of the killed program: rc $rrc, output $(cat "$WORK/k.rep")"
+
+# 2. rewind record itself is killed.
+rm -f "$WORK/pid"
+"$REWIND" record -o "$WORK/cut" sh -c 'echo one; echo two; echo $$ > '"$WORK"'/pid; exec sleep 60' >"$WORK/c.out" 2>&1 &
+rec=$!
+for _ in $(seq 100); do [ -s "$WORK/pid" ] && break; sleep 0.1; done
+sleep 0.5  # let the recorder flush its chunks (it flushes at least every 100 ms)
+kill -KILL $rec
+wait $rec 2>/dev/null
+[ -f "$WORK/cut/processes" ] && fail "an interrupted trace must not look complete"
+"$REWIND" replay -a "$WORK/cut" >"$WORK/c.rep" 2>"$WORK/c.err"
+rrc=$?
+grep -q "^rewind: trace ends at event [0-9]* (recording was interrupted)$" "$WORK/c.err" \
+  && pass "replay says: $(cat "$WORK/c.err")" || fail "no interruption message: $(cat "$WORK/c.err")"
+[ "$rrc" -eq 1 ] || fail "replay of an interrupted trace exited $rrc, expected 1"
+[ "$(cat "$WORK/c.rep")" = "$(printf 'one\ntwo')" ] && pass "interrupted trace replays the output up to its last event" \
+  || fail "interrupted replay printed: $(cat "$WORK/c.rep")"
+"$REWIND" ps "$WORK/cut" | grep -q "sleep 60" && pass "ps reads an interrupted trace" || fail "ps on interrupted trace"
+finish

@@ -1,0 +1,58 @@
+# Shared helpers for rewind's integration tests: each test records real programs with the
+# real `rewind` binary and replays them. Exit codes: 0 pass, 1 fail, 77 skip (CTest).
+set -u
+: "${REWIND:?set REWIND to the rewind binary}"
+: "${SAMPLES_BIN:?set SAMPLES_BIN to the built samples directory}"
+: "${SOURCE_DIR:?set SOURCE_DIR to the source tree}"
+: "${TEST_PROGRAMS:=$SAMPLES_BIN/../tests}"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rewind-test.XXXXXX")
+export REWIND_TRACE_DIR="$WORK/traces"
+trap 'rm -rf "$WORK"' EXIT
+FAILED=0
+
+fail() { echo "FAIL: $*"; FAILED=1; }
+pass() { echo "ok: $*"; }
+skip() { echo "SKIP: $*"; exit 77; }
+finish() { [ "$FAILED" -eq 0 ] && echo "PASS" || echo "FAILED"; exit "$FAILED"; }
+
+# need PROGRAM: skip the test (with a message) when PROGRAM is not installed.
+need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"; }
+
+# record_and_replay NAME CMD...: records CMD, then replays the trace twice with
+# `rewind replay -a`; each replay must print byte-identical stdout and stderr and exit with
+# the recorded status. Leaves the trace in $TRACE and the recorded outputs in $WORK/NAME.*.
+record_and_replay() {
+  local name=$1
+  shift
+  local out="$WORK/$name"
+  "$REWIND" record -o "$WORK/$name.trace" "$@" >"$out.rec.out" 2>"$out.rec.err" </dev/null
+  local rc=$?
+  TRACE="$WORK/$name.trace"
+  if [ ! -f "$TRACE/processes" ]; then
+    fail "$name: recording did not complete (rc $rc): $(tail -2 "$out.rec.err")"
+    return 1
+  fi
+  local i ok=1
+  for i in 1 2; do
+    "$REWIND" replay -a "$TRACE" >"$out.rep$i.out" 2>"$out.rep$i.err" </dev/null
+    local rrc=$?
+    if [ "$rrc" -ne "$rc" ]; then
+      fail "$name: replay $i exited $rrc, recording exited $rc: $(tail -2 "$out.rep$i.err")"
+      ok=0
+    fi
+    if ! cmp -s "$out.rec.out" "$out.rep$i.out"; then
+      fail "$name: replay $i stdout differs from the recording"
+      diff "$out.rec.out" "$out.rep$i.out" | head -5
+      ok=0
+    fi
+    if ! cmp -s "$out.rec.err" "$out.rep$i.err"; then
+      fail "$name: replay $i stderr differs from the recording"
+      diff "$out.rec.err" "$out.rep$i.err" | head -5
+      ok=0
+    fi
+  done
+  [ "$ok" -eq 1 ] && pass "$name: recorded (exit $rc, $(wc -c <"$out.rec.out") bytes of output) and replayed twice identically"
+  RC=$rc
+  return $((1 - ok))
+}

@@ -1,0 +1,96 @@
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "engine/errors.h"
+#include "engine/trace/event_codec.h"
+
+using namespace rwd;
+
+namespace {
+Event round_trip(const Event& e) {
+  ByteWriter w;
+  std::vector<uint8_t> data;
+  encode_event(e, w, data);
+  ByteReader r(w.data(), "events");
+  size_t pos = 0;
+  Event out = decode_event(r, [&](size_t n) {
+    REQUIRE(pos + n <= data.size());
+    std::vector<uint8_t> v(data.begin() + long(pos), data.begin() + long(pos + n));
+    pos += n;
+    return v;
+  });
+  CHECK(r.at_end());
+  CHECK(pos == data.size());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a syscall event keeps registers, result and out-parameters") {
+  Event e;
+  e.number = 42;
+  e.tid = 1234;
+  e.kind = EventKind::Syscall;
+  e.regs.orig_rax = 0;  // read
+  e.regs.rip = 0x401000;
+  e.regs.fs_base = 0x7ffff7d8a740;
+  e.result = 5;
+  e.output = OutputStream::Stderr;
+  e.file = "libc.so.6-3";
+  e.memory.push_back({0x7fffffffe000, {'h', 'e', 'l', 'l', 'o'}});
+  e.memory.push_back({0x1000, {}});
+  Event o = round_trip(e);
+  CHECK(o.number == 42);
+  CHECK(o.tid == 1234);
+  CHECK(o.kind == EventKind::Syscall);
+  CHECK(std::memcmp(&o.regs, &e.regs, sizeof e.regs) == 0);
+  CHECK(o.result == 5);
+  CHECK(o.output == OutputStream::Stderr);
+  CHECK(o.file == "libc.so.6-3");
+  REQUIRE(o.memory.size() == 2);
+  CHECK(o.memory[0].addr == 0x7fffffffe000);
+  CHECK(o.memory[0].bytes == std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o'});
+}
+
+TEST_CASE("exec, signal and exit events keep their fields") {
+  Event x;
+  x.kind = EventKind::Exec;
+  x.mappings.push_back({0x555555554000, 0x555555556000, 0x1000, 5, 2, "ls-0", "/usr/bin/ls"});
+  x.argv = {"ls", "-la"};
+  x.file = "ls-0";
+  Event xo = round_trip(x);
+  REQUIRE(xo.mappings.size() == 1);
+  CHECK(xo.mappings[0].end == 0x555555556000);
+  CHECK(xo.mappings[0].name == "/usr/bin/ls");
+  CHECK(xo.argv == x.argv);
+
+  Event s;
+  s.kind = EventKind::Signal;
+  s.signo = 11;
+  s.synchronous = true;
+  s.siginfo[0] = 11;
+  s.siginfo[127] = 9;
+  Event so = round_trip(s);
+  CHECK(so.signo == 11);
+  CHECK(so.synchronous);
+  CHECK(so.siginfo == s.siginfo);
+
+  Event t;
+  t.kind = EventKind::Exit;
+  t.status = 0x8b;
+  CHECK(round_trip(t).status == 0x8b);
+}
+
+TEST_CASE("decoding never trusts counts or kinds from the input") {
+  auto decode = [](std::vector<uint8_t> rec) {
+    ByteReader r(rec, "events");
+    return decode_event(r, [](size_t) -> std::vector<uint8_t> { throw TraceError("no data"); });
+  };
+  CHECK_THROWS_WITH(decode({99}), Catch::Contains("unknown event kind 99"));
+  CHECK_THROWS_WITH(decode({1, 1, 2}), Catch::Contains("record truncated"));
+  ByteWriter w;
+  w.u8(uint8_t(EventKind::Exit));
+  w.u64(1);
+  w.i32(1);
+  w.u32(0xffffffff);  // absurd number of memory regions
+  CHECK_THROWS_WITH(decode(w.data()), Catch::Contains("too many memory regions"));
+}

@@ -1,0 +1,53 @@
+#include <asm/ioctls.h>
+#include <sys/syscall.h>
+
+#include <catch2/catch.hpp>
+
+#include "engine/arch/syscall_table.h"
+
+using namespace rwd;
+
+TEST_CASE("the table describes out-parameters from the man pages") {
+  const SyscallSpec* read = syscall_spec(SYS_read);
+  REQUIRE(read);
+  CHECK(read->replay == ReplayPolicy::Emulate);
+  CHECK(read->out[0].arg == 1);
+  CHECK(read->out[0].rule == SizeRule::Result);
+  const SyscallSpec* fstat = syscall_spec(SYS_fstat);
+  REQUIRE(fstat);
+  CHECK(fstat->out[0].rule == SizeRule::Fixed);
+  CHECK(fstat->out[0].n == 144);  // struct stat on x86-64
+  const SyscallSpec* nanosleep = syscall_spec(SYS_nanosleep);
+  CHECK(nanosleep->out[0].on_error);  // the remainder is written when interrupted (EINTR)
+  CHECK(syscall_spec(SYS_write)->output == OutputKind::Buffer);
+  CHECK(syscall_spec(SYS_writev)->output == OutputKind::Iov);
+}
+
+TEST_CASE("address-space syscalls run for real; unknown ones are unsupported") {
+  CHECK(syscall_spec(SYS_brk)->replay == ReplayPolicy::Execute);
+  CHECK(syscall_spec(SYS_mprotect)->replay == ReplayPolicy::Execute);
+  CHECK(syscall_spec(SYS_mmap)->replay == ReplayPolicy::Special);
+  CHECK(syscall_spec(SYS_set_tid_address)->replay == ReplayPolicy::ExecuteSetResult);
+  CHECK(syscall_spec(SYS_io_uring_setup) == nullptr);
+  CHECK(syscall_spec(100000) == nullptr);
+  for (long nr = 0; nr < 470; ++nr)
+    if (const SyscallSpec* s = syscall_spec(nr)) CHECK(syscall_name(nr) == s->name);
+}
+
+TEST_CASE("syscall names come from the kernel's table") {
+  CHECK(syscall_name(0) == "read");
+  CHECK(syscall_name(59) == "execve");
+  CHECK(syscall_name(441) == "epoll_pwait2");
+  CHECK(syscall_name(462) == "mseal");
+  CHECK(syscall_name(9999) == "syscall_9999");
+}
+
+TEST_CASE("ioctl output sizes: encoded requests and the terminal table") {
+  CHECK(ioctl_output_size(TCGETS) == 36);
+  CHECK(ioctl_output_size(TIOCGWINSZ) == 8);
+  CHECK(ioctl_output_size(TCSETS) == 0);
+  CHECK(ioctl_output_size(FIONBIO) == 0);
+  CHECK(ioctl_output_size(0x80045430) == 4);   // TIOCGPTN: _IOR('T', 0x30, unsigned int)
+  CHECK(ioctl_output_size(0x40045431) == 0);   // TIOCSPTLCK: _IOW, nothing written back
+  CHECK(ioctl_output_size(0x5499) == -1);      // unknown legacy request
+}
