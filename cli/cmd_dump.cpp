@@ -50,7 +50,8 @@ std::string detail(const Event& e) {
   switch (e.kind) {
     case EventKind::Syscall: {
       std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);
-      if (e.result < 0 && e.result > -4096) s += " (" + std::string(strerrorname_np(int(-e.result)) ?: "?") + ")";
+      if (e.result < 0 && e.result > -4096)
+        s += " (" + std::string(strerrorname_np(int(-e.result)) ?: "?") + ")";
       if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
       if (e.output != OutputStream::None)
         s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";

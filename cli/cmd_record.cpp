@@ -6,6 +6,35 @@
 
 namespace rwd::cli {
 
+namespace {
+std::vector<std::string> g_program;  // set by split_program_command
+bool g_split = false;
+}  // namespace
+
+int split_program_command(int argc, char** argv) {
+  int i = 1;
+  while (i < argc && argv[i][0] == '-') ++i;  // options before the subcommand (--version...)
+  if (i >= argc || std::string(argv[i]) != "record") return argc;
+  for (++i; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") {
+      g_program.assign(argv + i + 1, argv + argc);
+      g_split = true;
+      return i;
+    }
+    if (a == "-o" || a == "--output" || a == "--ticks") {
+      ++i;  // the option's value
+      continue;
+    }
+    if (a.empty() || a[0] != '-') {
+      g_program.assign(argv + i, argv + argc);
+      g_split = true;
+      return i;
+    }
+  }
+  return argc;
+}
+
 Runner add_record(CLI::App& app) {
   auto* cmd = app.add_subcommand("record", "Run PROGRAM with ARGS and save a trace of it");
   cmd->footer(
@@ -21,12 +50,11 @@ Runner add_record(CLI::App& app) {
   cmd->add_option("--ticks", *ticks,
                   "Progress counter: auto, hw (hardware counters) or none (counter-less)")
       ->check(CLI::IsMember({"auto", "hw", "none"}));
-  cmd->prefix_command();
-  return [cmd, opts, ticks] {
-    opts->argv = cmd->remaining();
-    if (!opts->argv.empty() && opts->argv[0] == "--") opts->argv.erase(opts->argv.begin());
-    if (opts->argv.empty()) {
-      std::fprintf(stderr, "rewind: record: no program given (usage: rewind record PROGRAM [ARGS...])\n");
+  return [opts, ticks] {
+    opts->argv = g_program;
+    if (!g_split || opts->argv.empty()) {
+      std::fprintf(stderr,
+                   "rewind: record: no program given (usage: rewind record PROGRAM [ARGS...])\n");
       return kUsageError;
     }
     if (*ticks == "hw") {
@@ -40,8 +68,8 @@ Runner add_record(CLI::App& app) {
     }
     RecordResult r = record(*opts);
     if (opts->verbose)
-      std::fprintf(stderr, "rewind: recorded %llu events to %s\n",
-                   (unsigned long long)r.events, r.trace_dir.c_str());
+      std::fprintf(stderr, "rewind: recorded %llu events to %s\n", (unsigned long long)r.events,
+                   r.trace_dir.c_str());
     return r.exit_code;
   };
 }

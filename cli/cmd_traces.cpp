@@ -50,8 +50,8 @@ Runner add_ls(CLI::App& app) {
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&t));
         std::string events = s ? std::to_string(s->events) : "partial";
         std::string exit = s ? std::to_string(exit_code_for_status(s->root_status)) : "-";
-        std::printf("%-24s %-19s %9s %5s  %s%s\n", name.c_str(), when, events.c_str(),
-                    exit.c_str(), join(m.argv).c_str(), dir == latest ? "  (latest)" : "");
+        std::printf("%-24s %-19s %9s %5s  %s%s\n", name.c_str(), when, events.c_str(), exit.c_str(),
+                    join(m.argv).c_str(), dir == latest ? "  (latest)" : "");
       } catch (const Error& e) {
         std::printf("%-24s unreadable: %s\n", name.c_str(), e.what());
       }

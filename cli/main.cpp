@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     runners[app.get_subcommands({}).at(before)] = r;
   }
   try {
-    app.parse(argc, argv);
+    app.parse(split_program_command(argc, argv), argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

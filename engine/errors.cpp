@@ -8,6 +8,8 @@ namespace rwd {
 SystemError::SystemError(const std::string& what, int err)
     : Error(what + ": " + std::strerror(err)) {}
 
-void throw_errno(const std::string& what) { throw SystemError(what, errno); }
+void throw_errno(const std::string& what) {
+  throw SystemError(what, errno);
+}
 
 }  // namespace rwd

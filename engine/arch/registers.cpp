@@ -7,13 +7,15 @@ namespace rwd {
 namespace {
 // Field order of struct user_regs_struct in <sys/user.h> (x86-64).
 constexpr const char* kNames[kRegisterCount] = {
-    "r15", "r14", "r13", "r12", "rbp",     "rbx",     "r11", "r10", "r9",
-    "r8",  "rax", "rcx", "rdx", "rsi",     "rdi",     "orig_rax", "rip", "cs",
-    "eflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs"};
+    "r15",    "r14", "r13", "r12",     "rbp",     "rbx", "r11",      "r10", "r9",
+    "r8",     "rax", "rcx", "rdx",     "rsi",     "rdi", "orig_rax", "rip", "cs",
+    "eflags", "rsp", "ss",  "fs_base", "gs_base", "ds",  "es",       "fs",  "gs"};
 static_assert(sizeof(Registers) == 27 * 8);
 }  // namespace
 
-const char* register_name(size_t i) { return i < kRegisterCount ? kNames[i] : "?"; }
+const char* register_name(size_t i) {
+  return i < kRegisterCount ? kNames[i] : "?";
+}
 
 uint64_t register_value(const Registers& r, size_t i) {
   uint64_t v = 0;
@@ -25,8 +27,7 @@ std::optional<std::string> first_register_difference(const Registers& recorded,
                                                      const Registers& replay) {
   for (size_t i = 0; i < kRegisterCount; ++i) {
     uint64_t a = register_value(recorded, i), b = register_value(replay, i);
-    if (a != b)
-      return std::string(kNames[i]) + ": recorded " + hex(a) + ", replay " + hex(b);
+    if (a != b) return std::string(kNames[i]) + ": recorded " + hex(a) + ", replay " + hex(b);
   }
   return std::nullopt;
 }

@@ -13,11 +13,15 @@ namespace {
 using R = ReplayPolicy;
 using S = SizeRule;
 
-constexpr OutParam fixed(int arg, uint32_t n) { return {int8_t(arg), S::Fixed, n, -1, false}; }
+constexpr OutParam fixed(int arg, uint32_t n) {
+  return {int8_t(arg), S::Fixed, n, -1, false};
+}
 constexpr OutParam fixed_always(int arg, uint32_t n) {
   return {int8_t(arg), S::Fixed, n, -1, true};
 }
-constexpr OutParam result(int arg) { return {int8_t(arg), S::Result, 0, -1, false}; }
+constexpr OutParam result(int arg) {
+  return {int8_t(arg), S::Result, 0, -1, false};
+}
 constexpr OutParam result_times(int arg, uint32_t n) {
   return {int8_t(arg), S::ResultTimes, n, -1, false};
 }
@@ -156,9 +160,13 @@ const std::vector<Row>& rows() {
       // Waiting for I/O.
       {SYS_poll, "poll", R::Emulate, {arg_times(0, 1, kPollfd)}},
       {SYS_ppoll, "ppoll", R::Emulate, {arg_times(0, 1, kPollfd), fixed_always(2, kTimespec)}},
-      {SYS_select, "select", R::Emulate,
+      {SYS_select,
+       "select",
+       R::Emulate,
        {fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, kTimeval)}},
-      {SYS_pselect6, "pselect6", R::Emulate,
+      {SYS_pselect6,
+       "pselect6",
+       R::Emulate,
        {fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, kTimespec)}},
       {SYS_epoll_create, "epoll_create", R::Emulate, {}},
       {SYS_epoll_create1, "epoll_create1", R::Emulate, {}},
@@ -180,8 +188,7 @@ const std::vector<Row>& rows() {
       {SYS_setsockopt, "setsockopt", R::Emulate, {}},
       {SYS_shutdown, "shutdown", R::Emulate, {}},
       {SYS_sendto, "sendto", R::Emulate, {}, OutputKind::Buffer},
-      {SYS_recvfrom, "recvfrom", R::Emulate,
-       {result(1), len_ptr(4, 5), fixed(5, kSockaddrLen)}},
+      {SYS_recvfrom, "recvfrom", R::Emulate, {result(1), len_ptr(4, 5), fixed(5, kSockaddrLen)}},
       {SYS_sendmsg, "sendmsg", R::Emulate, {}},
       {SYS_recvmsg, "recvmsg", R::Emulate, {}},
       {SYS_sendmmsg, "sendmmsg", R::Emulate, {result_times(1, kMmsghdr)}},
@@ -316,11 +323,12 @@ struct NameEntry {
 constexpr NameEntry kNames[] = {
 #include "engine/arch/syscall_names.inc"
     // Newer than the build host's kernel headers.
-    {451, "cachestat"}, {452, "fchmodat2"}, {453, "map_shadow_stack"}, {454, "futex_wake"},
-    {455, "futex_wait"}, {456, "futex_requeue"}, {457, "statmount"}, {458, "listmount"},
-    {459, "lsm_get_self_attr"}, {460, "lsm_set_self_attr"}, {461, "lsm_list_modules"},
-    {462, "mseal"}, {463, "setxattrat"}, {464, "getxattrat"}, {465, "listxattrat"},
-    {466, "removexattrat"}, {467, "open_tree_attr"}};
+    {451, "cachestat"},         {452, "fchmodat2"},        {453, "map_shadow_stack"},
+    {454, "futex_wake"},        {455, "futex_wait"},       {456, "futex_requeue"},
+    {457, "statmount"},         {458, "listmount"},        {459, "lsm_get_self_attr"},
+    {460, "lsm_set_self_attr"}, {461, "lsm_list_modules"}, {462, "mseal"},
+    {463, "setxattrat"},        {464, "getxattrat"},       {465, "listxattrat"},
+    {466, "removexattrat"},     {467, "open_tree_attr"}};
 
 }  // namespace
 
@@ -338,24 +346,46 @@ std::string syscall_name(long nr) {
 long ioctl_output_size(unsigned long request) {
   // Legacy terminal requests have no size in their number (ioctl_tty(2)).
   switch (request) {
-    case TCGETS: return 36;  // struct termios (kernel layout)
-    case TIOCGWINSZ: return 8;
-    case TIOCGPGRP: return 4;
-    case TIOCGSID: return 4;
-    case FIONREAD: return 4;
-    case TIOCOUTQ: return 4;
-    case TIOCGETD: return 4;
-    case TIOCMGET: return 4;
-    case TCSETS: case TCSETSW: case TCSETSF: case TIOCSWINSZ: case TIOCSPGRP: case FIONBIO:
-    case FIOCLEX: case FIONCLEX: case FIOASYNC: case TCFLSH: case TCXONC: case TCSBRK:
-    case TIOCSCTTY: case TIOCNOTTY: case TIOCEXCL: case TIOCNXCL:
+    case TCGETS:
+      return 36;  // struct termios (kernel layout)
+    case TIOCGWINSZ:
+      return 8;
+    case TIOCGPGRP:
+      return 4;
+    case TIOCGSID:
+      return 4;
+    case FIONREAD:
+      return 4;
+    case TIOCOUTQ:
+      return 4;
+    case TIOCGETD:
+      return 4;
+    case TIOCMGET:
+      return 4;
+    case TCSETS:
+    case TCSETSW:
+    case TCSETSF:
+    case TIOCSWINSZ:
+    case TIOCSPGRP:
+    case FIONBIO:
+    case FIOCLEX:
+    case FIONCLEX:
+    case FIOASYNC:
+    case TCFLSH:
+    case TCXONC:
+    case TCSBRK:
+    case TIOCSCTTY:
+    case TIOCNOTTY:
+    case TIOCEXCL:
+    case TIOCNXCL:
       return 0;
-    default: break;
+    default:
+      break;
   }
   unsigned dir = unsigned(request >> 30) & 3u;  // _IOC_DIRSHIFT, asm-generic/ioctl.h
   unsigned size = unsigned(request >> 16) & 0x3fffu;
   if (dir == 0 && (request >> 16) == 0) return -1;  // no encoding: unknown legacy request
-  return (dir & 2u) ? long(size) : 0;  // _IOC_READ: the kernel writes `size` bytes
+  return (dir & 2u) ? long(size) : 0;               // _IOC_READ: the kernel writes `size` bytes
 }
 
 }  // namespace rwd

@@ -11,11 +11,11 @@ namespace rwd {
 
 /// How replay reproduces a syscall.
 enum class ReplayPolicy : uint8_t {
-  Emulate,     ///< not run: result and out-parameters are written from the trace
-  Execute,     ///< run for real (it shapes the address space or signal state); the result
-               ///< must equal the recorded one, else replay has diverged
+  Emulate,           ///< not run: result and out-parameters are written from the trace
+  Execute,           ///< run for real (it shapes the address space or signal state); the result
+                     ///< must equal the recorded one, else replay has diverged
   ExecuteSetResult,  ///< run for real, then the recorded result is set (it names a tid)
-  Special,     ///< handled by dedicated code (mmap, mremap, execve, fork, exit, ...)
+  Special,           ///< handled by dedicated code (mmap, mremap, execve, fork, exit, ...)
 };
 
 /// How the size of an out-parameter is computed. Recording a few bytes more than the kernel

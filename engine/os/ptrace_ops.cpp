@@ -85,8 +85,8 @@ pid_t spawn_traced(const char* path, char* const argv[], char* const envp[],
     if (!resume(pid, PTRACE_SYSCALL)) throw Error("child vanished before exec");
     if (waitpid(pid, &st, __WALL) != pid) throw_errno("waitpid(child)");
     if (!WIFSTOPPED(st)) throw Error("child exited before exec");
-    if (WSTOPSIG(st) == (SIGTRAP | 0x80) &&
-        syscall_stop_kind(pid) == PTRACE_SYSCALL_INFO_ENTRY && get_regs(pid).orig_rax == 59)
+    if (WSTOPSIG(st) == (SIGTRAP | 0x80) && syscall_stop_kind(pid) == PTRACE_SYSCALL_INFO_ENTRY &&
+        get_regs(pid).orig_rax == 59)
       return pid;
     // Our own SIGSTOP/SIGCONT stops and the syscalls of kill() are not part of the recording.
   }

@@ -9,8 +9,8 @@
 #include <iterator>
 
 #include "engine/errors.h"
-#include "engine/os/ptrace_ops.h"
 #include "engine/os/proc_maps.h"
+#include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 
 namespace rwd {

@@ -21,7 +21,8 @@ bool is_system_path(const std::string& p) {
 
 std::string base_name(std::string p) {
   const std::string deleted = " (deleted)";
-  if (p.size() > deleted.size() && p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0)
+  if (p.size() > deleted.size() &&
+      p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0)
     p.resize(p.size() - deleted.size());
   std::string b = p.substr(p.find_last_of('/') + 1);
   for (char& c : b)

@@ -43,13 +43,12 @@ struct Task {
   pid_t tid = 0;
   pid_t pid = 0;  ///< thread group (process) id
   bool in_syscall = false;
-  Registers entry{};            ///< registers at the current syscall's entry
+  Registers entry{};  ///< registers at the current syscall's entry
   EntrySnapshot snap;
-  bool exec_seen = false;       ///< PTRACE_EVENT_EXEC arrived during this syscall
-  bool fork_recorded = false;   ///< the fork-like syscall's event was written at its event stop
-  bool skip_syscall = false;    ///< entry was cancelled (rseq): exit reports -ENOSYS
-  Registers resumed{};          ///< registers when last resumed (signal delivery point check)
-  pid_t vfork_child = 0;        ///< held until this vfork child execs or exits
+  bool exec_seen = false;      ///< PTRACE_EVENT_EXEC arrived during this syscall
+  bool fork_recorded = false;  ///< the fork-like syscall's event was written at its event stop
+  bool skip_syscall = false;   ///< entry was cancelled (rseq): exit reports -ENOSYS
+  pid_t vfork_child = 0;       ///< held until this vfork child execs or exits
   bool held = false;
 };
 
@@ -59,7 +58,10 @@ void forward_signal(int sig) {
   if (g_forward_to > 0) kill(g_forward_to, sig);
 }
 
-void on_flush_timer(int) {}  // only interrupts waitpid
+volatile sig_atomic_t g_flush_due = 0;
+void on_flush_timer(int) {
+  g_flush_due = 1;
+}  // also interrupts the blocking waitpid
 
 /// While the tracees run without producing events, pending events must still reach the disk
 /// soon (crash safety): a one-shot timer interrupts the blocking waitpid.
@@ -68,11 +70,6 @@ constexpr long kIdleFlushUs = 50'000;
 void arm_flush_timer() {
   itimerval it{};
   it.it_value.tv_usec = kIdleFlushUs;
-  setitimer(ITIMER_REAL, &it, nullptr);
-}
-
-void disarm_flush_timer() {
-  itimerval it{};
   setitimer(ITIMER_REAL, &it, nullptr);
 }
 
@@ -110,12 +107,12 @@ class Recorder {
   std::vector<pid_t> process_order_;
   pid_t root_ = 0;
   int root_status_ = 0;
-  struct stat stdout_st_ {}, stderr_st_ {};
+  struct stat stdout_st_ {
+  }, stderr_st_{};
   bool have_stdout_ = false, have_stderr_ = false;
 };
 
 void Recorder::resume_task(Task& t, int sig) {
-  t.resumed = get_regs(t.tid);
   resume(t.tid, PTRACE_SYSCALL, sig);
 }
 
@@ -137,8 +134,7 @@ RecordResult Recorder::run() {
   std::string root_dir;
   if (!opts_.output_dir.empty()) {
     dir = opts_.output_dir;
-    if (::mkdir(dir.c_str(), 0755) != 0)
-      throw SystemError("create trace directory " + dir, errno);
+    if (::mkdir(dir.c_str(), 0755) != 0) throw SystemError("create trace directory " + dir, errno);
   } else {
     root_dir = traces_root();
     dir = create_trace_dir(root_dir, path.substr(path.find_last_of('/') + 1));
@@ -183,21 +179,22 @@ RecordResult Recorder::run() {
   struct sigaction sa {};
   sa.sa_handler = on_flush_timer;  // no SA_RESTART: the timer interrupts waitpid
   sigaction(SIGALRM, &sa, nullptr);
+  bool timer_armed = false;
   try {
     while (!tasks_.empty()) {
-      int status = 0;
-      pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
-      if (tid == 0) {
-        bool armed = writer_->has_pending();
-        if (armed) arm_flush_timer();
-        tid = waitpid(-1, &status, __WALL);
-        if (armed) disarm_flush_timer();
+      if (g_flush_due) {
+        g_flush_due = 0;
+        timer_armed = false;
+        writer_->flush();
       }
+      if (!timer_armed && writer_->has_pending()) {
+        arm_flush_timer();
+        timer_armed = true;
+      }
+      int status = 0;
+      pid_t tid = waitpid(-1, &status, __WALL);
       if (tid < 0) {
-        if (errno == EINTR) {
-          writer_->flush();
-          continue;
-        }
+        if (errno == EINTR) continue;
         break;
       }
       auto it = tasks_.find(tid);
@@ -215,6 +212,8 @@ RecordResult Recorder::run() {
     throw;
   }
 
+  itimerval off{};
+  setitimer(ITIMER_REAL, &off, nullptr);
   TraceSummary summary;
   summary.root_status = root_status_;
   for (pid_t p : process_order_) summary.processes.push_back(processes_[p]);
@@ -394,8 +393,8 @@ void Recorder::on_signal(Task& t, int sig) {
   int code;
   std::memcpy(&code, si.data() + 8, 4);  // siginfo_t.si_code
   if (sig == SIGSEGV && code == SI_KERNEL && emulate_rdtsc(t, regs)) return resume_task(t);
-  bool sync = code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-                           sig == SIGTRAP);
+  bool sync = code > 0 &&
+              (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
   if (!sync && signal_is_ignored(t.tid, sig)) {
     // No handler and the default action is to ignore: delivering it changes nothing (an
     // interrupted syscall restarts either way), so it is not part of the recording.

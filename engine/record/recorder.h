@@ -16,8 +16,8 @@ struct RecordOptions {
 /// The outcome of a recording.
 struct RecordResult {
   std::string trace_dir;
-  int exit_code = 0;     ///< the program's exit status, or 128+signal
-  uint64_t events = 0;   ///< number of events written
+  int exit_code = 0;    ///< the program's exit status, or 128+signal
+  uint64_t events = 0;  ///< number of events written
 };
 
 /// Records argv[0] with its arguments in the current directory and environment, its stdio

@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "engine/errors.h"
@@ -12,8 +12,8 @@
 namespace rwd {
 
 namespace {
-constexpr uint64_t kMaxIov = 1024;             // IOV_MAX
-constexpr uint64_t kMaxOut = 256ull << 20;     // one out-parameter, bytes
+constexpr uint64_t kMaxIov = 1024;          // IOV_MAX
+constexpr uint64_t kMaxOut = 256ull << 20;  // one out-parameter, bytes
 
 void add(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t n) {
   if (addr == 0 || n == 0) return;
@@ -62,12 +62,22 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
     case SYS_prctl:
       if (result < 0) return true;
       switch (a[0]) {
-        case PR_GET_NAME: add(out, tid, a[1], 16); break;
-        case PR_GET_PDEATHSIG: case PR_GET_TSC: case PR_GET_CHILD_SUBREAPER:
-        case PR_GET_FPEXC: case PR_GET_ENDIAN: case PR_GET_UNALIGN:
-          add(out, tid, a[1], 4); break;
-        case PR_GET_TID_ADDRESS: add(out, tid, a[1], 8); break;
-        default: break;  // the rest return their value or write nothing
+        case PR_GET_NAME:
+          add(out, tid, a[1], 16);
+          break;
+        case PR_GET_PDEATHSIG:
+        case PR_GET_TSC:
+        case PR_GET_CHILD_SUBREAPER:
+        case PR_GET_FPEXC:
+        case PR_GET_ENDIAN:
+        case PR_GET_UNALIGN:
+          add(out, tid, a[1], 4);
+          break;
+        case PR_GET_TID_ADDRESS:
+          add(out, tid, a[1], 8);
+          break;
+        default:
+          break;  // the rest return their value or write nothing
       }
       return true;
     case SYS_recvmsg: {
@@ -113,15 +123,32 @@ std::vector<MemoryRegion> capture_outputs(pid_t tid, const SyscallSpec& spec,
     uint64_t p = a[size_t(o.arg)];
     uint64_t r = result > 0 ? uint64_t(result) : 0;
     switch (o.rule) {
-      case SizeRule::None: break;
-      case SizeRule::Fixed: add(out, tid, p, o.n); break;
-      case SizeRule::Result: add(out, tid, p, r); break;
-      case SizeRule::ResultTimes: add(out, tid, p, r * o.n); break;
-      case SizeRule::Arg: add(out, tid, p, a[size_t(o.size_arg)]); break;
-      case SizeRule::ArgTimes: add(out, tid, p, a[size_t(o.size_arg)] * o.n); break;
-      case SizeRule::LenPtr: add(out, tid, p, snap.len_at_entry[size_t(o.arg)]); break;
-      case SizeRule::Iov: add_iov(out, tid, p, a[size_t(o.size_arg)], r); break;
-      case SizeRule::FdSet: add(out, tid, p, (std::min<uint64_t>(a[size_t(o.size_arg)], 1 << 20) + 63) / 64 * 8); break;
+      case SizeRule::None:
+        break;
+      case SizeRule::Fixed:
+        add(out, tid, p, o.n);
+        break;
+      case SizeRule::Result:
+        add(out, tid, p, r);
+        break;
+      case SizeRule::ResultTimes:
+        add(out, tid, p, r * o.n);
+        break;
+      case SizeRule::Arg:
+        add(out, tid, p, a[size_t(o.size_arg)]);
+        break;
+      case SizeRule::ArgTimes:
+        add(out, tid, p, a[size_t(o.size_arg)] * o.n);
+        break;
+      case SizeRule::LenPtr:
+        add(out, tid, p, snap.len_at_entry[size_t(o.arg)]);
+        break;
+      case SizeRule::Iov:
+        add_iov(out, tid, p, a[size_t(o.size_arg)], r);
+        break;
+      case SizeRule::FdSet:
+        add(out, tid, p, (std::min<uint64_t>(a[size_t(o.size_arg)], 1 << 20) + 63) / 64 * 8);
+        break;
     }
   }
   return out;

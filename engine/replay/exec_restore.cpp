@@ -21,7 +21,9 @@ constexpr uint64_t kPage = 4096;
 constexpr uint64_t kScratchCandidates[] = {0x70000000, 0x60000000, 0x50000000, 0x200000000,
                                            0x10000000000};
 
-bool overlaps(uint64_t s, uint64_t e, uint64_t a, uint64_t b) { return s < b && a < e; }
+bool overlaps(uint64_t s, uint64_t e, uint64_t a, uint64_t b) {
+  return s < b && a < e;
+}
 
 std::string where(const Event& e) {
   return "replay diverged at event " + std::to_string(e.number) + " (task " +
@@ -58,9 +60,9 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
   long patched = (saved & ~0xffffL) | 0x050f;  // syscall
   if (ptrace(PTRACE_POKETEXT, t.tid, now.rip, patched) != 0) throw_errno("poke entry point");
   RemoteSyscall rs(t, now.rip, now);
-  int64_t r = rs.call(SYS_mmap, {scratch, kPage, PROT_READ | PROT_WRITE | PROT_EXEC,
-                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                                 uint64_t(-1), 0});
+  int64_t r =
+      rs.call(SYS_mmap, {scratch, kPage, PROT_READ | PROT_WRITE | PROT_EXEC,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, uint64_t(-1), 0});
   if (ptrace(PTRACE_POKETEXT, t.tid, now.rip, saved) != 0) throw_errno("restore entry point");
   check(e, r, int64_t(scratch), "mmap of rewind's scratch page");
   const uint8_t insn[] = {0x0f, 0x05, 0xcc};
@@ -104,8 +106,8 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
     write_memory(t.tid, path_buf, path.c_str(), path.size() + 1);
     int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), path_buf, O_RDONLY | O_CLOEXEC});
     if (fd < 0) throw DivergenceError(where(e) + ": replayed task cannot open " + path);
-    int64_t a = rs.call(SYS_mmap, {m.start, len, m.prot, MAP_PRIVATE | MAP_FIXED, uint64_t(fd),
-                                   m.offset});
+    int64_t a =
+        rs.call(SYS_mmap, {m.start, len, m.prot, MAP_PRIVATE | MAP_FIXED, uint64_t(fd), m.offset});
     rs.call(SYS_close, {uint64_t(fd)});
     check(e, a, int64_t(m.start), "mmap of " + m.name);
   }

@@ -1,6 +1,5 @@
 #include "replay_task.h"
 
-#include <sys/ptrace.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -17,16 +16,16 @@ namespace {
 bool sent_by_replayer(const std::array<uint8_t, 128>& si) {
   int code;
   pid_t pid;
-  std::memcpy(&code, si.data() + 8, 4);   // si_code
-  std::memcpy(&pid, si.data() + 16, 4);   // si_pid
+  std::memcpy(&code, si.data() + 8, 4);  // si_code
+  std::memcpy(&pid, si.data() + 16, 4);  // si_pid
   return code == SI_TKILL && pid == getpid();
 }
 
 bool is_fault(int sig, const std::array<uint8_t, 128>& si) {
   int code;
   std::memcpy(&code, si.data() + 8, 4);
-  return code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-                      sig == SIGTRAP);
+  return code > 0 &&
+         (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
 }
 }  // namespace
 

@@ -31,8 +31,8 @@ struct ReplayTask {
 /// What stopped a task.
 struct Stop {
   enum Kind : uint8_t { SyscallEntry, SyscallExit, Signal, Event, Exited } kind = SyscallEntry;
-  int sig = 0;     ///< Signal: the signal; Event: PTRACE_EVENT_*
-  int status = 0;  ///< Exited: raw wait status
+  int sig = 0;                         ///< Signal: the signal; Event: PTRACE_EVENT_*
+  int status = 0;                      ///< Exited: raw wait status
   std::array<uint8_t, 128> siginfo{};  ///< Signal: its siginfo
 };
 

@@ -47,7 +47,6 @@ void prepare_child() {
   sigprocmask(SIG_SETMASK, &set, nullptr);
 }
 
-
 /// After rewind ran a syscall inside the task (possibly with changed arguments), puts back the
 /// task's own registers as they were at the syscall entry, with `result` in rax. The segment
 /// bases stay as the kernel left them: arch_prctl(ARCH_SET_FS) changes fs_base.
@@ -142,13 +141,12 @@ void Replayer::finish_fork(ReplayTask& t) {
 void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
   if (t.state == TaskState::ForkPending) finish_fork(t);
   if (t.state == TaskState::Exited)
-    throw diverged(e, "the task already exited with status " +
-                          std::to_string(t.exit_status));
+    throw diverged(e, "the task already exited with status " + std::to_string(t.exit_status));
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind == Stop::SyscallEntry) return;
   if (s.kind == Stop::Exited)
-    throw diverged(e, "expected a syscall, but the task exited (status " +
-                          std::to_string(s.status) + ")");
+    throw diverged(
+        e, "expected a syscall, but the task exited (status " + std::to_string(s.status) + ")");
   Registers r = get_regs(t.tid);
   throw diverged(e, "expected a syscall, but the task got " +
                         (s.kind == Stop::Signal ? signal_name(s.sig) : "a ptrace event") +
@@ -167,7 +165,8 @@ void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
 
 int64_t Replayer::execute(ReplayTask& t, const Event&, const Registers& regs) {
   RemoteSyscall rs(t, regs.rip - 2, regs);
-  int64_t r = rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
+  int64_t r =
+      rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
   finish_syscall(t.tid, regs, r);
   return r;
 }
@@ -175,8 +174,8 @@ int64_t Replayer::execute(ReplayTask& t, const Event&, const Registers& regs) {
 void Replayer::execute_checked(ReplayTask& t, const Event& e, const Registers& regs) {
   int64_t r = execute(t, e, regs);
   if (r != e.result)
-    throw diverged(e, "returned " + std::to_string(r) + " in replay, " +
-                          std::to_string(e.result) + " when recorded");
+    throw diverged(e, "returned " + std::to_string(r) + " in replay, " + std::to_string(e.result) +
+                          " when recorded");
 }
 
 void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs) {
@@ -192,11 +191,11 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
   } else {
     // Map the trace's copy. First put anonymous memory there to hold the path for openat.
     std::string path = trace_.file_path(e.file);
-    if (path.size() + 1 > kPage) throw Error("trace path too long: " + path);  // mmap is page-granular
+    if (path.size() + 1 > kPage)
+      throw Error("trace path too long: " + path);  // mmap is page-granular
     r = rs.call(SYS_mmap, {target, len, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
-    if (r != int64_t(target))
-      throw diverged(e, "cannot map memory at " + hex(target));
+    if (r != int64_t(target)) throw diverged(e, "cannot map memory at " + hex(target));
     write_memory(t.tid, target, path.c_str(), path.size() + 1);
     int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), target, O_RDONLY | O_CLOEXEC});
     if (fd < 0) throw diverged(e, "replayed task cannot open " + path);
@@ -232,8 +231,7 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   const Stop& s = rs.last_stop();
   if (s.kind != Stop::Event ||
       (s.sig != PTRACE_EVENT_FORK && s.sig != PTRACE_EVENT_VFORK && s.sig != PTRACE_EVENT_CLONE))
-    throw diverged(e, "the replayed " + syscall_name(e.syscallno()) +
-                          " created no task");
+    throw diverged(e, "the replayed " + syscall_name(e.syscallno()) + " created no task");
   ReplayTask c;
   c.rec_tid = e.child_tid;
   c.tid = pid_t(get_event_msg(t.tid));
@@ -246,40 +244,52 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
 void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs) {
   RemoteSyscall rs(t, regs.rip - 2, regs);
   rs.call(long(regs.orig_rax), {regs.rdi});
-  if (rs.last_stop().kind != Stop::Exited)
-    throw diverged(e, "the task did not end");
+  if (rs.last_stop().kind != Stop::Exited) throw diverged(e, "the task did not end");
 }
 
 void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   reach_syscall(t, e);
   Registers regs = get_regs(t.tid);
-  if (auto d = first_register_difference(e.regs, regs))
-    throw diverged(e, *d);
+  if (auto d = first_register_difference(e.regs, regs)) throw diverged(e, *d);
   long nr = e.syscallno();
   const SyscallSpec* spec = syscall_spec(nr);
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
   switch (nr) {
-    case SYS_mmap: return replay_mmap(t, e, regs);
-    case SYS_mremap: return replay_mremap(t, e, regs);
-    case SYS_fork: case SYS_vfork: case SYS_clone: case SYS_clone3:
+    case SYS_mmap:
+      return replay_mmap(t, e, regs);
+    case SYS_mremap:
+      return replay_mremap(t, e, regs);
+    case SYS_fork:
+    case SYS_vfork:
+    case SYS_clone:
+    case SYS_clone3:
       return replay_fork(t, e, regs);
-    case SYS_exit: case SYS_exit_group: return replay_exit(t, e, regs);
+    case SYS_exit:
+    case SYS_exit_group:
+      return replay_exit(t, e, regs);
     case SYS_rt_sigreturn: {  // restores the registers saved in the signal frame
       RemoteSyscall rs(t, regs.rip - 2, regs);
       rs.call(SYS_rt_sigreturn);
       return;
     }
-    case SYS_execve: case SYS_execveat: case SYS_rseq: return emulate(t, e, regs);
-    default: break;
+    case SYS_execve:
+    case SYS_execveat:
+    case SYS_rseq:
+      return emulate(t, e, regs);
+    default:
+      break;
   }
   switch (spec->replay) {
-    case ReplayPolicy::Emulate: return emulate(t, e, regs);
-    case ReplayPolicy::Execute: return execute_checked(t, e, regs);
+    case ReplayPolicy::Emulate:
+      return emulate(t, e, regs);
+    case ReplayPolicy::Execute:
+      return execute_checked(t, e, regs);
     case ReplayPolicy::ExecuteSetResult: {
       execute(t, e, regs);
       return finish_syscall(t.tid, regs, e.result);
     }
-    case ReplayPolicy::Special: return emulate(t, e, regs);
+    case ReplayPolicy::Special:
+      return emulate(t, e, regs);
   }
 }
 
@@ -293,14 +303,13 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
     regs = get_regs(t.tid);
     long nr = long(regs.orig_rax);
     if (nr != SYS_execve && nr != SYS_execveat)
-      throw diverged(e, "expected execve, got " +
-                            syscall_name(nr));
+      throw diverged(e, "expected execve, got " + syscall_name(nr));
     // Exec the saved executable instead of the original path; argv and envp are the
     // program's own (the recorded stack replaces whatever the kernel builds from them).
     std::string exe = trace_.file_path(e.file);
     RemoteSyscall rs(t, regs.rip - 2, regs);
-    int64_t page = rs.call(SYS_mmap, {0, kPage, PROT_READ | PROT_WRITE,
-                                      MAP_PRIVATE | MAP_ANONYMOUS, uint64_t(-1), 0});
+    int64_t page = rs.call(
+        SYS_mmap, {0, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, uint64_t(-1), 0});
     if (page < 0) throw diverged(e, "cannot map memory for exec");
     write_memory(t.tid, uint64_t(page), exe.c_str(), exe.size() + 1);
     uint64_t argv = nr == SYS_execve ? regs.rsi : regs.rdx;
@@ -330,13 +339,13 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
       throw diverged(e, signal_name(e.signo) +
                             " arrived while the task was running user code; replaying "
                             "asynchronous signals at arbitrary instructions is not supported "
-                            "yet (" + *d + ")");
+                            "yet (" +
+                            *d + ")");
     syscall(SYS_tgkill, t.tid, t.tid, e.signo);
   }
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind != Stop::Signal || s.sig != e.signo)
-    throw diverged(e, "expected " +
-                          signal_name(e.signo) + ", got " +
+    throw diverged(e, "expected " + signal_name(e.signo) + ", got " +
                           (s.kind == Stop::Signal ? signal_name(s.sig)
                            : s.kind == Stop::SyscallEntry
                                ? "syscall " + syscall_name(long(get_regs(t.tid).orig_rax))
@@ -351,8 +360,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
 void Replayer::on_rdtsc(ReplayTask& t, const Event& e) {
   if (t.state == TaskState::ForkPending) finish_fork(t);
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
-  if (s.kind != Stop::Signal || s.sig != SIGSEGV)
-    throw diverged(e, "expected rdtsc");
+  if (s.kind != Stop::Signal || s.sig != SIGSEGV) throw diverged(e, "expected rdtsc");
   set_regs(t.tid, e.regs);
 }
 
@@ -364,13 +372,11 @@ void Replayer::on_exit(ReplayTask& t, const Event& e) {
     } else {
       if (t.state == TaskState::ForkPending) finish_fork(t);
       Stop s = run_to_stop(t, PTRACE_SYSEMU);
-      if (s.kind != Stop::Exited)
-        throw diverged(e, "the task should have ended");
+      if (s.kind != Stop::Exited) throw diverged(e, "the task should have ended");
     }
   }
   if (t.exit_status != e.status)
-    throw diverged(e, "task ended with status " +
-                          std::to_string(t.exit_status) + ", recorded " +
+    throw diverged(e, "task ended with status " + std::to_string(t.exit_status) + ", recorded " +
                           std::to_string(e.status));
   tasks_.erase(e.tid);
 }
@@ -392,12 +398,23 @@ ReplayResult Replayer::run() {
     while (auto e = trace_.next()) {
       ReplayTask& t = task_for(*e);
       switch (e->kind) {
-        case EventKind::Syscall: on_syscall(t, *e); break;
-        case EventKind::Exec: on_exec(t, *e); break;
-        case EventKind::Signal: on_signal(t, *e); break;
-        case EventKind::Rdtsc: on_rdtsc(t, *e); break;
-        case EventKind::Exit: on_exit(t, *e); break;
-        case EventKind::End: break;
+        case EventKind::Syscall:
+          on_syscall(t, *e);
+          break;
+        case EventKind::Exec:
+          on_exec(t, *e);
+          break;
+        case EventKind::Signal:
+          on_signal(t, *e);
+          break;
+        case EventKind::Rdtsc:
+          on_rdtsc(t, *e);
+          break;
+        case EventKind::Exit:
+          on_exit(t, *e);
+          break;
+        case EventKind::End:
+          break;
       }
     }
   } catch (...) {

@@ -15,9 +15,9 @@ struct ReplayOptions {
 
 /// The outcome of replaying a trace to its end.
 struct ReplayResult {
-  int exit_code = 0;        ///< the recorded exit status of the first process (or 128+signal)
-  uint64_t events = 0;      ///< events replayed
-  bool interrupted = false; ///< the trace ends early: its recording was interrupted
+  int exit_code = 0;         ///< the recorded exit status of the first process (or 128+signal)
+  uint64_t events = 0;       ///< events replayed
+  bool interrupted = false;  ///< the trace ends early: its recording was interrupted
 };
 
 /// Replays the whole trace. Throws TraceError for an unreadable trace and DivergenceError

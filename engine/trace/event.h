@@ -52,17 +52,17 @@ struct Event {
   /// Syscall: registers at syscall entry (orig_rax is the number). Signal: at delivery.
   /// Exec: right after the exec. Rdtsc: after emulation (rip past the instruction).
   Registers regs{};
-  int64_t result = 0;           ///< Syscall: the return value (rax at exit)
-  int32_t child_tid = 0;        ///< Syscall fork/vfork/clone: recorded tid of the new task
+  int64_t result = 0;     ///< Syscall: the return value (rax at exit)
+  int32_t child_tid = 0;  ///< Syscall fork/vfork/clone: recorded tid of the new task
   OutputStream output = OutputStream::None;  ///< Syscall write-like: where the bytes went
-  std::string file;             ///< Syscall mmap of a file / Exec: saved file under files/
-  std::vector<MemoryRegion> memory;  ///< Syscall: out-parameters. Exec: writable mappings.
-  int32_t signo = 0;            ///< Signal: signal number
-  bool synchronous = false;     ///< Signal: raised by the instruction itself (fault)
+  std::string file;                    ///< Syscall mmap of a file / Exec: saved file under files/
+  std::vector<MemoryRegion> memory;    ///< Syscall: out-parameters. Exec: writable mappings.
+  int32_t signo = 0;                   ///< Signal: signal number
+  bool synchronous = false;            ///< Signal: raised by the instruction itself (fault)
   std::array<uint8_t, 128> siginfo{};  ///< Signal: the siginfo_t delivered
-  int32_t status = 0;           ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
-  std::vector<Mapping> mappings;  ///< Exec: the address space after exec (no vdso/vvar)
-  std::vector<std::string> argv;  ///< Exec: the new command line, for `rewind ps`
+  int32_t status = 0;                  ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
+  std::vector<Mapping> mappings;       ///< Exec: the address space after exec (no vdso/vvar)
+  std::vector<std::string> argv;       ///< Exec: the new command line, for `rewind ps`
 
   /// The syscall number of a Syscall event (orig_rax).
   int64_t syscallno() const { return int64_t(regs.orig_rax); }

@@ -4,12 +4,18 @@ namespace rwd {
 
 const char* event_kind_name(EventKind k) {
   switch (k) {
-    case EventKind::Syscall: return "syscall";
-    case EventKind::Exec: return "exec";
-    case EventKind::Signal: return "signal";
-    case EventKind::Exit: return "exit";
-    case EventKind::Rdtsc: return "rdtsc";
-    case EventKind::End: return "end";
+    case EventKind::Syscall:
+      return "syscall";
+    case EventKind::Exec:
+      return "exec";
+    case EventKind::Signal:
+      return "signal";
+    case EventKind::Exit:
+      return "exit";
+    case EventKind::Rdtsc:
+      return "rdtsc";
+    case EventKind::End:
+      return "end";
   }
   return "?";
 }
@@ -21,7 +27,9 @@ constexpr uint64_t kMaxRegionBytes = 1ull << 32;
 constexpr uint32_t kMaxMappings = 1u << 20;
 constexpr uint32_t kMaxArgs = 1u << 20;
 
-bool has_regs(EventKind k) { return k != EventKind::Exit && k != EventKind::End; }
+bool has_regs(EventKind k) {
+  return k != EventKind::Exit && k != EventKind::End;
+}
 }  // namespace
 
 void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
@@ -71,8 +79,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
   }
 }
 
-Event decode_event(ByteReader& r,
-                   const std::function<std::vector<uint8_t>(size_t)>& read_data) {
+Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_t)>& read_data) {
   Event e;
   uint8_t k = r.u8();
   if (k < uint8_t(EventKind::Syscall) || k > uint8_t(EventKind::End))

@@ -51,7 +51,8 @@ std::string traces_root() {
     root = std::string(x) + "/rewind";
   } else {
     const char* home = getenv("HOME");
-    if (!home || !*home) throw Error("cannot find the trace directory: set HOME or REWIND_TRACE_DIR");
+    if (!home || !*home)
+      throw Error("cannot find the trace directory: set HOME or REWIND_TRACE_DIR");
     root = std::string(home) + "/.local/share/rewind";
   }
   mkdir_p(root);

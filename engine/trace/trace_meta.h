@@ -25,17 +25,17 @@ struct ProcessInfo {
   int32_t pid = 0;   ///< recorded pid
   int32_t ppid = 0;  ///< recorded parent pid (0 for the first process)
   bool ended = false;
-  int32_t status = 0;  ///< raw wait status when ended
+  int32_t status = 0;             ///< raw wait status when ended
   std::vector<std::string> argv;  ///< command line after its last exec
 };
 
 /// Written when recording ends normally (file `processes`); its presence marks a complete
 /// trace, and the stream sizes let the reader tell a truncated file from a short recording.
 struct TraceSummary {
-  uint64_t events = 0;       ///< number of events, the End event included
-  uint64_t events_bytes = 0; ///< size of the events file
-  uint64_t data_bytes = 0;   ///< size of the data file
-  int32_t root_status = 0;   ///< raw wait status of the first process
+  uint64_t events = 0;        ///< number of events, the End event included
+  uint64_t events_bytes = 0;  ///< size of the events file
+  uint64_t data_bytes = 0;    ///< size of the data file
+  int32_t root_status = 0;    ///< raw wait status of the first process
   std::vector<ProcessInfo> processes;
 };
 

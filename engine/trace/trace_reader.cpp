@@ -67,10 +67,10 @@ TraceReader::TraceReader(std::string dir) : dir_(std::move(dir)) {
   data_ = std::make_unique<ChunkReader>(dir_ + "/" + kDataFile, kDataKind, tolerate);
   if (summary_) {
     if (events_->file_size() != summary_->events_bytes)
-      throw TraceError(events_->path(), std::min(events_->file_size(), summary_->events_bytes),
-                       "file is " + std::to_string(events_->file_size()) +
-                           " bytes but the recording wrote " +
-                           std::to_string(summary_->events_bytes) + " (truncated or altered trace)");
+      throw TraceError(
+          events_->path(), std::min(events_->file_size(), summary_->events_bytes),
+          "file is " + std::to_string(events_->file_size()) + " bytes but the recording wrote " +
+              std::to_string(summary_->events_bytes) + " (truncated or altered trace)");
     if (data_->file_size() != summary_->data_bytes)
       throw TraceError(data_->path(), std::min(data_->file_size(), summary_->data_bytes),
                        "file is " + std::to_string(data_->file_size()) +

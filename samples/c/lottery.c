@@ -7,9 +7,10 @@
 #include <time.h>
 
 static int checksum(const unsigned char* seed, int n, long nanos) {
-  int sum = 0;
-  for (int i = 0; i < n; ++i) sum = sum * 31 + seed[i];
-  if (nanos % 5 == 0) sum += 0x7fffffff;  // the bug: overflow on some runs
+  unsigned hash = 0;
+  for (int i = 0; i < n; ++i) hash = hash * 31 + seed[i];
+  int sum = (int)(hash % 1000000) + 1;
+  if (nanos % 5 == 0) sum += 0x7fffffff;  // the bug: signed overflow on some runs
   return sum;
 }
 

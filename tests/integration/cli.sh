@@ -19,6 +19,10 @@ one_line_error "unknown option" 2 "^rewind: .*--bogus" "$REWIND" record --bogus 
 one_line_error "missing program" 2 "^rewind: record: cannot find program 'no-such-program-xyz'$" "$REWIND" record no-such-program-xyz
 one_line_error "no program" 2 "^rewind: record: no program given" "$REWIND" record
 one_line_error "bad --ticks" 2 "^rewind: " "$REWIND" record --ticks=sometimes ls
+out=$("$REWIND" record -o "$WORK/dashdash" -- sh -c 'echo "$@"' sh -o -v --ticks=none)
+[ "$out" = "-o -v --ticks=none" ] && pass "arguments after the program are the program's" || fail "program args: $out"
+out=$("$REWIND" record -o "$WORK/nodash" sh -c 'echo "$@"' sh -v -- x)
+[ "$out" = "-v -- x" ] && pass "arguments after the program, without --" || fail "program args: $out"
 "$REWIND" record --help | grep -q "PROGRAM \[ARGS...\]" && pass "record --help" || fail "record --help"
 "$REWIND" --help | grep -q "replay" && pass "--help lists commands" || fail "--help"
 

@@ -2,9 +2,9 @@
 // between processes. Usage: signals MODE (see main).
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdint.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +54,10 @@ static int interrupted_read(int restart) {
   char buf[8] = {0};
   ssize_t n = read(p[0], buf, 4);
   int err = errno;
-  if (n < 0) printf("read failed: %s\n", strerrorname_np(err));
-  else printf("read %zd bytes: %s\n", n, buf);
+  if (n < 0)
+    printf("read failed: %s\n", strerrorname_np(err));
+  else
+    printf("read %zd bytes: %s\n", n, buf);
   if (!restart) {
     n = read(p[0], buf, 4);
     printf("second read %zd bytes: %s\n", n, buf);

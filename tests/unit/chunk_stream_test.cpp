@@ -1,9 +1,10 @@
+#include "engine/trace/chunk_stream.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "engine/errors.h"
-#include "engine/trace/chunk_stream.h"
 #include "test_dir.h"
 
 using namespace rwd;
@@ -113,11 +114,13 @@ TEST_CASE("a torn tail is an error, unless the reader tolerates an interrupted r
 TEST_CASE("headers are checked: magic, version, kind") {
   TestDir d;
   write_two_chunks(d / "s");
-  CHECK(error_of([&] { ChunkReader r(d / "s", fourcc("OTHR"), false); })
-            .find("stream kind does not match") != std::string::npos);
+  CHECK(error_of([&] {
+          ChunkReader r(d / "s", fourcc("OTHR"), false);
+        }).find("stream kind does not match") != std::string::npos);
   flip_byte(d / "s", 8);  // version 1 -> 65
-  CHECK(error_of([&] { ChunkReader r(d / "s", kKind, false); })
-            .find("trace format version 65 is newer than this rewind supports (1)") !=
+  CHECK(error_of([&] {
+          ChunkReader r(d / "s", kKind, false);
+        }).find("trace format version 65 is newer than this rewind supports (1)") !=
         std::string::npos);
   flip_byte(d / "s", 0);
   CHECK(error_of([&] { ChunkReader r(d / "s", kKind, false); }) ==

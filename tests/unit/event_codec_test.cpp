@@ -1,8 +1,9 @@
+#include "engine/trace/event_codec.h"
+
 #include <catch2/catch.hpp>
 #include <cstring>
 
 #include "engine/errors.h"
-#include "engine/trace/event_codec.h"
 
 using namespace rwd;
 

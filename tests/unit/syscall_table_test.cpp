@@ -1,9 +1,9 @@
+#include "engine/arch/syscall_table.h"
+
 #include <asm/ioctls.h>
 #include <sys/syscall.h>
 
 #include <catch2/catch.hpp>
-
-#include "engine/arch/syscall_table.h"
 
 using namespace rwd;
 
@@ -47,7 +47,7 @@ TEST_CASE("ioctl output sizes: encoded requests and the terminal table") {
   CHECK(ioctl_output_size(TIOCGWINSZ) == 8);
   CHECK(ioctl_output_size(TCSETS) == 0);
   CHECK(ioctl_output_size(FIONBIO) == 0);
-  CHECK(ioctl_output_size(0x80045430) == 4);   // TIOCGPTN: _IOR('T', 0x30, unsigned int)
-  CHECK(ioctl_output_size(0x40045431) == 0);   // TIOCSPTLCK: _IOW, nothing written back
-  CHECK(ioctl_output_size(0x5499) == -1);      // unknown legacy request
+  CHECK(ioctl_output_size(0x80045430) == 4);  // TIOCGPTN: _IOR('T', 0x30, unsigned int)
+  CHECK(ioctl_output_size(0x40045431) == 0);  // TIOCSPTLCK: _IOW, nothing written back
+  CHECK(ioctl_output_size(0x5499) == -1);     // unknown legacy request
 }

@@ -1,3 +1,5 @@
+#include "engine/trace/trace_dir.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -6,7 +8,6 @@
 #include <fstream>
 
 #include "engine/errors.h"
-#include "engine/trace/trace_dir.h"
 #include "test_dir.h"
 
 using namespace rwd;
@@ -38,7 +39,10 @@ TEST_CASE("the traces root follows REWIND_TRACE_DIR, then XDG_DATA_HOME") {
   std::string old_xdg = getenv("XDG_DATA_HOME") ? getenv("XDG_DATA_HOME") : "";
   setenv("XDG_DATA_HOME", d.path.c_str(), 1);
   CHECK(traces_root() == d / "rewind");
-  if (old_xdg.empty()) unsetenv("XDG_DATA_HOME"); else setenv("XDG_DATA_HOME", old_xdg.c_str(), 1);
+  if (old_xdg.empty())
+    unsetenv("XDG_DATA_HOME");
+  else
+    setenv("XDG_DATA_HOME", old_xdg.c_str(), 1);
 }
 
 TEST_CASE("latest-trace and name resolution") {

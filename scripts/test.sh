@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test: the normal build, then the same tests
+# in a build with AddressSanitizer and UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+echo "== build (RelWithDebInfo)"
+BUILD_DIR=build scripts/build.sh
+echo "== tests"
+(cd build && ctest --output-on-failure -j"$(nproc)")
+if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== build with sanitizers (ASan, UBSan)"
+  BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DREWIND_SANITIZE=ON
+  echo "== tests with sanitizers"
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --output-on-failure -j"$(nproc)")
+fi
