@@ -266,6 +266,10 @@ void Recorder::on_syscall_entry(Task& t) {
       throw UnsupportedError(
           "the program creates threads (clone with CLONE_THREAD); multi-threaded recording is "
           "not supported yet");
+    if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+      throw UnsupportedError(
+          "the program creates a process sharing its memory (clone with CLONE_VM); this is not "
+          "supported yet");
   }
   if (nr == SYS_rseq) {
     // Restartable sequences let the kernel write the CPU number into memory at any time;
