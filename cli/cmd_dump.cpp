@@ -18,6 +18,7 @@ nlohmann::json to_json(const Event& e) {
   switch (e.kind) {
     case EventKind::Syscall:
       j["syscall"] = syscall_name(e.syscallno());
+      j["args"] = {e.regs.rdi, e.regs.rsi, e.regs.rdx, e.regs.r10, e.regs.r8, e.regs.r9};
       j["result"] = e.result;
       if (e.child_tid) j["child"] = e.child_tid;
       if (!e.file.empty()) j["file"] = e.file;

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "engine/errors.h"
 #include "engine/record/recorder.h"
+#include "engine/record/until_failure.h"
 
 namespace rwd::cli {
 
@@ -47,10 +48,19 @@ Runner add_record(CLI::App& app) {
   auto ticks = std::make_shared<std::string>("auto");
   cmd->add_option("-o,--output", opts->output_dir, "Write the trace to this new directory");
   cmd->add_flag("-v,--verbose", opts->verbose, "Say where the trace went");
+  cmd->add_flag("--chaos", opts->chaos,
+                "Chaos mode: random time slices and scheduling order between threads, so that "
+                "rare interleavings show up more often");
+  auto until = std::make_shared<int>(0);
+  cmd->add_option("--until-failure", *until,
+                  "Record again and again (at most N times, default 100) until the program "
+                  "exits non-zero or dies from a signal; keep only the failing trace")
+      ->expected(0, 1)
+      ->default_str("100");
   cmd->add_option("--ticks", *ticks,
                   "Progress counter: auto, hw (hardware counters) or none (counter-less)")
       ->check(CLI::IsMember({"auto", "hw", "none"}));
-  return [opts, ticks] {
+  return [cmd, opts, ticks, until] {
     opts->argv = g_program;
     if (!g_split || opts->argv.empty()) {
       std::fprintf(stderr,
@@ -65,6 +75,17 @@ Runner add_record(CLI::App& app) {
     if (find_program(opts->argv[0]).empty()) {
       std::fprintf(stderr, "rewind: record: cannot find program '%s'\n", opts->argv[0].c_str());
       return kUsageError;
+    }
+    if (cmd->count("--until-failure")) {
+      int n = *until > 0 ? *until : 100;
+      UntilFailureResult u = record_until_failure(*opts, n);
+      if (u.failed)
+        std::fprintf(stderr, "rewind: run %d of at most %d failed (exit status %d); trace: %s\n",
+                     u.runs, n, u.last.exit_code, u.last.trace_dir.c_str());
+      else
+        std::fprintf(stderr, "rewind: no failure in %d runs; kept the last trace: %s\n", n,
+                     u.last.trace_dir.c_str());
+      return u.last.exit_code;
     }
     RecordResult r = record(*opts);
     if (opts->verbose)

@@ -19,11 +19,12 @@ constexpr OutParam fixed(int arg, uint32_t n) {
 constexpr OutParam fixed_always(int arg, uint32_t n) {
   return {int8_t(arg), S::Fixed, n, -1, true};
 }
-constexpr OutParam result(int arg) {
-  return {int8_t(arg), S::Result, 0, -1, false};
+// `cap` is the argument holding the buffer's capacity: the most the kernel may write.
+constexpr OutParam result(int arg, int cap) {
+  return {int8_t(arg), S::Result, 0, int8_t(cap), false};
 }
-constexpr OutParam result_times(int arg, uint32_t n) {
-  return {int8_t(arg), S::ResultTimes, n, -1, false};
+constexpr OutParam result_times(int arg, int cap, uint32_t n) {
+  return {int8_t(arg), S::ResultTimes, n, int8_t(cap), false};
 }
 constexpr OutParam arg_bytes(int arg, int size_arg) {
   return {int8_t(arg), S::Arg, 0, int8_t(size_arg), false};
@@ -60,9 +61,9 @@ struct Row {
 const std::vector<Row>& rows() {
   static const std::vector<Row> t = {
       // File I/O: emulated; replay never touches the file system.
-      {SYS_read, "read", R::Emulate, {result(1)}},
+      {SYS_read, "read", R::Emulate, {result(1, 2)}},
       {SYS_write, "write", R::Emulate, {}, OutputKind::Buffer},
-      {SYS_pread64, "pread64", R::Emulate, {result(1)}},
+      {SYS_pread64, "pread64", R::Emulate, {result(1, 2)}},
       {SYS_pwrite64, "pwrite64", R::Emulate, {}, OutputKind::Buffer},
       {SYS_readv, "readv", R::Emulate, {iov(1, 2)}},
       {SYS_writev, "writev", R::Emulate, {}, OutputKind::Iov},
@@ -87,11 +88,11 @@ const std::vector<Row>& rows() {
       {SYS_access, "access", R::Emulate, {}},
       {SYS_faccessat, "faccessat", R::Emulate, {}},
       {SYS_faccessat2, "faccessat2", R::Emulate, {}},
-      {SYS_readlink, "readlink", R::Emulate, {result(1)}},
-      {SYS_readlinkat, "readlinkat", R::Emulate, {result(2)}},
-      {SYS_getdents, "getdents", R::Emulate, {result(1)}},
-      {SYS_getdents64, "getdents64", R::Emulate, {result(1)}},
-      {SYS_getcwd, "getcwd", R::Emulate, {result(0)}},
+      {SYS_readlink, "readlink", R::Emulate, {result(1, 2)}},
+      {SYS_readlinkat, "readlinkat", R::Emulate, {result(2, 3)}},
+      {SYS_getdents, "getdents", R::Emulate, {result(1, 2)}},
+      {SYS_getdents64, "getdents64", R::Emulate, {result(1, 2)}},
+      {SYS_getcwd, "getcwd", R::Emulate, {result(0, 1)}},
       {SYS_chdir, "chdir", R::Emulate, {}},
       {SYS_fchdir, "fchdir", R::Emulate, {}},
       {SYS_rename, "rename", R::Emulate, {}},
@@ -138,12 +139,12 @@ const std::vector<Row>& rows() {
       {SYS_copy_file_range, "copy_file_range", R::Emulate, {fixed(1, 8), fixed(3, 8)}},
       {SYS_splice, "splice", R::Emulate, {fixed(1, 8), fixed(3, 8)}},
       {SYS_tee, "tee", R::Emulate, {}},
-      {SYS_getxattr, "getxattr", R::Emulate, {result(2)}},
-      {SYS_lgetxattr, "lgetxattr", R::Emulate, {result(2)}},
-      {SYS_fgetxattr, "fgetxattr", R::Emulate, {result(2)}},
-      {SYS_listxattr, "listxattr", R::Emulate, {result(1)}},
-      {SYS_llistxattr, "llistxattr", R::Emulate, {result(1)}},
-      {SYS_flistxattr, "flistxattr", R::Emulate, {result(1)}},
+      {SYS_getxattr, "getxattr", R::Emulate, {result(2, 3)}},
+      {SYS_lgetxattr, "lgetxattr", R::Emulate, {result(2, 3)}},
+      {SYS_fgetxattr, "fgetxattr", R::Emulate, {result(2, 3)}},
+      {SYS_listxattr, "listxattr", R::Emulate, {result(1, 2)}},
+      {SYS_llistxattr, "llistxattr", R::Emulate, {result(1, 2)}},
+      {SYS_flistxattr, "flistxattr", R::Emulate, {result(1, 2)}},
       {SYS_setxattr, "setxattr", R::Emulate, {}},
       {SYS_lsetxattr, "lsetxattr", R::Emulate, {}},
       {SYS_fsetxattr, "fsetxattr", R::Emulate, {}},
@@ -171,9 +172,9 @@ const std::vector<Row>& rows() {
       {SYS_epoll_create, "epoll_create", R::Emulate, {}},
       {SYS_epoll_create1, "epoll_create1", R::Emulate, {}},
       {SYS_epoll_ctl, "epoll_ctl", R::Emulate, {}},
-      {SYS_epoll_wait, "epoll_wait", R::Emulate, {result_times(1, kEpollEvent)}},
-      {SYS_epoll_pwait, "epoll_pwait", R::Emulate, {result_times(1, kEpollEvent)}},
-      {SYS_epoll_pwait2, "epoll_pwait2", R::Emulate, {result_times(1, kEpollEvent)}},
+      {SYS_epoll_wait, "epoll_wait", R::Emulate, {result_times(1, 2, kEpollEvent)}},
+      {SYS_epoll_pwait, "epoll_pwait", R::Emulate, {result_times(1, 2, kEpollEvent)}},
+      {SYS_epoll_pwait2, "epoll_pwait2", R::Emulate, {result_times(1, 2, kEpollEvent)}},
       // Sockets: emulated, so replay works with the peer gone.
       {SYS_socket, "socket", R::Emulate, {}},
       {SYS_socketpair, "socketpair", R::Emulate, {fixed(3, 8)}},
@@ -188,10 +189,10 @@ const std::vector<Row>& rows() {
       {SYS_setsockopt, "setsockopt", R::Emulate, {}},
       {SYS_shutdown, "shutdown", R::Emulate, {}},
       {SYS_sendto, "sendto", R::Emulate, {}, OutputKind::Buffer},
-      {SYS_recvfrom, "recvfrom", R::Emulate, {result(1), len_ptr(4, 5), fixed(5, kSockaddrLen)}},
+      {SYS_recvfrom, "recvfrom", R::Emulate, {result(1, 2), len_ptr(4, 5), fixed(5, kSockaddrLen)}},
       {SYS_sendmsg, "sendmsg", R::Emulate, {}},
       {SYS_recvmsg, "recvmsg", R::Emulate, {}},
-      {SYS_sendmmsg, "sendmmsg", R::Emulate, {result_times(1, kMmsghdr)}},
+      {SYS_sendmmsg, "sendmmsg", R::Emulate, {result_times(1, 2, kMmsghdr)}},
       // Time and randomness: the nondeterminism rewind exists to capture.
       {SYS_clock_gettime, "clock_gettime", R::Emulate, {fixed(1, kTimespec)}},
       {SYS_clock_getres, "clock_getres", R::Emulate, {fixed(1, kTimespec)}},
@@ -199,7 +200,7 @@ const std::vector<Row>& rows() {
       {SYS_time, "time", R::Emulate, {fixed(0, 8)}},
       {SYS_nanosleep, "nanosleep", R::Emulate, {fixed_always(1, kTimespec)}},
       {SYS_clock_nanosleep, "clock_nanosleep", R::Emulate, {fixed_always(3, kTimespec)}},
-      {SYS_getrandom, "getrandom", R::Emulate, {result(0)}},
+      {SYS_getrandom, "getrandom", R::Emulate, {result(0, 1)}},
       {SYS_times, "times", R::Emulate, {fixed(0, kTms)}},
       {SYS_getitimer, "getitimer", R::Emulate, {fixed(1, kItimerval)}},
       {SYS_setitimer, "setitimer", R::Emulate, {fixed(2, kItimerval)}},
@@ -217,7 +218,7 @@ const std::vector<Row>& rows() {
       {SYS_getegid, "getegid", R::Emulate, {}},
       {SYS_getresuid, "getresuid", R::Emulate, {fixed(0, 4), fixed(1, 4), fixed(2, 4)}},
       {SYS_getresgid, "getresgid", R::Emulate, {fixed(0, 4), fixed(1, 4), fixed(2, 4)}},
-      {SYS_getgroups, "getgroups", R::Emulate, {result_times(1, 4)}},
+      {SYS_getgroups, "getgroups", R::Emulate, {result_times(1, 0, 4)}},
       {SYS_setuid, "setuid", R::Emulate, {}},
       {SYS_setgid, "setgid", R::Emulate, {}},
       {SYS_setreuid, "setreuid", R::Emulate, {}},
@@ -244,7 +245,7 @@ const std::vector<Row>& rows() {
       {SYS_prctl, "prctl", R::Emulate, {}},
       {SYS_getcpu, "getcpu", R::Emulate, {fixed(0, 4), fixed(1, 4)}},
       {SYS_sched_yield, "sched_yield", R::Emulate, {}},
-      {SYS_sched_getaffinity, "sched_getaffinity", R::Emulate, {result(2)}},
+      {SYS_sched_getaffinity, "sched_getaffinity", R::Emulate, {result(2, 1)}},
       {SYS_sched_setaffinity, "sched_setaffinity", R::Emulate, {}},
       {SYS_sched_getparam, "sched_getparam", R::Emulate, {fixed(1, kSchedParam)}},
       {SYS_sched_setparam, "sched_setparam", R::Emulate, {}},

@@ -23,8 +23,8 @@ enum class ReplayPolicy : uint8_t {
 enum class SizeRule : uint8_t {
   None,
   Fixed,        ///< `n` bytes
-  Result,       ///< the syscall's result, in bytes
-  ResultTimes,  ///< result * n bytes
+  Result,       ///< the syscall's result, in bytes (at most argument `size_arg`)
+  ResultTimes,  ///< result * n bytes (at most argument `size_arg` * n)
   Arg,          ///< the value of argument `size_arg`, in bytes
   ArgTimes,     ///< argument `size_arg` * n bytes
   LenPtr,       ///< the u32 that argument `size_arg` points to, read at syscall entry

@@ -12,22 +12,26 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <optional>
 
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/record/blocking.h"
 #include "engine/record/exec_capture.h"
 #include "engine/record/file_saver.h"
+#include "engine/record/schedule_policy.h"
 #include "engine/record/signal_disposition.h"
 #include "engine/record/syscall_capture.h"
+#include "engine/ticks/memory_digest.h"
 #include "engine/trace/trace_dir.h"
 #include "engine/trace/trace_files.h"
 #include "engine/trace/trace_writer.h"
@@ -38,38 +42,62 @@ namespace rwd {
 
 namespace {
 
+/// What a task is doing from the recorder's point of view.
+enum class RunState : uint8_t {
+  Stopped,      ///< held at a ptrace stop, waiting to run user code (in its process's queue)
+  UserRunning,  ///< resumed into user code: its process's active task
+  InSyscall,    ///< resumed into a syscall (between its entry and exit stops)
+};
+
 /// Recorder-side state of one task.
 struct Task {
   pid_t tid = 0;
   pid_t pid = 0;  ///< thread group (process) id
-  bool in_syscall = false;
+  RunState state = RunState::Stopped;
+  bool fresh = true;  ///< its first stop (PTRACE_EVENT_STOP) has not been seen
   Registers entry{};  ///< registers at the current syscall's entry
   EntrySnapshot snap;
   bool exec_seen = false;      ///< PTRACE_EVENT_EXEC arrived during this syscall
   bool fork_recorded = false;  ///< the fork-like syscall's event was written at its event stop
   bool skip_syscall = false;   ///< entry was cancelled (rseq): exit reports -ENOSYS
-  pid_t vfork_child = 0;       ///< held until this vfork child execs or exits
-  bool held = false;
+  bool blocked = false;        ///< in a syscall that may wait: others of its process may run
+  bool entry_marked = false;   ///< a SyscallEntry event was written for the current syscall
+  bool interrupt_requested = false;  ///< PTRACE_INTERRUPT sent, its stop not seen yet
+  int pending_sig = 0;               ///< held signal-delivery stop, delivered when scheduled
+  uint64_t run_start = 0;            ///< tick when it last started running user code
+  uint64_t slice = kDefaultSliceTicks;
+  pid_t vfork_child = 0;  ///< held until this vfork child execs or exits
+};
+
+/// A thread group (process). At most one of its tasks runs user code at a time; the order in
+/// which they do is recorded, which is what makes threads replayable (DESIGN.md "Recording").
+struct Group {
+  pid_t active = 0;         ///< the task running user code or a prompt syscall, or 0
+  std::deque<pid_t> ready;  ///< tasks waiting to run user code
+  std::vector<pid_t> members;
 };
 
 volatile sig_atomic_t g_forward_to = 0;
+volatile sig_atomic_t g_tick_due = 0;
 
 void forward_signal(int sig) {
   if (g_forward_to > 0) kill(g_forward_to, sig);
 }
 
-volatile sig_atomic_t g_flush_due = 0;
-void on_flush_timer(int) {
-  g_flush_due = 1;
+void on_timer_signal(int) {
+  g_tick_due = 1;
 }  // also interrupts the blocking waitpid
 
-/// While the tracees run without producing events, pending events must still reach the disk
-/// soon (crash safety): a one-shot timer interrupts the blocking waitpid.
-constexpr long kIdleFlushUs = 50'000;
+/// The timer: every tick while a process has several tasks (preemption, block detection);
+/// otherwise once, 50 ms after events start waiting in memory (crash safety).
+constexpr long kFlushAfterUs = 50'000;
 
-void arm_flush_timer() {
+void set_timer(long first_us, long interval_us) {
   itimerval it{};
-  it.it_value.tv_usec = kIdleFlushUs;
+  it.it_value.tv_sec = first_us / 1'000'000;
+  it.it_value.tv_usec = first_us % 1'000'000;
+  it.it_interval.tv_sec = interval_us / 1'000'000;
+  it.it_interval.tv_usec = interval_us % 1'000'000;
   setitimer(ITIMER_REAL, &it, nullptr);
 }
 
@@ -81,9 +109,19 @@ bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/// True when the kernel has put the task to sleep (state S or D in /proc/TID/stat).
+bool task_sleeping(pid_t tid) {
+  std::ifstream f("/proc/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(f, line);
+  size_t p = line.rfind(')');
+  return p != std::string::npos && p + 2 < line.size() &&
+         (line[p + 2] == 'S' || line[p + 2] == 'D');
+}
+
 class Recorder {
  public:
-  explicit Recorder(const RecordOptions& o) : opts_(o) {}
+  explicit Recorder(const RecordOptions& o) : opts_(o), policy_(o.chaos, o.chaos_seed) {}
   RecordResult run();
 
  private:
@@ -91,30 +129,43 @@ class Recorder {
   void on_syscall_entry(Task& t);
   void on_syscall_exit(Task& t);
   void on_fork_event(Task& t, int event);
+  void on_event_stop(Task& t);
   void on_signal(Task& t, int sig);
   void on_exit(Task& t, int status);
-  void resume_task(Task& t, int sig = 0);
+  void on_tick();
+  void run_user(Task& t, int sig = 0);
+  void schedule(Group& g);
+  void deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si);
+  void mark_entries(Group& g, pid_t except);
+  void set_point(Event& e, Task& t);
+  void release_vfork_parent(pid_t child);
+  void update_timer();
   bool emulate_rdtsc(Task& t, Registers& regs);
   OutputStream output_target(pid_t tid, uint64_t fd);
   void write(Event& e) { writer_->write(e); }
+  Group& group(const Task& t) { return groups_[t.pid]; }
+  void resume_syscall(Task& t, int sig = 0) { resume(t.tid, PTRACE_SYSCALL, sig); }
 
   RecordOptions opts_;
+  SchedulePolicy policy_;
   std::unique_ptr<TraceWriter> writer_;
   std::unique_ptr<FileSaver> saver_;
   std::map<pid_t, Task> tasks_;
-  std::map<pid_t, int> early_stops_;  ///< stops of new children seen before their fork event
+  std::map<pid_t, Group> groups_;
+  std::map<pid_t, int> early_stops_;  ///< stops of new tasks seen before their clone event
   std::map<pid_t, ProcessInfo> processes_;
   std::vector<pid_t> process_order_;
   pid_t root_ = 0;
   int root_status_ = 0;
+  uint64_t ticks_ = 0;
+  uint64_t last_flush_tick_ = 0;
+  bool periodic_ = false;     ///< the timer ticks every kTickUs
+  bool flush_armed_ = false;  ///< the one-shot flush timer is armed
+  uint64_t preemptions_ = 0;
   struct stat stdout_st_ {
   }, stderr_st_{};
   bool have_stdout_ = false, have_stderr_ = false;
 };
-
-void Recorder::resume_task(Task& t, int sig) {
-  resume(t.tid, PTRACE_SYSCALL, sig);
-}
 
 OutputStream Recorder::output_target(pid_t tid, uint64_t fd) {
   if (fd > INT_MAX || (!have_stdout_ && !have_stderr_)) return OutputStream::None;
@@ -125,6 +176,16 @@ OutputStream Recorder::output_target(pid_t tid, uint64_t fd) {
   bool err = have_stderr_ && same_file(st, stderr_st_);
   if (out && err) return fd == 2 ? OutputStream::Stderr : OutputStream::Stdout;
   return out ? OutputStream::Stdout : err ? OutputStream::Stderr : OutputStream::None;
+}
+
+void Recorder::update_timer() {
+  bool want = false;
+  for (auto& [pid, g] : groups_) want |= g.members.size() > 1;
+  if (want != periodic_) {
+    periodic_ = want;
+    flush_armed_ = false;
+    set_timer(want ? long(kTickUs) : 0, want ? long(kTickUs) : 0);
+  }
 }
 
 RecordResult Recorder::run() {
@@ -172,24 +233,26 @@ RecordResult Recorder::run() {
   if (!root_dir.empty()) set_latest_trace(root_dir, dir);
   Task& root = tasks_[root_];
   root.tid = root.pid = root_;
+  root.fresh = false;
+  Group& rg = groups_[root_];
+  rg.members.push_back(root_);
+  rg.active = root_;
   processes_[root_] = ProcessInfo{root_, 0, false, 0, opts_.argv};
   process_order_.push_back(root_);
   on_syscall_entry(root);  // spawn_traced left it at the entry of its execve
 
   struct sigaction sa {};
-  sa.sa_handler = on_flush_timer;  // no SA_RESTART: the timer interrupts waitpid
+  sa.sa_handler = on_timer_signal;  // no SA_RESTART: the timer interrupts waitpid
   sigaction(SIGALRM, &sa, nullptr);
-  bool timer_armed = false;
   try {
     while (!tasks_.empty()) {
-      if (g_flush_due) {
-        g_flush_due = 0;
-        timer_armed = false;
-        writer_->flush();
+      if (g_tick_due) {
+        g_tick_due = 0;
+        on_tick();
       }
-      if (!timer_armed && writer_->has_pending()) {
-        arm_flush_timer();
-        timer_armed = true;
+      if (!periodic_ && !flush_armed_ && writer_->has_pending()) {
+        set_timer(kFlushAfterUs, 0);
+        flush_armed_ = true;
       }
       int status = 0;
       pid_t tid = waitpid(-1, &status, __WALL);
@@ -205,6 +268,7 @@ RecordResult Recorder::run() {
       handle_stop(it->second, status);
     }
   } catch (const Error&) {
+    set_timer(0, 0);
     for (auto& [tid, t] : tasks_) kill(tid, SIGKILL);
     while (waitpid(-1, nullptr, __WALL) > 0) {
     }
@@ -212,8 +276,7 @@ RecordResult Recorder::run() {
     throw;
   }
 
-  itimerval off{};
-  setitimer(ITIMER_REAL, &off, nullptr);
+  set_timer(0, 0);
   TraceSummary summary;
   summary.root_status = root_status_;
   for (pid_t p : process_order_) summary.processes.push_back(processes_[p]);
@@ -222,7 +285,36 @@ RecordResult Recorder::run() {
   r.trace_dir = dir;
   r.exit_code = exit_code_for_status(root_status_);
   r.events = writer_->last_event();
+  r.preemptions = preemptions_;
   return r;
+}
+
+void Recorder::on_tick() {
+  if (!periodic_) {  // the one-shot flush timer
+    flush_armed_ = false;
+    writer_->flush();
+    return;
+  }
+  ++ticks_;
+  if (ticks_ - last_flush_tick_ >= kFlushAfterUs / kTickUs) {
+    last_flush_tick_ = ticks_;
+    writer_->flush();
+  }
+  for (auto& [pid, g] : groups_) {
+    if (!g.active || g.ready.empty()) continue;
+    Task& t = tasks_.at(g.active);
+    if (t.state == RunState::UserRunning && !t.interrupt_requested &&
+        ticks_ - t.run_start >= t.slice) {
+      // Time slice over and another task waits: stop this one where it is.
+      if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) t.interrupt_requested = true;
+    } else if (t.state == RunState::InSyscall && !t.blocked && t.vfork_child == 0 &&
+               task_sleeping(t.tid)) {
+      // A syscall expected to return promptly is waiting: let the others run meanwhile.
+      t.blocked = true;
+      g.active = 0;
+      schedule(g);
+    }
+  }
 }
 
 void Recorder::handle_stop(Task& t, int status) {
@@ -233,7 +325,7 @@ void Recorder::handle_stop(Task& t, int status) {
     int kind = syscall_stop_kind(t.tid);
     if (kind == PTRACE_SYSCALL_INFO_ENTRY) return on_syscall_entry(t);
     if (kind == PTRACE_SYSCALL_INFO_EXIT) return on_syscall_exit(t);
-    return resume_task(t);
+    return resume_syscall(t);
   }
   switch (event) {
     case PTRACE_EVENT_FORK:
@@ -242,34 +334,90 @@ void Recorder::handle_stop(Task& t, int status) {
       return on_fork_event(t, event);
     case PTRACE_EVENT_EXEC:
       t.exec_seen = true;
-      return resume_task(t);
-    case PTRACE_EVENT_STOP:  // a new child's first stop, or a group-stop
-      return resume_task(t);
+      return resume_syscall(t);
+    case PTRACE_EVENT_STOP:
+      return on_event_stop(t);
     default:
       return on_signal(t, sig);
   }
 }
 
+void Recorder::run_user(Task& t, int sig) {
+  t.state = RunState::UserRunning;
+  t.run_start = ticks_;
+  t.slice = policy_.slice();
+  resume_syscall(t, sig);
+}
+
+void Recorder::mark_entries(Group& g, pid_t except) {
+  // Tasks waiting in a syscall while another runs: replay must bring them to the syscall's
+  // entry before the other's next events, as their code up to it ran first.
+  for (pid_t m : g.members) {
+    Task& x = tasks_.at(m);
+    if (m == except || x.state != RunState::InSyscall || !x.blocked || x.entry_marked) continue;
+    Event e;
+    e.kind = EventKind::SyscallEntry;
+    e.tid = x.tid;
+    e.regs = x.entry;
+    write(e);
+    x.entry_marked = true;
+  }
+}
+
+void Recorder::set_point(Event& e, Task& t) {
+  // Buffers that syscalls in flight in other tasks may write are left out of the digest.
+  for (pid_t m : group(t).members) {
+    Task& x = tasks_.at(m);
+    if (m == t.tid || x.state != RunState::InSyscall) continue;
+    if (const SyscallSpec* spec = syscall_spec(long(x.entry.orig_rax))) {
+      auto ranges = possible_outputs(x.tid, *spec, x.entry, x.snap);
+      e.exclusions.insert(e.exclusions.end(), ranges.begin(), ranges.end());
+    }
+  }
+  e.digest = digest_memory(t.tid, e.exclusions);
+  if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
+    if (FILE* out = fopen(f, "a")) {
+      fprintf(out, "record point (task %d)\n%s", t.tid, digest_report(t.tid).c_str());
+      fclose(out);
+    }
+  }
+}
+
+void Recorder::schedule(Group& g) {
+  if (g.active || g.ready.empty()) return;
+  size_t i = policy_.pick(g.ready.size());
+  pid_t next = g.ready[i];
+  g.ready.erase(g.ready.begin() + long(i));
+  Task& t = tasks_.at(next);
+  mark_entries(g, next);
+  g.active = next;
+  if (t.pending_sig) {
+    int sig = t.pending_sig;
+    t.pending_sig = 0;
+    return deliver_signal(t, sig, get_siginfo(t.tid));
+  }
+  run_user(t);
+}
+
 void Recorder::on_syscall_entry(Task& t) {
   t.entry = get_regs(t.tid);
-  t.in_syscall = true;
-  t.exec_seen = t.fork_recorded = t.skip_syscall = false;
+  t.state = RunState::InSyscall;
+  t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
   long nr = long(t.entry.orig_rax);
   const SyscallSpec* spec = syscall_spec(nr);
   if (!spec)
     throw UnsupportedError("syscall " + std::to_string(nr) + " (" + syscall_name(nr) +
                            ") is not supported yet");
+  Group& g = group(t);
+  if ((nr == SYS_execve || nr == SYS_execveat) && g.members.size() > 1)
+    throw UnsupportedError("execve from a multi-threaded process is not supported yet");
   if (nr == SYS_clone || nr == SYS_clone3) {
     uint64_t flags = t.entry.rdi;
     if (nr == SYS_clone3) read_memory_exact(t.tid, t.entry.rdi, &flags, 8);
-    if (flags & (CLONE_THREAD | CLONE_SIGHAND))
+    if ((flags & CLONE_VM) && !(flags & (CLONE_THREAD | CLONE_VFORK)))
       throw UnsupportedError(
-          "the program creates threads (clone with CLONE_THREAD); multi-threaded recording is "
-          "not supported yet");
-    if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
-      throw UnsupportedError(
-          "the program creates a process sharing its memory (clone with CLONE_VM); this is not "
-          "supported yet");
+          "the program creates a process sharing its memory (clone with CLONE_VM but not "
+          "CLONE_THREAD); this is not supported yet");
   }
   if (nr == SYS_rseq) {
     // Restartable sequences let the kernel write the CPU number into memory at any time;
@@ -286,15 +434,19 @@ void Recorder::on_syscall_entry(Task& t) {
     e.tid = t.tid;
     e.regs = t.entry;
     write(e);
+  } else if (syscall_may_block(t.entry) && g.active == t.tid) {
+    t.blocked = true;
+    g.active = 0;
+    resume_syscall(t);
+    return schedule(g);
   }
-  resume_task(t);
+  resume_syscall(t);
 }
 
 void Recorder::on_syscall_exit(Task& t) {
   Registers regs = get_regs(t.tid);
   long nr = long(t.entry.orig_rax);
   int64_t result = int64_t(regs.rax);
-  t.in_syscall = false;
   if (t.skip_syscall) {
     regs.rax = uint64_t(-ENOSYS);
     result = -ENOSYS;
@@ -304,35 +456,40 @@ void Recorder::on_syscall_exit(Task& t) {
     Event e = capture_exec(t.tid, *saver_);
     write(e);
     processes_[t.pid].argv = e.argv;
-    if (pid_t parent = 0; true) {
-      for (auto& [ptid, p] : tasks_)
-        if (p.vfork_child == t.tid) parent = ptid;
-      if (parent) {
-        Task& p = tasks_[parent];
-        p.vfork_child = 0;
-        p.held = false;
-        resume_task(p);
-      }
+    release_vfork_parent(t.tid);
+  } else if (!(is_fork_like(nr) && t.fork_recorded)) {
+    const SyscallSpec* spec = syscall_spec(nr);
+    Event e;
+    e.kind = EventKind::Syscall;
+    e.tid = t.tid;
+    e.regs = t.entry;
+    e.result = result;
+    e.memory = capture_outputs(t.tid, *spec, t.entry, result, t.snap);
+    if (spec->output != OutputKind::None && result > 0)
+      e.output = output_target(t.tid, t.entry.rdi);
+    if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
+      std::string fd = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(int(t.entry.r8));
+      char target[PATH_MAX] = {};
+      ssize_t n = ::readlink(fd.c_str(), target, sizeof target - 1);
+      e.file = saver_->save(fd, n > 0 ? std::string(target, size_t(n)) : fd);
     }
-    return resume_task(t);
+    write(e);
   }
-  if (is_fork_like(nr) && t.fork_recorded) return resume_task(t);
-  const SyscallSpec* spec = syscall_spec(nr);
-  Event e;
-  e.kind = EventKind::Syscall;
-  e.tid = t.tid;
-  e.regs = t.entry;
-  e.result = result;
-  e.memory = capture_outputs(t.tid, *spec, t.entry, result, t.snap);
-  if (spec->output != OutputKind::None && result > 0) e.output = output_target(t.tid, t.entry.rdi);
-  if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
-    std::string fd = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(int(t.entry.r8));
-    char target[PATH_MAX] = {};
-    ssize_t n = ::readlink(fd.c_str(), target, sizeof target - 1);
-    e.file = saver_->save(fd, n > 0 ? std::string(target, size_t(n)) : fd);
+  Group& g = group(t);
+  if (t.blocked) {
+    t.blocked = false;
+    if (g.active) {  // another task runs: wait for a turn
+      t.state = RunState::Stopped;
+      g.ready.push_back(t.tid);
+      return;
+    }
+    g.active = t.tid;
   }
-  write(e);
-  resume_task(t);
+  if (g.active == t.tid && t.state == RunState::InSyscall) {
+    t.state = RunState::UserRunning;  // a prompt syscall: same slice goes on
+    return resume_syscall(t);
+  }
+  run_user(t);
 }
 
 void Recorder::on_fork_event(Task& t, int event) {
@@ -346,22 +503,63 @@ void Recorder::on_fork_event(Task& t, int event) {
   write(e);
   t.fork_recorded = true;
   Task& c = tasks_[child];
-  c.tid = c.pid = child;
-  processes_[child] = ProcessInfo{child, t.pid, false, 0, processes_[t.pid].argv};
-  process_order_.push_back(child);
+  c.tid = child;
+  uint64_t flags = t.entry.rdi;
+  if (t.entry.orig_rax == SYS_clone3) read_memory_exact(t.tid, t.entry.rdi, &flags, 8);
+  c.pid = (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) ? t.pid : child;
+  groups_[c.pid].members.push_back(child);
+  if (c.pid == child) {
+    processes_[child] = ProcessInfo{child, t.pid, false, 0, processes_[t.pid].argv};
+    process_order_.push_back(child);
+  }
+  update_timer();
   if (event == PTRACE_EVENT_VFORK) {
     // The parent cannot run before the child execs or exits; holding it here keeps the
     // child's events before the parent's in the trace, as replay needs.
     t.vfork_child = child;
-    t.held = true;
   } else {
-    resume_task(t);
+    resume_syscall(t);
   }
   if (auto it = early_stops_.find(child); it != early_stops_.end()) {
     int st = it->second;
     early_stops_.erase(it);
     handle_stop(c, st);
   }
+}
+
+void Recorder::release_vfork_parent(pid_t child) {
+  for (auto& [ptid, p] : tasks_)
+    if (p.vfork_child == child) {
+      p.vfork_child = 0;
+      resume_syscall(p);
+    }
+}
+
+void Recorder::on_event_stop(Task& t) {
+  Group& g = group(t);
+  if (t.fresh) {  // a new task's first stop: it waits for its turn to run
+    t.fresh = false;
+    t.state = RunState::Stopped;
+    g.ready.push_back(t.tid);
+    return schedule(g);
+  }
+  if (t.interrupt_requested) {
+    t.interrupt_requested = false;
+    if (g.active == t.tid && !g.ready.empty()) {
+      Event e;
+      e.kind = EventKind::Sched;
+      e.tid = t.tid;
+      e.regs = get_regs(t.tid);
+      set_point(e, t);
+      write(e);
+      ++preemptions_;
+      t.state = RunState::Stopped;
+      g.active = 0;
+      g.ready.push_back(t.tid);
+      return schedule(g);
+    }
+  }
+  resume_syscall(t);  // a group-stop, or an interrupt with nobody else to run
 }
 
 bool Recorder::emulate_rdtsc(Task& t, Registers& regs) {
@@ -391,28 +589,54 @@ bool Recorder::emulate_rdtsc(Task& t, Registers& regs) {
   return true;
 }
 
-void Recorder::on_signal(Task& t, int sig) {
-  auto si = get_siginfo(t.tid);
-  Registers regs = get_regs(t.tid);
-  int code;
-  std::memcpy(&code, si.data() + 8, 4);  // siginfo_t.si_code
-  if (sig == SIGSEGV && code == SI_KERNEL && emulate_rdtsc(t, regs)) return resume_task(t);
-  bool sync = code > 0 &&
-              (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
-  if (!sync && signal_is_ignored(t.tid, sig)) {
-    // No handler and the default action is to ignore: delivering it changes nothing (an
-    // interrupted syscall restarts either way), so it is not part of the recording.
-    return resume_task(t, 0);
-  }
+void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si) {
   Event e;
   e.kind = EventKind::Signal;
   e.tid = t.tid;
-  e.regs = regs;
+  e.regs = get_regs(t.tid);
   e.signo = sig;
-  e.synchronous = sync;
   e.siginfo = si;
+  set_point(e, t);
   write(e);
-  resume_task(t, sig);
+  run_user(t, sig);
+}
+
+void Recorder::on_signal(Task& t, int sig) {
+  auto si = get_siginfo(t.tid);
+  int code;
+  std::memcpy(&code, si.data() + 8, 4);  // siginfo_t.si_code
+  if (sig == SIGSEGV && code == SI_KERNEL) {
+    Registers regs = get_regs(t.tid);
+    if (emulate_rdtsc(t, regs)) return resume_syscall(t);
+  }
+  bool sync = code > 0 &&
+              (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
+  if (sync) {  // raised by the instruction the task is executing: it is the active task
+    Event e;
+    e.kind = EventKind::Signal;
+    e.tid = t.tid;
+    e.regs = get_regs(t.tid);
+    e.signo = sig;
+    e.synchronous = true;
+    e.siginfo = si;
+    write(e);
+    return resume_syscall(t, sig);
+  }
+  if (signal_is_ignored(t.tid, sig)) {
+    // No handler and the default action is to ignore: delivering it changes nothing (an
+    // interrupted syscall restarts either way), so it is not part of the recording.
+    return resume_syscall(t, 0);
+  }
+  Group& g = group(t);
+  if (g.active == 0 || g.active == t.tid) {
+    g.active = t.tid;
+    mark_entries(g, t.tid);
+    return deliver_signal(t, sig, si);
+  }
+  // Another task of the process runs user code: the handler waits for this task's turn.
+  t.pending_sig = sig;
+  t.state = RunState::Stopped;
+  if (std::find(g.ready.begin(), g.ready.end(), t.tid) == g.ready.end()) g.ready.push_back(t.tid);
 }
 
 void Recorder::on_exit(Task& t, int status) {
@@ -426,13 +650,20 @@ void Recorder::on_exit(Task& t, int status) {
     it->second.status = status;
   }
   if (t.tid == root_) root_status_ = status;
-  for (auto& [ptid, p] : tasks_)
-    if (p.vfork_child == t.tid) {
-      p.vfork_child = 0;
-      p.held = false;
-      resume_task(p);
-    }
+  release_vfork_parent(t.tid);
+  Group& g = group(t);
+  std::erase(g.members, t.tid);
+  std::erase(g.ready, t.tid);
+  bool was_active = g.active == t.tid;
+  if (was_active) g.active = 0;
+  pid_t pid = t.pid;
   tasks_.erase(t.tid);
+  if (g.members.empty()) {
+    groups_.erase(pid);
+  } else if (was_active) {
+    schedule(g);
+  }
+  update_timer();
 }
 
 }  // namespace

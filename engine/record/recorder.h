@@ -11,13 +11,16 @@ struct RecordOptions {
   std::vector<std::string> argv;  ///< program and arguments; argv[0] is searched in PATH
   std::string output_dir;         ///< -o DIR: the trace directory; empty = NAME-N under root
   bool verbose = false;           ///< -v: say where the trace went and how many events
+  bool chaos = false;             ///< --chaos: random time slices and scheduling order
+  uint64_t chaos_seed = 0;        ///< seed of the chaos schedule (0: random)
 };
 
 /// The outcome of a recording.
 struct RecordResult {
   std::string trace_dir;
-  int exit_code = 0;    ///< the program's exit status, or 128+signal
-  uint64_t events = 0;  ///< number of events written
+  int exit_code = 0;         ///< the program's exit status, or 128+signal
+  uint64_t events = 0;       ///< number of events written
+  uint64_t preemptions = 0;  ///< Sched events: tasks interrupted to let another run
 };
 
 /// Records argv[0] with its arguments in the current directory and environment, its stdio

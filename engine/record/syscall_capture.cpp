@@ -154,4 +154,71 @@ std::vector<MemoryRegion> capture_outputs(pid_t tid, const SyscallSpec& spec,
   return out;
 }
 
+DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Registers& entry,
+                                  const EntrySnapshot& snap) {
+  DigestExclusions out;
+  auto a = syscall_args(entry);
+  auto add_range = [&](uint64_t p, uint64_t n) {
+    if (p && n) out.emplace_back(p, std::min(n, kMaxOut));
+  };
+  auto add_iov_ranges = [&](uint64_t p, uint64_t count) {
+    for (const iovec& io : read_iov(tid, p, count))
+      add_range(reinterpret_cast<uint64_t>(io.iov_base), io.iov_len);
+  };
+  switch (spec.nr) {
+    case SYS_ioctl: {
+      long n = ioctl_output_size(a[1]);
+      add_range(a[2], n < 0 ? 4096 : uint64_t(n));
+      return out;
+    }
+    case SYS_fcntl:
+      add_range(a[2], 32);
+      return out;
+    case SYS_prctl:
+      add_range(a[1], 16);
+      return out;
+    case SYS_recvmsg: {
+      struct msghdr h;
+      read_memory_exact(tid, a[1], &h, sizeof h);
+      add_range(a[1], sizeof h);
+      add_range(reinterpret_cast<uint64_t>(h.msg_name), h.msg_namelen);
+      add_range(reinterpret_cast<uint64_t>(h.msg_control), h.msg_controllen);
+      add_iov_ranges(reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen);
+      return out;
+    }
+    default:
+      break;
+  }
+  for (const auto& o : spec.out) {
+    if (o.arg < 0) break;
+    uint64_t p = a[size_t(o.arg)];
+    uint64_t cap = o.size_arg >= 0 ? a[size_t(o.size_arg)] : 0;
+    switch (o.rule) {
+      case SizeRule::None:
+        break;
+      case SizeRule::Fixed:
+        add_range(p, o.n);
+        break;
+      case SizeRule::Result:
+      case SizeRule::Arg:
+        add_range(p, cap);
+        break;
+      case SizeRule::ResultTimes:
+      case SizeRule::ArgTimes:
+        add_range(p, cap * o.n);
+        break;
+      case SizeRule::LenPtr:
+        add_range(p, snap.len_at_entry[size_t(o.arg)]);
+        break;
+      case SizeRule::Iov:
+        add_iov_ranges(p, cap);
+        break;
+      case SizeRule::FdSet:
+        add_range(p, (std::min<uint64_t>(cap, 1 << 20) + 63) / 64 * 8);
+        break;
+    }
+  }
+  return out;
+}
+
 }  // namespace rwd

@@ -9,6 +9,7 @@
 
 #include "engine/arch/registers.h"
 #include "engine/arch/syscall_table.h"
+#include "engine/ticks/memory_digest.h"
 #include "engine/trace/event.h"
 
 namespace rwd {
@@ -30,5 +31,10 @@ EntrySnapshot snapshot_entry(pid_t tid, const SyscallSpec& spec, const Registers
 std::vector<MemoryRegion> capture_outputs(pid_t tid, const SyscallSpec& spec,
                                           const Registers& entry, int64_t result,
                                           const EntrySnapshot& snap);
+
+/// Memory a syscall still in flight may write (upper bounds from its capacity arguments):
+/// left out of digests taken while it runs beside another task.
+DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Registers& entry,
+                                  const EntrySnapshot& snap);
 
 }  // namespace rwd

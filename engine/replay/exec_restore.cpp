@@ -6,6 +6,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "engine/errors.h"
 #include "engine/os/proc_maps.h"
 #include "engine/os/ptrace_ops.h"
@@ -85,6 +88,11 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
         // Let the kernel grow the stack down to the recorded extent by writing there.
         int64_t g = rs.call(SYS_clock_gettime, {CLOCK_MONOTONIC, rec_stack->start});
         check(e, g, 0, "growing the stack");
+      } else if (rec_stack->start > m.start) {
+        // The kernel made a larger stack (a longer executable path): trim it, so that the
+        // address space, and memory digests, are the recorded ones.
+        check(e, rs.call(SYS_munmap, {m.start, rec_stack->start - m.start}), 0,
+              "trimming the stack");
       }
       continue;
     }
@@ -117,6 +125,15 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
     write_memory(t.tid, region.addr, region.bytes.data(), region.bytes.size());
   rs.call(SYS_munmap, {scratch, kPage});
   set_regs(t.tid, e.regs);
+  if (getenv("REWIND_DEBUG_EXEC")) {
+    fprintf(stderr, "after exec event %llu:\n", (unsigned long long)e.number);
+    for (const auto& m : read_proc_maps(t.tid))
+      fprintf(stderr, "  %lx-%lx %s\n", (unsigned long)m.start, (unsigned long)m.end,
+              m.path.c_str());
+    for (const auto& m : e.mappings)
+      fprintf(stderr, "  rec %lx-%lx %s\n", (unsigned long)m.start, (unsigned long)m.end,
+              m.name.c_str());
+  }
 }
 
 }  // namespace rwd

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,9 +30,28 @@ bool is_fault(int sig, const std::array<uint8_t, 128>& si) {
 }
 }  // namespace
 
+namespace {
+// Kernel-internal results that ask for a restart when no handler runs (errno.h in the
+// kernel: ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND, ERESTART_RESTARTBLOCK).
+bool is_restart(int64_t rax) {
+  return rax == -512 || rax == -513 || rax == -514 || rax == -516;
+}
+
+void restart_syscall_now(pid_t tid) {
+  Registers r = get_regs(tid);
+  if (int64_t(r.orig_rax) < 0 || !is_restart(int64_t(r.rax))) return;
+  r.rax = int64_t(r.rax) == -516 ? uint64_t(SYS_restart_syscall) : r.orig_rax;
+  r.rip -= 2;  // back onto the syscall instruction
+  set_regs(tid, r);
+}
+}  // namespace
+
 Stop run_to_stop(ReplayTask& t, int request) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
+  if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
+  t.restart_pending = false;
+  t.signal_injected = false;
   if (!resume(t.tid, request, sig)) {
     // The task died (killed by a signal delivered at this resume): collect its status.
   }

@@ -21,11 +21,18 @@ enum class TaskState : uint8_t {
 struct ReplayTask {
   pid_t rec_tid = 0;  ///< tid in the recording
   pid_t tid = 0;      ///< real tid in this replay
+  pid_t pid = 0;      ///< real thread group id in this replay
   TaskState state = TaskState::Running;
   int resume_sig = 0;          ///< signal to deliver at the next resume
   int64_t fork_result = 0;     ///< ForkPending: the recorded result to set at syscall exit
   int exit_status = 0;         ///< Exited: raw wait status
   bool at_first_exec = false;  ///< stopped at the entry of the first program's execve
+  pid_t vm_parent = 0;         ///< vfork/CLONE_VM child: real tid of the parent sharing its memory
+  bool at_entry = false;       ///< brought to its syscall's entry by a SyscallEntry event
+  /// rax holds an emulated -ERESTART* result: without a signal to deliver at the next resume,
+  /// rewind restarts the syscall as the kernel did when recording (arch signal.c rules).
+  bool restart_pending = false;
+  bool signal_injected = false;  ///< rewind sent it a signal to be delivered at the next resume
 };
 
 /// What stopped a task.

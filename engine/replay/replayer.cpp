@@ -20,6 +20,7 @@
 #include "engine/os/tracee_memory.h"
 #include "engine/replay/exec_restore.h"
 #include "engine/replay/output_echo.h"
+#include "engine/replay/reach_point.h"
 #include "engine/replay/remote_syscall.h"
 #include "engine/replay/replay_task.h"
 #include "engine/trace/trace_reader.h"
@@ -29,6 +30,17 @@ namespace rwd {
 namespace {
 
 constexpr uint64_t kPage = 4096;
+
+/// The clone flags of a fork-like syscall at its entry (fork and vfork have fixed ones).
+uint64_t clone_flags(const ReplayTask& t, const Registers& regs) {
+  if (regs.orig_rax == SYS_clone) return regs.rdi;
+  if (regs.orig_rax == SYS_clone3) {
+    uint64_t flags = 0;
+    read_memory_exact(t.tid, regs.rdi, &flags, 8);
+    return flags;
+  }
+  return regs.orig_rax == SYS_vfork ? CLONE_VM | CLONE_VFORK : 0;
+}
 
 // Signal state the first program inherited when recorded (set before fork, read in the child).
 uint64_t g_sig_ignored = 0, g_sig_blocked = 0;
@@ -80,6 +92,9 @@ class Replayer {
   void on_signal(ReplayTask& t, const Event& e);
   void on_rdtsc(ReplayTask& t, const Event& e);
   void on_exit(ReplayTask& t, const Event& e);
+  void on_syscall_entry(ReplayTask& t, const Event& e);
+  void on_sched(ReplayTask& t, const Event& e);
+  void fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e, const Registers& regs);
   void emulate(ReplayTask& t, const Event& e, Registers regs);
   int64_t execute(ReplayTask& t, const Event& e, const Registers& regs);
   void execute_checked(ReplayTask& t, const Event& e, const Registers& regs);
@@ -93,6 +108,7 @@ class Replayer {
   TraceReader trace_;
   std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
   bool root_started_ = false;
+  uint64_t points_ = 0, point_stops_ = 0;
 };
 
 std::string Replayer::where(const Event& e) const {
@@ -118,6 +134,7 @@ ReplayTask& Replayer::task_for(const Event& e) {
     g_sig_ignored = m.sig_ignored;
     g_sig_blocked = m.sig_blocked;
     t.tid = spawn_traced(exe.c_str(), argv.data(), envp.data(), prepare_child);
+    t.pid = t.tid;
     t.at_first_exec = true;
     root_started_ = true;
     return tasks_[e.tid] = t;
@@ -139,6 +156,10 @@ void Replayer::finish_fork(ReplayTask& t) {
 }
 
 void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
+  if (t.at_entry) {  // a SyscallEntry event already brought it there
+    t.at_entry = false;
+    return;
+  }
   if (t.state == TaskState::ForkPending) finish_fork(t);
   if (t.state == TaskState::Exited)
     throw diverged(e, "the task already exited with status " + std::to_string(t.exit_status));
@@ -161,6 +182,7 @@ void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
   }
   regs.rax = uint64_t(e.result);
   set_regs(t.tid, regs);
+  t.restart_pending = e.result >= -516 && e.result <= -512;
 }
 
 int64_t Replayer::execute(ReplayTask& t, const Event&, const Registers& regs) {
@@ -235,10 +257,33 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   ReplayTask c;
   c.rec_tid = e.child_tid;
   c.tid = pid_t(get_event_msg(t.tid));
+  c.pid = s.sig == PTRACE_EVENT_CLONE && (clone_flags(t, regs) & CLONE_THREAD) ? t.pid : c.tid;
+  uint64_t flags = clone_flags(t, regs);
+  if ((flags & CLONE_VM) && !(flags & CLONE_THREAD)) c.vm_parent = t.tid;
   wait_new_task(c);
+  fix_child_tids(t, c, e, regs);
   tasks_[e.child_tid] = c;
   t.state = TaskState::ForkPending;
   t.fork_result = e.result;
+}
+
+void Replayer::fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e,
+                              const Registers& regs) {
+  // The kernel wrote the new task's real tid where clone was asked to (CLONE_PARENT_SETTID,
+  // CLONE_CHILD_SETTID, clone(2)); the program must see the recorded one, as it did.
+  uint64_t flags = clone_flags(parent, regs), ptid = 0, ctid = 0;
+  if (regs.orig_rax == SYS_clone) {
+    ptid = regs.rdx;
+    ctid = regs.r10;
+  } else if (regs.orig_rax == SYS_clone3) {
+    uint64_t args[4] = {};  // struct clone_args: flags, pidfd, child_tid, parent_tid
+    read_memory_exact(parent.tid, regs.rdi, args, sizeof args);
+    ctid = args[2];
+    ptid = args[3];
+  }
+  uint32_t tid = uint32_t(e.child_tid);
+  if ((flags & CLONE_PARENT_SETTID) && ptid) write_memory(parent.tid, ptid, &tid, 4);
+  if ((flags & CLONE_CHILD_SETTID) && ctid) write_memory(child.tid, ctid, &tid, 4);
 }
 
 void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs) {
@@ -307,18 +352,21 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
     // Exec the saved executable instead of the original path; argv and envp are the
     // program's own (the recorded stack replaces whatever the kernel builds from them).
     std::string exe = trace_.file_path(e.file);
+    // The path goes where the stack pointer is (always mapped); argv and envp are not needed,
+    // as the recorded stack replaces what the kernel builds. A vfork child shares its memory
+    // with its parent until the exec: those bytes are put back there afterwards.
+    std::vector<uint8_t> saved = read_memory(t.tid, regs.rsp, exe.size() + 1);
+    if (saved.size() != exe.size() + 1) throw diverged(e, "no room for the exec path");
+    write_memory(t.tid, regs.rsp, exe.c_str(), exe.size() + 1);
     RemoteSyscall rs(t, regs.rip - 2, regs);
-    int64_t page = rs.call(
-        SYS_mmap, {0, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, uint64_t(-1), 0});
-    if (page < 0) throw diverged(e, "cannot map memory for exec");
-    write_memory(t.tid, uint64_t(page), exe.c_str(), exe.size() + 1);
-    uint64_t argv = nr == SYS_execve ? regs.rsi : regs.rdx;
-    uint64_t envp = nr == SYS_execve ? regs.rdx : regs.r10;
-    int64_t r = rs.call(SYS_execve, {uint64_t(page), argv, envp});
+    int64_t r = rs.call(SYS_execve, {regs.rsp, 0, 0});
     if (rs.last_stop().kind == Stop::Event && rs.last_stop().sig == PTRACE_EVENT_EXEC) {
       Stop s = run_to_stop(t, PTRACE_SYSCALL);
       r = s.kind == Stop::SyscallExit ? int64_t(get_regs(t.tid).rax) : -1;
     }
+    if (r != 0) write_memory(t.tid, regs.rsp, saved.data(), saved.size());
+    if (t.vm_parent) write_memory(t.vm_parent, regs.rsp, saved.data(), saved.size());
+    t.vm_parent = 0;
     if (r != 0) throw diverged(e, "exec of the saved " + exe + " failed");
   } else {
     // spawn_traced left the first program at its execve entry: run it for real.
@@ -333,15 +381,11 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
 void Replayer::on_signal(ReplayTask& t, const Event& e) {
   if (t.state == TaskState::ForkPending) finish_fork(t);
   if (!e.synchronous) {
-    // Delivered at a stop boundary when recorded: the task is at that point now.
-    Registers now = get_regs(t.tid);
-    if (auto d = first_register_difference(e.regs, now))
-      throw diverged(e, signal_name(e.signo) +
-                            " arrived while the task was running user code; replaying "
-                            "asynchronous signals at arbitrary instructions is not supported "
-                            "yet (" +
-                            *d + ")");
-    syscall(SYS_tgkill, t.tid, t.tid, e.signo);
+    // Sent from outside: find the recorded point, then send it again and let it arrive.
+    point_stops_ += reach_point(t, e);
+    ++points_;
+    syscall(SYS_tgkill, t.pid, t.tid, e.signo);
+    t.signal_injected = true;
   }
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind != Stop::Signal || s.sig != e.signo)
@@ -355,6 +399,19 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
     throw diverged(e, signal_name(e.signo) + ": " + *d);
   set_siginfo(t.tid, e.siginfo);
   t.resume_sig = e.signo;
+}
+
+void Replayer::on_syscall_entry(ReplayTask& t, const Event& e) {
+  reach_syscall(t, e);
+  Registers regs = get_regs(t.tid);
+  if (auto d = first_register_difference(e.regs, regs)) throw diverged(e, *d);
+  t.at_entry = true;
+}
+
+void Replayer::on_sched(ReplayTask& t, const Event& e) {
+  if (t.state == TaskState::ForkPending) finish_fork(t);
+  point_stops_ += reach_point(t, e);
+  ++points_;
 }
 
 void Replayer::on_rdtsc(ReplayTask& t, const Event& e) {
@@ -413,6 +470,12 @@ ReplayResult Replayer::run() {
         case EventKind::Exit:
           on_exit(t, *e);
           break;
+        case EventKind::SyscallEntry:
+          on_syscall_entry(t, *e);
+          break;
+        case EventKind::Sched:
+          on_sched(t, *e);
+          break;
         case EventKind::End:
           break;
       }
@@ -424,6 +487,8 @@ ReplayResult Replayer::run() {
   kill_all();
   result.events = trace_.last_event();
   result.interrupted = trace_.interrupted();
+  result.points = points_;
+  result.point_stops = point_stops_;
   if (trace_.summary()) result.exit_code = exit_code_for_status(trace_.summary()->root_status);
   return result;
 }

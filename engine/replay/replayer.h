@@ -18,6 +18,8 @@ struct ReplayResult {
   int exit_code = 0;         ///< the recorded exit status of the first process (or 128+signal)
   uint64_t events = 0;       ///< events replayed
   bool interrupted = false;  ///< the trace ends early: its recording was interrupted
+  uint64_t points = 0;       ///< Sched and asynchronous Signal points reached
+  uint64_t point_stops = 0;  ///< breakpoint stops spent reaching them (the counter-less cost)
 };
 
 /// Replays the whole trace. Throws TraceError for an unreadable trace and DivergenceError

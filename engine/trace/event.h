@@ -8,17 +8,22 @@
 #include <vector>
 
 #include "engine/arch/registers.h"
+#include "engine/ticks/memory_digest.h"
 
 namespace rwd {
 
 /// What kind of thing an event records.
 enum class EventKind : uint8_t {
-  Syscall = 1,  ///< a system call: entry registers, result, out-parameters
-  Exec = 2,     ///< a successful execve: the new address space, stack and registers
-  Signal = 3,   ///< delivery of a signal to a task
-  Exit = 4,     ///< a task ended (its raw wait(2) status)
-  Rdtsc = 5,    ///< an rdtsc/rdtscp instruction emulated by the recorder (PR_SET_TSC trap)
-  End = 6,      ///< the recording finished normally (last event of a complete trace)
+  Syscall = 1,       ///< a system call: entry registers, result, out-parameters
+  Exec = 2,          ///< a successful execve: the new address space, stack and registers
+  Signal = 3,        ///< delivery of a signal to a task
+  Exit = 4,          ///< a task ended (its raw wait(2) status)
+  Rdtsc = 5,         ///< an rdtsc/rdtscp instruction emulated by the recorder (PR_SET_TSC trap)
+  End = 6,           ///< the recording finished normally (last event of a complete trace)
+  SyscallEntry = 7,  ///< a task entered a syscall that another task ran beside (it blocked):
+                     ///< replay brings the task to the syscall's entry here, in this order
+  Sched = 8,         ///< the recorder interrupted a task to let another of its process run; the
+                     ///< point is its registers plus a digest of the process's writable memory
 };
 
 /// "syscall", "exec", ... for dump output.
@@ -60,9 +65,13 @@ struct Event {
   int32_t signo = 0;                   ///< Signal: signal number
   bool synchronous = false;            ///< Signal: raised by the instruction itself (fault)
   std::array<uint8_t, 128> siginfo{};  ///< Signal: the siginfo_t delivered
-  int32_t status = 0;                  ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
-  std::vector<Mapping> mappings;       ///< Exec: the address space after exec (no vdso/vvar)
-  std::vector<std::string> argv;       ///< Exec: the new command line, for `rewind ps`
+  /// Sched, and Signal when not synchronous: digest of the process's writable memory at the
+  /// point (with `regs` it names the point without a hardware counter).
+  MemoryDigest digest{};
+  DigestExclusions exclusions;    ///< ranges left out of `digest` (buffers of syscalls in flight)
+  int32_t status = 0;             ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
+  std::vector<Mapping> mappings;  ///< Exec: the address space after exec (no vdso/vvar)
+  std::vector<std::string> argv;  ///< Exec: the new command line, for `rewind ps`
 
   /// The syscall number of a Syscall event (orig_rax).
   int64_t syscallno() const { return int64_t(regs.orig_rax); }

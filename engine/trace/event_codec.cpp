@@ -1,23 +1,14 @@
 #include "event_codec.h"
 
+#include <iterator>
+
 namespace rwd {
 
 const char* event_kind_name(EventKind k) {
-  switch (k) {
-    case EventKind::Syscall:
-      return "syscall";
-    case EventKind::Exec:
-      return "exec";
-    case EventKind::Signal:
-      return "signal";
-    case EventKind::Exit:
-      return "exit";
-    case EventKind::Rdtsc:
-      return "rdtsc";
-    case EventKind::End:
-      return "end";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"?",     "syscall", "exec",  "signal", "exit",
+                                           "rdtsc", "end",     "entry", "sched"};
+  size_t i = size_t(k);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 namespace {
@@ -29,6 +20,27 @@ constexpr uint32_t kMaxArgs = 1u << 20;
 
 bool has_regs(EventKind k) {
   return k != EventKind::Exit && k != EventKind::End;
+}
+
+void put_point(ByteWriter& w, const Event& e) {
+  w.u64(e.digest[0]);
+  w.u64(e.digest[1]);
+  w.u32(uint32_t(e.exclusions.size()));
+  for (const auto& [a, n] : e.exclusions) {
+    w.u64(a);
+    w.u64(n);
+  }
+}
+
+void get_point(ByteReader& r, Event& e) {
+  e.digest[0] = r.u64();
+  e.digest[1] = r.u64();
+  uint32_t n = r.u32();
+  if (n > kMaxRegions) throw TraceError("events", r.pos(), "too many digest exclusions");
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t a = r.u64();
+    e.exclusions.emplace_back(a, r.u64());
+  }
 }
 }  // namespace
 
@@ -69,12 +81,17 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
       w.i32(e.signo);
       w.u8(e.synchronous);
       w.raw(e.siginfo.data(), e.siginfo.size());
+      put_point(w, e);
+      break;
+    case EventKind::Sched:
+      put_point(w, e);
       break;
     case EventKind::Exit:
       w.i32(e.status);
       break;
     case EventKind::Rdtsc:
     case EventKind::End:
+    case EventKind::SyscallEntry:
       break;
   }
 }
@@ -82,7 +99,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
 Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_t)>& read_data) {
   Event e;
   uint8_t k = r.u8();
-  if (k < uint8_t(EventKind::Syscall) || k > uint8_t(EventKind::End))
+  if (k < uint8_t(EventKind::Syscall) || k > uint8_t(EventKind::Sched))
     throw TraceError("events", r.pos(), "unknown event kind " + std::to_string(k));
   e.kind = EventKind(k);
   e.number = r.u64();
@@ -131,12 +148,17 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
       e.signo = r.i32();
       e.synchronous = r.u8() != 0;
       r.raw(e.siginfo.data(), e.siginfo.size());
+      get_point(r, e);
+      break;
+    case EventKind::Sched:
+      get_point(r, e);
       break;
     case EventKind::Exit:
       e.status = r.i32();
       break;
     case EventKind::Rdtsc:
     case EventKind::End:
+    case EventKind::SyscallEntry:
       break;
   }
   for (size_t i = 0; i < sizes.size(); ++i) e.memory[i].bytes = read_data(sizes[i]);

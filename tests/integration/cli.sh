@@ -68,7 +68,5 @@ if command -v python3 >/dev/null; then
   one_line_error "unsupported syscall" 1 "^rewind: syscall 425 (io_uring_setup) is not supported yet$" \
     "$REWIND" record -o "$WORK/unsup" python3 -c 'import ctypes; ctypes.CDLL(None).syscall(425, 1, 0)'
   "$REWIND" replay -a "$WORK/unsup" 2>&1 | grep -q "recording was interrupted" && pass "the partial trace replays" || fail "partial trace"
-  one_line_error "threads" 1 "threads .*not supported yet" \
-    "$REWIND" record -o "$WORK/thr" python3 -c 'import threading; t = threading.Thread(target=print); t.start(); t.join()'
 fi
 finish

@@ -1,0 +1,20 @@
+#include "schedule_policy.h"
+
+namespace rwd {
+
+SchedulePolicy::SchedulePolicy(bool chaos, uint64_t seed)
+    : chaos_(chaos), rng_(seed ? seed : std::random_device{}()) {}
+
+uint64_t SchedulePolicy::slice() {
+  if (!chaos_) return kDefaultSliceTicks;
+  // Mostly very short slices (preemption at unusual places), sometimes a long one (starving
+  // the others, as a loaded machine would).
+  uint64_t r = rng_() % 16;
+  return r < 12 ? 1 + r % 3 : 20 + rng_() % 30;
+}
+
+size_t SchedulePolicy::pick(size_t n) {
+  return chaos_ ? size_t(rng_() % n) : 0;
+}
+
+}  // namespace rwd

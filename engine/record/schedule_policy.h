@@ -1,0 +1,35 @@
+// How the recorder shares the CPU among the tasks of one process: time-slice length and
+// which ready task runs next. Its decisions become Sched events, so replay needs none of it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+
+namespace rwd {
+
+/// The recorder's clock tick, in microseconds: time slices and block detection count in it.
+constexpr uint64_t kTickUs = 1000;
+
+/// Round-robin with fixed slices, or rr's chaos mode: random slice lengths and random choice
+/// of the next task, so that rare interleavings show up more often while recording.
+class SchedulePolicy {
+ public:
+  /// `seed` makes a chaos schedule repeatable for tests; 0 picks a random seed.
+  explicit SchedulePolicy(bool chaos, uint64_t seed = 0);
+  /// Ticks the next task may run user code before it is preempted (if another task waits).
+  uint64_t slice();
+  /// Index in [0, n) of the ready task to run next; n > 0.
+  size_t pick(size_t n);
+  bool chaos() const { return chaos_; }
+
+ private:
+  bool chaos_;
+  std::mt19937_64 rng_;
+};
+
+/// Default time slice in ticks (10 ms): long enough that compute-bound threads are rarely
+/// interrupted, since every interruption costs replay breakpoint stops to find again.
+constexpr uint64_t kDefaultSliceTicks = 10;
+
+}  // namespace rwd
