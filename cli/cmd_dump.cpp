@@ -41,6 +41,12 @@ nlohmann::json to_json(const Event& e) {
     case EventKind::Rdtsc:
       j["value"] = (e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu);
       break;
+    case EventKind::SyscallEntry:
+      j["syscall"] = syscall_name(e.syscallno());
+      break;
+    case EventKind::Sched:
+      j["rip"] = e.regs.rip;
+      break;
     case EventKind::End:
       break;
   }
@@ -70,6 +76,10 @@ std::string detail(const Event& e) {
                                    : "status " + std::to_string(WEXITSTATUS(e.status));
     case EventKind::Rdtsc:
       return std::to_string((e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu));
+    case EventKind::SyscallEntry:
+      return syscall_name(e.syscallno()) + " (blocked; another task runs)";
+    case EventKind::Sched:
+      return "preempted at " + hex(e.regs.rip);
     case EventKind::End:
       return "";
   }

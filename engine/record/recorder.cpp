@@ -137,6 +137,7 @@ class Recorder {
   void schedule(Group& g);
   void deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si);
   void mark_entries(Group& g, pid_t except);
+  void activate(Group& g, Task& t);
   void set_point(Event& e, Task& t);
   void release_vfork_parent(pid_t child);
   void update_timer();
@@ -159,7 +160,7 @@ class Recorder {
   int root_status_ = 0;
   uint64_t ticks_ = 0;
   uint64_t last_flush_tick_ = 0;
-  bool periodic_ = false;     ///< the timer ticks every kTickUs
+  bool periodic_ = false;     ///< the timer ticks every policy_.tick_us()
   bool flush_armed_ = false;  ///< the one-shot flush timer is armed
   uint64_t preemptions_ = 0;
   struct stat stdout_st_ {
@@ -184,7 +185,8 @@ void Recorder::update_timer() {
   if (want != periodic_) {
     periodic_ = want;
     flush_armed_ = false;
-    set_timer(want ? long(kTickUs) : 0, want ? long(kTickUs) : 0);
+    long us = want ? long(policy_.tick_us()) : 0;
+    set_timer(us, us);
   }
 }
 
@@ -296,7 +298,7 @@ void Recorder::on_tick() {
     return;
   }
   ++ticks_;
-  if (ticks_ - last_flush_tick_ >= kFlushAfterUs / kTickUs) {
+  if (ticks_ - last_flush_tick_ >= kFlushAfterUs / policy_.tick_us()) {
     last_flush_tick_ = ticks_;
     writer_->flush();
   }
@@ -364,6 +366,13 @@ void Recorder::mark_entries(Group& g, pid_t except) {
   }
 }
 
+void Recorder::activate(Group& g, Task& t) {
+  // Before t runs user code, every task of its process that waits in a syscall must be
+  // brought to that syscall's entry in replay: its code up to there ran before t's.
+  mark_entries(g, t.tid);
+  g.active = t.tid;
+}
+
 void Recorder::set_point(Event& e, Task& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
   for (pid_t m : group(t).members) {
@@ -389,8 +398,7 @@ void Recorder::schedule(Group& g) {
   pid_t next = g.ready[i];
   g.ready.erase(g.ready.begin() + long(i));
   Task& t = tasks_.at(next);
-  mark_entries(g, next);
-  g.active = next;
+  activate(g, t);
   if (t.pending_sig) {
     int sig = t.pending_sig;
     t.pending_sig = 0;
@@ -483,7 +491,7 @@ void Recorder::on_syscall_exit(Task& t) {
       g.ready.push_back(t.tid);
       return;
     }
-    g.active = t.tid;
+    activate(g, t);
   }
   if (g.active == t.tid && t.state == RunState::InSyscall) {
     t.state = RunState::UserRunning;  // a prompt syscall: same slice goes on
@@ -507,7 +515,14 @@ void Recorder::on_fork_event(Task& t, int event) {
   uint64_t flags = t.entry.rdi;
   if (t.entry.orig_rax == SYS_clone3) read_memory_exact(t.tid, t.entry.rdi, &flags, 8);
   c.pid = (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) ? t.pid : child;
-  groups_[c.pid].members.push_back(child);
+  Group& cg = groups_[c.pid];
+  cg.members.push_back(child);
+  if (cg.members.size() == 2 && cg.active) {
+    // Competition starts now: the running task's time slice starts now too.
+    Task& a = tasks_.at(cg.active);
+    a.run_start = ticks_;
+    a.slice = policy_.slice();
+  }
   if (c.pid == child) {
     processes_[child] = ProcessInfo{child, t.pid, false, 0, processes_[t.pid].argv};
     process_order_.push_back(child);
@@ -629,8 +644,7 @@ void Recorder::on_signal(Task& t, int sig) {
   }
   Group& g = group(t);
   if (g.active == 0 || g.active == t.tid) {
-    g.active = t.tid;
-    mark_entries(g, t.tid);
+    activate(g, t);
     return deliver_signal(t, sig, si);
   }
   // Another task of the process runs user code: the handler waits for this task's turn.

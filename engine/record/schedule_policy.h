@@ -10,6 +10,8 @@ namespace rwd {
 
 /// The recorder's clock tick, in microseconds: time slices and block detection count in it.
 constexpr uint64_t kTickUs = 1000;
+/// The tick in chaos mode: finer, so that short slices interrupt short programs too.
+constexpr uint64_t kChaosTickUs = 250;
 
 /// Round-robin with fixed slices, or rr's chaos mode: random slice lengths and random choice
 /// of the next task, so that rare interleavings show up more often while recording.
@@ -22,6 +24,8 @@ class SchedulePolicy {
   /// Index in [0, n) of the ready task to run next; n > 0.
   size_t pick(size_t n);
   bool chaos() const { return chaos_; }
+  /// Length of a tick in microseconds.
+  uint64_t tick_us() const { return chaos_ ? kChaosTickUs : kTickUs; }
 
  private:
   bool chaos_;

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -451,9 +453,12 @@ void Replayer::kill_all() {
 ReplayResult Replayer::run() {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   ReplayResult result;
+  const bool trace_events = getenv("REWIND_DEBUG_EVENTS") != nullptr;
   try {
     while (auto e = trace_.next()) {
       ReplayTask& t = task_for(*e);
+      if (trace_events)
+        fprintf(stderr, "rewind: replaying %s (real tid %d)\n", where(*e).c_str(), t.tid);
       switch (e->kind) {
         case EventKind::Syscall:
           on_syscall(t, *e);
