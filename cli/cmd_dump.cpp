@@ -91,15 +91,21 @@ Runner add_dump(CLI::App& app) {
   auto* cmd = app.add_subcommand("dump", "Print the events of a trace");
   auto trace = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto regs = std::make_shared<bool>(false);
   cmd->add_option("TRACE", *trace, "Trace name or directory (default: latest)");
   cmd->add_flag("--json", *json, "One JSON array of event objects");
-  return [trace, json] {
+  cmd->add_flag("--regs", *regs, "With --json: each event's registers");
+  return [trace, json, regs] {
     TraceReader r(resolve_trace(*trace));
     if (*json) std::printf("[");
     bool first = true;
     while (auto e = r.next()) {
       if (*json) {
-        std::printf("%s\n%s", first ? "" : ",", to_json(*e).dump().c_str());
+        nlohmann::json j = to_json(*e);
+        if (*regs && e->kind != EventKind::Exit && e->kind != EventKind::End)
+          for (size_t i = 0; i < kRegisterCount; ++i)
+            j["regs"][register_name(i)] = hex(register_value(e->regs, i));
+        std::printf("%s\n%s", first ? "" : ",", j.dump().c_str());
       } else {
         std::printf("%8llu %7d %-8s %s\n", (unsigned long long)e->number, e->tid,
                     event_kind_name(e->kind), detail(*e).c_str());

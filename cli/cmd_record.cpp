@@ -4,6 +4,7 @@
 #include "engine/errors.h"
 #include "engine/record/recorder.h"
 #include "engine/record/until_failure.h"
+#include "engine/ticks/hw_probe.h"
 
 namespace rwd::cli {
 
@@ -58,7 +59,8 @@ Runner add_record(CLI::App& app) {
       ->expected(0, 1)
       ->default_str("100");
   cmd->add_option("--ticks", *ticks,
-                  "Progress counter: auto, hw (hardware counters) or none (counter-less)")
+                  "Progress counter: none (counter-less: registers and a memory digest), hw "
+                  "(hardware branch counters), or auto (hw where it works; today always none)")
       ->check(CLI::IsMember({"auto", "hw", "none"}));
   return [cmd, opts, ticks, until] {
     opts->argv = g_program;
@@ -68,8 +70,16 @@ Runner add_record(CLI::App& app) {
       return kUsageError;
     }
     if (*ticks == "hw") {
-      std::fprintf(stderr,
-                   "rewind: record: --ticks=hw is not available yet; use --ticks=none or auto\n");
+      std::string why;
+      if (!hardware_ticks_available(&why))
+        std::fprintf(stderr,
+                     "rewind: record: hardware performance counters are not available here "
+                     "(%s); use --ticks=none or --ticks=auto\n",
+                     why.c_str());
+      else
+        std::fprintf(stderr,
+                     "rewind: record: recording with hardware ticks is not implemented yet; "
+                     "use --ticks=none or --ticks=auto\n");
       return kUsageError;
     }
     if (find_program(opts->argv[0]).empty()) {
@@ -89,7 +99,8 @@ Runner add_record(CLI::App& app) {
     }
     RecordResult r = record(*opts);
     if (opts->verbose)
-      std::fprintf(stderr, "rewind: recorded %llu events to %s\n", (unsigned long long)r.events,
+      std::fprintf(stderr, "rewind: recorded %llu events (%llu preemptions) to %s\n",
+                   (unsigned long long)r.events, (unsigned long long)r.preemptions,
                    r.trace_dir.c_str());
     return r.exit_code;
   };

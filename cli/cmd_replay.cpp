@@ -15,7 +15,11 @@ Runner add_replay(CLI::App& app) {
   auto trace = std::make_shared<std::string>();
   cmd->add_flag("-a,--autopilot", *all, "Replay to the end without a debugger");
   cmd->add_option("TRACE", *trace, "Trace name or directory");
-  return [all, trace] {
+  auto verbose = std::make_shared<bool>(false);
+  cmd->add_flag("-v,--verbose", *verbose,
+                "Say how many events were replayed and what finding the points between "
+                "events cost");
+  return [all, trace, verbose] {
     if (!*all) {
       std::fprintf(stderr,
                    "rewind: replay: debugging a replay with gdb is not available yet; use "
@@ -25,6 +29,12 @@ Runner add_replay(CLI::App& app) {
     ReplayOptions o;
     o.trace_dir = resolve_trace(*trace);
     ReplayResult r = replay_to_end(o);
+    if (*verbose)
+      std::fprintf(stderr,
+                   "rewind: replayed %llu events; %llu points between events found with %llu "
+                   "breakpoint stops\n",
+                   (unsigned long long)r.events, (unsigned long long)r.points,
+                   (unsigned long long)r.point_stops);
     if (r.interrupted) {
       std::fflush(stdout);
       std::fprintf(stderr, "rewind: trace ends at event %llu (recording was interrupted)\n",

@@ -9,6 +9,7 @@ pkgs=(
   libdwarf-dev libelf-dev libunwind-dev libasio-dev   # symbols, unwinding, DAP transport
   catch2                               # unit tests
   python3 r-base-core sqlite3 gcc file # programs the integration tests record
+  tmux                                 # a real terminal for the Ctrl-C test
 )
 missing=()
 for p in "${pkgs[@]}"; do

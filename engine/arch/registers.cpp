@@ -1,6 +1,7 @@
 #include "registers.h"
 
 #include <cstring>
+#include <string_view>
 
 namespace rwd {
 
@@ -23,10 +24,21 @@ uint64_t register_value(const Registers& r, size_t i) {
   return v;
 }
 
+bool registers_equal(const Registers& a, const Registers& b) {
+  Registers x = a, y = b;
+  x.eflags &= ~kTransientFlags;
+  y.eflags &= ~kTransientFlags;
+  return std::memcmp(&x, &y, sizeof x) == 0;
+}
+
 std::optional<std::string> first_register_difference(const Registers& recorded,
                                                      const Registers& replay) {
   for (size_t i = 0; i < kRegisterCount; ++i) {
     uint64_t a = register_value(recorded, i), b = register_value(replay, i);
+    if (std::string_view(kNames[i]) == "eflags") {
+      a &= ~kTransientFlags;
+      b &= ~kTransientFlags;
+    }
     if (a != b) return std::string(kNames[i]) + ": recorded " + hex(a) + ", replay " + hex(b);
   }
   return std::nullopt;

@@ -21,8 +21,10 @@
 #include <map>
 #include <memory>
 
+#include "engine/arch/insn.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/debug_registers.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/record/blocking.h"
@@ -67,7 +69,26 @@ struct Task {
   uint64_t run_start = 0;            ///< tick when it last started running user code
   uint64_t slice = kDefaultSliceTicks;
   pid_t vfork_child = 0;  ///< held until this vfork child execs or exits
+  /// An asynchronous signal that arrived inside a repeated string instruction, put off until
+  /// the instruction ends (a hardware breakpoint after it), then sent again.
+  int deferred_sig = 0;
+  std::array<uint8_t, 128> deferred_si{};
+  uint64_t deferred_at = 0;  ///< address of the breakpoint, 0 when none is set
 };
+
+/// Length of the repeated string instruction at the task's rip, or 0 (see insn.h).
+size_t rep_insn_at(pid_t tid, uint64_t rip) {
+  auto code = read_memory(tid, rip, 15);
+  return rep_string_insn_length(code.data(), code.size());
+}
+
+bool sent_by_us(const std::array<uint8_t, 128>& si) {
+  int code;
+  pid_t pid;
+  std::memcpy(&code, si.data() + 8, 4);
+  std::memcpy(&pid, si.data() + 16, 4);
+  return code == SI_TKILL && pid == getpid();
+}
 
 /// A thread group (process). At most one of its tasks runs user code at a time; the order in
 /// which they do is recorded, which is what makes threads replayable (DESIGN.md "Recording").
@@ -561,6 +582,8 @@ void Recorder::on_event_stop(Task& t) {
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
     if (g.active == t.tid && !g.ready.empty()) {
+      if (rep_insn_at(t.tid, get_regs(t.tid).rip))
+        return resume_syscall(t);  // inside a string instruction: interrupt again next tick
       Event e;
       e.kind = EventKind::Sched;
       e.tid = t.tid;
@@ -605,6 +628,16 @@ bool Recorder::emulate_rdtsc(Task& t, Registers& regs) {
 }
 
 void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si) {
+  Registers regs = get_regs(t.tid);
+  if (size_t len = rep_insn_at(t.tid, regs.rip)) {
+    // No breakpoint can find a point inside a string instruction again: let it finish.
+    t.deferred_sig = sig;
+    t.deferred_si = si;
+    t.deferred_at = regs.rip + len;
+    set_exec_breakpoint(t.tid, t.deferred_at);
+    t.state = RunState::UserRunning;
+    return resume_syscall(t, 0);
+  }
   Event e;
   e.kind = EventKind::Signal;
   e.tid = t.tid;
@@ -618,6 +651,18 @@ void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& 
 
 void Recorder::on_signal(Task& t, int sig) {
   auto si = get_siginfo(t.tid);
+  if (t.deferred_at && sig == SIGTRAP && get_regs(t.tid).rip == t.deferred_at) {
+    // The string instruction is done: send the put-off signal again, to arrive here.
+    clear_exec_breakpoint(t.tid);
+    t.deferred_at = 0;
+    syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+    return resume_syscall(t, 0);
+  }
+  if (t.deferred_sig && sig == t.deferred_sig && sent_by_us(si)) {
+    si = t.deferred_si;  // as it first arrived
+    set_siginfo(t.tid, si);
+    t.deferred_sig = 0;
+  }
   int code;
   std::memcpy(&code, si.data() + 8, 4);  // siginfo_t.si_code
   if (sig == SIGSEGV && code == SI_KERNEL) {

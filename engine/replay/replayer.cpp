@@ -443,14 +443,17 @@ void Replayer::on_exit(ReplayTask& t, const Event& e) {
 void Replayer::kill_all() {
   for (auto& [rec, t] : tasks_)
     if (t.state != TaskState::Exited) kill(t.tid, SIGKILL);
-  for (auto& [rec, t] : tasks_)
-    if (t.state != TaskState::Exited) waitpid(t.tid, nullptr, __WALL);
   tasks_.clear();
-  while (waitpid(-1, nullptr, __WALL | WNOHANG) > 0) {
+  // Reap everything: a thread-group leader is reported only after its other threads, so
+  // waiting for tasks one by one could block; every tracee is our child or reparented to us.
+  while (waitpid(-1, nullptr, __WALL) > 0 || errno == EINTR) {
   }
 }
 
 ReplayResult Replayer::run() {
+  if (trace_.meta().ticks != "none")
+    throw TraceError(trace_.dir() + ": recorded with '" + trace_.meta().ticks +
+                     "' ticks; this rewind replays counter-less ('none') traces only");
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   ReplayResult result;
   const bool trace_events = getenv("REWIND_DEBUG_EVENTS") != nullptr;

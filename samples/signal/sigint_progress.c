@@ -27,7 +27,7 @@ int main(void) {
   unsigned long long x = 1;
   while (!interrupted) {
     STEP64(x) STEP64(x) rounds = rounds + 1;
-    if (rounds % 2000000 == 0) usleep(1000);  // now and then, a syscall
+    if (rounds % 20000 == 0) usleep(1000);  // now and then, a syscall
   }
   printf("interrupted after %ld rounds (%llu)\n", rounds, x & 1);
   return 130;

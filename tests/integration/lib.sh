@@ -19,14 +19,15 @@ finish() { [ "$FAILED" -eq 0 ] && echo "PASS" || echo "FAILED"; exit "$FAILED"; 
 # need PROGRAM: skip the test (with a message) when PROGRAM is not installed.
 need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"; }
 
-# record_and_replay NAME CMD...: records CMD, then replays the trace twice with
+# record_and_replay NAME CMD...: records CMD (with $RECORD_OPTS, e.g. --chaos), then replays the trace twice with
 # `rewind replay -a`; each replay must print byte-identical stdout and stderr and exit with
 # the recorded status. Leaves the trace in $TRACE and the recorded outputs in $WORK/NAME.*.
 record_and_replay() {
   local name=$1
   shift
   local out="$WORK/$name"
-  "$REWIND" record -o "$WORK/$name.trace" "$@" >"$out.rec.out" 2>"$out.rec.err" </dev/null
+  # shellcheck disable=SC2086
+  "$REWIND" record ${RECORD_OPTS:-} -o "$WORK/$name.trace" "$@" >"$out.rec.out" 2>"$out.rec.err" </dev/null
   local rc=$?
   TRACE="$WORK/$name.trace"
   if [ ! -f "$TRACE/processes" ]; then
