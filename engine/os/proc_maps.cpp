@@ -20,6 +20,13 @@ bool ProcMapping::is_special() const {
          path.rfind("[vvar", 0) == 0 || path == "[uprobes]";
 }
 
+std::string strip_deleted_suffix(std::string p) {
+  const std::string d = " (deleted)";
+  if (p.size() > d.size() && p.compare(p.size() - d.size(), d.size(), d) == 0)
+    p.resize(p.size() - d.size());
+  return p;
+}
+
 std::vector<ProcMapping> read_proc_maps(pid_t pid) {
   std::string p = "/proc/" + std::to_string(pid) + "/maps";
   std::ifstream f(p);

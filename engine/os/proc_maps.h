@@ -21,6 +21,9 @@ struct ProcMapping {
   bool is_special() const;
 };
 
+/// A path from /proc without the " (deleted)" the kernel appends to unlinked files (proc(5)).
+std::string strip_deleted_suffix(std::string path);
+
 /// Reads /proc/PID/maps. Throws SystemError.
 std::vector<ProcMapping> read_proc_maps(pid_t pid);
 

@@ -18,13 +18,6 @@ namespace rwd {
 namespace {
 constexpr uint64_t kMaxArgs = 1 << 20;
 
-std::string strip_deleted(std::string p) {
-  const std::string d = " (deleted)";
-  if (p.size() > d.size() && p.compare(p.size() - d.size(), d.size(), d) == 0)
-    p.resize(p.size() - d.size());
-  return p;
-}
-
 std::vector<std::string> read_cmdline(pid_t tid) {
   std::ifstream f("/proc/" + std::to_string(tid) + "/cmdline", std::ios::binary);
   std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -68,7 +61,7 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
   char exe[PATH_MAX] = {};
   ssize_t n = ::readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);
   if (n < 0) throw_errno("readlink " + proc + "/exe");
-  e.file = saver.save(proc + "/exe", strip_deleted(exe));
+  e.file = saver.save(proc + "/exe", strip_deleted_suffix(exe));
   for (const ProcMapping& m : read_proc_maps(tid)) {
     if (m.is_special()) continue;
     Mapping out;
@@ -83,7 +76,7 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
       char range[64];
       snprintf(range, sizeof range, "/map_files/%lx-%lx", (unsigned long)m.start,
                (unsigned long)m.end);
-      out.file = saver.save(proc + range, strip_deleted(m.path));
+      out.file = saver.save(proc + range, strip_deleted_suffix(m.path));
     }
     if (m.write || out.file.empty()) {
       MemoryRegion r;

@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "engine/errors.h"
+#include "engine/os/proc_maps.h"
 
 namespace rwd {
 
@@ -20,10 +21,7 @@ bool is_system_path(const std::string& p) {
 }
 
 std::string base_name(std::string p) {
-  const std::string deleted = " (deleted)";
-  if (p.size() > deleted.size() &&
-      p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0)
-    p.resize(p.size() - deleted.size());
+  p = strip_deleted_suffix(p);
   std::string b = p.substr(p.find_last_of('/') + 1);
   for (char& c : b)
     if (c == '/' || c == ' ' || c == ':' || c == '\\') c = '_';

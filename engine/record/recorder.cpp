@@ -22,6 +22,7 @@
 #include <memory>
 
 #include "engine/arch/insn.h"
+#include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
@@ -80,14 +81,6 @@ struct Task {
 size_t rep_insn_at(pid_t tid, uint64_t rip) {
   auto code = read_memory(tid, rip, 15);
   return rep_string_insn_length(code.data(), code.size());
-}
-
-bool sent_by_us(const std::array<uint8_t, 128>& si) {
-  int code;
-  pid_t pid;
-  std::memcpy(&code, si.data() + 8, 4);
-  std::memcpy(&pid, si.data() + 16, 4);
-  return code == SI_TKILL && pid == getpid();
 }
 
 /// A thread group (process). At most one of its tasks runs user code at a time; the order in
@@ -157,6 +150,10 @@ class Recorder {
   void run_user(Task& t, int sig = 0);
   void schedule(Group& g);
   void deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si);
+  /// Delivers e.signo to the stopped task and writes `e`, with the handler's signal frame.
+  void deliver_and_write(Task& t, Event& e);
+  /// A Signal event for `t` at its current registers.
+  Event signal_event(Task& t, int sig, const SigInfo& si);
   void mark_entries(Group& g, pid_t except);
   void activate(Group& g, Task& t);
   void set_point(Event& e, Task& t);
@@ -627,6 +624,16 @@ bool Recorder::emulate_rdtsc(Task& t, Registers& regs) {
   return true;
 }
 
+Event Recorder::signal_event(Task& t, int sig, const SigInfo& si) {
+  Event e;
+  e.kind = EventKind::Signal;
+  e.tid = t.tid;
+  e.regs = get_regs(t.tid);
+  e.signo = sig;
+  e.siginfo = si;
+  return e;
+}
+
 void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si) {
   Registers regs = get_regs(t.tid);
   if (size_t len = rep_insn_at(t.tid, regs.rip)) {
@@ -638,15 +645,41 @@ void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& 
     t.state = RunState::UserRunning;
     return resume_syscall(t, 0);
   }
-  Event e;
-  e.kind = EventKind::Signal;
-  e.tid = t.tid;
-  e.regs = get_regs(t.tid);
-  e.signo = sig;
-  e.siginfo = si;
+  Event e = signal_event(t, sig, si);
   set_point(e, t);
+  t.state = RunState::UserRunning;
+  t.run_start = ticks_;
+  t.slice = policy_.slice();
+  deliver_and_write(t, e);
+}
+
+void Recorder::deliver_and_write(Task& t, Event& e) {
+  if (!(signal_masks(t.tid).caught & (1ull << (e.signo - 1)))) {
+    write(e);  // no handler: the default action, no signal frame
+    return resume_syscall(t, e.signo);
+  }
+  // A handler runs. The frame the kernel builds for it is not fully determined by the
+  // program (its XSAVE area depends on which FPU state the CPU tracks as in use), so it is
+  // recorded: single-stepping into the delivery stops at the handler's first instruction
+  // with the frame in place (kernel/signal.c, signal_delivered).
+  resume(t.tid, PTRACE_SINGLESTEP, e.signo);
+  int st = 0;
+  while (waitpid(t.tid, &st, __WALL) < 0)
+    if (errno != EINTR) throw_errno("waitpid(" + std::to_string(t.tid) + ")");
+  if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0) {
+    uint64_t sp = get_regs(t.tid).rsp;
+    constexpr uint64_t kRedZone = 128, kMaxFrame = 64 << 10, kAltFrame = 16 << 10;
+    uint64_t end =
+        e.regs.rsp > sp && e.regs.rsp - sp < kMaxFrame ? e.regs.rsp - kRedZone : sp + kAltFrame;
+    MemoryRegion frame;
+    frame.addr = sp;
+    frame.bytes = read_memory(t.tid, sp, end - sp);
+    e.memory.push_back(std::move(frame));
+    write(e);
+    return resume_syscall(t, 0);
+  }
   write(e);
-  run_user(t, sig);
+  handle_stop(t, st);  // it ended, or stopped for another reason first
 }
 
 void Recorder::on_signal(Task& t, int sig) {
@@ -658,29 +691,19 @@ void Recorder::on_signal(Task& t, int sig) {
     syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
     return resume_syscall(t, 0);
   }
-  if (t.deferred_sig && sig == t.deferred_sig && sent_by_us(si)) {
+  if (t.deferred_sig && sig == t.deferred_sig && sent_by_this_process(si)) {
     si = t.deferred_si;  // as it first arrived
     set_siginfo(t.tid, si);
     t.deferred_sig = 0;
   }
-  int code;
-  std::memcpy(&code, si.data() + 8, 4);  // siginfo_t.si_code
-  if (sig == SIGSEGV && code == SI_KERNEL) {
+  if (sig == SIGSEGV && siginfo_code(si) == SI_KERNEL) {
     Registers regs = get_regs(t.tid);
     if (emulate_rdtsc(t, regs)) return resume_syscall(t);
   }
-  bool sync = code > 0 &&
-              (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
-  if (sync) {  // raised by the instruction the task is executing: it is the active task
-    Event e;
-    e.kind = EventKind::Signal;
-    e.tid = t.tid;
-    e.regs = get_regs(t.tid);
-    e.signo = sig;
+  if (is_synchronous_fault(sig, si)) {  // raised by the active task's own instruction
+    Event e = signal_event(t, sig, si);
     e.synchronous = true;
-    e.siginfo = si;
-    write(e);
-    return resume_syscall(t, sig);
+    return deliver_and_write(t, e);
   }
   if (signal_is_ignored(t.tid, sig)) {
     // No handler and the default action is to ignore: delivering it changes nothing (an

@@ -8,27 +8,13 @@
 
 #include <cstring>
 
+#include "engine/arch/siginfo.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 
 namespace rwd {
 
-namespace {
-bool sent_by_replayer(const std::array<uint8_t, 128>& si) {
-  int code;
-  pid_t pid;
-  std::memcpy(&code, si.data() + 8, 4);  // si_code
-  std::memcpy(&pid, si.data() + 16, 4);  // si_pid
-  return code == SI_TKILL && pid == getpid();
-}
-
-bool is_fault(int sig, const std::array<uint8_t, 128>& si) {
-  int code;
-  std::memcpy(&code, si.data() + 8, 4);
-  return code > 0 &&
-         (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
-}
-}  // namespace
+namespace {}  // namespace
 
 namespace {
 // Kernel-internal results that ask for a restart when no handler runs (errno.h in the
@@ -90,7 +76,7 @@ Stop wait_stop(ReplayTask& t, int request) {
       return s;
     }
     s.siginfo = get_siginfo(t.tid);
-    if (is_fault(sig, s.siginfo) || sent_by_replayer(s.siginfo)) {
+    if (is_synchronous_fault(sig, s.siginfo) || sent_by_this_process(s.siginfo)) {
       s.kind = Stop::Signal;
       s.sig = sig;
       return s;

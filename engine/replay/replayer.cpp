@@ -401,6 +401,13 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
     throw diverged(e, signal_name(e.signo) + ": " + *d);
   set_siginfo(t.tid, e.siginfo);
   t.resume_sig = e.signo;
+  if (e.memory.empty()) return;  // no handler: delivered at the next resume
+  // Deliver now, stopping at the handler's first instruction, and put the recorded signal
+  // frame in place (its FPU area is not determined by the program; see the recorder).
+  Stop h = run_to_stop(t, PTRACE_SINGLESTEP);
+  if (h.kind != Stop::Signal || h.sig != SIGTRAP)
+    throw diverged(e, "the handler of " + signal_name(e.signo) + " did not start");
+  for (const auto& m : e.memory) write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
 }
 
 void Replayer::on_syscall_entry(ReplayTask& t, const Event& e) {

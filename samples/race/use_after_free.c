@@ -20,10 +20,11 @@ static void* worker(void* arg) {
   (void)arg;
   unsigned long long noise = 7;
   long handled = 0;
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 60000; ++i) {
     if (current) {  // check...
       STEP8(noise)
-      STEP8(noise) STEP8(noise)
+      STEP8(noise)
+      STEP8(noise)
           current->done += 1 + (long)(noise & 0);  // ...then use: crashes if retired meanwhile
       ++handled;
     }
@@ -40,7 +41,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   unsigned long long noise = 3;
-  for (int i = 0; i < 15000; ++i) {
+  for (int i = 0; i < 30000; ++i) {
     STEP8(noise) STEP8(noise) STEP8(noise) STEP8(noise)
   }
   long done = j->done;

@@ -30,6 +30,15 @@ case "$1" in
       cat "$WORK/memset$i.rec.out"
     done
     ;;
+  posix_timer)  # also recorded with an explicit --ticks=none (auto gives none here anyway)
+    RECORD_OPTS=--ticks=none
+    for i in 1 2 3; do
+      record_and_replay "timer$i" "$TEST_PROGRAMS/posix_timer"
+      grep -q "timer value 4711 at iteration [0-9]*; nested SIGUSR1 at [0-9]" "$WORK/timer$i.rec.out" \
+        || fail "timer output: $(cat "$WORK/timer$i.rec.out")"
+      cat "$WORK/timer$i.rec.out"
+    done
+    ;;
   *) echo "unknown case $1"; exit 2 ;;
 esac
 finish

@@ -1,0 +1,32 @@
+#include "siginfo.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace rwd {
+
+namespace {
+constexpr size_t kCodeOffset = 8;  // after si_signo, si_errno
+constexpr size_t kPidOffset = 16;  // _sifields._kill.si_pid
+}  // namespace
+
+int siginfo_code(const SigInfo& si) {
+  int code;
+  std::memcpy(&code, si.data() + kCodeOffset, sizeof code);
+  return code;
+}
+
+bool is_synchronous_fault(int sig, const SigInfo& si) {
+  return siginfo_code(si) > 0 &&
+         (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
+}
+
+bool sent_by_this_process(const SigInfo& si) {
+  pid_t pid;
+  std::memcpy(&pid, si.data() + kPidOffset, sizeof pid);
+  return siginfo_code(si) == SI_TKILL && pid == getpid();
+}
+
+}  // namespace rwd

@@ -1,0 +1,22 @@
+// Reading the fields of a raw siginfo_t (sigaction(2)) that rewind's decisions depend on.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace rwd {
+
+/// A siginfo_t as PTRACE_GETSIGINFO returns it: 128 bytes.
+using SigInfo = std::array<uint8_t, 128>;
+
+/// siginfo_t.si_code: > 0 when the kernel raised it, SI_USER (0) for kill, SI_TKILL (-6)...
+int siginfo_code(const SigInfo& si);
+
+/// True for a fault raised by the instruction the task executes (SIGSEGV, SIGBUS, SIGFPE,
+/// SIGILL or SIGTRAP with a kernel si_code): it happens again by itself in replay.
+bool is_synchronous_fault(int sig, const SigInfo& si);
+
+/// True when this process sent the signal with tgkill(2) (si_code SI_TKILL, si_pid ours).
+bool sent_by_this_process(const SigInfo& si);
+
+}  // namespace rwd
