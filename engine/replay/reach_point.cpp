@@ -44,8 +44,20 @@ std::string describe(const Stop& s, pid_t tid) {
 }  // namespace
 
 uint64_t reach_point(ReplayTask& t, const Event& e) {
+  // orig_rax is the kernel's note of the syscall being returned from (-1 or its number,
+  // depending on how the stop was reached), not program state: a point ignores it.
+  auto same_state = [&](Registers r) {
+    r.orig_rax = e.regs.orig_rax;
+    return registers_equal(r, e.regs);
+  };
   auto at_point = [&](const Registers& r) {
-    return registers_equal(r, e.regs) && digest_memory(t.tid, e.exclusions) == e.digest;
+    if (!same_state(r) || digest_memory(t.tid, e.exclusions) != e.digest) return false;
+    if (r.orig_rax != e.regs.orig_rax) {
+      Registers fixed = r;
+      fixed.orig_rax = e.regs.orig_rax;
+      set_regs(t.tid, fixed);
+    }
+    return true;
   };
   if (at_point(get_regs(t.tid))) return 0;
   if (getenv("REWIND_DEBUG_POINTS")) {
