@@ -4,15 +4,13 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "busy_work.h"
+
 #define THREADS 4
 #define ROUNDS 100000
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long total;
-
-#define STEP(x) x = x * 2862933555777941757ULL + 3037000493ULL;
-#define STEP8(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x)
-#define STEP64(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x)
 
 static void* work(void* arg) {
   unsigned long long x = (unsigned long long)(long)arg, local = 0;

@@ -4,14 +4,11 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "busy_work.h"
+
 #define ITERATIONS 20000
 
 static long counter;  // the bug: no lock, not atomic
-
-// Straight-line work between the read and the write (no inner loop, so that each
-// instruction runs once per increment).
-#define STEP(x) x = x * 2862933555777941757ULL + 3037000493ULL;
-#define STEP8(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x)
 
 static void* worker(void* arg) {
   unsigned long long noise = (unsigned long long)(long)arg;

@@ -6,15 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "busy_work.h"
+
 struct job {
   const char* name;
   long done;
 };
 
 static struct job* volatile current;  // the bug: checked and used without a lock
-
-#define STEP(x) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-#define STEP8(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x)
 
 static void* worker(void* arg) {
   (void)arg;
@@ -25,7 +24,7 @@ static void* worker(void* arg) {
       STEP8(noise)
       STEP8(noise)
       STEP8(noise)
-          current->done += 1 + (long)(noise & 0);  // ...then use: crashes if retired meanwhile
+      current->done += 1 + (long)(noise & 0);  // ...then use: crashes if retired meanwhile
       ++handled;
     }
   }

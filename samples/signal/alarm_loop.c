@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "busy_work.h"
+
 static volatile sig_atomic_t stop;
 static volatile long iterations;
 static long seen_by_handler = -1;
@@ -15,11 +17,6 @@ static void on_alarm(int sig) {
   seen_by_handler = iterations;
   stop = 1;
 }
-
-// Straight-line work: each instruction of the loop runs once per iteration.
-#define STEP(x) x = x * 2862933555777941757ULL + 3037000493ULL;
-#define STEP8(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x)
-#define STEP64(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x)
 
 int main(void) {
   struct sigaction sa;

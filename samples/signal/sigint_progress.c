@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "busy_work.h"
+
 static volatile sig_atomic_t interrupted;
 static volatile long rounds;
 
@@ -12,10 +14,6 @@ static void on_int(int sig) {
   (void)sig;
   interrupted = 1;
 }
-
-#define STEP(x) x = x * 2862933555777941757ULL + 3037000493ULL;
-#define STEP8(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x)
-#define STEP64(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x)
 
 int main(void) {
   struct sigaction sa;

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "busy_work.h"
+
 static volatile sig_atomic_t got;
 static volatile long iterations;
 static long seen = -1;
@@ -18,10 +20,6 @@ static void on_usr1(int sig) {
   seen = iterations;
   got = 1;
 }
-
-#define STEP(x) x = x * 2862933555777941757ULL + 3037000493ULL;
-#define STEP8(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x)
-#define STEP64(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x)
 
 int main(void) {
   struct sigaction sa;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "busy_work.h"
+
 static volatile sig_atomic_t stop;
 static volatile long iterations;
 static long seen, nested_at = -1;
@@ -24,10 +26,6 @@ static void on_timer(int sig, siginfo_t* si, void* uc) {
   raise(SIGUSR1);  // nested: delivered inside this handler
   stop = 1;
 }
-
-#define STEP(x) x = x * 2862933555777941757ULL + 3037000493ULL;
-#define STEP8(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x) STEP(x)
-#define STEP64(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x) STEP8(x)
 
 int main(void) {
   struct sigaction sa;
