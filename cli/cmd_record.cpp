@@ -54,7 +54,8 @@ Runner add_record(CLI::App& app) {
                 "rare interleavings show up more often");
   auto until = std::make_shared<int>(0);
   cmd->add_option("--until-failure", *until,
-                  "Record again and again (at most N times, default 100) until the program "
+                  "Record again and again (--until-failure=N: at most N times, default 100) "
+                  "until the program "
                   "exits non-zero or dies from a signal; keep only the failing trace")
       ->expected(0, 1)
       ->default_str("100");
