@@ -44,20 +44,6 @@ void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n) {
   std::copy(v.begin(), v.end(), static_cast<uint8_t*>(out));
 }
 
-std::string read_string(pid_t tid, uint64_t addr, size_t max) {
-  std::string s;
-  while (s.size() < max) {
-    size_t n = std::min<size_t>(kPage - ((addr + s.size()) % kPage), max - s.size());
-    auto v = read_memory(tid, addr + s.size(), n);
-    for (uint8_t c : v) {
-      if (c == 0) return s;
-      s.push_back(char(c));
-    }
-    if (v.size() < n) break;
-  }
-  return s;
-}
-
 void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n) {
   if (n == 0) return;
   // Fast path: one process_vm_writev. It fails on read-only pages, which /proc/PID/mem writes.

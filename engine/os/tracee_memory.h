@@ -4,7 +4,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace rwd {
@@ -13,8 +12,6 @@ namespace rwd {
 std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n);
 /// Reads exactly n bytes or throws SystemError.
 void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n);
-/// Reads a NUL-terminated string of at most `max` bytes.
-std::string read_string(pid_t tid, uint64_t addr, size_t max = 4096);
 /// Writes bytes through /proc/PID/mem (which also writes read-only private pages, as a
 /// debugger does). Throws SystemError.
 void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n);

@@ -162,7 +162,6 @@ void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
     t.at_entry = false;
     return;
   }
-  if (t.state == TaskState::ForkPending) finish_fork(t);
   if (t.state == TaskState::Exited)
     throw diverged(e, "the task already exited with status " + std::to_string(t.exit_status));
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
@@ -341,7 +340,6 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
 }
 
 void Replayer::on_exec(ReplayTask& t, const Event& e) {
-  if (t.state == TaskState::ForkPending) finish_fork(t);
   bool initial = t.at_first_exec;
   t.at_first_exec = false;
   Registers regs;
@@ -381,7 +379,6 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
 }
 
 void Replayer::on_signal(ReplayTask& t, const Event& e) {
-  if (t.state == TaskState::ForkPending) finish_fork(t);
   if (!e.synchronous) {
     // Sent from outside: find the recorded point, then send it again and let it arrive.
     point_stops_ += reach_point(t, e);
@@ -418,13 +415,11 @@ void Replayer::on_syscall_entry(ReplayTask& t, const Event& e) {
 }
 
 void Replayer::on_sched(ReplayTask& t, const Event& e) {
-  if (t.state == TaskState::ForkPending) finish_fork(t);
   point_stops_ += reach_point(t, e);
   ++points_;
 }
 
 void Replayer::on_rdtsc(ReplayTask& t, const Event& e) {
-  if (t.state == TaskState::ForkPending) finish_fork(t);
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind != Stop::Signal || s.sig != SIGSEGV) throw diverged(e, "expected rdtsc");
   set_regs(t.tid, e.regs);
@@ -436,7 +431,6 @@ void Replayer::on_exit(ReplayTask& t, const Event& e) {
       kill(t.tid, SIGKILL);  // killed from outside while recorded
       wait_stop(t, PTRACE_SYSEMU);
     } else {
-      if (t.state == TaskState::ForkPending) finish_fork(t);
       Stop s = run_to_stop(t, PTRACE_SYSEMU);
       if (s.kind != Stop::Exited) throw diverged(e, "the task should have ended");
     }
@@ -469,6 +463,11 @@ ReplayResult Replayer::run() {
       ReplayTask& t = task_for(*e);
       if (trace_events)
         fprintf(stderr, "rewind: replaying %s (real tid %d)\n", where(*e).c_str(), t.tid);
+      // A task inside a real fork first returns from it, whatever its next event, except
+      // when it was killed from outside (SIGKILL ends it where it stands).
+      bool killed =
+          e->kind == EventKind::Exit && WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
+      if (t.state == TaskState::ForkPending && !killed) finish_fork(t);
       switch (e->kind) {
         case EventKind::Syscall:
           on_syscall(t, *e);
