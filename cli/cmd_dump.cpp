@@ -53,12 +53,21 @@ nlohmann::json to_json(const Event& e) {
   return j;
 }
 
+/// errno's name, or the kernel-internal restart codes a syscall stop can show
+/// (include/linux/errno.h: ERESTARTSYS 512 ... ERESTART_RESTARTBLOCK 516).
+std::string error_name(int64_t err) {
+  static constexpr const char* kRestart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND",
+                                             "ENOIOCTLCMD", "ERESTART_RESTARTBLOCK"};
+  if (err >= 512 && err <= 516) return kRestart[err - 512];
+  const char* name = strerrorname_np(int(err));
+  return name ? name : "?";
+}
+
 std::string detail(const Event& e) {
   switch (e.kind) {
     case EventKind::Syscall: {
       std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);
-      if (e.result < 0 && e.result > -4096)
-        s += " (" + std::string(strerrorname_np(int(-e.result)) ?: "?") + ")";
+      if (e.result < 0 && e.result > -4096) s += " (" + error_name(-e.result) + ")";
       if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
       if (e.output != OutputStream::None)
         s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";

@@ -20,9 +20,21 @@ Registers get_regs(pid_t tid) {
   return r;
 }
 
+bool try_get_regs(pid_t tid, Registers& out) {
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &out) == 0) return true;
+  if (errno == ESRCH) return false;
+  throw_errno("ptrace(GETREGS, " + std::to_string(tid) + ")");
+}
+
 void set_regs(pid_t tid, const Registers& r) {
   if (ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0)
     throw_errno("ptrace(SETREGS, " + std::to_string(tid) + ")");
+}
+
+bool try_set_regs(pid_t tid, const Registers& r) {
+  if (ptrace(PTRACE_SETREGS, tid, nullptr, &r) == 0) return true;
+  if (errno == ESRCH) return false;
+  throw_errno("ptrace(SETREGS, " + std::to_string(tid) + ")");
 }
 
 std::array<uint8_t, 128> get_siginfo(pid_t tid) {

@@ -14,8 +14,14 @@ namespace rwd {
 
 /// PTRACE_GETREGS. Throws SystemError.
 Registers get_regs(pid_t tid);
+/// PTRACE_GETREGS into `out`. Returns false if the task no longer exists (ESRCH: it was
+/// killed while stopped, e.g. by another thread's fatal signal); throws SystemError otherwise.
+bool try_get_regs(pid_t tid, Registers& out);
 /// PTRACE_SETREGS. Throws SystemError.
 void set_regs(pid_t tid, const Registers& r);
+/// PTRACE_SETREGS. Returns false if the task no longer exists (ESRCH); throws SystemError
+/// otherwise.
+bool try_set_regs(pid_t tid, const Registers& r);
 /// PTRACE_GETSIGINFO as raw 128 bytes. Throws SystemError.
 std::array<uint8_t, 128> get_siginfo(pid_t tid);
 /// PTRACE_SETSIGINFO from raw 128 bytes. Throws SystemError.

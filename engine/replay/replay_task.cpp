@@ -14,8 +14,6 @@
 
 namespace rwd {
 
-namespace {}  // namespace
-
 namespace {
 // Kernel-internal results that ask for a restart when no handler runs (errno.h in the
 // kernel: ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND, ERESTART_RESTARTBLOCK).
@@ -24,11 +22,14 @@ bool is_restart(int64_t rax) {
 }
 
 void restart_syscall_now(pid_t tid) {
-  Registers r = get_regs(tid);
+  Registers r;
+  // A task killed while it waited (another thread's fatal signal ended the process) has no
+  // registers any more; the resume that follows fails too, and its exit is collected.
+  if (!try_get_regs(tid, r)) return;
   if (int64_t(r.orig_rax) < 0 || !is_restart(int64_t(r.rax))) return;
   r.rax = int64_t(r.rax) == -516 ? uint64_t(SYS_restart_syscall) : r.orig_rax;
   r.rip -= 2;  // back onto the syscall instruction
-  set_regs(tid, r);
+  try_set_regs(tid, r);
 }
 }  // namespace
 

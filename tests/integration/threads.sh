@@ -2,7 +2,8 @@
 # Threads: the race sample recorded 20 times with --chaos gives at least two different
 # totals, and each trace replays three times with its own total, byte-identical; a pthread
 # program (mutex, condition variable, spin-wait on an atomic flag), Python threads with a
-# queue and time.sleep, and the use-after-free race (recorded until it crashes) all replay
+# queue and time.sleep, the use-after-free race (recorded until it crashes), and a process
+# killed by one thread's fault while another waits in an interrupted read all replay
 . "$(dirname "$0")/lib.sh"
 case "$1" in
   race)
@@ -78,6 +79,22 @@ PY
       fi
     done
     cmp -s "$WORK/uaf.rep1" "$WORK/uaf.rep2" || fail "the two replays differ"
+    ;;
+  crash_while_waiting)
+    # The process dies of another thread's fault while the main thread's read, interrupted,
+    # waits to restart (the trace has read = ERESTARTSYS as the main thread's last event).
+    # The recorder normally sees that read return before the fault; try a few recordings.
+    for i in 1 2 3 4 5; do
+      record_and_replay "cww$i" "$TEST_PROGRAMS/crash_while_waiting" || continue
+      last_main=$("$REWIND" dump "$TRACE" |
+        awk 'NR==1 {m=$2} $2==m {last=$0} /signal +SIGSEGV/ {print last; exit}')
+      if [[ "$last_main" == *"read = -512 (ERESTARTSYS)"* ]]; then
+        [ "$(cat "$WORK/cww$i.rec.out")" = waiting ] || fail "output: $(cat "$WORK/cww$i.rec.out")"
+        pass "recording $i: the main thread's last event is an interrupted read; replay ends with 139"
+        break
+      fi
+      [ "$i" -lt 5 ] || fail "no recording had the interrupted read last: $last_main"
+    done
     ;;
   *) echo "unknown case $1"; exit 2 ;;
 esac
