@@ -6,7 +6,7 @@
 namespace rwd {
 
 SystemError::SystemError(const std::string& what, int err)
-    : Error(what + ": " + std::strerror(err)) {}
+    : Error(what + ": " + std::strerror(err)), err_(err) {}
 
 void throw_errno(const std::string& what) {
   throw SystemError(what, errno);

@@ -40,6 +40,11 @@ class UnsupportedError : public Error {
 class SystemError : public Error {
  public:
   SystemError(const std::string& what, int err);
+  /// The errno value of the failed call.
+  int error() const { return err_; }
+
+ private:
+  int err_;
 };
 
 /// Throws SystemError(what, errno) — call right after a failing libc call.

@@ -156,7 +156,10 @@ class Recorder {
   Event signal_event(Task& t, int sig, const SigInfo& si);
   void mark_entries(Group& g, pid_t except);
   void activate(Group& g, Task& t);
-  void set_point(Event& e, Task& t);
+  /// Fills e's digest and exclusions at t's current point. Returns false when t's process
+  /// started dying meanwhile (SIGKILL from outside: exiting threads write their tid words,
+  /// so the digest may hold memory no replay reproduces); the event must not be written.
+  bool set_point(Event& e, Task& t);
   void release_vfork_parent(pid_t child);
   void update_timer();
   bool emulate_rdtsc(Task& t, Registers& regs);
@@ -285,7 +288,13 @@ RecordResult Recorder::run() {
         early_stops_[tid] = status;
         continue;
       }
-      handle_stop(it->second, status);
+      try {
+        handle_stop(it->second, status);
+      } catch (const SystemError& e) {
+        // ESRCH: a task we held stopped was killed from outside (kill -9 of the program)
+        // while we handled its stop. Its exit, and its threads', are the next stops.
+        if (e.error() != ESRCH) throw;
+      }
     }
   } catch (const Error&) {
     set_timer(0, 0);
@@ -391,7 +400,7 @@ void Recorder::activate(Group& g, Task& t) {
   g.active = t.tid;
 }
 
-void Recorder::set_point(Event& e, Task& t) {
+bool Recorder::set_point(Event& e, Task& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
   for (pid_t m : group(t).members) {
     Task& x = tasks_.at(m);
@@ -408,6 +417,11 @@ void Recorder::set_point(Event& e, Task& t) {
       fclose(out);
     }
   }
+  // A SIGKILL ends the ptrace stop of every thread before any of them exits (it is queued to
+  // all under one lock, kernel/signal.c complete_signal), so a task still stopped now had no
+  // dying thread change memory while the digest was taken.
+  Registers now;
+  return try_get_regs(t.tid, now);
 }
 
 void Recorder::schedule(Group& g) {
@@ -585,7 +599,7 @@ void Recorder::on_event_stop(Task& t) {
       e.kind = EventKind::Sched;
       e.tid = t.tid;
       e.regs = get_regs(t.tid);
-      set_point(e, t);
+      if (!set_point(e, t)) return;  // killed: its exit comes next
       write(e);
       ++preemptions_;
       t.state = RunState::Stopped;
@@ -646,7 +660,7 @@ void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& 
     return resume_syscall(t, 0);
   }
   Event e = signal_event(t, sig, si);
-  set_point(e, t);
+  if (!set_point(e, t)) return;  // killed: its exit comes next
   t.state = RunState::UserRunning;
   t.run_start = ticks_;
   t.slice = policy_.slice();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Crash safety: a tracee killed with SIGKILL gives a complete trace that replays to the same
-# kill; a recorder killed with SIGKILL leaves a trace that replays up to its last complete
+# kill (also a multi-threaded program killed at random moments while its threads are
+# preempted); a recorder killed with SIGKILL leaves a trace that replays up to its last complete
 # event and says so.
 . "$(dirname "$0")/lib.sh"
 need sh
@@ -18,6 +19,24 @@ rc=$?
 rrc=$?
 [ "$rrc" -eq 137 ] && cmp -s "$WORK/k.out" "$WORK/k.rep" && pass "replay reproduces output and SIGKILL (137)" \
   || fail "replay of the killed program: rc $rrc, output $(cat "$WORK/k.rep")"
+
+# 1b. A multi-threaded program killed while the recorder preempts its threads: the kill can
+# land while a preemption point is being taken, as its threads die. Eight random moments.
+for i in 1 2 3 4 5 6 7 8; do
+  "$REWIND" record -o "$WORK/mt$i" "$TEST_PROGRAMS/threads_forever" >"$WORK/mt$i.out" 2>&1 &
+  rec=$!
+  for _ in $(seq 100); do [ -s "$WORK/mt$i.out" ] && break; sleep 0.05; done
+  sleep "0.$((RANDOM % 30 + 5))"
+  kill -KILL "$(awk '{print $2}' "$WORK/mt$i.out")"
+  wait $rec
+  rc=$?
+  "$REWIND" replay -a "$WORK/mt$i" >"$WORK/mt$i.rep" 2>&1
+  rrc=$?
+  if [ "$rc" -ne 137 ] || [ "$rrc" -ne 137 ] || ! cmp -s "$WORK/mt$i.out" "$WORK/mt$i.rep"; then
+    fail "threads killed at moment $i: record $rc, replay $rrc: $(tail -1 "$WORK/mt$i.rep")"
+  fi
+done
+pass "a multi-threaded program killed at 8 random moments: each trace replays to the kill"
 
 # 2. rewind record itself is killed.
 rm -f "$WORK/pid"
