@@ -18,6 +18,7 @@
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/cpu_affinity.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/replay/exec_restore.h"
@@ -456,6 +457,7 @@ ReplayResult Replayer::run() {
     throw TraceError(trace_.dir() + ": recorded with '" + trace_.meta().ticks +
                      "' ticks; this rewind replays counter-less ('none') traces only");
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  pin_to_current_cpu();  // before the first tracee is spawned: they inherit it
   ReplayResult result;
   const bool trace_events = getenv("REWIND_DEBUG_EVENTS") != nullptr;
   try {
