@@ -11,6 +11,7 @@
 #include "engine/arch/siginfo.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
+#include "engine/replay/replay_observer.h"
 
 namespace rwd {
 
@@ -33,16 +34,31 @@ void restart_syscall_now(pid_t tid) {
 }
 }  // namespace
 
-Stop run_to_stop(ReplayTask& t, int request) {
+namespace {
+thread_local ReplayObserver* g_observer = nullptr;
+
+/// One resume with `request` and the wait for the next stop of interest.
+Stop run_once(ReplayTask& t, int request) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
   if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
   t.restart_pending = false;
   t.signal_injected = false;
-  if (!resume(t.tid, request, sig)) {
-    // The task died (killed by a signal delivered at this resume): collect its status.
-  }
+  resume(t.tid, request, sig);  // fails only if the task died: wait_stop collects its status
   return wait_stop(t, request);
+}
+}  // namespace
+
+void set_replay_observer(ReplayObserver* observer) {
+  g_observer = observer;
+}
+
+Stop run_to_stop(ReplayTask& t, int request) {
+  if (!g_observer || request != PTRACE_SYSEMU) return run_once(t, request);
+  for (;;) {
+    Stop s = run_once(t, g_observer->before_resume(t, request));
+    if (!g_observer->after_stop(t, s)) return s;
+  }
 }
 
 Stop wait_stop(ReplayTask& t, int request) {

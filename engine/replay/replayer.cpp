@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
@@ -25,6 +26,7 @@
 #include "engine/replay/output_echo.h"
 #include "engine/replay/reach_point.h"
 #include "engine/replay/remote_syscall.h"
+#include "engine/replay/replay_session.h"
 #include "engine/replay/replay_task.h"
 #include "engine/trace/trace_reader.h"
 
@@ -76,10 +78,33 @@ void finish_syscall(pid_t tid, const Registers& entry, int64_t result) {
   set_regs(tid, r);
 }
 
-class Replayer {
+}  // namespace
+
+class ReplaySession::Impl {
  public:
-  explicit Replayer(const ReplayOptions& o) : opts_(o), trace_(o.trace_dir) {}
-  ReplayResult run();
+  explicit Impl(const ReplayOptions& o) : opts_(o), trace_(o.trace_dir) {
+    if (trace_.meta().ticks != "none")
+      throw TraceError(trace_.dir() + ": recorded with '" + trace_.meta().ticks +
+                       "' ticks; this rewind replays counter-less ('none') traces only");
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    pin_to_current_cpu();  // before the first tracee is spawned: they inherit it
+    trace_events_ = getenv("REWIND_DEBUG_EVENTS") != nullptr;
+  }
+  ~Impl() { kill_all(); }
+  const Event* peek() {
+    if (!next_ && !at_end_) {
+      next_ = trace_.next();
+      at_end_ = !next_;
+    }
+    return next_ ? &*next_ : nullptr;
+  }
+  bool step();
+  ReplayResult result() const;
+
+  ReplayOptions opts_;
+  TraceReader trace_;
+  std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
+  uint64_t done_ = 0;
 
  private:
   ReplayTask& task_for(const Event& e);
@@ -107,12 +132,14 @@ class Replayer {
   void replay_exit(ReplayTask& t, const Event& e, const Registers& regs);
   void kill_all();
 
-  ReplayOptions opts_;
-  TraceReader trace_;
-  std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
   bool root_started_ = false;
+  bool trace_events_ = false;
+  std::optional<Event> next_;
+  bool at_end_ = false;
   uint64_t points_ = 0, point_stops_ = 0;
 };
+
+using Replayer = ReplaySession::Impl;
 
 std::string Replayer::where(const Event& e) const {
   std::string s = "event " + std::to_string(e.number) + " (task " + std::to_string(e.tid);
@@ -452,55 +479,55 @@ void Replayer::kill_all() {
   }
 }
 
-ReplayResult Replayer::run() {
-  if (trace_.meta().ticks != "none")
-    throw TraceError(trace_.dir() + ": recorded with '" + trace_.meta().ticks +
-                     "' ticks; this rewind replays counter-less ('none') traces only");
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-  pin_to_current_cpu();  // before the first tracee is spawned: they inherit it
-  ReplayResult result;
-  const bool trace_events = getenv("REWIND_DEBUG_EVENTS") != nullptr;
+bool ReplaySession::Impl::step() {
+  if (!peek()) return false;
+  Event ev = std::move(*next_);
+  next_.reset();
+  const Event* e = &ev;
   try {
-    while (auto e = trace_.next()) {
-      ReplayTask& t = task_for(*e);
-      if (trace_events)
-        fprintf(stderr, "rewind: replaying %s (real tid %d)\n", where(*e).c_str(), t.tid);
-      // A task inside a real fork first returns from it, whatever its next event, except
-      // when it was killed from outside (SIGKILL ends it where it stands).
-      bool killed =
-          e->kind == EventKind::Exit && WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
-      if (t.state == TaskState::ForkPending && !killed) finish_fork(t);
-      switch (e->kind) {
-        case EventKind::Syscall:
-          on_syscall(t, *e);
-          break;
-        case EventKind::Exec:
-          on_exec(t, *e);
-          break;
-        case EventKind::Signal:
-          on_signal(t, *e);
-          break;
-        case EventKind::Rdtsc:
-          on_rdtsc(t, *e);
-          break;
-        case EventKind::Exit:
-          on_exit(t, *e);
-          break;
-        case EventKind::SyscallEntry:
-          on_syscall_entry(t, *e);
-          break;
-        case EventKind::Sched:
-          on_sched(t, *e);
-          break;
-        case EventKind::End:
-          break;
-      }
+    ReplayTask& t = task_for(*e);
+    if (trace_events_)
+      fprintf(stderr, "rewind: replaying %s (real tid %d)\n", where(*e).c_str(), t.tid);
+    // A task inside a real fork first returns from it, whatever its next event, except
+    // when it was killed from outside (SIGKILL ends it where it stands).
+    bool killed =
+        e->kind == EventKind::Exit && WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
+    if (t.state == TaskState::ForkPending && !killed) finish_fork(t);
+    switch (e->kind) {
+      case EventKind::Syscall:
+        on_syscall(t, *e);
+        break;
+      case EventKind::Exec:
+        on_exec(t, *e);
+        break;
+      case EventKind::Signal:
+        on_signal(t, *e);
+        break;
+      case EventKind::Rdtsc:
+        on_rdtsc(t, *e);
+        break;
+      case EventKind::Exit:
+        on_exit(t, *e);
+        break;
+      case EventKind::SyscallEntry:
+        on_syscall_entry(t, *e);
+        break;
+      case EventKind::Sched:
+        on_sched(t, *e);
+        break;
+      case EventKind::End:
+        break;
     }
   } catch (...) {
     kill_all();
     throw;
   }
-  kill_all();
+  done_ = e->number;
+  return true;
+}
+
+ReplayResult ReplaySession::Impl::result() const {
+  ReplayResult result;
   result.events = trace_.last_event();
   result.interrupted = trace_.interrupted();
   result.points = points_;
@@ -509,11 +536,32 @@ ReplayResult Replayer::run() {
   return result;
 }
 
-}  // namespace
+ReplaySession::ReplaySession(const ReplayOptions& opts) : impl_(std::make_unique<Impl>(opts)) {}
+ReplaySession::~ReplaySession() = default;
+bool ReplaySession::step() {
+  return impl_->step();
+}
+const Event* ReplaySession::next_event() {
+  return impl_->peek();
+}
+uint64_t ReplaySession::events_done() const {
+  return impl_->done_;
+}
+const std::map<pid_t, ReplayTask>& ReplaySession::tasks() const {
+  return impl_->tasks_;
+}
+const TraceReader& ReplaySession::trace() const {
+  return impl_->trace_;
+}
+ReplayResult ReplaySession::result() const {
+  return impl_->result();
+}
 
 ReplayResult replay_to_end(const ReplayOptions& opts) {
-  Replayer r(opts);
-  return r.run();
+  ReplaySession session(opts);
+  while (session.step()) {
+  }
+  return session.result();
 }
 
 }  // namespace rwd
