@@ -1,0 +1,40 @@
+// Software breakpoints (int3) in replayed processes, invisible to the program and to the
+// debugger's memory reads.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace rwd {
+
+/// The debugger's breakpoint addresses and, per replayed process, which are patched in.
+/// An address that is not mapped yet stays pending and is patched at a later sync().
+class BreakpointTable {
+ public:
+  void add(uint64_t addr) { wanted_.insert(addr); }
+  void remove(uint64_t addr) { wanted_.erase(addr); }
+  bool has(uint64_t addr) const { return wanted_.count(addr) != 0; }
+  bool empty() const { return wanted_.empty(); }
+  /// Patches and unpatches process `pid` (through its task `tid`) to match the wanted set.
+  void sync(pid_t pid, pid_t tid);
+  /// Forgets process `pid`'s patches without touching its memory (it exec'd or ended).
+  void forget(pid_t pid) { patched_.erase(pid); }
+  /// Forgets every process (a new replay starts).
+  void forget_all() { patched_.clear(); }
+  /// Removes the patch at `addr` from `pid` now (to step over it); sync() puts it back.
+  void lift(pid_t pid, pid_t tid, uint64_t addr);
+  /// True if `addr` holds a patched int3 in `pid`.
+  bool patched(pid_t pid, uint64_t addr) const;
+  /// Puts the original bytes back into `bytes`, read from `pid` at `addr`.
+  void hide(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) const;
+
+ private:
+  std::set<uint64_t> wanted_;
+  std::map<pid_t, std::map<uint64_t, uint8_t>> patched_;  ///< pid -> address -> original byte
+};
+
+}  // namespace rwd

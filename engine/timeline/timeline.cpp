@@ -1,0 +1,820 @@
+#include "engine/timeline/timeline.h"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include <condition_variable>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "engine/arch/siginfo.h"
+#include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/replay/replay_observer.h"
+#include "engine/replay/replay_session.h"
+#include "engine/ticks/memory_digest.h"
+#include "engine/timeline/breakpoints.h"
+
+namespace rwd {
+
+namespace {
+
+constexpr uint64_t kSingleStepBit = 1ull << 14;  // DR6.BS
+constexpr uint64_t kWatchBits = 0xe;             // DR6.B1-B3: the debugger's slots
+constexpr uint64_t kTrapFlag = 0x100;            // rflags.TF
+
+/// Thrown on the engine thread to abandon the current replay and start another.
+struct Restart {};
+/// Thrown on the engine thread when the timeline is destroyed.
+struct Shutdown {};
+
+/// A place in the trace the engine can find again in a new replay. Between(n): just after
+/// event n. Entry(n): the task of event n at that syscall's entry, before it is replayed.
+/// Trap(n): task `tid` between events n and n+1 with exactly `regs` and memory `digest`
+/// (unique: between two events a task never repeats a state, DESIGN.md "Ticks").
+struct Point {
+  enum Kind : uint8_t { Between, Entry, Trap } kind = Between;
+  uint64_t event = 0;
+  pid_t tid = 0;
+  Registers regs{};
+  MemoryDigest digest{};
+};
+
+/// What the current replay is for, and what it has counted.
+struct Run {
+  enum Kind : uint8_t {
+    Forward,    ///< user continue: stop at hits, signals, the end
+    StepInsn,   ///< user single step of `tid`
+    Goto,       ///< silently to `target`, then report `report`
+    Scan,       ///< silently to `target`, counting hits (and steps of `tid` after `event`)
+    HitNumber,  ///< silently to hit number `count`, then report it
+    Steps,      ///< silently to `count` single steps of `tid` after event `event`
+  } kind = Forward;
+  pid_t tid = 0;
+  uint64_t event = 0, count = 0;
+  Point target;
+  StopInfo report;
+  bool count_steps = false;  ///< Scan: single-step `tid` after `event`, counting steps
+  // Counted along the way.
+  uint64_t hits = 0, steps = 0;
+  std::optional<StopInfo> last_hit_info;
+};
+
+/// The debugger's watchpoint: a range in one debug-register slot.
+struct Watch {
+  uint64_t addr = 0;
+  int len = 0;
+  WatchKind kind = WatchKind::Write;
+  int slot = 0;
+  std::vector<uint8_t> last;  ///< value at the last stop of this replay
+};
+
+/// What a reverse operation must do after a scan finished.
+enum class After : uint8_t { None, ReverseContinue, ReverseStep };
+
+}  // namespace
+
+class Timeline::Engine : public ReplayObserver {
+ public:
+  explicit Engine(std::string dir) {
+    opts_.trace_dir = std::move(dir);
+    opts_.echo_output = false;
+    thread_ = std::thread([this] { main(); });
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return stopped_ || failed_; });
+    if (failed_) {
+      lock.unlock();
+      thread_.join();
+      throw Error(error_);
+    }
+  }
+
+  ~Engine() {
+    {
+      std::lock_guard lock(mu_);
+      shutdown_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  /// Runs `fn` on the engine thread while it is paused; returns when done.
+  void call(std::function<void()> fn) {
+    std::unique_lock lock(mu_);
+    if (failed_) throw Error(error_);
+    job_ = std::move(fn);
+    job_done_ = false;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return job_done_ || failed_; });
+    if (job_error_) {
+      auto e = std::move(job_error_);
+      std::rethrow_exception(e);
+    }
+    if (failed_ && !job_done_) throw Error(error_);
+  }
+
+  /// Starts operation `op` (it runs on the engine thread) and waits for the stop it ends at.
+  StopInfo operate(std::function<void()> op) {
+    std::unique_lock lock(mu_);
+    if (failed_) throw Error(error_);
+    stopped_ = false;
+    job_ = std::move(op);
+    job_done_ = false;
+    resume_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return stopped_ || failed_; });
+    if (failed_) throw Error(error_);
+    return stop_;
+  }
+
+  StopInfo current() {
+    std::lock_guard lock(mu_);
+    return stop_;
+  }
+
+  // --- Operations (run on the engine thread, inside pause()). ---
+
+  void op_forward() {
+    run_ = Run{};
+    run_.kind = Run::Forward;
+  }
+
+  void op_step(pid_t tid) {
+    run_ = Run{};
+    run_.kind = Run::StepInsn;
+    run_.tid = tid;
+  }
+
+  void op_seek(uint64_t event) {
+    Run r;
+    r.kind = Run::Goto;
+    r.target.kind = Point::Between;
+    r.target.event = event;
+    r.report.reason = StopReason::Seek;
+    run_ = r;
+    if (event <= session_->events_done() || here_.kind != Point::Between) throw Restart{};
+  }
+
+  void op_reverse_continue() { start_scan(After::ReverseContinue, false); }
+
+  void op_reverse_step(pid_t tid) {
+    step_tid_ = tid;
+    if (here_.kind == Point::Entry && here_.tid == tid) {
+      // Before a syscall: the previous instruction ran between the last event and this one.
+      start_scan(After::ReverseStep, true);
+      return;
+    }
+    if (here_.kind == Point::Between && here_.event > 1) {
+      const Event* last = &last_event_;
+      if (last->kind == EventKind::Syscall && last->tid == tid) {
+        // Just after a syscall: one instruction back is that syscall's entry.
+        Run r;
+        r.kind = Run::Goto;
+        r.target.kind = Point::Entry;
+        r.target.event = here_.event;
+        r.target.tid = tid;
+        r.report.reason = StopReason::Step;
+        r.report.tid = tid;
+        run_ = r;
+        throw Restart{};
+      }
+    }
+    start_scan(After::ReverseStep, true);
+  }
+
+  // --- ReplayObserver. ---
+
+  int before_resume(ReplayTask& t, int request) override {
+    if (!bps_.empty() || lifted_) sync_breakpoints(t);
+    sync_watchpoints(t);
+    bool stepping = (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) ||
+                    (run_.kind == Run::Steps && t.rec_tid == run_.tid &&
+                     session_->events_done() == run_.event) ||
+                    (run_.kind == Run::Scan && run_.count_steps && t.rec_tid == run_.tid &&
+                     session_->events_done() == run_.event);
+    Registers r = get_regs(t.tid);
+    if (bps_.patched(t.pid, r.rip)) {
+      // On a breakpoint: take it out for one instruction, then put it back.
+      bps_.lift(t.pid, t.tid, r.rip);
+      lifted_ = true;
+      stepping_over_ = !stepping;
+      stepped_ = true;
+      return PTRACE_SYSEMU_SINGLESTEP;
+    }
+    stepping_over_ = false;
+    stepped_ = stepping;
+    return stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
+  }
+
+  bool after_stop(ReplayTask& t, const Stop& s) override {
+    if (lifted_ && s.kind != Stop::Exited) {
+      lifted_ = false;
+      bps_.sync(t.pid, t.tid);
+    }
+    if (s.kind != Stop::Signal) stepping_over_ = false;
+    if (s.kind == Stop::Exited) return false;
+    if (s.kind == Stop::SyscallEntry) {
+      if (stepped_) {
+        // The syscall instruction saved rflags in r11 with the trap flag of our single step;
+        // the program's rflags do not have it (as recorded).
+        Registers r = get_regs(t.tid);
+        if (r.r11 & kTrapFlag) {
+          r.r11 &= ~kTrapFlag;
+          set_regs(t.tid, r);
+        }
+      }
+      on_entry(t);
+      return false;
+    }
+    if (s.kind != Stop::Signal) return false;
+    if (s.sig != SIGTRAP) {
+      on_signal(t, s.sig);
+      return false;
+    }
+    uint64_t dr6 = take_debug_status(t.tid);
+    if (dr6 & 1) return false;  // the replay's own breakpoint (reaching a recorded point)
+    Registers r = get_regs(t.tid);
+    int code = siginfo_code(s.siginfo);
+    if (code == SI_KERNEL && bps_.patched(t.pid, r.rip - 1)) {
+      r.rip -= 1;  // back onto the breakpoint's instruction
+      set_regs(t.tid, r);
+      on_trap(t, r, true, dr6);
+      return true;
+    }
+    if (dr6 & (kSingleStepBit | kWatchBits)) {
+      if ((dr6 & kWatchBits) == 0 && stepping_over_) {
+        stepping_over_ = false;
+        return true;  // stepped over a breakpoint for a continue: nothing to report
+      }
+      stepping_over_ = false;
+      on_trap(t, r, false, dr6);
+      return true;
+    }
+    return false;  // the program's own SIGTRAP, as recorded
+  }
+
+ private:
+  // --- The engine thread. ---
+
+  void main() {
+    set_replay_observer(this);
+    Run first;
+    first.kind = Run::Goto;
+    first.target.kind = Point::Between;
+    first.target.event = 1;
+    first.report.reason = StopReason::TraceStart;
+    run_ = first;
+    for (;;) {
+      try {
+        replay();
+      } catch (const Restart&) {
+      } catch (const Shutdown&) {
+        session_.reset();
+        return;
+      } catch (const std::exception& e) {
+        session_.reset();
+        std::lock_guard lock(mu_);
+        failed_ = true;
+        error_ = e.what();
+        cv_.notify_all();
+        return;
+      }
+    }
+  }
+
+  void replay() {
+    session_.reset();
+    bps_.forget_all();
+    lifted_ = false;
+    for (auto& w : watches_) w.last.clear();
+    run_.hits = 0;
+    run_.steps = 0;
+    session_ = std::make_unique<ReplaySession>(opts_);
+    while (const Event* e = session_->next_event()) {
+      replaying_ = *e;
+      bool was_exec = e->kind == EventKind::Exec;
+      session_->step();
+      last_event_ = replaying_;
+      if (was_exec) {
+        for (auto& [rec, t] : session_->tasks())
+          if (rec == last_event_.tid) bps_.forget(t.pid);
+      }
+      on_between();
+    }
+    on_end();
+  }
+
+  /// The task replaying `rec_tid` now, or nullptr.
+  const ReplayTask* live(pid_t rec_tid) const {
+    auto it = session_->tasks().find(rec_tid);
+    return it == session_->tasks().end() || it->second.state == TaskState::Exited ? nullptr
+                                                                                  : &it->second;
+  }
+
+  void on_between() {
+    uint64_t n = session_->events_done();
+    Point here;
+    here.kind = Point::Between;
+    here.event = n;
+    switch (run_.kind) {
+      case Run::Forward:
+        return;
+      case Run::StepInsn:
+        if (last_event_.tid == run_.tid && consumes_instruction(last_event_)) {
+          StopInfo si;
+          si.reason = StopReason::Step;
+          si.tid = run_.tid;
+          return pause(si, here);
+        }
+        return;
+      case Run::Goto:
+        if (reached(run_.target, here)) return pause(run_.report, here);
+        return;
+      case Run::Scan:
+        if (reached(run_.target, here)) return scan_done();
+        return;
+      case Run::HitNumber:
+        return;
+      case Run::Steps:
+        if (n == run_.event && run_.count == 0) {
+          StopInfo si = run_.report;
+          return pause(si, here);
+        }
+        return;
+    }
+  }
+
+  void on_entry(ReplayTask& t) {
+    uint64_t next = session_->events_done() + 1;
+    Point here;
+    here.kind = Point::Entry;
+    here.event = next;
+    here.tid = t.rec_tid;
+    Registers r = get_regs(t.tid);
+    bool ending =
+        (r.orig_rax == SYS_exit_group || r.orig_rax == SYS_exit) && session_->tasks().size() == 1;
+    switch (run_.kind) {
+      case Run::Forward:
+      case Run::StepInsn:
+        if (ending) {
+          StopInfo si;
+          si.reason = StopReason::TraceEnd;
+          si.tid = t.rec_tid;
+          pause(si, here);
+          // Nothing lies beyond: every forward operation ends here again.
+          for (;;) {
+            if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
+            pause(si, here);
+          }
+        }
+        return;
+      case Run::Goto:
+        if (reached(run_.target, here)) pause(run_.report, here);
+        return;
+      case Run::Scan:
+        if (run_.count_steps && t.rec_tid == run_.tid && next - 1 == run_.event) ++run_.steps;
+        if (reached(run_.target, here)) scan_done();
+        return;
+      case Run::Steps:
+        if (t.rec_tid == run_.tid && next - 1 == run_.event && run_.count > 0 && --run_.count == 0)
+          pause(run_.report, here);
+        return;
+      case Run::HitNumber:
+        return;
+    }
+  }
+
+  void on_signal(ReplayTask& t, int sig) {
+    if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) return;
+    // Only the recorded signal itself; the replay's own traps (emulated rdtsc) are not stops.
+    if (replaying_.kind != EventKind::Signal || replaying_.signo != sig ||
+        replaying_.tid != t.rec_tid)
+      return;
+    Point here = trap_point(t, get_regs(t.tid));
+    StopInfo si;
+    si.reason = StopReason::Signal;
+    si.tid = t.rec_tid;
+    si.signo = sig;
+    pause(si, here);
+  }
+
+  /// A trap the debugger caused: a breakpoint (rip at it), a watchpoint or a single step.
+  void on_trap(ReplayTask& t, const Registers& r, bool breakpoint, uint64_t dr6) {
+    StopInfo si;
+    si.tid = t.rec_tid;
+    bool user_hit = false;
+    if (breakpoint && bps_.has(r.rip) && !is_internal(r.rip)) {
+      si.reason = StopReason::Breakpoint;
+      si.addr = r.rip;
+      user_hit = true;
+    }
+    for (auto& w : watches_) {
+      if (!(dr6 & (1ull << w.slot))) continue;
+      si.reason = StopReason::Watchpoint;
+      si.addr = w.addr;
+      si.old_value = w.last;
+      si.new_value = rwd::read_memory(t.tid, w.addr, size_t(w.len));
+      w.last = si.new_value;
+      user_hit = true;
+    }
+    bool stepped = (dr6 & kSingleStepBit) != 0;
+    switch (run_.kind) {
+      case Run::Forward:
+        if (user_hit) pause(si, trap_point(t, r));
+        return;
+      case Run::StepInsn:
+        if (user_hit || (stepped && t.rec_tid == run_.tid)) {
+          if (!user_hit) si.reason = StopReason::Step;
+          pause(si, trap_point(t, r));
+        }
+        return;
+      case Run::Goto:
+        if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
+            t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r)))
+          pause(run_.report, trap_point(t, r));
+        return;
+      case Run::Scan: {
+        if (run_.count_steps && stepped && t.rec_tid == run_.tid &&
+            session_->events_done() == run_.event)
+          ++run_.steps;
+        if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
+            t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r)))
+          return scan_done();
+        if (user_hit) {
+          ++run_.hits;
+          si.event = session_->events_done();
+          run_.last_hit_info = si;
+        }
+        return;
+      }
+      case Run::HitNumber:
+        if (user_hit && ++run_.hits == run_.count) {
+          StopInfo report = run_.report;
+          report.addr = si.addr;
+          if (si.reason == StopReason::Breakpoint) report = si;
+          pause(report, trap_point(t, r));
+        }
+        return;
+      case Run::Steps:
+        if (stepped && t.rec_tid == run_.tid && session_->events_done() == run_.event &&
+            run_.count > 0 && --run_.count == 0)
+          pause(run_.report, trap_point(t, r));
+        return;
+    }
+  }
+
+  void on_end() {
+    Point here;
+    here.kind = Point::Between;
+    here.event = session_->events_done();
+    if (run_.kind == Run::Scan) return scan_done();  // the target was the end
+    StopInfo si;
+    si.reason = StopReason::TraceEnd;
+    si.tid = last_event_.tid;
+    for (;;) {
+      pause(si, here);
+      if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
+    }
+  }
+
+  static bool consumes_instruction(const Event& e) {
+    return e.kind == EventKind::Syscall || e.kind == EventKind::Rdtsc;
+  }
+
+  Point trap_point(const ReplayTask& t, const Registers& r) {
+    Point p;
+    p.kind = Point::Trap;
+    p.event = session_->events_done();
+    p.tid = t.rec_tid;
+    p.regs = r;
+    return p;
+  }
+
+  /// True if `at` (digest not yet taken) is `target`.
+  bool reached(const Point& target, const Point& at) {
+    if (target.kind != at.kind || target.event != at.event) return false;
+    if (target.kind == Point::Between) return true;
+    if (target.tid != at.tid) return false;
+    if (target.kind == Point::Entry) return true;
+    if (!registers_equal(target.regs, at.regs)) return false;
+    const ReplayTask* t = live(at.tid);
+    return t && digest_memory(t->tid) == target.digest;
+  }
+
+  bool is_internal(uint64_t addr) const { return internal_bp_ && *internal_bp_ == addr; }
+
+  /// Starts a scan from the trace's start to the current point, then continues `after`.
+  void start_scan(After after, bool count_steps) {
+    Run r;
+    r.kind = Run::Scan;
+    r.target = here_;
+    if (here_.kind == Point::Trap) {
+      const ReplayTask* t = live(here_.tid);
+      if (!t) throw Error("the current task is gone");
+      r.target.digest = digest_memory(t->tid);
+      if (!bps_.has(here_.regs.rip)) {
+        internal_bp_ = here_.regs.rip;
+        bps_.add(here_.regs.rip);
+      }
+    }
+    if (count_steps) {
+      r.count_steps = true;
+      r.tid = step_tid_;
+      r.event = here_.kind == Point::Entry ? here_.event - 1 : here_.event;
+    }
+    after_ = after;
+    run_ = r;
+    throw Restart{};
+  }
+
+  /// The scan reached the current point: choose where to go, and go (a new replay).
+  void scan_done() {
+    Run done = run_;
+    if (internal_bp_) {
+      bps_.remove(*internal_bp_);
+      internal_bp_.reset();
+    }
+    Run next;
+    if (after_ == After::ReverseContinue) {
+      if (done.hits == 0) {
+        next.kind = Run::Goto;
+        next.target.kind = Point::Between;
+        next.target.event = 1;
+        next.report.reason = StopReason::TraceStart;
+      } else {
+        next.kind = Run::HitNumber;
+        next.count = done.hits;
+        next.report = *done.last_hit_info;
+      }
+    } else {  // ReverseStep: single-step to one instruction before the current point
+      if (done.steps == 0) {
+        next.kind = Run::Goto;
+        next.target.kind = Point::Between;
+        next.target.event = done.event;
+        next.report.reason = done.event <= 1 ? StopReason::TraceStart : StopReason::Step;
+        next.report.tid = done.tid;
+      } else {
+        next.kind = Run::Steps;
+        next.tid = done.tid;
+        next.event = done.event;
+        next.count = done.steps - 1;
+        next.report.reason = StopReason::Step;
+        next.report.tid = done.tid;
+      }
+    }
+    after_ = After::None;
+    run_ = next;
+    throw Restart{};
+  }
+
+  void sync_breakpoints(const ReplayTask& t) { bps_.sync(t.pid, t.tid); }
+
+  void sync_watchpoints(const ReplayTask& t) {
+    for (int slot = 1; slot <= kWatchSlots; ++slot) {
+      const Watch* w = nullptr;
+      for (auto& x : watches_)
+        if (x.slot == slot) w = &x;
+      if (w)
+        set_watch_slot(t.tid, slot, w->addr, w->len, w->kind);
+      else
+        clear_watch_slot(t.tid, slot);
+    }
+    for (auto& w : watches_)
+      if (w.last.empty()) w.last = rwd::read_memory(t.tid, w.addr, size_t(w.len));
+  }
+
+  /// Stops here: tells the waiting caller, then serves calls until an operation resumes.
+  void pause(StopInfo si, const Point& here) {
+    si.event = session_->events_done();
+    if (si.tid == 0) si.tid = here.tid ? here.tid : last_event_.tid;
+    here_ = here;
+    for (auto& w : watches_) {
+      if (const ReplayTask* t = live(here.tid ? here.tid : last_event_.tid))
+        w.last = rwd::read_memory(t->tid, w.addr, size_t(w.len));
+    }
+    std::unique_lock lock(mu_);
+    stop_ = si;
+    stopped_ = true;
+    cv_.notify_all();
+    for (;;) {
+      cv_.wait(lock, [&] { return job_ || shutdown_; });
+      if (shutdown_) throw Shutdown{};
+      auto job = std::move(job_);
+      job_ = nullptr;
+      bool op = resume_;
+      resume_ = false;
+      lock.unlock();
+      std::exception_ptr err;
+      bool restart = false;
+      try {
+        job();
+      } catch (const Restart&) {
+        restart = true;
+      } catch (...) {
+        err = std::current_exception();
+      }
+      lock.lock();
+      job_done_ = true;
+      job_error_ = err;
+      if (op && err) {
+        stopped_ = true;  // the operation failed to start: stay here
+        cv_.notify_all();
+        continue;
+      }
+      cv_.notify_all();
+      if (restart) {
+        lock.unlock();
+        throw Restart{};
+      }
+      if (op) return;
+    }
+  }
+
+ public:
+  // --- Inspection (engine thread, paused). ---
+
+  const ReplayTask& task(pid_t rec_tid) const {
+    const ReplayTask* t = live(rec_tid);
+    if (!t) throw Error("no live task " + std::to_string(rec_tid) + " at this point");
+    return *t;
+  }
+
+  Registers registers(pid_t rec_tid) {
+    const ReplayTask& t = task(rec_tid);
+    Registers r = get_regs(t.tid);
+    if (here_.kind == Point::Entry && here_.tid == rec_tid) {
+      // At a syscall's entry the kernel already moved rip past the instruction and set rax
+      // to -ENOSYS; show the state before the instruction, as the program had it.
+      r.rip -= 2;
+      r.rax = r.orig_rax;
+    }
+    return r;
+  }
+
+  std::vector<uint8_t> memory(pid_t rec_tid, uint64_t addr, size_t len) {
+    const ReplayTask& t = task(rec_tid);
+    auto bytes = rwd::read_memory(t.tid, addr, len);
+    bps_.hide(t.pid, addr, bytes);
+    return bytes;
+  }
+
+  std::vector<TaskInfo> task_list() const {
+    std::vector<TaskInfo> out;
+    for (auto& [rec, t] : session_->tasks()) {
+      if (t.state == TaskState::Exited) continue;
+      TaskInfo i;
+      i.tid = rec;
+      for (auto& [rec2, t2] : session_->tasks())
+        if (t2.tid == t.pid) i.pid = rec2;
+      out.push_back(i);
+    }
+    return out;
+  }
+
+  std::vector<uint8_t> auxv(pid_t rec_tid) {
+    const ReplayTask& t = task(rec_tid);
+    std::ifstream in("/proc/" + std::to_string(t.pid) + "/auxv", std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  }
+
+  BreakpointTable bps_;
+  std::vector<Watch> watches_;
+  std::unique_ptr<ReplaySession> session_;
+  ReplayOptions opts_;
+
+ private:
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::function<void()> job_;
+  bool job_done_ = false, resume_ = false, stopped_ = false, failed_ = false, shutdown_ = false;
+  std::exception_ptr job_error_;
+  std::string error_;
+  StopInfo stop_;
+
+  Run run_;
+  Point here_;
+  Event last_event_;
+  Event replaying_;  ///< the event session_->step() is replaying now
+  After after_ = After::None;
+  pid_t step_tid_ = 0;
+  std::optional<uint64_t> internal_bp_;
+  bool lifted_ = false, stepping_over_ = false;
+  bool stepped_ = false;  ///< the last resume was a single step
+};
+
+Timeline::Timeline(const std::string& trace_dir) : engine_(std::make_unique<Engine>(trace_dir)) {}
+
+Timeline::~Timeline() = default;
+
+StopInfo Timeline::current() const {
+  return engine_->current();
+}
+
+StopInfo Timeline::resume_forward() {
+  return engine_->operate([this] { engine_->op_forward(); });
+}
+
+StopInfo Timeline::step_forward(pid_t tid) {
+  return engine_->operate([this, tid] { engine_->op_step(tid); });
+}
+
+StopInfo Timeline::resume_backward() {
+  return engine_->operate([this] { engine_->op_reverse_continue(); });
+}
+
+StopInfo Timeline::step_backward(pid_t tid) {
+  return engine_->operate([this, tid] { engine_->op_reverse_step(tid); });
+}
+
+StopInfo Timeline::seek(uint64_t event) {
+  return engine_->operate([this, event] { engine_->op_seek(event); });
+}
+
+void Timeline::add_breakpoint(uint64_t addr) {
+  engine_->call([&] { engine_->bps_.add(addr); });
+}
+
+void Timeline::remove_breakpoint(uint64_t addr) {
+  engine_->call([&] { engine_->bps_.remove(addr); });
+}
+
+bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
+  if ((len != 1 && len != 2 && len != 4 && len != 8) || addr % uint64_t(len) != 0) return false;
+  bool ok = false;
+  engine_->call([&] {
+    auto& ws = engine_->watches_;
+    for (int slot = 1; slot <= kWatchSlots; ++slot) {
+      bool used = false;
+      for (auto& w : ws) used |= w.slot == slot;
+      if (used) continue;
+      Watch w;
+      w.addr = addr;
+      w.len = len;
+      w.kind = kind;
+      w.slot = slot;
+      ws.push_back(w);
+      ok = true;
+      return;
+    }
+  });
+  return ok;
+}
+
+void Timeline::remove_watchpoint(uint64_t addr, int len, WatchKind kind) {
+  engine_->call([&] {
+    std::erase_if(engine_->watches_,
+                  [&](const Watch& w) { return w.addr == addr && w.len == len && w.kind == kind; });
+  });
+}
+
+Registers Timeline::registers(pid_t tid) {
+  Registers r;
+  engine_->call([&] { r = engine_->registers(tid); });
+  return r;
+}
+
+std::vector<uint8_t> Timeline::read_memory(pid_t tid, uint64_t addr, size_t len) {
+  std::vector<uint8_t> out;
+  engine_->call([&] { out = engine_->memory(tid, addr, len); });
+  return out;
+}
+
+std::vector<TaskInfo> Timeline::tasks() {
+  std::vector<TaskInfo> out;
+  engine_->call([&] { out = engine_->task_list(); });
+  return out;
+}
+
+uint64_t Timeline::event_count() const {
+  if (!event_count_) {
+    TraceReader reader(engine_->opts_.trace_dir);
+    while (reader.next()) {
+    }
+    event_count_ = reader.last_event();
+  }
+  return event_count_;
+}
+
+std::string Timeline::executable() const {
+  std::string path;
+  engine_->call([&] {
+    const auto& tr = engine_->session_->trace();
+    path = tr.file_path(tr.meta().exe_file);
+  });
+  return path;
+}
+
+std::vector<uint8_t> Timeline::auxv(pid_t tid) {
+  std::vector<uint8_t> out;
+  engine_->call([&] { out = engine_->auxv(tid); });
+  return out;
+}
+
+}  // namespace rwd

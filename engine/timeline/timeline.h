@@ -1,0 +1,103 @@
+// The timeline (DESIGN.md "Checkpoints and reverse execution"): one replay of a trace that a
+// debugger moves forwards and backwards, stops at breakpoints and watchpoints, and inspects.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/arch/registers.h"
+#include "engine/os/debug_registers.h"
+
+namespace rwd {
+
+/// Why the timeline stopped.
+enum class StopReason : uint8_t {
+  Breakpoint,  ///< a software breakpoint at `addr` was hit (rip = addr)
+  Watchpoint,  ///< a watched range at `addr` was written (or read, for ReadWrite)
+  Step,        ///< a single instruction step finished
+  Signal,      ///< the task is about to receive `signo` (as recorded: a fault or a kill)
+  Seek,        ///< a seek reached its event
+  TraceStart,  ///< the start of the recording (the program's first instruction)
+  TraceEnd,    ///< the end of the recording (the last process is exiting or gone)
+};
+
+/// A stop: what happened, to which task (recorded tid), and where in the trace.
+struct StopInfo {
+  StopReason reason = StopReason::TraceStart;
+  pid_t tid = 0;       ///< recorded tid of the task that stopped
+  uint64_t event = 0;  ///< number of the last event replayed (event numbers start at 1)
+  uint64_t addr = 0;   ///< Breakpoint: its address; Watchpoint: the watched address
+  int signo = 0;       ///< Signal: the signal
+  std::vector<uint8_t> old_value, new_value;  ///< Watchpoint: the bytes before and after
+};
+
+/// A replayed task, by its recorded ids.
+struct TaskInfo {
+  pid_t tid = 0;  ///< recorded thread id
+  pid_t pid = 0;  ///< recorded process id
+};
+
+/// A trace opened for debugging. All replay work runs on one engine thread owned by the
+/// timeline (ptrace binds tracees to a thread); the methods below may be called from any
+/// single thread and block until done. Reverse execution re-executes the trace from its
+/// start (checkpoints are not implemented yet), so going back costs a replay up to now.
+class Timeline {
+ public:
+  /// Opens `trace_dir` and replays up to the program's first instruction (the first exec).
+  /// Throws TraceError/DivergenceError if that fails.
+  explicit Timeline(const std::string& trace_dir);
+  ~Timeline();
+  Timeline(const Timeline&) = delete;
+  Timeline& operator=(const Timeline&) = delete;
+
+  /// The stop the timeline is at.
+  StopInfo current() const;
+
+  /// Runs forward to the next breakpoint or watchpoint hit, recorded signal, or the end.
+  StopInfo resume_forward();
+  /// Executes one instruction of task `tid` (a syscall instruction completes its event).
+  StopInfo step_forward(pid_t tid);
+  /// Runs backward to the last breakpoint or watchpoint hit before now, or the start. A
+  /// watchpoint stops before the instruction that wrote (the state a forward user sees just
+  /// before the write); old_value is the value then, new_value the value it writes.
+  StopInfo resume_backward();
+  /// Goes back exactly one instruction of task `tid` (a syscall: to its entry, memory as
+  /// before it ran).
+  StopInfo step_backward(pid_t tid);
+  /// Goes to the point just after event `event` was replayed (1 = the first exec).
+  StopInfo seek(uint64_t event);
+
+  /// Software breakpoint at `addr` in every replayed process.
+  void add_breakpoint(uint64_t addr);
+  void remove_breakpoint(uint64_t addr);
+  /// Hardware watchpoint on `len` bytes (1, 2, 4, 8; aligned) at `addr`. Returns false when
+  /// all debug-register slots are taken or the range is misaligned.
+  bool add_watchpoint(uint64_t addr, int len, WatchKind kind);
+  void remove_watchpoint(uint64_t addr, int len, WatchKind kind);
+
+  /// Registers of task `tid` at the current point. Throws Error for an unknown task.
+  Registers registers(pid_t tid);
+  /// Up to `len` bytes of task `tid`'s memory at `addr` (fewer where unmapped); breakpoint
+  /// patches are hidden.
+  std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t len);
+  /// The live tasks at the current point.
+  std::vector<TaskInfo> tasks();
+  /// The number of events in the trace.
+  uint64_t event_count() const;
+  /// Path of the executable the trace started (its saved copy in the trace).
+  std::string executable() const;
+  /// The auxiliary vector of task `tid`'s process (raw /proc/PID/auxv bytes).
+  std::vector<uint8_t> auxv(pid_t tid);
+
+  class Engine;
+
+ private:
+  std::unique_ptr<Engine> engine_;
+  mutable uint64_t event_count_ = 0;
+};
+
+}  // namespace rwd

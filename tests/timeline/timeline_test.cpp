@@ -1,0 +1,189 @@
+// The timeline over a real recording of tests/programs/timeline_loop.c: breakpoints and
+// watchpoints forwards and backwards, single steps both ways, seeks.
+#define CATCH_CONFIG_MAIN
+#include "engine/timeline/timeline.h"
+
+#include <sys/syscall.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace rwd;
+
+namespace {
+
+/// Records the test program once per test run; returns the trace directory.
+const std::string& trace() {
+  static std::string dir = [] {
+    char tmpl[] = "/tmp/rewind-timeline.XXXXXX";
+    std::string d = mkdtemp(tmpl);
+    std::string cmd =
+        std::string(REWIND_BIN) + " record -o " + d + "/trace " + TEST_PROGRAM + " >/dev/null";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    return d + "/trace";
+  }();
+  return dir;
+}
+
+/// Address of symbol `name` in the (non-PIE) test program, from nm.
+uint64_t symbol(const char* name) {
+  std::string cmd = std::string("nm ") + TEST_PROGRAM;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char line[512];
+  uint64_t addr = 0;
+  while (fgets(line, sizeof line, p)) {
+    unsigned long long a;
+    char type;
+    char sym[400];
+    if (sscanf(line, "%llx %c %399s", &a, &type, sym) == 3 && strcmp(sym, name) == 0) addr = a;
+  }
+  pclose(p);
+  REQUIRE(addr != 0);
+  return addr;
+}
+
+long read_long(Timeline& tl, pid_t tid, uint64_t addr) {
+  auto bytes = tl.read_memory(tid, addr, 8);
+  REQUIRE(bytes.size() == 8);
+  long v;
+  memcpy(&v, bytes.data(), 8);
+  return v;
+}
+
+long as_long(const std::vector<uint8_t>& b) {
+  long v = 0;
+  memcpy(&v, b.data(), std::min<size_t>(8, b.size()));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("a breakpoint hit three times, then reverse-continue returns to the second hit") {
+  Timeline tl(trace());
+  StopInfo start = tl.current();
+  CHECK(start.reason == StopReason::TraceStart);
+  CHECK(start.event == 1);
+  pid_t tid = start.tid;
+  uint64_t tick = symbol("tick"), counter = symbol("counter");
+  tl.add_breakpoint(tick);
+  uint64_t events[4] = {};
+  for (long hit = 1; hit <= 3; ++hit) {
+    StopInfo s = tl.resume_forward();
+    REQUIRE(s.reason == StopReason::Breakpoint);
+    CHECK(s.addr == tick);
+    Registers r = tl.registers(tid);
+    CHECK(r.rip == tick);
+    CHECK(long(r.rdi) == hit);  // tick(i): i in rdi at the entry
+    CHECK(read_long(tl, tid, counter) == hit * (hit - 1) / 2);
+    events[hit] = s.event;
+    if (hit > 1) CHECK(events[hit] > events[hit - 1]);  // a write() lies between hits
+  }
+  // The breakpoint's int3 is invisible to memory reads.
+  CHECK(tl.read_memory(tid, tick, 1)[0] != 0xcc);
+  StopInfo back = tl.resume_backward();
+  REQUIRE(back.reason == StopReason::Breakpoint);
+  CHECK(back.event == events[2]);
+  CHECK(long(tl.registers(tid).rdi) == 2);
+  CHECK(read_long(tl, tid, counter) == 1);
+  StopInfo again = tl.resume_forward();  // forward again from the past
+  REQUIRE(again.reason == StopReason::Breakpoint);
+  CHECK(long(tl.registers(tid).rdi) == 3);
+  // Back past the first hit: the start of the trace.
+  tl.resume_backward();
+  tl.resume_backward();
+  CHECK(long(tl.registers(tid).rdi) == 1);
+  CHECK(tl.resume_backward().reason == StopReason::TraceStart);
+}
+
+TEST_CASE("a watchpoint reports each write forwards with old and new values") {
+  Timeline tl(trace());
+  pid_t tid = tl.current().tid;
+  uint64_t counter = symbol("counter");
+  REQUIRE(tl.add_watchpoint(counter, 8, WatchKind::Write));
+  long expect_old = 0;
+  for (long i = 1; i <= 5; ++i) {
+    StopInfo s = tl.resume_forward();
+    REQUIRE(s.reason == StopReason::Watchpoint);
+    CHECK(s.addr == counter);
+    CHECK(as_long(s.old_value) == expect_old);
+    CHECK(as_long(s.new_value) == expect_old + i);
+    expect_old += i;
+  }
+  StopInfo end = tl.resume_forward();
+  CHECK(end.reason == StopReason::TraceEnd);
+  CHECK(tl.resume_forward().reason == StopReason::TraceEnd);  // nothing beyond the end
+  // Backwards from the end: the last write (counter became 15).
+  StopInfo back = tl.resume_backward();
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  CHECK(as_long(back.new_value) == 15);
+  CHECK(read_long(tl, tid, counter) == 15);
+}
+
+TEST_CASE("single steps forwards and backwards return to the same state") {
+  Timeline tl(trace());
+  pid_t tid = tl.current().tid;
+  tl.add_breakpoint(symbol("tick"));
+  tl.resume_forward();
+  tl.resume_forward();  // the second call, i = 2
+  tl.remove_breakpoint(symbol("tick"));
+  Registers at_hit = tl.registers(tid);
+  std::vector<Registers> trail{at_hit};
+  for (int i = 0; i < 5; ++i) {
+    StopInfo s = tl.step_forward(tid);
+    REQUIRE(s.reason == StopReason::Step);
+    trail.push_back(tl.registers(tid));
+    CHECK(trail.back().rip != trail[trail.size() - 2].rip);
+  }
+  for (int i = 4; i >= 0; --i) {
+    StopInfo s = tl.step_backward(tid);
+    REQUIRE(s.reason == StopReason::Step);
+    Registers r = tl.registers(tid);
+    CHECK(r.rip == trail[size_t(i)].rip);
+    CHECK(registers_equal(r, trail[size_t(i)]));
+  }
+}
+
+TEST_CASE("stepping back across a write() syscall lands on its syscall instruction") {
+  Timeline tl(trace());
+  pid_t tid = tl.current().tid;
+  tl.add_breakpoint(symbol("tick"));
+  StopInfo hit = tl.resume_forward();
+  tl.remove_breakpoint(symbol("tick"));
+  // Step until the write() of this iteration has been replayed (the event count moves).
+  StopInfo s;
+  int steps = 0;
+  do {
+    s = tl.step_forward(tid);
+    REQUIRE(++steps < 100000);
+  } while (s.event == hit.event);
+  Registers after = tl.registers(tid);
+  CHECK(after.orig_rax == SYS_write);
+  StopInfo back = tl.step_backward(tid);
+  REQUIRE(back.reason == StopReason::Step);
+  Registers before = tl.registers(tid);
+  CHECK(before.rip == after.rip - 2);
+  CHECK(before.rax == SYS_write);
+  auto insn = tl.read_memory(tid, before.rip, 2);
+  REQUIRE(insn.size() == 2);
+  CHECK((insn[0] == 0x0f && insn[1] == 0x05));
+  StopInfo fwd = tl.step_forward(tid);  // and forward again over the syscall
+  CHECK(fwd.event == s.event);
+  CHECK(tl.registers(tid).rip == after.rip);
+}
+
+TEST_CASE("seek goes to any event, forwards and backwards") {
+  Timeline tl(trace());
+  uint64_t n = tl.event_count();
+  REQUIRE(n > 10);
+  StopInfo s = tl.seek(n / 2);
+  CHECK(s.reason == StopReason::Seek);
+  CHECK(s.event == n / 2);
+  s = tl.seek(3);
+  CHECK(s.event == 3);
+  s = tl.seek(n / 2 + 1);
+  CHECK(s.event == n / 2 + 1);
+}
