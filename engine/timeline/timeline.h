@@ -62,8 +62,9 @@ class Timeline {
   /// Executes one instruction of task `tid` (a syscall instruction completes its event).
   StopInfo step_forward(pid_t tid);
   /// Runs backward to the last breakpoint or watchpoint hit before now, or the start. A
-  /// watchpoint stops before the instruction that wrote (the state a forward user sees just
-  /// before the write); old_value is the value then, new_value the value it writes.
+  /// watchpoint stops just after the last write before now, with old_value/new_value as a
+  /// forward run reports that write (gdb's reverse convention, stopping before the write,
+  /// is not implemented yet).
   StopInfo resume_backward();
   /// Goes back exactly one instruction of task `tid` (a syscall: to its entry, memory as
   /// before it ran).
