@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "engine/arch/siginfo.h"
 #include "engine/errors.h"
@@ -444,8 +445,16 @@ class Timeline::Engine : public ReplayObserver {
             session_->events_done() == run_.event)
           ++run_.steps;
         if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
-            t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r)))
+            t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r))) {
+          // A write that trapped here happened before now: it counts. A breakpoint here is
+          // now, not before.
+          if (si.reason == StopReason::Watchpoint) {
+            ++run_.hits;
+            si.event = session_->events_done();
+            run_.last_hit_info = si;
+          }
           return scan_done();
+        }
         if (user_hit) {
           ++run_.hits;
           si.event = session_->events_done();
@@ -455,10 +464,15 @@ class Timeline::Engine : public ReplayObserver {
       }
       case Run::HitNumber:
         if (user_hit && ++run_.hits == run_.count) {
-          StopInfo report = run_.report;
-          report.addr = si.addr;
-          if (si.reason == StopReason::Breakpoint) report = si;
-          pause(report, trap_point(t, r));
+          if (si.reason == StopReason::Watchpoint) {
+            // The trap comes after the write; a backward user stops before it (as gdb
+            // expects in reverse): one instruction back, reporting this write.
+            final_report_ = si;
+            here_ = trap_point(t, r);
+            step_tid_ = t.rec_tid;
+            start_scan(After::ReverseStep, true);
+          }
+          pause(si, trap_point(t, r));
         }
         return;
       case Run::Steps:
@@ -567,6 +581,7 @@ class Timeline::Engine : public ReplayObserver {
         next.report.reason = StopReason::Step;
         next.report.tid = done.tid;
       }
+      if (final_report_) next.report = *std::exchange(final_report_, std::nullopt);
     }
     after_ = After::None;
     run_ = next;
@@ -705,6 +720,7 @@ class Timeline::Engine : public ReplayObserver {
   After after_ = After::None;
   pid_t step_tid_ = 0;
   std::optional<uint64_t> internal_bp_;
+  std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
   bool lifted_ = false, stepping_over_ = false;
   bool stepped_ = false;  ///< the last resume was a single step
 };

@@ -62,9 +62,9 @@ class Timeline {
   /// Executes one instruction of task `tid` (a syscall instruction completes its event).
   StopInfo step_forward(pid_t tid);
   /// Runs backward to the last breakpoint or watchpoint hit before now, or the start. A
-  /// watchpoint stops just after the last write before now, with old_value/new_value as a
-  /// forward run reports that write (gdb's reverse convention, stopping before the write,
-  /// is not implemented yet).
+  /// watchpoint stops on the instruction that made the last write before now, before it
+  /// runs (as gdb expects in reverse); old_value/new_value are that write's, as a forward
+  /// run reports them.
   StopInfo resume_backward();
   /// Goes back exactly one instruction of task `tid` (a syscall: to its entry, memory as
   /// before it ran).

@@ -116,11 +116,25 @@ TEST_CASE("a watchpoint reports each write forwards with old and new values") {
   StopInfo end = tl.resume_forward();
   CHECK(end.reason == StopReason::TraceEnd);
   CHECK(tl.resume_forward().reason == StopReason::TraceEnd);  // nothing beyond the end
-  // Backwards from the end: the last write (counter became 15).
+  // Backwards from the end: on the instruction of the last write (10 -> 15), before it runs.
   StopInfo back = tl.resume_backward();
   REQUIRE(back.reason == StopReason::Watchpoint);
+  CHECK(as_long(back.old_value) == 10);
   CHECK(as_long(back.new_value) == 15);
+  CHECK(read_long(tl, tid, counter) == 10);
+  uint64_t tick = symbol("tick");
+  Registers r = tl.registers(tid);
+  CHECK(r.rip > tick);
+  CHECK(r.rip < tick + 64);                                      // inside tick()
+  CHECK(tl.step_forward(tid).reason == StopReason::Watchpoint);  // the write itself
   CHECK(read_long(tl, tid, counter) == 15);
+  // And once more back: the write before (6 -> 10).
+  tl.resume_backward();
+  back = tl.resume_backward();
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  CHECK(as_long(back.old_value) == 6);
+  CHECK(as_long(back.new_value) == 10);
+  CHECK(read_long(tl, tid, counter) == 6);
 }
 
 TEST_CASE("single steps forwards and backwards return to the same state") {
