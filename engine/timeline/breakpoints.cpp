@@ -27,6 +27,18 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
   }
 }
 
+void BreakpointTable::revalidate(pid_t pid, pid_t tid) {
+  auto p = patched_.find(pid);
+  if (p == patched_.end()) return;
+  for (auto it = p->second.begin(); it != p->second.end();) {
+    auto now = read_memory(tid, it->first, 1);
+    if (now.size() == 1 && now[0] == kInt3)
+      ++it;
+    else
+      it = p->second.erase(it);
+  }
+}
+
 void BreakpointTable::lift(pid_t pid, pid_t tid, uint64_t addr) {
   auto p = patched_.find(pid);
   if (p == patched_.end()) return;

@@ -23,6 +23,9 @@ class BreakpointTable {
   void sync(pid_t pid, pid_t tid);
   /// Forgets process `pid`'s patches without touching its memory (it exec'd or ended).
   void forget(pid_t pid) { patched_.erase(pid); }
+  /// Forgets the patches of `pid` that are no longer there (a mapping replaced the page:
+  /// mmap, munmap, mremap); the next sync() patches them again where mapped.
+  void revalidate(pid_t pid, pid_t tid);
   /// Forgets every process (a new replay starts).
   void forget_all() { patched_.clear(); }
   /// Removes the patch at `addr` from `pid` now (to step over it); sync() puts it back.

@@ -5,6 +5,8 @@
 #include <sys/syscall.h>
 
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -214,6 +216,10 @@ class Timeline::Engine : public ReplayObserver {
   }
 
   bool after_stop(ReplayTask& t, const Stop& s) override {
+    if (debug_ && s.kind != Stop::Exited)
+      fprintf(stderr, "rewind: timeline: stop kind %d sig %d at %llx (events done %llu, stepped %d)\n",
+              int(s.kind), s.sig, (unsigned long long)get_regs(t.tid).rip,
+              (unsigned long long)session_->events_done(), int(stepped_));
     if (lifted_ && s.kind != Stop::Exited) {
       lifted_ = false;
       bps_.sync(t.pid, t.tid);
@@ -302,9 +308,14 @@ class Timeline::Engine : public ReplayObserver {
       bool was_exec = e->kind == EventKind::Exec;
       session_->step();
       last_event_ = replaying_;
-      if (was_exec) {
-        for (auto& [rec, t] : session_->tasks())
-          if (rec == last_event_.tid) bps_.forget(t.pid);
+      if (was_exec || changes_mappings(last_event_)) {
+        for (auto& [rec, t] : session_->tasks()) {
+          if (rec != last_event_.tid || t.state == TaskState::Exited) continue;
+          if (was_exec)
+            bps_.forget(t.pid);
+          else
+            bps_.revalidate(t.pid, t.tid);
+        }
       }
       on_between();
     }
@@ -441,6 +452,9 @@ class Timeline::Engine : public ReplayObserver {
           pause(run_.report, trap_point(t, r));
         return;
       case Run::Scan: {
+        if (debug_ && r.rip == run_.target.regs.rip)
+          fprintf(stderr, "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
+                  (unsigned long long)session_->events_done(), (unsigned long long)run_.target.event);
         if (run_.count_steps && stepped && t.rec_tid == run_.tid &&
             session_->events_done() == run_.event)
           ++run_.steps;
@@ -476,6 +490,9 @@ class Timeline::Engine : public ReplayObserver {
         }
         return;
       case Run::Steps:
+        if (debug_)
+          fprintf(stderr, "rewind: timeline: steps run trap at %llx, stepped %d, left %llu\n",
+                  (unsigned long long)r.rip, int(stepped), (unsigned long long)run_.count);
         if (stepped && t.rec_tid == run_.tid && session_->events_done() == run_.event &&
             run_.count > 0 && --run_.count == 0)
           pause(run_.report, trap_point(t, r));
@@ -497,6 +514,13 @@ class Timeline::Engine : public ReplayObserver {
     }
   }
 
+  /// Whether event `e` may have replaced mapped pages (and so patched breakpoints).
+  static bool changes_mappings(const Event& e) {
+    if (e.kind != EventKind::Syscall) return false;
+    long nr = e.syscallno();
+    return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mremap || nr == SYS_shmat;
+  }
+
   static bool consumes_instruction(const Event& e) {
     return e.kind == EventKind::Syscall || e.kind == EventKind::Rdtsc;
   }
@@ -516,15 +540,24 @@ class Timeline::Engine : public ReplayObserver {
     if (target.kind == Point::Between) return true;
     if (target.tid != at.tid) return false;
     if (target.kind == Point::Entry) return true;
-    if (!registers_equal(target.regs, at.regs)) return false;
+    if (target.regs.rip != at.regs.rip) return false;
+    if (auto d = first_register_difference(target.regs, at.regs)) {
+      if (debug_) fprintf(stderr, "rewind: timeline: at the target's rip, but %s\n", d->c_str());
+      return false;
+    }
     const ReplayTask* t = live(at.tid);
-    return t && digest_memory(t->tid) == target.digest;
+    bool same = t && digest_memory(t->tid) == target.digest;
+    if (debug_ && !same) fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
+    return same;
   }
 
   bool is_internal(uint64_t addr) const { return internal_bp_ && *internal_bp_ == addr; }
 
   /// Starts a scan from the trace's start to the current point, then continues `after`.
   void start_scan(After after, bool count_steps) {
+    if (debug_)
+      fprintf(stderr, "rewind: timeline: scan to point kind %d event %llu rip %llx\n", int(here_.kind),
+              (unsigned long long)here_.event, (unsigned long long)here_.regs.rip);
     Run r;
     r.kind = Run::Scan;
     r.target = here_;
@@ -550,6 +583,10 @@ class Timeline::Engine : public ReplayObserver {
   /// The scan reached the current point: choose where to go, and go (a new replay).
   void scan_done() {
     Run done = run_;
+    if (debug_)
+      fprintf(stderr, "rewind: timeline: scan reached event %llu: %llu hits, %llu steps\n",
+              (unsigned long long)session_->events_done(), (unsigned long long)done.hits,
+              (unsigned long long)done.steps);
     if (internal_bp_) {
       bps_.remove(*internal_bp_);
       internal_bp_.reset();
@@ -608,6 +645,9 @@ class Timeline::Engine : public ReplayObserver {
   void pause(StopInfo si, const Point& here) {
     si.event = session_->events_done();
     if (si.tid == 0) si.tid = here.tid ? here.tid : last_event_.tid;
+    if (debug_)
+      fprintf(stderr, "rewind: timeline: pause (run %d, point kind %d) at event %llu\n",
+              int(run_.kind), int(here.kind), (unsigned long long)si.event);
     here_ = here;
     for (auto& w : watches_) {
       if (const ReplayTask* t = live(here.tid ? here.tid : last_event_.tid))
@@ -723,6 +763,7 @@ class Timeline::Engine : public ReplayObserver {
   std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
   bool lifted_ = false, stepping_over_ = false;
   bool stepped_ = false;  ///< the last resume was a single step
+  bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;
 };
 
 Timeline::Timeline(const std::string& trace_dir) : engine_(std::make_unique<Engine>(trace_dir)) {}

@@ -1,0 +1,353 @@
+#include "adapter/gdb/gdb_server.h"
+
+#include <sys/syscall.h>
+
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "adapter/gdb/gdb_packet.h"
+#include "adapter/gdb/gdb_signals.h"
+#include "engine/errors.h"
+
+namespace rwd::gdb {
+
+namespace {
+
+/// gdb's amd64 register order for the 'g' packet (amd64_register_names): the 16 general
+/// registers, rip, then eflags and the six segment registers as 32-bit values. The x87 and
+/// SSE registers that follow are not sent (gdb shows them unavailable).
+struct GdbRegister {
+  size_t offset;  ///< byte offset in Registers
+  int size;       ///< bytes sent
+};
+constexpr GdbRegister kRegisters[] = {
+    {offsetof(Registers, rax), 8}, {offsetof(Registers, rbx), 8},
+    {offsetof(Registers, rcx), 8}, {offsetof(Registers, rdx), 8},
+    {offsetof(Registers, rsi), 8}, {offsetof(Registers, rdi), 8},
+    {offsetof(Registers, rbp), 8}, {offsetof(Registers, rsp), 8},
+    {offsetof(Registers, r8), 8},  {offsetof(Registers, r9), 8},
+    {offsetof(Registers, r10), 8}, {offsetof(Registers, r11), 8},
+    {offsetof(Registers, r12), 8}, {offsetof(Registers, r13), 8},
+    {offsetof(Registers, r14), 8}, {offsetof(Registers, r15), 8},
+    {offsetof(Registers, rip), 8}, {offsetof(Registers, eflags), 4},
+    {offsetof(Registers, cs), 4},  {offsetof(Registers, ss), 4},
+    {offsetof(Registers, ds), 4},  {offsetof(Registers, es), 4},
+    {offsetof(Registers, fs), 4},  {offsetof(Registers, gs), 4},
+};
+
+std::string register_hex(const Registers& r, const GdbRegister& g) {
+  const auto* base = reinterpret_cast<const uint8_t*>(&r) + g.offset;
+  return to_hex(base, size_t(g.size));  // little-endian, as the target stores it
+}
+
+std::string hex_number(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "%llx", (unsigned long long)v);
+  return buf;
+}
+
+/// Splits "a,b" (or "a:b") into two hex numbers.
+std::optional<std::pair<uint64_t, uint64_t>> two_numbers(std::string_view s, char sep) {
+  size_t i = s.find(sep);
+  if (i == std::string_view::npos) return std::nullopt;
+  auto a = parse_hex(s.substr(0, i)), b = parse_hex(s.substr(i + 1));
+  if (!a || !b) return std::nullopt;
+  return std::make_pair(*a, *b);
+}
+
+/// A qXfer read reply for `data` at "offset,length": 'm' + chunk, or 'l' + the last chunk.
+std::string xfer_reply(const std::string& data, std::string_view range) {
+  auto r = two_numbers(range, ',');
+  if (!r) return "E00";
+  if (r->first >= data.size()) return "l";
+  std::string chunk = data.substr(r->first, r->second);
+  return (r->first + chunk.size() >= data.size() ? "l" : "m") + chunk;
+}
+
+class Session {
+ public:
+  Session(Timeline& tl, asio::ip::tcp::socket& socket) : tl_(tl), socket_(socket) {
+    last_stop_ = tl_.current();
+    thread_ = last_stop_.tid;
+  }
+
+  void run() {
+    std::vector<char> buf(65536);
+    for (;;) {
+      asio::error_code ec;
+      size_t n = socket_.read_some(asio::buffer(buf), ec);
+      if (ec) return;  // gdb went away
+      reader_.feed(buf.data(), n);
+      while (auto item = reader_.next()) {
+        if (item->kind == PacketReader::Item::BadChecksum) {
+          if (acks_) send_raw("-");
+          continue;
+        }
+        if (item->kind == PacketReader::Item::Interrupt) continue;  // operations are not interruptible yet
+        if (acks_) send_raw("+");
+        if (!handle(item->payload)) return;
+        if (no_ack_next_) acks_ = false;  // QStartNoAckMode was answered (with an ack)
+      }
+    }
+  }
+
+ private:
+  void send_raw(const std::string& s) { asio::write(socket_, asio::buffer(s)); }
+  void send(std::string_view payload) { send_raw(frame(payload)); }
+
+  /// Handles one packet; false when the session ends.
+  bool handle(const std::string& p) {
+    if (p.empty()) return send(""), true;
+    std::string_view v(p);
+    switch (p[0]) {
+      case '?':
+        send(stop_reply(last_stop_, true, kind_of(last_stop_)));
+        return true;
+      case 'g':
+        send(read_registers());
+        return true;
+      case 'p':
+        send(read_register(v.substr(1)));
+        return true;
+      case 'm':
+        send(read_memory(v.substr(1)));
+        return true;
+      case 'G':
+      case 'P':
+      case 'M':
+      case 'X':
+        send("E01");  // writing needs diversions (a later step): the replay is read-only
+        return true;
+      case 'H':
+        if (p.size() > 2) {
+          auto t = parse_hex(v.substr(2));
+          if (t && *t != 0) thread_ = pid_t(*t);
+        }
+        send("OK");
+        return true;
+      case 'T':
+        send(alive(v.substr(1)) ? "OK" : "E01");
+        return true;
+      case 'Z':
+      case 'z':
+        send(breakpoint(p[0] == 'Z', v.substr(1)));
+        return true;
+      case 'c':
+        return report(tl_.resume_forward());
+      case 's':
+        return report(tl_.step_forward(thread_));
+      case 'b':
+        if (p == "bc") return report(tl_.resume_backward());
+        if (p == "bs") return report(tl_.step_backward(thread_));
+        send("");
+        return true;
+      case 'k':
+        return false;
+      case 'D':
+        send("OK");
+        return false;
+      case 'q':
+      case 'Q':
+        send(query(p));
+        return true;
+      case 'v':
+        return verbose(p);
+      default:
+        send("");
+        return true;
+    }
+  }
+
+  bool report(const StopInfo& s) {
+    last_stop_ = s;
+    thread_ = s.tid;
+    send(stop_reply(s, false, kind_of(s)));
+    return true;
+  }
+
+  WatchKind kind_of(const StopInfo& s) const {
+    for (auto& w : watches_)
+      if (w.addr == s.addr) return w.kind;
+    return WatchKind::Write;
+  }
+
+  bool verbose(const std::string& p) {
+    if (p == "vCont?") return send("vCont;c;C;s;S"), true;
+    if (p.rfind("vCont;", 0) == 0) {
+      // The first action decides: "s:TID" steps that thread, "c" continues.
+      std::string_view act = std::string_view(p).substr(6);
+      act = act.substr(0, act.find(';'));
+      char a = act.empty() ? 'c' : act[0];
+      size_t colon = act.find(':');
+      if (colon != std::string_view::npos) {
+        auto t = parse_hex(act.substr(colon + 1));
+        if (t) thread_ = pid_t(*t);
+      }
+      if (a == 's' || a == 'S') return report(tl_.step_forward(thread_));
+      return report(tl_.resume_forward());
+    }
+    if (p.rfind("vKill", 0) == 0) {
+      send("OK");
+      return false;
+    }
+    send("");  // vMustReplyEmpty, vFile and the rest
+    return true;
+  }
+
+  std::string query(const std::string& p) {
+    std::string_view v(p);
+    if (v.rfind("qSupported", 0) == 0)
+      return "PacketSize=20000;QStartNoAckMode+;swbreak+;ReverseContinue+;ReverseStep+;"
+             "qXfer:auxv:read+;qXfer:exec-file:read+";
+    if (v == "QStartNoAckMode") {
+      no_ack_next_ = true;
+      return "OK";
+    }
+    if (v == "qC") return "QC" + hex_number(uint64_t(thread_));
+    if (v == "qAttached") return "1";
+    if (v == "qfThreadInfo") {
+      std::string s = "m";
+      for (auto& t : tl_.tasks()) s += (s.size() > 1 ? "," : "") + hex_number(uint64_t(t.tid));
+      return s;
+    }
+    if (v == "qsThreadInfo") return "l";
+    if (v.rfind("qRcmd,", 0) == 0) return monitor(v.substr(6));
+    if (v.rfind("qXfer:auxv:read::", 0) == 0) {
+      auto bytes = tl_.auxv(thread_);
+      return xfer_reply(std::string(bytes.begin(), bytes.end()), v.substr(17));
+    }
+    if (v.rfind("qXfer:exec-file:read:", 0) == 0) {
+      std::string_view rest = v.substr(21);
+      size_t colon = rest.find(':');
+      if (colon == std::string_view::npos) return "E00";
+      return xfer_reply(tl_.executable(), rest.substr(colon + 1));
+    }
+    if (v.rfind("qSymbol", 0) == 0) return "OK";
+    return "";
+  }
+
+  /// `monitor` commands: "when" prints the current event number.
+  std::string monitor(std::string_view hex_cmd) {
+    auto bytes = from_hex(hex_cmd);
+    if (!bytes) return "E01";
+    std::string cmd(bytes->begin(), bytes->end());
+    std::string out;
+    if (cmd == "when") {
+      out = "Current event: " + std::to_string(last_stop_.event) + " (of " +
+            std::to_string(tl_.event_count()) + ")\n";
+    } else {
+      out = "rewind: unknown monitor command '" + cmd + "'; known: when\n";
+    }
+    send("O" + to_hex(out));
+    return "OK";
+  }
+
+  std::string read_registers() {
+    Registers r = tl_.registers(thread_);
+    std::string s;
+    for (const auto& g : kRegisters) s += register_hex(r, g);
+    return s;
+  }
+
+  std::string read_register(std::string_view num) {
+    auto n = parse_hex(num);
+    if (!n) return "E00";
+    if (*n >= std::size(kRegisters)) return "";  // not sent: gdb shows it unavailable
+    return register_hex(tl_.registers(thread_), kRegisters[*n]);
+  }
+
+  std::string read_memory(std::string_view args) {
+    auto r = two_numbers(args, ',');
+    if (!r) return "E00";
+    auto bytes = tl_.read_memory(thread_, r->first, size_t(std::min<uint64_t>(r->second, 16384)));
+    if (bytes.empty() && r->second > 0) return "E14";  // EFAULT
+    return to_hex(bytes);
+  }
+
+  bool alive(std::string_view tid) {
+    auto t = parse_hex(tid);
+    if (!t) return false;
+    for (auto& x : tl_.tasks())
+      if (x.tid == pid_t(*t)) return true;
+    return false;
+  }
+
+  /// Z/z TYPE,ADDR,KIND: 0/1 breakpoints, 2 write, 3 read, 4 access watchpoints.
+  std::string breakpoint(bool insert, std::string_view args) {
+    if (args.size() < 2 || args[1] != ',') return "E00";
+    char type = args[0];
+    std::string_view rest = args.substr(2);
+    size_t comma = rest.find(',');
+    if (comma == std::string_view::npos) return "E00";
+    auto addr = parse_hex(rest.substr(0, comma)), len = parse_hex(rest.substr(comma + 1));
+    if (!addr || !len) return "E00";
+    if (type == '0' || type == '1') {
+      if (insert)
+        tl_.add_breakpoint(*addr);
+      else
+        tl_.remove_breakpoint(*addr);
+      return "OK";
+    }
+    if (type < '2' || type > '4') return "";
+    // x86 has no read-only watchpoint: a read watchpoint watches reads and writes.
+    WatchKind kind = type == '2' ? WatchKind::Write : WatchKind::ReadWrite;
+    if (insert) {
+      if (!tl_.add_watchpoint(*addr, int(*len), kind)) return "E01";
+      watches_.push_back({*addr, kind});
+    } else {
+      tl_.remove_watchpoint(*addr, int(*len), kind);
+      std::erase_if(watches_, [&](const W& w) { return w.addr == *addr && w.kind == kind; });
+    }
+    return "OK";
+  }
+
+  struct W {
+    uint64_t addr;
+    WatchKind kind;
+  };
+  Timeline& tl_;
+  asio::ip::tcp::socket& socket_;
+  PacketReader reader_;
+  bool acks_ = true, no_ack_next_ = false;
+  StopInfo last_stop_;
+  pid_t thread_ = 0;
+  std::vector<W> watches_;
+};
+
+}  // namespace
+
+std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind) {
+  std::string thread = "thread:" + hex_number(uint64_t(s.tid)) + ";";
+  switch (s.reason) {
+    case StopReason::Breakpoint:
+      return "T05swbreak:;" + thread;
+    case StopReason::Watchpoint:
+      return std::string("T05") + (watch_kind == WatchKind::Write ? "watch" : "awatch") + ":" +
+             hex_number(s.addr) + ";" + thread;
+    case StopReason::Signal: {
+      char buf[8];
+      snprintf(buf, sizeof buf, "T%02x", to_gdb_signal(s.signo));
+      return buf + thread;
+    }
+    case StopReason::TraceStart:
+      return first ? "T05" + thread : "T05replaylog:begin;" + thread;
+    case StopReason::TraceEnd:
+      return "T05replaylog:end;" + thread;
+    case StopReason::Step:
+    case StopReason::Seek:
+      return "T05" + thread;
+  }
+  return "T05" + thread;
+}
+
+void serve(Timeline& timeline, asio::ip::tcp::socket& socket) {
+  Session s(timeline, socket);
+  s.run();
+}
+
+}  // namespace rwd::gdb

@@ -1,0 +1,25 @@
+// A gdb remote-protocol server over a timeline (gdb manual, "Remote Protocol"), so that gdb
+// drives a replay forwards and backwards as it drives rr.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <asio/ip/tcp.hpp>
+
+#include "engine/timeline/timeline.h"
+
+namespace rwd::gdb {
+
+/// Serves one gdb connection on the connected `socket` until gdb detaches, kills or
+/// disconnects. Packets it does not know get the empty reply, as the protocol asks; writes
+/// to memory and registers are refused with an error (diversions are not built yet).
+/// Throws Error on a broken connection.
+void serve(Timeline& timeline, asio::ip::tcp::socket& socket);
+
+/// The stop-reply packet payload for `stop` (a T packet with the thread, and swbreak,
+/// watch/awatch or replaylog:begin/end where they apply). `first` marks the initial stop,
+/// which gdb must not see as the start of the replay log.
+std::string stop_reply(const StopInfo& stop, bool first, WatchKind watch_kind);
+
+}  // namespace rwd::gdb

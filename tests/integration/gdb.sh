@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# gdb drives a replay over rewind's gdb server: breakpoints, watchpoints, stepping and their
+# reverse forms, checked in gdb's own output (tests/programs/timeline_loop.c, built with -g).
+. "$(dirname "$0")/lib.sh"
+need gdb
+PROG="$TEST_PROGRAMS/timeline_loop"
+"$REWIND" record -o "$WORK/t" "$PROG" >"$WORK/rec.out" 2>&1 || fail "record failed"
+
+# gdb_run NAME: runs gdb in batch mode with the commands on stdin over `rewind replay`.
+gdb_run() {
+  cat >"$WORK/$1.gdb"
+  timeout 120 "$REWIND" replay "$WORK/t" -- -batch -nx -x "$WORK/$1.gdb" >"$WORK/$1.out" 2>&1
+  local rc=$?
+  [ "$rc" -eq 0 ] || fail "$1: gdb exited $rc: $(tail -3 "$WORK/$1.out")"
+}
+# expect NAME REGEX WHAT: the gdb output of NAME matches REGEX (grep -E, across lines as one).
+expect() {
+  if tr '\n' ' ' <"$WORK/$1.out" | grep -Eq -- "$2"; then pass "$1: $3"; else
+    fail "$1: $3; gdb said:"; sed 's/^/    /' "$WORK/$1.out" | tail -25
+  fi
+}
+
+gdb_run loop <<'GDB'
+break tick
+continue
+continue
+continue
+print i
+print counter
+reverse-continue
+print i
+print counter
+monitor when
+GDB
+expect loop 'Breakpoint 1, tick \(i=3\).*\$1 = 3 \$2 = 3 .*Breakpoint 1, tick \(i=2\).*\$3 = 2 \$4 = 1 ' \
+  "third hit, then reverse-continue back to the second with i=2, counter=1"
+expect loop 'Current event: [0-9]+ \(of [0-9]+\)' "monitor when prints the event number"
+
+gdb_run watch <<'GDB'
+watch counter
+continue
+continue
+continue
+continue
+continue
+continue
+reverse-continue
+print counter
+print i
+GDB
+expect watch 'Old value = 10 New value = 15 .*No more reverse-execution history.*Hardware watchpoint 1: counter +Old value = 15 +New value = 10 .*tick \(i=5\).*\$1 = 10 \$2 = 5' \
+  "run to the end, reverse-continue stops on the last write (15 back to 10)"
+
+gdb_run steps <<'GDB'
+break timeline_loop.c:17
+continue
+continue
+next
+print i
+reverse-next
+reverse-next
+print n
+reverse-step
+bt 2
+reverse-finish
+bt 1
+GDB
+expect steps 'Breakpoint 1, main \(\) at [^ ]*timeline_loop.c:17 .*13[[:space:]]+for .*\$1 = 2 .*17[[:space:]]+write.*16[[:space:]]+int n = .*\$2 = 14 .*tick \(i=2\) at [^ ]*timeline_loop.c:10 .*#1 .* main \(\) .*#0  0x[0-9a-f]+ in main \(\) at [^ ]*timeline_loop.c:14' \
+  "reverse-next over a line and over a call; reverse-step into tick; reverse-finish to main"
+
+gdb_run syscall <<'GDB'
+break timeline_loop.c:17
+continue
+monitor when
+next
+monitor when
+reverse-next
+monitor when
+print n
+stepi
+bt 1
+GDB
+expect syscall 'Current event: ([0-9]+) .*Current event: [0-9]+ .*Current event: ([0-9]+) ' "monitor when before and after"
+before=$(grep -o 'Current event: [0-9]*' "$WORK/syscall.out" | sed -n 1p)
+after_back=$(grep -o 'Current event: [0-9]*' "$WORK/syscall.out" | sed -n 3p)
+forward=$(grep -o 'Current event: [0-9]*' "$WORK/syscall.out" | sed -n 2p)
+[ -n "$before" ] && [ "$before" = "$after_back" ] && [ "$forward" != "$before" ] \
+  && pass "stepping back over write() undoes its event ($forward -> $after_back)" \
+  || fail "events around write(): before '$before', after next '$forward', after reverse-next '$after_back'"
+
+gdb_run threads <<'GDB'
+break write
+continue
+info threads
+bt 2
+x/2gx &counter
+info sharedlibrary
+GDB
+expect threads '\* 1 +Thread [0-9]+ .*write.*#0 .*write .*#1 .*main \(\) at .*0x[0-9a-f]+ <counter>:[[:space:]]+0x0000000000000001.*libc.so.6' \
+  "info threads, a backtrace through libc, x, and the shared library list"
+finish
