@@ -6,10 +6,11 @@ pkgs=(
   build-essential cmake pkg-config     # the C++20 toolchain (g++ 12) and build
   nlohmann-json3-dev libcli11-dev      # JSON; command-line parsing
   libzstd-dev libxxhash-dev            # trace compression; checksums and digests
-  libdwarf-dev libelf-dev libunwind-dev libasio-dev   # symbols, unwinding, DAP transport
+  libdwarf-dev libelf-dev libunwind-dev libasio-dev   # symbols, unwinding, gdb/DAP sockets
   catch2                               # unit tests
   python3 r-base-core sqlite3 gcc file # programs the integration tests record
   tmux                                 # a real terminal for the Ctrl-C test
+  gdb                                  # `rewind replay` runs it; the gdb test drives it
 )
 missing=()
 for p in "${pkgs[@]}"; do
