@@ -39,7 +39,8 @@ rc=$?
 grep -q "recorded [0-9]* events .*to $WORK/explicit" "$WORK/v.err" && pass "-v reports the trace" || fail "-v: $(cat "$WORK/v.err")"
 "$REWIND" replay -a "$WORK/explicit"
 [ $? -eq 7 ] && pass "replay exits with the recorded status" || fail "replay status"
-one_line_error "replay without -a" 2 "not available yet" "$REWIND" replay "$WORK/explicit"
+one_line_error "replay of a missing trace" 1 "^rewind: .*no-such-trace" "$REWIND" replay "$WORK/no-such-trace"
+one_line_error "replay -s with a bad port" 2 "^rewind: " "$REWIND" replay -s 70000 "$WORK/explicit"
 
 # ls, dump, rm.
 "$REWIND" ls >"$WORK/ls.out"
