@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "engine/replay/replay_task.h"
 #include "engine/replay/replayer.h"
@@ -18,8 +19,20 @@ namespace rwd {
 /// ties tracees to one thread).
 class ReplaySession {
  public:
+  /// A forked copy of the replayed process at a point between events, to start replays
+  /// from later. Owns the stopped copy (killed when destroyed). Opaque.
+  struct Checkpoint;
+  /// Destroys a checkpoint (kills and reaps its process).
+  struct CheckpointDeleter {
+    void operator()(Checkpoint* c) const;
+  };
+  using CheckpointPtr = std::unique_ptr<Checkpoint, CheckpointDeleter>;
+
   /// Opens the trace; the program starts with the first step(). Throws TraceError.
   explicit ReplaySession(const ReplayOptions& opts);
+  /// Continues from checkpoint `c` (which stays usable): a new fork of its process, the
+  /// trace read up to its event. Throws TraceError, DivergenceError.
+  ReplaySession(const ReplayOptions& opts, const Checkpoint& c);
   ~ReplaySession();
   ReplaySession(const ReplaySession&) = delete;
   ReplaySession& operator=(const ReplaySession&) = delete;
@@ -34,6 +47,14 @@ class ReplaySession {
   /// The live tasks, by recorded tid.
   const std::map<pid_t, ReplayTask>& tasks() const;
   const TraceReader& trace() const;
+  /// Forks the replayed process now, between events. Returns nullptr when that is not
+  /// possible: more than one live task (fork copies only the calling thread), or a task in
+  /// the middle of an event. Call only between step()s.
+  CheckpointPtr checkpoint();
+  /// The event a checkpoint was taken after.
+  static uint64_t checkpoint_event(const Checkpoint& c);
+  /// The real pids of a checkpoint's stopped processes.
+  static std::vector<pid_t> checkpoint_pids(const Checkpoint& c);
   /// Totals so far (exit code from the trace's summary).
   ReplayResult result() const;
 

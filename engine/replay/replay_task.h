@@ -33,6 +33,7 @@ struct ReplayTask {
   /// rewind restarts the syscall as the kernel did when recording (arch signal.c rules).
   bool restart_pending = false;
   bool signal_injected = false;  ///< rewind sent it a signal to be delivered at the next resume
+  uint64_t syscall_insn = 0;     ///< address of a `syscall` instruction it ran (for injection)
 };
 
 /// What stopped a task.

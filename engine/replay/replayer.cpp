@@ -90,7 +90,10 @@ class ReplaySession::Impl {
     pin_to_current_cpu();  // before the first tracee is spawned: they inherit it
     trace_events_ = getenv("REWIND_DEBUG_EVENTS") != nullptr;
   }
+  /// Resumes the replay of `c`: a fresh fork of its process continues from its event.
+  Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c);
   ~Impl() { kill_all(); }
+  ReplaySession::CheckpointPtr checkpoint();
   const Event* peek() {
     if (!next_ && !at_end_) {
       next_ = trace_.next();
@@ -325,6 +328,7 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   reach_syscall(t, e);
   Registers regs = get_regs(t.tid);
   if (auto d = first_register_difference(e.regs, regs)) throw diverged(e, *d);
+  t.syscall_insn = regs.rip - 2;
   long nr = e.syscallno();
   const SyscallSpec* spec = syscall_spec(nr);
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
@@ -470,12 +474,24 @@ void Replayer::on_exit(ReplayTask& t, const Event& e) {
 }
 
 void Replayer::kill_all() {
-  for (auto& [rec, t] : tasks_)
-    if (t.state != TaskState::Exited) kill(t.tid, SIGKILL);
+  std::vector<pid_t> threads, leaders;
+  for (auto& [rec, t] : tasks_) {
+    if (t.state == TaskState::Exited) continue;
+    kill(t.tid, SIGKILL);
+    (t.tid == t.pid ? leaders : threads).push_back(t.tid);
+  }
   tasks_.clear();
-  // Reap everything: a thread-group leader is reported only after its other threads, so
-  // waiting for tasks one by one could block; every tracee is our child or reparented to us.
-  while (waitpid(-1, nullptr, __WALL) > 0 || errno == EINTR) {
+  // Reap them: a thread-group leader is reported only after its other threads, so threads
+  // first. Checkpoints (other children, alive and stopped) must not be waited for here.
+  for (auto* list : {&threads, &leaders})
+    for (pid_t tid : *list)
+      while (waitpid(tid, nullptr, __WALL) < 0 && errno == EINTR) {
+      }
+  // Tasks that ended or were orphaned to us along the way (as subreaper) and are zombies now.
+  for (;;) {
+    pid_t r = waitpid(-1, nullptr, __WALL | WNOHANG);
+    if (r > 0 || (r < 0 && errno == EINTR)) continue;
+    break;
   }
 }
 
@@ -536,7 +552,107 @@ ReplayResult ReplaySession::Impl::result() const {
   return result;
 }
 
+namespace {
+
+/// Makes the stopped task `t` fork itself (a syscall injected at its last `syscall`
+/// instruction) and returns the new process, stopped before running any code with `t`'s
+/// registers. `t` is left as it was. Throws DivergenceError.
+ReplayTask fork_task(ReplayTask& t) {
+  if (!t.syscall_insn) throw DivergenceError("task has no syscall instruction to fork with");
+  // What the next resume must do (deliver a signal, restart a syscall) belongs to the
+  // program's next run, not to the injected fork: set aside, then given to both.
+  ReplayTask pending = t;
+  t.resume_sig = 0;
+  t.restart_pending = t.signal_injected = false;
+  Registers saved = get_regs(t.tid);
+  RemoteSyscall rs(t, t.syscall_insn, saved);
+  rs.call(SYS_fork);
+  const Stop& s = rs.last_stop();
+  if (s.kind != Stop::Event || s.sig != PTRACE_EVENT_FORK)
+    throw DivergenceError("a checkpoint fork did not create a process");
+  ReplayTask c = t;
+  c.tid = c.pid = pid_t(get_event_msg(t.tid));
+  wait_new_task(c);
+  Stop exit_stop = run_to_stop(t, PTRACE_SYSCALL);  // the parent returns from fork
+  if (exit_stop.kind != Stop::SyscallExit)
+    throw DivergenceError("a checkpoint fork did not return in the replayed task");
+  set_regs(t.tid, saved);
+  set_regs(c.tid, saved);
+  for (ReplayTask* x : {&t, &c}) {
+    x->resume_sig = pending.resume_sig;
+    x->restart_pending = pending.restart_pending;
+    x->signal_injected = pending.signal_injected;
+  }
+  return c;
+}
+
+}  // namespace
+
+/// The forked copy of a single-task replay just after event `done`.
+struct ReplaySession::Checkpoint {
+  uint64_t done = 0;
+  std::map<pid_t, ReplayTask> tasks;  ///< one task: the stopped copy
+  uint64_t points = 0, point_stops = 0;
+  TraceReader::Position position;  ///< the reader just after event `done`
+  ~Checkpoint() {
+    for (auto& [rec, t] : tasks) {
+      // A stopped tracee dies of SIGKILL at once; reap it (it is this process's child).
+      kill(t.tid, SIGKILL);
+      while (waitpid(t.tid, nullptr, __WALL) < 0 && errno == EINTR) {
+      }
+    }
+  }
+};
+
+void ReplaySession::CheckpointDeleter::operator()(Checkpoint* c) const {
+  delete c;
+}
+
+ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint() {
+  std::vector<ReplayTask*> live;
+  for (auto& [rec, t] : tasks_)
+    if (t.state != TaskState::Exited) live.push_back(&t);
+  // Fork copies only the calling thread: processes with threads, and process trees, are not
+  // checkpointed (the timeline then starts over from the trace's start).
+  if (live.size() != 1) return nullptr;
+  ReplayTask& t = *live[0];
+  if (t.state != TaskState::Running || t.at_entry || t.vm_parent || !t.syscall_insn) return nullptr;
+  CheckpointPtr c(new Checkpoint);
+  c->done = done_;
+  c->points = points_;
+  c->point_stops = point_stops_;
+  if (next_) return nullptr;  // an event was read ahead: the reader is past `done_`
+  c->position = trace_.position();
+  c->tasks[t.rec_tid] = fork_task(t);
+  return c;
+}
+
+ReplaySession::Impl::Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c) : Impl(o) {
+  for (auto& [rec, ct] : c.tasks) {
+    ReplayTask copy = ct;
+    tasks_[rec] = fork_task(copy);
+  }
+  root_started_ = true;
+  points_ = c.points;
+  point_stops_ = c.point_stops;
+  trace_.seek(c.position);
+  done_ = c.done;
+}
+
 ReplaySession::ReplaySession(const ReplayOptions& opts) : impl_(std::make_unique<Impl>(opts)) {}
+ReplaySession::ReplaySession(const ReplayOptions& opts, const Checkpoint& c)
+    : impl_(std::make_unique<Impl>(opts, c)) {}
+ReplaySession::CheckpointPtr ReplaySession::checkpoint() {
+  return impl_->checkpoint();
+}
+uint64_t ReplaySession::checkpoint_event(const Checkpoint& c) {
+  return c.done;
+}
+std::vector<pid_t> ReplaySession::checkpoint_pids(const Checkpoint& c) {
+  std::vector<pid_t> out;
+  for (auto& [rec, t] : c.tasks) out.push_back(t.tid);
+  return out;
+}
 ReplaySession::~ReplaySession() = default;
 bool ReplaySession::step() {
   return impl_->step();

@@ -27,6 +27,13 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
   }
 }
 
+void BreakpointTable::unpatch(pid_t pid, pid_t tid) {
+  auto p = patched_.find(pid);
+  if (p == patched_.end()) return;
+  for (auto& [addr, orig] : p->second) write_memory(tid, addr, &orig, 1);
+  patched_.erase(p);
+}
+
 void BreakpointTable::revalidate(pid_t pid, pid_t tid) {
   auto p = patched_.find(pid);
   if (p == patched_.end()) return;

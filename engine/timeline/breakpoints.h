@@ -23,6 +23,9 @@ class BreakpointTable {
   void sync(pid_t pid, pid_t tid);
   /// Forgets process `pid`'s patches without touching its memory (it exec'd or ended).
   void forget(pid_t pid) { patched_.erase(pid); }
+  /// Takes every patch out of process `pid` (before it is copied for a checkpoint); the
+  /// next sync() puts them back.
+  void unpatch(pid_t pid, pid_t tid);
   /// Forgets the patches of `pid` that are no longer there (a mapping replaced the page:
   /// mmap, munmap, mremap); the next sync() patches them again where mapped.
   void revalidate(pid_t pid, pid_t tid);

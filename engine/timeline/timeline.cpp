@@ -4,6 +4,8 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +66,8 @@ struct Run {
   Point target;
   StopInfo report;
   bool count_steps = false;  ///< Scan: single-step `tid` after `event`, counting steps
+  uint64_t below = 0;        ///< Scan: start from a checkpoint before this event (0: any)
+  uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
   // Counted along the way.
   uint64_t hits = 0, steps = 0;
   std::optional<StopInfo> last_hit_info;
@@ -217,7 +221,8 @@ class Timeline::Engine : public ReplayObserver {
 
   bool after_stop(ReplayTask& t, const Stop& s) override {
     if (debug_ && s.kind != Stop::Exited)
-      fprintf(stderr, "rewind: timeline: stop kind %d sig %d at %llx (events done %llu, stepped %d)\n",
+      fprintf(stderr,
+              "rewind: timeline: stop kind %d sig %d at %llx (events done %llu, stepped %d)\n",
               int(s.kind), s.sig, (unsigned long long)get_regs(t.tid).rip,
               (unsigned long long)session_->events_done(), int(stepped_));
     if (lifted_ && s.kind != Stop::Exited) {
@@ -302,7 +307,19 @@ class Timeline::Engine : public ReplayObserver {
     for (auto& w : watches_) w.last.clear();
     run_.hits = 0;
     run_.steps = 0;
-    session_ = std::make_unique<ReplaySession>(opts_);
+    const Saved* from = start_for(run_);
+    run_.start_event = from ? from->event : 0;
+    if (debug_)
+      fprintf(stderr, "rewind: timeline: replay (run %d) from event %llu (%zu checkpoints)\n",
+              int(run_.kind), (unsigned long long)run_.start_event, saved_.size());
+    if (from) {
+      session_ = std::make_unique<ReplaySession>(opts_, *from->checkpoint);
+      last_event_ = from->last_event;
+      since_checkpoint_ = Clock::now();
+      on_between();
+    } else {
+      session_ = std::make_unique<ReplaySession>(opts_);
+    }
     while (const Event* e = session_->next_event()) {
       replaying_ = *e;
       bool was_exec = e->kind == EventKind::Exec;
@@ -317,9 +334,91 @@ class Timeline::Engine : public ReplayObserver {
             bps_.revalidate(t.pid, t.tid);
         }
       }
+      maybe_checkpoint();
       on_between();
     }
     on_end();
+  }
+
+  // --- Checkpoints (policy: docs/how-it-works.md, "Checkpoints"). ---
+
+  /// A checkpoint and what the engine needs to resume there.
+  struct Saved {
+    uint64_t event = 0;
+    ReplaySession::CheckpointPtr checkpoint;
+    Event last_event;
+  };
+  using Clock = std::chrono::steady_clock;
+  static constexpr uint64_t kCheckpointEvents = 1000;  ///< at most this many events apart
+  static constexpr auto kCheckpointTime = std::chrono::milliseconds(25);  ///< or this much replay
+  static constexpr size_t kMaxCheckpoints = 48;
+
+  /// Takes a checkpoint after the current event when the last one is far enough behind.
+  void maybe_checkpoint() {
+    uint64_t n = session_->events_done();
+    const Saved* before = latest_at_most(n);
+    if (before && before->event == n) return;
+    bool due = !before || n - before->event >= kCheckpointEvents ||
+               Clock::now() - since_checkpoint_ >= kCheckpointTime;
+    if (!due) return;
+    since_checkpoint_ = Clock::now();
+    // The copy must not carry breakpoint patches: take them out of the process first.
+    for (auto& [rec, t] : session_->tasks())
+      if (t.state != TaskState::Exited) bps_.unpatch(t.pid, t.tid);
+    auto c = session_->checkpoint();
+    if (!c) return;  // threads or several processes: no checkpoint
+    Saved s;
+    s.event = n;
+    s.checkpoint = std::move(c);
+    s.last_event = last_event_;
+    auto pos = std::upper_bound(saved_.begin(), saved_.end(), n,
+                                [](uint64_t e, const Saved& x) { return e < x.event; });
+    saved_.insert(pos, std::move(s));
+    thin_checkpoints();
+  }
+
+  /// Keeps at most kMaxCheckpoints: drops every second one in the older half, so that
+  /// recent history stays dense and old history sparse. The one the current run started
+  /// from is kept.
+  void thin_checkpoints() {
+    if (saved_.size() <= kMaxCheckpoints) return;
+    size_t half = saved_.size() / 2;
+    std::vector<Saved> kept;
+    for (size_t i = 0; i < saved_.size(); ++i) {
+      bool drop = i < half && i % 2 == 1 && saved_[i].event != run_.start_event;
+      if (!drop) kept.push_back(std::move(saved_[i]));
+    }
+    saved_ = std::move(kept);
+  }
+
+  const Saved* latest_at_most(uint64_t event) const {
+    const Saved* best = nullptr;
+    for (auto& s : saved_)
+      if (s.event <= event) best = &s;
+    return best;
+  }
+
+  /// The checkpoint a new replay for `run` starts from (nullptr: the trace's start).
+  const Saved* start_for(const Run& run) const {
+    uint64_t limit = 0;
+    switch (run.kind) {
+      case Run::Forward:
+      case Run::StepInsn:
+        return nullptr;
+      case Run::Goto:
+      case Run::Scan:
+        limit = run.target.kind == Point::Entry ? run.target.event - 1 : run.target.event;
+        if (run.kind == Run::Scan && run.count_steps) limit = std::min(limit, run.event);
+        if (run.kind == Run::Scan && run.below) limit = std::min(limit, run.below - 1);
+        return latest_at_most(limit);
+      case Run::HitNumber:
+        for (auto& s : saved_)
+          if (s.event == run.start_event) return &s;
+        return nullptr;
+      case Run::Steps:
+        return latest_at_most(run.event);
+    }
+    return nullptr;
   }
 
   /// The task replaying `rec_tid` now, or nullptr.
@@ -453,8 +552,9 @@ class Timeline::Engine : public ReplayObserver {
         return;
       case Run::Scan: {
         if (debug_ && r.rip == run_.target.regs.rip)
-          fprintf(stderr, "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
-                  (unsigned long long)session_->events_done(), (unsigned long long)run_.target.event);
+          fprintf(
+              stderr, "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
+              (unsigned long long)session_->events_done(), (unsigned long long)run_.target.event);
         if (run_.count_steps && stepped && t.rec_tid == run_.tid &&
             session_->events_done() == run_.event)
           ++run_.steps;
@@ -547,7 +647,8 @@ class Timeline::Engine : public ReplayObserver {
     }
     const ReplayTask* t = live(at.tid);
     bool same = t && digest_memory(t->tid) == target.digest;
-    if (debug_ && !same) fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
+    if (debug_ && !same)
+      fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
     return same;
   }
 
@@ -556,8 +657,8 @@ class Timeline::Engine : public ReplayObserver {
   /// Starts a scan from the trace's start to the current point, then continues `after`.
   void start_scan(After after, bool count_steps) {
     if (debug_)
-      fprintf(stderr, "rewind: timeline: scan to point kind %d event %llu rip %llx\n", int(here_.kind),
-              (unsigned long long)here_.event, (unsigned long long)here_.regs.rip);
+      fprintf(stderr, "rewind: timeline: scan to point kind %d event %llu rip %llx\n",
+              int(here_.kind), (unsigned long long)here_.event, (unsigned long long)here_.regs.rip);
     Run r;
     r.kind = Run::Scan;
     r.target = here_;
@@ -592,6 +693,19 @@ class Timeline::Engine : public ReplayObserver {
       internal_bp_.reset();
     }
     Run next;
+    if (after_ == After::ReverseContinue && done.hits == 0 && done.start_event > 0) {
+      // No hit between the checkpoint and now: look further back.
+      Run again = done;
+      again.below = done.start_event;
+      again.hits = 0;
+      again.last_hit_info.reset();
+      if (!bps_.has(again.target.regs.rip) && again.target.kind == Point::Trap) {
+        internal_bp_ = again.target.regs.rip;
+        bps_.add(again.target.regs.rip);
+      }
+      run_ = again;
+      throw Restart{};
+    }
     if (after_ == After::ReverseContinue) {
       if (done.hits == 0) {
         next.kind = Run::Goto;
@@ -602,6 +716,7 @@ class Timeline::Engine : public ReplayObserver {
         next.kind = Run::HitNumber;
         next.count = done.hits;
         next.report = *done.last_hit_info;
+        next.start_event = done.start_event;
       }
     } else {  // ReverseStep: single-step to one instruction before the current point
       if (done.steps == 0) {
@@ -732,6 +847,16 @@ class Timeline::Engine : public ReplayObserver {
     return out;
   }
 
+  CheckpointStats checkpoint_stats() const {
+    CheckpointStats st;
+    st.count = saved_.size();
+    for (auto& s : saved_) {
+      st.events.push_back(s.event);
+      for (pid_t p : ReplaySession::checkpoint_pids(*s.checkpoint)) st.pids.push_back(p);
+    }
+    return st;
+  }
+
   std::vector<uint8_t> auxv(pid_t rec_tid) {
     const ReplayTask& t = task(rec_tid);
     std::ifstream in("/proc/" + std::to_string(t.pid) + "/auxv", std::ios::binary);
@@ -760,7 +885,10 @@ class Timeline::Engine : public ReplayObserver {
   After after_ = After::None;
   pid_t step_tid_ = 0;
   std::optional<uint64_t> internal_bp_;
-  std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
+  std::optional<StopInfo> final_report_;
+  std::vector<Saved> saved_;  ///< checkpoints by event
+  Clock::time_point since_checkpoint_ =
+      Clock::now();  ///< a reverse step's stop reports this instead
   bool lifted_ = false, stepping_over_ = false;
   bool stepped_ = false;  ///< the last resume was a single step
   bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;
@@ -866,6 +994,12 @@ std::string Timeline::executable() const {
     path = tr.file_path(tr.meta().exe_file);
   });
   return path;
+}
+
+CheckpointStats Timeline::checkpoints() {
+  CheckpointStats st;
+  engine_->call([&] { st = engine_->checkpoint_stats(); });
+  return st;
 }
 
 std::vector<uint8_t> Timeline::auxv(pid_t tid) {

@@ -35,6 +35,13 @@ struct StopInfo {
   std::vector<uint8_t> old_value, new_value;  ///< Watchpoint: the bytes before and after
 };
 
+/// The checkpoints a timeline holds (docs/how-it-works.md, "Checkpoints").
+struct CheckpointStats {
+  size_t count = 0;              ///< live checkpoints
+  std::vector<pid_t> pids;       ///< their stopped processes (real pids)
+  std::vector<uint64_t> events;  ///< the event each was taken after
+};
+
 /// A replayed task, by its recorded ids.
 struct TaskInfo {
   pid_t tid = 0;  ///< recorded thread id
@@ -43,8 +50,8 @@ struct TaskInfo {
 
 /// A trace opened for debugging. All replay work runs on one engine thread owned by the
 /// timeline (ptrace binds tracees to a thread); the methods below may be called from any
-/// single thread and block until done. Reverse execution re-executes the trace from its
-/// start (checkpoints are not implemented yet), so going back costs a replay up to now.
+/// single thread and block until done. Going backwards re-executes from the latest
+/// checkpoint before the target (or the trace's start).
 class Timeline {
  public:
   /// Opens `trace_dir` and replays up to the program's first instruction (the first exec).
@@ -91,6 +98,8 @@ class Timeline {
   uint64_t event_count() const;
   /// Path of the executable the trace started (its saved copy in the trace).
   std::string executable() const;
+  /// The checkpoints held now.
+  CheckpointStats checkpoints();
   /// The auxiliary vector of task `tid`'s process (raw /proc/PID/auxv bytes).
   std::vector<uint8_t> auxv(pid_t tid);
 

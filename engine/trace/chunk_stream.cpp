@@ -130,6 +130,13 @@ ChunkReader::~ChunkReader() {
   if (f_) std::fclose(f_);
 }
 
+void ChunkReader::seek(uint64_t next, uint64_t chunk_offset) {
+  if (next > size_ || std::fseek(f_, long(next), SEEK_SET) != 0)
+    throw TraceError(path_, next, "cannot seek back in the trace");
+  pos_ = next;
+  chunk_offset_ = chunk_offset;
+}
+
 std::optional<std::vector<uint8_t>> ChunkReader::next() {
   if (pos_ == size_) return std::nullopt;
   chunk_offset_ = pos_;

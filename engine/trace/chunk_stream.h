@@ -76,6 +76,11 @@ class ChunkReader {
   const std::string& path() const { return path_; }
   /// Size of the file in bytes.
   uint64_t file_size() const { return size_; }
+  /// Where the next chunk starts (with chunk_offset(), what seek() takes back).
+  uint64_t next_offset() const { return pos_; }
+  /// Goes back (or forward) to a place saved from next_offset() and chunk_offset(): the
+  /// next chunk read starts at `next`. Throws TraceError if the file cannot seek.
+  void seek(uint64_t next, uint64_t chunk_offset);
 
  private:
   std::string path_;

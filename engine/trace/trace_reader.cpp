@@ -132,6 +132,32 @@ std::optional<Event> TraceReader::next() {
   return e;
 }
 
+TraceReader::Position TraceReader::position() const {
+  Position p;
+  p.events_next = events_->next_offset();
+  p.events_chunk = events_->chunk_offset();
+  p.data_next = data_->next_offset();
+  p.data_chunk = data_->chunk_offset();
+  p.chunk = chunk_;
+  p.chunk_pos = chunk_pos_;
+  p.data_buf.assign(data_buf_.begin(), data_buf_.end());
+  p.last = last_;
+  p.done = done_;
+  p.interrupted = interrupted_;
+  return p;
+}
+
+void TraceReader::seek(const Position& p) {
+  events_->seek(p.events_next, p.events_chunk);
+  data_->seek(p.data_next, p.data_chunk);
+  chunk_ = p.chunk;
+  chunk_pos_ = p.chunk_pos;
+  data_buf_.assign(p.data_buf.begin(), p.data_buf.end());
+  last_ = p.last;
+  done_ = p.done;
+  interrupted_ = p.interrupted;
+}
+
 std::string TraceReader::file_path(const std::string& name) const {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
     throw TraceError(events_->path(), events_->chunk_offset(), "bad saved-file name in event");

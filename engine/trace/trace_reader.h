@@ -32,6 +32,19 @@ class TraceReader {
   /// Number of the last event returned by next() (0 before the first).
   uint64_t last_event() const { return last_; }
   const std::string& dir() const { return dir_; }
+  /// Where the reader stands: enough to continue reading from the same event later.
+  struct Position {
+    uint64_t events_next = 0, events_chunk = 0, data_next = 0, data_chunk = 0;
+    std::vector<uint8_t> chunk;  ///< the current events chunk
+    size_t chunk_pos = 0;
+    std::vector<uint8_t> data_buf;  ///< data read ahead of the events
+    uint64_t last = 0;
+    bool done = false, interrupted = false;
+  };
+  /// The current position (copies the current chunk: some tens of KiB).
+  Position position() const;
+  /// Continues from `p`, taken from a reader of the same trace. Throws TraceError.
+  void seek(const Position& p);
   /// Absolute path of a saved file named in an event (files/NAME). Throws TraceError if the
   /// name is not a plain file name or the file is missing.
   std::string file_path(const std::string& name) const;

@@ -1,0 +1,147 @@
+// Benchmark: how long the timeline takes to go backwards and to seek, on a trace of more than
+// 100,000 events (bench/many_events.c), and how much memory its checkpoints hold.
+// Usage: timeline_latency [--runs N]. Prints medians in milliseconds.
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/timeline/timeline.h"
+
+using namespace rwd;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+uint64_t symbol(const std::string& exe, const char* name) {
+  FILE* p = popen(("nm " + exe).c_str(), "r");
+  char line[512];
+  uint64_t addr = 0;
+  while (p && fgets(line, sizeof line, p)) {
+    unsigned long long a;
+    char type, sym[400];
+    if (sscanf(line, "%llx %c %399s", &a, &type, sym) == 3 && strcmp(sym, name) == 0) addr = a;
+  }
+  if (p) pclose(p);
+  return addr;
+}
+
+/// Proportional set size of a process, in bytes (/proc/PID/smaps_rollup "Pss:").
+uint64_t pss_bytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/smaps_rollup");
+  std::string key;
+  uint64_t kb;
+  std::string unit;
+  while (in >> key) {
+    if (key == "Pss:") {
+      in >> kb >> unit;
+      return kb * 1024;
+    }
+    std::getline(in, unit);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 15;
+  for (int i = 1; i < argc; ++i)
+    if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+  std::string exe = MANY_EVENTS, rewind = REWIND_BIN;
+  char tmpl[] = "/tmp/rewind-bench.XXXXXX";
+  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+
+  auto t0 = Clock::now();
+  if (std::system((exe + " >/dev/null").c_str()) != 0) return 1;
+  double native = ms_since(t0);
+  t0 = Clock::now();
+  if (std::system((rewind + " record -o " + dir + " " + exe + " >/dev/null").c_str()) != 0)
+    return 1;
+  double record = ms_since(t0);
+  t0 = Clock::now();
+  if (std::system((rewind + " replay -a " + dir + " >/dev/null").c_str()) != 0) return 1;
+  double replay = ms_since(t0);
+
+  t0 = Clock::now();
+  Timeline tl(dir);
+  double open = ms_since(t0);
+  uint64_t events = tl.event_count();
+  pid_t tid = tl.current().tid;
+
+  // Seek to random events (fixed seed), forwards and backwards.
+  std::mt19937_64 rng(42);
+  std::vector<double> seeks;
+  for (int i = 0; i < runs; ++i) {
+    uint64_t target = 2 + rng() % (events - 2);
+    t0 = Clock::now();
+    tl.seek(target);
+    seeks.push_back(ms_since(t0));
+  }
+
+  // Reverse-continue to a breakpoint about 10,000 events back.
+  uint64_t marker = symbol(exe, "marker");
+  tl.seek(events - 10);
+  tl.add_breakpoint(marker);
+  std::vector<double> rcont;
+  std::vector<uint64_t> rcont_events;
+  for (int i = 0; i < std::min(runs, 10); ++i) {
+    t0 = Clock::now();
+    StopInfo s = tl.resume_backward();
+    rcont.push_back(ms_since(t0));
+    rcont_events.push_back(s.event);
+    if (s.reason != StopReason::Breakpoint) break;
+  }
+
+  // Reverse single steps in the middle of the trace, between two syscalls.
+  tl.seek(events / 2);
+  StopInfo hit = tl.resume_forward();  // the next marker() call
+  tl.remove_breakpoint(marker);
+  for (int i = 0; i < 5; ++i) tl.step_forward(tid);
+  std::vector<double> rstep;
+  for (int i = 0; i < runs; ++i) {
+    t0 = Clock::now();
+    tl.step_backward(tid);
+    rstep.push_back(ms_since(t0));
+    if (i % 3 == 2) tl.step_forward(tid);  // mix in forward steps
+  }
+
+  CheckpointStats cs = tl.checkpoints();
+  uint64_t pss = 0;
+  for (pid_t p : cs.pids) pss += pss_bytes(p);
+
+  printf("timeline on bench/many_events.c: %llu events\n", (unsigned long long)events);
+  printf("| measure | median ms | runs |\n| --- | ---: | ---: |\n");
+  printf("| native run | %.1f | 1 |\n| record | %.1f | 1 |\n| replay -a | %.1f | 1 |\n", native,
+         record, replay);
+  printf("| open the timeline (to the first instruction) | %.1f | 1 |\n", open);
+  printf("| seek to a random event | %.1f | %zu |\n", median(seeks), seeks.size());
+  printf("| reverse-continue to a breakpoint ~10,000 events back | %.1f | %zu |\n", median(rcont),
+         rcont.size());
+  printf("| reverse-step (one instruction) | %.1f | %zu |\n", median(rstep), rstep.size());
+  printf("checkpoints: %zu, holding %.1f MiB (sum of their Pss)\n", cs.count,
+         double(pss) / (1 << 20));
+  if (rcont_events.size() >= 2)
+    printf("reverse-continue stops at events %llu, %llu, ... (hit %d times)\n",
+           (unsigned long long)rcont_events[0], (unsigned long long)rcont_events[1],
+           int(rcont_events.size()));
+  (void)hit;
+  std::system(("rm -rf " + dir.substr(0, dir.size() - 6)).c_str());
+  return 0;
+}
