@@ -73,8 +73,10 @@ class Timeline {
   /// runs (as gdb expects in reverse); old_value/new_value are that write's, as a forward
   /// run reports them.
   StopInfo resume_backward();
-  /// Goes back exactly one instruction of task `tid` (a syscall: to its entry, memory as
-  /// before it ran).
+  /// Goes back exactly one instruction of task `tid`. Back over a syscall, the task is at
+  /// that syscall's entry: rip on the `syscall` instruction, rax its number, memory as before
+  /// it ran; rcx and r11 hold what the instruction itself put there (the return address and
+  /// rflags), their earlier values being lost to the kernel as on real hardware.
   StopInfo step_backward(pid_t tid);
   /// Goes to the point just after event `event` was replayed (1 = the first exec).
   StopInfo seek(uint64_t event);

@@ -1,0 +1,149 @@
+// A scripted random walk over a timeline (forward and backward continues and steps, seeks)
+// for a bounded time, checking after every operation that the timeline is where it says and
+// that the processes it keeps (the replay and its checkpoints) stay within the documented
+// bound. Usage: random_walk SECONDS. Exit status 0 when every check held.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+
+#include "engine/timeline/timeline.h"
+
+using namespace rwd;
+
+namespace {
+
+/// Processes traced by this process's threads (the replay and its checkpoints).
+size_t traced_processes() {
+  std::set<std::string> mine;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') mine.insert(e->d_name);
+    closedir(d);
+  }
+  size_t n = 0;
+  DIR* d = opendir("/proc");
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("TracerPid:", 0) == 0) {
+        if (mine.count(line.substr(line.find_first_not_of(" \t", 10)))) ++n;
+        break;
+      }
+  }
+  if (d) closedir(d);
+  return n;
+}
+
+uint64_t symbol(const char* exe, const char* name) {
+  FILE* p = popen((std::string("nm ") + exe).c_str(), "r");
+  char line[512];
+  uint64_t addr = 0;
+  while (p && fgets(line, sizeof line, p)) {
+    unsigned long long a;
+    char type, sym[400];
+    if (sscanf(line, "%llx %c %399s", &a, &type, sym) == 3 && strcmp(sym, name) == 0) addr = a;
+  }
+  if (p) pclose(p);
+  return addr;
+}
+
+const char* stop_name(StopReason r) {
+  static const char* kNames[] = {"breakpoint", "watchpoint", "step", "signal",
+                                 "seek",       "start",      "end"};
+  return kNames[int(r)];
+}
+
+int failures = 0;
+void check(bool ok, const char* what, unsigned long long a, unsigned long long b) {
+  if (ok) return;
+  ++failures;
+  fprintf(stderr, "FAIL: %s (%llu, %llu)\n", what, a, b);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = argc > 1 ? atof(argv[1]) : 30;
+  const size_t kBound = 48 + 1 + 1;  // checkpoints + the replay + one being made
+  char tmpl[] = "/tmp/rewind-walk.XXXXXX";
+  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  if (std::system(
+          (std::string(REWIND_BIN) + " record -o " + dir + " " + WALK_PROGRAM + " >/dev/null")
+              .c_str()) != 0)
+    return 2;
+  Timeline tl(dir);
+  pid_t tid = tl.current().tid;
+  uint64_t events = tl.event_count(), marker = symbol(WALK_PROGRAM, "marker");
+  std::mt19937_64 rng(7);
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  size_t ops = 0, most = 0;
+  bool bp = false;
+  while (std::chrono::steady_clock::now() < until) {
+    int op = int(rng() % 7);
+    if (op == 0) {
+      uint64_t target = 1 + rng() % events;
+      StopInfo s = tl.seek(target);
+      check(s.event == target || s.reason == StopReason::TraceEnd, "seek lands on its event",
+            s.event, target);
+    } else if (op == 1) {
+      bp = !bp;
+      if (bp)
+        tl.add_breakpoint(marker);
+      else
+        tl.remove_breakpoint(marker);
+    } else if (op == 2) {
+      StopInfo s = tl.resume_forward();
+      if (bp && s.reason == StopReason::Breakpoint)
+        check(tl.registers(tid).rip == marker, "a forward hit is at the breakpoint", 0, 0);
+    } else if (op == 3) {
+      StopInfo s = tl.resume_backward();
+      if (s.reason == StopReason::Breakpoint)
+        check(tl.registers(tid).rip == marker, "a backward hit is at the breakpoint", 0, 0);
+    } else if (op == 4 || op == 5) {
+      if (tl.current().reason == StopReason::TraceEnd) continue;
+      Registers before = tl.registers(tid);
+      StopInfo at = tl.current();
+      StopInfo f = tl.step_forward(tid);
+      if (f.reason == StopReason::TraceEnd) continue;
+      tl.step_backward(tid);
+      Registers back = tl.registers(tid);
+      if (f.event != at.event) {
+        // Back on a syscall instruction (its entry): the instruction already overwrote rcx
+        // and r11 (return address, flags), as the timeline documents.
+        back.rcx = before.rcx;
+        back.r11 = before.r11;
+      }
+      if (auto d = first_register_difference(before, back)) {
+        fprintf(stderr,
+                "from %s at event %llu (orig_rax %lld), %s forward to event %llu, %s back: %s\n",
+                stop_name(at.reason), (unsigned long long)at.event, (long long)before.orig_rax,
+                stop_name(f.reason), (unsigned long long)f.event, stop_name(tl.current().reason),
+                d->c_str());
+        check(false, "a step forward and back returns to the same registers", before.rip, back.rip);
+      }
+    } else {
+      tl.step_backward(tid);
+    }
+    ++ops;
+    size_t n = traced_processes();
+    most = std::max(most, n);
+    check(n <= kBound, "traced processes within the bound", n, kBound);
+  }
+  CheckpointStats cs = tl.checkpoints();
+  printf(
+      "%zu operations in %.0f s over %llu events: at most %zu traced processes (bound %zu), "
+      "%zu checkpoints at the end\n",
+      ops, seconds, (unsigned long long)events, most, kBound, cs.count);
+  std::system(("rm -rf " + dir.substr(0, dir.size() - 6)).c_str());
+  return failures ? 1 : 0;
+}
