@@ -26,18 +26,14 @@ struct GdbRegister {
   int size;       ///< bytes sent
 };
 constexpr GdbRegister kRegisters[] = {
-    {offsetof(Registers, rax), 8}, {offsetof(Registers, rbx), 8},
-    {offsetof(Registers, rcx), 8}, {offsetof(Registers, rdx), 8},
-    {offsetof(Registers, rsi), 8}, {offsetof(Registers, rdi), 8},
-    {offsetof(Registers, rbp), 8}, {offsetof(Registers, rsp), 8},
-    {offsetof(Registers, r8), 8},  {offsetof(Registers, r9), 8},
-    {offsetof(Registers, r10), 8}, {offsetof(Registers, r11), 8},
-    {offsetof(Registers, r12), 8}, {offsetof(Registers, r13), 8},
-    {offsetof(Registers, r14), 8}, {offsetof(Registers, r15), 8},
-    {offsetof(Registers, rip), 8}, {offsetof(Registers, eflags), 4},
-    {offsetof(Registers, cs), 4},  {offsetof(Registers, ss), 4},
-    {offsetof(Registers, ds), 4},  {offsetof(Registers, es), 4},
-    {offsetof(Registers, fs), 4},  {offsetof(Registers, gs), 4},
+    {offsetof(Registers, rax), 8}, {offsetof(Registers, rbx), 8}, {offsetof(Registers, rcx), 8},
+    {offsetof(Registers, rdx), 8}, {offsetof(Registers, rsi), 8}, {offsetof(Registers, rdi), 8},
+    {offsetof(Registers, rbp), 8}, {offsetof(Registers, rsp), 8}, {offsetof(Registers, r8), 8},
+    {offsetof(Registers, r9), 8},  {offsetof(Registers, r10), 8}, {offsetof(Registers, r11), 8},
+    {offsetof(Registers, r12), 8}, {offsetof(Registers, r13), 8}, {offsetof(Registers, r14), 8},
+    {offsetof(Registers, r15), 8}, {offsetof(Registers, rip), 8}, {offsetof(Registers, eflags), 4},
+    {offsetof(Registers, cs), 4},  {offsetof(Registers, ss), 4},  {offsetof(Registers, ds), 4},
+    {offsetof(Registers, es), 4},  {offsetof(Registers, fs), 4},  {offsetof(Registers, gs), 4},
 };
 
 std::string register_hex(const Registers& r, const GdbRegister& g) {
@@ -88,9 +84,16 @@ class Session {
           if (acks_) send_raw("-");
           continue;
         }
-        if (item->kind == PacketReader::Item::Interrupt) continue;  // operations are not interruptible yet
+        if (item->kind == PacketReader::Item::Interrupt)
+          continue;  // operations are not interruptible yet
         if (acks_) send_raw("+");
-        if (!handle(item->payload)) return;
+        bool go_on = true;
+        try {
+          go_on = handle(item->payload);
+        } catch (const Error&) {
+          send("E01");  // e.g. registers of a task that no longer exists at this point
+        }
+        if (!go_on) return;
         if (no_ack_next_) acks_ = false;  // QStartNoAckMode was answered (with an ack)
       }
     }

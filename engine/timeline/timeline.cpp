@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -513,6 +514,18 @@ class Timeline::Engine : public ReplayObserver {
     si.tid = t.rec_tid;
     si.signo = sig;
     pause(si, here);
+    // A signal that ends the process (the trace's next event is this task killed by it):
+    // nothing after it can be inspected, so this is also the end of the trace, and forward
+    // operations stay here.
+    const Event* next = session_->next_event();
+    if (!next || next->kind != EventKind::Exit || next->tid != t.rec_tid ||
+        !WIFSIGNALED(next->status) || WTERMSIG(next->status) != sig)
+      return;
+    si.reason = StopReason::TraceEnd;
+    for (;;) {
+      if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
+      pause(si, here);
+    }
   }
 
   /// A trap the debugger caused: a breakpoint (rip at it), a watchpoint or a single step.
@@ -823,6 +836,7 @@ class Timeline::Engine : public ReplayObserver {
       // to -ENOSYS; show the state before the instruction, as the program had it.
       r.rip -= 2;
       r.rax = r.orig_rax;
+      r.orig_rax = uint64_t(-1);  // not in a syscall yet
     }
     return r;
   }
