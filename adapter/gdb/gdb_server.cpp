@@ -120,11 +120,17 @@ class Session {
       case 'm':
         send(read_memory(v.substr(1)));
         return true;
-      case 'G':
-      case 'P':
       case 'M':
+        send(write_memory(v.substr(1)));
+        return true;
+      case 'P':
+        send(write_register(v.substr(1)));
+        return true;
+      case 'G':
+        send(write_registers(v.substr(1)));
+        return true;
       case 'X':
-        send("E01");  // writing needs diversions (a later step): the replay is read-only
+        send("");  // binary writes: gdb falls back to M
         return true;
       case 'H':
         if (p.size() > 2) {
@@ -270,6 +276,52 @@ class Session {
     auto bytes = tl_.read_memory(thread_, r->first, size_t(std::min<uint64_t>(r->second, 16384)));
     if (bytes.empty() && r->second > 0) return "E14";  // EFAULT
     return to_hex(bytes);
+  }
+
+  /// M ADDR,LEN:HEX. The write goes to a diversion (the timeline keeps the replay intact).
+  std::string write_memory(std::string_view args) {
+    size_t colon = args.find(':');
+    if (colon == std::string_view::npos) return "E00";
+    auto r = two_numbers(args.substr(0, colon), ',');
+    auto bytes = from_hex(args.substr(colon + 1));
+    if (!r || !bytes || bytes->size() != r->second) return "E00";
+    tl_.write_memory(thread_, r->first, *bytes);
+    return "OK";
+  }
+
+  /// P N=HEX for one of the registers in kRegisters.
+  std::string write_register(std::string_view args) {
+    size_t eq = args.find('=');
+    if (eq == std::string_view::npos) return "E00";
+    auto n = parse_hex(args.substr(0, eq));
+    auto bytes = from_hex(args.substr(eq + 1));
+    if (!n || !bytes) return "E00";
+    if (*n >= std::size(kRegisters)) return "E01";  // not one rewind sends
+    const GdbRegister& g = kRegisters[*n];
+    if (bytes->size() != size_t(g.size)) return "E00";
+    Registers r = tl_.registers(thread_);
+    uint64_t v = 0;
+    std::memcpy(&v, bytes->data(), bytes->size());
+    std::memcpy(reinterpret_cast<uint8_t*>(&r) + g.offset, &v, 8);  // zero-extends 4-byte ones
+    tl_.set_registers(thread_, r);
+    return "OK";
+  }
+
+  /// G HEX: the registers in kRegisters order (as many as given).
+  std::string write_registers(std::string_view hex) {
+    auto bytes = from_hex(hex);
+    if (!bytes) return "E00";
+    Registers r = tl_.registers(thread_);
+    size_t at = 0;
+    for (const auto& g : kRegisters) {
+      if (at + size_t(g.size) > bytes->size()) break;
+      uint64_t v = 0;
+      std::memcpy(&v, bytes->data() + at, size_t(g.size));
+      std::memcpy(reinterpret_cast<uint8_t*>(&r) + g.offset, &v, 8);
+      at += size_t(g.size);
+    }
+    tl_.set_registers(thread_, r);
+    return "OK";
   }
 
   bool alive(std::string_view tid) {

@@ -51,6 +51,10 @@ class ReplaySession {
   /// possible: more than one live task (fork copies only the calling thread), or a task in
   /// the middle of an event. Call only between step()s.
   CheckpointPtr checkpoint();
+  /// A copy of the replayed process as it stands now, even in the middle of an event, to
+  /// change and run freely and then throw away (a "diversion"); it cannot restart a replay.
+  /// nullptr when the process cannot be copied (threads, several processes).
+  CheckpointPtr diversion();
   /// The event a checkpoint was taken after.
   static uint64_t checkpoint_event(const Checkpoint& c);
   /// The real pids of a checkpoint's stopped processes.

@@ -93,7 +93,7 @@ class ReplaySession::Impl {
   /// Resumes the replay of `c`: a fresh fork of its process continues from its event.
   Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c);
   ~Impl() { kill_all(); }
-  ReplaySession::CheckpointPtr checkpoint();
+  ReplaySession::CheckpointPtr checkpoint(bool need_position);
   const Event* peek() {
     if (!next_ && !at_end_) {
       next_ = trace_.next();
@@ -608,7 +608,7 @@ void ReplaySession::CheckpointDeleter::operator()(Checkpoint* c) const {
   delete c;
 }
 
-ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint() {
+ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position) {
   std::vector<ReplayTask*> live;
   for (auto& [rec, t] : tasks_)
     if (t.state != TaskState::Exited) live.push_back(&t);
@@ -621,7 +621,7 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint() {
   c->done = done_;
   c->points = points_;
   c->point_stops = point_stops_;
-  if (next_) return nullptr;  // an event was read ahead: the reader is past `done_`
+  if (next_ && need_position) return nullptr;  // read ahead: the reader is past `done_`
   c->position = trace_.position();
   c->tasks[t.rec_tid] = fork_task(t);
   return c;
@@ -643,7 +643,10 @@ ReplaySession::ReplaySession(const ReplayOptions& opts) : impl_(std::make_unique
 ReplaySession::ReplaySession(const ReplayOptions& opts, const Checkpoint& c)
     : impl_(std::make_unique<Impl>(opts, c)) {}
 ReplaySession::CheckpointPtr ReplaySession::checkpoint() {
-  return impl_->checkpoint();
+  return impl_->checkpoint(true);
+}
+ReplaySession::CheckpointPtr ReplaySession::diversion() {
+  return impl_->checkpoint(false);
 }
 uint64_t ReplaySession::checkpoint_event(const Checkpoint& c) {
   return c.done;

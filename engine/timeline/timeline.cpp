@@ -149,17 +149,20 @@ class Timeline::Engine : public ReplayObserver {
   // --- Operations (run on the engine thread, inside pause()). ---
 
   void op_forward() {
+    diversion_.reset();
     run_ = Run{};
     run_.kind = Run::Forward;
   }
 
   void op_step(pid_t tid) {
+    diversion_.reset();
     run_ = Run{};
     run_.kind = Run::StepInsn;
     run_.tid = tid;
   }
 
   void op_seek(uint64_t event) {
+    diversion_.reset();
     Run r;
     r.kind = Run::Goto;
     r.target.kind = Point::Between;
@@ -172,6 +175,7 @@ class Timeline::Engine : public ReplayObserver {
   void op_reverse_continue() { start_scan(After::ReverseContinue, false); }
 
   void op_reverse_step(pid_t tid) {
+    diversion_.reset();
     step_tid_ = tid;
     if (here_.kind == Point::Entry && here_.tid == tid) {
       // Before a syscall: the previous instruction ran between the last event and this one.
@@ -288,6 +292,8 @@ class Timeline::Engine : public ReplayObserver {
         replay();
       } catch (const Restart&) {
       } catch (const Shutdown&) {
+        diversion_.reset();
+        saved_.clear();
         session_.reset();
         return;
       } catch (const std::exception& e) {
@@ -828,9 +834,43 @@ class Timeline::Engine : public ReplayObserver {
     return *t;
   }
 
-  Registers registers(pid_t rec_tid) {
+  /// The real tid to inspect for `rec_tid`: the diversion's copy while there is one.
+  pid_t inspect_tid(pid_t rec_tid) {
     const ReplayTask& t = task(rec_tid);
-    Registers r = get_regs(t.tid);
+    return diversion_ && rec_tid == diversion_rec_ ? diversion_tid_ : t.tid;
+  }
+
+  void begin_diversion(pid_t rec_tid) {
+    if (diversion_) return;
+    task(rec_tid);
+    // The copy carries the breakpoint patches of the live process; reads hide them alike.
+    auto c = session_->diversion();
+    if (!c)
+      throw Error(
+          "cannot change the program here: writes go to a copy of the process, and a "
+          "process with threads (or several processes) cannot be copied yet");
+    diversion_tid_ = ReplaySession::checkpoint_pids(*c).at(0);
+    diversion_rec_ = rec_tid;
+    diversion_ = std::move(c);
+  }
+
+  void write(pid_t rec_tid, uint64_t addr, const std::vector<uint8_t>& bytes) {
+    begin_diversion(rec_tid);
+    rwd::write_memory(diversion_tid_, addr, bytes.data(), bytes.size());
+  }
+
+  void set_regs_diverted(pid_t rec_tid, const Registers& regs) {
+    begin_diversion(rec_tid);
+    Registers r = regs;
+    if (here_.kind == Point::Entry && here_.tid == rec_tid) {
+      r.rip += 2;  // back to the kernel's view at a syscall entry
+      r.orig_rax = get_regs(diversion_tid_).orig_rax;
+    }
+    set_regs(diversion_tid_, r);
+  }
+
+  Registers registers(pid_t rec_tid) {
+    Registers r = get_regs(inspect_tid(rec_tid));
     if (here_.kind == Point::Entry && here_.tid == rec_tid) {
       // At a syscall's entry the kernel already moved rip past the instruction and set rax
       // to -ENOSYS; show the state before the instruction, as the program had it.
@@ -843,7 +883,7 @@ class Timeline::Engine : public ReplayObserver {
 
   std::vector<uint8_t> memory(pid_t rec_tid, uint64_t addr, size_t len) {
     const ReplayTask& t = task(rec_tid);
-    auto bytes = rwd::read_memory(t.tid, addr, len);
+    auto bytes = rwd::read_memory(inspect_tid(rec_tid), addr, len);
     bps_.hide(t.pid, addr, bytes);
     return bytes;
   }
@@ -900,7 +940,9 @@ class Timeline::Engine : public ReplayObserver {
   pid_t step_tid_ = 0;
   std::optional<uint64_t> internal_bp_;
   std::optional<StopInfo> final_report_;
-  std::vector<Saved> saved_;  ///< checkpoints by event
+  std::vector<Saved> saved_;                ///< checkpoints by event
+  ReplaySession::CheckpointPtr diversion_;  ///< the copy that writes went to, if any
+  pid_t diversion_rec_ = 0, diversion_tid_ = 0;
   Clock::time_point since_checkpoint_ =
       Clock::now();  ///< a reverse step's stop reports this instead
   bool lifted_ = false, stepping_over_ = false;
@@ -983,6 +1025,14 @@ std::vector<uint8_t> Timeline::read_memory(pid_t tid, uint64_t addr, size_t len)
   std::vector<uint8_t> out;
   engine_->call([&] { out = engine_->memory(tid, addr, len); });
   return out;
+}
+
+void Timeline::write_memory(pid_t tid, uint64_t addr, const std::vector<uint8_t>& bytes) {
+  engine_->call([&] { engine_->write(tid, addr, bytes); });
+}
+
+void Timeline::set_registers(pid_t tid, const Registers& regs) {
+  engine_->call([&] { engine_->set_regs_diverted(tid, regs); });
 }
 
 std::vector<TaskInfo> Timeline::tasks() {

@@ -94,6 +94,12 @@ class Timeline {
   /// Up to `len` bytes of task `tid`'s memory at `addr` (fewer where unmapped); breakpoint
   /// patches are hidden.
   std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t len);
+  /// Writes `bytes` into task `tid`'s memory at `addr`, and sets its registers. Both happen
+  /// in a diversion: a copy of the process made at the first write, which reads then show,
+  /// and which is thrown away when the timeline moves; the replay never changes. Throws
+  /// Error when no copy can be made (a process with threads, or several processes).
+  void write_memory(pid_t tid, uint64_t addr, const std::vector<uint8_t>& bytes);
+  void set_registers(pid_t tid, const Registers& regs);
   /// The live tasks at the current point.
   std::vector<TaskInfo> tasks();
   /// The number of events in the trace.

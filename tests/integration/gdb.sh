@@ -98,6 +98,19 @@ info sharedlibrary
 GDB
 expect threads '\* 1 +Thread [0-9]+ .*write.*#0 .*write .*#1 .*main \(\) at .*0x[0-9a-f]+ <counter>:[[:space:]]+0x0000000000000001.*libc.so.6' \
   "info threads, a backtrace through libc, x, and the shared library list"
+gdb_run divert <<'GDB'
+break tick
+continue
+continue
+set var counter = 99
+print counter
+continue
+print counter
+print i
+GDB
+expect divert '\$1 = 99 .*Breakpoint 1, tick \(i=3\).*\$2 = 3 \$3 = 3' \
+  "set var changes a throw-away copy; continuing replays the recorded values"
+
 # A crash: gdb sees the signal at the faulting instruction, can step back from it, and going
 # forward again ends at the same place (the process cannot go past its death).
 "$REWIND" record -o "$WORK/nullw.trace" "$TEST_PROGRAMS/null_write" >"$WORK/nullw.rec" 2>&1
@@ -113,6 +126,6 @@ continue
 GDB
 timeout 120 "$REWIND" replay "$WORK/nullw.trace" -- -batch -nx -x "$WORK/crash.gdb" >"$WORK/crash.out" 2>&1 \
   || fail "crash: gdb failed: $(tail -3 "$WORK/crash.out")"
-expect crash 'Program received signal SIGSEGV, Segmentation fault. +poison \(n=0x[0-9a-f]+\) at [^ ]*null_write.c:16 .*\$1 = \{value = 3, next = 0x0\} .*\$2 = 3 .*Program received signal SIGSEGV.*No more reverse-execution history. +poison' \
+expect crash 'Program received signal SIGSEGV, Segmentation fault. +poison \(n=0x[0-9a-f]+\) at [^ ]*null_write.c:[0-9]+ .*\$1 = \{value = 3, next = 0x0\} .*\$2 = 3 .*Program received signal SIGSEGV.*No more reverse-execution history. +poison' \
   "the crash is a signal stop; reverse-step goes back in poison(); forward again ends at the crash"
 finish
