@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -196,6 +197,11 @@ class Timeline::Engine : public ReplayObserver {
         run_ = r;
         throw Restart{};
       }
+      if (last->kind == EventKind::Signal && last->tid == tid) {
+        // At a signal handler's first instruction: one instruction back is where the signal
+        // arrived, in the run that led to the signal event.
+        step_from_ = here_.event - 1;
+      }
     }
     start_scan(After::ReverseStep, true);
   }
@@ -211,6 +217,17 @@ class Timeline::Engine : public ReplayObserver {
                     (run_.kind == Run::Scan && run_.count_steps && t.rec_tid == run_.tid &&
                      session_->events_done() == run_.event);
     Registers r = get_regs(t.tid);
+    if (bps_.patched(t.pid, r.rip) && bps_.has(r.rip) && !is_internal(r.rip) &&
+        !(last_pause_tid_ == t.rec_tid && last_pause_rip_ == r.rip &&
+          last_pause_event_ == session_->events_done())) {
+      // Arrived on a breakpoint without executing it (a signal delivery entered a handler
+      // there, or a step of another kind landed on it): that is a hit too. Before the task's
+      // first resume since its last event, that point is "just after the event".
+      at_event_start_ = resumed_in_[t.rec_tid] != session_->events_done() + 1;
+      on_trap(t, r, true, 0);
+      at_event_start_ = false;
+    }
+    resumed_in_[t.rec_tid] = session_->events_done() + 1;
     if (bps_.patched(t.pid, r.rip)) {
       // On a breakpoint: take it out for one instruction, then put it back.
       bps_.lift(t.pid, t.tid, r.rip);
@@ -314,6 +331,7 @@ class Timeline::Engine : public ReplayObserver {
     for (auto& w : watches_) w.last.clear();
     run_.hits = 0;
     run_.steps = 0;
+    resumed_in_.clear();
     const Saved* from = start_for(run_);
     run_.start_event = from ? from->event : 0;
     if (debug_)
@@ -509,6 +527,14 @@ class Timeline::Engine : public ReplayObserver {
   }
 
   void on_signal(ReplayTask& t, int sig) {
+    // The arrival of a signal moves the task like an instruction (to its handler, or to its
+    // end): reverse steps count it.
+    if (run_.kind == Run::Scan && run_.count_steps && t.rec_tid == run_.tid &&
+        session_->events_done() == run_.event)
+      ++run_.steps;
+    if (run_.kind == Run::Steps && t.rec_tid == run_.tid && session_->events_done() == run_.event &&
+        run_.count > 0)
+      --run_.count;
     if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) return;
     // Only the recorded signal itself; the replay's own traps (emulated rdtsc) are not stops.
     if (replaying_.kind != EventKind::Signal || replaying_.signo != sig ||
@@ -646,6 +672,11 @@ class Timeline::Engine : public ReplayObserver {
 
   Point trap_point(const ReplayTask& t, const Registers& r) {
     Point p;
+    if (at_event_start_) {
+      p.kind = Point::Between;
+      p.event = session_->events_done();
+      return p;
+    }
     p.kind = Point::Trap;
     p.event = session_->events_done();
     p.tid = t.rec_tid;
@@ -694,6 +725,7 @@ class Timeline::Engine : public ReplayObserver {
       r.count_steps = true;
       r.tid = step_tid_;
       r.event = here_.kind == Point::Entry ? here_.event - 1 : here_.event;
+      if (step_from_) r.event = *std::exchange(step_from_, std::nullopt);
     }
     after_ = after;
     run_ = r;
@@ -778,6 +810,11 @@ class Timeline::Engine : public ReplayObserver {
   /// Stops here: tells the waiting caller, then serves calls until an operation resumes.
   void pause(StopInfo si, const Point& here) {
     si.event = session_->events_done();
+    last_pause_event_ = si.event;
+    last_pause_tid_ = here.tid;
+    last_pause_rip_ = 0;
+    if (here.tid)
+      if (const ReplayTask* t = live(here.tid)) last_pause_rip_ = get_regs(t->tid).rip;
     if (si.tid == 0) si.tid = here.tid ? here.tid : last_event_.tid;
     if (debug_)
       fprintf(stderr, "rewind: timeline: pause (run %d, point kind %d) at event %llu\n",
@@ -939,7 +976,13 @@ class Timeline::Engine : public ReplayObserver {
   After after_ = After::None;
   pid_t step_tid_ = 0;
   std::optional<uint64_t> internal_bp_;
-  std::optional<StopInfo> final_report_;
+  std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
+  std::optional<uint64_t> step_from_;     ///< a reverse step counts steps from this event
+  bool at_event_start_ = false;           ///< trap_point() names "just after the last event"
+  std::map<pid_t, uint64_t> resumed_in_;  ///< task -> 1 + events done at its last resume
+  /// Where the last stop was reported (resuming from a breakpoint there steps over it).
+  uint64_t last_pause_event_ = 0, last_pause_rip_ = 0;
+  pid_t last_pause_tid_ = 0;
   std::vector<Saved> saved_;                ///< checkpoints by event
   ReplaySession::CheckpointPtr diversion_;  ///< the copy that writes went to, if any
   pid_t diversion_rec_ = 0, diversion_tid_ = 0;

@@ -3,6 +3,7 @@
 #define CATCH_CONFIG_MAIN
 #include "engine/timeline/timeline.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
 
 #include <catch2/catch.hpp>
@@ -28,9 +29,9 @@ const std::string& trace() {
   return dir;
 }
 
-/// Address of symbol `name` in the (non-PIE) test program, from nm.
-uint64_t symbol(const char* name) {
-  std::string cmd = std::string("nm ") + TEST_PROGRAM;
+/// Address of symbol `name` in the (non-PIE) program `exe`, from nm.
+uint64_t symbol(const char* name, const char* exe = TEST_PROGRAM) {
+  std::string cmd = std::string("nm ") + exe;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p);
   char line[512];
@@ -200,4 +201,55 @@ TEST_CASE("seek goes to any event, forwards and backwards") {
   CHECK(s.event == 3);
   s = tl.seek(n / 2 + 1);
   CHECK(s.event == n / 2 + 1);
+}
+
+TEST_CASE("reverse steps and continues cross signal handlers") {
+  char tmpl[] = "/tmp/rewind-handler.XXXXXX";
+  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string cmd =
+      std::string(REWIND_BIN) + " record -o " + dir + " " + HANDLER_PROGRAM + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  Timeline tl(dir);
+  pid_t tid = tl.current().tid;
+  uint64_t handler = symbol("on_usr1", HANDLER_PROGRAM);
+  uint64_t delivered = symbol("delivered", HANDLER_PROGRAM);
+  auto count = [&] {
+    auto b = tl.read_memory(tid, delivered, 4);
+    REQUIRE(b.size() == 4);
+    int v;
+    memcpy(&v, b.data(), 4);
+    return v;
+  };
+  tl.add_breakpoint(handler);
+  auto to_handler = [&] {  // a continue stops at the signal first (as recorded), then the handler
+    StopInfo s = tl.resume_forward();
+    if (s.reason == StopReason::Signal) {
+      CHECK(s.signo == SIGUSR1);
+      s = tl.resume_forward();
+    }
+    return s;
+  };
+  StopInfo first = to_handler();
+  REQUIRE(first.reason == StopReason::Breakpoint);
+  StopInfo second = to_handler();
+  REQUIRE(second.reason == StopReason::Breakpoint);
+  CHECK(count() == 1);
+  // Back one instruction from the handler's first instruction: out of the handler, to where
+  // the signal arrived (after raise's tgkill), with the same count.
+  StopInfo back = tl.step_backward(tid);
+  REQUIRE(back.reason == StopReason::Step);
+  Registers r = tl.registers(tid);
+  CHECK((r.rip < handler || r.rip >= handler + 32));
+  CHECK(count() == 1);
+  StopInfo fwd = tl.step_forward(tid);  // the signal arrives (a stop, as gdb shows it)...
+  CHECK(fwd.reason == StopReason::Signal);
+  fwd = tl.step_forward(tid);  // ...and is delivered: the handler's first instruction
+  CHECK(tl.registers(tid).rip == handler);
+  CHECK(fwd.event == second.event);
+  // Reverse-continue from the second handler entry lands on the first.
+  StopInfo prev = tl.resume_backward();
+  REQUIRE(prev.reason == StopReason::Breakpoint);
+  CHECK(prev.event == first.event);
+  CHECK(count() == 0);
+  std::system(("rm -rf " + dir.substr(0, dir.size() - 6)).c_str());
 }
