@@ -372,36 +372,51 @@ class Timeline::Engine : public ReplayObserver {
     uint64_t event = 0;
     ReplaySession::CheckpointPtr checkpoint;
     Event last_event;
+    bool pinned = false;  ///< asked for by the user: never thinned
   };
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kCheckpointEvents = 1000;  ///< at most this many events apart
   static constexpr auto kCheckpointTime = std::chrono::milliseconds(25);  ///< or this much replay
   static constexpr size_t kMaxCheckpoints = 48;
 
-  /// Takes a checkpoint after the current event when the last one is far enough behind.
-  void maybe_checkpoint() {
+  /// Takes a checkpoint after the current event when the last one is far enough behind, or
+  /// when asked (`requested`: kept until the timeline ends). Returns whether one exists here.
+  bool maybe_checkpoint(bool requested = false) {
     uint64_t n = session_->events_done();
     const Saved* before = latest_at_most(n);
-    if (before && before->event == n) return;
-    bool due = !before || n - before->event >= kCheckpointEvents ||
+    if (before && before->event == n) {
+      if (requested) const_cast<Saved*>(before)->pinned = true;
+      return true;
+    }
+    bool due = requested || !before || n - before->event >= kCheckpointEvents ||
                Clock::now() - since_checkpoint_ >= kCheckpointTime;
-    if (!due) return;
+    if (!due) return false;
     since_checkpoint_ = Clock::now();
     // The copy must not carry breakpoint patches: take them out of the process first.
     for (auto& [rec, t] : session_->tasks())
       if (t.state != TaskState::Exited) bps_.unpatch(t.pid, t.tid);
     auto c = session_->checkpoint();
-    if (!c) return;  // threads or several processes: no checkpoint
+    if (!c) return false;  // threads or several processes: no checkpoint
     Saved s;
     s.event = n;
+    s.pinned = requested;
     s.checkpoint = std::move(c);
     s.last_event = last_event_;
     auto pos = std::upper_bound(saved_.begin(), saved_.end(), n,
                                 [](uint64_t e, const Saved& x) { return e < x.event; });
     saved_.insert(pos, std::move(s));
     thin_checkpoints();
+    return true;
   }
 
+ public:
+  /// A checkpoint at the current point on request: only just after an event.
+  bool request_checkpoint() {
+    if (here_.kind != Point::Between || here_.event != session_->events_done()) return false;
+    return maybe_checkpoint(true);
+  }
+
+ private:
   /// Keeps at most kMaxCheckpoints: drops every second one in the older half, so that
   /// recent history stays dense and old history sparse. The one the current run started
   /// from is kept.
@@ -410,7 +425,8 @@ class Timeline::Engine : public ReplayObserver {
     size_t half = saved_.size() / 2;
     std::vector<Saved> kept;
     for (size_t i = 0; i < saved_.size(); ++i) {
-      bool drop = i < half && i % 2 == 1 && saved_[i].event != run_.start_event;
+      bool drop =
+          i < half && i % 2 == 1 && saved_[i].event != run_.start_event && !saved_[i].pinned;
       if (!drop) kept.push_back(std::move(saved_[i]));
     }
     saved_ = std::move(kept);
@@ -1101,6 +1117,12 @@ std::string Timeline::executable() const {
     path = tr.file_path(tr.meta().exe_file);
   });
   return path;
+}
+
+bool Timeline::add_checkpoint() {
+  bool ok = false;
+  engine_->call([&] { ok = engine_->request_checkpoint(); });
+  return ok;
 }
 
 CheckpointStats Timeline::checkpoints() {

@@ -106,6 +106,10 @@ class Timeline {
   uint64_t event_count() const;
   /// Path of the executable the trace started (its saved copy in the trace).
   std::string executable() const;
+  /// Takes a checkpoint here, kept (never thinned) until the timeline ends. Only just after
+  /// an event (after a seek, for instance) and for a single-threaded process; returns false
+  /// otherwise.
+  bool add_checkpoint();
   /// The checkpoints held now.
   CheckpointStats checkpoints();
   /// The auxiliary vector of task `tid`'s process (raw /proc/PID/auxv bytes).

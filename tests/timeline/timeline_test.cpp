@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -201,6 +202,15 @@ TEST_CASE("seek goes to any event, forwards and backwards") {
   CHECK(s.event == 3);
   s = tl.seek(n / 2 + 1);
   CHECK(s.event == n / 2 + 1);
+  // A checkpoint on request, there, and a seek back to it.
+  REQUIRE(tl.add_checkpoint());
+  auto has = [&](uint64_t e) {
+    auto st = tl.checkpoints();
+    return std::find(st.events.begin(), st.events.end(), e) != st.events.end();
+  };
+  CHECK(has(n / 2 + 1));
+  tl.seek(n - 1);
+  CHECK(tl.seek(n / 2 + 1).event == n / 2 + 1);
 }
 
 TEST_CASE("reverse steps and continues cross signal handlers") {
