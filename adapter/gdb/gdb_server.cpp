@@ -36,6 +36,17 @@ constexpr GdbRegister kRegisters[] = {
     {offsetof(Registers, es), 4},  {offsetof(Registers, fs), 4},  {offsetof(Registers, gs), 4},
 };
 
+/// orig_rax, number 57 in gdb's amd64 GNU/Linux layout (after the x87 and SSE registers that
+/// rewind does not send): gdb writes -1 there before calling a function in the program.
+constexpr uint64_t kOrigRaxNumber = 57;
+constexpr GdbRegister kOrigRax = {offsetof(Registers, orig_rax), 8};
+
+/// The register numbered `n` that rewind reads and writes, or nullptr.
+const GdbRegister* gdb_register(uint64_t n) {
+  if (n < std::size(kRegisters)) return &kRegisters[n];
+  return n == kOrigRaxNumber ? &kOrigRax : nullptr;
+}
+
 std::string register_hex(const Registers& r, const GdbRegister& g) {
   const auto* base = reinterpret_cast<const uint8_t*>(&r) + g.offset;
   return to_hex(base, size_t(g.size));  // little-endian, as the target stores it
@@ -266,8 +277,9 @@ class Session {
   std::string read_register(std::string_view num) {
     auto n = parse_hex(num);
     if (!n) return "E00";
-    if (*n >= std::size(kRegisters)) return "";  // not sent: gdb shows it unavailable
-    return register_hex(tl_.registers(thread_), kRegisters[*n]);
+    const GdbRegister* g = gdb_register(*n);
+    if (!g) return "";  // not sent: gdb shows it unavailable
+    return register_hex(tl_.registers(thread_), *g);
   }
 
   std::string read_memory(std::string_view args) {
@@ -296,8 +308,9 @@ class Session {
     auto n = parse_hex(args.substr(0, eq));
     auto bytes = from_hex(args.substr(eq + 1));
     if (!n || !bytes) return "E00";
-    if (*n >= std::size(kRegisters)) return "E01";  // not one rewind sends
-    const GdbRegister& g = kRegisters[*n];
+    const GdbRegister* known = gdb_register(*n);
+    if (!known) return "E01";  // not one rewind handles (x87, SSE)
+    const GdbRegister& g = *known;
     if (bytes->size() != size_t(g.size)) return "E00";
     Registers r = tl_.registers(thread_);
     uint64_t v = 0;

@@ -29,6 +29,10 @@ class BreakpointTable {
   /// Forgets the patches of `pid` that are no longer there (a mapping replaced the page:
   /// mmap, munmap, mremap); the next sync() patches them again where mapped.
   void revalidate(pid_t pid, pid_t tid);
+  /// Records that process `to` (a fork of `from`) carries the same patches.
+  void copy_patches(pid_t from, pid_t to) {
+    if (auto it = patched_.find(from); it != patched_.end()) patched_[to] = it->second;
+  }
   /// Forgets every process (a new replay starts).
   void forget_all() { patched_.clear(); }
   /// Removes the patch at `addr` from `pid` now (to step over it); sync() puts it back.

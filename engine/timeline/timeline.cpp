@@ -150,20 +150,20 @@ class Timeline::Engine : public ReplayObserver {
   // --- Operations (run on the engine thread, inside pause()). ---
 
   void op_forward() {
-    diversion_.reset();
+    if (divert_resume(false)) return;
     run_ = Run{};
     run_.kind = Run::Forward;
   }
 
   void op_step(pid_t tid) {
-    diversion_.reset();
+    if (divert_resume(true)) return;
     run_ = Run{};
     run_.kind = Run::StepInsn;
     run_.tid = tid;
   }
 
   void op_seek(uint64_t event) {
-    diversion_.reset();
+    end_diversion();
     Run r;
     r.kind = Run::Goto;
     r.target.kind = Point::Between;
@@ -176,7 +176,7 @@ class Timeline::Engine : public ReplayObserver {
   void op_reverse_continue() { start_scan(After::ReverseContinue, false); }
 
   void op_reverse_step(pid_t tid) {
-    diversion_.reset();
+    end_diversion();
     step_tid_ = tid;
     if (here_.kind == Point::Entry && here_.tid == tid) {
       // Before a syscall: the previous instruction ran between the last event and this one.
@@ -309,7 +309,7 @@ class Timeline::Engine : public ReplayObserver {
         replay();
       } catch (const Restart&) {
       } catch (const Shutdown&) {
-        diversion_.reset();
+        end_diversion();
         saved_.clear();
         session_.reset();
         return;
@@ -869,6 +869,12 @@ class Timeline::Engine : public ReplayObserver {
         cv_.notify_all();
         continue;
       }
+      if (op && immediate_stop_) {  // the operation ended without replaying (a diversion)
+        stop_ = *std::exchange(immediate_stop_, std::nullopt);
+        stopped_ = true;
+        cv_.notify_all();
+        continue;
+      }
       cv_.notify_all();
       if (restart) {
         lock.unlock();
@@ -893,6 +899,68 @@ class Timeline::Engine : public ReplayObserver {
     return diversion_ && rec_tid == diversion_rec_ ? diversion_tid_ : t.tid;
   }
 
+  /// A forward resume while a diversion exists. If its registers were changed (gdb calling a
+  /// function in the program), the copy runs, freely and for real, to its next trap or
+  /// signal, and that is the stop (returns true). Otherwise the copy is thrown away and the
+  /// replay resumes (returns false).
+  bool divert_resume(bool step) {
+    if (!diversion_) return false;
+    const ReplayTask& live_task = task(diversion_rec_);
+    Registers a = get_regs(diversion_tid_), b = get_regs(live_task.tid);
+    a.orig_rax = b.orig_rax;
+    if (registers_equal(a, b)) {
+      end_diversion();
+      return false;
+    }
+    bps_.sync(diversion_pid_, diversion_tid_);  // gdb's breakpoints (the call's return) in the copy
+    StopInfo si;
+    si.tid = diversion_rec_;
+    si.event = session_->events_done();
+    if (!resume(diversion_tid_, step ? PTRACE_SINGLESTEP : PTRACE_CONT, 0)) {
+      end_diversion();
+      throw Error("the copy of the program running the call is gone");
+    }
+    for (;;) {
+      int st = 0;
+      while (waitpid(diversion_tid_, &st, __WALL) < 0)
+        if (errno != EINTR) throw_errno("waitpid");
+      if (WIFEXITED(st) || WIFSIGNALED(st)) {
+        diversion_tid_ = 0;
+        end_diversion();
+        si.reason = StopReason::Signal;
+        si.signo = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
+        immediate_stop_ = si;
+        return true;
+      }
+      if ((st >> 16) == PTRACE_EVENT_STOP) {  // a group-stop: go on
+        resume(diversion_tid_, step ? PTRACE_SINGLESTEP : PTRACE_CONT, 0);
+        continue;
+      }
+      int sig = WSTOPSIG(st);
+      Registers r = get_regs(diversion_tid_);
+      if (sig == SIGTRAP && bps_.patched(diversion_pid_, r.rip - 1)) {
+        r.rip -= 1;
+        set_regs(diversion_tid_, r);
+        si.reason = StopReason::Breakpoint;
+        si.addr = r.rip;
+      } else if (sig == SIGTRAP) {
+        si.reason = StopReason::Step;
+      } else {
+        si.reason = StopReason::Signal;  // not delivered: the call stops here, as in gdb
+        si.signo = sig;
+      }
+      immediate_stop_ = si;
+      return true;
+    }
+  }
+
+  void end_diversion() {
+    if (diversion_pid_) bps_.forget(diversion_pid_);
+    if (!diversion_tid_) diversion_.release();  // already reaped: nothing left to kill
+    diversion_.reset();
+    diversion_pid_ = diversion_tid_ = 0;
+  }
+
   void begin_diversion(pid_t rec_tid) {
     if (diversion_) return;
     task(rec_tid);
@@ -902,9 +970,10 @@ class Timeline::Engine : public ReplayObserver {
       throw Error(
           "cannot change the program here: writes go to a copy of the process, and a "
           "process with threads (or several processes) cannot be copied yet");
-    diversion_tid_ = ReplaySession::checkpoint_pids(*c).at(0);
+    diversion_tid_ = diversion_pid_ = ReplaySession::checkpoint_pids(*c).at(0);
     diversion_rec_ = rec_tid;
     diversion_ = std::move(c);
+    bps_.copy_patches(task(rec_tid).pid, diversion_pid_);
   }
 
   void write(pid_t rec_tid, uint64_t addr, const std::vector<uint8_t>& bytes) {
@@ -1001,7 +1070,8 @@ class Timeline::Engine : public ReplayObserver {
   pid_t last_pause_tid_ = 0;
   std::vector<Saved> saved_;                ///< checkpoints by event
   ReplaySession::CheckpointPtr diversion_;  ///< the copy that writes went to, if any
-  pid_t diversion_rec_ = 0, diversion_tid_ = 0;
+  pid_t diversion_rec_ = 0, diversion_tid_ = 0, diversion_pid_ = 0;
+  std::optional<StopInfo> immediate_stop_;  ///< an operation's stop, made without replaying
   Clock::time_point since_checkpoint_ =
       Clock::now();  ///< a reverse step's stop reports this instead
   bool lifted_ = false, stepping_over_ = false;

@@ -107,9 +107,17 @@ print counter
 continue
 print counter
 print i
+delete
+call tick(100)
+print counter
+bt 1
+break tick
+continue
+print counter
+print i
 GDB
-expect divert '\$1 = 99 .*Breakpoint 1, tick \(i=3\).*\$2 = 3 \$3 = 3' \
-  "set var changes a throw-away copy; continuing replays the recorded values"
+expect divert '\$1 = 99 .*Breakpoint 1, tick \(i=3\).*\$2 = 3 \$3 = 3 .*\$4 = 103 #0  tick \(i=3\).*Breakpoint 2, tick \(i=4\).*\$5 = 6 \$6 = 4' \
+  "set var and call change a throw-away copy; continuing replays the recorded values"
 
 # A crash: gdb sees the signal at the faulting instruction, can step back from it, and going
 # forward again ends at the same place (the process cannot go past its death).
