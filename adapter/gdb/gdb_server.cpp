@@ -1,13 +1,18 @@
 #include "adapter/gdb/gdb_server.h"
 
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include <asio/read.hpp>
 #include <asio/write.hpp>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "adapter/gdb/gdb_packet.h"
@@ -158,11 +163,11 @@ class Session {
         send(breakpoint(p[0] == 'Z', v.substr(1)));
         return true;
       case 'c':
-        return report(tl_.resume_forward());
+        return report(interruptible([&] { return tl_.resume_forward(); }));
       case 's':
         return report(tl_.step_forward(thread_));
       case 'b':
-        if (p == "bc") return report(tl_.resume_backward());
+        if (p == "bc") return report(interruptible([&] { return tl_.resume_backward(); }));
         if (p == "bs") return report(tl_.step_backward(thread_));
         send("");
         return true;
@@ -181,6 +186,39 @@ class Session {
         send("");
         return true;
     }
+  }
+
+  /// Runs a timeline operation on another thread while watching the connection for gdb's
+  /// interrupt byte (Ctrl-C), which asks the timeline to stop where it is.
+  StopInfo interruptible(const std::function<StopInfo()>& op) {
+    std::optional<StopInfo> result;
+    std::exception_ptr error;
+    std::atomic<bool> done{false};
+    std::thread worker([&] {
+      try {
+        result = op();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      done = true;
+    });
+    int fd = socket_.native_handle();
+    while (!done) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      char buf[256];
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) {
+        tl_.interrupt();  // gdb went away: stop, then the session ends
+        break;
+      }
+      for (ssize_t i = 0; i < n; ++i)
+        if (buf[i] == '\x03') tl_.interrupt();
+      // Anything else during a run (all-stop mode sends nothing else) is dropped.
+    }
+    worker.join();
+    if (error) std::rethrow_exception(error);
+    return *result;
   }
 
   bool report(const StopInfo& s) {
@@ -209,7 +247,7 @@ class Session {
         if (t) thread_ = pid_t(*t);
       }
       if (a == 's' || a == 'S') return report(tl_.step_forward(thread_));
-      return report(tl_.resume_forward());
+      return report(interruptible([&] { return tl_.resume_forward(); }));
     }
     if (p.rfind("vKill", 0) == 0) {
       send("OK");
@@ -406,6 +444,8 @@ std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind) {
       return first ? "T05" + thread : "T05replaylog:begin;" + thread;
     case StopReason::TraceEnd:
       return "T05replaylog:end;" + thread;
+    case StopReason::Interrupted:
+      return "T02" + thread;  // SIGINT, as gdb expects after its Ctrl-C
     case StopReason::Step:
     case StopReason::Seek:
       return "T05" + thread;

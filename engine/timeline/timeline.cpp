@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -150,6 +151,7 @@ class Timeline::Engine : public ReplayObserver {
   // --- Operations (run on the engine thread, inside pause()). ---
 
   void op_forward() {
+    interrupt_ = false;
     if (divert_resume(false)) return;
     run_ = Run{};
     run_.kind = Run::Forward;
@@ -241,6 +243,21 @@ class Timeline::Engine : public ReplayObserver {
     return stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
   }
 
+  /// True once after interrupt() was called during a user-visible forward run.
+  bool take_interrupt() {
+    if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) {
+      // A backward operation is two replays; it is not cut short (its stop would be wrong).
+      return false;
+    }
+    return interrupt_.exchange(false);
+  }
+
+  void pause_interrupted(const Point& here) {
+    StopInfo si;
+    si.reason = StopReason::Interrupted;
+    pause(si, here);
+  }
+
   bool after_stop(ReplayTask& t, const Stop& s) override {
     if (debug_ && s.kind != Stop::Exited)
       fprintf(stderr,
@@ -253,6 +270,8 @@ class Timeline::Engine : public ReplayObserver {
     }
     if (s.kind != Stop::Signal) stepping_over_ = false;
     if (s.kind == Stop::Exited) return false;
+    if (s.kind != Stop::SyscallEntry && take_interrupt())
+      pause_interrupted(trap_point(t, get_regs(t.tid)));
     if (s.kind == Stop::SyscallEntry) {
       if (stepped_) {
         // The syscall instruction saved rflags in r11 with the trap flag of our single step;
@@ -474,6 +493,7 @@ class Timeline::Engine : public ReplayObserver {
     Point here;
     here.kind = Point::Between;
     here.event = n;
+    if (take_interrupt()) return pause_interrupted(here);
     switch (run_.kind) {
       case Run::Forward:
         return;
@@ -1076,6 +1096,11 @@ class Timeline::Engine : public ReplayObserver {
       Clock::now();  ///< a reverse step's stop reports this instead
   bool lifted_ = false, stepping_over_ = false;
   bool stepped_ = false;  ///< the last resume was a single step
+
+ public:
+  std::atomic<bool> interrupt_{false};  ///< set by Timeline::interrupt() from any thread
+
+ private:
   bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;
 };
 
@@ -1093,6 +1118,10 @@ StopInfo Timeline::resume_forward() {
 
 StopInfo Timeline::step_forward(pid_t tid) {
   return engine_->operate([this, tid] { engine_->op_step(tid); });
+}
+
+void Timeline::interrupt() {
+  engine_->interrupt_ = true;
 }
 
 StopInfo Timeline::resume_backward() {

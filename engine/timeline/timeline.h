@@ -16,13 +16,14 @@ namespace rwd {
 
 /// Why the timeline stopped.
 enum class StopReason : uint8_t {
-  Breakpoint,  ///< a software breakpoint at `addr` was hit (rip = addr)
-  Watchpoint,  ///< a watched range at `addr` was written (or read, for ReadWrite)
-  Step,        ///< a single instruction step finished
-  Signal,      ///< the task is about to receive `signo` (as recorded: a fault or a kill)
-  Seek,        ///< a seek reached its event
-  TraceStart,  ///< the start of the recording (the program's first instruction)
-  TraceEnd,    ///< the end of the recording (the last process is exiting or gone)
+  Breakpoint,   ///< a software breakpoint at `addr` was hit (rip = addr)
+  Watchpoint,   ///< a watched range at `addr` was written (or read, for ReadWrite)
+  Step,         ///< a single instruction step finished
+  Signal,       ///< the task is about to receive `signo` (as recorded: a fault or a kill)
+  Seek,         ///< a seek reached its event
+  TraceStart,   ///< the start of the recording (the program's first instruction)
+  TraceEnd,     ///< the end of the recording (the last process is exiting or gone)
+  Interrupted,  ///< interrupt() stopped a running operation
 };
 
 /// A stop: what happened, to which task (recorded tid), and where in the trace.
@@ -80,6 +81,11 @@ class Timeline {
   StopInfo step_backward(pid_t tid);
   /// Goes to the point just after event `event` was replayed (1 = the first exec).
   StopInfo seek(uint64_t event);
+
+  /// Asks a running operation (from another thread) to stop as soon as it can: at the next
+  /// event or stop of the replay; it then returns with reason Interrupted. Thread-safe; a
+  /// no-op when nothing runs.
+  void interrupt();
 
   /// Software breakpoint at `addr` in every replayed process.
   void add_breakpoint(uint64_t addr);

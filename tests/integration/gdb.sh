@@ -119,6 +119,25 @@ GDB
 expect divert '\$1 = 99 .*Breakpoint 1, tick \(i=3\).*\$2 = 3 \$3 = 3 .*\$4 = 103 #0  tick \(i=3\).*Breakpoint 2, tick \(i=4\).*\$5 = 6 \$6 = 4' \
   "set var and call change a throw-away copy; continuing replays the recorded values"
 
+# Ctrl-C in gdb (sent from a timer inside gdb) stops a long continue where it is; the
+# timeline goes on from there, backwards too.
+"$REWIND" record -o "$WORK/long.trace" "$SAMPLES_BIN/../bench/many_events" >/dev/null 2>&1 \
+  || fail "record many_events"
+cat >"$WORK/ctrlc.gdb" <<'GDB'
+python
+import threading, os, signal
+threading.Timer(0.4, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+end
+continue
+monitor when
+reverse-stepi
+monitor when
+GDB
+timeout 120 "$REWIND" replay "$WORK/long.trace" -- -batch -nx -x "$WORK/ctrlc.gdb" >"$WORK/ctrlc.out" 2>&1 \
+  || fail "ctrlc: gdb failed: $(tail -3 "$WORK/ctrlc.out")"
+expect ctrlc 'Program received signal SIGINT, Interrupt.*Current event: [0-9]+ \(of 120040\).*Current event: [0-9]+ \(of 120040\)' \
+  "Ctrl-C interrupts a continue part-way; reverse-stepi goes on from there"
+
 # A crash: gdb sees the signal at the faulting instruction, can step back from it, and going
 # forward again ends at the same place (the process cannot go past its death).
 "$REWIND" record -o "$WORK/nullw.trace" "$TEST_PROGRAMS/null_write" >"$WORK/nullw.rec" 2>&1

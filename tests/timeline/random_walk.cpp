@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "engine/timeline/timeline.h"
 
@@ -84,6 +86,20 @@ int main(int argc, char** argv) {
   Timeline tl(dir);
   pid_t tid = tl.current().tid;
   uint64_t events = tl.event_count(), marker = symbol(WALK_PROGRAM, "marker");
+  // An interrupt from another thread stops a long forward run part-way, and the timeline
+  // goes on from there.
+  {
+    std::optional<StopInfo> got;
+    std::thread run([&] { got = tl.resume_forward(); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    tl.interrupt();
+    run.join();
+    check(got && got->reason == StopReason::Interrupted, "interrupt stops a forward run",
+          got ? uint64_t(got->reason) : 99, uint64_t(StopReason::Interrupted));
+    check(got && got->event < events, "interrupted before the end", got ? got->event : 0, events);
+    uint64_t at = got ? got->event : 0;
+    check(tl.step_backward(tid).event <= at, "and goes back from there", 0, 0);
+  }
   std::mt19937_64 rng(7);
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   size_t ops = 0, most = 0;
