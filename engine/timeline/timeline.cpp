@@ -158,6 +158,7 @@ class Timeline::Engine : public ReplayObserver {
   }
 
   void op_step(pid_t tid) {
+    interrupt_ = false;
     if (divert_resume(true)) return;
     run_ = Run{};
     run_.kind = Run::StepInsn;

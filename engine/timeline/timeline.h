@@ -82,9 +82,9 @@ class Timeline {
   /// Goes to the point just after event `event` was replayed (1 = the first exec).
   StopInfo seek(uint64_t event);
 
-  /// Asks a running operation (from another thread) to stop as soon as it can: at the next
-  /// event or stop of the replay; it then returns with reason Interrupted. Thread-safe; a
-  /// no-op when nothing runs.
+  /// Asks a running forward operation (from another thread) to stop as soon as it can: at
+  /// the next event or stop of the replay; it then returns with reason Interrupted. Backward
+  /// operations complete. Thread-safe.
   void interrupt();
 
   /// Software breakpoint at `addr` in every replayed process.
