@@ -28,6 +28,8 @@
 #include "engine/replay/replay_session.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/timeline/breakpoints.h"
+#include "engine/timeline/checkpoint_store.h"
+#include "engine/timeline/timeline_run.h"
 
 namespace rwd {
 
@@ -41,49 +43,6 @@ constexpr uint64_t kTrapFlag = 0x100;            // rflags.TF
 struct Restart {};
 /// Thrown on the engine thread when the timeline is destroyed.
 struct Shutdown {};
-
-/// A place in the trace the engine can find again in a new replay. Between(n): just after
-/// event n. Entry(n): the task of event n at that syscall's entry, before it is replayed.
-/// Trap(n): task `tid` between events n and n+1 with exactly `regs` and memory `digest`
-/// (unique: between two events a task never repeats a state, DESIGN.md "Ticks").
-struct Point {
-  enum Kind : uint8_t { Between, Entry, Trap } kind = Between;
-  uint64_t event = 0;
-  pid_t tid = 0;
-  Registers regs{};
-  MemoryDigest digest{};
-};
-
-/// What the current replay is for, and what it has counted.
-struct Run {
-  enum Kind : uint8_t {
-    Forward,    ///< user continue: stop at hits, signals, the end
-    StepInsn,   ///< user single step of `tid`
-    Goto,       ///< silently to `target`, then report `report`
-    Scan,       ///< silently to `target`, counting hits (and steps of `tid` after `event`)
-    HitNumber,  ///< silently to hit number `count`, then report it
-    Steps,      ///< silently to `count` single steps of `tid` after event `event`
-  } kind = Forward;
-  pid_t tid = 0;
-  uint64_t event = 0, count = 0;
-  Point target;
-  StopInfo report;
-  bool count_steps = false;  ///< Scan: single-step `tid` after `event`, counting steps
-  uint64_t below = 0;        ///< Scan: start from a checkpoint before this event (0: any)
-  uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
-  // Counted along the way.
-  uint64_t hits = 0, steps = 0;
-  std::optional<StopInfo> last_hit_info;
-};
-
-/// The debugger's watchpoint: a range in one debug-register slot.
-struct Watch {
-  uint64_t addr = 0;
-  int len = 0;
-  WatchKind kind = WatchKind::Write;
-  int slot = 0;
-  std::vector<uint8_t> last;  ///< value at the last stop of this replay
-};
 
 /// What a reverse operation must do after a scan finished.
 enum class After : uint8_t { None, ReverseContinue, ReverseStep };
@@ -330,7 +289,7 @@ class Timeline::Engine : public ReplayObserver {
       } catch (const Restart&) {
       } catch (const Shutdown&) {
         end_diversion();
-        saved_.clear();
+        checkpoints_.clear();
         session_.reset();
         return;
       } catch (const std::exception& e) {
@@ -356,11 +315,11 @@ class Timeline::Engine : public ReplayObserver {
     run_.start_event = from ? from->event : 0;
     if (debug_)
       fprintf(stderr, "rewind: timeline: replay (run %d) from event %llu (%zu checkpoints)\n",
-              int(run_.kind), (unsigned long long)run_.start_event, saved_.size());
+              int(run_.kind), (unsigned long long)run_.start_event, checkpoints_.size());
     if (from) {
       session_ = std::make_unique<ReplaySession>(opts_, *from->checkpoint);
       last_event_ = from->last_event;
-      since_checkpoint_ = Clock::now();
+      checkpoints_.restart_clock();
       on_between();
     } else {
       session_ = std::make_unique<ReplaySession>(opts_);
@@ -385,47 +344,33 @@ class Timeline::Engine : public ReplayObserver {
     on_end();
   }
 
-  // --- Checkpoints (policy: docs/how-it-works.md, "Checkpoints"). ---
+  // --- Checkpoints (policy: checkpoint_store.h). ---
 
-  /// A checkpoint and what the engine needs to resume there.
-  struct Saved {
-    uint64_t event = 0;
-    ReplaySession::CheckpointPtr checkpoint;
-    Event last_event;
-    bool pinned = false;  ///< asked for by the user: never thinned
-  };
-  using Clock = std::chrono::steady_clock;
-  static constexpr uint64_t kCheckpointEvents = 1000;  ///< at most this many events apart
-  static constexpr auto kCheckpointTime = std::chrono::milliseconds(25);  ///< or this much replay
-  static constexpr size_t kMaxCheckpoints = 48;
+  using Saved = CheckpointStore::Saved;
 
-  /// Takes a checkpoint after the current event when the last one is far enough behind, or
-  /// when asked (`requested`: kept until the timeline ends). Returns whether one exists here.
+  /// Takes a checkpoint after the current event when one is due, or when asked (`requested`:
+  /// kept until the timeline ends). Returns whether one exists here.
   bool maybe_checkpoint(bool requested = false) {
     uint64_t n = session_->events_done();
-    const Saved* before = latest_at_most(n);
-    if (before && before->event == n) {
-      if (requested) const_cast<Saved*>(before)->pinned = true;
+    if (Saved* here = checkpoints_.at(n)) {
+      here->pinned |= requested;
       return true;
     }
-    bool due = requested || !before || n - before->event >= kCheckpointEvents ||
-               Clock::now() - since_checkpoint_ >= kCheckpointTime;
-    if (!due) return false;
-    since_checkpoint_ = Clock::now();
+    if (!requested && !checkpoints_.due(n)) return false;
     // The copy must not carry breakpoint patches: take them out of the process first.
     for (auto& [rec, t] : session_->tasks())
       if (t.state != TaskState::Exited) bps_.unpatch(t.pid, t.tid);
     auto c = session_->checkpoint();
-    if (!c) return false;  // threads or several processes: no checkpoint
+    if (!c) {  // threads or several processes: no checkpoint
+      checkpoints_.restart_clock();
+      return false;
+    }
     Saved s;
     s.event = n;
     s.pinned = requested;
     s.checkpoint = std::move(c);
     s.last_event = last_event_;
-    auto pos = std::upper_bound(saved_.begin(), saved_.end(), n,
-                                [](uint64_t e, const Saved& x) { return e < x.event; });
-    saved_.insert(pos, std::move(s));
-    thin_checkpoints();
+    checkpoints_.add(std::move(s), run_.start_event);
     return true;
   }
 
@@ -437,28 +382,6 @@ class Timeline::Engine : public ReplayObserver {
   }
 
  private:
-  /// Keeps at most kMaxCheckpoints: drops every second one in the older half, so that
-  /// recent history stays dense and old history sparse. The one the current run started
-  /// from is kept.
-  void thin_checkpoints() {
-    if (saved_.size() <= kMaxCheckpoints) return;
-    size_t half = saved_.size() / 2;
-    std::vector<Saved> kept;
-    for (size_t i = 0; i < saved_.size(); ++i) {
-      bool drop =
-          i < half && i % 2 == 1 && saved_[i].event != run_.start_event && !saved_[i].pinned;
-      if (!drop) kept.push_back(std::move(saved_[i]));
-    }
-    saved_ = std::move(kept);
-  }
-
-  const Saved* latest_at_most(uint64_t event) const {
-    const Saved* best = nullptr;
-    for (auto& s : saved_)
-      if (s.event <= event) best = &s;
-    return best;
-  }
-
   /// The checkpoint a new replay for `run` starts from (nullptr: the trace's start).
   const Saved* start_for(const Run& run) const {
     uint64_t limit = 0;
@@ -471,13 +394,11 @@ class Timeline::Engine : public ReplayObserver {
         limit = run.target.kind == Point::Entry ? run.target.event - 1 : run.target.event;
         if (run.kind == Run::Scan && run.count_steps) limit = std::min(limit, run.event);
         if (run.kind == Run::Scan && run.below) limit = std::min(limit, run.below - 1);
-        return latest_at_most(limit);
+        return checkpoints_.latest_at_most(limit);
       case Run::HitNumber:
-        for (auto& s : saved_)
-          if (s.event == run.start_event) return &s;
-        return nullptr;
+        return checkpoints_.at(run.start_event);
       case Run::Steps:
-        return latest_at_most(run.event);
+        return checkpoints_.latest_at_most(run.event);
     }
     return nullptr;
   }
@@ -1044,15 +965,7 @@ class Timeline::Engine : public ReplayObserver {
     return out;
   }
 
-  CheckpointStats checkpoint_stats() const {
-    CheckpointStats st;
-    st.count = saved_.size();
-    for (auto& s : saved_) {
-      st.events.push_back(s.event);
-      for (pid_t p : ReplaySession::checkpoint_pids(*s.checkpoint)) st.pids.push_back(p);
-    }
-    return st;
-  }
+  CheckpointStats checkpoint_stats() const { return checkpoints_.stats(); }
 
   std::vector<uint8_t> auxv(pid_t rec_tid) {
     const ReplayTask& t = task(rec_tid);
@@ -1089,12 +1002,10 @@ class Timeline::Engine : public ReplayObserver {
   /// Where the last stop was reported (resuming from a breakpoint there steps over it).
   uint64_t last_pause_event_ = 0, last_pause_rip_ = 0;
   pid_t last_pause_tid_ = 0;
-  std::vector<Saved> saved_;                ///< checkpoints by event
+  CheckpointStore checkpoints_;
   ReplaySession::CheckpointPtr diversion_;  ///< the copy that writes went to, if any
   pid_t diversion_rec_ = 0, diversion_tid_ = 0, diversion_pid_ = 0;
   std::optional<StopInfo> immediate_stop_;  ///< an operation's stop, made without replaying
-  Clock::time_point since_checkpoint_ =
-      Clock::now();  ///< a reverse step's stop reports this instead
   bool lifted_ = false, stepping_over_ = false;
   bool stepped_ = false;  ///< the last resume was a single step
 

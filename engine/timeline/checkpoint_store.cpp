@@ -1,0 +1,56 @@
+#include "engine/timeline/checkpoint_store.h"
+
+#include <algorithm>
+
+namespace rwd {
+
+bool CheckpointStore::due(uint64_t n) const {
+  const Saved* before = latest_at_most(n);
+  return !before || n - before->event >= kEvents || Clock::now() - since_ >= kTime;
+}
+
+void CheckpointStore::add(Saved s, uint64_t keep_event) {
+  since_ = Clock::now();
+  auto pos = std::upper_bound(saved_.begin(), saved_.end(), s.event,
+                              [](uint64_t e, const Saved& x) { return e < x.event; });
+  saved_.insert(pos, std::move(s));
+  size_t unpinned = 0;
+  for (auto& x : saved_) unpinned += !x.pinned;
+  if (unpinned <= kMax) return;
+  size_t half = saved_.size() / 2;
+  std::vector<Saved> kept;
+  for (size_t i = 0; i < saved_.size(); ++i) {
+    bool drop = i < half && i % 2 == 1 && saved_[i].event != keep_event && !saved_[i].pinned;
+    if (!drop) kept.push_back(std::move(saved_[i]));
+  }
+  saved_ = std::move(kept);
+}
+
+const CheckpointStore::Saved* CheckpointStore::latest_at_most(uint64_t event) const {
+  const Saved* best = nullptr;
+  for (auto& s : saved_)
+    if (s.event <= event) best = &s;
+  return best;
+}
+
+CheckpointStore::Saved* CheckpointStore::at(uint64_t event) {
+  for (auto& s : saved_)
+    if (s.event == event) return &s;
+  return nullptr;
+}
+
+const CheckpointStore::Saved* CheckpointStore::at(uint64_t event) const {
+  return const_cast<CheckpointStore*>(this)->at(event);
+}
+
+CheckpointStats CheckpointStore::stats() const {
+  CheckpointStats st;
+  st.count = saved_.size();
+  for (auto& s : saved_) {
+    st.events.push_back(s.event);
+    for (pid_t p : ReplaySession::checkpoint_pids(*s.checkpoint)) st.pids.push_back(p);
+  }
+  return st;
+}
+
+}  // namespace rwd
