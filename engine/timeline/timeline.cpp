@@ -179,14 +179,15 @@ class Timeline::Engine : public ReplayObserver {
                     (run_.kind == Run::Scan && run_.count_steps && t.rec_tid == run_.tid &&
                      session_->events_done() == run_.event);
     Registers r = get_regs(t.tid);
+    resume_regs_ = r;
     if (bps_.patched(t.pid, r.rip) && bps_.has(r.rip) && !is_internal(r.rip) &&
         !(last_pause_tid_ == t.rec_tid && last_pause_rip_ == r.rip &&
           last_pause_event_ == session_->events_done())) {
-      // Arrived on a breakpoint without executing it (a signal delivery entered a handler
-      // there, or a step of another kind landed on it): that is a hit too. Before the task's
-      // first resume since its last event, that point is "just after the event".
+      // An event left the task on a breakpoint without executing it (a signal delivery
+      // entered a handler there): that is a hit too, at the point "just after the event".
+      // (A single step landing on one is not: the step already stopped there.)
       at_event_start_ = resumed_in_[t.rec_tid] != session_->events_done() + 1;
-      on_trap(t, r, true, 0);
+      if (at_event_start_) on_trap(t, r, true, 0);
       at_event_start_ = false;
     }
     resumed_in_[t.rec_tid] = session_->events_done() + 1;
@@ -261,6 +262,11 @@ class Timeline::Engine : public ReplayObserver {
       return true;
     }
     if (dr6 & (kSingleStepBit | kWatchBits)) {
+      if ((dr6 & kWatchBits) == 0 && registers_equal(r, resume_regs_)) {
+        // A step trap before any instruction ran: the kernel reports one when a task resumed
+        // from a syscall stop with a single step. Not a step: go on.
+        return true;
+      }
       if ((dr6 & kWatchBits) == 0 && stepping_over_) {
         stepping_over_ = false;
         return true;  // stepped over a breakpoint for a continue: nothing to report
@@ -1007,7 +1013,8 @@ class Timeline::Engine : public ReplayObserver {
   pid_t diversion_rec_ = 0, diversion_tid_ = 0, diversion_pid_ = 0;
   std::optional<StopInfo> immediate_stop_;  ///< an operation's stop, made without replaying
   bool lifted_ = false, stepping_over_ = false;
-  bool stepped_ = false;  ///< the last resume was a single step
+  bool stepped_ = false;     ///< the last resume was a single step
+  Registers resume_regs_{};  ///< the resumed task's registers at the last resume
 
  public:
   std::atomic<bool> interrupt_{false};  ///< set by Timeline::interrupt() from any thread
