@@ -314,6 +314,7 @@ class Timeline::Engine : public ReplayObserver {
     bps_.forget_all();
     lifted_ = false;
     for (auto& w : watches_) w.last.clear();
+    watches_armed_.clear();  // new tasks: nothing armed
     run_.hits = 0;
     run_.steps = 0;
     resumed_in_.clear();
@@ -338,9 +339,10 @@ class Timeline::Engine : public ReplayObserver {
       if (was_exec || changes_mappings(last_event_)) {
         for (auto& [rec, t] : session_->tasks()) {
           if (rec != last_event_.tid || t.state == TaskState::Exited) continue;
-          if (was_exec)
+          if (was_exec) {
             bps_.forget(t.pid);
-          else
+            watches_armed_.erase(t.tid);  // exec clears the debug registers
+          } else
             bps_.revalidate(t.pid, t.tid);
         }
       }
@@ -757,7 +759,15 @@ class Timeline::Engine : public ReplayObserver {
 
   void sync_breakpoints(const ReplayTask& t) { bps_.sync(t.pid, t.tid); }
 
+  /// Arms the debug-register slots of `t` for the current watchpoints. Called before every
+  /// resume, so it touches the registers (four ptrace calls a slot) only when the set of
+  /// watchpoints changed since this task was last armed.
   void sync_watchpoints(const ReplayTask& t) {
+    for (auto& w : watches_)
+      if (w.last.empty()) w.last = rwd::read_memory(t.tid, w.addr, size_t(w.len));
+    uint64_t& armed = watches_armed_[t.tid];
+    if (armed == watches_version_) return;
+    armed = watches_version_;
     for (int slot = 1; slot <= kWatchSlots; ++slot) {
       const Watch* w = nullptr;
       for (auto& x : watches_)
@@ -767,8 +777,6 @@ class Timeline::Engine : public ReplayObserver {
       else
         clear_watch_slot(t.tid, slot);
     }
-    for (auto& w : watches_)
-      if (w.last.empty()) w.last = rwd::read_memory(t.tid, w.addr, size_t(w.len));
   }
 
   /// Stops here: tells the waiting caller, then serves calls until an operation resumes.
@@ -981,6 +989,10 @@ class Timeline::Engine : public ReplayObserver {
 
   BreakpointTable bps_;
   std::vector<Watch> watches_;
+  /// Bumped when watches_ changes; per real tid, the version its debug registers hold (a task
+  /// starts with none armed: version 0, and watches_version_ starts at 1).
+  uint64_t watches_version_ = 1;
+  std::map<pid_t, uint64_t> watches_armed_;
   std::unique_ptr<ReplaySession> session_;
   ReplayOptions opts_;
 
@@ -1078,6 +1090,7 @@ bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
       w.kind = kind;
       w.slot = slot;
       ws.push_back(w);
+      ++engine_->watches_version_;
       ok = true;
       return;
     }
@@ -1087,6 +1100,7 @@ bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
 
 void Timeline::remove_watchpoint(uint64_t addr, int len, WatchKind kind) {
   engine_->call([&] {
+    ++engine_->watches_version_;
     std::erase_if(engine_->watches_,
                   [&](const Watch& w) { return w.addr == addr && w.len == len && w.kind == kind; });
   });
