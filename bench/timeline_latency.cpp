@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/timeline/timeline.h"
+#include "tests/support/nm_symbol.h"
 
 using namespace rwd;
 using Clock = std::chrono::steady_clock;
@@ -27,19 +28,6 @@ double ms_since(Clock::time_point t0) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
-}
-
-uint64_t symbol(const std::string& exe, const char* name) {
-  FILE* p = popen(("nm " + exe).c_str(), "r");
-  char line[512];
-  uint64_t addr = 0;
-  while (p && fgets(line, sizeof line, p)) {
-    unsigned long long a;
-    char type, sym[400];
-    if (sscanf(line, "%llx %c %399s", &a, &type, sym) == 3 && strcmp(sym, name) == 0) addr = a;
-  }
-  if (p) pclose(p);
-  return addr;
 }
 
 /// Proportional set size of a process, in bytes (/proc/PID/smaps_rollup "Pss:").
@@ -96,7 +84,7 @@ int main(int argc, char** argv) {
   }
 
   // Reverse-continue to a breakpoint about 10,000 events back.
-  uint64_t marker = symbol(exe, "marker");
+  uint64_t marker = test::nm_symbol(exe, "marker");
   tl.seek(events - 10);
   tl.add_breakpoint(marker);
   std::vector<double> rcont;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "engine/timeline/timeline.h"
+#include "tests/support/nm_symbol.h"
 
 using namespace rwd;
 
@@ -46,19 +47,6 @@ size_t traced_processes() {
   return n;
 }
 
-uint64_t symbol(const char* exe, const char* name) {
-  FILE* p = popen((std::string("nm ") + exe).c_str(), "r");
-  char line[512];
-  uint64_t addr = 0;
-  while (p && fgets(line, sizeof line, p)) {
-    unsigned long long a;
-    char type, sym[400];
-    if (sscanf(line, "%llx %c %399s", &a, &type, sym) == 3 && strcmp(sym, name) == 0) addr = a;
-  }
-  if (p) pclose(p);
-  return addr;
-}
-
 const char* stop_name(StopReason r) {
   static const char* kNames[] = {"breakpoint", "watchpoint", "step", "signal",
                                  "seek",       "start",      "end"};
@@ -85,7 +73,11 @@ int main(int argc, char** argv) {
     return 2;
   Timeline tl(dir);
   pid_t tid = tl.current().tid;
-  uint64_t events = tl.event_count(), marker = symbol(WALK_PROGRAM, "marker");
+  uint64_t events = tl.event_count(), marker = test::nm_symbol(WALK_PROGRAM, "marker");
+  if (!marker) {
+    fprintf(stderr, "no symbol marker in %s\n", WALK_PROGRAM);
+    return 2;
+  }
   // An interrupt from another thread stops a long forward run part-way, and the timeline
   // goes on from there.
   {

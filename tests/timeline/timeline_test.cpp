@@ -13,6 +13,8 @@
 #include <cstring>
 #include <string>
 
+#include "tests/support/nm_symbol.h"
+
 using namespace rwd;
 
 namespace {
@@ -32,18 +34,7 @@ const std::string& trace() {
 
 /// Address of symbol `name` in the (non-PIE) program `exe`, from nm.
 uint64_t symbol(const char* name, const char* exe = TEST_PROGRAM) {
-  std::string cmd = std::string("nm ") + exe;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char line[512];
-  uint64_t addr = 0;
-  while (fgets(line, sizeof line, p)) {
-    unsigned long long a;
-    char type;
-    char sym[400];
-    if (sscanf(line, "%llx %c %399s", &a, &type, sym) == 3 && strcmp(sym, name) == 0) addr = a;
-  }
-  pclose(p);
+  uint64_t addr = test::nm_symbol(exe, name);
   REQUIRE(addr != 0);
   return addr;
 }

@@ -1,0 +1,28 @@
+// Test and benchmark helper: the address of a symbol in a (non-PIE) program, read with nm(1)
+// from binutils. Not part of rewind itself (the symbol reader of engine/symbols is).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace rwd::test {
+
+/// Address of symbol `name` in the executable `exe` as nm prints it; 0 if absent or if nm
+/// cannot run.
+inline uint64_t nm_symbol(const std::string& exe, const char* name) {
+  FILE* p = popen(("nm " + exe).c_str(), "r");
+  if (!p) return 0;
+  char line[512];
+  uint64_t addr = 0;
+  while (fgets(line, sizeof line, p)) {
+    unsigned long long a;
+    char type, sym[400];
+    if (sscanf(line, "%llx %c %399s", &a, &type, sym) == 3 && strcmp(sym, name) == 0) addr = a;
+  }
+  pclose(p);
+  return addr;
+}
+
+}  // namespace rwd::test
