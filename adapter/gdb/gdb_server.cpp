@@ -57,6 +57,14 @@ std::string register_hex(const Registers& r, const GdbRegister& g) {
   return to_hex(base, size_t(g.size));  // little-endian, as the target stores it
 }
 
+/// Stores `g.size` little-endian bytes from `bytes` into its field of `r` (a 4-byte register
+/// is zero-extended into its 8-byte field).
+void set_register(Registers& r, const GdbRegister& g, const uint8_t* bytes) {
+  uint64_t v = 0;
+  std::memcpy(&v, bytes, size_t(g.size));
+  std::memcpy(reinterpret_cast<uint8_t*>(&r) + g.offset, &v, 8);
+}
+
 std::string hex_number(uint64_t v) {
   char buf[24];
   snprintf(buf, sizeof buf, "%llx", (unsigned long long)v);
@@ -351,9 +359,7 @@ class Session {
     const GdbRegister& g = *known;
     if (bytes->size() != size_t(g.size)) return "E00";
     Registers r = tl_.registers(thread_);
-    uint64_t v = 0;
-    std::memcpy(&v, bytes->data(), bytes->size());
-    std::memcpy(reinterpret_cast<uint8_t*>(&r) + g.offset, &v, 8);  // zero-extends 4-byte ones
+    set_register(r, g, bytes->data());
     tl_.set_registers(thread_, r);
     return "OK";
   }
@@ -366,9 +372,7 @@ class Session {
     size_t at = 0;
     for (const auto& g : kRegisters) {
       if (at + size_t(g.size) > bytes->size()) break;
-      uint64_t v = 0;
-      std::memcpy(&v, bytes->data() + at, size_t(g.size));
-      std::memcpy(reinterpret_cast<uint8_t*>(&r) + g.offset, &v, 8);
+      set_register(r, g, bytes->data() + at);
       at += size_t(g.size);
     }
     tl_.set_registers(thread_, r);
