@@ -6,7 +6,9 @@ pkgs=(
   build-essential cmake pkg-config     # the C++20 toolchain (g++ 12) and build
   nlohmann-json3-dev libcli11-dev      # JSON; command-line parsing
   libzstd-dev libxxhash-dev            # trace compression; checksums and digests
-  libdwarf-dev libelf-dev libunwind-dev libasio-dev   # symbols, unwinding, gdb/DAP sockets
+  libdwarf-dev libelf-dev libunwind-dev zlib1g-dev    # DWARF, ELF, unwinding, CRC-32
+  libasio-dev                          # gdb/DAP sockets
+  libc6-dbg clang                      # the symbol tests: libc's separate debug info; clang builds
   catch2                               # unit tests
   python3 r-base-core sqlite3 gcc file # programs the integration tests record
   tmux                                 # a real terminal for the Ctrl-C test

@@ -1,0 +1,46 @@
+#include "engine/symbols/module.h"
+
+#include "engine/errors.h"
+#include "engine/symbols/debug_file_locator.h"
+
+namespace rwd {
+
+Module::Module(std::string file, std::string display_path, uint64_t header_addr)
+    : file_(std::move(file)), display_path_(std::move(display_path)) {
+  elf_ = ElfImage::open(file_);
+  bias_ = header_addr - elf_->first_load_vaddr();
+  symbols_.add(elf_->symbols());
+  debug_file_ = find_debug_file(*elf_, display_path_);
+  if (!debug_file_.empty() && debug_file_ != file_) {
+    try {
+      symbols_.add(ElfImage::open(debug_file_)->symbols());  // Debian keeps .symtab there
+    } catch (const Error&) {
+    }
+  }
+  symbols_.finish();
+}
+
+DwarfIndex* Module::dwarf() {
+  if (!dwarf_tried_) {
+    dwarf_tried_ = true;
+    if (!debug_file_.empty()) {
+      try {
+        dwarf_ = std::make_unique<DwarfIndex>(debug_file_);
+      } catch (const Error& e) {
+        dwarf_error_ = e.what();
+      }
+    }
+  }
+  return dwarf_.get();
+}
+
+TypeReader& Module::types() {
+  if (!types_) {
+    DwarfIndex* dw = dwarf();
+    types_ = std::make_unique<TypeReader>(
+        dw->file(), [dw](DieOffset off) { return dw->qualified_type_name(off); });
+  }
+  return *types_;
+}
+
+}  // namespace rwd

@@ -1,0 +1,32 @@
+// The modules of a stopped process, found from its mappings, named as the dynamic loader
+// names them (the r_debug link_map list, <link.h>), and kept across stops.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/symbols/module.h"
+#include "engine/symbols/target.h"
+
+namespace rwd {
+
+/// All modules of one process. refresh() after the program may have mapped or unmapped
+/// files (dlopen, exec); modules that stay mapped keep their loaded symbols.
+class ModuleList {
+ public:
+  /// Re-reads the target's mappings and loads new modules. Files that are not ELF, or that
+  /// cannot be read, are left out.
+  void refresh(Target& target);
+  /// The module holding runtime address `addr`, nullptr when none.
+  Module* module_at(uint64_t addr) const;
+  const std::vector<std::shared_ptr<Module>>& modules() const { return modules_; }
+  /// The main executable (the module holding AT_ENTRY), nullptr before exec.
+  Module* executable() const { return exe_; }
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+  Module* exe_ = nullptr;
+};
+
+}  // namespace rwd

@@ -1,0 +1,40 @@
+#include <fcntl.h>
+#include <sys/ptrace.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include "engine/errors.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/symbols/target.h"
+
+namespace rwd {
+
+std::vector<uint8_t> PtraceTarget::read_memory(uint64_t addr, size_t len) {
+  return rwd::read_memory(pid_, addr, len);
+}
+
+Registers PtraceTarget::registers(pid_t tid) {
+  Registers r{};
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0)
+    throw SystemError("PTRACE_GETREGS " + std::to_string(tid), errno);
+  return r;
+}
+
+std::vector<ProcMapping> PtraceTarget::mappings() {
+  return read_proc_maps(pid_);
+}
+
+std::vector<uint8_t> PtraceTarget::auxv() {
+  std::string path = "/proc/" + std::to_string(pid_) + "/auxv";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw SystemError(path, errno);
+  std::vector<uint8_t> out(4096);
+  ssize_t n = ::read(fd, out.data(), out.size());
+  ::close(fd);
+  out.resize(n > 0 ? size_t(n) : 0);
+  return out;
+}
+
+}  // namespace rwd

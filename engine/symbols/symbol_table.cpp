@@ -1,0 +1,93 @@
+#include "engine/symbols/symbol_table.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+namespace rwd {
+
+std::string demangle(const std::string& name) {
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  char* out = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !out) return name;
+  std::string s = out;
+  std::free(out);
+  return s;
+}
+
+std::string without_parameters(std::string_view d) {
+  // The parameter list is the last top-level "(...)" (operator() and templates aside).
+  int depth = 0;
+  for (size_t i = d.size(); i-- > 0;) {
+    char c = d[i];
+    if (c == ')') ++depth;
+    if (c == '(' && --depth == 0) {
+      if (i >= 8 && d.substr(i - 8, 8) == "operator") continue;
+      return std::string(d.substr(0, i));
+    }
+  }
+  return std::string(d);
+}
+
+void SymbolTable::add(const std::vector<ElfSymbol>& symbols) {
+  for (const auto& s : symbols) {
+    Symbol sym;
+    sym.name = s.name;
+    sym.demangled = demangle(s.name);
+    sym.addr = s.value;
+    sym.size = s.size;
+    sym.function = s.function;
+    symbols_.push_back(std::move(sym));
+  }
+}
+
+void SymbolTable::finish() {
+  std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+    if (a.addr != b.addr) return a.addr < b.addr;
+    if (a.size != b.size) return a.size > b.size;
+    return a.name < b.name;
+  });
+  symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
+                             [](const Symbol& a, const Symbol& b) {
+                               return a.addr == b.addr && a.name == b.name;
+                             }),
+                 symbols_.end());
+}
+
+namespace {
+const Symbol* containing(const std::vector<Symbol>& v, uint64_t addr, bool function) {
+  auto it = std::upper_bound(v.begin(), v.end(), addr,
+                             [](uint64_t a, const Symbol& s) { return a < s.addr; });
+  // Walk back over symbols at or before addr; prefer one whose size covers addr.
+  const Symbol* nearest = nullptr;
+  for (int steps = 0; it != v.begin() && steps < 64; ++steps) {
+    --it;
+    if (it->function != function) continue;
+    if (it->size && addr < it->addr + it->size) return &*it;
+    if (!nearest && it->size == 0) nearest = &*it;
+    if (it->size && !nearest) return nullptr;  // addr is past the end of the closest sized one
+  }
+  return nearest;
+}
+}  // namespace
+
+const Symbol* SymbolTable::function_at(uint64_t addr) const {
+  return containing(symbols_, addr, true);
+}
+
+const Symbol* SymbolTable::object_at(uint64_t addr) const {
+  return containing(symbols_, addr, false);
+}
+
+std::vector<const Symbol*> SymbolTable::lookup(std::string_view name) const {
+  std::vector<const Symbol*> out;
+  for (const auto& s : symbols_)
+    if (s.name == name || s.demangled == name || without_parameters(s.demangled) == name)
+      out.push_back(&s);
+  return out;
+}
+
+}  // namespace rwd

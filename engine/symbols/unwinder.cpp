@@ -1,0 +1,167 @@
+#include "engine/symbols/unwinder.h"
+
+#include <libunwind.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+// Exported by libunwind (libunwind-ptrace's own find_proc_info calls it) but not declared
+// in its public headers: looks `ip` up in a binary-search table such as .eh_frame_hdr's.
+extern "C" int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
+                                                  unw_dyn_info_t* di, unw_proc_info_t* pi,
+                                                  int need_unwind_info, void* arg);
+
+namespace rwd {
+
+FrameRegisters frame_registers(const Registers& r) {
+  FrameRegisters f;
+  const uint64_t v[FrameRegisters::kCount] = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi,
+                                              r.rbp, r.rsp, r.r8,  r.r9,  r.r10, r.r11,
+                                              r.r12, r.r13, r.r14, r.r15, r.rip};
+  for (int i = 0; i < FrameRegisters::kCount; ++i) f.set(i, v[i]);
+  return f;
+}
+
+namespace {
+
+/// What the accessors read through, with a page cache (a timeline read is a round trip).
+struct UnwindContext {
+  Target& target;
+  const ModuleList& modules;
+  FrameRegisters regs;
+  std::unordered_map<uint64_t, std::vector<uint8_t>> pages;
+
+  bool read(uint64_t addr, void* out, size_t n) {
+    uint8_t* dst = static_cast<uint8_t*>(out);
+    while (n) {
+      uint64_t page = addr & ~uint64_t(4095);
+      auto it = pages.find(page);
+      if (it == pages.end()) it = pages.emplace(page, target.read_memory(page, 4096)).first;
+      size_t off = addr - page, take = std::min(n, size_t(4096) - off);
+      if (off + take > it->second.size()) return false;
+      memcpy(dst, it->second.data() + off, take);
+      dst += take, addr += take, n -= take;
+    }
+    return true;
+  }
+};
+
+UnwindContext& ctx(void* arg) {
+  return *static_cast<UnwindContext*>(arg);
+}
+
+int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t* pi, int need_info,
+                   void* arg) {
+  UnwindContext& c = ctx(arg);
+  const Module* m = c.modules.module_at(ip);
+  if (!m || !m->elf().eh_frame_hdr_vaddr()) return -UNW_ENOINFO;
+  uint64_t hdr = m->to_runtime(m->elf().eh_frame_hdr_vaddr());
+  uint8_t h[12];
+  // .eh_frame_hdr (LSB 5.0, "Exception Frame Header"): version 1, then the encodings of
+  // eh_frame_ptr, fde_count and the table; only the usual ones are supported.
+  if (!c.read(hdr, h, sizeof h) || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b) return -UNW_ENOINFO;
+  uint32_t fde_count;
+  memcpy(&fde_count, h + 8, 4);
+  unw_dyn_info_t di;
+  memset(&di, 0, sizeof di);
+  di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+  di.start_ip = m->to_runtime(m->elf().text_lo());
+  di.end_ip = m->to_runtime(m->elf().text_hi());
+  di.u.rti.segbase = hdr;
+  di.u.rti.table_data = hdr + 12;
+  di.u.rti.table_len = fde_count * 8 / sizeof(unw_word_t);
+  return _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_info, arg);
+}
+
+void put_unwind_info(unw_addr_space_t, unw_proc_info_t* pi, void*) {
+  free(pi->unwind_info);  // allocated by dwarf_search_unwind_table, as libunwind-ptrace frees
+  pi->unwind_info = nullptr;
+}
+
+int get_dyn_info_list_addr(unw_addr_space_t, unw_word_t*, void*) {
+  return -UNW_ENOINFO;
+}
+
+int access_mem(unw_addr_space_t, unw_word_t addr, unw_word_t* val, int write, void* arg) {
+  if (write) return -UNW_EINVAL;
+  return ctx(arg).read(addr, val, sizeof *val) ? 0 : -UNW_EINVAL;
+}
+
+int access_reg(unw_addr_space_t, unw_regnum_t reg, unw_word_t* val, int write, void* arg) {
+  UnwindContext& c = ctx(arg);
+  if (write || !c.regs.has(reg)) return -UNW_EBADREG;
+  *val = c.regs.value[size_t(reg)];
+  return 0;
+}
+
+int access_fpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t*, int, void*) {
+  return -UNW_EBADREG;
+}
+
+int resume(unw_addr_space_t, unw_cursor_t*, void*) {
+  return -UNW_EINVAL;
+}
+
+int get_proc_name(unw_addr_space_t, unw_word_t ip, char* buf, size_t len, unw_word_t* off,
+                  void* arg) {
+  const Module* m = ctx(arg).modules.module_at(ip);
+  const Symbol* s = m ? m->symbols().function_at(m->to_link(ip)) : nullptr;
+  if (!s || len == 0) return -UNW_ENOINFO;
+  snprintf(buf, len, "%s", s->name.c_str());
+  *off = m->to_link(ip) - s->addr;
+  return 0;
+}
+
+unw_accessors_t accessors = {find_proc_info, put_unwind_info, get_dyn_info_list_addr,
+                             access_mem,     access_reg,      access_fpreg,
+                             resume,         get_proc_name};
+
+/// One address space for all unwinds (libunwind caches per address space; we turn caching
+/// off because memory changes between stops).
+unw_addr_space_t address_space() {
+  static unw_addr_space_t as = [] {
+    unw_addr_space_t a = unw_create_addr_space(&accessors, 0);
+    unw_set_caching_policy(a, UNW_CACHE_NONE);
+    return a;
+  }();
+  return as;
+}
+
+}  // namespace
+
+std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& modules, pid_t tid,
+                                        size_t max_frames) {
+  std::vector<PhysicalFrame> frames;
+  UnwindContext c{target, modules, frame_registers(target.registers(tid)), {}};
+  unw_cursor_t cursor;
+  if (unw_init_remote(&cursor, address_space(), &c) != 0) return frames;
+  PhysicalFrame f;
+  f.pc = c.regs.value[16];
+  f.regs = c.regs;
+  frames.push_back(f);
+  static const int kSaved[] = {UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12,
+                               UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15};
+  while (frames.size() < max_frames) {
+    bool was_signal_frame = unw_is_signal_frame(&cursor) > 0;
+    if (unw_step(&cursor) <= 0) break;
+    PhysicalFrame next;
+    unw_word_t v = 0;
+    unw_get_reg(&cursor, UNW_REG_IP, &v);
+    next.pc = v;
+    unw_get_reg(&cursor, UNW_REG_SP, &v);
+    next.regs.set(UNW_X86_64_RSP, v);
+    next.regs.set(16, next.pc);
+    for (int r : kSaved)
+      if (unw_get_reg(&cursor, r, &v) == 0) next.regs.set(r, v);
+    if (next.pc == 0) break;
+    PhysicalFrame& prev = frames.back();
+    prev.cfa = next.regs.value[UNW_X86_64_RSP];
+    if (next.regs.value[UNW_X86_64_RSP] < prev.regs.value[UNW_X86_64_RSP]) break;  // a loop
+    next.return_address = !was_signal_frame;  // after a signal frame: interrupted, not called
+    frames.push_back(next);
+  }
+  return frames;
+}
+
+}  // namespace rwd
