@@ -356,11 +356,52 @@ std::optional<std::pair<size_t, LineRow>> DwarfIndex::line_at(uint64_t addr) {
       auto first = rows.begin() + long(seq_start), last = rows.begin() + long(i);
       auto it = std::upper_bound(first, last, addr,
                                  [](uint64_t a, const LineRow& r) { return a < r.addr; });
-      if (it != first) return std::make_pair(*unit, *(it - 1));
+      if (it != first) {
+        // Of several rows at one address, the statement row is the one to report.
+        size_t last = size_t(it - rows.begin()) - 1;
+        for (size_t r = last + 1; r-- > seq_start && rows[r].addr == rows[last].addr;)
+          if (rows[r].is_stmt) return std::make_pair(*unit, rows[r]);
+        return std::make_pair(*unit, rows[last]);
+      }
     }
     seq_start = i + 1;
   }
   return std::nullopt;
+}
+
+std::vector<uint64_t> DwarfIndex::line_addresses(const std::string& file, uint32_t line,
+                                                 uint32_t* bound_line) {
+  uint32_t best = 0;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const LineTable& t = lines(u);
+    for (const auto& r : t.rows)
+      if (r.is_stmt && !r.end_sequence && r.line >= line && (!best || r.line < best) &&
+          r.file < t.files.size() && path_matches(t.files[r.file], file))
+        best = r.line;
+  }
+  if (bound_line) *bound_line = best;
+  std::vector<uint64_t> out;
+  if (!best) return out;
+  std::map<DieOffset, uint64_t> lowest;  // per function or inlined copy
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const LineTable& t = lines(u);
+    for (const auto& r : t.rows) {
+      if (!r.is_stmt || r.end_sequence || r.line != best || r.file >= t.files.size() ||
+          !path_matches(t.files[r.file], file))
+        continue;
+      DieOffset key = r.addr;  // code outside any known function: one location per address
+      if (const FunctionInfo* f = function_at(r.addr)) {
+        auto chain = inline_chain(*f, r.addr);
+        key = chain.empty() ? f->die : chain.back();
+      }
+      auto it = lowest.find(key);
+      if (it == lowest.end() || r.addr < it->second) lowest[key] = r.addr;
+    }
+  }
+  for (const auto& [k, a] : lowest) out.push_back(a);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 uint64_t DwarfIndex::after_prologue(const FunctionInfo& fn) {

@@ -99,6 +99,13 @@ class DwarfIndex {
   /// The row for link-time `addr` (the last row at or before it in its sequence), with its
   /// unit; nullopt when the address has no line information.
   std::optional<std::pair<size_t, LineRow>> line_at(uint64_t addr);
+  /// Where a breakpoint at `file`:`line` binds, as gdb binds it: in each function (and each
+  /// inlined copy) with is_stmt rows for the line, the lowest such address. When no code has
+  /// that line, the nearest following line that has code is used ("moved" breakpoints);
+  /// `bound_line` (when given) receives the line used, 0 when nothing matched. Link-time
+  /// addresses, ascending.
+  std::vector<uint64_t> line_addresses(const std::string& file, uint32_t line,
+                                       uint32_t* bound_line = nullptr);
   /// The first address after the prologue of `fn` (DWARF prologue_end when present, else
   /// the address of the second line of the function, as gdb's prologue analysis does).
   uint64_t after_prologue(const FunctionInfo& fn);

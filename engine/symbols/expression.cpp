@@ -935,7 +935,12 @@ Value evaluate_expression(const std::string& text, Target& target, FrameVariable
   ev.frame = &vars.frame(frame);
   Parser p(text, [&](const std::string& name) { return ev.is_type(name); });
   NodePtr tree = p.parse();
-  return ev.eval(*tree);
+  Value v = ev.eval(*tree);
+  // As gdb: an expression whose value cannot be read is an error, not a value.
+  std::string err;
+  if (v.loc.kind == Location::Kind::Memory && !value_bytes(v, target, &err))
+    throw ExpressionError(err);
+  return v;
 }
 
 void check_expression_syntax(const std::string& text) {

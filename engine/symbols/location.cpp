@@ -193,8 +193,10 @@ Location run(const std::vector<Op>& ops, const LocationContext& ctx) {
     } else if (a == DW_OP_call_frame_cfa) {
       if (!ctx.cfa) return error("frame address (CFA) unknown");
       stack.push_back(ctx.cfa);
-    } else if (a == DW_OP_addr) {
-      stack.push_back(op.op1 + ctx.bias);
+    } else if (a == DW_OP_addr || a == DW_OP_addrx || a == DW_OP_GNU_addr_index) {
+      stack.push_back(op.op1 + ctx.bias);  // addrx: resolved to the .debug_addr entry
+    } else if (a == DW_OP_constx || a == DW_OP_GNU_const_index) {
+      stack.push_back(op.op1);
     } else if (a == DW_OP_const1u || a == DW_OP_const1s || a == DW_OP_const2u ||
                a == DW_OP_const2s || a == DW_OP_const4u || a == DW_OP_const4s ||
                a == DW_OP_const8u || a == DW_OP_const8s || a == DW_OP_constu || a == DW_OP_consts) {
@@ -385,24 +387,8 @@ Location evaluate_expression(const uint8_t* bytes, size_t len, const LocationCon
 Location evaluate_location(const Die& die, int at, const LocationContext& ctx) {
   Location result = optimized_out();
   bool found = die.with_raw_attr(at, [&](Dwarf_Attribute attr) {
-    Dwarf_Half form = 0;
-    dwarf_whatform(attr, &form, nullptr);
-    if (form == DW_FORM_exprloc || form == DW_FORM_block1 || form == DW_FORM_block2 ||
-        form == DW_FORM_block4 || form == DW_FORM_block) {
-      Dwarf_Unsigned len = 0;
-      Dwarf_Ptr ptr = nullptr;
-      if (form == DW_FORM_exprloc) {
-        if (dwarf_formexprloc(attr, &len, &ptr, nullptr) != DW_DLV_OK) return;
-      } else {
-        Dwarf_Block* blk = nullptr;
-        if (dwarf_formblock(attr, &blk, nullptr) != DW_DLV_OK) return;
-        len = blk->bl_len;
-        ptr = blk->bl_data;
-      }
-      result = evaluate_expression(static_cast<const uint8_t*>(ptr), len, ctx);
-      return;
-    }
-    // A location list: pick the entry covering ctx.pc.
+    // One path for single expressions and location lists: libdwarf resolves the indexed
+    // forms (DW_OP_addrx, DW_OP_constx: .debug_addr, which clang uses) in its operands.
     Dwarf_Loc_Head_c head = nullptr;
     Dwarf_Unsigned count = 0;
     if (dwarf_get_loclist_c(attr, &head, &count, nullptr) != DW_DLV_OK) {
@@ -420,7 +406,8 @@ Location evaluate_location(const Die& die, int at, const LocationContext& ctx) {
                                     nullptr) != DW_DLV_OK)
         break;
       if (unavailable || ops_count == 0) continue;
-      if (!(ctx.pc >= lo && ctx.pc < hi)) continue;
+      bool whole_scope = source == 0;  // a single expression, valid at every pc
+      if (!whole_scope && !(ctx.pc >= lo && ctx.pc < hi)) continue;
       std::vector<Op> ops;
       for (Dwarf_Unsigned j = 0; j < ops_count; ++j) {
         Op op;
@@ -438,9 +425,20 @@ Location evaluate_location(const Die& die, int at, const LocationContext& ctx) {
             atom == DW_OP_GNU_entry_value)
           op.block = reinterpret_cast<const uint8_t*>(uintptr_t(o2));
         if (atom == DW_OP_skip || atom == DW_OP_bra) op.op1 = uint64_t(int64_t(int16_t(o1)));
+        if (atom == DW_OP_addrx || atom == DW_OP_constx || atom == DW_OP_GNU_addr_index ||
+            atom == DW_OP_GNU_const_index) {
+          // An index into .debug_addr (DWARF 5 section 7.27): the entry is the operand.
+          Dwarf_Addr a = 0;
+          if (dwarf_debug_addr_index_to_addr(die.raw(), r1, &a, nullptr) != DW_DLV_OK) {
+            result = error("unreadable .debug_addr entry");
+            ops.clear();
+            break;
+          }
+          op.op1 = a;
+        }
         ops.push_back(op);
       }
-      result = run(ops, ctx);
+      if (!ops.empty()) result = run(ops, ctx);
       break;
     }
     dwarf_loc_head_c_dealloc(head);

@@ -1163,6 +1163,12 @@ CheckpointStats Timeline::checkpoints() {
   return st;
 }
 
+std::vector<ProcMapping> Timeline::mappings(pid_t tid) {
+  std::vector<ProcMapping> out;
+  engine_->call([&] { out = read_proc_maps(engine_->inspect_tid(tid)); });
+  return out;
+}
+
 std::vector<uint8_t> Timeline::auxv(pid_t tid) {
   std::vector<uint8_t> out;
   engine_->call([&] { out = engine_->auxv(tid); });

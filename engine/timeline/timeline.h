@@ -11,6 +11,7 @@
 
 #include "engine/arch/registers.h"
 #include "engine/os/debug_registers.h"
+#include "engine/os/proc_maps.h"
 
 namespace rwd {
 
@@ -120,6 +121,9 @@ class Timeline {
   CheckpointStats checkpoints();
   /// The auxiliary vector of task `tid`'s process (raw /proc/PID/auxv bytes).
   std::vector<uint8_t> auxv(pid_t tid);
+  /// The address space of task `tid`'s process as /proc/PID/maps shows it. Mapped files are
+  /// the trace's saved copies (files/NAME), which hold the recorded bytes.
+  std::vector<ProcMapping> mappings(pid_t tid);
 
   class Engine;
 

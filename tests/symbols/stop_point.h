@@ -1,0 +1,123 @@
+// A program stopped at stop_here(tag), live under ptrace or inside a replay, with its call
+// stack and variables read through the same Target interface: the symbol tests run the same
+// checks on both.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/debugger/timeline_target.h"
+#include "engine/symbols/expression.h"
+#include "engine/symbols/variables.h"
+#include "tests/symbols/live_process.h"
+
+namespace test {
+
+/// 1-based number of the first line of `source` containing `marker`.
+inline uint32_t line_of(const std::string& source, const std::string& marker) {
+  std::ifstream in(source);
+  std::string line;
+  for (uint32_t n = 1; std::getline(in, line); ++n)
+    if (line.find(marker) != std::string::npos) return n;
+  FAIL("marker not found in " << source << ": " << marker);
+  return 0;
+}
+
+/// Runtime address of function `name` in the program's executable (from rewind's own
+/// symbol table).
+inline uint64_t function_address(rwd::ModuleList& modules, const std::string& name) {
+  rwd::Module* exe = modules.executable();
+  REQUIRE(exe != nullptr);
+  auto syms = exe->symbols().lookup(name);
+  REQUIRE(!syms.empty());
+  return exe->to_runtime(syms.front()->addr);
+}
+
+/// A stopped program: its target, modules, stack and variables.
+struct Stop {
+  rwd::Target* target = nullptr;
+  pid_t tid = 0;
+  rwd::ModuleList modules;
+  std::vector<rwd::StackFrame> frames;
+  std::unique_ptr<rwd::FrameVariables> vars;
+
+  /// Re-reads modules, the stack and variables after the program moved.
+  void refresh() {
+    modules.refresh(*target);
+    frames = rwd::build_call_stack(*target, modules, tid);
+    vars = std::make_unique<rwd::FrameVariables>(*target, modules, frames);
+  }
+  /// The value of variable `name` in frame `frame`, formatted; "<missing>" when absent.
+  std::string var(size_t frame, const std::string& name) {
+    auto v = vars->lookup(frame, name);
+    return v ? rwd::format_value(v->value, *target) : "<missing>";
+  }
+  /// An expression's value in frame `frame`, or "error: MESSAGE".
+  std::string eval(size_t frame, const std::string& expr) {
+    try {
+      return rwd::format_value(rwd::evaluate_expression(expr, *target, *vars, frame), *target);
+    } catch (const rwd::ExpressionError& e) {
+      return std::string("error: ") + e.what();
+    }
+  }
+  /// Index of the first frame of function `fn`, or -1.
+  int frame_of(const std::string& fn) const {
+    for (size_t i = 0; i < frames.size(); ++i)
+      if (frames[i].function == fn) return int(i);
+    return -1;
+  }
+};
+
+/// `program` run live under ptrace to stop_here(tag).
+struct LiveStop : Stop {
+  LiveProcess process;
+  rwd::PtraceTarget ptrace_target;
+  LiveStop(const std::string& program, int tag) : process(program), ptrace_target(process.pid()) {
+    target = &ptrace_target;
+    tid = process.pid();
+    modules.refresh(*target);
+    REQUIRE(process.run_to(function_address(modules, "stop_here"), uint64_t(tag)));
+    refresh();
+  }
+};
+
+/// Records `program` with rewind (once per program and test run); returns the trace.
+inline std::string record(const std::string& program) {
+  static std::map<std::string, std::string> traces;
+  auto it = traces.find(program);
+  if (it != traces.end()) return it->second;
+  char tmpl[] = "/tmp/rewind-symbols.XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string cmd =
+      std::string(REWIND_BIN) + " record -o " + dir + "/trace " + program + " >/dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return traces[program] = dir + "/trace";
+}
+
+/// `program` recorded, then replayed on a timeline to stop_here(tag).
+struct ReplayStop : Stop {
+  std::unique_ptr<rwd::Timeline> timeline;
+  std::unique_ptr<rwd::TimelineTarget> replay_target;
+  ReplayStop(const std::string& program, int tag) {
+    timeline = std::make_unique<rwd::Timeline>(record(program));
+    tid = timeline->current().tid;
+    replay_target = std::make_unique<rwd::TimelineTarget>(*timeline, tid);
+    target = replay_target.get();
+    modules.refresh(*target);
+    uint64_t bp = function_address(modules, "stop_here");
+    timeline->add_breakpoint(bp);
+    for (;;) {
+      rwd::StopInfo s = timeline->resume_forward();
+      REQUIRE(s.reason == rwd::StopReason::Breakpoint);
+      if ((timeline->registers(tid).rdi & 0xffffffff) == uint64_t(tag)) break;
+    }
+    timeline->remove_breakpoint(bp);
+    refresh();
+  }
+};
+
+}  // namespace test
