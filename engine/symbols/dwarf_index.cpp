@@ -410,7 +410,7 @@ uint64_t DwarfIndex::after_prologue(const FunctionInfo& fn) {
   for (const auto& r : fn.ranges)
     if (r.contains(fn.entry)) end = r.hi;
   uint32_t first_line = 0;
-  uint64_t best = 0;
+  uint64_t best = 0, second_row = 0;
   for (const auto& r : rows) {
     if (r.end_sequence || r.addr < fn.entry || r.addr >= end) continue;
     if (r.prologue_end) return r.addr;
@@ -418,9 +418,13 @@ uint64_t DwarfIndex::after_prologue(const FunctionInfo& fn) {
       if (!first_line) first_line = r.line;
       continue;
     }
-    if (r.is_stmt && r.line != 0 && r.line != first_line && (!best || r.addr < best)) best = r.addr;
+    if (!r.is_stmt || r.line == 0) continue;
+    if (r.line != first_line && (!best || r.addr < best)) best = r.addr;
+    if (!second_row || r.addr < second_row) second_row = r.addr;
   }
-  return best ? best : fn.entry;
+  // A function written on one line ("void f(int x) { g = x; }"): gcc still starts a new
+  // row after the prologue, on the same line.
+  return best ? best : second_row ? second_row : fn.entry;
 }
 
 }  // namespace rwd

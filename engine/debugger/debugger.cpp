@@ -1,0 +1,235 @@
+#include "engine/debugger/debugger.h"
+
+#include <algorithm>
+
+namespace rwd {
+
+Debugger::Debugger(Timeline& timeline)
+    : tl_(timeline),
+      refs_(timeline),
+      stepper_(timeline, modules_, refs_, [this](pid_t tid, uint64_t addr) {
+        std::vector<std::string> log;
+        std::string error;
+        return !hits_at(tid, addr, log, error, true).empty() || !error.empty();
+      }) {
+  moved();
+}
+
+void Debugger::moved() {
+  views_.clear();
+  TimelineTarget t(tl_, tl_.current().tid);
+  modules_.refresh(t);
+}
+
+Debugger::TaskView& Debugger::view(pid_t tid) {
+  TaskView& v = views_[tid];
+  if (!v.target) v.target = std::make_unique<TimelineTarget>(tl_, tid);
+  return v;
+}
+
+Target& Debugger::target(pid_t tid) {
+  return *view(tid).target;
+}
+
+const std::vector<StackFrame>& Debugger::stack(pid_t tid) {
+  TaskView& v = view(tid);
+  if (!v.stack_read) {
+    v.frames = build_call_stack(*v.target, modules_, tid);
+    v.vars = std::make_unique<FrameVariables>(*v.target, modules_, v.frames);
+    v.stack_read = true;
+  }
+  return v.frames;
+}
+
+FrameVariables& Debugger::variables(pid_t tid) {
+  stack(tid);
+  return *view(tid).vars;
+}
+
+Value Debugger::evaluate(pid_t tid, size_t frame, const std::string& expr) {
+  if (frame >= stack(tid).size()) throw ExpressionError("No frame " + std::to_string(frame) + ".");
+  return evaluate_expression(expr, target(tid), variables(tid), frame);
+}
+
+void Debugger::set_addresses(Breakpoint& bp, const std::vector<uint64_t>& old) {
+  for (uint64_t a : old) refs_.remove(a);
+  for (uint64_t a : bp.addrs) refs_.add(a);
+}
+
+std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file,
+                                                         const std::vector<BreakpointSpec>& specs) {
+  for (auto it = breakpoints_.begin(); it != breakpoints_.end();) {
+    if (it->second.spec.function.empty() && it->second.spec.file == file) {
+      for (uint64_t a : it->second.addrs) refs_.remove(a);
+      it = breakpoints_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::vector<Breakpoint> out;
+  for (BreakpointSpec spec : specs) {
+    if (!spec.condition.empty()) check_expression_syntax(spec.condition);
+    if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
+    spec.file = file;
+    Breakpoint bp;
+    bp.id = next_id_++;
+    bp.spec = spec;
+    bind_breakpoint(bp, modules_);
+    for (uint64_t a : bp.addrs) refs_.add(a);
+    breakpoints_[bp.id] = bp;
+    out.push_back(bp);
+  }
+  return out;
+}
+
+std::vector<Breakpoint> Debugger::set_function_breakpoints(
+    const std::vector<BreakpointSpec>& specs) {
+  for (auto it = breakpoints_.begin(); it != breakpoints_.end();) {
+    if (!it->second.spec.function.empty()) {
+      for (uint64_t a : it->second.addrs) refs_.remove(a);
+      it = breakpoints_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::vector<Breakpoint> out;
+  for (const BreakpointSpec& spec : specs) {
+    if (!spec.condition.empty()) check_expression_syntax(spec.condition);
+    if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
+    Breakpoint bp;
+    bp.id = next_id_++;
+    bp.spec = spec;
+    bind_breakpoint(bp, modules_);
+    for (uint64_t a : bp.addrs) refs_.add(a);
+    breakpoints_[bp.id] = bp;
+    out.push_back(bp);
+  }
+  return out;
+}
+
+std::vector<int> Debugger::rebind_breakpoints() {
+  std::vector<int> changed;
+  for (auto& [id, bp] : breakpoints_) {
+    std::vector<uint64_t> old = bp.addrs;
+    bind_breakpoint(bp, modules_);
+    if (bp.addrs == old) continue;
+    set_addresses(bp, old);
+    changed.push_back(id);
+  }
+  return changed;
+}
+
+std::string Debugger::format_log(pid_t tid, const std::string& message) {
+  // "{expr}" is replaced by the expression's value, as VS Code's logpoints define.
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    if (message[i] != '{') {
+      out += message[i];
+      continue;
+    }
+    size_t close = message.find('}', i);
+    if (close == std::string::npos) {
+      out += message.substr(i);
+      break;
+    }
+    std::string expr = message.substr(i + 1, close - i - 1);
+    try {
+      out += format_value(evaluate(tid, 0, expr), target(tid));
+    } catch (const Error& e) {
+      out += std::string("<") + e.what() + ">";
+    }
+    i = close;
+  }
+  return out;
+}
+
+std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
+                                   std::string& error, bool count) {
+  std::vector<int> ids;
+  for (auto& [id, bp] : breakpoints_) {
+    if (!std::binary_search(bp.addrs.begin(), bp.addrs.end(), addr)) continue;
+    if (!bp.spec.condition.empty()) {
+      try {
+        Value v = evaluate(tid, 0, bp.spec.condition);
+        auto d = value_as_double(v, target(tid));
+        if (!d) throw ExpressionError("the condition is not a number");
+        if (*d == 0) continue;
+      } catch (const Error& e) {
+        // gdb stops at a breakpoint whose condition cannot be evaluated, and says why.
+        error = "Error in testing condition for breakpoint " + std::to_string(id) + ": " + e.what();
+        ids.push_back(id);
+        continue;
+      }
+    }
+    if (count) ++bp.hits;
+    if (!hit_condition_holds(bp.spec.hit_condition, bp.hits)) continue;
+    if (!bp.spec.log_message.empty()) {
+      log.push_back(format_log(tid, bp.spec.log_message));
+      continue;
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+DebugStop Debugger::resume(Direction dir) {
+  DebugStop out;
+  for (;;) {
+    out.stop = dir == Direction::Forward ? tl_.resume_forward() : tl_.resume_backward();
+    moved();
+    if (out.stop.reason == StopReason::Watchpoint) {
+      auto w = watches_.find(out.stop.addr);
+      bool unchanged = out.stop.old_value == out.stop.new_value;
+      if (w != watches_.end() && w->second == WatchKind::Write && unchanged) continue;
+      return out;
+    }
+    if (out.stop.reason != StopReason::Breakpoint) return out;
+    out.breakpoint_ids = hits_at(out.stop.tid, out.stop.addr, out.log, out.error, true);
+    if (!out.breakpoint_ids.empty() || !out.error.empty()) return out;
+    // A logpoint, a false condition or an unmet hit count: keep going.
+  }
+}
+
+DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir) {
+  DebugStop out;
+  out.stop = stepper_.step(tid, kind, dir);
+  moved();
+  if (out.stop.reason == StopReason::Breakpoint)
+    for (auto& [id, bp] : breakpoints_)
+      if (std::binary_search(bp.addrs.begin(), bp.addrs.end(), out.stop.addr))
+        out.breakpoint_ids.push_back(id);
+  return out;
+}
+
+DebugStop Debugger::step_instruction(pid_t tid, Direction dir) {
+  DebugStop out;
+  out.stop = dir == Direction::Forward ? tl_.step_forward(tid) : tl_.step_backward(tid);
+  moved();
+  return out;
+}
+
+WatchInfo Debugger::watch(pid_t tid, size_t frame, const std::string& expr, WatchKind kind) {
+  Value v = evaluate(tid, frame, expr);
+  if (v.loc.kind != Location::Kind::Memory || v.bit_size)
+    throw Error("cannot watch \"" + expr + "\": it is not a value in memory");
+  WatchInfo w;
+  w.addr = v.loc.addr;
+  w.len = int(type_size(*v.type));
+  w.type = type_name(*v.type);
+  if (w.len != 1 && w.len != 2 && w.len != 4 && w.len != 8)
+    throw Error("cannot watch \"" + expr + "\": " + std::to_string(w.len) +
+                " bytes; a hardware watchpoint covers 1, 2, 4 or 8");
+  if (w.addr % uint64_t(w.len) != 0)
+    throw Error("cannot watch \"" + expr + "\": not aligned to its size");
+  if (!tl_.add_watchpoint(w.addr, w.len, kind))
+    throw Error("cannot watch \"" + expr + "\": all 3 hardware watchpoint slots are in use");
+  watches_[w.addr] = kind;
+  return w;
+}
+
+void Debugger::unwatch(const WatchInfo& w, WatchKind kind) {
+  tl_.remove_watchpoint(w.addr, w.len, kind);
+  watches_.erase(w.addr);
+}
+
+}  // namespace rwd

@@ -1,0 +1,106 @@
+// The source-level debugger over a timeline (DESIGN.md "Symbols and the source-level
+// debugger"): what a DAP adapter calls. Breakpoints by line or function with conditions,
+// hit counts and log messages; continue and line steps in both directions; stacks,
+// variables and expressions at the current point; watch expressions as hardware
+// watchpoints.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/debugger/breakpoint_refs.h"
+#include "engine/debugger/line_stepper.h"
+#include "engine/debugger/source_breakpoints.h"
+#include "engine/debugger/timeline_target.h"
+#include "engine/symbols/expression.h"
+
+namespace rwd {
+
+/// How a resume ended, with what logpoints printed on the way.
+struct DebugStop {
+  StopInfo stop;
+  std::vector<int> breakpoint_ids;  ///< user breakpoints that caused the stop
+  std::vector<std::string> log;     ///< logpoint messages, in order
+  std::string error;                ///< a condition that failed to evaluate (we stopped)
+};
+
+/// A data breakpoint made from an expression.
+struct WatchInfo {
+  uint64_t addr = 0;
+  int len = 0;  ///< bytes: 1, 2, 4 or 8
+  std::string type;
+};
+
+/// One debugging session over a timeline. Not thread-safe: one caller at a time (the
+/// timeline's interrupt() may be called from another thread to stop a resume).
+class Debugger {
+ public:
+  explicit Debugger(Timeline& timeline);
+
+  Timeline& timeline() { return tl_; }
+  /// The modules at the current point (re-read after each stop).
+  ModuleList& modules() { return modules_; }
+
+  /// Replaces the breakpoints of one source file (DAP setBreakpoints) and returns them bound.
+  std::vector<Breakpoint> set_source_breakpoints(const std::string& file,
+                                                 const std::vector<BreakpointSpec>& specs);
+  /// Replaces all function breakpoints (DAP setFunctionBreakpoints).
+  std::vector<Breakpoint> set_function_breakpoints(const std::vector<BreakpointSpec>& specs);
+  /// Re-binds pending breakpoints after libraries were loaded; returns the ids that changed.
+  std::vector<int> rebind_breakpoints();
+
+  /// Continue forwards or backwards to the next (previous) breakpoint whose condition and
+  /// hit condition hold, watchpoint, signal, or the end (start) of the trace. Logpoints on
+  /// the way add their message to `log` and do not stop. A write watchpoint stops only where
+  /// the value changed (gdb's `watch`); a read/write one at every access.
+  DebugStop resume(Direction dir);
+  /// A source line step of task `tid` (recorded tid).
+  DebugStop step(pid_t tid, StepKind kind, Direction dir);
+  /// One instruction of task `tid`.
+  DebugStop step_instruction(pid_t tid, Direction dir);
+
+  /// The call stack of task `tid` at the current point (cached until the timeline moves).
+  const std::vector<StackFrame>& stack(pid_t tid);
+  /// Variables of frame `frame` of task `tid`.
+  FrameVariables& variables(pid_t tid);
+  /// Evaluates an expression in a frame of a task. Throws ExpressionError.
+  Value evaluate(pid_t tid, size_t frame, const std::string& expr);
+  /// The target through which task `tid`'s values are read.
+  Target& target(pid_t tid);
+
+  /// Turns an expression into a hardware watchpoint (DAP data breakpoint): it must be an
+  /// lvalue in memory of 1, 2, 4 or 8 bytes. Throws Error with the reason otherwise.
+  WatchInfo watch(pid_t tid, size_t frame, const std::string& expr, WatchKind kind);
+  void unwatch(const WatchInfo& w, WatchKind kind);
+
+ private:
+  struct TaskView {
+    std::unique_ptr<TimelineTarget> target;
+    std::vector<StackFrame> frames;
+    std::unique_ptr<FrameVariables> vars;
+    bool stack_read = false;
+  };
+  void moved();
+  void set_addresses(Breakpoint& bp, const std::vector<uint64_t>& old);
+  /// The user breakpoints at `addr` whose conditions hold for `tid` (counting hits);
+  /// logpoints append to `log` and are not returned.
+  std::vector<int> hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
+                           std::string& error, bool count);
+  std::string format_log(pid_t tid, const std::string& message);
+  TaskView& view(pid_t tid);
+
+  Timeline& tl_;
+  ModuleList modules_;
+  BreakpointRefs refs_;
+  LineStepper stepper_;
+  std::map<int, Breakpoint> breakpoints_;
+  int next_id_ = 1;
+  std::map<pid_t, TaskView> views_;
+  std::map<uint64_t, WatchKind> watches_;  ///< by address
+};
+
+}  // namespace rwd

@@ -1,0 +1,241 @@
+#include "engine/debugger/line_stepper.h"
+
+#include <cstring>
+
+#include "engine/debugger/timeline_target.h"
+#include "engine/symbols/unwinder.h"
+
+namespace rwd {
+
+namespace {
+
+/// Guards against a step that never reaches a stop (a loop without line changes would
+/// otherwise step forever); far above any real line.
+constexpr int kMaxInstructions = 2'000'000;
+
+StopInfo step_stop(const StopInfo& from) {
+  StopInfo s = from;
+  s.reason = StopReason::Step;
+  return s;
+}
+
+}  // namespace
+
+LineStepper::Frame LineStepper::frame_of(pid_t tid) {
+  TimelineTarget target(tl_, tid);
+  Frame f;
+  std::vector<PhysicalFrame> phys = unwind_stack(target, modules_, tid, 2);
+  if (phys.empty()) return f;
+  f.pc = phys[0].pc;
+  Module* m = modules_.module_at(f.pc);
+  if (!m) {  // mapped since the last look (dlopen, exec)
+    modules_.refresh(target);
+    m = modules_.module_at(f.pc);
+    phys = unwind_stack(target, modules_, tid, 2);
+  }
+  f.cfa = phys[0].cfa;
+  if (!m) return f;
+  uint64_t link = m->to_link(f.pc);
+  if (DwarfIndex* dw = m->dwarf()) {
+    if (const FunctionInfo* fn = dw->function_at(link)) f.entry = m->to_runtime(fn->entry);
+    auto row = dw->line_at(link);
+    f.has_lines = row && row->second.line != 0;
+  }
+  if (!f.entry)
+    if (const Symbol* s = m->symbols().function_at(link)) f.entry = m->to_runtime(s->addr);
+  return f;
+}
+
+uint32_t LineStepper::row_start_line(uint64_t pc, uint32_t* line) {
+  *line = 0;
+  Module* m = modules_.module_at(pc);
+  DwarfIndex* dw = m ? m->dwarf() : nullptr;
+  if (!dw) return 0;
+  auto row = dw->line_at(m->to_link(pc));
+  if (!row) return 0;
+  *line = row->second.line;
+  return row->second.addr == m->to_link(pc) && row->second.is_stmt ? row->second.line : 0;
+}
+
+StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
+  if (!f.cfa) return step_stop(tl_.current());  // the outermost frame: nowhere to go
+  if (dir == Direction::Forward) {
+    auto bytes = tl_.read_memory(tid, f.cfa - 8, 8);
+    if (bytes.size() != 8) return step_stop(tl_.current());
+    uint64_t ret;
+    memcpy(&ret, bytes.data(), 8);
+    TempBreakpoint bp(bps_, ret);
+    for (;;) {
+      StopInfo s = tl_.resume_forward();
+      if (s.reason != StopReason::Breakpoint) return s;
+      if (s.tid == tid && s.addr == ret && tl_.registers(tid).rsp == f.cfa) return step_stop(s);
+      if (user_bp_(s.tid, s.addr)) return s;
+      // The same return address reached by a deeper (recursive) call: keep going.
+    }
+  }
+  // Backward: to the call that made this frame. The call pushed the return address just
+  // below the CFA, so the last write to that slot before now is the call instruction itself:
+  // a watchpoint there, run backward, stops on it before it runs (whatever way the function
+  // was entered: a call, a PLT stub, lazy binding, a tail call).
+  uint64_t slot = f.cfa - 8;
+  if (tl_.add_watchpoint(slot, 8, WatchKind::Write)) {
+    StopInfo s;
+    for (;;) {
+      s = tl_.resume_backward();
+      if (s.reason != StopReason::Breakpoint || user_bp_(s.tid, s.addr)) break;
+    }
+    tl_.remove_watchpoint(slot, 8, WatchKind::Write);
+    if (s.reason == StopReason::Watchpoint && s.addr == slot && s.tid == tid) return step_stop(s);
+    return s;
+  }
+  // All debug registers taken: to the function's entry in this same call (rsp there holds
+  // the return address, just below the CFA), then one instruction back onto the call.
+  if (!f.entry) return step_stop(tl_.current());
+  if (f.pc != f.entry) {
+    TempBreakpoint bp(bps_, f.entry);
+    for (;;) {
+      StopInfo s = tl_.resume_backward();
+      if (s.reason != StopReason::Breakpoint) return s;
+      if (s.tid == tid && s.addr == f.entry && tl_.registers(tid).rsp == slot) break;
+      if (user_bp_(s.tid, s.addr)) return s;
+    }
+  }
+  return tl_.step_backward(tid);
+}
+
+StopInfo LineStepper::back_over_callee(pid_t tid, const Frame& callee) {
+  if (!callee.cfa) return tl_.step_backward(tid);  // not unwindable: one instruction at a time
+  return finish(tid, Direction::Backward, callee);
+}
+
+StopInfo LineStepper::step(pid_t tid, StepKind kind, Direction dir) {
+  return dir == Direction::Forward ? step_forward(tid, kind) : step_backward(tid, kind);
+}
+
+StopInfo LineStepper::step_forward(pid_t tid, StepKind kind) {
+  Frame ref = frame_of(tid);
+  if (kind == StepKind::Out) return finish(tid, Direction::Forward, ref);
+  uint32_t ref_line = 0;
+  row_start_line(ref.pc, &ref_line);
+  uint64_t start_pc = ref.pc;
+  for (int n = 0; n < kMaxInstructions; ++n) {
+    StopInfo s = tl_.step_forward(tid);
+    if (done(s)) return s;
+    Frame f = frame_of(tid);
+    if (f.cfa && ref.cfa && f.cfa < ref.cfa) {  // entered a called function
+      if (kind == StepKind::Into && f.has_lines && f.entry == f.pc) {
+        Module* m = modules_.module_at(f.pc);
+        const FunctionInfo* fn = m->dwarf()->function_at(m->to_link(f.pc));
+        uint64_t body = fn ? m->to_runtime(m->dwarf()->after_prologue(*fn)) : f.pc;
+        while (tl_.registers(tid).rip != body) {
+          StopInfo t = tl_.step_forward(tid);
+          if (done(t)) return t;
+          if (frame_of(tid).cfa != f.cfa) break;  // the prologue called out: stop here
+        }
+        return step_stop(tl_.current());
+      }
+      s = finish(tid, Direction::Forward, f);
+      if (done(s)) return s;
+      f = frame_of(tid);  // back in this frame, after the call: maybe at a new line's start
+    } else if (f.cfa && ref.cfa && f.cfa > ref.cfa) {  // returned into the caller
+      if (!f.has_lines) {  // no line information there: run until it returns too
+        s = finish(tid, Direction::Forward, f);
+        if (done(s)) return s;
+        f = frame_of(tid);
+      }
+      ref = f;
+      uint32_t line = 0;
+      // At the start of a line (the call was its caller's last instruction): stop; in the
+      // middle of the calling line: go on to the next line, as gdb does.
+      if (row_start_line(f.pc, &line)) return step_stop(s);
+      ref_line = line;
+      continue;
+    }
+    if (f.pc != start_pc && user_bp_(tid, f.pc)) {
+      StopInfo b = tl_.current();
+      b.reason = StopReason::Breakpoint;
+      b.addr = f.pc;
+      b.tid = tid;
+      return b;
+    }
+    uint32_t line = 0, start = row_start_line(f.pc, &line);
+    if (start && start != ref_line) return step_stop(tl_.current());
+  }
+  return step_stop(tl_.current());
+}
+
+StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
+  Frame ref = frame_of(tid);
+  if (kind == StepKind::Out) return finish(tid, Direction::Backward, ref);
+  uint32_t start_line = 0;
+  row_start_line(ref.pc, &start_line);
+  uint64_t start_pc = ref.pc;
+  uint32_t target = 0;  // the line whose first row this step goes back to (0: not found yet)
+  bool overshot = false, step = true;
+  for (int n = 0; n < kMaxInstructions && !overshot; ++n) {
+    if (step) {
+      StopInfo s = tl_.step_backward(tid);
+      if (done(s)) return s;
+    }
+    step = true;
+    Frame f = frame_of(tid);
+    if (f.cfa && ref.cfa && f.cfa < ref.cfa) {  // back into a callee, at its return
+      if (kind == StepKind::Into && f.has_lines) {
+        ref = f;  // reverse-step: into the callee, to its last line
+        row_start_line(f.pc, &target);
+        continue;
+      }
+      StopInfo s = back_over_callee(tid, f);
+      if (done(s)) return s;
+      step = false;  // look again: a tail call leaves us in another callee
+      continue;
+    }
+    if (f.cfa && ref.cfa && f.cfa > ref.cfa) {  // back out of the entry, into the caller
+      if (target) {
+        overshot = true;
+        break;
+      }
+      ref = f;
+      row_start_line(f.pc, &target);
+      continue;
+    }
+    if (f.pc != start_pc && user_bp_(tid, f.pc)) {
+      StopInfo b = tl_.current();
+      b.reason = StopReason::Breakpoint;
+      b.addr = f.pc;
+      b.tid = tid;
+      return b;
+    }
+    uint32_t line = 0;
+    row_start_line(f.pc, &line);
+    if (line == 0) continue;
+    if (!target) {
+      if (line != start_line) target = line;
+    } else if (line != target) {
+      overshot = true;  // one instruction before the run of `target`
+    }
+  }
+  if (!overshot) return step_stop(tl_.current());
+  // Forward again to the first is_stmt row of `target` in the frame: where next would stop.
+  bool step_fwd = true;
+  for (int n = 0; n < kMaxInstructions; ++n) {
+    StopInfo s = tl_.current();
+    if (step_fwd) {
+      s = tl_.step_forward(tid);
+      if (done(s)) return s;
+    }
+    step_fwd = true;
+    Frame f = frame_of(tid);
+    if (f.cfa && ref.cfa && f.cfa < ref.cfa) {
+      s = finish(tid, Direction::Forward, f);
+      if (done(s)) return s;
+      step_fwd = false;
+      continue;
+    }
+    uint32_t line = 0;
+    if (f.cfa == ref.cfa && row_start_line(f.pc, &line) == target) return step_stop(s);
+  }
+  return step_stop(tl_.current());
+}
+
+}  // namespace rwd

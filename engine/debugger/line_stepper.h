@@ -1,0 +1,63 @@
+// Source-level stepping on a timeline, forwards and backwards, as gdb does it: next (over
+// calls), step (into functions with line information), finish (out), and their reverse
+// forms. A step stops at the first instruction of an is_stmt line-table row of a different
+// line in the same frame (or in the caller after a return); backward steps stop where the
+// forward step would have stopped, so reverse-next retraces next exactly.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+
+#include "engine/debugger/breakpoint_refs.h"
+#include "engine/symbols/module_list.h"
+#include "engine/timeline/timeline.h"
+
+namespace rwd {
+
+/// Which way to move.
+enum class Direction : uint8_t { Forward, Backward };
+
+/// Kinds of source step.
+enum class StepKind : uint8_t {
+  Over,  ///< next: the next line of this function, calls run to completion
+  Into,  ///< step: like Over, but stops in a called function that has line information
+  Out,   ///< finish: to the caller, just after the call returns (backward: at the call)
+};
+
+/// Steps one task of a timeline by source lines.
+class LineStepper {
+ public:
+  /// `user_breakpoint` says whether a user breakpoint (whose condition holds) is at an
+  /// address for a task; a step that reaches one stops there, as gdb's do.
+  LineStepper(Timeline& timeline, ModuleList& modules, BreakpointRefs& breakpoints,
+              std::function<bool(pid_t, uint64_t)> user_breakpoint)
+      : tl_(timeline), modules_(modules), bps_(breakpoints), user_bp_(std::move(user_breakpoint)) {}
+
+  /// Performs the step for task `tid` (a recorded tid). Returns the timeline's stop: reason
+  /// Step when the step completed, or whatever ended it early (a breakpoint, a signal, the
+  /// start or end of the trace).
+  StopInfo step(pid_t tid, StepKind kind, Direction dir);
+
+ private:
+  struct Frame {
+    uint64_t pc = 0, cfa = 0, entry = 0;  ///< entry: the function's first address (0: none)
+    bool has_lines = false;               ///< the pc has DWARF line information
+  };
+  Frame frame_of(pid_t tid);
+  /// Line of `pc` if it is the first address of an is_stmt row (0 otherwise), and the
+  /// line of the row holding `pc` in `line`.
+  uint32_t row_start_line(uint64_t pc, uint32_t* line);
+  StopInfo finish(pid_t tid, Direction dir, const Frame& f);
+  StopInfo back_over_callee(pid_t tid, const Frame& callee);
+  StopInfo step_forward(pid_t tid, StepKind kind);
+  StopInfo step_backward(pid_t tid, StepKind kind);
+  bool done(const StopInfo& s) const { return s.reason != StopReason::Step; }
+
+  Timeline& tl_;
+  ModuleList& modules_;
+  BreakpointRefs& bps_;
+  std::function<bool(pid_t, uint64_t)> user_bp_;
+};
+
+}  // namespace rwd

@@ -1,0 +1,84 @@
+#include "engine/debugger/source_breakpoints.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "engine/errors.h"
+
+namespace rwd {
+
+void bind_breakpoint(Breakpoint& bp, ModuleList& modules) {
+  bp.addrs.clear();
+  bp.message.clear();
+  const BreakpointSpec& s = bp.spec;
+  for (const auto& m : modules.modules()) {
+    DwarfIndex* dw = m->dwarf();
+    if (!s.function.empty()) {
+      bool found = false;
+      if (dw) {
+        for (const FunctionInfo* fn : dw->functions_named(s.function)) {
+          bp.addrs.push_back(m->to_runtime(dw->after_prologue(*fn)));
+          if (bp.file.empty()) {
+            auto row = dw->line_at(dw->after_prologue(*fn));
+            if (row) {
+              const auto& files = dw->lines(row->first).files;
+              bp.file = row->second.file < files.size() ? files[row->second.file] : "";
+              bp.line = row->second.line;
+            }
+          }
+          found = true;
+        }
+      }
+      if (!found)  // no debug info: the symbol's first instruction
+        for (const Symbol* sym : m->symbols().lookup(s.function))
+          if (sym->function) bp.addrs.push_back(m->to_runtime(sym->addr));
+      continue;
+    }
+    if (!dw) continue;
+    uint32_t bound = 0;
+    auto addrs = dw->line_addresses(s.file, s.line, &bound);
+    if (addrs.empty()) continue;
+    for (uint64_t a : addrs) bp.addrs.push_back(m->to_runtime(a));
+    bp.line = bound;
+    auto row = dw->line_at(addrs.front());
+    if (row) {
+      const auto& files = dw->lines(row->first).files;
+      bp.file = row->second.file < files.size() ? files[row->second.file] : s.file;
+    }
+  }
+  std::sort(bp.addrs.begin(), bp.addrs.end());
+  bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());
+  if (bp.addrs.empty())
+    bp.message = s.function.empty()
+                     ? "No line " + std::to_string(s.line) + " in file \"" + s.file + "\"."
+                     : "Function \"" + s.function + "\" not defined.";
+  else if (s.function.empty() && bp.line != s.line)
+    bp.message = "Breakpoint moved from line " + std::to_string(s.line) + " to line " +
+                 std::to_string(bp.line) + ".";
+}
+
+bool hit_condition_holds(const std::string& cond, uint64_t hits) {
+  size_t i = 0;
+  while (i < cond.size() && isspace(uint8_t(cond[i]))) ++i;
+  if (i == cond.size()) return true;
+  std::string op;
+  while (i < cond.size() && strchr("<>=%!", cond[i])) op += cond[i++];
+  while (i < cond.size() && isspace(uint8_t(cond[i]))) ++i;
+  size_t end = i;
+  while (end < cond.size() && isdigit(uint8_t(cond[end]))) ++end;
+  if (end == i || cond.find_first_not_of(" \t", end) != std::string::npos)
+    throw Error("hit condition \"" + cond +
+                "\" is not a number with an optional <, <=, ==, >, >= or %");
+  uint64_t n = std::stoull(cond.substr(i, end - i));
+  if (op.empty() || op == ">=") return hits >= n;  // a bare N: the Nth hit and after (gdb's ignore)
+  if (op == ">") return hits > n;
+  if (op == "==" || op == "=") return hits == n;
+  if (op == "<") return hits < n;
+  if (op == "<=") return hits <= n;
+  if (op == "!=") return hits != n;
+  if (op == "%") return n != 0 && hits % n == 0;
+  throw Error("hit condition \"" + cond + "\": unknown operator " + op);
+}
+
+}  // namespace rwd

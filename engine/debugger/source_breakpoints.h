@@ -1,0 +1,46 @@
+// User breakpoints as a source-level debugger has them (DAP's SourceBreakpoint and
+// FunctionBreakpoint): a place (file:line or a function name) bound to code addresses,
+// with an optional condition, hit condition and log message (a logpoint).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/symbols/module_list.h"
+
+namespace rwd {
+
+/// What the user asked for.
+struct BreakpointSpec {
+  std::string file;           ///< source path or a suffix of one ("demo.c"); empty for functions
+  uint32_t line = 0;          ///< 1-based source line (file breakpoints)
+  std::string function;       ///< function name ("main", "ns::Class::method"); empty for lines
+  std::string condition;      ///< a C expression; stop only when it is non-zero
+  std::string hit_condition;  ///< "N" or ">= N", "> N", "== N", "< N", "<= N", "% N"
+  std::string log_message;    ///< a logpoint's text, "{expr}" replaced by the value
+};
+
+/// A breakpoint and where it bound.
+struct Breakpoint {
+  int id = 0;
+  BreakpointSpec spec;
+  std::vector<uint64_t> addrs;  ///< runtime addresses (empty: pending, not bound yet)
+  uint32_t line = 0;            ///< the line it bound to (may follow the requested one)
+  std::string file;             ///< the full source path it bound in ("" for pending)
+  uint64_t hits = 0;            ///< times its condition held so far
+  std::string message;          ///< why it is unverified, or a note on how it bound
+};
+
+/// Binds a breakpoint to addresses in the loaded modules: a line in every function and
+/// inlined copy that has code for it (moved to the next line with code, as gdb does), a
+/// function at the end of its prologue in every module that defines it. Fills addrs, line,
+/// file and message.
+void bind_breakpoint(Breakpoint& bp, ModuleList& modules);
+
+/// True when `hits` (already counting this hit) satisfies `hit_condition`; an empty
+/// condition always holds. Throws Error on a malformed condition.
+bool hit_condition_holds(const std::string& hit_condition, uint64_t hits);
+
+}  // namespace rwd

@@ -1,0 +1,254 @@
+// The source-level debugger on a replay of tests/programs/symbols_demo.c: line and function
+// breakpoints with conditions, hit counts and logpoints, both ways; next/step/finish both
+// ways, where reverse-next must retrace next exactly; a watch expression.
+#define CATCH_CONFIG_MAIN
+#include "engine/debugger/debugger.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace rwd;
+
+namespace {
+
+uint32_t line_of(const std::string& marker) {
+  std::ifstream in(SOURCE_C);
+  std::string line;
+  for (uint32_t n = 1; std::getline(in, line); ++n)
+    if (line.find(marker) != std::string::npos) return n;
+  FAIL("marker not found: " << marker);
+  return 0;
+}
+
+const std::string& trace_of(const std::string& program) {
+  static std::map<std::string, std::string> traces;
+  auto it = traces.find(program);
+  if (it != traces.end()) return it->second;
+  char tmpl[] = "/tmp/rewind-debugger.XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string cmd =
+      std::string(REWIND_BIN) + " record -o " + dir + "/trace " + program + " >/dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return traces[program] = dir + "/trace";
+}
+
+std::vector<const char*> programs() {
+  std::vector<const char*> p = {DEMO_GCC_O0};
+  if (std::string(DEMO_CLANG_O0).size()) p.push_back(DEMO_CLANG_O0);
+  return p;
+}
+
+/// A debugging session on a fresh timeline of `program`'s trace.
+struct Session {
+  Timeline tl;
+  Debugger dbg;
+  pid_t tid;
+  explicit Session(const std::string& program)
+      : tl(trace_of(program)), dbg(tl), tid(tl.current().tid) {}
+  const StackFrame& top() { return dbg.stack(tid).at(0); }
+  std::string eval(const std::string& e) {
+    return format_value(dbg.evaluate(tid, 0, e), dbg.target(tid));
+  }
+  BreakpointSpec at(const char* marker) {
+    BreakpointSpec s;
+    s.line = line_of(marker);
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("line breakpoints: conditions, hit counts, logpoints, both directions", "[debugger]") {
+  for (const char* program : programs()) {
+    INFO(program);
+    Session s(program);
+    BreakpointSpec spec = s.at("total += i;");
+    auto bps = s.dbg.set_source_breakpoints("symbols_demo.c", {spec});
+    REQUIRE(bps.size() == 1);
+    REQUIRE(!bps[0].addrs.empty());
+    CHECK(bps[0].line == spec.line);
+
+    DebugStop d = s.dbg.resume(Direction::Forward);
+    REQUIRE(d.stop.reason == StopReason::Breakpoint);
+    CHECK(d.breakpoint_ids == std::vector<int>{bps[0].id});
+    CHECK(s.top().function == "loop_sum");
+    CHECK(s.top().line == spec.line);
+    CHECK(s.eval("i") == "0");
+    REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+    CHECK(s.eval("i") == "1");
+    REQUIRE(s.dbg.resume(Direction::Backward).stop.reason == StopReason::Breakpoint);
+    CHECK(s.eval("i") == "0");
+
+    // A condition: only where it holds, forwards and backwards.
+    spec.condition = "i == 2";
+    s.dbg.set_source_breakpoints("symbols_demo.c", {spec});
+    REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+    CHECK(s.eval("i") == "2");
+    CHECK(s.eval("total") == "1");
+    CHECK(s.dbg.resume(Direction::Forward).stop.reason == StopReason::TraceEnd);
+    REQUIRE(s.dbg.resume(Direction::Backward).stop.reason == StopReason::Breakpoint);
+    CHECK(s.eval("i") == "2");
+
+    // A logpoint prints and never stops.
+    spec.condition.clear();
+    spec.log_message = "i={i} total={total}";
+    s.dbg.set_source_breakpoints("symbols_demo.c", {spec});
+    s.tl.seek(1);
+    d = s.dbg.resume(Direction::Forward);
+    CHECK(d.stop.reason == StopReason::TraceEnd);
+    CHECK(d.log == std::vector<std::string>{"i=0 total=0", "i=1 total=0", "i=2 total=1"});
+
+    // A hit count: the third hit.
+    spec.log_message.clear();
+    spec.hit_condition = "3";
+    s.dbg.set_source_breakpoints("symbols_demo.c", {spec});
+    s.tl.seek(1);
+    REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+    CHECK(s.eval("i") == "2");
+
+    // A condition that cannot be evaluated stops, with gdb's explanation.
+    spec.hit_condition.clear();
+    spec.condition = "nosuch > 1";
+    s.dbg.set_source_breakpoints("symbols_demo.c", {spec});
+    s.tl.seek(1);
+    d = s.dbg.resume(Direction::Forward);
+    CHECK(d.stop.reason == StopReason::Breakpoint);
+    CHECK(d.error.find("No symbol \"nosuch\" in current context.") != std::string::npos);
+    // Removing the breakpoint lets the program run to its end.
+    s.dbg.set_source_breakpoints("symbols_demo.c", {});
+    CHECK(s.dbg.resume(Direction::Forward).stop.reason == StopReason::TraceEnd);
+  }
+}
+
+TEST_CASE("reverse-next retraces next over a loop, lines in exact reverse order", "[debugger]") {
+  for (const char* program : programs()) {
+    INFO(program);
+    Session s(program);
+    BreakpointSpec fn;
+    fn.function = "loop_sum";
+    auto bps = s.dbg.set_function_breakpoints({fn});
+    REQUIRE(bps.size() == 1);
+    REQUIRE(!bps[0].addrs.empty());
+    REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+    CHECK(s.top().line == line_of("int total = 0;"));
+    s.dbg.set_function_breakpoints({});
+
+    std::string total_at_start = s.eval("total");  // not yet initialized: whatever was there
+
+    // Forward with next through the whole function until it returns into main.
+    std::vector<uint32_t> forward = {s.top().line};
+    for (;;) {
+      DebugStop d = s.dbg.step(s.tid, StepKind::Over, Direction::Forward);
+      REQUIRE(d.stop.reason == StopReason::Step);
+      if (s.top().function != "loop_sum") break;
+      forward.push_back(s.top().line);
+      REQUIRE(forward.size() < 40);
+    }
+    CHECK(s.top().function == "main");
+    uint32_t after = s.top().line;  // the printf statement (two lines; either starts it)
+    CHECK(after >= line_of("printf(\"%s %d"));
+    CHECK(after <= line_of("printf(\"%s %d") + 1);
+    // The loop body ran three times: each of its lines was visited three times.
+    CHECK(std::count(forward.begin(), forward.end(), line_of("total += i;")) == 3);
+    CHECK(std::count(forward.begin(), forward.end(), line_of("sink = total;")) == 3);
+
+    // reverse-next from there steps back over the whole call, to the calling line...
+    REQUIRE(s.dbg.step(s.tid, StepKind::Over, Direction::Backward).stop.reason == StopReason::Step);
+    CHECK(s.top().function == "main");
+    CHECK(s.top().line == line_of("int sum = loop_sum(3);"));
+    REQUIRE(s.dbg.step(s.tid, StepKind::Over, Direction::Forward).stop.reason == StopReason::Step);
+    CHECK(s.top().line == after);
+    // ...and reverse-step goes into it, to the last line next stopped at.
+    REQUIRE(s.dbg.step(s.tid, StepKind::Into, Direction::Backward).stop.reason == StopReason::Step);
+    CHECK(s.top().function == "loop_sum");
+    CHECK(s.top().line == forward.back());
+    CHECK(s.eval("total") == "3");
+
+    // Backward with reverse-next to the first line: the same stops in reverse order.
+    std::vector<uint32_t> backward = {s.top().line};
+    for (size_t i = 1; i < forward.size(); ++i) {
+      DebugStop d = s.dbg.step(s.tid, StepKind::Over, Direction::Backward);
+      INFO("reverse-next " << i << " from line " << backward.back());
+      REQUIRE(d.stop.reason == StopReason::Step);
+      REQUIRE(s.top().function == "loop_sum");
+      backward.push_back(s.top().line);
+    }
+    std::reverse(backward.begin(), backward.end());
+    CHECK(backward == forward);
+    CHECK(s.eval("total") == total_at_start);  // the state is back too
+  }
+}
+
+TEST_CASE("step into, finish, and their reverse forms", "[debugger]") {
+  for (const char* program : programs()) {
+    INFO(program);
+    Session s(program);
+    auto bps = s.dbg.set_source_breakpoints("symbols_demo.c", {s.at("recurse(4);")});
+    REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+    s.dbg.set_source_breakpoints("symbols_demo.c", {});
+
+    // step: into recurse, past its prologue, at its first line.
+    REQUIRE(s.dbg.step(s.tid, StepKind::Into, Direction::Forward).stop.reason == StopReason::Step);
+    CHECK(s.top().function == "recurse");
+    CHECK(s.top().line == line_of("if (n == 0) {"));
+    CHECK(s.eval("n") == "4");
+    // finish: back in main, just after the call returned; the call was the last instruction
+    // of its line, so that is the start of the next line (gdb shows the same).
+    REQUIRE(s.dbg.step(s.tid, StepKind::Out, Direction::Forward).stop.reason == StopReason::Step);
+    CHECK(s.top().function == "main");
+    CHECK(s.top().line == line_of("qsort(values"));
+    CHECK(s.eval("$pc") == s.eval("$pc"));
+    // reverse-step from there goes into recurse's last line.
+    REQUIRE(s.dbg.step(s.tid, StepKind::Into, Direction::Backward).stop.reason == StopReason::Step);
+    CHECK(s.top().function == "recurse");
+    CHECK(s.eval("n") == "4");
+    CHECK(s.top().line > line_of("int recurse(int n)"));
+    // reverse-finish: out of recurse to the call in main.
+    REQUIRE(s.dbg.step(s.tid, StepKind::Out, Direction::Backward).stop.reason == StopReason::Step);
+    CHECK(s.top().function == "main");
+    CHECK(s.top().line == line_of("recurse(4);"));
+
+    // next over a call stops at a breakpoint inside it.
+    BreakpointSpec fn;
+    fn.function = "stop_here";
+    s.dbg.set_function_breakpoints({fn});
+    DebugStop d = s.dbg.step(s.tid, StepKind::Over, Direction::Forward);
+    CHECK(d.stop.reason == StopReason::Breakpoint);
+    CHECK(s.top().function == "stop_here");
+    CHECK(s.eval("tag") == "100");
+  }
+}
+
+TEST_CASE("a watch expression becomes a hardware watchpoint, both ways", "[debugger]") {
+  Session s(DEMO_GCC_O0);
+  auto bps = s.dbg.set_source_breakpoints("symbols_demo.c", {s.at("total += i;")});
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+  s.dbg.set_source_breakpoints("symbols_demo.c", {});
+  WatchInfo w = s.dbg.watch(s.tid, 0, "total", WatchKind::Write);
+  CHECK(w.len == 4);
+  CHECK(w.type == "int");
+  // A write that leaves the value as it was (total += 0) is not a change: as gdb's watch.
+  DebugStop d = s.dbg.resume(Direction::Forward);
+  REQUIRE(d.stop.reason == StopReason::Watchpoint);
+  CHECK(s.eval("i") == "1");
+  CHECK(s.eval("total") == "1");
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Watchpoint);
+  CHECK(s.eval("total") == "3");
+  // Backwards: the last change before now (the one just seen), on the writing instruction
+  // before it runs; then the one before it.
+  d = s.dbg.resume(Direction::Backward);
+  REQUIRE(d.stop.reason == StopReason::Watchpoint);
+  CHECK(s.eval("i") == "2");
+  CHECK(s.eval("total") == "1");
+  d = s.dbg.resume(Direction::Backward);
+  REQUIRE(d.stop.reason == StopReason::Watchpoint);
+  CHECK(s.eval("i") == "1");
+  CHECK(s.eval("total") == "0");
+  s.dbg.unwatch(w, WatchKind::Write);
+  CHECK_THROWS_WITH(s.dbg.watch(s.tid, 0, "total + 1", WatchKind::Write),
+                    "cannot watch \"total + 1\": it is not a value in memory");
+  CHECK_THROWS_WITH(s.dbg.watch(s.tid, 1, "tri", WatchKind::Write), Catch::Contains("56 bytes"));
+}
