@@ -117,6 +117,14 @@ std::string type_name(const Type& t) {
   return compose(&t, "");
 }
 
+TypeReader::~TypeReader() {
+  for (auto& [off, t] : cache_) {
+    t->target.reset();
+    t->members.clear();
+    t->params.clear();
+  }
+}
+
 TypePtr TypeReader::builtin(const std::string& name) {
   static std::map<std::string, TypePtr> types = [] {
     std::map<std::string, TypePtr> m;

@@ -83,6 +83,11 @@ class TypeReader {
   /// `qualify` gives a type DIE's qualified name ("" when not in a namespace or class).
   TypeReader(const DwarfFile& file, std::function<std::string(DieOffset)> qualify)
       : file_(file), qualify_(std::move(qualify)) {}
+  /// Breaks the reference cycles of recursive types (a node pointing to its own type), so
+  /// that they are freed; types still held elsewhere lose their links.
+  ~TypeReader();
+  TypeReader(const TypeReader&) = delete;
+  TypeReader& operator=(const TypeReader&) = delete;
   /// The type at `die`; a Void type for nullopt (DW_AT_type absent means void).
   TypePtr read(std::optional<DieOffset> die);
   /// Basic types made up for expressions: "int", "long", "unsigned long", "double", "char",
