@@ -23,6 +23,19 @@ std::string unit_file(DwarfIndex& dw, size_t unit, uint64_t n) {
 
 }  // namespace
 
+FormatOptions symbolizing_options(ModuleList& modules) {
+  FormatOptions opt;
+  opt.symbolize = [&modules](uint64_t addr) -> std::string {
+    Module* m = modules.module_at(addr);
+    const Symbol* s = m ? m->symbols().function_at(m->to_link(addr)) : nullptr;
+    if (!s) return "";
+    uint64_t off = m->to_link(addr) - s->addr;
+    std::string name = without_parameters(s->demangled);
+    return off ? name + "+" + std::to_string(off) : name;
+  };
+  return opt;
+}
+
 std::optional<SourceLine> source_line_at(ModuleList& modules, uint64_t runtime_addr) {
   Module* m = modules.module_at(runtime_addr);
   DwarfIndex* dw = m ? m->dwarf() : nullptr;

@@ -12,6 +12,7 @@
 #include "engine/symbols/module_list.h"
 #include "engine/symbols/target.h"
 #include "engine/symbols/unwinder.h"
+#include "engine/symbols/value.h"
 
 namespace rwd {
 
@@ -36,6 +37,10 @@ struct StackFrame {
 /// The call stack of `tid`, innermost frame first, at most `max_frames` frames.
 std::vector<StackFrame> build_call_stack(Target& target, ModuleList& modules, pid_t tid,
                                          size_t max_frames = 256);
+
+/// Formatting options that name code addresses ("compare_ints", "main+4") from `modules`'
+/// symbols, for function pointers.
+FormatOptions symbolizing_options(ModuleList& modules);
 
 /// "file:line" of a runtime address, with the unit's file table; nullopt without line info.
 struct SourceLine {

@@ -605,7 +605,8 @@ class Evaluator {
   }
   bool is_pointer(const Value& v) {
     const Type* s = strip(v.type.get());
-    return s && (s->kind == TypeKind::Pointer || s->kind == TypeKind::Array);
+    return s && (s->kind == TypeKind::Pointer || s->kind == TypeKind::Array ||
+                 s->kind == TypeKind::Function);
   }
   bool is_unsigned_type(const Value& v) {
     const Type* s = strip(v.type.get());
@@ -619,7 +620,9 @@ class Evaluator {
     Value x = deref_reference(v);
     check(x);
     const Type* s = strip(x.type.get());
-    if (s && s->kind == TypeKind::Array && x.loc.kind == Location::Kind::Memory)
+    // Arrays and functions decay to their address (C11 6.3.2.1).
+    if (s && (s->kind == TypeKind::Array || s->kind == TypeKind::Function) &&
+        x.loc.kind == Location::Kind::Memory)
       return int64_t(x.loc.addr);
     auto i = value_as_int(x, t_);
     if (!i) throw ExpressionError("Argument to arithmetic operation not a number or boolean.");
@@ -645,6 +648,7 @@ class Evaluator {
   Value name(const std::string& n) {
     if (auto v = vars_.lookup(frame_, n)) return v->value;
     if (auto e = enumerator(n)) return *e;
+    if (auto f = function(n)) return *f;
     throw ExpressionError("No symbol \"" + n + "\" in current context.");
   }
 
@@ -659,6 +663,23 @@ class Evaluator {
   }
 
   bool find_enumerator(const std::string& n, TypePtr& type, int64_t& value);
+
+  /// A function by name: a value of its function type at its entry address.
+  std::optional<Value> function(const std::string& n) {
+    if (!modules) return std::nullopt;
+    std::vector<Module*> order;
+    if (frame && frame->module) order.push_back(frame->module);
+    for (const auto& m : modules->modules())
+      if (!frame || m.get() != frame->module) order.push_back(m.get());
+    for (Module* m : order) {
+      DwarfIndex* dw = m->dwarf();
+      if (!dw) continue;
+      auto fns = dw->functions_named(n);
+      if (fns.empty()) continue;
+      return Value::at(m->types().read(fns.front()->die), m->to_runtime(fns.front()->entry));
+    }
+    return std::nullopt;
+  }
 
   Value reg(const std::string& r) {
     LocationContext ctx = vars_.location_context(frame_);

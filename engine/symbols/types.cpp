@@ -226,7 +226,9 @@ TypePtr TypeReader::read(std::optional<DieOffset> off) {
       if (t->dims.empty()) t->dims.push_back(0);
       break;
     case DW_TAG_subroutine_type:
+    case DW_TAG_subprogram:  // a function's own type: the same shape
       t->kind = TypeKind::Function;
+      t->name.clear();
       t->target = read(d.ref(DW_AT_type));
       for (const Die& p : d.children())
         if (p.tag() == DW_TAG_formal_parameter) t->params.push_back(read(p.ref(DW_AT_type)));

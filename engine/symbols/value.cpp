@@ -236,9 +236,12 @@ std::string format(const Value& v, Target& t, const FormatOptions& opt, int dept
     }
     case TypeKind::Void:
       return "void";
-    case TypeKind::Function:
-      return "{" + type_name(*s) + "} " +
-             (v.loc.kind == Location::Kind::Memory ? hex(v.loc.addr) : "?");
+    case TypeKind::Function: {
+      if (v.loc.kind != Location::Kind::Memory) return "{" + type_name(*s) + "} ?";
+      std::string out = "{" + type_name(*s) + "} " + hex(v.loc.addr);
+      std::string sym = opt.symbolize ? opt.symbolize(v.loc.addr) : "";
+      return sym.empty() ? out : out + " <" + sym + ">";
+    }
     case TypeKind::Unknown:
       return "<unknown type " + s->name + ">";
     default:

@@ -252,3 +252,32 @@ TEST_CASE("a watch expression becomes a hardware watchpoint, both ways", "[debug
                     "cannot watch \"total + 1\": it is not a value in memory");
   CHECK_THROWS_WITH(s.dbg.watch(s.tid, 1, "tri", WatchKind::Write), Catch::Contains("56 bytes"));
 }
+
+TEST_CASE("function breakpoints by C++ qualified name", "[debugger]") {
+  Session s(DEMO_CPP);
+  BreakpointSpec full, partial, plain, missing;
+  full.function = "geo::Square::area";
+  partial.function = "Square::area";
+  plain.function = "area";
+  missing.function = "nosuch";
+  auto bps = s.dbg.set_function_breakpoints({full, partial, plain, missing});
+  REQUIRE(bps.size() == 4);
+  REQUIRE(bps[0].addrs.size() == 1);
+  CHECK(bps[1].addrs == bps[0].addrs);
+  CHECK(bps[2].addrs == bps[0].addrs);
+  CHECK(bps[3].addrs.empty());
+  CHECK(bps[3].message == "Function \"nosuch\" not defined.");
+  DebugStop d = s.dbg.resume(Direction::Forward);
+  REQUIRE(d.stop.reason == StopReason::Breakpoint);
+  CHECK(d.breakpoint_ids.size() == 3);
+  CHECK(s.top().function == "geo::Square::area");
+  CHECK_THROWS_WITH(s.eval("side_"), "No symbol \"side_\" in current context.");
+  CHECK(s.eval("this->side_") == "3");
+  // The template instance by its name with arguments.
+  BreakpointSpec twice;
+  twice.function = "geo::twice<int>";
+  bps = s.dbg.set_function_breakpoints({twice});
+  REQUIRE(bps[0].addrs.size() == 1);
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+  CHECK(s.top().function == "geo::twice<int>");
+}

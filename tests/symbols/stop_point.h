@@ -54,12 +54,14 @@ struct Stop {
   /// The value of variable `name` in frame `frame`, formatted; "<missing>" when absent.
   std::string var(size_t frame, const std::string& name) {
     auto v = vars->lookup(frame, name);
-    return v ? rwd::format_value(v->value, *target) : "<missing>";
+    return v ? rwd::format_value(v->value, *target, rwd::symbolizing_options(modules))
+             : "<missing>";
   }
   /// An expression's value in frame `frame`, or "error: MESSAGE".
   std::string eval(size_t frame, const std::string& expr) {
     try {
-      return rwd::format_value(rwd::evaluate_expression(expr, *target, *vars, frame), *target);
+      return rwd::format_value(rwd::evaluate_expression(expr, *target, *vars, frame), *target,
+                               rwd::symbolizing_options(modules));
     } catch (const rwd::ExpressionError& e) {
       return std::string("error: ") + e.what();
     }

@@ -141,6 +141,12 @@ TEMPLATE_TEST_CASE("backtrace through libc's qsort into a callback", "[symbols]"
       if (f.function.find("qsort") != std::string::npos) saw_qsort = true;
     }
     CHECK(saw_qsort);
+    // A function pointer shows the function it points to, as gdb prints it.
+    int q = -1;
+    for (int i = 2; i < main_frame; ++i)
+      if (s.frames[size_t(i)].function.find("qsort_r") != std::string::npos) q = i;
+    REQUIRE(q > 0);
+    CHECK(ends_with(s.var(size_t(q), "cmp"), " <compare_ints>"));
   }
 }
 
@@ -239,11 +245,11 @@ TEST_CASE("modules: executable, libc with separate debug info, load biases", "[s
   CHECK(s.modules.module_at(libc->to_runtime(sym.front()->addr)) == libc);
 }
 
-TEST_CASE("expressions", "[symbols][expressions]") {
+TEMPLATE_TEST_CASE("expressions", "[symbols][expressions]", LiveStop, ReplayStop) {
   for (const Build& b : c_builds()) {
     if (b.optimized) continue;  // -O2 keeps fewer variables; the values below are -O0's
     INFO(b.compiler << " " << b.path);
-    LiveStop s(b.path, 42);
+    TestType s(b.path, 42);
     const std::pair<const char*, const char*> cases[] = {
         {"count", "7"},
         {"count + 1", "8"},
@@ -334,6 +340,13 @@ TEST_CASE("expressions", "[symbols][expressions]") {
       INFO(expr);
       CHECK(s.eval(1, expr) == expected);
     }
+    // Functions: their type and address, as gdb prints them; they decay to pointers.
+    std::string fn = s.eval(1, "compare_ints");
+    CHECK(starts_with(fn, "{int (const void *, const void *)} 0x"));
+    CHECK(ends_with(fn, " <compare_ints>"));
+    CHECK(ends_with(s.eval(1, "&compare_ints"), " <compare_ints>"));
+    CHECK(s.eval(1, "compare_ints == &compare_ints") == "1");
+    CHECK(s.eval(1, "compare_ints == &loop_sum") == "0");
     // Address-valued results: compare with the variables' own addresses.
     auto count = s.vars->lookup(1, "count");
     REQUIRE(count);
