@@ -18,6 +18,9 @@ class TimelineTarget : public Target {
   Registers registers(pid_t tid) override { return timeline_.registers(tid); }
   std::vector<ProcMapping> mappings() override { return timeline_.mappings(tid_); }
   std::vector<uint8_t> auxv() override { return timeline_.auxv(tid_); }
+  std::optional<user_fpregs_struct> fp_registers(pid_t tid) override {
+    return timeline_.fp_registers(tid);
+  }
   pid_t tid() const { return tid_; }
 
  private:

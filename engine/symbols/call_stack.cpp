@@ -58,6 +58,7 @@ std::vector<StackFrame> build_call_stack(Target& target, ModuleList& modules, pi
   for (size_t i = 0; i < physical.size() && out.size() < max_frames; ++i) {
     const PhysicalFrame& p = physical[i];
     StackFrame base;
+    base.tid = tid;
     base.physical = i;
     base.pc = p.pc;
     base.cfa = p.cfa;

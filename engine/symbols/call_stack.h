@@ -18,6 +18,7 @@ namespace rwd {
 
 /// One frame of a call stack.
 struct StackFrame {
+  pid_t tid = 0;             ///< the thread this frame belongs to
   size_t physical = 0;       ///< index of the physical frame (inlined frames share one)
   uint64_t pc = 0;           ///< runtime pc: where the frame is (frame 0) or returns to
   uint64_t cfa = 0;          ///< canonical frame address of the physical frame (0: unknown)

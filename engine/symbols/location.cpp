@@ -139,6 +139,13 @@ Location run(const std::vector<Op>& ops, const LocationContext& ctx) {
     if (result == Result::None && !stack.empty()) result = Result::Memory;
     switch (result) {
       case Result::Register: {
+        if (result_reg >= 17 && result_reg <= 32) {  // xmm0-15
+          if (!ctx.xmm) return 0;
+          const uint8_t* x = ctx.xmm->data() + (result_reg - 17) * 16;
+          out.assign(x, x + std::min<size_t>(size ? size : 16, 16));
+          out.resize(size ? size : 16);
+          return 1;
+        }
         auto v = reg(result_reg);
         if (!v) return 0;
         out.resize(size ? size : 8);

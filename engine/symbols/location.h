@@ -3,6 +3,7 @@
 // frame's registers and the process's memory.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -37,6 +38,9 @@ struct LocationContext {
   std::optional<uint64_t> frame_base;  ///< DW_OP_fbreg's base (from DW_AT_frame_base)
   uint64_t pc = 0;                     ///< link-time pc used to pick a location-list entry
   uint64_t bias = 0;                   ///< module load bias (DW_OP_addr is a link address)
+  /// xmm0-15 (DWARF registers 17-32), 16 bytes each; only in the innermost frame, where
+  /// they are the thread's own (outer frames cannot know them: the ABI saves none).
+  std::optional<std::array<uint8_t, 256>> xmm;
   /// DW_OP_entry_value of register `reg` (the value it had when the function was entered),
   /// resolved through the caller's call-site parameters; nullopt when unknown.
   std::function<std::optional<uint64_t>(int reg)> entry_value;

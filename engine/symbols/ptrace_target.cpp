@@ -22,6 +22,12 @@ Registers PtraceTarget::registers(pid_t tid) {
   return r;
 }
 
+std::optional<user_fpregs_struct> PtraceTarget::fp_registers(pid_t tid) {
+  user_fpregs_struct f{};
+  if (ptrace(PTRACE_GETFPREGS, tid, nullptr, &f) != 0) return std::nullopt;
+  return f;
+}
+
 std::vector<ProcMapping> PtraceTarget::mappings() {
   return read_proc_maps(pid_);
 }

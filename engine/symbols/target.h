@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/arch/registers.h"
@@ -24,6 +25,9 @@ class Target {
   virtual std::vector<ProcMapping> mappings() = 0;
   /// The ELF auxiliary vector (getauxval(3)) as raw 16-byte pairs.
   virtual std::vector<uint8_t> auxv() = 0;
+  /// Floating-point and SSE registers of thread `tid` (the FXSAVE layout of
+  /// PTRACE_GETFPREGS, <sys/user.h>); nullopt when they cannot be read.
+  virtual std::optional<user_fpregs_struct> fp_registers(pid_t tid) = 0;
 };
 
 /// A process stopped under ptrace by the calling thread (the tracer).
@@ -34,6 +38,7 @@ class PtraceTarget : public Target {
   Registers registers(pid_t tid) override;
   std::vector<ProcMapping> mappings() override;
   std::vector<uint8_t> auxv() override;
+  std::optional<user_fpregs_struct> fp_registers(pid_t tid) override;
 
  private:
   pid_t pid_;

@@ -16,6 +16,13 @@ LocationContext FrameVariables::location_context(size_t i) {
   ctx.pc = f.lookup_pc();
   ctx.bias = f.module ? f.module->bias() : 0;
   ctx.entry_value = [this, i](int reg) { return entry_value(i, reg); };
+  if (f.physical == 0) {
+    if (auto fp = target_.fp_registers(f.tid)) {
+      std::array<uint8_t, 256> x;
+      memcpy(x.data(), fp->xmm_space, 256);
+      ctx.xmm = x;
+    }
+  }
   DwarfIndex* dw = f.module ? f.module->dwarf() : nullptr;
   if (dw && f.fn) {
     Die fn = dw->file().die_at(f.fn->die);

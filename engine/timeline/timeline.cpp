@@ -1112,6 +1112,15 @@ Registers Timeline::registers(pid_t tid) {
   return r;
 }
 
+std::optional<user_fpregs_struct> Timeline::fp_registers(pid_t tid) {
+  std::optional<user_fpregs_struct> out;
+  engine_->call([&] {
+    user_fpregs_struct f{};
+    if (ptrace(PTRACE_GETFPREGS, engine_->inspect_tid(tid), nullptr, &f) == 0) out = f;
+  });
+  return out;
+}
+
 std::vector<uint8_t> Timeline::read_memory(pid_t tid, uint64_t addr, size_t len) {
   std::vector<uint8_t> out;
   engine_->call([&] { out = engine_->memory(tid, addr, len); });

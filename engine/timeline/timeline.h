@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,9 @@ class Timeline {
 
   /// Registers of task `tid` at the current point. Throws Error for an unknown task.
   Registers registers(pid_t tid);
+  /// Floating-point and SSE registers of task `tid` (PTRACE_GETFPREGS); nullopt when the
+  /// kernel refuses. Throws Error for an unknown task.
+  std::optional<user_fpregs_struct> fp_registers(pid_t tid);
   /// Up to `len` bytes of task `tid`'s memory at `addr` (fewer where unmapped); breakpoint
   /// patches are hidden.
   std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t len);

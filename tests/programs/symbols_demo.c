@@ -56,6 +56,13 @@ __attribute__((noinline)) int loop_sum(int n) {
   return total;
 }
 
+// At -O2 its double argument lives in xmm0: a value read from the SSE registers.
+__attribute__((noinline)) double scaled(double ratio, int factor) {
+  double r = ratio * factor;
+  sink = (int)r;
+  return r;
+}
+
 int main(int argc, char** argv) {
   int count = 7;
   double ratio = 2.5;
@@ -73,6 +80,7 @@ int main(int argc, char** argv) {
   recurse(4);
   qsort(values, 4, sizeof values[0], compare_ints);
   int sum = loop_sum(3);
+  ratio = scaled(ratio, count);
   printf("%s %d %g %s %d %d %d %d\n", tri.name, count, ratio + global_ratio, greeting,
          list->next->value, c, values[0], sum + argc + (argv[0] != NULL) + global_counter);
   return 0;

@@ -74,15 +74,17 @@ struct Stop {
   }
 };
 
-/// `program` run live under ptrace to stop_here(tag).
+/// `program` run live under ptrace to the entry of `function` (stop_here by default) called
+/// with `tag` as its first integer argument.
 struct LiveStop : Stop {
   LiveProcess process;
   rwd::PtraceTarget ptrace_target;
-  LiveStop(const std::string& program, int tag) : process(program), ptrace_target(process.pid()) {
+  LiveStop(const std::string& program, int tag, const std::string& function = "stop_here")
+      : process(program), ptrace_target(process.pid()) {
     target = &ptrace_target;
     tid = process.pid();
     modules.refresh(*target);
-    REQUIRE(process.run_to(function_address(modules, "stop_here"), uint64_t(tag)));
+    REQUIRE(process.run_to(function_address(modules, function), uint64_t(tag)));
     refresh();
   }
 };
@@ -100,17 +102,17 @@ inline std::string record(const std::string& program) {
   return traces[program] = dir + "/trace";
 }
 
-/// `program` recorded, then replayed on a timeline to stop_here(tag).
+/// `program` recorded, then replayed on a timeline to the same stop as LiveStop.
 struct ReplayStop : Stop {
   std::unique_ptr<rwd::Timeline> timeline;
   std::unique_ptr<rwd::TimelineTarget> replay_target;
-  ReplayStop(const std::string& program, int tag) {
+  ReplayStop(const std::string& program, int tag, const std::string& function = "stop_here") {
     timeline = std::make_unique<rwd::Timeline>(record(program));
     tid = timeline->current().tid;
     replay_target = std::make_unique<rwd::TimelineTarget>(*timeline, tid);
     target = replay_target.get();
     modules.refresh(*target);
-    uint64_t bp = function_address(modules, "stop_here");
+    uint64_t bp = function_address(modules, function);
     timeline->add_breakpoint(bp);
     for (;;) {
       rwd::StopInfo s = timeline->resume_forward();

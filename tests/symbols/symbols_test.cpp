@@ -150,6 +150,20 @@ TEMPLATE_TEST_CASE("backtrace through libc's qsort into a callback", "[symbols]"
   }
 }
 
+TEMPLATE_TEST_CASE("a double in an SSE register (-O2, innermost frame)", "[symbols]", LiveStop,
+                   ReplayStop) {
+  for (const Build& b : c_builds()) {
+    if (!b.optimized) continue;  // at -O0 arguments reach their stack slots after the prologue
+    INFO(b.compiler << " -O2 " << b.path);
+    TestType s(b.path, 7, "scaled");
+    REQUIRE(!s.frames.empty());
+    CHECK(s.frames[0].function == "scaled");
+    CHECK(s.var(0, "ratio") == "2.5");  // DW_OP_reg17: xmm0
+    CHECK(s.var(0, "factor") == "7");
+    CHECK(s.eval(0, "ratio * factor") == "17.5");
+  }
+}
+
 TEMPLATE_TEST_CASE("C++: std::string, a class with a base class, a template", "[symbols]", LiveStop,
                    ReplayStop) {
   {
