@@ -23,7 +23,9 @@ struct Build {
 };
 
 std::vector<Build> c_builds() {
-  std::vector<Build> b = {{DEMO_GCC_O0, false, "gcc"}, {DEMO_GCC_O2, true, "gcc"}};
+  std::vector<Build> b = {{DEMO_GCC_O0, false, "gcc"},
+                          {DEMO_GCC_NOPIE, false, "gcc -no-pie"},
+                          {DEMO_GCC_O2, true, "gcc"}};
   if (std::string(DEMO_CLANG_O0).size()) b.push_back({DEMO_CLANG_O0, false, "clang"});
   if (std::string(DEMO_CLANG_O2).size()) b.push_back({DEMO_CLANG_O2, true, "clang"});
   return b;
@@ -132,15 +134,23 @@ TEMPLATE_TEST_CASE("backtrace through libc's qsort into a callback", "[symbols]"
     REQUIRE(main_frame >= 3);
     CHECK(s.frames[size_t(main_frame)].line == line_of(SOURCE_C, "qsort(values"));
     // Every frame between the callback and main is in libc, and named.
-    bool saw_qsort = false;
+    bool saw_qsort = false, saw_inlined = false;
     for (int i = 2; i < main_frame; ++i) {
       const StackFrame& f = s.frames[size_t(i)];
       REQUIRE(f.module != nullptr);
       CHECK(f.module->path().find("libc.so") != std::string::npos);
       CHECK(!f.function.empty());
       if (f.function.find("qsort") != std::string::npos) saw_qsort = true;
+      if (f.inlined) {
+        // An inlined call is a frame of its own at the same pc as the function holding it.
+        saw_inlined = true;
+        CHECK(f.pc == s.frames[size_t(i) + 1].pc);
+        CHECK(f.line != 0);
+      }
     }
     CHECK(saw_qsort);
+    // glibc's msort_with_tmp is inlined into itself and into qsort_r (with libc6-dbg).
+    if (s.frames[2].module->has_debug_info()) CHECK(saw_inlined);
     // A function pointer shows the function it points to, as gdb prints it.
     int q = -1;
     for (int i = 2; i < main_frame; ++i)
@@ -241,6 +251,10 @@ TEST_CASE("modules: executable, libc with separate debug info, load biases", "[s
   CHECK(exe->path() == DEMO_GCC_O0);
   CHECK(exe->has_debug_info());
   CHECK(exe->bias() != 0);  // PIE
+  LiveStop fixed(DEMO_GCC_NOPIE, 42);
+  REQUIRE(fixed.modules.executable());
+  CHECK(fixed.modules.executable()->bias() == 0);  // non-PIE: linked where it runs
+  CHECK(fixed.frames[1].function == "main");
   Module* libc = nullptr;
   for (const auto& m : s.modules.modules())
     if (m->path().find("libc.so.6") != std::string::npos) libc = m.get();
@@ -369,4 +383,41 @@ TEMPLATE_TEST_CASE("expressions", "[symbols][expressions]", LiveStop, ReplayStop
     CHECK(s.eval(1, "(struct node *)list") == s.eval(1, "list"));
     CHECK(s.eval(1, "*list") == "{value = 1, next = " + s.eval(1, "&n2") + "}");
   }
+}
+
+TEST_CASE("separate debug info through .gnu_debuglink, checked by CRC", "[symbols]") {
+  // A copy of the demo without a build-id whose DWARF lives in a separate file named by
+  // .gnu_debuglink next to it (objcopy's recipe, as distributions once shipped them).
+  char tmpl[] = "/tmp/rewind-debuglink.XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string exe = dir + "/demo", dbg = dir + "/demo.debug";
+  std::string cmd = "gcc -g -O0 -Wl,--build-id=none -o " + exe +
+                    " " SOURCE_C " && objcopy --only-keep-debug " + exe + " " + dbg +
+                    " && strip -g " + exe + " && objcopy --add-gnu-debuglink=" + dbg + " " + exe;
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  {
+    LiveStop s(exe, 42);
+    Module* m = s.modules.executable();
+    REQUIRE(m);
+    CHECK(m->build_id().empty());
+    CHECK(m->debug_file() == dbg);
+    CHECK(s.frames[1].function == "main");
+    CHECK(s.frames[1].line == line_of(SOURCE_C, "stop_here(inner);"));
+    CHECK(s.var(1, "count") == "7");
+  }
+  // A debug file that does not match (another build's) is refused: symbols only.
+  std::string other = "gcc -g -O0 -DOTHER_BUILD -o " + dir +
+                      "/other " SOURCE_C " && objcopy --only-keep-debug " + dir + "/other " + dbg;
+  REQUIRE(std::system(other.c_str()) == 0);
+  {
+    LiveStop s(exe, 42);
+    Module* m = s.modules.executable();
+    REQUIRE(m);
+    CHECK(m->debug_file().empty());
+    CHECK(!m->has_debug_info());
+    CHECK(m->has_symbols());
+    CHECK(s.frames[1].function == "main");  // from the symbol table
+    CHECK(s.frames[1].file.empty());
+  }
+  std::system(("rm -rf " + dir).c_str());
 }
