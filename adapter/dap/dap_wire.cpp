@@ -1,0 +1,68 @@
+#include "adapter/dap/dap_wire.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "engine/errors.h"
+
+namespace rwd {
+
+bool DapReader::fill() {
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno("read DAP input");
+    if (n == 0) return false;
+    buf_.append(chunk, size_t(n));
+    return true;
+  }
+}
+
+std::optional<std::string> DapReader::next() {
+  size_t end;
+  while ((end = buf_.find("\r\n\r\n")) == std::string::npos) {
+    if (buf_.size() > 8192) throw Error("DAP input: header longer than 8 KiB (not DAP?)");
+    if (!fill()) {
+      if (buf_.find_first_not_of(" \t\r\n") == std::string::npos) return std::nullopt;
+      throw Error("DAP input: end of input inside a message header");
+    }
+  }
+  long length = -1;
+  size_t pos = 0;
+  while (pos < end) {
+    size_t eol = buf_.find("\r\n", pos);
+    if (eol == std::string::npos || eol > end) eol = end;
+    std::string line = buf_.substr(pos, eol - pos);
+    static const std::string key = "Content-Length:";
+    if (line.compare(0, key.size(), key) == 0) {
+      char* stop = nullptr;
+      length = std::strtol(line.c_str() + key.size(), &stop, 10);
+      if (length < 0 || stop == line.c_str() + key.size())
+        throw Error("DAP input: bad Content-Length header \"" + line + "\"");
+    }
+    pos = eol + 2;
+  }
+  if (length < 0) throw Error("DAP input: message without a Content-Length header");
+  size_t start = end + 4;
+  while (buf_.size() < start + size_t(length))
+    if (!fill()) throw Error("DAP input: end of input inside a message body");
+  std::string body = buf_.substr(start, size_t(length));
+  buf_.erase(0, start + size_t(length));
+  return body;
+}
+
+void write_dap_message(int fd, const std::string& body) {
+  std::string msg = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  size_t off = 0;
+  while (off < msg.size()) {
+    ssize_t n = ::write(fd, msg.data() + off, msg.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno("write DAP output");
+    off += size_t(n);
+  }
+}
+
+}  // namespace rwd
