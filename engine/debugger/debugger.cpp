@@ -56,36 +56,11 @@ void Debugger::set_addresses(Breakpoint& bp, const std::vector<uint64_t>& old) {
   for (uint64_t a : bp.addrs) refs_.add(a);
 }
 
-std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file,
-                                                         const std::vector<BreakpointSpec>& specs) {
-  for (auto it = breakpoints_.begin(); it != breakpoints_.end();) {
-    if (it->second.spec.function.empty() && it->second.spec.file == file) {
-      for (uint64_t a : it->second.addrs) refs_.remove(a);
-      it = breakpoints_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  std::vector<Breakpoint> out;
-  for (BreakpointSpec spec : specs) {
-    if (!spec.condition.empty()) check_expression_syntax(spec.condition);
-    if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
-    spec.file = file;
-    Breakpoint bp;
-    bp.id = next_id_++;
-    bp.spec = spec;
-    bind_breakpoint(bp, modules_);
-    for (uint64_t a : bp.addrs) refs_.add(a);
-    breakpoints_[bp.id] = bp;
-    out.push_back(bp);
-  }
-  return out;
-}
-
-std::vector<Breakpoint> Debugger::set_function_breakpoints(
+std::vector<Breakpoint> Debugger::replace_breakpoints(
+    const std::function<bool(const Breakpoint&)>& replaced,
     const std::vector<BreakpointSpec>& specs) {
   for (auto it = breakpoints_.begin(); it != breakpoints_.end();) {
-    if (!it->second.spec.function.empty()) {
+    if (replaced(it->second)) {
       for (uint64_t a : it->second.addrs) refs_.remove(a);
       it = breakpoints_.erase(it);
     } else {
@@ -105,6 +80,19 @@ std::vector<Breakpoint> Debugger::set_function_breakpoints(
     out.push_back(bp);
   }
   return out;
+}
+
+std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file,
+                                                         std::vector<BreakpointSpec> specs) {
+  for (BreakpointSpec& spec : specs) spec.file = file;
+  return replace_breakpoints(
+      [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
+      specs);
+}
+
+std::vector<Breakpoint> Debugger::set_function_breakpoints(
+    const std::vector<BreakpointSpec>& specs) {
+  return replace_breakpoints([](const Breakpoint& bp) { return !bp.spec.function.empty(); }, specs);
 }
 
 std::vector<int> Debugger::rebind_breakpoints() {

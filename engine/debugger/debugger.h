@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,7 +48,7 @@ class Debugger {
 
   /// Replaces the breakpoints of one source file (DAP setBreakpoints) and returns them bound.
   std::vector<Breakpoint> set_source_breakpoints(const std::string& file,
-                                                 const std::vector<BreakpointSpec>& specs);
+                                                 std::vector<BreakpointSpec> specs);
   /// Replaces all function breakpoints (DAP setFunctionBreakpoints).
   std::vector<Breakpoint> set_function_breakpoints(const std::vector<BreakpointSpec>& specs);
   /// Re-binds pending breakpoints after libraries were loaded; returns the ids that changed.
@@ -85,6 +86,11 @@ class Debugger {
     bool stack_read = false;
   };
   void moved();
+  /// Removes the breakpoints `replaced` selects and adds, binds and arms `specs` (a DAP
+  /// set*Breakpoints request replaces a whole group). Throws Error on a malformed condition.
+  std::vector<Breakpoint> replace_breakpoints(
+      const std::function<bool(const Breakpoint&)>& replaced,
+      const std::vector<BreakpointSpec>& specs);
   void set_addresses(Breakpoint& bp, const std::vector<uint64_t>& old);
   /// The user breakpoints at `addr` whose conditions hold for `tid` (counting hits);
   /// logpoints append to `log` and are not returned.

@@ -21,6 +21,14 @@ StopInfo step_stop(const StopInfo& from) {
 
 }  // namespace
 
+StopInfo LineStepper::breakpoint_stop(pid_t tid, uint64_t pc) {
+  StopInfo b = tl_.current();
+  b.reason = StopReason::Breakpoint;
+  b.addr = pc;
+  b.tid = tid;
+  return b;
+}
+
 LineStepper::Frame LineStepper::frame_of(pid_t tid) {
   TimelineTarget target(tl_, tid);
   Frame f;
@@ -151,13 +159,7 @@ StopInfo LineStepper::step_forward(pid_t tid, StepKind kind) {
       ref_line = line;
       continue;
     }
-    if (f.pc != start_pc && user_bp_(tid, f.pc)) {
-      StopInfo b = tl_.current();
-      b.reason = StopReason::Breakpoint;
-      b.addr = f.pc;
-      b.tid = tid;
-      return b;
-    }
+    if (f.pc != start_pc && user_bp_(tid, f.pc)) return breakpoint_stop(tid, f.pc);
     uint32_t line = 0, start = row_start_line(f.pc, &line);
     if (start && start != ref_line) return step_stop(tl_.current());
   }
@@ -199,13 +201,7 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
       row_start_line(f.pc, &target);
       continue;
     }
-    if (f.pc != start_pc && user_bp_(tid, f.pc)) {
-      StopInfo b = tl_.current();
-      b.reason = StopReason::Breakpoint;
-      b.addr = f.pc;
-      b.tid = tid;
-      return b;
-    }
+    if (f.pc != start_pc && user_bp_(tid, f.pc)) return breakpoint_stop(tid, f.pc);
     uint32_t line = 0;
     row_start_line(f.pc, &line);
     if (line == 0) continue;

@@ -53,6 +53,8 @@ class LineStepper {
   StopInfo step_forward(pid_t tid, StepKind kind);
   StopInfo step_backward(pid_t tid, StepKind kind);
   bool done(const StopInfo& s) const { return s.reason != StopReason::Step; }
+  /// The current point reported as a stop at the user breakpoint at `pc` (a step reached it).
+  StopInfo breakpoint_stop(pid_t tid, uint64_t pc);
 
   Timeline& tl_;
   ModuleList& modules_;

@@ -666,17 +666,10 @@ class Evaluator {
 
   /// A function by name: a value of its function type at its entry address.
   std::optional<Value> function(const std::string& n) {
-    if (!modules) return std::nullopt;
-    std::vector<Module*> order;
-    if (frame && frame->module) order.push_back(frame->module);
-    for (const auto& m : modules->modules())
-      if (!frame || m.get() != frame->module) order.push_back(m.get());
-    for (Module* m : order) {
-      DwarfIndex* dw = m->dwarf();
-      if (!dw) continue;
-      auto fns = dw->functions_named(n);
-      if (fns.empty()) continue;
-      return Value::at(m->types().read(fns.front()->die), m->to_runtime(fns.front()->entry));
+    for (auto [m, unit] : vars_.search_order(frame_)) {
+      auto fns = m->dwarf()->functions_named(n);
+      if (!fns.empty())
+        return Value::at(m->types().read(fns.front()->die), m->to_runtime(fns.front()->entry));
     }
     return std::nullopt;
   }
@@ -921,24 +914,11 @@ class Evaluator {
   Target& t_;
   FrameVariables& vars_;
   size_t frame_;
-
- public:
-  ModuleList* modules = nullptr;
-  const StackFrame* frame = nullptr;
 };
 
 bool Evaluator::find_enumerator(const std::string& n, TypePtr& type, int64_t& value) {
-  if (!modules) return false;
-  std::vector<Module*> order;
-  if (frame && frame->module) order.push_back(frame->module);
-  for (const auto& m : modules->modules())
-    if (!frame || m.get() != frame->module) order.push_back(m.get());
-  for (Module* m : order) {
-    DwarfIndex* dw = m->dwarf();
-    if (!dw) continue;
-    std::optional<size_t> unit;
-    if (frame && m == frame->module && frame->fn) unit = frame->fn->unit;
-    if (auto e = dw->enumerator_named(n, unit)) {
+  for (auto [m, unit] : vars_.search_order(frame_)) {
+    if (auto e = m->dwarf()->enumerator_named(n, unit)) {
       type = m->types().read(e->first);
       value = e->second;
       return true;
@@ -952,8 +932,6 @@ bool Evaluator::find_enumerator(const std::string& n, TypePtr& type, int64_t& va
 Value evaluate_expression(const std::string& text, Target& target, FrameVariables& vars,
                           size_t frame) {
   Evaluator ev(target, vars, frame);
-  ev.modules = &vars.modules();
-  ev.frame = &vars.frame(frame);
   Parser p(text, [&](const std::string& name) { return ev.is_type(name); });
   NodePtr tree = p.parse();
   Value v = ev.eval(*tree);

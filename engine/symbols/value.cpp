@@ -31,6 +31,12 @@ Value Value::unavailable(TypePtr type, Location loc) {
   return v;
 }
 
+Value Value::from(TypePtr type, const Location& loc) {
+  if (loc.kind == Location::Kind::Memory) return at(std::move(type), loc.addr);
+  if (loc.kind == Location::Kind::Bytes) return of(std::move(type), loc.bytes);
+  return unavailable(std::move(type), loc);
+}
+
 std::optional<std::vector<uint8_t>> value_bytes(const Value& v, Target& t, std::string* error) {
   size_t size = v.type ? size_t(type_size(*v.type)) : 0;
   if (v.bit_size) size = (v.bit_offset + v.bit_size + 7) / 8;

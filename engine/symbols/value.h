@@ -27,6 +27,8 @@ struct Value {
   static Value of(TypePtr type, std::vector<uint8_t> bytes);
   /// A value that cannot be read, with gdb's wording in `why` ("<optimized out>" etc.).
   static Value unavailable(TypePtr type, Location loc);
+  /// A value at an evaluated location: in memory, made of its bytes, or unavailable.
+  static Value from(TypePtr type, const Location& loc);
   bool available() const {
     return loc.kind == Location::Kind::Memory || loc.kind == Location::Kind::Bytes;
   }

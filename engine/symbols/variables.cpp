@@ -117,14 +117,7 @@ Variable FrameVariables::read_variable(size_t i, const Die& die, bool argument) 
     v.value = Value::of(type, bytes);
     return v;
   }
-  Location loc = evaluate_location(die, DW_AT_location, location_context(i));
-  if (loc.kind == Location::Kind::Memory || loc.kind == Location::Kind::Bytes) {
-    v.value.type = type;
-    v.value.loc = loc;
-    if (loc.kind == Location::Kind::Bytes) v.value = Value::of(type, loc.bytes);
-  } else {
-    v.value = Value::unavailable(type, loc);
-  }
+  v.value = Value::from(type, evaluate_location(die, DW_AT_location, location_context(i)));
   return v;
 }
 
@@ -188,17 +181,9 @@ std::optional<Variable> FrameVariables::lookup(size_t i, const std::string& name
     if (v.name == name) return v;
   for (auto& v : arguments(i))
     if (v.name == name) return v;
-  const StackFrame& f = frames_.at(i);
   // The frame's own unit first (file statics), then every module's globals.
-  std::vector<Module*> order;
-  if (f.module) order.push_back(f.module);
-  for (const auto& m : modules_.modules())
-    if (m.get() != f.module) order.push_back(m.get());
-  for (Module* m : order) {
+  for (auto [m, unit] : search_order(i)) {
     DwarfIndex* dw = m->dwarf();
-    if (!dw) continue;
-    std::optional<size_t> unit;
-    if (m == f.module && f.fn) unit = f.fn->unit;
     auto found = dw->globals_named(name, unit);
     if (found.empty()) continue;
     Die d = dw->file().die_at(found.front()->die);
@@ -208,33 +193,28 @@ std::optional<Variable> FrameVariables::lookup(size_t i, const std::string& name
     ctx.bias = m->bias();
     Variable v;
     v.name = name;
-    TypePtr type = m->types().read(d.type());
-    Location loc = evaluate_location(d, DW_AT_location, ctx);
-    v.value = loc.kind == Location::Kind::Memory  ? Value::at(type, loc.addr)
-              : loc.kind == Location::Kind::Bytes ? Value::of(type, loc.bytes)
-                                                  : Value::unavailable(type, loc);
+    v.value = Value::from(m->types().read(d.type()), evaluate_location(d, DW_AT_location, ctx));
     return v;
   }
   return std::nullopt;
 }
 
-TypePtr FrameVariables::lookup_type(size_t i, const std::string& name) {
+std::vector<std::pair<Module*, std::optional<size_t>>> FrameVariables::search_order(size_t i) {
   const StackFrame& f = frames_.at(i);
+  std::vector<std::pair<Module*, std::optional<size_t>>> out;
+  if (f.module && f.module->dwarf())
+    out.emplace_back(f.module, f.fn ? std::optional<size_t>(f.fn->unit) : std::nullopt);
+  for (const auto& m : modules_.modules())
+    if (m.get() != f.module && m->dwarf()) out.emplace_back(m.get(), std::nullopt);
+  return out;
+}
+
+TypePtr FrameVariables::lookup_type(size_t i, const std::string& name) {
   std::string plain = name;
   for (const char* prefix : {"struct ", "union ", "enum ", "class "})
     if (plain.rfind(prefix, 0) == 0) plain = plain.substr(strlen(prefix));
-  std::vector<Module*> order;
-  if (f.module) order.push_back(f.module);
-  for (const auto& m : modules_.modules())
-    if (m.get() != f.module) order.push_back(m.get());
-  for (Module* m : order) {
-    DwarfIndex* dw = m->dwarf();
-    if (!dw) continue;
-    std::optional<size_t> unit;
-    if (m == f.module && f.fn) unit = f.fn->unit;
-    if (auto off = dw->type_named(plain, unit)) return m->types().read(*off);
-    if (m == f.module) continue;
-  }
+  for (auto [m, unit] : search_order(i))
+    if (auto off = m->dwarf()->type_named(plain, unit)) return m->types().read(*off);
   return nullptr;
 }
 

@@ -36,8 +36,10 @@ class FrameVariables {
   std::optional<Variable> lookup(size_t i, const std::string& name);
   /// A named type visible from frame `i` ("struct point", "color", "Circle"); nullptr when none.
   TypePtr lookup_type(size_t i, const std::string& name);
-  ModuleList& modules() { return modules_; }
-  const StackFrame& frame(size_t i) const { return frames_.at(i); }
+  /// The modules with DWARF in the order names are looked up from frame `i`: the frame's
+  /// own module first, with the frame's compile unit (searched before the others), then
+  /// every other module (no unit).
+  std::vector<std::pair<Module*, std::optional<size_t>>> search_order(size_t i);
   /// The location context (registers, CFA, frame base) of frame `i`.
   LocationContext location_context(size_t i);
 
