@@ -3,30 +3,17 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <fstream>
 
 #include "tests/dap/dap_client.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
 
 using nlohmann::json;
 
 namespace {
 
 uint32_t line_of(const std::string& marker) {
-  std::ifstream in(SOURCE_C);
-  std::string line;
-  for (uint32_t n = 1; std::getline(in, line); ++n)
-    if (line.find(marker) != std::string::npos) return n;
-  FAIL("marker not found: " << marker);
-  return 0;
-}
-
-std::string record_demo() {
-  char tmpl[] = "/tmp/rewind-dap.XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  std::string cmd =
-      std::string(REWIND_BIN) + " record -o " + dir + "/trace " + DEMO + " >/dev/null 2>&1";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  return dir + "/trace";
+  return test::line_of(SOURCE_C, marker);
 }
 
 json top_frame(test::DapClient& c, int tid) {
@@ -46,7 +33,7 @@ std::string evaluate(test::DapClient& c, int frame_id, const std::string& expr) 
 }  // namespace
 
 TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
-  std::string trace = record_demo();
+  std::string trace = test::recorded_trace(REWIND_BIN, DEMO);
   test::DapClient c(REWIND_BIN);
 
   json init = c.request("initialize", {{"adapterID", "rewind"}, {"linesStartAt1", true}});

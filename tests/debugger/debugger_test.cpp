@@ -6,33 +6,18 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
+
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
 
 using namespace rwd;
 
 namespace {
 
 uint32_t line_of(const std::string& marker) {
-  std::ifstream in(SOURCE_C);
-  std::string line;
-  for (uint32_t n = 1; std::getline(in, line); ++n)
-    if (line.find(marker) != std::string::npos) return n;
-  FAIL("marker not found: " << marker);
-  return 0;
-}
-
-const std::string& trace_of(const std::string& program) {
-  static std::map<std::string, std::string> traces;
-  auto it = traces.find(program);
-  if (it != traces.end()) return it->second;
-  char tmpl[] = "/tmp/rewind-debugger.XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  std::string cmd =
-      std::string(REWIND_BIN) + " record -o " + dir + "/trace " + program + " >/dev/null 2>&1";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  return traces[program] = dir + "/trace";
+  return test::line_of(SOURCE_C, marker);
 }
 
 std::vector<const char*> programs() {
@@ -47,7 +32,7 @@ struct Session {
   Debugger dbg;
   pid_t tid;
   explicit Session(const std::string& program)
-      : tl(trace_of(program)), dbg(tl), tid(tl.current().tid) {}
+      : tl(test::recorded_trace(REWIND_BIN, program)), dbg(tl), tid(tl.current().tid) {}
   const StackFrame& top() { return dbg.stack(tid).at(0); }
   std::string eval(const std::string& e) {
     return format_value(dbg.evaluate(tid, 0, e), dbg.target(tid));

@@ -4,28 +4,17 @@
 #pragma once
 
 #include <catch2/catch.hpp>
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <memory>
 #include <string>
 
 #include "engine/debugger/timeline_target.h"
 #include "engine/symbols/expression.h"
 #include "engine/symbols/variables.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
 #include "tests/symbols/live_process.h"
 
 namespace test {
-
-/// 1-based number of the first line of `source` containing `marker`.
-inline uint32_t line_of(const std::string& source, const std::string& marker) {
-  std::ifstream in(source);
-  std::string line;
-  for (uint32_t n = 1; std::getline(in, line); ++n)
-    if (line.find(marker) != std::string::npos) return n;
-  FAIL("marker not found in " << source << ": " << marker);
-  return 0;
-}
 
 /// Runtime address of function `name` in the program's executable (from rewind's own
 /// symbol table).
@@ -89,25 +78,12 @@ struct LiveStop : Stop {
   }
 };
 
-/// Records `program` with rewind (once per program and test run); returns the trace.
-inline std::string record(const std::string& program) {
-  static std::map<std::string, std::string> traces;
-  auto it = traces.find(program);
-  if (it != traces.end()) return it->second;
-  char tmpl[] = "/tmp/rewind-symbols.XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  std::string cmd =
-      std::string(REWIND_BIN) + " record -o " + dir + "/trace " + program + " >/dev/null 2>&1";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  return traces[program] = dir + "/trace";
-}
-
 /// `program` recorded, then replayed on a timeline to the same stop as LiveStop.
 struct ReplayStop : Stop {
   std::unique_ptr<rwd::Timeline> timeline;
   std::unique_ptr<rwd::TimelineTarget> replay_target;
   ReplayStop(const std::string& program, int tag, const std::string& function = "stop_here") {
-    timeline = std::make_unique<rwd::Timeline>(record(program));
+    timeline = std::make_unique<rwd::Timeline>(recorded_trace(REWIND_BIN, program));
     tid = timeline->current().tid;
     replay_target = std::make_unique<rwd::TimelineTarget>(*timeline, tid);
     target = replay_target.get();
