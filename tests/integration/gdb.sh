@@ -125,8 +125,15 @@ expect divert '\$1 = 99 .*Breakpoint 1, tick \(i=3\).*\$2 = 3 \$3 = 3 .*\$4 = 10
   || fail "record many_events"
 cat >"$WORK/ctrlc.gdb" <<'GDB'
 python
-import threading, os, signal
-threading.Timer(0.4, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+import threading, os, signal, time
+# A Ctrl-C that reaches gdb before the continue is under way is dropped (on a loaded machine
+# gdb may still be busy then), so press it again every 0.3 s until gdb reports a stop.
+stopped = threading.Event()
+gdb.events.stop.connect(lambda e: stopped.set())
+def press():
+    while not stopped.wait(0.3):
+        os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=press, daemon=True).start()
 end
 continue
 monitor when
