@@ -1,11 +1,11 @@
 // rewind dump: the events of a trace, as text or JSON.
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
+#include "engine/trace/event_text.h"
 #include "engine/trace/trace_dir.h"
 #include "engine/trace/trace_reader.h"
 
@@ -53,47 +53,6 @@ nlohmann::json to_json(const Event& e) {
   return j;
 }
 
-/// errno's name, or the kernel-internal restart codes a syscall stop can show
-/// (include/linux/errno.h: ERESTARTSYS 512 ... ERESTART_RESTARTBLOCK 516).
-std::string error_name(int64_t err) {
-  static constexpr const char* kRestart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND",
-                                             "ENOIOCTLCMD", "ERESTART_RESTARTBLOCK"};
-  if (err >= 512 && err <= 516) return kRestart[err - 512];
-  const char* name = strerrorname_np(int(err));
-  return name ? name : "?";
-}
-
-std::string detail(const Event& e) {
-  switch (e.kind) {
-    case EventKind::Syscall: {
-      std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);
-      if (e.result < 0 && e.result > -4096) s += " (" + error_name(-e.result) + ")";
-      if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
-      if (e.output != OutputStream::None)
-        s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";
-      return s;
-    }
-    case EventKind::Exec: {
-      std::string s;
-      for (const auto& a : e.argv) s += (s.empty() ? "" : " ") + a;
-      return s;
-    }
-    case EventKind::Signal:
-      return signal_name(e.signo) + (e.synchronous ? " (fault)" : "") + " at " + hex(e.regs.rip);
-    case EventKind::Exit:
-      return WIFSIGNALED(e.status) ? "killed by " + signal_name(WTERMSIG(e.status))
-                                   : "status " + std::to_string(WEXITSTATUS(e.status));
-    case EventKind::Rdtsc:
-      return std::to_string((e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu));
-    case EventKind::SyscallEntry:
-      return syscall_name(e.syscallno()) + " (blocked; another task runs)";
-    case EventKind::Sched:
-      return "preempted at " + hex(e.regs.rip);
-    case EventKind::End:
-      return "";
-  }
-  return "";
-}
 }  // namespace
 
 Runner add_dump(CLI::App& app) {
@@ -117,7 +76,7 @@ Runner add_dump(CLI::App& app) {
         std::printf("%s\n%s", first ? "" : ",", j.dump().c_str());
       } else {
         std::printf("%8llu %7d %-8s %s\n", (unsigned long long)e->number, e->tid,
-                    event_kind_name(e->kind), detail(*e).c_str());
+                    event_kind_name(e->kind), describe_event(*e).c_str());
       }
       first = false;
     }

@@ -47,7 +47,7 @@ Runner add_record(CLI::App& app) {
       "rewind cannot record it.");
   auto opts = std::make_shared<RecordOptions>();
   auto ticks = std::make_shared<std::string>("auto");
-  cmd->add_option("-o,--output", opts->output_dir, "Write the trace to this new directory");
+  cmd->add_option("-o,--output", opts->output_dir, "Write the trace to this new (or empty) directory");
   cmd->add_flag("-v,--verbose", opts->verbose, "Say where the trace went");
   cmd->add_flag("--chaos", opts->chaos,
                 "Chaos mode: random time slices and scheduling order between threads, so that "

@@ -7,7 +7,10 @@ pkgs=(
   nlohmann-json3-dev libcli11-dev      # JSON; command-line parsing
   libzstd-dev libxxhash-dev            # trace compression; checksums and digests
   libdwarf-dev libelf-dev libunwind-dev zlib1g-dev    # DWARF, ELF, unwinding, CRC-32
+  libcapstone-dev                      # disassembly (DAP disassemble)
+  python3-jsonschema                   # the DAP test validates every message against the schema
   libasio-dev                          # gdb/DAP sockets
+  libssl-dev                           # base64 for DAP readMemory (OpenSSL's libcrypto)
   libc6-dbg clang                      # the symbol tests: libc's separate debug info; clang builds
   catch2                               # unit tests
   python3 r-base-core sqlite3 gcc file # programs the integration tests record

@@ -1,70 +1,181 @@
 // One Debug Adapter Protocol session over a replayed trace (DESIGN.md "The DAP adapter"):
-// requests in, responses and events out, the engine's Debugger underneath.
+// requests in, responses and events out, the engine's Debugger underneath. The handlers live
+// in several files by subject: dap_session.cpp (dispatch, life cycle, stops), dap_launch.cpp
+// (launch, attach, Record & Debug), dap_breakpoints.cpp, dap_inspect.cpp (threads, stacks,
+// variables, evaluate), dap_execution.cpp (continue, steps, pause, restart, seek),
+// dap_program.cpp (modules, sources, memory, disassembly), dap_timeline.cpp (rewind/*).
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "adapter/dap/event_index.h"
 #include "engine/debugger/debugger.h"
 
 namespace rwd {
 
-/// Handles the requests of one client. Not thread-safe: one message at a time.
+/// How a session is served.
+struct DapSessionOptions {
+  /// When non-empty, launch and attach must carry `"token": token` (a non-loopback
+  /// `rewind dap --listen`); a wrong or missing token is refused and the session ends.
+  std::string token;
+  /// The rewind executable, run as `rewind record` for Record & Debug launches.
+  std::string rewind_exe = "/proc/self/exe";
+};
+
+/// Handles the requests of one client. handle() is called from one thread, one message at
+/// a time; on_arrival() from the thread that reads the connection.
 class DapSession {
  public:
-  /// `send` writes one message (a response or an event) to the client.
-  explicit DapSession(std::function<void(const nlohmann::json&)> send);
+  /// `send` writes one message (a response or an event) to the client; it is called from
+  /// the handling thread and from the timeline's engine thread (program output), never
+  /// concurrently.
+  DapSession(std::function<void(const nlohmann::json&)> send, DapSessionOptions opts = {});
   ~DapSession();
   /// Handles one message body. Malformed JSON and bad requests get an error response (or,
   /// without a request to answer, an output event); the session goes on. Returns false once
-  /// the client disconnected.
+  /// the session is over (disconnect, terminate, or a refused token).
   bool handle(const std::string& body);
+  /// Sees each message as soon as it is read, before it waits its turn: `pause` interrupts
+  /// a running continue, `cancel` marks a waiting request, `disconnect`/`terminate` stop a
+  /// recording in progress. Thread-safe.
+  void on_arrival(const std::string& body);
+  /// Tells the session its client went away without disconnecting: anything running stops.
+  void on_client_gone();
 
  private:
   using Handler = void (DapSession::*)(const nlohmann::json& req);
   /// What a variablesReference names: a scope of a frame, or a value's children.
   struct VarRef {
-    enum Kind { Locals, Arguments, Globals, Children } kind;
+    enum Kind { Locals, Arguments, Globals, Registers, Children } kind;
     pid_t tid = 0;
     size_t frame = 0;
     Value value;
   };
+  /// A data breakpoint as set by setDataBreakpoints.
+  struct DataBreakpoint {
+    int id = 0;
+    std::string name;  ///< what the user watches ("counter", "p->next")
+    WatchInfo watch;
+    WatchKind kind = WatchKind::Write;
+  };
 
+  // dap_session.cpp: messages and state.
+  void post(nlohmann::json msg);
   void respond(const nlohmann::json& req, nlohmann::json body = nlohmann::json::object());
   void fail(const nlohmann::json& req, const std::string& message);
   void event(const std::string& name, nlohmann::json body = nlohmann::json::object());
-  Debugger& debugger(const nlohmann::json& req);  // throws when not launched
+  void dispatch(const nlohmann::json& req);
+  Debugger& debugger();  // throws when not launched
   void stopped(const DebugStop& d, const std::string& step_reason = "step");
-  pid_t thread_arg(const nlohmann::json& req);
-  int ref_for(VarRef r);
-  nlohmann::json variable_json(const std::string& name, const Value& v, pid_t tid);
-  std::string format(const Value& v, pid_t tid);
-
+  void announce_changes();
+  nlohmann::json capabilities() const;
   void initialize(const nlohmann::json& req);
-  void launch(const nlohmann::json& req);
-  void configuration_done(const nlohmann::json& req);
   void disconnect(const nlohmann::json& req);
+  void cancel(const nlohmann::json& req);
+  int line_out(uint32_t line) const { return int(line) - (lines_from_1_ ? 0 : 1); }
+  uint32_t line_in(int64_t line) const { return uint32_t(line + (lines_from_1_ ? 0 : 1)); }
+  nlohmann::json source_json(const std::string& path);
+
+  // dap_launch.cpp
+  void launch(const nlohmann::json& req);
+  void attach(const nlohmann::json& req);
+  void check_token(const nlohmann::json& args);
+  std::string record_program(const nlohmann::json& args);
+  void open_trace(const std::string& trace, bool echo_output);
+  void configuration_done(const nlohmann::json& req);
+
+  // dap_breakpoints.cpp
   void set_breakpoints(const nlohmann::json& req);
   void set_function_breakpoints(const nlohmann::json& req);
+  void set_instruction_breakpoints(const nlohmann::json& req);
   void set_exception_breakpoints(const nlohmann::json& req);
+  void data_breakpoint_info(const nlohmann::json& req);
+  void set_data_breakpoints(const nlohmann::json& req);
+  void breakpoint_locations(const nlohmann::json& req);
+  nlohmann::json breakpoint_json(const Breakpoint& bp);
+  std::string data_breakpoint_description(const StopInfo& stop, std::vector<int>& ids);
+
+  // dap_inspect.cpp
   void threads(const nlohmann::json& req);
   void stack_trace(const nlohmann::json& req);
   void scopes(const nlohmann::json& req);
   void variables(const nlohmann::json& req);
   void evaluate(const nlohmann::json& req);
+  void set_variable(const nlohmann::json& req);
+  void set_expression(const nlohmann::json& req);
+  void completions(const nlohmann::json& req);
+  void exception_info(const nlohmann::json& req);
+  pid_t thread_arg(const nlohmann::json& req);
+  std::pair<pid_t, size_t> frame_arg(const nlohmann::json& req, bool required);
+  int ref_for(VarRef r);
+  nlohmann::json variable_json(const std::string& name, const Value& v, pid_t tid);
+  std::string format(const Value& v, pid_t tid);
+  nlohmann::json register_variables(pid_t tid, size_t frame);
+  nlohmann::json assign(pid_t tid, size_t frame, const std::string& lvalue,
+                        const std::string& value);
+
+  // dap_execution.cpp
+  /// Runs `op` (a resume or step) so that pause and disconnect can interrupt it.
+  DebugStop running(const std::function<DebugStop()>& op);
   void resume(const nlohmann::json& req);
   void step(const nlohmann::json& req);
+  void pause(const nlohmann::json& req);
+  void restart(const nlohmann::json& req);
+  void seek(const nlohmann::json& req);
+
+  // dap_program.cpp
+  void modules(const nlohmann::json& req);
+  void loaded_sources(const nlohmann::json& req);
+  void source(const nlohmann::json& req);
+  void read_memory(const nlohmann::json& req);
+  void disassemble(const nlohmann::json& req);
+  nlohmann::json module_json(const Module& m);
+
+  // dap_timeline.cpp
+  void timeline_events(const nlohmann::json& req);
+  void checkpoints(const nlohmann::json& req);
+  void when(const nlohmann::json& req);
+  nlohmann::json when_json();
 
   std::function<void(const nlohmann::json&)> send_;
+  DapSessionOptions opts_;
+  std::mutex send_mu_;
   int seq_ = 1;
   std::unique_ptr<Timeline> timeline_;
   std::unique_ptr<Debugger> debugger_;
-  bool stop_on_entry_ = false, configured_ = false, ended_ = false;
+  std::unique_ptr<EventIndex> events_;
+  std::string trace_dir_;
+  std::atomic<Timeline*> running_{nullptr};  ///< the timeline while a resume runs
+  std::atomic<pid_t> recording_{0};          ///< the `rewind record` child while it runs
+  std::mutex cancel_mu_;
+  std::set<int64_t> cancelled_;  ///< seqs of requests cancelled before their turn
+  bool stop_on_entry_ = false, configured_ = false, ended_ = false, lines_from_1_ = true;
+  bool client_invalidated_ = false, client_run_in_terminal_ = false;
+  /// Sources are served through the `source` request (each Source has a sourceReference):
+  /// the client may be on another machine, without the files. Attach sessions do this by
+  /// default; the "sourcesFromServer" argument of launch and attach chooses.
+  bool serve_sources_ = false;
+  int exit_code_ = -1;  ///< the recorded program's exit status (record mode)
+  std::string start_method_ = "launch";
   std::vector<std::pair<pid_t, size_t>> frames_;  ///< frameId - 1 -> (thread, frame index)
   std::vector<VarRef> refs_;                      ///< variablesReference - 1 -> what it names
+  std::vector<DataBreakpoint> data_breakpoints_;
+  std::map<std::string, WatchInfo> watchable_;  ///< dataId -> what dataBreakpointInfo found
+  int next_data_id_ = 100000;                   ///< data breakpoint ids, apart from the Debugger's
+  std::map<std::string, int> source_refs_;      ///< path -> sourceReference (remote sessions)
+  std::vector<std::string> source_paths_;       ///< sourceReference - 1 -> path
+  std::set<pid_t> known_threads_;
+  std::map<std::string, nlohmann::json> known_modules_;  ///< id -> Module, as last announced
+  std::optional<StopInfo> last_stop_;
+  std::vector<uint64_t> user_checkpoints_;  ///< checkpoint id - 1 -> event it was taken after
 };
 
 }  // namespace rwd

@@ -1,5 +1,6 @@
 #include "adapter/dap/dap_wire.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,14 @@ namespace rwd {
 bool DapReader::fill() {
   char chunk[65536];
   for (;;) {
+    if (wake_fd_ >= 0) {
+      pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+      if (poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        throw_errno("poll DAP input");
+      }
+      if (fds[1].revents) return false;
+    }
     ssize_t n = ::read(fd_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw_errno("read DAP input");
@@ -52,6 +61,32 @@ std::optional<std::string> DapReader::next() {
   std::string body = buf_.substr(start, size_t(length));
   buf_.erase(0, start + size_t(length));
   return body;
+}
+
+std::string valid_utf8(const std::string& bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  size_t i = 0;
+  while (i < bytes.size()) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
+    bool ok = len > 0 && i + len <= bytes.size();
+    for (size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(bytes[i + k]) & 0xc0) == 0x80;
+    if (ok && len == 2) ok = c >= 0xc2;  // no overlong encodings
+    if (ok) {
+      out.append(bytes, i, len);
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
 }
 
 void write_dap_message(int fd, const std::string& body) {

@@ -15,10 +15,33 @@ Debugger::Debugger(Timeline& timeline)
   moved();
 }
 
+bool SignalStops::stops(int signo, bool is_fatal) const {
+  return all || (fatal && is_fatal) ||
+         std::find(signals.begin(), signals.end(), signo) != signals.end();
+}
+
 void Debugger::moved() {
   views_.clear();
   TimelineTarget t(tl_, tl_.current().tid);
   modules_.refresh(t);
+  if (modules_.modules().size() != module_count_) {
+    module_count_ = modules_.modules().size();
+    for (int id : rebind_breakpoints())
+      if (std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end()) rebound_.push_back(id);
+  }
+}
+
+std::vector<Breakpoint> Debugger::take_rebound_breakpoints() {
+  std::vector<Breakpoint> out;
+  for (int id : rebound_)
+    if (const Breakpoint* bp = breakpoint(id)) out.push_back(*bp);
+  rebound_.clear();
+  return out;
+}
+
+const Breakpoint* Debugger::breakpoint(int id) const {
+  auto it = breakpoints_.find(id);
+  return it == breakpoints_.end() ? nullptr : &it->second;
 }
 
 Debugger::TaskView& Debugger::view(pid_t tid) {
@@ -86,13 +109,24 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
                                                          std::vector<BreakpointSpec> specs) {
   for (BreakpointSpec& spec : specs) spec.file = file;
   return replace_breakpoints(
-      [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
+      [&](const Breakpoint& bp) {
+        return breakpoint_kind(bp.spec) == BreakpointKind::Source && bp.spec.file == file;
+      },
       specs);
 }
 
 std::vector<Breakpoint> Debugger::set_function_breakpoints(
     const std::vector<BreakpointSpec>& specs) {
-  return replace_breakpoints([](const Breakpoint& bp) { return !bp.spec.function.empty(); }, specs);
+  return replace_breakpoints(
+      [](const Breakpoint& bp) { return breakpoint_kind(bp.spec) == BreakpointKind::Function; },
+      specs);
+}
+
+std::vector<Breakpoint> Debugger::set_instruction_breakpoints(
+    const std::vector<BreakpointSpec>& specs) {
+  return replace_breakpoints(
+      [](const Breakpoint& bp) { return breakpoint_kind(bp.spec) == BreakpointKind::Instruction; },
+      specs);
 }
 
 std::vector<int> Debugger::rebind_breakpoints() {
@@ -171,6 +205,9 @@ DebugStop Debugger::resume(Direction dir) {
       if (w != watches_.end() && w->second == WatchKind::Write && unchanged) continue;
       return out;
     }
+    if (out.stop.reason == StopReason::Signal &&
+        !signal_stops_.stops(out.stop.signo, out.stop.fatal))
+      continue;
     if (out.stop.reason != StopReason::Breakpoint) return out;
     out.breakpoint_ids = hits_at(out.stop.tid, out.stop.addr, out.log, out.error, true);
     if (!out.breakpoint_ids.empty() || !out.error.empty()) return out;
@@ -196,7 +233,7 @@ DebugStop Debugger::step_instruction(pid_t tid, Direction dir) {
   return out;
 }
 
-WatchInfo Debugger::watch(pid_t tid, size_t frame, const std::string& expr, WatchKind kind) {
+WatchInfo Debugger::watchable(pid_t tid, size_t frame, const std::string& expr) {
   Value v = evaluate(tid, frame, expr);
   if (v.loc.kind != Location::Kind::Memory || v.bit_size)
     throw Error("cannot watch \"" + expr + "\": it is not a value in memory");
@@ -204,15 +241,26 @@ WatchInfo Debugger::watch(pid_t tid, size_t frame, const std::string& expr, Watc
   w.addr = v.loc.addr;
   w.len = int(type_size(*v.type));
   w.type = type_name(*v.type);
+  w.value_type = v.type;
   if (w.len != 1 && w.len != 2 && w.len != 4 && w.len != 8)
     throw Error("cannot watch \"" + expr + "\": " + std::to_string(w.len) +
                 " bytes; a hardware watchpoint covers 1, 2, 4 or 8");
   if (w.addr % uint64_t(w.len) != 0)
     throw Error("cannot watch \"" + expr + "\": not aligned to its size");
-  if (!tl_.add_watchpoint(w.addr, w.len, kind))
-    throw Error("cannot watch \"" + expr + "\": all 3 hardware watchpoint slots are in use");
-  watches_[w.addr] = kind;
   return w;
+}
+
+WatchInfo Debugger::watch(pid_t tid, size_t frame, const std::string& expr, WatchKind kind) {
+  WatchInfo w = watchable(tid, frame, expr);
+  watch(w, kind);
+  return w;
+}
+
+void Debugger::watch(const WatchInfo& w, WatchKind kind) {
+  if (!tl_.add_watchpoint(w.addr, w.len, kind))
+    throw Error("cannot watch " + std::to_string(w.len) + " bytes at " + hex(w.addr) +
+                ": all hardware watchpoint slots are in use");
+  watches_[w.addr] = kind;
 }
 
 void Debugger::unwatch(const WatchInfo& w, WatchKind kind) {

@@ -34,6 +34,18 @@ struct WatchInfo {
   uint64_t addr = 0;
   int len = 0;  ///< bytes: 1, 2, 4 or 8
   std::string type;
+  TypePtr value_type;  ///< the watched value's type (to show old and new values)
+};
+
+/// Which recorded signals stop a forward continue (DAP exception breakpoint filters).
+/// A signal stops when `all` is set, when it is fatal and `fatal` is set, or when it is in
+/// `signals`.
+struct SignalStops {
+  bool all = false;
+  bool fatal = true;
+  std::vector<int> signals;
+  /// True when a signal `signo` (`fatal`: it ends the process) stops.
+  bool stops(int signo, bool fatal) const;
 };
 
 /// One debugging session over a timeline. Not thread-safe: one caller at a time (the
@@ -51,8 +63,17 @@ class Debugger {
                                                  std::vector<BreakpointSpec> specs);
   /// Replaces all function breakpoints (DAP setFunctionBreakpoints).
   std::vector<Breakpoint> set_function_breakpoints(const std::vector<BreakpointSpec>& specs);
+  /// Replaces all instruction breakpoints (DAP setInstructionBreakpoints).
+  std::vector<Breakpoint> set_instruction_breakpoints(const std::vector<BreakpointSpec>& specs);
   /// Re-binds pending breakpoints after libraries were loaded; returns the ids that changed.
   std::vector<int> rebind_breakpoints();
+  /// The breakpoints whose binding changed at the last stops (libraries mapped or unmapped),
+  /// emptied by the call.
+  std::vector<Breakpoint> take_rebound_breakpoints();
+  /// The breakpoint with id `id`, nullptr when there is none.
+  const Breakpoint* breakpoint(int id) const;
+  /// Chooses which recorded signals stop a forward continue (default: fatal ones).
+  void set_signal_stops(SignalStops stops) { signal_stops_ = std::move(stops); }
 
   /// Continue forwards or backwards to the next (previous) breakpoint whose condition and
   /// hit condition hold, watchpoint, signal, or the end (start) of the trace. Logpoints on
@@ -70,12 +91,20 @@ class Debugger {
   FrameVariables& variables(pid_t tid);
   /// Evaluates an expression in a frame of a task. Throws ExpressionError.
   Value evaluate(pid_t tid, size_t frame, const std::string& expr);
+  /// Forgets what was read at this point (after memory was changed in a diversion).
+  void refresh() { moved(); }
   /// The target through which task `tid`'s values are read.
   Target& target(pid_t tid);
 
-  /// Turns an expression into a hardware watchpoint (DAP data breakpoint): it must be an
-  /// lvalue in memory of 1, 2, 4 or 8 bytes. Throws Error with the reason otherwise.
+  /// Resolves an expression to what a hardware watchpoint can watch (DAP dataBreakpointInfo):
+  /// an lvalue in memory of 1, 2, 4 or 8 bytes, aligned. Throws Error with the reason
+  /// otherwise.
+  WatchInfo watchable(pid_t tid, size_t frame, const std::string& expr);
+  /// Turns an expression into a hardware watchpoint (DAP data breakpoint). Throws Error with
+  /// the reason when it cannot be watched or all debug registers are in use.
   WatchInfo watch(pid_t tid, size_t frame, const std::string& expr, WatchKind kind);
+  /// Watches `w` (as watchable() returned it). Throws Error when no debug register is free.
+  void watch(const WatchInfo& w, WatchKind kind);
   void unwatch(const WatchInfo& w, WatchKind kind);
 
  private:
@@ -107,6 +136,9 @@ class Debugger {
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
   std::map<uint64_t, WatchKind> watches_;  ///< by address
+  SignalStops signal_stops_;
+  std::vector<int> rebound_;  ///< ids whose binding changed since take_rebound_breakpoints()
+  size_t module_count_ = 0;
 };
 
 }  // namespace rwd

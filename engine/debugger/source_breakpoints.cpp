@@ -4,14 +4,34 @@
 #include <cctype>
 #include <cstring>
 
+#include "engine/arch/registers.h"
 #include "engine/errors.h"
 
 namespace rwd {
+
+BreakpointKind breakpoint_kind(const BreakpointSpec& spec) {
+  if (spec.address) return BreakpointKind::Instruction;
+  return spec.function.empty() ? BreakpointKind::Source : BreakpointKind::Function;
+}
 
 void bind_breakpoint(Breakpoint& bp, ModuleList& modules) {
   bp.addrs.clear();
   bp.message.clear();
   const BreakpointSpec& s = bp.spec;
+  if (s.address) {
+    // Any address may hold a breakpoint; where no code is mapped, it never hits (as gdb).
+    bp.addrs.push_back(s.address);
+    Module* m = modules.module_at(s.address);
+    DwarfIndex* dw = m ? m->dwarf() : nullptr;
+    auto row = dw ? dw->line_at(m->to_link(s.address)) : std::nullopt;
+    if (row) {
+      const auto& files = dw->lines(row->first).files;
+      bp.file = row->second.file < files.size() ? files[row->second.file] : "";
+      bp.line = row->second.line;
+    }
+    if (!m) bp.message = "No code is mapped at " + hex(s.address) + " yet.";
+    return;
+  }
   for (const auto& m : modules.modules()) {
     DwarfIndex* dw = m->dwarf();
     if (!s.function.empty()) {

@@ -17,10 +17,18 @@ struct BreakpointSpec {
   std::string file;           ///< source path or a suffix of one ("demo.c"); empty for functions
   uint32_t line = 0;          ///< 1-based source line (file breakpoints)
   std::string function;       ///< function name ("main", "ns::Class::method"); empty for lines
+  uint64_t address = 0;       ///< an instruction's runtime address (instruction breakpoints)
   std::string condition;      ///< a C expression; stop only when it is non-zero
   std::string hit_condition;  ///< "N" or ">= N", "> N", "== N", "< N", "<= N", "% N"
   std::string log_message;    ///< a logpoint's text, "{expr}" replaced by the value
 };
+
+/// The three kinds of user breakpoint, as DAP groups them (one set*Breakpoints request each).
+enum class BreakpointKind : uint8_t { Source, Function, Instruction };
+
+/// Which kind `spec` is: an address makes an instruction breakpoint, a function name a
+/// function breakpoint, anything else a source line.
+BreakpointKind breakpoint_kind(const BreakpointSpec& spec);
 
 /// A breakpoint and where it bound.
 struct Breakpoint {
@@ -35,7 +43,8 @@ struct Breakpoint {
 
 /// Binds a breakpoint to addresses in the loaded modules: a line in every function and
 /// inlined copy that has code for it (moved to the next line with code, as gdb does), a
-/// function at the end of its prologue in every module that defines it. Fills addrs, line,
+/// function at the end of its prologue in every module that defines it, an instruction
+/// breakpoint at its address (with the source line there, when known). Fills addrs, line,
 /// file and message.
 void bind_breakpoint(Breakpoint& bp, ModuleList& modules);
 

@@ -219,7 +219,8 @@ RecordResult Recorder::run() {
   std::string root_dir;
   if (!opts_.output_dir.empty()) {
     dir = opts_.output_dir;
-    if (::mkdir(dir.c_str(), 0755) != 0) throw SystemError("create trace directory " + dir, errno);
+    if (::mkdir(dir.c_str(), 0755) != 0 && !(errno == EEXIST && is_empty_dir(dir)))
+      throw SystemError("create trace directory " + dir, errno);
   } else {
     root_dir = traces_root();
     dir = create_trace_dir(root_dir, path.substr(path.find_last_of('/') + 1));

@@ -208,9 +208,11 @@ void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
 
 void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
   for (const auto& m : e.memory) write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
-  if (opts_.echo_output && e.output != OutputStream::None && e.result > 0) {
+  if ((opts_.echo_output || opts_.on_output) && e.output != OutputStream::None && e.result > 0) {
     const SyscallSpec* spec = syscall_spec(e.syscallno());
-    if (spec) echo_output(t.tid, spec->output, regs, e.result, e.output);
+    if (spec && opts_.echo_output) echo_output(t.tid, spec->output, regs, e.result, e.output);
+    if (spec && opts_.on_output)
+      opts_.on_output(e.number, e.output, output_bytes(t.tid, spec->output, regs, e.result));
   }
   regs.rax = uint64_t(e.result);
   set_regs(t.tid, regs);

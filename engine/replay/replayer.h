@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "engine/trace/event.h"
 
 namespace rwd {
 
@@ -11,6 +14,9 @@ namespace rwd {
 struct ReplayOptions {
   std::string trace_dir;
   bool echo_output = true;  ///< write the program's recorded stdout/stderr output again
+  /// Called with each piece of the program's stdout/stderr output as its write-like event
+  /// (number `event`) is replayed; may be empty.
+  std::function<void(uint64_t event, OutputStream stream, const std::string& bytes)> on_output;
 };
 
 /// The outcome of replaying a trace to its end.

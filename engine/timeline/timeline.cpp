@@ -54,6 +54,12 @@ class Timeline::Engine : public ReplayObserver {
   explicit Engine(std::string dir) {
     opts_.trace_dir = std::move(dir);
     opts_.echo_output = false;
+    opts_.on_output = [this](uint64_t event, OutputStream stream, const std::string& bytes) {
+      if (event <= output_shown_) return;
+      output_shown_ = event;
+      std::lock_guard lock(listener_mu_);
+      if (output_listener_) output_listener_(stream, bytes);
+    };
     thread_ = std::thread([this] { main(); });
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return stopped_ || failed_; });
@@ -507,18 +513,19 @@ class Timeline::Engine : public ReplayObserver {
         replaying_.tid != t.rec_tid)
       return;
     Point here = trap_point(t, get_regs(t.tid));
-    StopInfo si;
-    si.reason = StopReason::Signal;
-    si.tid = t.rec_tid;
-    si.signo = sig;
-    pause(si, here);
     // A signal that ends the process (the trace's next event is this task killed by it):
     // nothing after it can be inspected, so this is also the end of the trace, and forward
     // operations stay here.
     const Event* next = session_->next_event();
-    if (!next || next->kind != EventKind::Exit || next->tid != t.rec_tid ||
-        !WIFSIGNALED(next->status) || WTERMSIG(next->status) != sig)
-      return;
+    bool fatal = next && next->kind == EventKind::Exit && next->tid == t.rec_tid &&
+                 WIFSIGNALED(next->status) && WTERMSIG(next->status) == sig;
+    StopInfo si;
+    si.reason = StopReason::Signal;
+    si.tid = t.rec_tid;
+    si.signo = sig;
+    si.fatal = fatal;
+    pause(si, here);
+    if (!fatal) return;
     si.reason = StopReason::TraceEnd;
     for (;;) {
       if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
@@ -995,6 +1002,9 @@ class Timeline::Engine : public ReplayObserver {
   std::map<pid_t, uint64_t> watches_armed_;
   std::unique_ptr<ReplaySession> session_;
   ReplayOptions opts_;
+  std::mutex listener_mu_;
+  std::function<void(OutputStream, const std::string&)> output_listener_;
+  uint64_t output_shown_ = 0;  ///< the last write event whose output was passed on
 
  private:
   std::thread thread_;
@@ -1049,6 +1059,11 @@ StopInfo Timeline::resume_forward() {
 
 StopInfo Timeline::step_forward(pid_t tid) {
   return engine_->operate([this, tid] { engine_->op_step(tid); });
+}
+
+void Timeline::set_output_listener(std::function<void(OutputStream, const std::string&)> listener) {
+  std::lock_guard lock(engine_->listener_mu_);
+  engine_->output_listener_ = std::move(listener);
 }
 
 void Timeline::interrupt() {

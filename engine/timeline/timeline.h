@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "engine/arch/registers.h"
 #include "engine/os/debug_registers.h"
 #include "engine/os/proc_maps.h"
+#include "engine/trace/event.h"
 
 namespace rwd {
 
@@ -35,6 +37,7 @@ struct StopInfo {
   uint64_t event = 0;  ///< number of the last event replayed (event numbers start at 1)
   uint64_t addr = 0;   ///< Breakpoint: its address; Watchpoint: the watched address
   int signo = 0;       ///< Signal: the signal
+  bool fatal = false;  ///< Signal: it ends the process (the recording shows it killed by it)
   std::vector<uint8_t> old_value, new_value;  ///< Watchpoint: the bytes before and after
 };
 
@@ -88,6 +91,11 @@ class Timeline {
   /// the next event or stop of the replay; it then returns with reason Interrupted. Backward
   /// operations complete. Thread-safe.
   void interrupt();
+
+  /// Calls `listener` (on the timeline's engine thread) with the program's stdout/stderr
+  /// output as the replay first passes each write: output already shown is not repeated
+  /// when the timeline goes back and replays it again. nullptr: no listener.
+  void set_output_listener(std::function<void(OutputStream, const std::string&)> listener);
 
   /// Software breakpoint at `addr` in every replayed process.
   void add_breakpoint(uint64_t addr);

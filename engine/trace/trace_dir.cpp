@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 
 #include "engine/errors.h"
 #include "engine/trace/trace_files.h"
@@ -74,6 +75,11 @@ std::string create_trace_dir(const std::string& root, const std::string& name) {
     if (::mkdir(dir.c_str(), 0755) == 0) return dir;
     if (errno != EEXIST) throw_errno("mkdir " + dir);
   }
+}
+
+bool is_empty_dir(const std::string& dir) {
+  std::error_code ec;
+  return std::filesystem::is_directory(dir, ec) && std::filesystem::is_empty(dir, ec) && !ec;
 }
 
 void set_latest_trace(const std::string& root, const std::string& dir) {

@@ -15,6 +15,9 @@ std::string traces_root();
 /// returns its path. `name` is the program's base name.
 std::string create_trace_dir(const std::string& root, const std::string& name);
 
+/// True when `dir` is an existing directory with no entries (`record -o` may write there).
+bool is_empty_dir(const std::string& dir);
+
 /// Points root/latest-trace at `dir` (atomically replaced).
 void set_latest_trace(const std::string& root, const std::string& dir);
 

@@ -1,22 +1,94 @@
 // A minimal Debug Adapter Protocol client for tests: starts `rewind dap` with pipes on its
-// stdin/stdout, sends requests, and collects responses and events.
+// stdin/stdout (or connects to a `rewind dap --listen` server), sends requests, collects
+// responses and events, and checks everything the adapter sent against the DAP schema.
 #pragma once
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
 #include <deque>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "adapter/dap/dap_wire.h"
 
 namespace test {
 
+/// A `rewind dap --listen` server started for a test; killed when destroyed.
+class DapServer {
+ public:
+  /// Starts `rewind dap --listen LISTEN [extra...]` and waits for it to say its port.
+  DapServer(const std::string& rewind, const std::string& listen,
+            const std::vector<std::string>& extra = {}) {
+    int err[2];
+    REQUIRE(pipe(err) == 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(err[1], 2);
+      close(err[0]);
+      std::vector<std::string> args = {rewind, "dap", "--listen", listen};
+      args.insert(args.end(), extra.begin(), extra.end());
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(err[1]);
+    err_ = err[0];
+    while (port_ == 0) {
+      std::string line = read_line();
+      if (first_line_.empty()) first_line_ = line;
+      if (line.empty()) break;
+      size_t at = line.rfind(':');
+      if (line.find("listening on") != std::string::npos && at != std::string::npos)
+        port_ = std::atoi(line.c_str() + at + 1);
+    }
+  }
+  ~DapServer() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(err_);
+  }
+  int port() const { return port_; }
+  /// The server's first line on stderr (the error when it refused to start).
+  const std::string& first_line() const { return first_line_; }
+  /// Waits for the server to exit; returns its wait status.
+  int wait_exit() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+  /// The next line the server writes on stderr ("" at its end).
+  std::string read_line() {
+    std::string line;
+    char c;
+    while (read(err_, &c, 1) == 1 && c != '\n') line += c;
+    return line;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int err_ = -1, port_ = 0;
+  std::string first_line_;
+};
+
 class DapClient {
  public:
+  /// Starts `rewind dap` on pipes.
   explicit DapClient(const std::string& rewind) {
     int to_child[2], from_child[2];
     REQUIRE(pipe(to_child) == 0);
@@ -33,12 +105,24 @@ class DapClient {
     close(to_child[0]);
     close(from_child[1]);
     out_ = to_child[1];
-    reader_ = std::make_unique<rwd::DapReader>(from_child[0]);
     in_ = from_child[0];
+    reader_ = std::make_unique<rwd::DapReader>(in_);
+  }
+  /// Connects to a server on 127.0.0.1:`port`.
+  explicit DapClient(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(uint16_t(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    in_ = out_ = fd;
+    reader_ = std::make_unique<rwd::DapReader>(in_);
   }
   ~DapClient() {
     close(out_);
-    close(in_);
+    if (in_ != out_) close(in_);
     if (pid_ > 0) {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
@@ -48,18 +132,34 @@ class DapClient {
   /// Sends raw bytes as one message body (for malformed-input tests).
   void send_raw(const std::string& body) { rwd::write_dap_message(out_, body); }
 
-  /// Sends a request and returns its response (events that arrive first are kept).
-  nlohmann::json request(const std::string& command,
-                         nlohmann::json args = nlohmann::json::object()) {
+  /// Sends a request without waiting; returns its seq.
+  int send(const std::string& command, nlohmann::json args = nlohmann::json::object()) {
     int seq = seq_++;
     nlohmann::json req = {
         {"seq", seq}, {"type", "request"}, {"command", command}, {"arguments", args}};
     rwd::write_dap_message(out_, req.dump());
+    return seq;
+  }
+
+  /// The response to request `seq` (events that arrive first are kept).
+  nlohmann::json response(int seq) {
+    for (auto it = events_.begin(); it != events_.end(); ++it)
+      if ((*it)["type"] == "response" && (*it)["request_seq"] == seq) {
+        nlohmann::json m = *it;
+        events_.erase(it);
+        return m;
+      }
     for (;;) {
       nlohmann::json m = next();
       if (m["type"] == "response" && m["request_seq"] == seq) return m;
       events_.push_back(m);
     }
+  }
+
+  /// Sends a request and returns its response.
+  nlohmann::json request(const std::string& command,
+                         nlohmann::json args = nlohmann::json::object()) {
+    return response(send(command, std::move(args)));
   }
 
   /// The next event named `name` (earlier other events are dropped).
@@ -76,6 +176,27 @@ class DapClient {
     }
   }
 
+  /// Every event named `name` received so far (kept or dropped), in order.
+  std::vector<nlohmann::json> seen(const std::string& name) const {
+    std::vector<nlohmann::json> out;
+    for (const auto& m : all_)
+      if (m["type"] == "event" && m["event"] == name) out.push_back(m);
+    return out;
+  }
+
+  /// True when the adapter closed the connection (reads until then).
+  bool closed() {
+    try {
+      for (;;) {
+        auto body = reader_->next();
+        if (!body) return true;
+        all_.push_back(nlohmann::json::parse(*body));
+      }
+    } catch (const std::exception&) {
+      return true;
+    }
+  }
+
   /// Waits for the adapter to exit; returns its exit status.
   int wait_exit() {
     int status = 0;
@@ -84,17 +205,39 @@ class DapClient {
     return status;
   }
 
+  /// Checks every message the adapter sent against the official DAP schema.
+  void check_schema() const {
+    char path[] = "/tmp/rewind-dap-messages.XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    std::ofstream(path) << nlohmann::json(all_).dump();
+    std::string cmd =
+        std::string("python3 ") + DAP_VALIDATOR + " " + DAP_SCHEMA + " " + path + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string report;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) report.append(buf, n);
+    int status = pclose(p);
+    unlink(path);
+    INFO(report);
+    CHECK(status == 0);
+  }
+
  private:
   nlohmann::json next() {
     auto body = reader_->next();
     REQUIRE(body.has_value());
-    return nlohmann::json::parse(*body);
+    nlohmann::json m = nlohmann::json::parse(*body);
+    all_.push_back(m);
+    return m;
   }
 
   pid_t pid_ = -1;
   int out_ = -1, in_ = -1, seq_ = 1;
   std::unique_ptr<rwd::DapReader> reader_;
   std::deque<nlohmann::json> events_;
+  std::vector<nlohmann::json> all_;
 };
 
 }  // namespace test

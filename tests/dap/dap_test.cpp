@@ -1,8 +1,11 @@
 // `rewind dap` over real pipes: a replay of tests/programs/symbols_demo.c debugged the way an
-// editor does it (breakpoints, stack, variables, steps both ways, evaluate, errors).
+// editor does it (breakpoints of each kind, stack, scopes, variables, steps both ways,
+// evaluate, memory, disassembly, modules, rewind's own requests, errors), Record & Debug of a
+// shell command, and pause. Every message the adapter sends is checked against the schema.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <thread>
 
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
@@ -30,16 +33,36 @@ std::string evaluate(test::DapClient& c, int frame_id, const std::string& expr) 
                               : "error: " + r["message"].get<std::string>();
 }
 
+std::map<std::string, json> by_name(const json& variables) {
+  std::map<std::string, json> out;
+  for (const json& v : variables) out[v["name"]] = v;
+  return out;
+}
+
+/// Starts a replay session of `trace` up to configurationDone (not sent).
+void launch_replay(test::DapClient& c, const std::string& trace) {
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
+                                   {"supportsInvalidatedEvent", true}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+}
+
 }  // namespace
 
 TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   std::string trace = test::recorded_trace(REWIND_BIN, DEMO);
   test::DapClient c(REWIND_BIN);
 
-  json init = c.request("initialize", {{"adapterID", "rewind"}, {"linesStartAt1", true}});
+  json init = c.request(
+      "initialize",
+      {{"adapterID", "rewind"}, {"linesStartAt1", true}, {"supportsInvalidatedEvent", true}});
   REQUIRE(init["success"] == true);
   CHECK(init["body"]["supportsStepBack"] == true);
   CHECK(init["body"]["supportsConditionalBreakpoints"] == true);
+  CHECK(init["body"]["supportsDataBreakpoints"] == true);
+  CHECK(init["body"]["supportsDisassembleRequest"] == true);
+  CHECK(init["body"]["supportsGotoTargetsRequest"] == false);
+  CHECK(init["body"]["exceptionBreakpointFilters"].size() == 3);
 
   // Bad input never ends the session.
   c.send_raw("{not json");
@@ -47,24 +70,48 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
         std::string::npos);
   json unknown = c.request("frobnicate");
   CHECK(unknown["success"] == false);
-  CHECK(unknown["message"] == "rewind does not support the \"frobnicate\" request yet");
+  CHECK(unknown["message"] == "rewind does not support the \"frobnicate\" request");
   json early = c.request("threads");
   CHECK(early["success"] == false);
   CHECK(early["message"].get<std::string>().find("launch") != std::string::npos);
-  json record = c.request("launch", {{"program", DEMO}});
-  CHECK(record["success"] == false);
-  CHECK(record["message"].get<std::string>().find("not supported yet") != std::string::npos);
+  json missing = c.request("launch", {{"mode", "record"}});
+  CHECK(missing["success"] == false);
+  CHECK(missing["message"] == "missing argument \"program\"");
+  json no_program = c.request("launch", {{"program", "/no/such/program"}});
+  CHECK(no_program["success"] == false);
+  CHECK(no_program["message"] == "cannot find program \"/no/such/program\"");
+  json bad_mode = c.request("launch", {{"mode", "rewrite"}});
+  CHECK(bad_mode["message"] == "unknown launch mode \"rewrite\": use \"record\" or \"replay\"");
 
   json launch = c.request("launch", {{"mode", "replay"}, {"trace", trace}});
   REQUIRE(launch["success"] == true);
+  CHECK(c.event("process")["body"]["startMethod"] == "launch");
   c.event("initialized");
   uint32_t body_line = line_of("total += i;");
+  uint32_t blank_line = line_of("int loop_sum(int n)") - 1;
+  json locations = c.request(
+      "breakpointLocations",
+      {{"source", {{"path", SOURCE_C}}}, {"line", blank_line}, {"endLine", body_line + 1}});
+  REQUIRE(locations["success"] == true);
+  std::vector<int> lines;
+  for (const json& l : locations["body"]["breakpoints"]) lines.push_back(l["line"]);
+  CHECK(std::find(lines.begin(), lines.end(), int(body_line)) != lines.end());
+  CHECK(std::find(lines.begin(), lines.end(), int(body_line) - 2) != lines.end());
+  CHECK(std::find(lines.begin(), lines.end(), int(blank_line)) == lines.end());
+
   json bps = c.request("setBreakpoints", {{"source", {{"path", SOURCE_C}}},
                                           {"breakpoints", {{{"line", body_line}}}}});
   REQUIRE(bps["success"] == true);
   REQUIRE(bps["body"]["breakpoints"].size() == 1);
   CHECK(bps["body"]["breakpoints"][0]["verified"] == true);
   CHECK(bps["body"]["breakpoints"][0]["line"] == body_line);
+  json filters =
+      c.request("setExceptionBreakpoints",
+                {{"filters", {"fatal"}},
+                 {"filterOptions", {{{"filterId", "signals"}, {"condition", "SIGFOO"}}}}});
+  CHECK(filters["body"]["breakpoints"][0]["verified"] == true);
+  CHECK(filters["body"]["breakpoints"][1]["verified"] == false);
+  CHECK(filters["body"]["breakpoints"][1]["message"] == "not a signal: SIGFOO");
   REQUIRE(c.request("configurationDone")["success"] == true);
 
   json stop = c.event("stopped");
@@ -74,20 +121,49 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   json threads = c.request("threads");
   REQUIRE(threads["body"]["threads"].size() == 1);
   CHECK(threads["body"]["threads"][0]["id"] == tid);
+  CHECK(!c.seen("module").empty());
 
   json frame = top_frame(c, tid);
   CHECK(frame["name"] == "loop_sum");
   CHECK(frame["line"] == body_line);
   CHECK(frame["source"]["path"] == SOURCE_C);
   json scopes = c.request("scopes", {{"frameId", frame["id"]}});
-  REQUIRE(scopes["body"]["scopes"].size() == 3);
+  REQUIRE(scopes["body"]["scopes"].size() == 4);
   CHECK(scopes["body"]["scopes"][0]["name"] == "Locals");
   json locals = c.request(
       "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
-  std::map<std::string, std::string> values;
-  for (const json& v : locals["body"]["variables"]) values[v["name"]] = v["value"];
-  CHECK(values["total"] == "0");
-  CHECK(values["i"] == "0");
+  auto values = by_name(locals["body"]["variables"]);
+  CHECK(values["total"]["value"] == "0");
+  CHECK(values["i"]["value"] == "0");
+  json regs = c.request(
+      "variables", {{"variablesReference", scopes["body"]["scopes"][3]["variablesReference"]}});
+  CHECK(by_name(regs["body"]["variables"])["rip"]["value"] == frame["instructionPointerReference"]);
+
+  // The program as loaded: modules, memory, disassembly around the pc.
+  json mods = c.request("modules");
+  bool demo_has_symbols = false;
+  for (const json& m : mods["body"]["modules"])
+    if (m["path"].get<std::string>().find("trace") != std::string::npos ||
+        m["name"] == "symbols_demo_gcc_O0")
+      demo_has_symbols |= m["symbolStatus"] == "Symbols loaded.";
+  CHECK(demo_has_symbols);
+  CHECK(mods["body"]["totalModules"].get<int>() >= 3);  // the program, ld.so, libc
+  json counter =
+      c.request("evaluate", {{"expression", "global_counter"}, {"frameId", frame["id"]}});
+  REQUIRE(counter["body"].contains("memoryReference"));
+  json mem = c.request("readMemory",
+                       {{"memoryReference", counter["body"]["memoryReference"]}, {"count", 4}});
+  CHECK(mem["body"]["data"] == "KgAAAA==");  // 42, little-endian
+  json dis = c.request("disassemble", {{"memoryReference", frame["instructionPointerReference"]},
+                                       {"instructionOffset", -4},
+                                       {"instructionCount", 8},
+                                       {"resolveSymbols", true}});
+  REQUIRE(dis["body"]["instructions"].size() == 8);
+  json at_pc = dis["body"]["instructions"][4];
+  CHECK(at_pc["address"] == frame["instructionPointerReference"]);
+  CHECK(at_pc["symbol"] == "loop_sum");
+  CHECK(at_pc["line"] == body_line);
+  CHECK(!at_pc["instruction"].get<std::string>().empty());
 
   // next, then stepBack: back on the breakpoint's line, with the state of then.
   REQUIRE(c.request("next", {{"threadId", tid}})["success"] == true);
@@ -111,9 +187,78 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   CHECK(evaluate(c, frame["id"], "total + 40") == "40");
   CHECK(evaluate(c, frame["id"], "nosuch") == "error: No symbol \"nosuch\" in current context.");
 
+  // Changing a variable happens in a diversion; moving on returns to the recording.
+  json scopes2 = c.request("scopes", {{"frameId", frame["id"]}});
+  json set = c.request("setVariable",
+                       {{"variablesReference", scopes2["body"]["scopes"][0]["variablesReference"]},
+                        {"name", "total"},
+                        {"value", "100 + 23"}});
+  REQUIRE(set["success"] == true);
+  CHECK(set["body"]["value"] == "123");
+  CHECK(c.event("invalidated")["body"]["areas"] == json::array({"variables"}));
+  CHECK(evaluate(c, frame["id"], "total") == "123");
+  json set_reg = c.request("setExpression",
+                           {{"expression", "$rip"}, {"value", "0"}, {"frameId", frame["id"]}});
+  CHECK(set_reg["success"] == false);
+  REQUIRE(c.request("next", {{"threadId", tid}})["success"] == true);
+  c.event("stopped");
+  CHECK(evaluate(c, top_frame(c, tid)["id"], "total") == "0");
+
+  // The REPL's completions and rewind's own requests.
+  json comp = c.request("completions", {{"text", "glo"}, {"column", 4}, {"frameId", frame["id"]}});
+  std::vector<std::string> labels;
+  for (const json& t : comp["body"]["targets"]) labels.push_back(t["label"]);
+  CHECK(std::find(labels.begin(), labels.end(), "global_counter") != labels.end());
+  CHECK(std::find(labels.begin(), labels.end(), "global_ratio") != labels.end());
+  json when = c.request("rewind/when");
+  uint64_t now_event = when["body"]["event"];
+  CHECK(now_event > 0);
+  CHECK(when["body"]["function"] == "loop_sum");
+  json tl = c.request("rewind/timeline", {{"start", 1}, {"count", 100000}});
+  REQUIRE(tl["success"] == true);
+  CHECK(tl["body"]["eventCount"] == when["body"]["eventCount"]);
+  bool has_write = false;
+  for (const json& e : tl["body"]["events"]) has_write |= e.value("syscall", "") == "write";
+  CHECK(has_write);
+  CHECK(c.request("exceptionInfo", {{"threadId", tid}})["success"] == false);
+  CHECK(c.request("rewind/seek", {{"event", 0}})["success"] == false);
+
+  // A function breakpoint and an instruction breakpoint, met again after a restart.
+  json fbp = c.request("setFunctionBreakpoints", {{"breakpoints", {{{"name", "recurse"}}}}});
+  CHECK(fbp["body"]["breakpoints"][0]["verified"] == true);
+  REQUIRE(c.request("restart")["success"] == true);
+  json fstop = c.event("stopped");
+  CHECK(fstop["body"]["reason"] == "function breakpoint");
+  CHECK(top_frame(c, tid)["name"] == "recurse");
+  REQUIRE(c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}})["success"]);
+  json ibp = c.request("setInstructionBreakpoints",
+                       {{"breakpoints", {{{"instructionReference", at_pc["address"]}}}}});
+  CHECK(ibp["body"]["breakpoints"][0]["verified"] == true);
+  CHECK(ibp["body"]["breakpoints"][0]["line"] == body_line);
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", SOURCE_C}}},
+                                       {"breakpoints", json::array()}})["success"] == true);
+  REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "instruction breakpoint");
+  CHECK(top_frame(c, tid)["instructionPointerReference"] == at_pc["address"]);
+
+  // A jump in time to an event, and back to where we were.
+  json seek = c.request("rewind/seek", {{"event", now_event}});
+  REQUIRE(seek["success"] == true);
+  CHECK(seek["body"]["event"] == now_event);
+  CHECK(c.event("stopped")["body"]["reason"] == "goto");
+
   // A struct's children, fetched lazily through variablesReference (main's tri).
-  json st = c.request("stackTrace", {{"threadId", tid}});
-  json main_frame = st["body"]["stackFrames"][1];
+  REQUIRE(c.request("setInstructionBreakpoints", {{"breakpoints", json::array()}})["success"]);
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", SOURCE_C}}},
+                                       {"breakpoints", {{{"line", body_line}}}}})["success"]);
+  REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
+  c.event("stopped");
+  size_t depth = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"].size();
+  CHECK(depth >= 2);
+  json st = c.request("stackTrace", {{"threadId", tid}, {"startFrame", 1}, {"levels", 1}});
+  REQUIRE(st["body"]["stackFrames"].size() == 1);
+  CHECK(st["body"]["totalFrames"] == depth);
+  json main_frame = st["body"]["stackFrames"][0];
   CHECK(main_frame["name"] == "main");
   json tri = c.request("evaluate", {{"expression", "tri"}, {"frameId", main_frame["id"]}});
   REQUIRE(tri["body"]["variablesReference"] > 0);
@@ -125,9 +270,115 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   CHECK(members["body"]["variables"][3]["value"] == "BLUE");
   CHECK(members["body"]["variables"][1]["indexedVariables"] == 3);
 
-  REQUIRE(c.request("disconnect")["success"] == true);
+  // To the end: the program's own output arrives as output events, once.
+  REQUIRE(c.request("setBreakpoints",
+                    {{"source", {{"path", SOURCE_C}}}, {"breakpoints", json::array()}})["success"]);
+  REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
+  json end = c.event("stopped");
+  CHECK(end["body"]["reason"] == "pause");
+  std::string printed;
+  for (const json& o : c.seen("output"))
+    if (o["body"]["category"] == "stdout") printed += o["body"]["output"].get<std::string>();
+  CHECK(printed == "triangle 7 17.75 hello 2 5 1 47\n");
+
+  REQUIRE(c.request("terminate")["success"] == true);
+  CHECK(c.event("exited")["body"]["exitCode"] == 0);
+  c.event("terminated");
   int status = c.wait_exit();
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+  c.check_schema();
   std::system(("rm -rf " + trace.substr(0, trace.rfind('/'))).c_str());
+}
+
+TEST_CASE("pause stops a running continue", "[dap]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, SLOW_PROGRAM);
+  test::DapClient c(REWIND_BIN);
+  launch_replay(c, trace);
+  json info = c.request("rewind/when");
+  uint64_t total = info["body"]["eventCount"];
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  // The continue runs on; pause interrupts it where the replay is.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  json pause = c.request("pause", {{"threadId", 1}});
+  CHECK(pause["success"] == true);
+  json stop = c.event("stopped");
+  CHECK(stop["body"]["reason"] == "pause");
+  CHECK(!stop["body"].contains("description"));  // not the end of the recording
+  uint64_t at = c.request("rewind/when")["body"]["event"];
+  CHECK(at > 1);
+  CHECK(at < total);
+  REQUIRE(c.request("disconnect")["success"] == true);
+  c.check_schema();
+}
+
+TEST_CASE("Record & Debug: program, args, cwd and env; output as events", "[dap]") {
+  char tmpl[] = "/tmp/rewind-dap-record.XXXXXX";
+  std::string traces = mkdtemp(tmpl);
+  setenv("REWIND_TRACE_DIR", traces.c_str(), 1);  // where the adapter puts the new trace
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  json launch = c.request("launch", {{"program", "/bin/sh"},
+                                     {"args", {"-c", "echo foo=$FOO; pwd; echo oops >&2"}},
+                                     {"cwd", "/usr"},
+                                     {"env", {{"FOO", "bar"}, {"HOME", nullptr}}},
+                                     {"stopOnEntry", true}});
+  REQUIRE(launch["success"] == true);
+  std::string out, err;
+  for (const json& o : c.seen("output")) {
+    if (o["body"]["category"] == "stdout") out += o["body"]["output"].get<std::string>();
+    if (o["body"]["category"] == "stderr") err += o["body"]["output"].get<std::string>();
+  }
+  CHECK(out == "foo=bar\n/usr\n");
+  CHECK(err == "oops\n");
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  CHECK(stop["body"]["reason"] == "entry");
+  json when = c.request("rewind/when");
+  CHECK(when["body"]["event"] == 1);
+  REQUIRE(c.request("continue")["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "pause");  // the end of the recording
+  // The replay does not print the output again.
+  size_t outputs = 0;
+  for (const json& o : c.seen("output")) outputs += o["body"]["category"] == "stdout";
+  CHECK(outputs >= 1);
+  std::string again;
+  for (const json& o : c.seen("output"))
+    if (o["body"]["category"] == "stdout") again += o["body"]["output"].get<std::string>();
+  CHECK(again == out);
+  REQUIRE(c.request("terminate")["success"] == true);
+  CHECK(c.event("exited")["body"]["exitCode"] == 0);
+  c.check_schema();
+  std::system(("rm -rf " + traces).c_str());
+}
+
+TEST_CASE("a malformed header ends rewind dap with a one-line error", "[dap]") {
+  int to[2], from[2], err[2];
+  REQUIRE(pipe(to) == 0);
+  REQUIRE(pipe(from) == 0);
+  REQUIRE(pipe(err) == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(to[0], 0);
+    dup2(from[1], 1);
+    dup2(err[1], 2);
+    close(to[1]);
+    execl(REWIND_BIN, REWIND_BIN, "dap", nullptr);
+    _exit(127);
+  }
+  close(to[0]);
+  close(from[1]);
+  close(err[1]);
+  std::string garbage = "Content-Length: nope\r\n\r\n{}";
+  REQUIRE(write(to[1], garbage.data(), garbage.size()) == ssize_t(garbage.size()));
+  close(to[1]);
+  std::string message;
+  char ch;
+  while (read(err[0], &ch, 1) == 1) message += ch;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(message == "rewind: dap: DAP input: bad Content-Length header \"Content-Length: nope\"\n");
 }

@@ -1,0 +1,107 @@
+// Starting a session: launch (Record & Debug, or replay a trace), attach (to a replay served
+// by `rewind dap --listen`), configurationDone.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "adapter/dap/dap_args.h"
+#include "adapter/dap/dap_session.h"
+#include "adapter/dap/dap_wire.h"
+#include "adapter/dap/program_recording.h"
+#include "engine/arch/signal_names.h"
+#include "engine/trace/trace_dir.h"
+#include "engine/trace/trace_reader.h"
+
+namespace rwd {
+
+using nlohmann::json;
+
+void DapSession::check_token(const json& args) {
+  if (opts_.token.empty()) return;
+  if (args.value("token", json()).is_string() && args["token"] == opts_.token) return;
+  ended_ = true;  // the connection closes after this answer
+  throw RequestError(args.contains("token") ? "wrong token: connection refused"
+                                            : "this rewind server needs a \"token\": connection "
+                                              "refused");
+}
+
+void DapSession::open_trace(const std::string& trace, bool echo_output) {
+  timeline_ = std::make_unique<Timeline>(trace);
+  if (echo_output)
+    timeline_->set_output_listener([this](OutputStream s, const std::string& bytes) {
+      event("output", {{"category", s == OutputStream::Stderr ? "stderr" : "stdout"},
+                       {"output", valid_utf8(bytes)}});
+    });
+  debugger_ = std::make_unique<Debugger>(*timeline_);
+  trace_dir_ = trace;
+  events_.reset();
+  TraceReader reader(trace);
+  if (reader.summary()) exit_code_ = exit_code_for_status(reader.summary()->root_status);
+}
+
+void DapSession::launch(const json& req) {
+  const json& args = arguments(req);
+  check_token(args);
+  if (debugger_) throw RequestError("a trace is already being debugged in this session");
+  std::string mode = optional_arg<std::string>(args, "mode", "record");
+  stop_on_entry_ = optional_arg<bool>(args, "stopOnEntry", false);
+  serve_sources_ = optional_arg<bool>(args, "sourcesFromServer", false);
+  std::string trace;
+  if (mode == "record") {
+    ProgramRecording rec =
+        record_for_client(args, opts_.rewind_exe, recording_,
+                          [this](const std::string& category, const std::string& text) {
+                            event("output", {{"category", category}, {"output", text}});
+                          });
+    exit_code_ = rec.exit_code;
+    std::string how = rec.exit_code > 128 && rec.exit_code < 128 + 65
+                          ? "killed by " + signal_name(rec.exit_code - 128)
+                          : "exit status " + std::to_string(rec.exit_code);
+    event("output", {{"category", "console"},
+                     {"output", "rewind: recorded " + rec.program + " (" + how + ") to " +
+                                    rec.trace_dir + "; now debugging its replay\n"}});
+    trace = rec.trace_dir;
+    // The program's output was shown as it ran: the replay does not show it again.
+    open_trace(trace, false);
+  } else if (mode == "replay") {
+    trace = resolve_trace(optional_arg<std::string>(args, "trace", ""));
+    open_trace(trace, true);
+  } else {
+    throw RequestError("unknown launch mode \"" + mode + "\": use \"record\" or \"replay\"");
+  }
+  respond(req);
+  event("process", {{"name", timeline_->executable()},
+                    {"isLocalProcess", !serve_sources_},
+                    {"startMethod", "launch"}});
+  event("initialized");
+}
+
+void DapSession::attach(const json& req) {
+  const json& args = arguments(req);
+  check_token(args);
+  if (debugger_) throw RequestError("a trace is already being debugged in this session");
+  stop_on_entry_ = optional_arg<bool>(args, "stopOnEntry", false);
+  start_method_ = "attach";
+  serve_sources_ = optional_arg<bool>(args, "sourcesFromServer", true);
+  open_trace(resolve_trace(optional_arg<std::string>(args, "trace", "")), true);
+  respond(req);
+  event("process", {{"name", timeline_->executable()},
+                    {"isLocalProcess", !serve_sources_},
+                    {"startMethod", "attach"}});
+  event("initialized");
+}
+
+void DapSession::configuration_done(const json& req) {
+  Debugger& d = debugger();
+  if (configured_) throw RequestError("configurationDone was already received");
+  respond(req);
+  configured_ = true;
+  if (stop_on_entry_) {
+    DebugStop s;
+    s.stop = timeline_->current();
+    stopped(s, "entry");
+    return;
+  }
+  stopped(running([&] { return d.resume(Direction::Forward); }));
+}
+
+}  // namespace rwd

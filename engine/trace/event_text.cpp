@@ -1,0 +1,51 @@
+#include "engine/trace/event_text.h"
+
+#include <sys/wait.h>
+
+#include <cstring>
+
+#include "engine/arch/signal_names.h"
+#include "engine/arch/syscall_table.h"
+
+namespace rwd {
+
+std::string error_name(int64_t err) {
+  static constexpr const char* kRestart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND",
+                                             "ENOIOCTLCMD", "ERESTART_RESTARTBLOCK"};
+  if (err >= 512 && err <= 516) return kRestart[err - 512];
+  const char* name = strerrorname_np(int(err));
+  return name ? name : "?";
+}
+
+std::string describe_event(const Event& e) {
+  switch (e.kind) {
+    case EventKind::Syscall: {
+      std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);
+      if (e.result < 0 && e.result > -4096) s += " (" + error_name(-e.result) + ")";
+      if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
+      if (e.output != OutputStream::None)
+        s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";
+      return s;
+    }
+    case EventKind::Exec: {
+      std::string s;
+      for (const auto& a : e.argv) s += (s.empty() ? "" : " ") + a;
+      return s;
+    }
+    case EventKind::Signal:
+      return signal_name(e.signo) + (e.synchronous ? " (fault)" : "") + " at " + hex(e.regs.rip);
+    case EventKind::Exit:
+      return WIFSIGNALED(e.status) ? "killed by " + signal_name(WTERMSIG(e.status))
+                                   : "status " + std::to_string(WEXITSTATUS(e.status));
+    case EventKind::Rdtsc:
+      return std::to_string((e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu));
+    case EventKind::SyscallEntry:
+      return syscall_name(e.syscallno()) + " (blocked; another task runs)";
+    case EventKind::Sched:
+      return "preempted at " + hex(e.regs.rip);
+    case EventKind::End:
+      return "";
+  }
+  return "";
+}
+}  // namespace rwd
