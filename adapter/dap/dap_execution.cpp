@@ -22,7 +22,9 @@ void DapSession::resume(const json& req) {
   Debugger& d = debugger();
   bool back = req["command"] == "reverseContinue";
   respond(req, {{"allThreadsContinued", true}});
-  stopped(running([&] { return d.resume(back ? Direction::Backward : Direction::Forward); }));
+  // Reaching either end of the recording is a pause (with a description saying which).
+  stopped(running([&] { return d.resume(back ? Direction::Backward : Direction::Forward); }),
+          "pause");
 }
 
 void DapSession::step(const json& req) {

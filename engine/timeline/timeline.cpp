@@ -20,6 +20,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/arch/insn.h"
 #include "engine/arch/siginfo.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
@@ -183,7 +184,8 @@ class Timeline::Engine : public ReplayObserver {
                     (run_.kind == Run::Steps && t.rec_tid == run_.tid &&
                      session_->events_done() == run_.event) ||
                     (run_.kind == Run::Scan && run_.count_steps && t.rec_tid == run_.tid &&
-                     session_->events_done() == run_.event);
+                     session_->events_done() == run_.event) ||
+                    (rep_step_tid_ && *rep_step_tid_ == t.rec_tid);
     Registers r = get_regs(t.tid);
     resume_regs_ = r;
     if (bps_.patched(t.pid, r.rip) && bps_.has(r.rip) && !is_internal(r.rip) &&
@@ -324,6 +326,7 @@ class Timeline::Engine : public ReplayObserver {
     run_.hits = 0;
     run_.steps = 0;
     resumed_in_.clear();
+    rep_step_tid_.reset();
     const Saved* from = start_for(run_);
     run_.start_event = from ? from->event : 0;
     if (debug_)
@@ -565,8 +568,11 @@ class Timeline::Engine : public ReplayObserver {
         return;
       case Run::Goto:
         if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
-            t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r)))
+            t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r))) {
+          rep_step_tid_.reset();
           pause(run_.report, trap_point(t, r));
+        }
+        follow_rep_target(t, r);
         return;
       case Run::Scan: {
         if (debug_ && r.rip == run_.target.regs.rip)
@@ -585,8 +591,10 @@ class Timeline::Engine : public ReplayObserver {
             si.event = session_->events_done();
             run_.last_hit_info = si;
           }
+          rep_step_tid_.reset();
           return scan_done();
         }
+        follow_rep_target(t, r);
         if (user_hit) {
           ++run_.hits;
           si.event = session_->events_done();
@@ -616,6 +624,21 @@ class Timeline::Engine : public ReplayObserver {
           pause(run_.report, trap_point(t, r));
         return;
     }
+  }
+
+  /// A target point can lie inside a repeated string instruction (`rep stos` stopped by a
+  /// watchpoint or a step after some iterations): a breakpoint on its rip fires only before
+  /// the first iteration. At the target's rip with other registers, single-step that task
+  /// iteration by iteration until the target is reached or the instruction is done.
+  void follow_rep_target(const ReplayTask& t, const Registers& r) {
+    if (run_.target.kind != Point::Trap || t.rec_tid != run_.target.tid ||
+        session_->events_done() != run_.target.event || r.rip != run_.target.regs.rip) {
+      if (rep_step_tid_ && *rep_step_tid_ == t.rec_tid) rep_step_tid_.reset();
+      return;
+    }
+    auto code = rwd::read_memory(t.tid, r.rip, 16);
+    bps_.hide(t.pid, r.rip, code);  // the breakpoint on the target's rip
+    if (rep_string_insn_length(code.data(), code.size()) > 0) rep_step_tid_ = t.rec_tid;
   }
 
   void on_end() {
@@ -1002,6 +1025,7 @@ class Timeline::Engine : public ReplayObserver {
   std::map<pid_t, uint64_t> watches_armed_;
   std::unique_ptr<ReplaySession> session_;
   ReplayOptions opts_;
+  std::optional<pid_t> rep_step_tid_;  ///< single-stepping through a rep instruction
   std::mutex listener_mu_;
   std::function<void(OutputStream, const std::string&)> output_listener_;
   uint64_t output_shown_ = 0;  ///< the last write event whose output was passed on

@@ -201,6 +201,24 @@ TEST_CASE("Record & Debug of the crash sample: the crash, then the write of the 
     CHECK(frame["line"] == test::line_of(source, "struct item* pick = table[r % 4];"));
     CHECK(evaluate(c, frame["id"], "r % 4") == "3");
     CHECK(evaluate(c, frame["id"], "table[3]") == "0x0");
+
+    // Further back, the stack slot's earlier writes (the dynamic loader's, some inside
+    // `rep stos`): each stop is earlier than the one before, down to the start.
+    data =
+        c.request("setDataBreakpoints", {{"breakpoints", {{{"dataId", info["body"]["dataId"]}}}}});
+    uint64_t before = c.request("rewind/when")["body"]["event"];
+    for (int i = 0; i < 20; ++i) {
+      REQUIRE(c.request("reverseContinue")["success"] == true);
+      json s = c.event("stopped");
+      uint64_t at = c.request("rewind/when")["body"]["event"];
+      CHECK(at <= before);
+      before = at;
+      if (s["body"]["reason"] != "data breakpoint") {
+        CHECK(s["body"]["description"] == "The start of the recording");
+        break;
+      }
+    }
+    CHECK(before == 1);
     REQUIRE(c.request("terminate")["success"] == true);
     CHECK(c.event("exited")["body"]["exitCode"] == 139);
     c.check_schema();
