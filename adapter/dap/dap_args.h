@@ -1,6 +1,9 @@
 // Reading a DAP request's arguments, with errors a client can show.
 #pragma once
 
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -18,6 +21,16 @@ inline const nlohmann::json& arguments(const nlohmann::json& req) {
   static const nlohmann::json empty = nlohmann::json::object();
   auto it = req.find("arguments");
   return it != req.end() && it->is_object() ? *it : empty;
+}
+
+/// An address a client sends (memoryReference, instructionReference, or a data breakpoint's
+/// `asAddress` name): "0x401136" or "4198710". Throws RequestError.
+inline uint64_t parse_address(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  uint64_t v = std::strtoull(text.c_str(), &end, 0);
+  if (text.empty() || *end || errno) throw RequestError("\"" + text + "\" is not an address");
+  return v;
 }
 
 /// Argument `name` of `args` as a T. Throws RequestError when it is missing or of another

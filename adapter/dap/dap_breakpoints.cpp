@@ -14,16 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-/// Parses "0x401136" or "4198710" (DAP memory and instruction references). Throws
-/// RequestError.
-uint64_t parse_address(const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  uint64_t v = std::strtoull(text.c_str(), &end, 0);
-  if (text.empty() || *end || errno) throw RequestError("\"" + text + "\" is not an address");
-  return v;
-}
-
 /// A breakpoint's condition and hit condition from a DAP breakpoint object.
 BreakpointSpec conditions(const json& b) {
   BreakpointSpec s;
@@ -65,6 +55,12 @@ json DapSession::breakpoint_json(const Breakpoint& bp) {
   return j;
 }
 
+void DapSession::respond_breakpoints(const json& req, const std::vector<Breakpoint>& bps) {
+  json out = json::array();
+  for (const Breakpoint& bp : bps) out.push_back(breakpoint_json(bp));
+  respond(req, {{"breakpoints", out}});
+}
+
 void DapSession::set_breakpoints(const json& req) {
   Debugger& d = debugger();
   const json& args = arguments(req);
@@ -78,13 +74,7 @@ void DapSession::set_breakpoints(const json& req) {
     s.log_message = optional_arg<std::string>(b, "logMessage", "");
     specs.push_back(s);
   }
-  json out = json::array();
-  for (const Breakpoint& bp : d.set_source_breakpoints(path, specs)) {
-    json j = breakpoint_json(bp);
-    if (bp.file.empty()) j["source"] = source_json(path);
-    out.push_back(j);
-  }
-  respond(req, {{"breakpoints", out}});
+  respond_breakpoints(req, d.set_source_breakpoints(path, specs));
 }
 
 void DapSession::set_function_breakpoints(const json& req) {
@@ -95,9 +85,7 @@ void DapSession::set_function_breakpoints(const json& req) {
     s.function = required<std::string>(b, "name");
     specs.push_back(s);
   }
-  json out = json::array();
-  for (const Breakpoint& bp : d.set_function_breakpoints(specs)) out.push_back(breakpoint_json(bp));
-  respond(req, {{"breakpoints", out}});
+  respond_breakpoints(req, d.set_function_breakpoints(specs));
 }
 
 void DapSession::set_instruction_breakpoints(const json& req) {
@@ -109,10 +97,7 @@ void DapSession::set_instruction_breakpoints(const json& req) {
                 uint64_t(optional_arg<int64_t>(b, "offset", 0));
     specs.push_back(s);
   }
-  json out = json::array();
-  for (const Breakpoint& bp : d.set_instruction_breakpoints(specs))
-    out.push_back(breakpoint_json(bp));
-  respond(req, {{"breakpoints", out}});
+  respond_breakpoints(req, d.set_instruction_breakpoints(specs));
 }
 
 void DapSession::set_exception_breakpoints(const json& req) {
@@ -177,9 +162,7 @@ void DapSession::data_breakpoint_info(const json& req) {
     if (optional_arg<bool>(args, "asAddress", false)) {
       w.addr = parse_address(name);
       w.len = int(optional_arg<int64_t>(args, "bytes", 8));
-      if (w.len != 1 && w.len != 2 && w.len != 4 && w.len != 8)
-        throw Error("a hardware watchpoint covers 1, 2, 4 or 8 bytes");
-      if (w.addr % uint64_t(w.len)) throw Error("the address is not aligned to its size");
+      check_watch_range(w.addr, w.len, name);
       w.type = std::to_string(w.len) + " bytes";
     } else if (int ref = optional_arg<int>(args, "variablesReference", 0)) {
       if (ref < 1 || size_t(ref) > refs_.size())
@@ -187,23 +170,15 @@ void DapSession::data_breakpoint_info(const json& req) {
       const VarRef& r = refs_[size_t(ref) - 1];
       if (r.kind == VarRef::Registers) throw Error("a register cannot be watched");
       if (r.kind == VarRef::Children) {
-        // The child's lvalue: "(parent).member" does not exist as text, so find it by name.
+        // A member or element has no expression of its own: find it by name.
         bool found = false;
         for (const NamedValue& c : children(r.value, d.target(r.tid)))
           if (c.name == name) {
-            if (c.value.loc.kind != Location::Kind::Memory)
-              throw Error("\"" + name + "\" is not in memory");
-            w.addr = c.value.loc.addr;
-            w.len = int(type_size(*c.value.type));
-            w.type = type_name(*c.value.type);
-            w.value_type = c.value.type;
+            w = watch_info(c.value, "\"" + name + "\"");
             found = true;
             break;
           }
         if (!found) throw Error("no member \"" + name + "\"");
-        if (w.len != 1 && w.len != 2 && w.len != 4 && w.len != 8)
-          throw Error(std::to_string(w.len) + " bytes; a hardware watchpoint covers 1, 2, 4 or 8");
-        if (w.addr % uint64_t(w.len)) throw Error("not aligned to its size");
       } else {
         w = d.watchable(r.tid, r.frame, name);
       }

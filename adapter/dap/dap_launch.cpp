@@ -38,13 +38,25 @@ void DapSession::open_trace(const std::string& trace, bool echo_output) {
   if (reader.summary()) exit_code_ = exit_code_for_status(reader.summary()->root_status);
 }
 
-void DapSession::launch(const json& req) {
-  const json& args = arguments(req);
+void DapSession::begin_session(const json& args, bool serve_sources) {
   check_token(args);
   if (debugger_) throw RequestError("a trace is already being debugged in this session");
-  std::string mode = optional_arg<std::string>(args, "mode", "record");
   stop_on_entry_ = optional_arg<bool>(args, "stopOnEntry", false);
-  serve_sources_ = optional_arg<bool>(args, "sourcesFromServer", false);
+  serve_sources_ = optional_arg<bool>(args, "sourcesFromServer", serve_sources);
+}
+
+void DapSession::session_started(const json& req, const char* start_method) {
+  respond(req);
+  event("process", {{"name", timeline_->executable()},
+                    {"isLocalProcess", !serve_sources_},
+                    {"startMethod", start_method}});
+  event("initialized");
+}
+
+void DapSession::launch(const json& req) {
+  const json& args = arguments(req);
+  begin_session(args, false);
+  std::string mode = optional_arg<std::string>(args, "mode", "record");
   std::string trace;
   if (mode == "record") {
     ProgramRecording rec =
@@ -68,26 +80,14 @@ void DapSession::launch(const json& req) {
   } else {
     throw RequestError("unknown launch mode \"" + mode + "\": use \"record\" or \"replay\"");
   }
-  respond(req);
-  event("process", {{"name", timeline_->executable()},
-                    {"isLocalProcess", !serve_sources_},
-                    {"startMethod", "launch"}});
-  event("initialized");
+  session_started(req, "launch");
 }
 
 void DapSession::attach(const json& req) {
   const json& args = arguments(req);
-  check_token(args);
-  if (debugger_) throw RequestError("a trace is already being debugged in this session");
-  stop_on_entry_ = optional_arg<bool>(args, "stopOnEntry", false);
-  start_method_ = "attach";
-  serve_sources_ = optional_arg<bool>(args, "sourcesFromServer", true);
+  begin_session(args, true);  // the client may be on another machine, without the sources
   open_trace(resolve_trace(optional_arg<std::string>(args, "trace", "")), true);
-  respond(req);
-  event("process", {{"name", timeline_->executable()},
-                    {"isLocalProcess", !serve_sources_},
-                    {"startMethod", "attach"}});
-  event("initialized");
+  session_started(req, "attach");
 }
 
 void DapSession::configuration_done(const json& req) {

@@ -20,13 +20,6 @@ constexpr size_t kMaxRead = 1 << 20;           // readMemory: bytes per request
 constexpr size_t kMaxInstructions = 10000;     // disassemble: instructions per request
 constexpr size_t kMaxSourceBytes = 16u << 20;  // source: the largest file served
 
-uint64_t parse_reference(const std::string& text) {
-  char* end = nullptr;
-  uint64_t v = std::strtoull(text.c_str(), &end, 0);
-  if (text.empty() || *end) throw RequestError("\"" + text + "\" is not a memory reference");
-  return v;
-}
-
 std::string base64(const std::vector<uint8_t>& bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
   int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes.data(),
@@ -123,7 +116,7 @@ void DapSession::source(const json& req) {
 void DapSession::read_memory(const json& req) {
   debugger();
   const json& args = arguments(req);
-  uint64_t addr = parse_reference(required<std::string>(args, "memoryReference")) +
+  uint64_t addr = parse_address(required<std::string>(args, "memoryReference")) +
                   uint64_t(optional_arg<int64_t>(args, "offset", 0));
   size_t count = required<size_t>(args, "count");
   if (count > kMaxRead) count = kMaxRead;
@@ -138,7 +131,7 @@ void DapSession::read_memory(const json& req) {
 void DapSession::disassemble(const json& req) {
   Debugger& d = debugger();
   const json& args = arguments(req);
-  uint64_t addr = parse_reference(required<std::string>(args, "memoryReference")) +
+  uint64_t addr = parse_address(required<std::string>(args, "memoryReference")) +
                   uint64_t(optional_arg<int64_t>(args, "offset", 0));
   int64_t skip = optional_arg<int64_t>(args, "instructionOffset", 0);
   size_t count = std::min<size_t>(required<size_t>(args, "instructionCount"), kMaxInstructions);

@@ -220,7 +220,6 @@ void DapSession::initialize(const json& req) {
   const json& args = arguments(req);
   lines_from_1_ = args.value("linesStartAt1", true);
   client_invalidated_ = args.value("supportsInvalidatedEvent", false);
-  client_run_in_terminal_ = args.value("supportsRunInTerminalRequest", false);
   respond(req, capabilities());
 }
 

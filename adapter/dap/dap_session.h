@@ -88,7 +88,11 @@ class DapSession {
   void launch(const nlohmann::json& req);
   void attach(const nlohmann::json& req);
   void check_token(const nlohmann::json& args);
-  std::string record_program(const nlohmann::json& args);
+  /// The checks and options launch and attach share; `serve_sources` is the default of
+  /// "sourcesFromServer".
+  void begin_session(const nlohmann::json& args, bool serve_sources);
+  /// Answers a launch or attach whose trace is open, then `process` and `initialized`.
+  void session_started(const nlohmann::json& req, const char* start_method);
   void open_trace(const std::string& trace, bool echo_output);
   void configuration_done(const nlohmann::json& req);
 
@@ -101,6 +105,7 @@ class DapSession {
   void set_data_breakpoints(const nlohmann::json& req);
   void breakpoint_locations(const nlohmann::json& req);
   nlohmann::json breakpoint_json(const Breakpoint& bp);
+  void respond_breakpoints(const nlohmann::json& req, const std::vector<Breakpoint>& bps);
   std::string data_breakpoint_description(const StopInfo& stop, std::vector<int>& ids);
 
   // dap_inspect.cpp
@@ -158,13 +163,12 @@ class DapSession {
   std::mutex cancel_mu_;
   std::set<int64_t> cancelled_;  ///< seqs of requests cancelled before their turn
   bool stop_on_entry_ = false, configured_ = false, ended_ = false, lines_from_1_ = true;
-  bool client_invalidated_ = false, client_run_in_terminal_ = false;
+  bool client_invalidated_ = false;
   /// Sources are served through the `source` request (each Source has a sourceReference):
   /// the client may be on another machine, without the files. Attach sessions do this by
   /// default; the "sourcesFromServer" argument of launch and attach chooses.
   bool serve_sources_ = false;
   int exit_code_ = -1;  ///< the recorded program's exit status (record mode)
-  std::string start_method_ = "launch";
   std::vector<std::pair<pid_t, size_t>> frames_;  ///< frameId - 1 -> (thread, frame index)
   std::vector<VarRef> refs_;                      ///< variablesReference - 1 -> what it names
   std::vector<DataBreakpoint> data_breakpoints_;

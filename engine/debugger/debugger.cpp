@@ -233,21 +233,27 @@ DebugStop Debugger::step_instruction(pid_t tid, Direction dir) {
   return out;
 }
 
-WatchInfo Debugger::watchable(pid_t tid, size_t frame, const std::string& expr) {
-  Value v = evaluate(tid, frame, expr);
+void check_watch_range(uint64_t addr, int len, const std::string& what) {
+  if (len != 1 && len != 2 && len != 4 && len != 8)
+    throw Error("cannot watch " + what + ": " + std::to_string(len) +
+                " bytes; a hardware watchpoint covers 1, 2, 4 or 8");
+  if (addr % uint64_t(len) != 0) throw Error("cannot watch " + what + ": not aligned to its size");
+}
+
+WatchInfo watch_info(const Value& v, const std::string& what) {
   if (v.loc.kind != Location::Kind::Memory || v.bit_size)
-    throw Error("cannot watch \"" + expr + "\": it is not a value in memory");
+    throw Error("cannot watch " + what + ": it is not a value in memory");
   WatchInfo w;
   w.addr = v.loc.addr;
   w.len = int(type_size(*v.type));
   w.type = type_name(*v.type);
   w.value_type = v.type;
-  if (w.len != 1 && w.len != 2 && w.len != 4 && w.len != 8)
-    throw Error("cannot watch \"" + expr + "\": " + std::to_string(w.len) +
-                " bytes; a hardware watchpoint covers 1, 2, 4 or 8");
-  if (w.addr % uint64_t(w.len) != 0)
-    throw Error("cannot watch \"" + expr + "\": not aligned to its size");
+  check_watch_range(w.addr, w.len, what);
   return w;
+}
+
+WatchInfo Debugger::watchable(pid_t tid, size_t frame, const std::string& expr) {
+  return watch_info(evaluate(tid, frame, expr), "\"" + expr + "\"");
 }
 
 WatchInfo Debugger::watch(pid_t tid, size_t frame, const std::string& expr, WatchKind kind) {

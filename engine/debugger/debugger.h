@@ -37,6 +37,16 @@ struct WatchInfo {
   TypePtr value_type;  ///< the watched value's type (to show old and new values)
 };
 
+/// Checks that `len` bytes at `addr` fit one x86 debug register: 1, 2, 4 or 8 bytes, aligned
+/// to their size (Intel SDM vol. 3, "Debug Registers"). `what` names the range in the Error
+/// thrown otherwise.
+void check_watch_range(uint64_t addr, int len, const std::string& what);
+
+/// What a hardware watchpoint on `v` covers (its address, size and type). `what` names it in
+/// errors. Throws Error when `v` is not in memory (a register, a bitfield) or its range does
+/// not pass check_watch_range().
+WatchInfo watch_info(const Value& v, const std::string& what);
+
 /// Which recorded signals stop a forward continue (DAP exception breakpoint filters).
 /// A signal stops when `all` is set, when it is fatal and `fatal` is set, or when it is in
 /// `signals`.

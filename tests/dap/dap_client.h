@@ -240,4 +240,21 @@ class DapClient {
   std::vector<nlohmann::json> all_;
 };
 
+/// The innermost frame of thread `tid` (stackTrace), failing the test when there is none.
+inline nlohmann::json top_frame(DapClient& c, int tid) {
+  nlohmann::json st = c.request("stackTrace", {{"threadId", tid}});
+  REQUIRE(st["success"] == true);
+  REQUIRE(!st["body"]["stackFrames"].empty());
+  return st["body"]["stackFrames"][0];
+}
+
+/// `expr` evaluated in frame `frame_id` as a watch expression: its value, or "error: " and
+/// the adapter's message.
+inline std::string evaluate(DapClient& c, int frame_id, const std::string& expr) {
+  nlohmann::json r =
+      c.request("evaluate", {{"expression", expr}, {"frameId", frame_id}, {"context", "watch"}});
+  return r["success"] == true ? r["body"]["result"].get<std::string>()
+                              : "error: " + r["message"].get<std::string>();
+}
+
 }  // namespace test

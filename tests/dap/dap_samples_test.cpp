@@ -10,6 +10,8 @@
 #include "tests/support/source_line.h"
 
 using nlohmann::json;
+using test::evaluate;
+using test::top_frame;
 
 namespace {
 
@@ -19,19 +21,6 @@ std::string fresh_trace_root() {
   std::string dir = mkdtemp(tmpl);
   setenv("REWIND_TRACE_DIR", dir.c_str(), 1);
   return dir;
-}
-
-json top_frame(test::DapClient& c, int tid) {
-  json st = c.request("stackTrace", {{"threadId", tid}});
-  REQUIRE(st["success"] == true);
-  REQUIRE(!st["body"]["stackFrames"].empty());
-  return st["body"]["stackFrames"][0];
-}
-
-std::string evaluate(test::DapClient& c, int frame_id, const std::string& expr) {
-  json r = c.request("evaluate", {{"expression", expr}, {"frameId", frame_id}});
-  return r["success"] == true ? r["body"]["result"].get<std::string>()
-                              : "error: " + r["message"].get<std::string>();
 }
 
 /// The old and new values a data breakpoint stop describes ("...: counter: 4 → 5").

@@ -12,25 +12,13 @@
 #include "tests/support/source_line.h"
 
 using nlohmann::json;
+using test::evaluate;
+using test::top_frame;
 
 namespace {
 
 uint32_t line_of(const std::string& marker) {
   return test::line_of(SOURCE_C, marker);
-}
-
-json top_frame(test::DapClient& c, int tid) {
-  json st = c.request("stackTrace", {{"threadId", tid}});
-  REQUIRE(st["success"] == true);
-  REQUIRE(!st["body"]["stackFrames"].empty());
-  return st["body"]["stackFrames"][0];
-}
-
-std::string evaluate(test::DapClient& c, int frame_id, const std::string& expr) {
-  json r =
-      c.request("evaluate", {{"expression", expr}, {"frameId", frame_id}, {"context", "watch"}});
-  return r["success"] == true ? r["body"]["result"].get<std::string>()
-                              : "error: " + r["message"].get<std::string>();
 }
 
 std::map<std::string, json> by_name(const json& variables) {
