@@ -1,10 +1,14 @@
+#include <unistd.h>
+
 #include <cstdio>
 
+#include "adapter/dap/recording_status.h"
 #include "cli/commands.h"
 #include "engine/errors.h"
 #include "engine/record/recorder.h"
 #include "engine/record/until_failure.h"
 #include "engine/ticks/hw_probe.h"
+#include "engine/trace/trace_dir.h"
 
 namespace rwd::cli {
 
@@ -24,7 +28,7 @@ int split_program_command(int argc, char** argv) {
       g_split = true;
       return i;
     }
-    if (a == "-o" || a == "--output" || a == "--ticks") {
+    if (a == "-o" || a == "--output" || a == "--ticks" || a == "--status-file") {
       ++i;  // the option's value
       continue;
     }
@@ -47,7 +51,8 @@ Runner add_record(CLI::App& app) {
       "rewind cannot record it.");
   auto opts = std::make_shared<RecordOptions>();
   auto ticks = std::make_shared<std::string>("auto");
-  cmd->add_option("-o,--output", opts->output_dir, "Write the trace to this new (or empty) directory");
+  cmd->add_option("-o,--output", opts->output_dir,
+                  "Write the trace to this new (or empty) directory");
   cmd->add_flag("-v,--verbose", opts->verbose, "Say where the trace went");
   cmd->add_flag("--chaos", opts->chaos,
                 "Chaos mode: random time slices and scheduling order between threads, so that "
@@ -63,30 +68,33 @@ Runner add_record(CLI::App& app) {
                   "Progress counter: none (counter-less: registers and a memory digest), hw "
                   "(hardware branch counters), or auto (hw where it works; today always none)")
       ->check(CLI::IsMember({"auto", "hw", "none"}));
-  return [cmd, opts, ticks, until] {
-    opts->argv = g_program;
-    if (!g_split || opts->argv.empty()) {
-      std::fprintf(stderr,
-                   "rewind: record: no program given (usage: rewind record PROGRAM [ARGS...])\n");
+  auto status_file = std::make_shared<std::string>();
+  cmd->add_option("--status-file", *status_file,
+                  "Keep FILE up to date with the recording's state as JSON (for a debug adapter "
+                  "that started the recording in a terminal; docs/dap.md)");
+  // What the run made, for the status file: the trace, or the reason there is none.
+  auto made_trace = std::make_shared<std::string>();
+  auto usage_error = std::make_shared<std::string>();
+  auto run = [cmd, opts, ticks, until, made_trace, usage_error] {
+    auto refuse = [&](const std::string& why) {
+      std::fprintf(stderr, "rewind: record: %s\n", why.c_str());
+      *usage_error = why;
       return kUsageError;
-    }
+    };
+    opts->argv = g_program;
+    if (!g_split || opts->argv.empty())
+      return refuse("no program given (usage: rewind record PROGRAM [ARGS...])");
     if (*ticks == "hw") {
       std::string why;
       if (!hardware_ticks_available(&why))
-        std::fprintf(stderr,
-                     "rewind: record: hardware performance counters are not available here "
-                     "(%s); use --ticks=none or --ticks=auto\n",
-                     why.c_str());
-      else
-        std::fprintf(stderr,
-                     "rewind: record: recording with hardware ticks is not implemented yet; "
-                     "use --ticks=none or --ticks=auto\n");
-      return kUsageError;
+        return refuse("hardware performance counters are not available here (" + why +
+                      "); use --ticks=none or --ticks=auto");
+      return refuse(
+          "recording with hardware ticks is not implemented yet; use --ticks=none or "
+          "--ticks=auto");
     }
-    if (find_program(opts->argv[0]).empty()) {
-      std::fprintf(stderr, "rewind: record: cannot find program '%s'\n", opts->argv[0].c_str());
-      return kUsageError;
-    }
+    if (find_program(opts->argv[0]).empty())
+      return refuse("cannot find program '" + opts->argv[0] + "'");
     if (cmd->count("--until-failure")) {
       int n = *until > 0 ? *until : 100;
       UntilFailureResult u = record_until_failure(*opts, n);
@@ -96,6 +104,7 @@ Runner add_record(CLI::App& app) {
       else
         std::fprintf(stderr, "rewind: no failure in %d runs; kept the last trace: %s\n", n,
                      u.last.trace_dir.c_str());
+      *made_trace = u.last.trace_dir;
       return u.last.exit_code;
     }
     RecordResult r = record(*opts);
@@ -103,7 +112,39 @@ Runner add_record(CLI::App& app) {
       std::fprintf(stderr, "rewind: recorded %llu events (%llu preemptions) to %s\n",
                    (unsigned long long)r.events, (unsigned long long)r.preemptions,
                    r.trace_dir.c_str());
+    *made_trace = r.trace_dir;
     return r.exit_code;
+  };
+  return [status_file, opts, run, made_trace, usage_error]() -> int {
+    if (status_file->empty()) return run();
+    // The adapter that reads the file waits for "finished" or "failed": every way out says one.
+    RecordingStatus s;
+    s.pid = getpid();
+    write_recording_status(*status_file, s);
+    int rc = 0;
+    try {
+      rc = run();
+    } catch (const std::exception& e) {
+      // An unsupported syscall keeps the trace written so far: it replays up to there.
+      bool kept = !opts->output_dir.empty() && ::access(opts->output_dir.c_str(), F_OK) == 0 &&
+                  !is_empty_dir(opts->output_dir);
+      s.state = kept ? RecordingStatus::Finished : RecordingStatus::Failed;
+      s.exit_code = kRewindError;
+      s.trace = kept ? opts->output_dir : "";
+      s.error = e.what();
+      write_recording_status(*status_file, s);
+      throw;
+    }
+    if (made_trace->empty()) {
+      s.state = RecordingStatus::Failed;
+      s.error = usage_error->empty() ? "rewind record made no trace" : *usage_error;
+    } else {
+      s.state = RecordingStatus::Finished;
+      s.exit_code = rc;
+      s.trace = *made_trace;
+    }
+    write_recording_status(*status_file, s);
+    return rc;
   };
 }
 

@@ -59,11 +59,36 @@ void DapSession::launch(const json& req) {
   std::string mode = optional_arg<std::string>(args, "mode", "record");
   std::string trace;
   if (mode == "record") {
-    ProgramRecording rec =
-        record_for_client(args, opts_.rewind_exe, recording_,
-                          [this](const std::string& category, const std::string& text) {
-                            event("output", {{"category", category}, {"output", text}});
-                          });
+    // "console" as VS Code's C/C++ and Python debuggers name it.
+    std::string console = optional_arg<std::string>(args, "console", "internalConsole");
+    if (console != "internalConsole" && console != "integratedTerminal" &&
+        console != "externalTerminal")
+      throw RequestError("unknown console \"" + console +
+                         "\": use \"internalConsole\", \"integratedTerminal\" or "
+                         "\"externalTerminal\"");
+    RecordingPlan plan = plan_recording(args, opts_.rewind_exe);
+    ProgramRecording rec;
+    if (console != "internalConsole" && client_run_in_terminal_) {
+      rec = record_in_terminal(
+          plan, console == "externalTerminal" ? "external" : "integrated",
+          [this](const json& terminal_args) {
+            json r = request_client("runInTerminal", terminal_args);
+            if (r.value("success", false) != true)
+              throw RequestError("the client could not run the program in a terminal: " +
+                                 r.value("message", std::string("no reason given")));
+          },
+          recording_, abandoned_);
+    } else {
+      if (console != "internalConsole")
+        event("output", {{"category", "console"},
+                         {"output",
+                          "rewind: this client cannot run a program in a terminal (it does "
+                          "not support runInTerminal): the program's output is shown here\n"}});
+      rec = record_for_client(plan, recording_,
+                              [this](const std::string& category, const std::string& text) {
+                                event("output", {{"category", category}, {"output", text}});
+                              });
+    }
     exit_code_ = rec.exit_code;
     std::string how = rec.exit_code > 128 && rec.exit_code < 128 + 65
                           ? "killed by " + signal_name(rec.exit_code - 128)

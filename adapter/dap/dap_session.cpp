@@ -44,8 +44,35 @@ void DapSession::event(const std::string& name, json body) {
   post(std::move(e));
 }
 
+json DapSession::request_client(const std::string& command, json args) {
+  int seq;
+  {
+    std::lock_guard lock(send_mu_);
+    seq = seq_++;
+    send_({{"seq", seq}, {"type", "request"}, {"command", command}, {"arguments", args}});
+  }
+  std::unique_lock lock(reply_mu_);
+  bool answered = reply_cv_.wait_for(lock, std::chrono::minutes(1),
+                                     [&] { return replies_.count(seq) || abandoned_.load(); });
+  if (!replies_.count(seq))
+    throw Error(answered ? "the client went away before answering " + command
+                         : "the client did not answer " + command + " within a minute");
+  json reply = std::move(replies_[seq]);
+  replies_.erase(seq);
+  return reply;
+}
+
 void DapSession::on_arrival(const std::string& body) {
   json msg = json::parse(body, nullptr, false);
+  if (msg.is_object() && msg.value("type", "") == "response" && msg.contains("request_seq") &&
+      msg["request_seq"].is_number_integer()) {
+    {
+      std::lock_guard lock(reply_mu_);
+      replies_[msg["request_seq"].get<int64_t>()] = msg;
+    }
+    reply_cv_.notify_all();
+    return;
+  }
   if (!msg.is_object() || msg.value("type", "") != "request") return;
   std::string command = msg.value("command", "");
   const json& args = arguments(msg);
@@ -56,13 +83,17 @@ void DapSession::on_arrival(const std::string& body) {
     std::lock_guard lock(cancel_mu_);
     cancelled_.insert(args["requestId"].get<int64_t>());
   } else if (command == "disconnect" || command == "terminate") {
-    if (pid_t child = recording_.load()) ::kill(child, SIGTERM);  // the trace is kept
-    if (Timeline* t = running_.load()) t->interrupt();
+    on_client_gone();
   }
 }
 
 void DapSession::on_client_gone() {
-  if (pid_t child = recording_.load()) ::kill(child, SIGTERM);
+  {
+    std::lock_guard lock(reply_mu_);
+    abandoned_ = true;
+  }
+  reply_cv_.notify_all();
+  if (pid_t child = recording_.load()) ::kill(child, SIGTERM);  // the trace is kept
   if (Timeline* t = running_.load()) t->interrupt();
 }
 
@@ -76,7 +107,8 @@ bool DapSession::handle(const std::string& body) {
            {"output", std::string("rewind: malformed DAP message ignored: ") + e.what() + "\n"}});
     return true;
   }
-  if (req.is_object() && req.value("type", "") == "response") return true;  // runInTerminal's
+  // Responses to reverse requests were handed over as they arrived (on_arrival).
+  if (req.is_object() && req.value("type", "") == "response") return true;
   if (!req.is_object() || req.value("type", "") != "request" || !req.contains("command") ||
       !req["command"].is_string() || !req.contains("seq") || !req["seq"].is_number_integer()) {
     if (req.is_object() && req.value("type", "") == "request")
@@ -220,6 +252,7 @@ void DapSession::initialize(const json& req) {
   const json& args = arguments(req);
   lines_from_1_ = args.value("linesStartAt1", true);
   client_invalidated_ = args.value("supportsInvalidatedEvent", false);
+  client_run_in_terminal_ = args.value("supportsRunInTerminalRequest", false);
   respond(req, capabilities());
 }
 

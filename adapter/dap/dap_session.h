@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -72,6 +73,10 @@ class DapSession {
   void respond(const nlohmann::json& req, nlohmann::json body = nlohmann::json::object());
   void fail(const nlohmann::json& req, const std::string& message);
   void event(const std::string& name, nlohmann::json body = nlohmann::json::object());
+  /// Sends a reverse request (DAP runInTerminal) and waits for the client's response, which
+  /// the reading thread hands over (on_arrival). Throws Error when the client goes away or
+  /// does not answer within a minute.
+  nlohmann::json request_client(const std::string& command, nlohmann::json args);
   void dispatch(const nlohmann::json& req);
   Debugger& debugger();  // throws when not launched
   void stopped(const DebugStop& d, const std::string& step_reason = "step");
@@ -159,7 +164,12 @@ class DapSession {
   std::unique_ptr<EventIndex> events_;
   std::string trace_dir_;
   std::atomic<Timeline*> running_{nullptr};  ///< the timeline while a resume runs
-  std::atomic<pid_t> recording_{0};          ///< the `rewind record` child while it runs
+  std::atomic<pid_t> recording_{0};          ///< the `rewind record` process while it runs
+  std::atomic<bool> abandoned_{false};       ///< disconnect, terminate or the client gone
+  std::mutex reply_mu_;
+  std::condition_variable reply_cv_;
+  std::map<int64_t, nlohmann::json> replies_;  ///< responses to reverse requests, by seq
+  bool client_run_in_terminal_ = false;        ///< initialize's supportsRunInTerminalRequest
   std::mutex cancel_mu_;
   std::set<int64_t> cancelled_;  ///< seqs of requests cancelled before their turn
   bool stop_on_entry_ = false, configured_ = false, ended_ = false, lines_from_1_ = true;

@@ -23,7 +23,18 @@ using nlohmann::json;
 
 namespace {
 
-/// The environment the program gets: rewind's, changed as the launch's "env" says.
+/// Checks a launch's "env": an object of names to strings or null.
+json checked_env(const json& env) {
+  if (env.is_null()) return json::object();
+  if (!env.is_object())
+    throw RequestError("argument \"env\" must be an object of names to strings");
+  for (auto& [name, value] : env.items())
+    if (!value.is_null() && !value.is_string())
+      throw RequestError("env \"" + name + "\" must be a string or null");
+  return env;
+}
+
+/// The environment the program gets: rewind's, changed as the launch's (checked) "env" says.
 std::vector<std::string> launch_environment(const json& env) {
   std::map<std::string, std::string> vars;
   for (char** e = environ; *e; ++e) {
@@ -31,15 +42,11 @@ std::vector<std::string> launch_environment(const json& env) {
     size_t eq = kv.find('=');
     if (eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  if (!env.is_null() && !env.is_object())
-    throw RequestError("argument \"env\" must be an object of names to strings");
   for (auto& [name, value] : env.items()) {
     if (value.is_null())
       vars.erase(name);
-    else if (value.is_string())
-      vars[name] = value.get<std::string>();
     else
-      throw RequestError("env \"" + name + "\" must be a string or null");
+      vars[name] = value.get<std::string>();
   }
   std::vector<std::string> out;
   for (auto& [k, v] : vars) out.push_back(k + "=" + v);
@@ -71,9 +78,9 @@ class Utf8Stream {
 
 }  // namespace
 
-ProgramRecording record_for_client(const json& args, const std::string& rewind_exe,
-                                   std::atomic<pid_t>& child, const OutputSink& output) {
-  std::string program = required<std::string>(args, "program");
+RecordingPlan plan_recording(const json& args, const std::string& rewind_exe) {
+  RecordingPlan plan;
+  std::string program = plan.program = required<std::string>(args, "program");
   std::vector<std::string> argv_in;
   if (args.contains("args")) argv_in = required<std::vector<std::string>>(args, "args");
   char here[4096];
@@ -85,15 +92,22 @@ ProgramRecording record_for_client(const json& args, const std::string& rewind_e
   if (program.find('/') != std::string::npos && program[0] != '/') path = cwd + "/" + program;
   path = find_program(path);
   if (path.empty()) throw RequestError("cannot find program \"" + program + "\"");
-  std::vector<std::string> env = launch_environment(args.value("env", json()));
+  plan.path = path;
+  plan.cwd = cwd;
+  plan.env = checked_env(args.value("env", json()));
+  plan.traces_root = traces_root();
+  plan.trace_dir = create_trace_dir(plan.traces_root, path.substr(path.find_last_of('/') + 1));
+  plan.argv = {rewind_exe, "record", "-o", plan.trace_dir, "--", path};
+  plan.argv.insert(plan.argv.end(), argv_in.begin(), argv_in.end());
+  return plan;
+}
 
+ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>& child,
+                                   const OutputSink& output) {
   ProgramRecording rec;
-  rec.program = path;
-  std::string root = traces_root();
-  rec.trace_dir = create_trace_dir(root, path.substr(path.find_last_of('/') + 1));
-
-  std::vector<std::string> argv = {rewind_exe, "record", "-o", rec.trace_dir, "--", path};
-  argv.insert(argv.end(), argv_in.begin(), argv_in.end());
+  rec.program = plan.path;
+  rec.trace_dir = plan.trace_dir;
+  std::vector<std::string> argv = plan.argv, env = launch_environment(plan.env);
   std::vector<char*> cargv, cenv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -109,7 +123,7 @@ ProgramRecording record_for_client(const json& args, const std::string& rewind_e
     dup2(null, 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
-    if (chdir(cwd.c_str()) != 0) _exit(126);
+    if (chdir(plan.cwd.c_str()) != 0) _exit(126);
     execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }
@@ -152,10 +166,10 @@ ProgramRecording record_for_client(const json& args, const std::string& rewind_e
   if (is_empty_dir(rec.trace_dir)) {  // rewind record stopped before the program started
     ::rmdir(rec.trace_dir.c_str());
     while (!last_error.empty() && last_error.back() == '\n') last_error.pop_back();
-    throw Error("recording " + program + " failed" +
+    throw Error("recording " + plan.program + " failed" +
                 (last_error.empty() ? "" : ": " + last_error.substr(last_error.rfind('\n') + 1)));
   }
-  set_latest_trace(root, rec.trace_dir);
+  set_latest_trace(plan.traces_root, rec.trace_dir);
   return rec;
 }
 

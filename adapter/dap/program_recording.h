@@ -1,6 +1,6 @@
-// Record & Debug: a DAP launch in "record" mode runs the program under `rewind record` in a
-// child process, with the launch's cwd, env and arguments, and streams its output to the
-// client while it runs.
+// Record & Debug: a DAP launch in "record" mode runs the program under `rewind record`, with
+// the launch's cwd, env and arguments: in a child process whose output streams to the client,
+// or in the client's terminal (DAP runInTerminal).
 #pragma once
 
 #include <sys/types.h>
@@ -9,6 +9,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace rwd {
 
@@ -22,14 +23,43 @@ struct ProgramRecording {
 /// Receives the program's output: category "stdout" or "stderr" (DAP OutputEvent), text.
 using OutputSink = std::function<void(const std::string& category, const std::string& text)>;
 
-/// Records the program a DAP launch names: `args` has "program" (required), "args" (array of
-/// strings), "cwd" (default: rewind's), "env" (object: a string sets a variable, null
-/// removes it). Runs `rewind_exe record -o DIR -- program args...` with stdin from /dev/null
-/// and its stdout and stderr passed to `output` as they come. `child` holds the recorder's
-/// pid while it runs (so that a disconnect can stop it with SIGTERM; the trace is kept).
-/// Throws RequestError when the program or cwd does not exist, Error when recording failed
-/// without leaving a trace.
-ProgramRecording record_for_client(const nlohmann::json& args, const std::string& rewind_exe,
-                                   std::atomic<pid_t>& child, const OutputSink& output);
+/// How a launch's program is to be recorded.
+struct RecordingPlan {
+  std::string program;            ///< as the launch names it
+  std::string path;               ///< the executable found for it
+  std::string cwd;                ///< where it runs
+  nlohmann::json env;             ///< the launch's changes: name -> string, or null to remove
+  std::string traces_root;        ///< where latest-trace lives
+  std::string trace_dir;          ///< the new, empty trace directory
+  std::vector<std::string> argv;  ///< rewind record -o trace_dir -- path args...
+};
+
+/// Checks a launch's arguments and makes the trace directory: `args` has "program"
+/// (required), "args" (array of strings), "cwd" (default: rewind's), "env" (object: a string
+/// sets a variable, null removes it). Throws RequestError when the program or cwd does not
+/// exist or an argument has the wrong type.
+RecordingPlan plan_recording(const nlohmann::json& args, const std::string& rewind_exe);
+
+/// Runs the plan's `rewind record` as a child with stdin from /dev/null, passing its stdout
+/// and stderr to `output` as they come. `child` holds the recorder's pid while it runs (so
+/// that a disconnect can stop it with SIGTERM; the trace is kept). Throws Error when
+/// recording failed without leaving a trace.
+ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>& child,
+                                   const OutputSink& output);
+
+/// Sends a DAP runInTerminal request with these arguments and waits for its answer; throws
+/// RequestError when the client refuses.
+using TerminalRunner = std::function<void(const nlohmann::json& run_in_terminal_args)>;
+
+/// Has the client run the plan's `rewind record` in its terminal (`kind` "integrated" or
+/// "external", as in DAP's RunInTerminalRequestArguments), with `--status-file` added, and
+/// follows that file until the recording ends (recording_status.h). The program's stdio is
+/// the terminal's. `child` holds the recorder's pid once it is known. When `abandoned` is
+/// set (the client disconnected) before the recorder started, gives up; after, waits for the
+/// recorder (stopped by SIGTERM) to finish the trace. Throws Error when the terminal did not
+/// start it within 30 s, or the recording failed without a trace.
+ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string& kind,
+                                    const TerminalRunner& run_in_terminal,
+                                    std::atomic<pid_t>& child, const std::atomic<bool>& abandoned);
 
 }  // namespace rwd

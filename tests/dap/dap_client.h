@@ -176,6 +176,36 @@ class DapClient {
     }
   }
 
+  /// The next reverse request `command` from the adapter (runInTerminal); other messages that
+  /// come first are kept for response() and event().
+  nlohmann::json reverse_request(const std::string& command) {
+    for (auto it = events_.begin(); it != events_.end(); ++it)
+      if ((*it)["type"] == "request" && (*it)["command"] == command) {
+        nlohmann::json m = *it;
+        events_.erase(it);
+        return m;
+      }
+    for (;;) {
+      nlohmann::json m = next();
+      if (m["type"] == "request" && m["command"] == command) return m;
+      events_.push_back(m);
+    }
+  }
+
+  /// Answers the adapter's reverse request `req`: success with `body`, or failure with
+  /// `message`.
+  void reply(const nlohmann::json& req, bool success, nlohmann::json body,
+             const std::string& message = "") {
+    nlohmann::json r = {{"seq", seq_++},
+                        {"type", "response"},
+                        {"request_seq", req["seq"]},
+                        {"command", req["command"]},
+                        {"success", success}};
+    if (!body.is_null()) r["body"] = std::move(body);
+    if (!success) r["message"] = message;
+    rwd::write_dap_message(out_, r.dump());
+  }
+
   /// Every event named `name` received so far (kept or dropped), in order.
   std::vector<nlohmann::json> seen(const std::string& name) const {
     std::vector<nlohmann::json> out;

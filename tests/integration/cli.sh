@@ -70,4 +70,12 @@ if command -v python3 >/dev/null; then
     "$REWIND" record -o "$WORK/unsup" python3 -c 'import ctypes; ctypes.CDLL(None).syscall(425, 1, 0)'
   "$REWIND" replay -a "$WORK/unsup" 2>&1 | grep -q "recording was interrupted" && pass "the partial trace replays" || fail "partial trace"
 fi
+
+# --status-file (how a debug adapter follows a recording it started in a terminal).
+"$REWIND" record --status-file "$WORK/st.ok" -o "$WORK/st" sh -c 'exit 3'
+[ "$(cat "$WORK/st.ok")" = "{\"exit_code\":3,\"state\":\"finished\",\"trace\":\"$WORK/st\"}" ] &&
+  pass "status file: finished, exit code and trace" || fail "status file: $(cat "$WORK/st.ok")"
+"$REWIND" record --status-file "$WORK/st.bad" no-such-program-xyz 2>/dev/null
+[ "$(cat "$WORK/st.bad")" = '{"error":"cannot find program '"'"'no-such-program-xyz'"'"'","state":"failed"}' ] &&
+  pass "status file: failed, with the reason" || fail "status file: $(cat "$WORK/st.bad")"
 finish
