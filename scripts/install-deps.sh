@@ -16,6 +16,7 @@ pkgs=(
   python3 r-base-core sqlite3 gcc file # programs the integration tests record
   tmux                                 # a real terminal for the Ctrl-C test
   gdb                                  # `rewind replay` runs it; the gdb test drives it
+  emacs-nox elpa-dap-mode              # a real editor for the DAP test (editors/emacs)
 )
 missing=()
 for p in "${pkgs[@]}"; do
