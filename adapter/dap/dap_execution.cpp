@@ -67,6 +67,7 @@ void DapSession::restart(const json& req) {
   DebugStop s;
   s.stop = timeline_->seek(1);
   d.refresh();
+  d.reset_hit_counts();  // a hit condition counts from the start again, as in a new run
   if (client_invalidated_) event("invalidated", {{"areas", json::array({"all"})}});
   if (stop_on_entry_) {
     s.stop.reason = StopReason::TraceStart;

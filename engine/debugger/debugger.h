@@ -103,6 +103,11 @@ class Debugger {
   Value evaluate(pid_t tid, size_t frame, const std::string& expr);
   /// Forgets what was read at this point (after memory was changed in a diversion).
   void refresh() { moved(); }
+  /// Sets every breakpoint's hit count (for hit conditions) back to 0, as when the program
+  /// starts again (DAP restart).
+  void reset_hit_counts() {
+    for (auto& [id, bp] : breakpoints_) bp.hits = 0;
+  }
   /// The target through which task `tid`'s values are read.
   Target& target(pid_t tid);
 

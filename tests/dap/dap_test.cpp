@@ -231,6 +231,20 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   CHECK(c.event("stopped")["body"]["reason"] == "instruction breakpoint");
   CHECK(top_frame(c, tid)["instructionPointerReference"] == at_pc["address"]);
 
+  // A hit condition counts from the start of the recording again after each restart.
+  REQUIRE(c.request("setInstructionBreakpoints", {{"breakpoints", json::array()}})["success"]);
+  REQUIRE(c.request("setBreakpoints",
+                    {{"source", {{"path", SOURCE_C}}},
+                     {"breakpoints", {{{"line", body_line}, {"hitCondition", "== 2"}}}}})["success"]);
+  for (int run = 0; run < 2; ++run) {
+    REQUIRE(c.request("restart")["success"] == true);
+    json hit = c.event("stopped");
+    CHECK(hit["body"]["reason"] == "breakpoint");
+    CHECK(evaluate(c, top_frame(c, tid)["id"], "i") == "1");  // the second hit, each time
+  }
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", SOURCE_C}}},
+                                       {"breakpoints", json::array()}})["success"] == true);
+
   // A jump in time to an event, and back to where we were.
   json seek = c.request("rewind/seek", {{"event", now_event}});
   REQUIRE(seek["success"] == true);
