@@ -53,6 +53,10 @@ void DapSession::pause(const json& req) {
   // was reported; a program already stopped stays where it is and says so again.
   debugger();
   respond(req);
+  {
+    std::lock_guard lock(cancel_mu_);
+    if (interrupting_pauses_.erase(req["seq"].get<int64_t>())) return;
+  }
   DebugStop s;
   s.stop = timeline_->current();
   s.stop.reason = StopReason::Interrupted;

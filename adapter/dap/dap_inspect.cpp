@@ -33,8 +33,12 @@ void DapSession::threads(const json& req) {
 
 pid_t DapSession::thread_arg(const json& req) {
   const json& args = arguments(req);
-  if (args.contains("threadId")) return required<pid_t>(args, "threadId");
-  return timeline_->current().tid;
+  if (!args.contains("threadId")) return timeline_->current().tid;
+  pid_t tid = required<pid_t>(args, "threadId");
+  for (const TaskInfo& t : timeline_->tasks())
+    if (t.tid == tid) return tid;
+  throw RequestError("there is no thread " + std::to_string(tid) +
+                     " at this point of the recording (see the threads request)");
 }
 
 std::pair<pid_t, size_t> DapSession::frame_arg(const json& req, bool needed) {

@@ -77,7 +77,12 @@ void DapSession::on_arrival(const std::string& body) {
   std::string command = msg.value("command", "");
   const json& args = arguments(msg);
   if (command == "pause") {
-    if (Timeline* t = running_.load()) t->interrupt();
+    if (Timeline* t = running_.load()) {
+      t->interrupt();
+      std::lock_guard lock(cancel_mu_);
+      if (msg.contains("seq") && msg["seq"].is_number_integer())
+        interrupting_pauses_.insert(msg["seq"].get<int64_t>());
+    }
   } else if (command == "cancel" && args.contains("requestId") &&
              args["requestId"].is_number_integer()) {
     std::lock_guard lock(cancel_mu_);

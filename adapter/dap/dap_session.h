@@ -171,7 +171,8 @@ class DapSession {
   std::map<int64_t, nlohmann::json> replies_;  ///< responses to reverse requests, by seq
   bool client_run_in_terminal_ = false;        ///< initialize's supportsRunInTerminalRequest
   std::mutex cancel_mu_;
-  std::set<int64_t> cancelled_;  ///< seqs of requests cancelled before their turn
+  std::set<int64_t> cancelled_;            ///< seqs of requests cancelled before their turn
+  std::set<int64_t> interrupting_pauses_;  ///< seqs of pauses that interrupted a running op
   bool stop_on_entry_ = false, configured_ = false, ended_ = false, lines_from_1_ = true;
   bool client_invalidated_ = false;
   /// Sources are served through the `source` request (each Source has a sourceReference):

@@ -142,7 +142,10 @@ class Timeline::Engine : public ReplayObserver {
     if (event <= session_->events_done() || here_.kind != Point::Between) throw Restart{};
   }
 
-  void op_reverse_continue() { start_scan(After::ReverseContinue, false); }
+  void op_reverse_continue() {
+    interrupt_ = false;
+    start_scan(After::ReverseContinue, false);
+  }
 
   void op_reverse_step(pid_t tid) {
     end_diversion();
@@ -212,12 +215,11 @@ class Timeline::Engine : public ReplayObserver {
     return stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
   }
 
-  /// True once after interrupt() was called during a user-visible forward run.
+  /// True once after interrupt() was called during a user-visible forward run. A backward
+  /// operation ends in a second replay whose stop must be exact: a reverse continue is cut
+  /// short only between its scans (interrupt_reverse_continue), other ones not at all.
   bool take_interrupt() {
-    if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) {
-      // A backward operation is two replays; it is not cut short (its stop would be wrong).
-      return false;
-    }
+    if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) return false;
     return interrupt_.exchange(false);
   }
 
@@ -433,6 +435,9 @@ class Timeline::Engine : public ReplayObserver {
     here.kind = Point::Between;
     here.event = n;
     if (take_interrupt()) return pause_interrupted(here);
+    if (run_.kind == Run::Scan && after_ == After::ReverseContinue && run_.below &&
+        interrupt_.exchange(false))
+      return interrupt_reverse_continue();
     switch (run_.kind) {
       case Run::Forward:
         return;
@@ -725,6 +730,25 @@ class Timeline::Engine : public ReplayObserver {
     }
     after_ = after;
     run_ = r;
+    throw Restart{};
+  }
+
+  /// interrupt() during a reverse continue, in a scan that looks further back than the last
+  /// one: that scan found no hit after event `below` (where it started), so the run stops
+  /// there, as if it had run backwards that far. (During the first scan, the interrupt waits
+  /// for it to end: before that, no point before the current one is known to be hit-free.)
+  void interrupt_reverse_continue() {
+    if (internal_bp_) {
+      bps_.remove(*internal_bp_);
+      internal_bp_.reset();
+    }
+    Run next;
+    next.kind = Run::Goto;
+    next.target.kind = Point::Between;
+    next.target.event = run_.below;
+    next.report.reason = StopReason::Interrupted;
+    after_ = After::None;
+    run_ = next;
     throw Restart{};
   }
 

@@ -87,9 +87,11 @@ class Timeline {
   /// Goes to the point just after event `event` was replayed (1 = the first exec).
   StopInfo seek(uint64_t event);
 
-  /// Asks a running forward operation (from another thread) to stop as soon as it can: at
-  /// the next event or stop of the replay; it then returns with reason Interrupted. Backward
-  /// operations complete. Thread-safe.
+  /// Asks a running operation (from another thread) to stop as soon as it can; it then
+  /// returns with reason Interrupted. A forward run stops at the next event or stop of the
+  /// replay. A reverse continue stops at the earliest point it has shown to hold no hit
+  /// after it: the checkpoint its last finished scan started from (once its first scan, from
+  /// the nearest checkpoint, has ended). Reverse steps complete. Thread-safe.
   void interrupt();
 
   /// Calls `listener` (on the timeline's engine thread) with the program's stdout/stderr

@@ -233,9 +233,10 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
 
   // A hit condition counts from the start of the recording again after each restart.
   REQUIRE(c.request("setInstructionBreakpoints", {{"breakpoints", json::array()}})["success"]);
-  REQUIRE(c.request("setBreakpoints",
-                    {{"source", {{"path", SOURCE_C}}},
-                     {"breakpoints", {{{"line", body_line}, {"hitCondition", "== 2"}}}}})["success"]);
+  REQUIRE(
+      c.request("setBreakpoints",
+                {{"source", {{"path", SOURCE_C}}},
+                 {"breakpoints", {{{"line", body_line}, {"hitCondition", "== 2"}}}}})["success"]);
   for (int run = 0; run < 2; ++run) {
     REQUIRE(c.request("restart")["success"] == true);
     json hit = c.event("stopped");
@@ -295,7 +296,7 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   std::system(("rm -rf " + trace.substr(0, trace.rfind('/'))).c_str());
 }
 
-TEST_CASE("pause stops a running continue", "[dap]") {
+TEST_CASE("pause stops a running continue, forwards and backwards", "[dap]") {
   std::string trace = test::recorded_trace(REWIND_BIN, SLOW_PROGRAM);
   test::DapClient c(REWIND_BIN);
   launch_replay(c, trace);
@@ -312,6 +313,25 @@ TEST_CASE("pause stops a running continue", "[dap]") {
   uint64_t at = c.request("rewind/when")["body"]["event"];
   CHECK(at > 1);
   CHECK(at < total);
+  // From the end, a reverse continue with no breakpoint would run back to the start (about
+  // three seconds here); pause stops it on the way, at a point no later than where it began.
+  REQUIRE(c.request("continue", {{"threadId", 1}})["success"] == true);
+  CHECK(c.event("stopped")["body"].contains("description"));  // the end
+  REQUIRE(c.request("reverseContinue", {{"threadId", 1}})["success"] == true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(c.request("pause", {{"threadId", 1}})["success"] == true);
+  json back = c.event("stopped");
+  CHECK(back["body"]["reason"] == "pause");
+  CHECK(!back["body"].contains("description"));  // not the start of the recording
+  uint64_t back_at = c.request("rewind/when")["body"]["event"];
+  CHECK(back_at > 1);
+  CHECK(back_at < total);
+  // It is a real point of the replay: stepping on from it works; a thread that does not
+  // exist is refused.
+  int tid = back["body"]["threadId"];
+  CHECK(c.request("next", {{"threadId", tid + 100000}})["success"] == false);
+  REQUIRE(c.request("next", {{"threadId", tid}})["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "step");
   REQUIRE(c.request("disconnect")["success"] == true);
   c.check_schema();
 }
