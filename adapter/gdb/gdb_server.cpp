@@ -449,7 +449,9 @@ std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind) {
     case StopReason::TraceEnd:
       return "T05replaylog:end;" + thread;
     case StopReason::Interrupted:
-      return "T02" + thread;  // SIGINT, as gdb expects after its Ctrl-C
+      return "T02" + thread;      // SIGINT, as gdb expects after its Ctrl-C
+    case StopReason::CodeMapped:  // not asked for by this server; gdb's own name for it
+      return "T05library:;" + thread;
     case StopReason::Step:
     case StopReason::Seek:
       return "T05" + thread;

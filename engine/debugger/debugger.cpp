@@ -197,8 +197,20 @@ std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::st
 DebugStop Debugger::resume(Direction dir) {
   DebugStop out;
   for (;;) {
+    if (dir == Direction::Forward) {
+      bool pending = std::any_of(breakpoints_.begin(), breakpoints_.end(),
+                                 [](const auto& b) { return b.second.addrs.empty(); });
+      if (pending != code_mapping_stops_) tl_.set_stop_at_code_mappings(pending);
+      code_mapping_stops_ = pending;
+    }
     out.stop = dir == Direction::Forward ? tl_.resume_forward() : tl_.resume_backward();
     moved();
+    if (out.stop.reason == StopReason::CodeMapped) {
+      for (int id : rebind_breakpoints())
+        if (std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end())
+          rebound_.push_back(id);
+      continue;
+    }
     if (out.stop.reason == StopReason::Watchpoint) {
       auto w = watches_.find(out.stop.addr);
       bool unchanged = out.stop.old_value == out.stop.new_value;

@@ -88,7 +88,10 @@ class Debugger {
   /// Continue forwards or backwards to the next (previous) breakpoint whose condition and
   /// hit condition hold, watchpoint, signal, or the end (start) of the trace. Logpoints on
   /// the way add their message to `log` and do not stop. A write watchpoint stops only where
-  /// the value changed (gdb's `watch`); a read/write one at every access.
+  /// the value changed (gdb's `watch`); a read/write one at every access. While a breakpoint
+  /// is pending (its code not mapped yet), a forward run also pauses where new code is mapped
+  /// (Timeline::set_stop_at_code_mappings) to bind it, so a hit in a library loaded during
+  /// the run is not missed.
   DebugStop resume(Direction dir);
   /// A source line step of task `tid` (recorded tid).
   DebugStop step(pid_t tid, StepKind kind, Direction dir);
@@ -154,6 +157,7 @@ class Debugger {
   SignalStops signal_stops_;
   std::vector<int> rebound_;  ///< ids whose binding changed since take_rebound_breakpoints()
   size_t module_count_ = 0;
+  bool code_mapping_stops_ = false;  ///< what the timeline was last told
 };
 
 }  // namespace rwd

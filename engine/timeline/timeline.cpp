@@ -1,6 +1,7 @@
 #include "engine/timeline/timeline.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -440,6 +441,12 @@ class Timeline::Engine : public ReplayObserver {
       return interrupt_reverse_continue();
     switch (run_.kind) {
       case Run::Forward:
+        if (stop_at_code_mappings_ && maps_code(last_event_)) {
+          StopInfo si;
+          si.reason = StopReason::CodeMapped;
+          si.tid = last_event_.tid;
+          return pause(si, here);
+        }
         return;
       case Run::StepInsn:
         if (last_event_.tid == run_.tid && consumes_instruction(last_event_)) {
@@ -665,6 +672,16 @@ class Timeline::Engine : public ReplayObserver {
     if (e.kind != EventKind::Syscall) return false;
     long nr = e.syscallno();
     return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mremap || nr == SYS_shmat;
+  }
+
+  /// Whether event `e` mapped executable code (see Timeline::set_stop_at_code_mappings).
+  static bool maps_code(const Event& e) {
+    if (e.kind == EventKind::Exec) return true;
+    if (e.kind != EventKind::Syscall || (e.result < 0 && e.result > -4096)) return false;
+    long nr = e.syscallno();
+    if (nr == SYS_mmap) return e.regs.rdx & PROT_EXEC;
+    if (nr == SYS_mprotect || nr == SYS_pkey_mprotect) return e.regs.rdx & PROT_EXEC;
+    return false;
   }
 
   static bool consumes_instruction(const Event& e) {
@@ -1088,6 +1105,7 @@ class Timeline::Engine : public ReplayObserver {
 
  public:
   std::atomic<bool> interrupt_{false};  ///< set by Timeline::interrupt() from any thread
+  bool stop_at_code_mappings_ = false;  ///< Timeline::set_stop_at_code_mappings
 
  private:
   bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;
@@ -1128,6 +1146,10 @@ StopInfo Timeline::step_backward(pid_t tid) {
 
 StopInfo Timeline::seek(uint64_t event) {
   return engine_->operate([this, event] { engine_->op_seek(event); });
+}
+
+void Timeline::set_stop_at_code_mappings(bool on) {
+  engine_->call([&] { engine_->stop_at_code_mappings_ = on; });
 }
 
 void Timeline::add_breakpoint(uint64_t addr) {

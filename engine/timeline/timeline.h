@@ -28,6 +28,8 @@ enum class StopReason : uint8_t {
   TraceStart,   ///< the start of the recording (the program's first instruction)
   TraceEnd,     ///< the end of the recording (the last process is exiting or gone)
   Interrupted,  ///< interrupt() stopped a running operation
+  CodeMapped,   ///< new code was mapped: an exec, or mmap/mprotect with PROT_EXEC
+                ///< (only with set_stop_at_code_mappings)
 };
 
 /// A stop: what happened, to which task (recorded tid), and where in the trace.
@@ -98,6 +100,13 @@ class Timeline {
   /// output as the replay first passes each write: output already shown is not repeated
   /// when the timeline goes back and replays it again. nullptr: no listener.
   void set_output_listener(std::function<void(OutputStream, const std::string&)> listener);
+
+  /// When on, forward runs (resume_forward) also stop with reason CodeMapped just after each
+  /// event that maps executable code (an exec; mmap or mprotect with PROT_EXEC that
+  /// succeeded), so that a debugger can bind breakpoints pending in a library before any of
+  /// its code runs (gdb stops at the dynamic linker's solib event for the same purpose).
+  /// Off by default.
+  void set_stop_at_code_mappings(bool on);
 
   /// Software breakpoint at `addr` in every replayed process.
   void add_breakpoint(uint64_t addr);

@@ -572,3 +572,29 @@ TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
   }
   std::system(("rm -rf " + traces).c_str());
 }
+
+TEST_CASE("a breakpoint in a library loaded during the run binds and hits", "[dap]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, std::string(PLUGIN_HOST) + " " + PLUGIN_LIB);
+  test::DapClient c(REWIND_BIN);
+  launch_replay(c, trace);
+  uint32_t line = test::line_of(PLUGIN_C, "plugin breakpoint line");
+  json bps = c.request("setBreakpoints",
+                       {{"source", {{"path", PLUGIN_C}}}, {"breakpoints", {{{"line", line}}}}});
+  REQUIRE(bps["success"] == true);
+  CHECK(bps["body"]["breakpoints"][0]["verified"] == false);  // not loaded yet
+  int id = bps["body"]["breakpoints"][0]["id"];
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  CHECK(stop["body"]["reason"] == "breakpoint");
+  REQUIRE(stop["body"].contains("hitBreakpointIds"));
+  CHECK(stop["body"]["hitBreakpointIds"][0] == id);
+  json frame = top_frame(c, stop["body"]["threadId"]);
+  CHECK(frame["name"] == "plugin_scale");
+  CHECK(frame["line"] == line);
+  CHECK(evaluate(c, frame["id"], "x") == "14");
+  bool bound = false;
+  for (const json& e : c.seen("breakpoint"))
+    bound |= e["body"]["breakpoint"]["id"] == id && e["body"]["breakpoint"]["verified"] == true;
+  CHECK(bound);  // the client was told the breakpoint is now verified
+  c.check_schema();
+}
