@@ -1,0 +1,40 @@
+#include <cstring>
+
+#include "engine/arch/registers.h"
+#include "engine/interp/interp_frame.h"
+
+namespace rwd {
+
+std::vector<uint8_t> InterpMemory::bytes(uint64_t addr, size_t len) {
+  if (addr < 4096 || addr + len < addr) throw InterpReadError("bad pointer 0x" + hex(addr));
+  std::vector<uint8_t> b = target_.read_memory(addr, len);
+  if (b.size() != len) throw InterpReadError("unreadable memory at 0x" + hex(addr));
+  return b;
+}
+
+uint64_t InterpMemory::u64(uint64_t addr) {
+  auto b = bytes(addr, 8);
+  uint64_t v;
+  std::memcpy(&v, b.data(), 8);
+  return v;
+}
+
+uint32_t InterpMemory::u32(uint64_t addr) {
+  auto b = bytes(addr, 4);
+  uint32_t v;
+  std::memcpy(&v, b.data(), 4);
+  return v;
+}
+
+uint8_t InterpMemory::u8(uint64_t addr) {
+  return bytes(addr, 1)[0];
+}
+
+double InterpMemory::f64(uint64_t addr) {
+  auto b = bytes(addr, 8);
+  double v;
+  std::memcpy(&v, b.data(), 8);
+  return v;
+}
+
+}  // namespace rwd

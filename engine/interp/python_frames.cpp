@@ -1,0 +1,159 @@
+#include "engine/interp/python_frames.h"
+
+#include "engine/arch/registers.h"
+#include "engine/interp/python_objects.h"
+
+namespace rwd {
+
+namespace {
+
+constexpr int kMaxFrames = 4096;  // as py-spy: a chain longer than this is garbage
+constexpr int kMaxThreads = 4096;
+constexpr int kMaxLocals = 1024;
+
+/// Runtime address of the symbol `name` in `modules`, or 0.
+uint64_t symbol_address(const ModuleList& modules, const char* name, Module** in = nullptr) {
+  for (const auto& m : modules.modules())
+    for (const Symbol* s : m->symbols().lookup(name))
+      if (!s->function) {
+        if (in) *in = m.get();
+        return m->to_runtime(s->addr);
+      }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<PythonReader> PythonReader::find(const ModuleList& modules, InterpMemory& mem) {
+  uint64_t runtime = symbol_address(modules, "_PyRuntime");
+  if (!runtime) return std::nullopt;
+  uint64_t version_at = symbol_address(modules, "Py_Version");
+  if (!version_at)
+    throw Error(
+        "this CPython is older than 3.11: its Python frames cannot be read (3.11 to 3.13 "
+        "can)");
+  uint32_t version = mem.u32(version_at);
+  int major = int(version >> 24), minor = int((version >> 16) & 0xff);
+  const PythonLayout* l = major == 3 ? python_layout(minor) : nullptr;
+  if (!l)
+    throw Error("CPython " + std::to_string(major) + "." + std::to_string(minor) +
+                " is not supported: rewind reads the Python frames of 3.11 to 3.13");
+  return PythonReader(*l, runtime, version);
+}
+
+std::string PythonReader::version() const {
+  return std::to_string(version_ >> 24) + "." + std::to_string((version_ >> 16) & 0xff) + "." +
+         std::to_string((version_ >> 8) & 0xff);
+}
+
+uint64_t PythonReader::first_thread(InterpMemory& mem) const {
+  uint64_t interp = mem.u64(runtime_ + uint64_t(layout_->runtime_interpreters_head));
+  if (!interp) return 0;
+  return mem.u64(interp + uint64_t(layout_->interp_threads_head));
+}
+
+std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const {
+  const PythonLayout& l = *layout_;
+  std::vector<InterpFrame> out;
+  uint64_t tstate = 0;
+  try {
+    uint64_t t = first_thread(mem);
+    for (int n = 0; t && n < kMaxThreads; ++n, t = mem.u64(t + uint64_t(l.tstate_next)))
+      if (mem.u64(t + uint64_t(l.tstate_native_thread_id)) == uint64_t(tid)) {
+        tstate = t;
+        break;
+      }
+  } catch (const InterpReadError&) {
+    return out;  // the interpreter is not (or no longer) in a readable state
+  }
+  if (!tstate) return out;
+  uint64_t frame = 0;
+  try {
+    if (l.tstate_current_frame >= 0) {
+      frame = mem.u64(tstate + uint64_t(l.tstate_current_frame));
+    } else {
+      uint64_t cframe = mem.u64(tstate + uint64_t(l.tstate_cframe));
+      frame = cframe ? mem.u64(cframe + uint64_t(l.cframe_current_frame)) : 0;
+    }
+  } catch (const InterpReadError& e) {
+    InterpFrame f;
+    f.language = "python";
+    f.error = std::string("frame unavailable: ") + e.what();
+    out.push_back(f);
+    return out;
+  }
+  for (int n = 0; frame && n < kMaxFrames; ++n) {
+    uint64_t previous = 0;
+    try {
+      previous = mem.u64(frame + uint64_t(l.frame_previous));
+      if (l.owned_by_cstack >= 0 && mem.u8(frame + uint64_t(l.frame_owner)) == l.owned_by_cstack) {
+        frame = previous;  // a shim frame of a C call into the eval loop
+        continue;
+      }
+      InterpFrame f = read_frame(mem, frame);
+      if (!f.function.empty() || f.entry) out.push_back(std::move(f));
+    } catch (const InterpReadError& e) {
+      InterpFrame f;
+      f.language = "python";
+      f.address = frame;
+      f.error = std::string("frame unavailable: ") + e.what();
+      out.push_back(f);
+      break;
+    }
+    frame = previous;
+  }
+  return out;
+}
+
+InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame) const {
+  const PythonLayout& l = *layout_;
+  InterpFrame f;
+  f.language = "python";
+  f.address = frame;
+  if (l.frame_is_entry >= 0) f.entry = mem.u8(frame + uint64_t(l.frame_is_entry)) != 0;
+  uint64_t code = mem.u64(frame + uint64_t(l.frame_code));
+  if (python_type_name(mem, code) != "code")
+    throw InterpReadError("frame 0x" + hex(frame) + " has no code object");
+  uint64_t instr = mem.u64(frame + uint64_t(l.frame_instr));
+  uint64_t bytecode = code + uint64_t(l.code_code_adaptive);
+  if (instr < bytecode) {
+    f.function.clear();  // incomplete: the frame has not started (_PyFrame_IsIncomplete)
+    return f;
+  }
+  f.function = python_str(mem, l, mem.u64(code + uint64_t(l.code_qualname)), 512);
+  f.file = python_str(mem, l, mem.u64(code + uint64_t(l.code_filename)), 4096);
+  uint64_t table = mem.u64(code + uint64_t(l.code_linetable));
+  int64_t table_len = mem.i64(table + py::kObSize);
+  if (table_len < 0 || table_len > (1 << 24)) throw InterpReadError("a bad line table");
+  std::vector<uint8_t> lt = mem.bytes(table + py::kBytesData, size_t(table_len));
+  f.line = python_line(lt, mem.i32(code + uint64_t(l.code_firstlineno)), (instr - bytecode) / 2);
+
+  int nlocals = mem.i32(code + uint64_t(l.code_nlocalsplus));
+  int argcount = mem.i32(code + uint64_t(l.code_argcount));
+  if (nlocals < 0 || nlocals > kMaxLocals) throw InterpReadError("a bad local count");
+  uint64_t names = mem.u64(code + uint64_t(l.code_localsplusnames));
+  uint64_t kinds_obj = mem.u64(code + uint64_t(l.code_localspluskinds));
+  std::vector<uint8_t> kinds = mem.bytes(kinds_obj + py::kBytesData, size_t(nlocals));
+  for (int i = 0; i < nlocals; ++i) {
+    if (kinds[size_t(i)] & py::kFastHidden) continue;
+    uint64_t value = mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(i));
+    if (!value) continue;  // not bound yet
+    InterpVariable v;
+    v.name = python_str(mem, l, mem.u64(names + py::kTupleItems + 8 * uint64_t(i)), 256);
+    v.argument = i < argcount;
+    try {
+      if ((kinds[size_t(i)] & (py::kFastCell | py::kFastFree)) &&
+          python_type_name(mem, value) == "cell") {
+        value = mem.u64(value + py::kCellRef);
+        if (!value) continue;
+      }
+      v.value = python_repr(mem, l, value, v.type);
+    } catch (const InterpReadError& e) {
+      v.value = std::string("<unreadable: ") + e.what() + ">";
+    }
+    f.locals.push_back(std::move(v));
+  }
+  return f;
+}
+
+}  // namespace rwd

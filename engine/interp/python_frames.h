@@ -1,0 +1,48 @@
+// The Python stack of a stopped CPython 3.11-3.13 interpreter, read from its memory with no
+// help from it (../shared/research/interpreter-frames.md §1): _PyRuntime -> interpreter ->
+// thread states (by native_thread_id) -> _PyInterpreterFrame chain, each frame's code object
+// giving function, file, line (co_linetable) and locals (localsplus).
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/interp/interp_frame.h"
+#include "engine/interp/python_layout.h"
+#include "engine/symbols/module_list.h"
+
+namespace rwd {
+
+/// A CPython interpreter found in a process.
+class PythonReader {
+ public:
+  /// Looks for CPython in the process's modules (the _PyRuntime and Py_Version symbols, in
+  /// the executable or libpython). nullopt when the process is not CPython (or has not
+  /// loaded it yet). Throws Error naming the version when it is a CPython rewind cannot read
+  /// (before 3.11, or after 3.13).
+  static std::optional<PythonReader> find(const ModuleList& modules, InterpMemory& mem);
+
+  /// "3.11.2".
+  std::string version() const;
+  /// The Python frames of the thread running on task `tid`, innermost first; empty when the
+  /// task runs no Python code (or the interpreter is not initialized yet). A frame that
+  /// cannot be read (the process stopped in the middle of an update) comes back with its
+  /// `error` set, and the walk stops there.
+  std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid) const;
+
+ private:
+  PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version)
+      : layout_(&l), runtime_(runtime), version_(version) {}
+  InterpFrame read_frame(InterpMemory& mem, uint64_t frame) const;
+  /// The first thread state, or 0 before the interpreter exists.
+  uint64_t first_thread(InterpMemory& mem) const;
+
+  const PythonLayout* layout_;
+  uint64_t runtime_;  ///< runtime address of _PyRuntime
+  uint32_t version_;  ///< PY_VERSION_HEX
+};
+
+}  // namespace rwd

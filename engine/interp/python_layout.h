@@ -1,0 +1,65 @@
+// Struct offsets of CPython 3.11, 3.12 and 3.13 on x86-64 Linux, by minor version: the data
+// the Python frame reader walks with. Values from ../shared/research/interpreter-frames.md
+// §1.3, computed with offsetof against each version's own headers (3.13's equal what its
+// _Py_DebugOffsets reports).
+#pragma once
+
+#include <cstdint>
+
+namespace rwd {
+
+/// Byte offsets into CPython's runtime structures (-1: the field does not exist in that
+/// version).
+struct PythonLayout {
+  int minor;                      ///< 3.minor
+  int runtime_interpreters_head;  ///< _PyRuntimeState.interpreters.head
+  int interp_threads_head;        ///< PyInterpreterState.threads.head
+  int tstate_next;                ///< PyThreadState.next
+  int tstate_cframe;              ///< PyThreadState.cframe (3.11, 3.12)
+  int cframe_current_frame;       ///< _PyCFrame.current_frame (3.11, 3.12)
+  int tstate_current_frame;       ///< PyThreadState.current_frame (3.13)
+  int tstate_native_thread_id;    ///< PyThreadState.native_thread_id (the Linux tid)
+  int frame_code;                 ///< _PyInterpreterFrame.f_code / f_executable
+  int frame_previous;
+  int frame_instr;     ///< prev_instr (3.11, 3.12) / instr_ptr (3.13)
+  int frame_is_entry;  ///< is_entry (3.11)
+  int frame_owner;
+  int frame_localsplus;
+  int owned_by_cstack;  ///< owner value of shim frames (3.12+), -1 before
+  int code_argcount;
+  int code_firstlineno;
+  int code_nlocalsplus;
+  int code_localsplusnames;  ///< tuple of str
+  int code_localspluskinds;  ///< bytes
+  int code_filename;
+  int code_qualname;
+  int code_linetable;      ///< bytes
+  int code_code_adaptive;  ///< the bytecode, inline in the code object
+  int ascii_data;          ///< sizeof(PyASCIIObject): compact ASCII str data
+  int compact_data;        ///< sizeof(PyCompactUnicodeObject): compact non-ASCII data
+  bool long_tag;           ///< int size in lv_tag (3.12+) rather than ob_size
+};
+
+/// The layout of CPython 3.`minor`, or nullptr for a version rewind does not know.
+const PythonLayout* python_layout(int minor);
+
+/// Offsets shared by all supported versions (object headers, containers).
+namespace py {
+constexpr int kObType = 8, kObSize = 16;          // PyObject.ob_type, PyVarObject.ob_size
+constexpr int kTpName = 24, kTpFlags = 168;       // PyTypeObject
+constexpr int kStrLength = 16, kStrState = 32;    // PyASCIIObject
+constexpr int kBytesData = 32;                    // PyBytesObject.ob_sval
+constexpr int kTupleItems = 24, kListItems = 24;  // PyTupleObject.ob_item, PyListObject.ob_item
+constexpr int kLongDigits = 24;                   // ob_digit (30-bit digits in uint32)
+constexpr int kFloatValue = 16;                   // PyFloatObject.ob_fval
+constexpr int kDictUsed = 16;                     // PyDictObject.ma_used
+constexpr int kCellRef = 16;                      // PyCellObject.ob_ref
+// tp_flags bits (Include/object.h).
+constexpr uint64_t kLongSubclass = 1ull << 24, kListSubclass = 1ull << 25,
+                   kTupleSubclass = 1ull << 26, kBytesSubclass = 1ull << 27,
+                   kUnicodeSubclass = 1ull << 28, kDictSubclass = 1ull << 29;
+// co_localspluskinds (Include/internal/pycore_code.h).
+constexpr uint8_t kFastHidden = 0x10, kFastLocal = 0x20, kFastCell = 0x40, kFastFree = 0x80;
+}  // namespace py
+
+}  // namespace rwd

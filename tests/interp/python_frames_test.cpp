@@ -1,0 +1,106 @@
+// The Python stack read out of a replayed python3 (engine/interp): tests/programs/
+// nested_calls.py recorded once, stopped at a native breakpoint (clock_nanosleep under
+// time.sleep), then every frame's function, file, line and locals checked exactly.
+#define CATCH_CONFIG_MAIN
+#include "engine/interp/python_frames.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+#include "engine/debugger/debugger.h"
+#include "engine/interp/python_objects.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
+
+using namespace rwd;
+
+namespace {
+
+std::map<std::string, std::string> locals_of(const InterpFrame& f) {
+  std::map<std::string, std::string> out;
+  for (const InterpVariable& v : f.locals) out[v.name] = v.value + " : " + v.type;
+  return out;
+}
+
+int line_of(const std::string& marker) {
+  return int(test::line_of(SCRIPT, marker));
+}
+
+}  // namespace
+
+TEST_CASE("co_linetable decoding", "[interp]") {
+  // def f():            firstlineno 1
+  //     x = 1           line 2
+  //     return x        line 3
+  // Entries: RESUME at line 1 (code 10: one-line form, +0, 1 unit); two units on line 2
+  // (code 11, +1); two units on line 3 (code 11, +1); one unit with no location (15).
+  std::vector<uint8_t> table = {0x80 | (10 << 3) | 0, 0, 0,  0x80 | (11 << 3) | 1, 4, 5,
+                                0x80 | (11 << 3) | 1, 4, 12, 0x80 | (15 << 3) | 0};
+  CHECK(python_line(table, 1, 0) == 1);
+  CHECK(python_line(table, 1, 1) == 2);
+  CHECK(python_line(table, 1, 2) == 2);
+  CHECK(python_line(table, 1, 3) == 3);
+  CHECK(python_line(table, 1, 5) == 0);   // no location
+  CHECK(python_line(table, 1, 99) == 0);  // past the end
+  // code 13 (no columns) with a negative svarint delta: -2 is (2 << 1) | 1 = 5.
+  std::vector<uint8_t> back = {0x80 | (13 << 3) | 0, 5};
+  CHECK(python_line(back, 10, 0) == 8);
+  // code 14 (long form): +300 as a two-chunk varint (600 = 0b1001011000: 24 | 64, 9).
+  std::vector<uint8_t> longform = {0x80 | (14 << 3) | 2, 24 | 64, 9, 0, 0, 0};
+  CHECK(python_line(longform, 1, 2) == 301);
+}
+
+TEST_CASE("the Python stack of a replayed python3 at a native breakpoint", "[interp]") {
+  Timeline tl(test::recorded_trace(REWIND_BIN, std::string(PYTHON) + " " + SCRIPT));
+  Debugger dbg(tl);
+  BreakpointSpec spec;
+  spec.function = "clock_nanosleep";
+  auto bps = dbg.set_function_breakpoints({spec});
+  DebugStop d = dbg.resume(Direction::Forward);
+  REQUIRE(d.stop.reason == StopReason::Breakpoint);
+  pid_t tid = d.stop.tid;
+  InterpMemory mem(dbg.target(tid));
+  std::optional<PythonReader> py = PythonReader::find(dbg.modules(), mem);
+  REQUIRE(py.has_value());
+  CHECK(py->version().rfind("3.", 0) == 0);
+  std::vector<InterpFrame> stack = py->stack(mem, tid);
+  REQUIRE(stack.size() == 6);
+  for (const InterpFrame& f : stack) {
+    INFO(f.function << " " << f.error);
+    CHECK(f.error.empty());
+    CHECK(f.file == SCRIPT);
+    CHECK(f.language == "python");
+  }
+  CHECK(stack[0].function == "Pipeline.stage");
+  CHECK(stack[0].line == line_of("time.sleep(0.001)"));
+  auto deepest = locals_of(stack[0]);
+  CHECK(deepest["self"].find("<Pipeline object at 0x") == 0);
+  CHECK(deepest["depth"] == "0 : int");
+  CHECK(deepest["label"] == "'axxx' : str");
+  CHECK(deepest["ratio"] == "0.0 : float");
+  CHECK(deepest["items"] == "[0, 'axxx', None] : list");
+  CHECK(deepest["big"] == "1180591620717411303429 : int");  // 2**70 + 5: three digits
+  CHECK(deepest["word"] == "'héllo' : str");
+  CHECK(deepest["flag"] == "True : bool");
+  CHECK(deepest.count("result") == 0);  // not bound yet
+  for (int depth = 1; depth <= 3; ++depth) {
+    const InterpFrame& f = stack[size_t(depth)];
+    CHECK(f.function == "Pipeline.stage");
+    CHECK(f.line == line_of("result = self.stage(depth - 1"));
+    auto locals = locals_of(f);
+    CHECK(locals["depth"] == std::to_string(depth) + " : int");
+    CHECK(locals["label"] == "'" + std::string("axxx").substr(0, size_t(4 - depth)) + "' : str");
+    CHECK(locals["ratio"] == (depth == 2   ? "0.5"
+                              : depth == 1 ? "0.25"
+                                           : "0.75") +
+                                 std::string(" : float"));
+  }
+  CHECK(stack[4].function == "main");
+  CHECK(stack[4].line == line_of("total = Pipeline().stage(3"));
+  CHECK(stack[5].function == "<module>");
+  CHECK(stack[5].line == line_of("# the entry call"));
+  // Arguments are marked.
+  for (const InterpVariable& v : stack[0].locals)
+    CHECK(v.argument == (v.name == "self" || v.name == "depth" || v.name == "label"));
+}
