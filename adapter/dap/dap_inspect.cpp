@@ -41,17 +41,22 @@ pid_t DapSession::thread_arg(const json& req) {
                      " at this point of the recording (see the threads request)");
 }
 
-std::pair<pid_t, size_t> DapSession::frame_arg(const json& req, bool needed) {
+DapSession::FrameRef DapSession::frame_ref(const json& req, bool needed) {
   const json& args = arguments(req);
   if (!args.contains("frameId")) {
     if (needed) throw RequestError("missing argument \"frameId\"");
-    return {timeline_->current().tid, 0};
+    return {timeline_->current().tid, 0, -1};
   }
   int id = required<int>(args, "frameId");
   if (id < 1 || size_t(id) > frames_.size())
     throw RequestError("unknown frameId " + std::to_string(id) +
                        " (frame ids last until the program moves)");
   return frames_[size_t(id) - 1];
+}
+
+std::pair<pid_t, size_t> DapSession::frame_arg(const json& req, bool needed) {
+  FrameRef r = frame_ref(req, needed);
+  return {r.tid, r.frame};
 }
 
 void DapSession::stack_trace(const json& req) {
@@ -61,11 +66,20 @@ void DapSession::stack_trace(const json& req) {
   size_t start = optional_arg<size_t>(args, "startFrame", 0);
   size_t levels = optional_arg<size_t>(args, "levels", 0);
   const auto& stack = d.stack(tid);
+  std::vector<StackEntry> entries;
+  if (interp_mode_ == "merged") entries = merged_stack(tid);
+  if (entries.empty())
+    for (size_t i = 0; i < stack.size(); ++i) entries.push_back({i, -1});
   json out = json::array();
-  size_t end = levels ? std::min(stack.size(), start + levels) : stack.size();
-  for (size_t i = start; i < end; ++i) {
-    const StackFrame& f = stack[i];
-    frames_.emplace_back(tid, i);
+  size_t end = levels ? std::min(entries.size(), start + levels) : entries.size();
+  for (size_t k = start; k < end; ++k) {
+    const StackEntry& e = entries[k];
+    frames_.push_back({tid, e.native, e.interp});
+    if (e.interp >= 0) {
+      out.push_back(interp_frame_json(interp_stack(tid)[size_t(e.interp)], int(frames_.size())));
+      continue;
+    }
+    const StackFrame& f = stack[e.native];
     std::string name = f.function.empty() ? hex(f.pc) : f.function;
     if (f.inlined) name += " [inlined]";
     json j = {{"id", int(frames_.size())},
@@ -80,7 +94,7 @@ void DapSession::stack_trace(const json& req) {
       j["presentationHint"] = "subtle";
     out.push_back(j);
   }
-  respond(req, {{"stackFrames", out}, {"totalFrames", stack.size()}});
+  respond(req, {{"stackFrames", out}, {"totalFrames", entries.size()}});
 }
 
 int DapSession::ref_for(VarRef r) {
@@ -90,8 +104,17 @@ int DapSession::ref_for(VarRef r) {
 
 void DapSession::scopes(const json& req) {
   debugger();
-  auto [tid, frame] = frame_arg(req, true);
+  FrameRef ref = frame_ref(req, true);
+  auto [tid, frame, interp] = ref;
   json out = json::array();
+  if (interp >= 0) {  // a Python frame: its locals
+    out.push_back({{"name", "Locals"},
+                   {"presentationHint", "locals"},
+                   {"variablesReference", ref_for({VarRef::InterpLocals, tid, size_t(interp), {}})},
+                   {"expensive", false}});
+    respond(req, {{"scopes", out}});
+    return;
+  }
   auto scope = [&](const char* name, const char* hint, VarRef::Kind kind, bool expensive) {
     json s = {{"name", name},
               {"variablesReference", ref_for({kind, tid, frame, {}})},
@@ -156,6 +179,13 @@ void DapSession::variables(const json& req) {
       out.push_back(variable_json(c.name, c.value, r.tid));
   } else if (r.kind == VarRef::Registers) {
     out = register_variables(r.tid, r.frame);
+  } else if (r.kind == VarRef::InterpLocals) {
+    const auto& locals = interp_stack(r.tid).at(r.frame).locals;
+    for (size_t i = start; i < locals.size() && (!count || i < start + count); ++i)
+      out.push_back({{"name", locals[i].name},
+                     {"value", locals[i].value},
+                     {"type", locals[i].type},
+                     {"variablesReference", 0}});
   } else {
     FrameVariables& vars = d.variables(r.tid);
     std::vector<Variable> list = r.kind == VarRef::Locals      ? vars.locals(r.frame)
@@ -171,7 +201,17 @@ void DapSession::evaluate(const json& req) {
   Debugger& d = debugger();
   const json& args = arguments(req);
   std::string expr = required<std::string>(args, "expression");
-  auto [tid, frame] = frame_arg(req, false);
+  FrameRef ref = frame_ref(req, false);
+  if (const InterpFrame* f = interp_frame(ref)) {  // a Python frame: its locals by name
+    for (const InterpVariable& v : f->locals)
+      if (v.name == expr) {
+        respond(req, {{"result", v.value}, {"type", v.type}, {"variablesReference", 0}});
+        return;
+      }
+    throw RequestError("\"" + expr + "\" is not a local variable of " + f->function +
+                       " (in a Python frame, rewind shows locals by name)");
+  }
+  auto [tid, frame, interp] = ref;
   Value v = d.evaluate(tid, frame, expr);
   json var = variable_json(expr, v, tid);
   json body = {{"result", var["value"]}, {"variablesReference", var["variablesReference"]}};

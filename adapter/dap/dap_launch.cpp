@@ -43,6 +43,10 @@ void DapSession::begin_session(const json& args, bool serve_sources) {
   if (debugger_) throw RequestError("a trace is already being debugged in this session");
   stop_on_entry_ = optional_arg<bool>(args, "stopOnEntry", false);
   serve_sources_ = optional_arg<bool>(args, "sourcesFromServer", serve_sources);
+  interp_mode_ = optional_arg<std::string>(args, "interpreterFrames", "merged");
+  if (interp_mode_ != "merged" && interp_mode_ != "separate" && interp_mode_ != "off")
+    throw RequestError("unknown interpreterFrames \"" + interp_mode_ +
+                       "\": use \"merged\", \"separate\" or \"off\"");
 }
 
 void DapSession::session_started(const json& req, const char* start_method) {

@@ -176,6 +176,7 @@ void DapSession::dispatch(const json& req) {
       {"rewind/seek", &DapSession::seek},
       {"rewind/checkpoints", &DapSession::checkpoints},
       {"rewind/when", &DapSession::when},
+      {"rewind/interpreterStack", &DapSession::interpreter_stack},
   };
   std::string command = req["command"];
   auto it = handlers.find(command);
@@ -319,6 +320,7 @@ void DapSession::announce_changes() {
 void DapSession::stopped(const DebugStop& d, const std::string& step_reason) {
   frames_.clear();
   refs_.clear();
+  interp_stacks_.clear();
   last_stop_ = d.stop;
   for (const std::string& line : d.log)
     event("output", {{"category", "console"}, {"output", line + "\n"}});

@@ -19,6 +19,7 @@
 
 #include "adapter/dap/event_index.h"
 #include "engine/debugger/debugger.h"
+#include "engine/interp/python_frames.h"
 
 namespace rwd {
 
@@ -55,10 +56,22 @@ class DapSession {
   using Handler = void (DapSession::*)(const nlohmann::json& req);
   /// What a variablesReference names: a scope of a frame, or a value's children.
   struct VarRef {
-    enum Kind { Locals, Arguments, Globals, Registers, Children } kind;
+    enum Kind { Locals, Arguments, Globals, Registers, Children, InterpLocals } kind;
+    pid_t tid = 0;
+    size_t frame = 0;  ///< native frame index; InterpLocals: index in interp_stack(tid)
+    Value value;
+  };
+  /// What a frameId names: a native frame, or (interp >= 0) an interpreter frame, with the
+  /// native eval-loop frame it runs in.
+  struct FrameRef {
     pid_t tid = 0;
     size_t frame = 0;
-    Value value;
+    int interp = -1;
+  };
+  /// One frame of a merged stackTrace: native frame `native`, or interpreter frame `interp`.
+  struct StackEntry {
+    size_t native = 0;
+    int interp = -1;
   };
   /// A data breakpoint as set by setDataBreakpoints.
   struct DataBreakpoint {
@@ -125,6 +138,8 @@ class DapSession {
   void exception_info(const nlohmann::json& req);
   pid_t thread_arg(const nlohmann::json& req);
   std::pair<pid_t, size_t> frame_arg(const nlohmann::json& req, bool required);
+  /// The frame a request's frameId names (the current thread's top frame without one).
+  FrameRef frame_ref(const nlohmann::json& req, bool required);
   int ref_for(VarRef r);
   nlohmann::json variable_json(const std::string& name, const Value& v, pid_t tid);
   std::string format(const Value& v, pid_t tid);
@@ -148,6 +163,18 @@ class DapSession {
   void read_memory(const nlohmann::json& req);
   void disassemble(const nlohmann::json& req);
   nlohmann::json module_json(const Module& m);
+
+  // dap_interp.cpp: Python frames (engine/interp) in stackTrace, scopes, evaluate.
+  /// The Python frames of task `tid` at this stop (cached until the program moves); empty
+  /// when the program is not a supported CPython.
+  const std::vector<InterpFrame>& interp_stack(pid_t tid);
+  /// stackTrace's frames in "merged" mode: the eval loop's native frames replaced by the
+  /// Python frames they run, interpreter internals between Python frames left out.
+  std::vector<StackEntry> merged_stack(pid_t tid);
+  nlohmann::json interp_frame_json(const InterpFrame& f, int id);
+  /// The interpreter frame a frameId names, or nullptr for a native one.
+  const InterpFrame* interp_frame(const FrameRef& ref);
+  void interpreter_stack(const nlohmann::json& req);
 
   // dap_timeline.cpp
   void timeline_events(const nlohmann::json& req);
@@ -180,7 +207,13 @@ class DapSession {
   /// default; the "sourcesFromServer" argument of launch and attach chooses.
   bool serve_sources_ = false;
   int exit_code_ = -1;  ///< the recorded program's exit status (record mode)
-  std::vector<std::pair<pid_t, size_t>> frames_;  ///< frameId - 1 -> (thread, frame index)
+  std::vector<FrameRef> frames_;  ///< frameId - 1 -> the frame
+  /// "merged" (Python frames in stackTrace), "separate" (only in rewind/interpreterStack) or
+  /// "off": the launch's "interpreterFrames".
+  std::string interp_mode_ = "merged";
+  std::optional<PythonReader> python_;
+  size_t python_modules_ = SIZE_MAX;  ///< module count when python_ was last looked for
+  std::map<pid_t, std::vector<InterpFrame>> interp_stacks_;  ///< this stop's, by task
   std::vector<VarRef> refs_;                      ///< variablesReference - 1 -> what it names
   std::vector<DataBreakpoint> data_breakpoints_;
   std::map<std::string, WatchInfo> watchable_;  ///< dataId -> what dataBreakpointInfo found

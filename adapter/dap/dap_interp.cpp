@@ -1,0 +1,106 @@
+// Python frames in the DAP session (engine/interp): merged into stackTrace in place of the
+// interpreter's eval-loop frames ("interpreterFrames": "merged", the default, like
+// py-spy --native), or listed apart by rewind/interpreterStack ("separate").
+#include "adapter/dap/dap_args.h"
+#include "adapter/dap/dap_session.h"
+#include "engine/debugger/timeline_target.h"
+
+namespace rwd {
+
+using nlohmann::json;
+
+namespace {
+
+/// The native function that runs Python frames (one call per entry frame and those above it).
+constexpr const char* kEvalLoop = "_PyEval_EvalFrameDefault";
+
+}  // namespace
+
+const std::vector<InterpFrame>& DapSession::interp_stack(pid_t tid) {
+  auto it = interp_stacks_.find(tid);
+  if (it != interp_stacks_.end()) return it->second;
+  std::vector<InterpFrame>& out = interp_stacks_[tid];
+  if (interp_mode_ == "off") return out;
+  Debugger& d = debugger();
+  InterpMemory mem(d.target(tid));
+  size_t modules = d.modules().modules().size();
+  if (modules != python_modules_) {  // a library came or went: look again
+    python_modules_ = modules;
+    try {
+      python_ = PythonReader::find(d.modules(), mem);
+    } catch (const InterpReadError&) {
+      python_.reset();  // not initialized far enough yet
+      python_modules_ = SIZE_MAX;
+    } catch (const Error& e) {
+      python_.reset();
+      event("output", {{"category", "console"}, {"output", std::string("rewind: ") + e.what() +
+                                                               "\n"}});
+    }
+  }
+  if (python_) out = python_->stack(mem, tid);
+  return out;
+}
+
+std::vector<DapSession::StackEntry> DapSession::merged_stack(pid_t tid) {
+  const std::vector<InterpFrame>& py = interp_stack(tid);
+  std::vector<StackEntry> out;
+  if (py.empty()) return out;
+  const auto& native = debugger().stack(tid);
+  const Module* interpreter = nullptr;  // the module with the eval loop
+  for (const StackFrame& f : native)
+    if (f.function == kEvalLoop) interpreter = f.module;
+  size_t next = 0;  // the next Python frame to place
+  for (size_t i = 0; i < native.size(); ++i) {
+    const StackFrame& f = native[i];
+    if (f.function == kEvalLoop && next < py.size()) {
+      // This call runs the Python frames down to (and including) the next entry frame.
+      do {
+        out.push_back({i, int(next)});
+      } while (!py[next++].entry && next < py.size());
+      continue;
+    }
+    // Interpreter internals between Python frames are left out; the native frames the
+    // program stopped in (before the first Python frame) and other modules' stay.
+    if (next > 0 && interpreter && f.module == interpreter) continue;
+    out.push_back({i, -1});
+  }
+  for (; next < py.size(); ++next)  // the native stack ended early
+    out.push_back({native.empty() ? 0 : native.size() - 1, int(next)});
+  return out;
+}
+
+json DapSession::interp_frame_json(const InterpFrame& f, int id) {
+  json j = {{"id", id},
+            {"name", f.error.empty() ? f.function : f.error},
+            {"line", f.line ? line_out(uint32_t(f.line)) : 0},
+            {"column", f.line ? 1 : 0}};
+  if (!f.file.empty() && f.file[0] != '<')
+    j["source"] = source_json(f.file);
+  else
+    j["presentationHint"] = "subtle";
+  return j;
+}
+
+const InterpFrame* DapSession::interp_frame(const FrameRef& ref) {
+  if (ref.interp < 0) return nullptr;
+  return &interp_stack(ref.tid).at(size_t(ref.interp));
+}
+
+void DapSession::interpreter_stack(const json& req) {
+  debugger();
+  pid_t tid = thread_arg(req);
+  const std::vector<InterpFrame>& py = interp_stack(tid);
+  json frames = json::array();
+  for (size_t i = 0; i < py.size(); ++i) {
+    frames_.push_back({tid, 0, int(i)});
+    json j = interp_frame_json(py[i], int(frames_.size()));
+    j["language"] = py[i].language;
+    j["variablesReference"] = ref_for({VarRef::InterpLocals, tid, i, {}});
+    frames.push_back(j);
+  }
+  json body = {{"frames", frames}};
+  if (python_) body["interpreter"] = "CPython " + python_->version();
+  respond(req, body);
+}
+
+}  // namespace rwd

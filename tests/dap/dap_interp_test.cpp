@@ -1,0 +1,108 @@
+// Python frames over DAP: a replay of python3 running tests/programs/nested_calls.py,
+// stopped in clock_nanosleep under time.sleep. "merged" (the default) shows the script's
+// functions in stackTrace in place of the eval loop's frames, with their source, scopes and
+// locals; "separate" keeps stackTrace native and lists them in rewind/interpreterStack.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include "tests/dap/dap_client.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
+
+using nlohmann::json;
+
+namespace {
+
+/// A replay of the script stopped at clock_nanosleep, in `mode`; returns the thread.
+int stop_in_sleep(test::DapClient& c, const std::string& mode) {
+  std::string trace = test::recorded_trace(REWIND_BIN, std::string(PYTHON) + " " + SCRIPT);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}, {"interpreterFrames", mode}})
+              ["success"] == true);
+  c.event("initialized");
+  REQUIRE(c.request("setFunctionBreakpoints",
+                    {{"breakpoints", {{{"name", "clock_nanosleep"}}}}})["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "function breakpoint");
+  return stop["body"]["threadId"];
+}
+
+std::vector<std::string> names(const json& frames) {
+  std::vector<std::string> out;
+  for (const json& f : frames) out.push_back(f["name"]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and locals", "[dap]") {
+  test::DapClient c(REWIND_BIN);
+  int tid = stop_in_sleep(c, "merged");
+  json st = c.request("stackTrace", {{"threadId", tid}});
+  REQUIRE(st["success"] == true);
+  const json& frames = st["body"]["stackFrames"];
+  std::vector<std::string> n = names(frames);
+  INFO(json(n).dump());
+  CHECK(n.front().find("clock_nanosleep") != std::string::npos);  // where it stopped
+  CHECK(std::find(n.begin(), n.end(), "_PyEval_EvalFrameDefault") == n.end());
+  // The Python frames, in order, each with its file and line.
+  std::vector<json> py;
+  for (const json& f : frames)
+    if (f.contains("source") && f["source"]["path"] == SCRIPT) py.push_back(f);
+  REQUIRE(py.size() == 6);
+  std::vector<std::string> expected = {"Pipeline.stage", "Pipeline.stage", "Pipeline.stage",
+                                       "Pipeline.stage", "main",           "<module>"};
+  for (size_t i = 0; i < 6; ++i) CHECK(py[i]["name"] == expected[i]);
+  CHECK(py[0]["line"] == test::line_of(SCRIPT, "time.sleep(0.001)"));
+  CHECK(py[4]["line"] == test::line_of(SCRIPT, "total = Pipeline().stage(3"));
+  // The deepest Python frame's locals, through scopes and variables, and evaluate.
+  json scopes = c.request("scopes", {{"frameId", py[0]["id"]}});
+  REQUIRE(scopes["success"] == true);
+  REQUIRE(scopes["body"]["scopes"].size() == 1);
+  json vars = c.request("variables", {{"variablesReference",
+                                       scopes["body"]["scopes"][0]["variablesReference"]}});
+  std::map<std::string, std::string> locals;
+  for (const json& v : vars["body"]["variables"]) locals[v["name"]] = v["value"];
+  CHECK(locals["depth"] == "0");
+  CHECK(locals["word"] == "'héllo'");
+  CHECK(locals["big"] == "1180591620717411303429");
+  CHECK(locals["items"] == "[0, 'axxx', None]");
+  json label = c.request("evaluate", {{"expression", "label"}, {"frameId", py[1]["id"]},
+                                      {"context", "hover"}});
+  CHECK(label["body"]["result"] == "'axx'");
+  json missing = c.request("evaluate", {{"expression", "nothing"}, {"frameId", py[1]["id"]}});
+  CHECK(missing["success"] == false);
+  c.check_schema();
+}
+
+TEST_CASE("separate: a native stackTrace, and rewind/interpreterStack", "[dap]") {
+  test::DapClient c(REWIND_BIN);
+  int tid = stop_in_sleep(c, "separate");
+  json st = c.request("stackTrace", {{"threadId", tid}});
+  std::vector<std::string> n = names(st["body"]["stackFrames"]);
+  CHECK(std::find(n.begin(), n.end(), "_PyEval_EvalFrameDefault") != n.end());
+  json is = c.request("rewind/interpreterStack", {{"threadId", tid}});
+  REQUIRE(is["success"] == true);
+  CHECK(is["body"]["interpreter"].get<std::string>().rfind("CPython 3.", 0) == 0);
+  const json& frames = is["body"]["frames"];
+  REQUIRE(frames.size() == 6);
+  CHECK(frames[0]["name"] == "Pipeline.stage");
+  CHECK(frames[0]["language"] == "python");
+  CHECK(frames[5]["name"] == "<module>");
+  json vars = c.request("variables", {{"variablesReference", frames[3]["variablesReference"]}});
+  std::map<std::string, std::string> locals;
+  for (const json& v : vars["body"]["variables"]) locals[v["name"]] = v["value"];
+  CHECK(locals["depth"] == "3");
+  CHECK(locals["label"] == "'a'");
+  c.check_schema();
+}
+
+TEST_CASE("off: no interpreter frames", "[dap]") {
+  test::DapClient c(REWIND_BIN);
+  int tid = stop_in_sleep(c, "off");
+  json is = c.request("rewind/interpreterStack", {{"threadId", tid}});
+  CHECK(is["body"]["frames"].empty());
+  json bad = c.request("launch", {{"mode", "replay"}, {"interpreterFrames", "sideways"}});
+  CHECK(bad["success"] == false);
+}
