@@ -33,8 +33,8 @@ const std::vector<InterpFrame>& DapSession::interp_stack(pid_t tid) {
       python_modules_ = SIZE_MAX;
     } catch (const Error& e) {
       python_.reset();
-      event("output", {{"category", "console"}, {"output", std::string("rewind: ") + e.what() +
-                                                               "\n"}});
+      event("output",
+            {{"category", "console"}, {"output", std::string("rewind: ") + e.what() + "\n"}});
     }
   }
   if (python_) out = python_->stack(mem, tid);

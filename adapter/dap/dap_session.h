@@ -206,7 +206,7 @@ class DapSession {
   /// the client may be on another machine, without the files. Attach sessions do this by
   /// default; the "sourcesFromServer" argument of launch and attach chooses.
   bool serve_sources_ = false;
-  int exit_code_ = -1;  ///< the recorded program's exit status (record mode)
+  int exit_code_ = -1;            ///< the recorded program's exit status (record mode)
   std::vector<FrameRef> frames_;  ///< frameId - 1 -> the frame
   /// "merged" (Python frames in stackTrace), "separate" (only in rewind/interpreterStack) or
   /// "off": the launch's "interpreterFrames".
@@ -214,7 +214,7 @@ class DapSession {
   std::optional<PythonReader> python_;
   size_t python_modules_ = SIZE_MAX;  ///< module count when python_ was last looked for
   std::map<pid_t, std::vector<InterpFrame>> interp_stacks_;  ///< this stop's, by task
-  std::vector<VarRef> refs_;                      ///< variablesReference - 1 -> what it names
+  std::vector<VarRef> refs_;  ///< variablesReference - 1 -> what it names
   std::vector<DataBreakpoint> data_breakpoints_;
   std::map<std::string, WatchInfo> watchable_;  ///< dataId -> what dataBreakpointInfo found
   int next_data_id_ = 100000;                   ///< data breakpoint ids, apart from the Debugger's

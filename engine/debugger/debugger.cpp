@@ -22,7 +22,11 @@ bool SignalStops::stops(int signo, bool is_fatal) const {
 
 void Debugger::moved() {
   views_.clear();
-  TimelineTarget t(tl_, tl_.current().tid);
+  pid_t tid = tl_.current().tid;
+  std::vector<TaskInfo> tasks = tl_.tasks();
+  if (std::none_of(tasks.begin(), tasks.end(), [&](const TaskInfo& t) { return t.tid == tid; }))
+    return;  // after the last task exited (a seek past exit_group): nothing to read
+  TimelineTarget t(tl_, tid);
   modules_.refresh(t);
   if (modules_.modules().size() != module_count_) {
     module_count_ = modules_.modules().size();

@@ -17,8 +17,9 @@ namespace {
 int stop_in_sleep(test::DapClient& c, const std::string& mode) {
   std::string trace = test::recorded_trace(REWIND_BIN, std::string(PYTHON) + " " + SCRIPT);
   REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}, {"interpreterFrames", mode}})
-              ["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"},
+                               {"trace", trace},
+                               {"interpreterFrames", mode}})["success"] == true);
   c.event("initialized");
   REQUIRE(c.request("setFunctionBreakpoints",
                     {{"breakpoints", {{{"name", "clock_nanosleep"}}}}})["success"] == true);
@@ -60,16 +61,16 @@ TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and lo
   json scopes = c.request("scopes", {{"frameId", py[0]["id"]}});
   REQUIRE(scopes["success"] == true);
   REQUIRE(scopes["body"]["scopes"].size() == 1);
-  json vars = c.request("variables", {{"variablesReference",
-                                       scopes["body"]["scopes"][0]["variablesReference"]}});
+  json vars = c.request(
+      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
   std::map<std::string, std::string> locals;
   for (const json& v : vars["body"]["variables"]) locals[v["name"]] = v["value"];
   CHECK(locals["depth"] == "0");
   CHECK(locals["word"] == "'héllo'");
   CHECK(locals["big"] == "1180591620717411303429");
   CHECK(locals["items"] == "[0, 'axxx', None]");
-  json label = c.request("evaluate", {{"expression", "label"}, {"frameId", py[1]["id"]},
-                                      {"context", "hover"}});
+  json label = c.request("evaluate",
+                         {{"expression", "label"}, {"frameId", py[1]["id"]}, {"context", "hover"}});
   CHECK(label["body"]["result"] == "'axx'");
   json missing = c.request("evaluate", {{"expression", "nothing"}, {"frameId", py[1]["id"]}});
   CHECK(missing["success"] == false);

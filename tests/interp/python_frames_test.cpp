@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <random>
+#include <sstream>
 #include <string>
 
 #include "engine/debugger/debugger.h"
@@ -103,4 +105,72 @@ TEST_CASE("the Python stack of a replayed python3 at a native breakpoint", "[int
   // Arguments are marked.
   for (const InterpVariable& v : stack[0].locals)
     CHECK(v.argument == (v.name == "self" || v.name == "depth" || v.name == "label"));
+}
+
+TEST_CASE("the Python stack read at every event and between them, checked against Python",
+          "[interp]") {
+  // At each event of the recording, and after each of a few random single steps every fifth
+  // event (points in the middle of the eval loop's updates), the stack must read without a crash:
+  // each frame readable or marked unavailable, lines inside the script. Where the script
+  // printed "LINE function line" (sys._getframe in where()), the caller's frame must say
+  // exactly what Python said.
+  Timeline tl(test::recorded_trace(REWIND_BIN, std::string(PYTHON) + " " + SCRIPT));
+  Debugger dbg(tl);
+  std::string written;
+  tl.set_output_listener([&](OutputStream, const std::string& b) { written += b; });
+  int script_lines = line_of("# the entry call");
+  std::optional<PythonReader> py;
+  std::mt19937 rng(20261122);
+  size_t reads = 0, compared = 0, with_frames = 0;
+  auto read_here = [&](pid_t tid) {
+    InterpMemory mem(dbg.target(tid));
+    if (!py) py = PythonReader::find(dbg.modules(), mem);
+    if (!py) return std::vector<InterpFrame>{};
+    ++reads;
+    std::vector<InterpFrame> stack = py->stack(mem, tid);
+    with_frames += !stack.empty();
+    for (const InterpFrame& f : stack) {
+      CHECK((!f.error.empty() || !f.function.empty()));
+      if (f.file == SCRIPT) {
+        CHECK(f.line >= 1);
+        CHECK(f.line <= script_lines);
+      }
+    }
+    return stack;
+  };
+  uint64_t events = tl.event_count();
+  for (uint64_t n = 2; n < events; ++n) {
+    written.clear();
+    StopInfo s = tl.seek(n);
+    dbg.refresh();  // must not throw after the last task exited
+    pid_t tid = s.tid;
+    std::vector<TaskInfo> tasks = tl.tasks();
+    if (std::none_of(tasks.begin(), tasks.end(), [&](const TaskInfo& t) { return t.tid == tid; }))
+      continue;  // the task of this event has exited
+    std::vector<InterpFrame> stack = read_here(tid);
+    if (written.rfind("LINE ", 0) == 0) {
+      std::istringstream in(written.substr(5));
+      std::string function;
+      int line = 0;
+      in >> function >> line;
+      INFO("event " << n << ": Python said " << written);
+      REQUIRE(stack.size() >= 2);
+      CHECK(stack[0].function == "where");
+      CHECK(stack[1].function == function);
+      CHECK(stack[1].line == line);
+      ++compared;
+    }
+    if (n % 5 == 0) {  // single steps into the code that runs up to the next event
+      for (int k = int(rng() % 40) + 1; k > 0; --k) {
+        StopInfo st = tl.step_forward(tid);
+        if (st.event != n) break;  // a syscall ended the step: the next seek starts there
+        dbg.refresh();
+        read_here(tid);
+      }
+    }
+  }
+  INFO(reads << " reads, " << with_frames << " with Python frames");
+  CHECK(reads >= 1000);
+  CHECK(with_frames >= 100);
+  CHECK(compared == 9);  // every where() call
 }

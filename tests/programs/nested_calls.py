@@ -7,7 +7,7 @@ import time
 
 def where():
     frame = sys._getframe(1)
-    print("LINE", frame.f_code.co_qualname, frame.f_lineno, flush=True)
+    print(f"LINE {frame.f_code.co_qualname} {frame.f_lineno}", flush=True)  # one write
 
 
 class Pipeline:
