@@ -6,9 +6,9 @@
 namespace rwd {
 
 std::vector<uint8_t> InterpMemory::bytes(uint64_t addr, size_t len) {
-  if (addr < 4096 || addr + len < addr) throw InterpReadError("bad pointer 0x" + hex(addr));
+  if (addr < 4096 || addr + len < addr) throw InterpReadError("bad pointer " + hex(addr));
   std::vector<uint8_t> b = target_.read_memory(addr, len);
-  if (b.size() != len) throw InterpReadError("unreadable memory at 0x" + hex(addr));
+  if (b.size() != len) throw InterpReadError("unreadable memory at " + hex(addr));
   return b;
 }
 

@@ -9,7 +9,7 @@ constexpr uint8_t kInt3 = 0xcc;
 }
 
 void BreakpointTable::sync(pid_t pid, pid_t tid) {
-  auto& mine = patched_[pid];
+  auto& mine = patched_[key(pid)];
   for (auto it = mine.begin(); it != mine.end();) {
     if (wanted_.count(it->first)) {
       ++it;
@@ -28,14 +28,14 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
 }
 
 void BreakpointTable::unpatch(pid_t pid, pid_t tid) {
-  auto p = patched_.find(pid);
+  auto p = patched_.find(key(pid));
   if (p == patched_.end()) return;
   for (auto& [addr, orig] : p->second) write_memory(tid, addr, &orig, 1);
   patched_.erase(p);
 }
 
 void BreakpointTable::revalidate(pid_t pid, pid_t tid) {
-  auto p = patched_.find(pid);
+  auto p = patched_.find(key(pid));
   if (p == patched_.end()) return;
   for (auto it = p->second.begin(); it != p->second.end();) {
     auto now = read_memory(tid, it->first, 1);
@@ -47,7 +47,7 @@ void BreakpointTable::revalidate(pid_t pid, pid_t tid) {
 }
 
 void BreakpointTable::lift(pid_t pid, pid_t tid, uint64_t addr) {
-  auto p = patched_.find(pid);
+  auto p = patched_.find(key(pid));
   if (p == patched_.end()) return;
   auto it = p->second.find(addr);
   if (it == p->second.end()) return;
@@ -56,12 +56,12 @@ void BreakpointTable::lift(pid_t pid, pid_t tid, uint64_t addr) {
 }
 
 bool BreakpointTable::patched(pid_t pid, uint64_t addr) const {
-  auto p = patched_.find(pid);
+  auto p = patched_.find(key(pid));
   return p != patched_.end() && p->second.count(addr) != 0;
 }
 
 void BreakpointTable::hide(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) const {
-  auto p = patched_.find(pid);
+  auto p = patched_.find(key(pid));
   if (p == patched_.end()) return;
   for (auto it = p->second.lower_bound(addr);
        it != p->second.end() && it->first < addr + bytes.size(); ++it)

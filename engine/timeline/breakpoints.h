@@ -21,8 +21,14 @@ class BreakpointTable {
   bool empty() const { return wanted_.empty(); }
   /// Patches and unpatches process `pid` (through its task `tid`) to match the wanted set.
   void sync(pid_t pid, pid_t tid);
-  /// Forgets process `pid`'s patches without touching its memory (it exec'd or ended).
-  void forget(pid_t pid) { patched_.erase(pid); }
+  /// Forgets process `pid`'s patches without touching its memory (it exec'd or ended). A
+  /// process that shared another's memory stops sharing it.
+  void forget(pid_t pid) {
+    if (!shared_.erase(pid)) patched_.erase(pid);
+  }
+  /// Records that process `child` shares the memory of process `parent` (vfork, clone with
+  /// CLONE_VM, posix_spawn) until it execs: their patches are one set, made through either.
+  void share(pid_t child, pid_t parent) { shared_[child] = key(parent); }
   /// Takes every patch out of process `pid` (before it is copied for a checkpoint); the
   /// next sync() puts them back.
   void unpatch(pid_t pid, pid_t tid);
@@ -31,10 +37,13 @@ class BreakpointTable {
   void revalidate(pid_t pid, pid_t tid);
   /// Records that process `to` (a fork of `from`) carries the same patches.
   void copy_patches(pid_t from, pid_t to) {
-    if (auto it = patched_.find(from); it != patched_.end()) patched_[to] = it->second;
+    if (auto it = patched_.find(key(from)); it != patched_.end()) patched_[to] = it->second;
   }
   /// Forgets every process (a new replay starts).
-  void forget_all() { patched_.clear(); }
+  void forget_all() {
+    patched_.clear();
+    shared_.clear();
+  }
   /// Removes the patch at `addr` from `pid` now (to step over it); sync() puts it back.
   void lift(pid_t pid, pid_t tid, uint64_t addr);
   /// True if `addr` holds a patched int3 in `pid`.
@@ -44,7 +53,13 @@ class BreakpointTable {
 
  private:
   std::set<uint64_t> wanted_;
+  /// The process whose patch set `pid` uses (its own, or the one whose memory it shares).
+  pid_t key(pid_t pid) const {
+    auto it = shared_.find(pid);
+    return it == shared_.end() ? pid : it->second;
+  }
   std::map<pid_t, std::map<uint64_t, uint8_t>> patched_;  ///< pid -> address -> original byte
+  std::map<pid_t, pid_t> shared_;  ///< process -> the process whose memory it shares
 };
 
 }  // namespace rwd

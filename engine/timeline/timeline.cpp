@@ -1,5 +1,6 @@
 #include "engine/timeline/timeline.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -12,6 +13,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -358,6 +360,19 @@ class Timeline::Engine : public ReplayObserver {
             bps_.revalidate(t.pid, t.tid);
         }
       }
+      if (last_event_.kind == EventKind::Syscall && last_event_.child_tid) {
+        // A fork's child is a copy of its parent, breakpoint patches included: the table
+        // must know them, or it would take a patch for the original byte.
+        auto parent = session_->tasks().find(last_event_.tid);
+        auto child = session_->tasks().find(last_event_.child_tid);
+        if (parent != session_->tasks().end() && child != session_->tasks().end() &&
+            child->second.pid != parent->second.pid) {
+          if (shares_memory(last_event_, parent->second.tid))
+            bps_.share(child->second.pid, parent->second.pid);  // until it execs
+          else
+            bps_.copy_patches(parent->second.pid, child->second.pid);
+        }
+      }
       maybe_checkpoint();
       on_between();
     }
@@ -672,6 +687,22 @@ class Timeline::Engine : public ReplayObserver {
     if (e.kind != EventKind::Syscall) return false;
     long nr = e.syscallno();
     return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mremap || nr == SYS_shmat;
+  }
+
+  /// Whether the process-creating syscall `e` (by task `tid`, stopped just after it) gave
+  /// the child the parent's memory rather than a copy: vfork, or CLONE_VM in clone's flags
+  /// or in clone3's struct clone_args (its first field; clone(2)).
+  static bool shares_memory(const Event& e, pid_t tid) {
+    long nr = e.syscallno();
+    if (nr == SYS_vfork) return true;
+    if (nr == SYS_clone) return e.regs.rdi & CLONE_VM;
+    if (nr == SYS_clone3) {
+      std::vector<uint8_t> flags = rwd::read_memory(tid, e.regs.rdi, 8);
+      uint64_t f = 0;
+      if (flags.size() == 8) std::memcpy(&f, flags.data(), 8);
+      return f & CLONE_VM;
+    }
+    return false;
   }
 
   /// Whether event `e` mapped executable code (see Timeline::set_stop_at_code_mappings).

@@ -1,0 +1,19 @@
+# An R program for rewind's interpreter-frame tests: nested calls with typed locals and a
+# syscall at the deepest point (file.exists -> stat). Run it with srcrefs kept:
+#   Rscript -e 'options(keep.source = TRUE); source("nested_calls.R")'
+helper <- function(x) {
+  y <- x + 1
+  label <- "deep"
+  flags <- c(TRUE, FALSE, NA)
+  file.exists("/rewind-marker-that-does-not-exist")  # the native call
+  y
+}
+middle <- function(n) {
+  if (n == 0) return(helper(10))  # the deepest middle
+  middle(n - 1)  # recursion
+}
+top <- function() {
+  total <- middle(3)  # from top
+  total
+}
+top()
