@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -264,4 +265,29 @@ TEST_CASE("function breakpoints by C++ qualified name", "[debugger]") {
   REQUIRE(bps[0].addrs.size() == 1);
   REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
   CHECK(s.top().function == "geo::twice<int>");
+}
+
+TEST_CASE("a breakpoint hit in a forked child is stepped over like any other", "[debugger]") {
+  // bash forks a child for each subshell, and the child calls getpid: the child inherits the
+  // breakpoint's int3 with its parent's memory. Each hit must be a new one, and the run must
+  // reach the end of the recording.
+  Timeline tl(test::recorded_trace(REWIND_BIN, "/bin/bash -c '(true); (true); (true)'"));
+  Debugger dbg(tl);
+  BreakpointSpec spec;
+  spec.function = "getpid";
+  dbg.set_function_breakpoints({spec});
+  std::set<std::pair<uint64_t, pid_t>> seen;
+  int hits = 0;
+  for (int i = 0; i < 200; ++i) {
+    DebugStop d = dbg.resume(Direction::Forward);
+    if (d.stop.reason != StopReason::Breakpoint) {
+      CHECK(d.stop.reason == StopReason::TraceEnd);
+      break;
+    }
+    ++hits;
+    INFO("hit at event " << d.stop.event << " in task " << d.stop.tid);
+    CHECK(seen.insert({d.stop.event, d.stop.tid}).second);  // not the same hit again
+  }
+  CHECK(hits >= 2);  // in the children (bash runs the last subshell without a fork)
+  CHECK(hits < 200);
 }
