@@ -1,5 +1,5 @@
-// Python frames in the DAP session (engine/interp): merged into stackTrace in place of the
-// interpreter's eval-loop frames ("interpreterFrames": "merged", the default, like
+// Python and R frames in the DAP session (engine/interp): merged into stackTrace in place of
+// the interpreter's eval-loop frames ("interpreterFrames": "merged", the default, like
 // py-spy --native), or listed apart by rewind/interpreterStack ("separate").
 #include "adapter/dap/dap_args.h"
 #include "adapter/dap/dap_session.h"
@@ -26,18 +26,21 @@ const std::vector<InterpFrame>& DapSession::interp_stack(pid_t tid) {
   size_t modules = d.modules().modules().size();
   if (modules != python_modules_) {  // a library came or went: look again
     python_modules_ = modules;
+    python_.reset();
+    r_.reset();
     try {
       python_ = PythonReader::find(d.modules(), mem);
+      if (!python_) r_ = RReader::find(d.modules(), mem);
+      if (!python_ && !r_) python_modules_ = SIZE_MAX;  // maybe not initialized yet
     } catch (const InterpReadError&) {
-      python_.reset();  // not initialized far enough yet
-      python_modules_ = SIZE_MAX;
+      python_modules_ = SIZE_MAX;  // not initialized far enough yet
     } catch (const Error& e) {
-      python_.reset();
       event("output",
             {{"category", "console"}, {"output", std::string("rewind: ") + e.what() + "\n"}});
     }
   }
   if (python_) out = python_->stack(mem, tid);
+  if (r_) out = r_->stack(mem);
   return out;
 }
 
@@ -49,6 +52,22 @@ std::vector<DapSession::StackEntry> DapSession::merged_stack(pid_t tid) {
   const Module* interpreter = nullptr;  // the module with the eval loop
   for (const StackFrame& f : native)
     if (f.function == kEvalLoop) interpreter = f.module;
+  if (r_) {  // R: every R frame where libR's frames begin, and no libR frame after that
+    bool placed = false;
+    for (size_t i = 0; i < native.size(); ++i) {
+      const StackFrame& f = native[i];
+      bool in_r = f.module && f.module->path().find("libR.so") != std::string::npos;
+      if (in_r && !placed) {
+        for (size_t k = 0; k < py.size(); ++k) out.push_back({i, int(k)});
+        placed = true;
+      }
+      if (!in_r) out.push_back({i, -1});
+    }
+    if (!placed)
+      for (size_t k = 0; k < py.size(); ++k)
+        out.push_back({native.empty() ? 0 : native.size() - 1, int(k)});
+    return out;
+  }
   size_t next = 0;  // the next Python frame to place
   for (size_t i = 0; i < native.size(); ++i) {
     const StackFrame& f = native[i];
@@ -100,6 +119,7 @@ void DapSession::interpreter_stack(const json& req) {
   }
   json body = {{"frames", frames}};
   if (python_) body["interpreter"] = "CPython " + python_->version();
+  if (r_) body["interpreter"] = "GNU R";
   respond(req, body);
 }
 

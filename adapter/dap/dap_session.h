@@ -20,6 +20,7 @@
 #include "adapter/dap/event_index.h"
 #include "engine/debugger/debugger.h"
 #include "engine/interp/python_frames.h"
+#include "engine/interp/r_frames.h"
 
 namespace rwd {
 
@@ -165,11 +166,12 @@ class DapSession {
   nlohmann::json module_json(const Module& m);
 
   // dap_interp.cpp: Python frames (engine/interp) in stackTrace, scopes, evaluate.
-  /// The Python frames of task `tid` at this stop (cached until the program moves); empty
-  /// when the program is not a supported CPython.
+  /// The Python or R frames of task `tid` at this stop (cached until the program moves);
+  /// empty when the program is not a supported CPython or GNU R.
   const std::vector<InterpFrame>& interp_stack(pid_t tid);
   /// stackTrace's frames in "merged" mode: the eval loop's native frames replaced by the
-  /// Python frames they run, interpreter internals between Python frames left out.
+  /// Python frames they run (R: all R frames where libR's frames begin), interpreter
+  /// internals between them left out.
   std::vector<StackEntry> merged_stack(pid_t tid);
   nlohmann::json interp_frame_json(const InterpFrame& f, int id);
   /// The interpreter frame a frameId names, or nullptr for a native one.
@@ -212,7 +214,8 @@ class DapSession {
   /// "off": the launch's "interpreterFrames".
   std::string interp_mode_ = "merged";
   std::optional<PythonReader> python_;
-  size_t python_modules_ = SIZE_MAX;  ///< module count when python_ was last looked for
+  std::optional<RReader> r_;
+  size_t python_modules_ = SIZE_MAX;  ///< module count when python_/r_ were last looked for
   std::map<pid_t, std::vector<InterpFrame>> interp_stacks_;  ///< this stop's, by task
   std::vector<VarRef> refs_;  ///< variablesReference - 1 -> what it names
   std::vector<DataBreakpoint> data_breakpoints_;

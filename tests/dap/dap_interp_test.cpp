@@ -1,10 +1,15 @@
-// Python frames over DAP: a replay of python3 running tests/programs/nested_calls.py,
-// stopped in clock_nanosleep under time.sleep. "merged" (the default) shows the script's
+// Python and R frames over DAP: a replay of python3 running tests/programs/nested_calls.py,
+// stopped in clock_nanosleep under time.sleep (and R sourcing nested_calls.R, at the stat()
+// of its deepest function). "merged" (the default) shows the script's
 // functions in stackTrace in place of the eval loop's frames, with their source, scopes and
 // locals; "separate" keeps stackTrace native and lists them in rewind/interpreterStack.
 #define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+#include <sys/syscall.h>
 
+#include <catch2/catch.hpp>
+#include <cerrno>
+
+#include "engine/trace/trace_reader.h"
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"
@@ -106,4 +111,59 @@ TEST_CASE("off: no interpreter frames", "[dap]") {
   CHECK(is["body"]["frames"].empty());
   json bad = c.request("launch", {{"mode", "replay"}, {"interpreterFrames", "sideways"}});
   CHECK(bad["success"] == false);
+}
+
+TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap]") {
+  setenv("R_HOME", "/usr/lib/R", 1);
+  setenv("R_ENABLE_JIT", "0", 1);
+  std::string trace = test::recorded_trace(
+      REWIND_BIN,
+      "/usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
+      "source(\"" +
+          std::string(R_SCRIPT) + "\")' --args dap");
+  // The events where R looked for a missing file: file.exists() in helper() is one.
+  std::vector<uint64_t> checks;
+  {
+    rwd::TraceReader reader(trace);
+    while (auto e = reader.next())
+      if (e->kind == rwd::EventKind::Syscall && e->syscallno() == SYS_newfstatat &&
+          e->result == -ENOENT)
+        checks.push_back(reader.last_event());
+  }
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch",
+                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
+          true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  c.event("stopped");
+  json frames;
+  for (uint64_t n : checks) {
+    REQUIRE(c.request("rewind/seek", {{"event", n}})["success"] == true);
+    int tid = c.event("stopped")["body"]["threadId"];
+    frames = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"];
+    bool in_helper = false;
+    for (const json& f : frames) in_helper |= f["name"] == "helper";
+    if (in_helper) break;
+  }
+  std::vector<std::string> n = names(frames);
+  INFO(json(n).dump());
+  auto helper = std::find(n.begin(), n.end(), "helper");
+  REQUIRE(helper != n.end());
+  size_t h = size_t(helper - n.begin());
+  CHECK(frames[h]["source"]["path"] == R_SCRIPT);
+  CHECK(frames[h]["line"] == test::line_of(R_SCRIPT, "# the native call"));
+  CHECK(n.at(h + 1) == "middle");
+  CHECK(frames[h + 1]["line"] == test::line_of(R_SCRIPT, "# the deepest middle"));
+  CHECK(std::find(n.begin(), n.end(), "Rf_eval") == n.end());  // libR's frames are replaced
+  CHECK(n.front().find("stat") != std::string::npos);  // the native frames it stopped in stay
+  json scopes = c.request("scopes", {{"frameId", frames[h]["id"]}});
+  json vars = c.request(
+      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
+  std::map<std::string, std::string> locals;
+  for (const json& v : vars["body"]["variables"]) locals[v["name"]] = v["value"];
+  CHECK(locals["x"] == "10");
+  CHECK(locals["label"] == "\"deep\"");
+  c.check_schema();
 }
