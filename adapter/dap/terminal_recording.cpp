@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "adapter/dap/program_recording.h"
@@ -42,6 +44,18 @@ class StatusDir {
  private:
   std::string dir_;
 };
+
+/// True when process `pid` has ended: gone, or a zombie its parent has not reaped yet
+/// (proc(5): the state after the command name in /proc/PID/stat).
+bool ended(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size()) return !in.good();
+  char state = stat[close + 2];
+  return state == 'Z' || state == 'X';
+}
 
 }  // namespace
 
@@ -93,7 +107,7 @@ ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string
         ::kill(pid, SIGTERM);
         stopped = true;
       }
-      if (::kill(pid, 0) != 0 && errno == ESRCH) {
+      if (ended(pid)) {
         s = read_recording_status(status_file);
         if (!s || s->state == RecordingStatus::Recording) {
           child = 0;

@@ -99,7 +99,7 @@ std::string python_int(InterpMemory& m, const PythonLayout& l, uint64_t obj) {
   if (ndigits > 4000) throw InterpReadError("int with an implausible size");
   std::vector<uint8_t> raw = m.bytes(obj + py::kLongDigits, size_t(ndigits) * 4);
   std::vector<uint32_t> digits(static_cast<size_t>(ndigits), 0u);
-  std::memcpy(digits.data(), raw.data(), raw.size());
+  if (!raw.empty()) std::memcpy(digits.data(), raw.data(), raw.size());
   while (!digits.empty() && digits.back() == 0) digits.pop_back();
   std::string d = decimal(digits);
   return negative && d != "0" ? "-" + d : d;

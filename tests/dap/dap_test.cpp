@@ -543,9 +543,16 @@ TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
     std::string status_file = *(std::find(argv.begin(), argv.end(), "--status-file") + 1);
     pid_t terminal = run_in_fake_terminal(run["arguments"], screen);
     c.reply(run, true, {{"processId", terminal}});
-    for (int i = 0; i < 400 && access(status_file.c_str(), F_OK) != 0; ++i)
+    std::string trace_dir = *(std::find(argv.begin(), argv.end(), "-o") + 1);
+    // rewind record runs, and has started the program (it writes the trace from then on; a
+    // SIGTERM before that would end rewind itself, and the launch would fail instead).
+    auto started = [&] {
+      return access(status_file.c_str(), F_OK) == 0 && std::filesystem::exists(trace_dir) &&
+             !std::filesystem::is_empty(trace_dir);
+    };
+    for (int i = 0; i < 400 && !started(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    REQUIRE(access(status_file.c_str(), F_OK) == 0);  // rewind record runs
+    REQUIRE(started());
     int disconnect = c.send("disconnect");
     json r = c.response(launch);
     CHECK(r["success"] == true);  // the trace so far is debuggable
