@@ -24,16 +24,16 @@ const std::vector<InterpFrame>& DapSession::interp_stack(pid_t tid) {
   Debugger& d = debugger();
   InterpMemory mem(d.target(tid));
   size_t modules = d.modules().modules().size();
-  if (modules != python_modules_) {  // a library came or went: look again
-    python_modules_ = modules;
+  if (modules != interp_modules_) {  // a library came or went: look again
+    interp_modules_ = modules;
     python_.reset();
     r_.reset();
     try {
       python_ = PythonReader::find(d.modules(), mem);
       if (!python_) r_ = RReader::find(d.modules(), mem);
-      if (!python_ && !r_) python_modules_ = SIZE_MAX;  // maybe not initialized yet
+      if (!python_ && !r_) interp_modules_ = SIZE_MAX;  // maybe not initialized yet
     } catch (const InterpReadError&) {
-      python_modules_ = SIZE_MAX;  // not initialized far enough yet
+      interp_modules_ = SIZE_MAX;  // not initialized far enough yet
     } catch (const Error& e) {
       event("output",
             {{"category", "console"}, {"output", std::string("rewind: ") + e.what() + "\n"}});

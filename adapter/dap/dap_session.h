@@ -215,7 +215,7 @@ class DapSession {
   std::string interp_mode_ = "merged";
   std::optional<PythonReader> python_;
   std::optional<RReader> r_;
-  size_t python_modules_ = SIZE_MAX;  ///< module count when python_/r_ were last looked for
+  size_t interp_modules_ = SIZE_MAX;  ///< module count when python_/r_ were last looked for
   std::map<pid_t, std::vector<InterpFrame>> interp_stacks_;  ///< this stop's, by task
   std::vector<VarRef> refs_;  ///< variablesReference - 1 -> what it names
   std::vector<DataBreakpoint> data_breakpoints_;

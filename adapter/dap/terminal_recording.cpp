@@ -66,8 +66,12 @@ ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string
   std::string status_file = status_dir.file();
   std::vector<std::string> argv = plan.argv;
   argv.insert(argv.begin() + 2, {"--status-file", status_file});
-  auto give_up = [&](const std::string& why) {
+  // A recording that never started leaves no empty trace behind.
+  auto drop_empty_trace = [&] {
     if (is_empty_dir(plan.trace_dir)) ::rmdir(plan.trace_dir.c_str());
+  };
+  auto give_up = [&](const std::string& why) {
+    drop_empty_trace();
     return Error(why);
   };
   try {
@@ -77,7 +81,7 @@ ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string
                      {"args", argv},
                      {"env", plan.env}});
   } catch (...) {
-    if (is_empty_dir(plan.trace_dir)) ::rmdir(plan.trace_dir.c_str());
+    drop_empty_trace();
     throw;
   }
 

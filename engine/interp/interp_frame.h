@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/errors.h"
+#include "engine/symbols/module_list.h"
 #include "engine/symbols/target.h"
 
 namespace rwd {
@@ -42,6 +43,10 @@ class InterpReadError : public Error {
  public:
   using Error::Error;
 };
+
+/// Runtime address of the data symbol `name` (an interpreter's exported global such as
+/// _PyRuntime or R_GlobalContext) in any of `modules`, or 0 when none defines it.
+uint64_t data_symbol_address(const ModuleList& modules, const char* name);
 
 /// Checked reads of a stopped process's memory for the interpreter readers.
 class InterpMemory {

@@ -5,6 +5,13 @@
 
 namespace rwd {
 
+uint64_t data_symbol_address(const ModuleList& modules, const char* name) {
+  for (const auto& m : modules.modules())
+    for (const Symbol* s : m->symbols().lookup(name))
+      if (!s->function) return m->to_runtime(s->addr);
+  return 0;
+}
+
 std::vector<uint8_t> InterpMemory::bytes(uint64_t addr, size_t len) {
   if (addr < 4096 || addr + len < addr) throw InterpReadError("bad pointer " + hex(addr));
   std::vector<uint8_t> b = target_.read_memory(addr, len);

@@ -11,23 +11,12 @@ constexpr int kMaxFrames = 4096;  // as py-spy: a chain longer than this is garb
 constexpr int kMaxThreads = 4096;
 constexpr int kMaxLocals = 1024;
 
-/// Runtime address of the symbol `name` in `modules`, or 0.
-uint64_t symbol_address(const ModuleList& modules, const char* name, Module** in = nullptr) {
-  for (const auto& m : modules.modules())
-    for (const Symbol* s : m->symbols().lookup(name))
-      if (!s->function) {
-        if (in) *in = m.get();
-        return m->to_runtime(s->addr);
-      }
-  return 0;
-}
-
 }  // namespace
 
 std::optional<PythonReader> PythonReader::find(const ModuleList& modules, InterpMemory& mem) {
-  uint64_t runtime = symbol_address(modules, "_PyRuntime");
+  uint64_t runtime = data_symbol_address(modules, "_PyRuntime");
   if (!runtime) return std::nullopt;
-  uint64_t version_at = symbol_address(modules, "Py_Version");
+  uint64_t version_at = data_symbol_address(modules, "Py_Version");
   if (!version_at)
     throw Error(
         "this CPython is older than 3.11: its Python frames cannot be read (3.11 to 3.13 "

@@ -186,17 +186,13 @@ std::string call_name(RObjects& r, uint64_t call) {
 }  // namespace
 
 std::optional<RReader> RReader::find(const ModuleList& modules, InterpMemory& mem) {
-  auto address = [&](const char* name) -> uint64_t {
-    for (const auto& m : modules.modules())
-      for (const Symbol* s : m->symbols().lookup(name))
-        if (!s->function) return m->to_runtime(s->addr);
-    return 0;
-  };
   Globals g;
-  g.global_context = address("R_GlobalContext");
-  uint64_t nil = address("R_NilValue"), unbound = address("R_UnboundValue"),
-           in_bc = address("R_InBCInterpreter"), na = address("R_NaString");
-  g.srcref = address("R_Srcref");
+  g.global_context = data_symbol_address(modules, "R_GlobalContext");
+  uint64_t nil = data_symbol_address(modules, "R_NilValue"),
+           unbound = data_symbol_address(modules, "R_UnboundValue"),
+           in_bc = data_symbol_address(modules, "R_InBCInterpreter"),
+           na = data_symbol_address(modules, "R_NaString");
+  g.srcref = data_symbol_address(modules, "R_Srcref");
   if (!g.global_context || !nil || !unbound || !in_bc || !g.srcref) return std::nullopt;
   try {
     g.nil = mem.u64(nil);

@@ -143,17 +143,9 @@ class DapClient {
 
   /// The response to request `seq` (events that arrive first are kept).
   nlohmann::json response(int seq) {
-    for (auto it = events_.begin(); it != events_.end(); ++it)
-      if ((*it)["type"] == "response" && (*it)["request_seq"] == seq) {
-        nlohmann::json m = *it;
-        events_.erase(it);
-        return m;
-      }
-    for (;;) {
-      nlohmann::json m = next();
-      if (m["type"] == "response" && m["request_seq"] == seq) return m;
-      events_.push_back(m);
-    }
+    return take([&](const nlohmann::json& m) {
+      return m["type"] == "response" && m["request_seq"] == seq;
+    });
   }
 
   /// Sends a request and returns its response.
@@ -179,17 +171,8 @@ class DapClient {
   /// The next reverse request `command` from the adapter (runInTerminal); other messages that
   /// come first are kept for response() and event().
   nlohmann::json reverse_request(const std::string& command) {
-    for (auto it = events_.begin(); it != events_.end(); ++it)
-      if ((*it)["type"] == "request" && (*it)["command"] == command) {
-        nlohmann::json m = *it;
-        events_.erase(it);
-        return m;
-      }
-    for (;;) {
-      nlohmann::json m = next();
-      if (m["type"] == "request" && m["command"] == command) return m;
-      events_.push_back(m);
-    }
+    return take(
+        [&](const nlohmann::json& m) { return m["type"] == "request" && m["command"] == command; });
   }
 
   /// Answers the adapter's reverse request `req`: success with `body`, or failure with
@@ -255,6 +238,23 @@ class DapClient {
   }
 
  private:
+  /// The first message, kept or new, that `wanted` accepts; the others read meanwhile are
+  /// kept, in order.
+  template <typename Pred>
+  nlohmann::json take(Pred wanted) {
+    for (auto it = events_.begin(); it != events_.end(); ++it)
+      if (wanted(*it)) {
+        nlohmann::json m = *it;
+        events_.erase(it);
+        return m;
+      }
+    for (;;) {
+      nlohmann::json m = next();
+      if (wanted(m)) return m;
+      events_.push_back(m);
+    }
+  }
+
   nlohmann::json next() {
     auto body = reader_->next();
     REQUIRE(body.has_value());

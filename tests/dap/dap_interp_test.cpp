@@ -40,6 +40,14 @@ std::vector<std::string> names(const json& frames) {
   return out;
 }
 
+/// The variables behind variablesReference `ref`, name -> value.
+std::map<std::string, std::string> values(test::DapClient& c, const json& ref) {
+  json vars = c.request("variables", {{"variablesReference", ref}});
+  std::map<std::string, std::string> out;
+  for (const json& v : vars["body"]["variables"]) out[v["name"]] = v["value"];
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and locals", "[dap]") {
@@ -66,10 +74,8 @@ TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and lo
   json scopes = c.request("scopes", {{"frameId", py[0]["id"]}});
   REQUIRE(scopes["success"] == true);
   REQUIRE(scopes["body"]["scopes"].size() == 1);
-  json vars = c.request(
-      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
-  std::map<std::string, std::string> locals;
-  for (const json& v : vars["body"]["variables"]) locals[v["name"]] = v["value"];
+  std::map<std::string, std::string> locals =
+      values(c, scopes["body"]["scopes"][0]["variablesReference"]);
   CHECK(locals["depth"] == "0");
   CHECK(locals["word"] == "'héllo'");
   CHECK(locals["big"] == "1180591620717411303429");
@@ -96,9 +102,7 @@ TEST_CASE("separate: a native stackTrace, and rewind/interpreterStack", "[dap]")
   CHECK(frames[0]["name"] == "Pipeline.stage");
   CHECK(frames[0]["language"] == "python");
   CHECK(frames[5]["name"] == "<module>");
-  json vars = c.request("variables", {{"variablesReference", frames[3]["variablesReference"]}});
-  std::map<std::string, std::string> locals;
-  for (const json& v : vars["body"]["variables"]) locals[v["name"]] = v["value"];
+  std::map<std::string, std::string> locals = values(c, frames[3]["variablesReference"]);
   CHECK(locals["depth"] == "3");
   CHECK(locals["label"] == "'a'");
   c.check_schema();
@@ -159,10 +163,8 @@ TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap]") {
   CHECK(std::find(n.begin(), n.end(), "Rf_eval") == n.end());  // libR's frames are replaced
   CHECK(n.front().find("stat") != std::string::npos);  // the native frames it stopped in stay
   json scopes = c.request("scopes", {{"frameId", frames[h]["id"]}});
-  json vars = c.request(
-      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
-  std::map<std::string, std::string> locals;
-  for (const json& v : vars["body"]["variables"]) locals[v["name"]] = v["value"];
+  std::map<std::string, std::string> locals =
+      values(c, scopes["body"]["scopes"][0]["variablesReference"]);
   CHECK(locals["x"] == "10");
   CHECK(locals["label"] == "\"deep\"");
   c.check_schema();
