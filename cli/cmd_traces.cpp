@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "engine/errors.h"
@@ -27,17 +29,55 @@ std::string exit_text(const ProcessInfo& p) {
   if (!p.ended) return "-";
   return std::to_string(exit_code_for_status(p.status));
 }
+
+/// One trace for `rewind ls --json`: name, dir, recorded (seconds since the epoch), events
+/// (null while partial), exitCode (null while partial), command (argv), latest; or name, dir
+/// and error when the trace cannot be read.
+nlohmann::json trace_json(const std::string& root, const std::string& name,
+                          const std::string& latest) {
+  std::string dir = root + "/" + name;
+  nlohmann::json j = {{"name", name}, {"dir", dir}};
+  try {
+    TraceMeta m = read_trace_meta(dir);
+    auto s = read_trace_summary(dir);
+    j["recorded"] = m.start_time;
+    j["events"] = s ? nlohmann::json(s->events) : nlohmann::json();
+    j["exitCode"] = s ? nlohmann::json(exit_code_for_status(s->root_status)) : nlohmann::json();
+    j["command"] = m.argv;
+    j["latest"] = dir == latest;
+  } catch (const Error& e) {
+    j["error"] = e.what();
+  }
+  return j;
+}
+
 }  // namespace
 
 Runner add_ls(CLI::App& app) {
   auto* cmd = app.add_subcommand("ls", "List recorded traces");
-  return [cmd] {
-    (void)cmd;
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json,
+                "Print a JSON array, the latest trace first, then newest first: name, dir, "
+                "recorded, events, exitCode, command, "
+                "latest (for editors)");
+  return [json] {
     std::string root = traces_root();
     std::string latest;
     try {
       latest = resolve_trace("");
     } catch (const Error&) {
+    }
+    if (*json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& name : list_traces(root)) out.push_back(trace_json(root, name, latest));
+      std::stable_sort(out.begin(), out.end(),
+                       [](const nlohmann::json& a, const nlohmann::json& b) {
+                         if (a.value("latest", false) != b.value("latest", false))
+                           return a.value("latest", false);
+                         return a.value("recorded", int64_t(0)) > b.value("recorded", int64_t(0));
+                       });
+      std::printf("%s\n", out.dump(2).c_str());
+      return 0;
     }
     std::printf("%-24s %-19s %9s %5s  %s\n", "NAME", "RECORDED", "EVENTS", "EXIT", "COMMAND");
     for (const auto& name : list_traces(root)) {

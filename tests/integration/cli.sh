@@ -46,6 +46,16 @@ one_line_error "replay -s with a bad port" 2 "^rewind: " "$REWIND" replay -s 700
 "$REWIND" ls >"$WORK/ls.out"
 grep -q "^date-0 .* 0  date$" "$WORK/ls.out" && grep -q "^date-1 .*(latest)$" "$WORK/ls.out" \
   && pass "ls lists both traces" || { fail "ls:"; cat "$WORK/ls.out"; }
+"$REWIND" ls --json >"$WORK/ls.json"
+python3 - "$WORK/ls.json" "$REWIND_TRACE_DIR" <<'PY' && pass "ls --json: the latest first, with events, exit code and command" || { fail "ls --json:"; cat "$WORK/ls.json"; }
+import json, sys
+traces = [t for t in json.load(open(sys.argv[1])) if t["name"].startswith("date-")]
+assert [t["name"] for t in traces] == ["date-1", "date-0"], traces
+assert traces[0]["latest"] and not traces[1]["latest"]
+for t in traces:
+    assert t["command"] == ["date"] and t["exitCode"] == 0 and t["events"] > 1, t
+    assert t["dir"] == sys.argv[2] + "/" + t["name"] and t["recorded"] > 1.7e9, t
+PY
 "$REWIND" dump date-0 >"$WORK/dump.txt"
 head -1 "$WORK/dump.txt" | grep -q "^ *1 .* exec  *date$" && pass "dump starts with the exec" || fail "dump: $(head -1 "$WORK/dump.txt")"
 grep -q "syscall  clock_gettime = 0" "$WORK/dump.txt" && pass "date's clock read is a recorded syscall (vDSO off)" || fail "no clock_gettime event"
