@@ -282,7 +282,11 @@ class Timeline::Engine : public ReplayObserver {
       }
       if ((dr6 & kWatchBits) == 0 && stepping_over_) {
         stepping_over_ = false;
-        return true;  // stepped over a breakpoint for a continue: nothing to report
+        // Stepped over a breakpoint for a continue: nothing to report, unless the step
+        // landed on another breakpoint (a `ret` onto a breakpointed return address). That
+        // one is hit now: the next resume steps over it without looking.
+        if (bps_.patched(t.pid, r.rip) && bps_.has(r.rip)) on_trap(t, r, true, 0);
+        return true;
       }
       stepping_over_ = false;
       on_trap(t, r, false, dr6);

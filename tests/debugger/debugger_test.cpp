@@ -291,3 +291,48 @@ TEST_CASE("a breakpoint hit in a forked child is stepped over like any other", "
   CHECK(hits >= 2);  // in the children (bash runs the last subshell without a fork)
   CHECK(hits < 200);
 }
+
+TEST_CASE("a breakpoint reached by a return from a stop is hit, both ways", "[debugger]") {
+  // tests/programs/call_loop.c: `total += i;` starts at note()'s return address.
+  Session s(CALL_LOOP);
+  BreakpointSpec line;
+  line.file = CALL_LOOP_C;
+  line.line = test::line_of(CALL_LOOP_C, "total += i;");
+  uint32_t call_line = test::line_of(CALL_LOOP_C, "note(i);");
+  REQUIRE(!s.dbg.set_source_breakpoints(CALL_LOOP_C, {line}).at(0).addrs.empty());
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+  CHECK(s.eval("i") == "0");
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+  CHECK(s.eval("i") == "1");
+  // Reverse-next steps back over note(1) to its call, in the same iteration. (Its backward
+  // search once stepped over the breakpoint at note()'s `ret` onto this line's breakpoint
+  // without counting that hit, and stopped at the previous iteration's hit instead.)
+  REQUIRE(s.dbg.step(s.tid, StepKind::Over, Direction::Backward).stop.reason == StopReason::Step);
+  CHECK(s.top().line == call_line);
+  CHECK(s.eval("i") == "1");
+
+  // Forward: a breakpoint on note()'s `ret` too. Continuing from a stop there returns straight
+  // onto the line's breakpoint, which must stop: ret, line, ret, line...
+  REQUIRE(s.dbg.step(s.tid, StepKind::Into, Direction::Forward).stop.reason == StopReason::Step);
+  REQUIRE(s.top().function == "note");
+  uint64_t ret = 0;
+  while (s.top().function == "note") {
+    ret = s.top().pc;
+    REQUIRE(s.dbg.step_instruction(s.tid, Direction::Forward).stop.reason == StopReason::Step);
+  }
+  CHECK(s.top().line == line.line);
+  BreakpointSpec at_ret;
+  at_ret.address = ret;
+  REQUIRE(!s.dbg.set_instruction_breakpoints({at_ret}).at(0).addrs.empty());
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+  CHECK(s.top().pc == ret);  // note(2)'s ret
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+  CHECK(s.top().line == line.line);
+  CHECK(s.eval("i") == "2");
+  // And back: from there the previous hit is the `ret`, then the line in the iteration before.
+  REQUIRE(s.dbg.resume(Direction::Backward).stop.reason == StopReason::Breakpoint);
+  CHECK(s.top().pc == ret);
+  REQUIRE(s.dbg.resume(Direction::Backward).stop.reason == StopReason::Breakpoint);
+  CHECK(s.top().line == line.line);
+  CHECK(s.eval("i") == "1");
+}
