@@ -16,6 +16,13 @@ struct RequestError : Error {
   using Error::Error;
 };
 
+/// A frameId or variablesReference from before the program last moved. Clients race with
+/// stops (VS Code asks for the old frame's scopes after a seek), so the error response does
+/// not ask the client to show it to the user (DAP ErrorResponse `showUser`).
+struct StaleReferenceError : RequestError {
+  using RequestError::RequestError;
+};
+
 /// The request's "arguments" object (an empty object when absent or not an object).
 inline const nlohmann::json& arguments(const nlohmann::json& req) {
   static const nlohmann::json empty = nlohmann::json::object();

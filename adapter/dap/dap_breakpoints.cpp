@@ -166,7 +166,7 @@ void DapSession::data_breakpoint_info(const json& req) {
       w.type = std::to_string(w.len) + " bytes";
     } else if (int ref = optional_arg<int>(args, "variablesReference", 0)) {
       if (ref < 1 || size_t(ref) > refs_.size())
-        throw RequestError("unknown variablesReference " + std::to_string(ref));
+        throw StaleReferenceError("unknown variablesReference " + std::to_string(ref));
       const VarRef& r = refs_[size_t(ref) - 1];
       if (r.kind == VarRef::Registers) throw Error("a register cannot be watched");
       if (r.kind == VarRef::Children) {

@@ -1,5 +1,7 @@
 // Looking at the stopped program: threads, stacks, scopes, variables, evaluate, the REPL's
 // completions, exception info, and changing values in a diversion.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -49,8 +51,8 @@ DapSession::FrameRef DapSession::frame_ref(const json& req, bool needed) {
   }
   int id = required<int>(args, "frameId");
   if (id < 1 || size_t(id) > frames_.size())
-    throw RequestError("unknown frameId " + std::to_string(id) +
-                       " (frame ids last until the program moves)");
+    throw StaleReferenceError("unknown frameId " + std::to_string(id) +
+                              " (frame ids last until the program moves)");
   return frames_[size_t(id) - 1];
 }
 
@@ -88,7 +90,10 @@ void DapSession::stack_trace(const json& req) {
               {"column", f.line ? std::max<uint32_t>(f.column, 1) : 0},
               {"instructionPointerReference", hex(f.pc)}};
     if (f.module) j["moduleId"] = hex(f.module->lo());
-    if (!f.file.empty())
+    // A source the client cannot open (a library's, built elsewhere) is left out: the frame
+    // then has only its instructionPointerReference, and VS Code shows the disassembly
+    // instead of an editor with an error.
+    if (!f.file.empty() && (serve_sources_ || ::access(f.file.c_str(), R_OK) == 0))
       j["source"] = source_json(f.file);
     else
       j["presentationHint"] = "subtle";
@@ -168,8 +173,8 @@ void DapSession::variables(const json& req) {
   const json& args = arguments(req);
   int id = required<int>(args, "variablesReference");
   if (id < 1 || size_t(id) > refs_.size())
-    throw RequestError("unknown variablesReference " + std::to_string(id) +
-                       " (references last until the program moves)");
+    throw StaleReferenceError("unknown variablesReference " + std::to_string(id) +
+                              " (references last until the program moves)");
   VarRef r = refs_[size_t(id) - 1];
   json out = json::array();
   size_t start = optional_arg<size_t>(args, "start", 0);
@@ -273,7 +278,7 @@ void DapSession::set_variable(const json& req) {
   std::string name = required<std::string>(args, "name");
   std::string value = required<std::string>(args, "value");
   if (id < 1 || size_t(id) > refs_.size())
-    throw RequestError("unknown variablesReference " + std::to_string(id));
+    throw StaleReferenceError("unknown variablesReference " + std::to_string(id));
   VarRef r = refs_[size_t(id) - 1];
   if (r.kind == VarRef::Registers)
     throw RequestError("registers cannot be changed in a replay (memory can, in a diversion)");

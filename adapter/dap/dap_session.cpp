@@ -29,13 +29,13 @@ void DapSession::respond(const json& req, json body) {
   post(std::move(r));
 }
 
-void DapSession::fail(const json& req, const std::string& message) {
+void DapSession::fail(const json& req, const std::string& message, bool show_user) {
   post({{"type", "response"},
         {"request_seq", req.value("seq", 0)},
         {"success", false},
         {"command", req.value("command", "")},
         {"message", message},
-        {"body", {{"error", {{"id", 1}, {"format", message}, {"showUser", true}}}}}});
+        {"body", {{"error", {{"id", 1}, {"format", message}, {"showUser", show_user}}}}}});
 }
 
 void DapSession::event(const std::string& name, json body) {
@@ -186,6 +186,8 @@ void DapSession::dispatch(const json& req) {
   }
   try {
     (this->*(it->second))(req);
+  } catch (const StaleReferenceError& e) {
+    fail(req, e.what(), false);
   } catch (const Error& e) {
     fail(req, e.what());
   } catch (const json::exception& e) {

@@ -85,7 +85,7 @@ class DapSession {
   // dap_session.cpp: messages and state.
   void post(nlohmann::json msg);
   void respond(const nlohmann::json& req, nlohmann::json body = nlohmann::json::object());
-  void fail(const nlohmann::json& req, const std::string& message);
+  void fail(const nlohmann::json& req, const std::string& message, bool show_user = true);
   void event(const std::string& name, nlohmann::json body = nlohmann::json::object());
   /// Sends a reverse request (DAP runInTerminal) and waits for the client's response, which
   /// the reading thread hands over (on_arrival). Throws Error when the client goes away or
