@@ -4,8 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# The VS Code extension's test needs its npm packages, code-server and chromium: installed
+# beside the build (mostly downloads), checked before the tests.
+mkdir -p build
+echo "== VS Code extension's dependencies (log: build/vscode-deps.log), beside the build"
+(scripts/install-code-server.sh && cd vscode-extension && npm ci --no-audit --no-fund) \
+  >build/vscode-deps.log 2>&1 &
+deps=$!
 echo "== build (RelWithDebInfo)"
 BUILD_DIR=build scripts/build.sh
+wait $deps || { tail -30 build/vscode-deps.log; echo "installing the VS Code extension's dependencies failed"; exit 1; }
 echo "== tests"
 (cd build && ctest --output-on-failure -j"$(nproc)")
 if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -1,0 +1,29 @@
+// The rewind extension's entry point: registers the "rewind" debug type's configuration
+// provider and adapter factory, the commands, the Timeline view and the status bar item.
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import { RewindAdapterFactory } from './factory';
+import { RewindConfigurationProvider } from './provider';
+import { RewindSessionState } from './sessionState';
+import { createEventStatusItem } from './statusBar';
+import { createTimelineView } from './timelineView';
+
+/** Called by VS Code when a rewind session or command is first needed. */
+export function activate(context: vscode.ExtensionContext): void {
+  const dir = context.extensionPath;
+  const state = new RewindSessionState();
+  context.subscriptions.push(
+    state,
+    vscode.debug.registerDebugConfigurationProvider('rewind', new RewindConfigurationProvider(dir)),
+    vscode.debug.registerDebugAdapterDescriptorFactory('rewind', new RewindAdapterFactory(dir)),
+    createTimelineView(state),
+    createEventStatusItem(state),
+    ...registerCommands(dir, state),
+    vscode.debug.onDidStartDebugSession((s) => {
+      if (s.type === 'rewind') void vscode.commands.executeCommand('setContext', 'rewind.timelineVisible', true);
+    }),
+  );
+}
+
+/** Nothing to clean up beyond the subscriptions. */
+export function deactivate(): void {}

@@ -1,0 +1,94 @@
+// The Timeline view's content, from rewind's `rewind/timeline`, `rewind/when` and
+// `rewind/checkpoints` responses (docs/dap.md). Pure; timelineView.ts draws it.
+
+/** One event of a `rewind/timeline` response body. */
+export interface TimelineEvent {
+  event: number;
+  threadId?: number;
+  kind: string;
+  syscall?: string;
+  description?: string;
+}
+
+/** A `rewind/timeline` response body. */
+export interface TimelineBody {
+  events: TimelineEvent[];
+  currentEvent: number;
+  eventCount: number;
+}
+
+/** One row of the Timeline view. */
+export interface TimelineRow {
+  event: number;
+  /** "#4711  write = 6 [stdout]". */
+  label: string;
+  /** "task 1234 · current" and the like. */
+  description: string;
+  /** A codicon name for the row's icon. */
+  icon: string;
+  current: boolean;
+  /** Ids of the user's checkpoints at this event. */
+  checkpoints: number[];
+}
+
+const ICONS: Record<string, string> = {
+  syscall: 'symbol-method',
+  exec: 'rocket',
+  signal: 'zap',
+  exit: 'debug-stop',
+  rdtsc: 'clock',
+  entry: 'debug-pause',
+  sched: 'arrow-swap',
+  end: 'debug-stop',
+};
+
+/** What an event row says: a syscall's own description ("write = 6 [stdout]"), otherwise
+ *  the kind first ("rdtsc: 1011511", "exit: status 0", "signal: SIGSEGV"). */
+export function eventText(e: TimelineEvent): string {
+  if (!e.description) return e.syscall ?? e.kind;
+  if (e.kind === 'syscall' || e.kind === 'end') return e.description;
+  return `${e.kind}: ${e.description}`;
+}
+
+/**
+ * The rows for `body`, in event order. The current event (the last one replayed) is marked;
+ * `checkpoints` (id, event) adds a checkpoint note to the events they were taken at.
+ */
+export function timelineRows(
+  body: TimelineBody,
+  checkpoints: { id: number; event: number }[] = [],
+): TimelineRow[] {
+  return body.events.map((e) => {
+    const here = checkpoints.filter((c) => c.event === e.event).map((c) => c.id);
+    const notes: string[] = [];
+    if (e.threadId) notes.push(`task ${e.threadId}`);
+    if (here.length) notes.push(`checkpoint ${here.join(', ')}`);
+    const current = e.event === body.currentEvent;
+    if (current) notes.push('current');
+    return {
+      event: e.event,
+      label: `#${e.event}  ${eventText(e)}`,
+      description: notes.join(' · '),
+      icon: current ? 'debug-stackframe' : ICONS[e.kind] ?? 'circle-small',
+      current,
+      checkpoints: here,
+    };
+  });
+}
+
+/** The status bar text for the current point: "event 4711 / 120000". */
+export function eventStatusText(event: number, eventCount: number): string {
+  return `event ${event} / ${eventCount}`;
+}
+
+/**
+ * Checks what the user typed in "Go to Event…": a whole number from 1 to `eventCount`.
+ * Returns the event number, or a message for the input box.
+ */
+export function parseEventNumber(text: string, eventCount: number): number | string {
+  const t = text.trim().replace(/^#/, '');
+  if (!/^\d+$/.test(t)) return 'Type an event number (1 is the program\'s exec).';
+  const n = Number(t);
+  if (n < 1 || n > eventCount) return `The recording has events 1 to ${eventCount}.`;
+  return n;
+}

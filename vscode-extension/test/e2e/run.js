@@ -1,0 +1,353 @@
+// End-to-end test of the extension in real VS Code (code-server), driven as a user would in
+// Debian's chromium with playwright-core. It installs the built .vsix, opens samples/, sets a
+// breakpoint in samples/c/crash.c, starts "rewind: Record & Debug", and checks on screen: the
+// stop at the breakpoint, a value in the Variables view, Step Back moving the highlighted line
+// up, Reverse Continue going back to the previous hit, the Timeline view and the status bar,
+// and a click on a Timeline event. Asserts on the DOM; saves a screenshot of each step.
+//
+// Environment: CODE_SERVER_PREFIX (default build/code-server, made by
+// scripts/install-code-server.sh), REWIND_BIN (default build/rewind), SAMPLES_BIN (default
+// build/samples), E2E_OUT (default build/vscode-e2e; screenshots under E2E_OUT/screenshots).
+'use strict';
+const assert = require('assert');
+const { execFileSync, spawn } = require('child_process');
+const fs = require('fs');
+const net = require('net');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const repo = path.resolve(__dirname, '../../..');
+const prefix = path.resolve(process.env.CODE_SERVER_PREFIX || path.join(repo, 'build/code-server'));
+const rewind = path.resolve(process.env.REWIND_BIN || path.join(repo, 'build/rewind'));
+const samplesBin = path.resolve(process.env.SAMPLES_BIN || path.join(repo, 'build/samples'));
+const out = path.resolve(process.env.E2E_OUT || path.join(repo, 'build/vscode-e2e'));
+const workspace = path.join(repo, 'samples');
+const source = path.join(workspace, 'c/crash.c');
+const codeServer = path.join(prefix, 'node_modules/.bin/code-server');
+const STEP_TIMEOUT = 60000;
+
+let shot = 0;
+let page;
+
+function log(msg) {
+  console.log(`[${(process.uptime()).toFixed(1)}s] ${msg}`);
+}
+
+/** Saves a screenshot named `name` under out/screenshots, numbered in order. */
+async function screenshot(name) {
+  const file = path.join(out, 'screenshots', `${String(++shot).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file });
+  log(`screenshot ${path.relative(repo, file)}`);
+}
+
+function lineOf(file, text) {
+  const i = fs.readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(text));
+  if (i < 0) throw new Error(`"${text}" not in ${file}`);
+  return i + 1;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+function codeServerEnv() {
+  return {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(out, 'xdg/config'),
+    XDG_DATA_HOME: path.join(out, 'xdg/data'),
+    XDG_CACHE_HOME: path.join(out, 'xdg/cache'),
+    REWIND_TRACE_DIR: path.join(out, 'traces'),
+  };
+}
+
+function codeServerArgs() {
+  return ['--config', path.join(out, 'config.yaml'), '--user-data-dir', path.join(out, 'user-data'),
+    '--extensions-dir', path.join(out, 'extensions')];
+}
+
+/** Installs the newest .vsix of vscode-extension/ into a fresh extensions directory. */
+function installExtension() {
+  const dir = path.join(repo, 'vscode-extension');
+  const vsix = fs.readdirSync(dir).filter((f) => /^rewind-debug-.*\.vsix$/.test(f))
+    .map((f) => path.join(dir, f)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+  if (!vsix) throw new Error('no rewind-debug-*.vsix: run `npm run package` in vscode-extension/ first');
+  execFileSync(codeServer, [...codeServerArgs(), '--install-extension', vsix], { env: codeServerEnv(), stdio: 'inherit' });
+  const list = execFileSync(codeServer, [...codeServerArgs(), '--list-extensions'], { env: codeServerEnv() }).toString();
+  assert.match(list, /rewind\.rewind-debug/, 'the .vsix is installed');
+  log(`installed ${path.basename(vsix)}`);
+}
+
+function writeSettings() {
+  const user = path.join(out, 'user-data/User');
+  fs.mkdirSync(user, { recursive: true });
+  const settings = {
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'typescript.disableAutomaticTypeAcquisition': true,
+    'workbench.startupEditor': 'none',
+    'security.workspace.trust.enabled': false,
+    'workbench.tips.enabled': false,
+    'chat.disableAIFeatures': true,
+    'git.openRepositoryInParentFolders': 'never',
+    'git.enabled': false,
+    'rewind.path': rewind,
+    'rewind.timeline.eventCount': 20,
+    // The launch configuration lives in the user settings, so that samples/ gets no .vscode/.
+    launch: {
+      version: '0.2.0',
+      configurations: [
+        {
+          type: 'rewind',
+          request: 'launch',
+          name: 'rewind: Record & Debug crash',
+          program: path.join(samplesBin, 'crash'),
+          cwd: '${workspaceFolder}',
+        },
+      ],
+    },
+  };
+  fs.writeFileSync(path.join(user, 'settings.json'), JSON.stringify(settings, null, 2));
+  // rewind.path is a machine setting: in code-server (a remote window) VS Code reads it from
+  // the server machine's settings, not the user's.
+  const machine = path.join(out, 'user-data/Machine');
+  fs.mkdirSync(machine, { recursive: true });
+  fs.writeFileSync(path.join(machine, 'settings.json'), JSON.stringify({ 'rewind.path': rewind }, null, 2));
+}
+
+/**
+ * Starts code-server on `port` and waits for /healthz. code-server's launcher gives its
+ * server process 10 s to start, which a loaded machine (CTest runs recordings beside this
+ * test) can miss: then it exits, and is started again, three times at most.
+ */
+async function startCodeServer(port) {
+  for (let attempt = 1; ; attempt++) {
+    const logFile = fs.openSync(path.join(out, 'code-server.log'), 'a');
+    const child = spawn(codeServer, [...codeServerArgs(), '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',
+      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', workspace],
+    { env: codeServerEnv(), stdio: ['ignore', logFile, logFile], detached: true });
+    let exited = false;
+    child.on('exit', () => { exited = true; });
+    for (let i = 0; i < 240 && !exited; i++) {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+        if (r.ok) return child;
+      } catch { /* not up yet */ }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+    if (attempt === 3) throw new Error('code-server did not start (3 tries; see code-server.log)');
+    log(`code-server did not start (try ${attempt}); starting it again`);
+  }
+}
+
+async function runCommand(title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+}
+
+/** The line numbers of the editor's highlighted current-statement line (the top stack frame). */
+async function highlightedLine() {
+  return page.evaluate(() => {
+    const deco = document.querySelector('.view-overlays .debug-top-stack-frame-line, .view-overlays .debug-focused-stack-frame-line');
+    if (!deco) return null;
+    const top = deco.parentElement.style.top;
+    for (const el of document.querySelectorAll('.margin-view-overlays > div')) {
+      const n = el.querySelector('.line-numbers');
+      if (el.style.top === top && n) return Number(n.textContent.trim());
+    }
+    return null;
+  });
+}
+
+async function waitForHighlightedLine(expected, what) {
+  const deadline = Date.now() + STEP_TIMEOUT;
+  let seen = null;
+  while (Date.now() < deadline) {
+    seen = await highlightedLine();
+    if (seen === expected) return;
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`${what}: highlighted line is ${seen}, expected ${expected}`);
+}
+
+/** The Variables view's rows as name -> value (expanded scopes only). */
+async function variables() {
+  return page.evaluate(() => {
+    const out = {};
+    const pane = document.querySelector('.debug-pane .debug-variables') ||
+      [...document.querySelectorAll('.pane')].find((p) => /Variables/.test(p.querySelector('.pane-header')?.textContent || ''));
+    if (!pane) return out;
+    for (const row of pane.querySelectorAll('.monaco-list-row')) {
+      const name = row.querySelector('.name')?.textContent?.trim().replace(/\s*[:=]$/, '');
+      const value = row.querySelector('.value')?.textContent?.trim();
+      if (name && value !== undefined) out[name] = value;
+    }
+    return out;
+  });
+}
+
+async function waitForVariable(name, value, what) {
+  const deadline = Date.now() + STEP_TIMEOUT;
+  let vars = {};
+  while (Date.now() < deadline) {
+    vars = await variables();
+    if (vars[name] === value) return;
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`${what}: Variables view shows ${name} = ${vars[name]}, expected ${value} (${JSON.stringify(vars)})`);
+}
+
+async function clickDebugButton(label) {
+  const button = page.locator(`.debug-toolbar .action-item a[aria-label^="${label}"], .debug-toolbar .action-item [aria-label^="${label}"]`).first();
+  await button.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+  await button.click();
+}
+
+async function statusBarText() {
+  return page.evaluate(() => {
+    const item = [...document.querySelectorAll('.statusbar-item')].find((e) => /event \d+ \/ \d+/.test(e.textContent));
+    return item ? item.textContent.trim() : null;
+  });
+}
+
+async function main() {
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(path.join(out, 'screenshots'), { recursive: true });
+  fs.mkdirSync(path.join(out, 'traces'), { recursive: true });
+  for (const p of [codeServer, rewind, path.join(samplesBin, 'crash'), '/usr/bin/chromium'])
+    if (!fs.existsSync(p)) throw new Error(`missing ${p} (scripts/install-code-server.sh installs code-server and chromium; scripts/build.sh builds rewind and the samples)`);
+  const bpLine = lineOf(source, 'total += it->value;');
+  const printLine = lineOf(source, 'printf("%s\\n", it->name);');
+  installExtension();
+  writeSettings();
+  const port = await freePort();
+  const server = await startCodeServer(port);
+  log(`code-server on port ${port}`);
+  const browser = await chromium.launchPersistentContext(path.join(out, 'chromium-profile'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    page = browser.pages()[0] || (await browser.newPage());
+    page.setDefaultTimeout(STEP_TIMEOUT);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor();
+    await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor();
+    log('workbench loaded');
+
+    // Open crash.c and set a breakpoint on `total += it->value;`.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('crash.c');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'crash.c' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: 'crash.c' }).waitFor();
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').fill(`:${bpLine}`);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('F9');
+    await page.locator('.codicon-debug-breakpoint, .codicon-debug-breakpoint-unverified').first().waitFor();
+    await screenshot('breakpoint-set');
+
+    // Start "rewind: Record & Debug" and stop at the breakpoint (first iteration: total is 0).
+    await runCommand('Debug: Select and Start Debugging');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'rewind: Record & Debug crash' }).first().click();
+    log('started rewind: Record & Debug crash');
+    await waitForHighlightedLine(bpLine, 'stop at the breakpoint');
+    await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'main' }).first().waitFor();
+    await waitForVariable('i', '0', 'first stop');
+    await waitForVariable('total', '0', 'first stop');
+    await screenshot('stopped-at-breakpoint');
+
+    // Continue to the second hit: i = 1, total = 3 (apples).
+    await clickDebugButton('Continue');
+    await waitForVariable('i', '1', 'second hit');
+    await waitForHighlightedLine(bpLine, 'second hit');
+    await waitForVariable('total', '3', 'second hit');
+    await screenshot('second-hit');
+
+    // Step Back: the highlighted line moves up to the printf before it.
+    await clickDebugButton('Step Back');
+    await waitForHighlightedLine(printLine, 'step back');
+    await waitForVariable('i', '1', 'step back');
+    await screenshot('step-back');
+
+    // Reverse Continue: back to the previous hit of the breakpoint (i = 0).
+    await clickDebugButton('Reverse');  // VS Code labels Reverse Continue "Reverse"
+    await waitForHighlightedLine(bpLine, 'reverse continue');
+    await waitForVariable('i', '0', 'reverse continue');
+    await waitForVariable('total', '0', 'reverse continue');
+    await screenshot('reverse-continue');
+
+    // The Timeline view lists the recorded events, the current one marked; the status bar
+    // says where the replay stands.
+    // Room for the Timeline: fold the Variables, Watch and Call Stack views.
+    for (const title of ['Variables', 'Watch', 'Call Stack', 'Loaded Scripts'])
+      await page.locator('.pane-header[aria-expanded="true"]', { hasText: new RegExp(`^${title}`, 'i') }).first()
+        .click({ timeout: 5000 }).catch(() => {});
+    await runCommand('rewind: Show Timeline');
+    const timeline = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /rewind Timeline/i }) });
+    const rows = timeline.locator('.monaco-list-row');
+    await rows.filter({ hasText: 'current' }).first().waitFor();
+    const texts = await rows.allTextContents();
+    log(`timeline: ${texts.length} rows, e.g. ${JSON.stringify(texts.slice(0, 3))}`);
+    assert.ok(texts.some((t) => /write = \d+ \[stdout\]/.test(t)), `the timeline lists the program's writes: ${JSON.stringify(texts)}`);
+    const current = texts.filter((t) => /current/.test(t));
+    assert.strictEqual(current.length, 1, `one current event: ${JSON.stringify(current)}`);
+    const status = await statusBarText();
+    assert.ok(status, 'a status bar item shows the current event');
+    const [, event, count] = /event (\d+) \/ (\d+)/.exec(status).map(Number);
+    assert.ok(event >= 1 && event < count, status);
+    assert.match(current[0], new RegExp(`#${event}\\b`), 'the timeline marks the status bar\'s event');
+    await screenshot('timeline');
+
+    // A click on the program's first write goes there: the status bar follows, and the
+    // stack shows the replay stopped inside that write.
+    const writeRow = rows.filter({ hasText: /write = \d+ \[stdout\]/ }).first();
+    const writeEvent = Number(/#(\d+)/.exec(await writeRow.textContent())[1]);
+    await writeRow.click();
+    const deadline = Date.now() + STEP_TIMEOUT;
+    while (Date.now() < deadline && (await statusBarText()) !== `event ${writeEvent} / ${count}`) await page.waitForTimeout(200);
+    assert.strictEqual(await statusBarText(), `event ${writeEvent} / ${count}`, 'the status bar after a timeline click');
+    await rows.filter({ hasText: new RegExp(`#${writeEvent}\\b.*current`) }).first().waitFor();
+    const title = timeline.locator('.pane-header');
+    for (let i = 0; i < 50 && !(await title.textContent()).includes(`event ${writeEvent} / ${count}`); i++)
+      await page.waitForTimeout(100);
+    assert.match(await title.textContent(), new RegExp(`event ${writeEvent} / ${count}`), 'the Timeline title says where the replay is');
+    await screenshot('timeline-seek');
+
+    await clickDebugButton('Stop');
+    await page.locator('.debug-toolbar').waitFor({ state: 'hidden' });
+    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek');
+  } catch (e) {
+    await screenshot('failure').catch(() => {});
+    throw e;
+  } finally {
+    await browser.close();
+    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
+  }
+}
+
+main().catch((e) => {
+  console.error(`vscode e2e: FAIL: ${e.message}`);
+  const logFile = path.join(out, 'code-server.log');
+  if (fs.existsSync(logFile)) console.error(fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n'));
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+// package.json is what VS Code reads: its launch.json schema, snippets and commands must agree
+// with the code.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+
+const root = path.resolve(__dirname, '../../..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const dbg = pkg.contributes.debuggers[0];
+
+describe('package.json', () => {
+  it('every snippet and initial configuration uses only attributes the schema describes', () => {
+    const configs = [...dbg.initialConfigurations, ...dbg.configurationSnippets.map((s: any) => s.body)];
+    for (const c of configs) {
+      const props = dbg.configurationAttributes[c.request].properties;
+      for (const key of Object.keys(c))
+        if (!['type', 'request', 'name'].includes(key)) assert.ok(key in props, `${c.name}: ${key}`);
+    }
+  });
+  it('every attribute has a description', () => {
+    for (const req of ['launch', 'attach'])
+      for (const [k, v] of Object.entries<any>(dbg.configurationAttributes[req].properties))
+        assert.ok(v.description, `${req}.${k}`);
+  });
+  it('every contributed command is registered, and the reverse buttons have keys', () => {
+    const src = fs.readFileSync(path.join(root, 'src/commands.ts'), 'utf8');
+    for (const c of pkg.contributes.commands)
+      assert.ok(src.includes(`registerCommand('${c.command}'`), c.command);
+    const keys = pkg.contributes.keybindings.map((k: any) => k.command);
+    assert.deepStrictEqual(keys.sort(), ['workbench.action.debug.reverseContinue', 'workbench.action.debug.stepBack']);
+  });
+});

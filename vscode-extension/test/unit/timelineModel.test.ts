@@ -1,0 +1,34 @@
+import * as assert from 'assert';
+import { eventStatusText, parseEventNumber, timelineRows } from '../../src/timelineModel';
+
+describe('timeline rows and the status bar', () => {
+  const body = {
+    currentEvent: 8,
+    eventCount: 45,
+    events: [
+      { event: 7, threadId: 100, kind: 'syscall', syscall: 'write', description: 'write = 6 [stdout]' },
+      { event: 8, threadId: 100, kind: 'signal', description: 'SIGSEGV' },
+      { event: 9, threadId: 100, kind: 'exit', description: 'status 0' },
+      { event: 10, threadId: 0, kind: 'end', description: 'the end of the recording' },
+    ],
+  };
+  it('marks the current event and the checkpoints', () => {
+    const rows = timelineRows(body, [{ id: 2, event: 7 }]);
+    assert.deepStrictEqual(rows.map((r) => r.label), [
+      '#7  write = 6 [stdout]', '#8  signal: SIGSEGV', '#9  exit: status 0', '#10  the end of the recording',
+    ]);
+    assert.deepStrictEqual(rows.map((r) => r.current), [false, true, false, false]);
+    assert.strictEqual(rows[0].description, 'task 100 · checkpoint 2');
+    assert.strictEqual(rows[1].description, 'task 100 · current');
+    assert.strictEqual(rows[1].icon, 'debug-stackframe');
+    assert.strictEqual(rows[2].icon, 'debug-stop');
+    assert.strictEqual(rows[3].description, '', 'the end belongs to no task');
+  });
+  it('formats the status bar and checks typed event numbers', () => {
+    assert.strictEqual(eventStatusText(4711, 120000), 'event 4711 / 120000');
+    assert.strictEqual(parseEventNumber(' #12 ', 45), 12);
+    assert.match(String(parseEventNumber('0', 45)), /events 1 to 45/);
+    assert.match(String(parseEventNumber('46', 45)), /events 1 to 45/);
+    assert.match(String(parseEventNumber('ten', 45)), /event number/);
+  });
+});
