@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { RewindAdapterFactory } from './factory';
+import { createInterpreterStackView } from './interpreterStackView';
 import { RewindConfigurationProvider } from './provider';
 import { RewindSessionState } from './sessionState';
 import { createEventStatusItem } from './statusBar';
@@ -17,6 +18,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.debug.registerDebugConfigurationProvider('rewind', new RewindConfigurationProvider(dir)),
     vscode.debug.registerDebugAdapterDescriptorFactory('rewind', new RewindAdapterFactory(dir)),
     createTimelineView(state),
+    createInterpreterStackView(state),
     createEventStatusItem(state),
     ...registerCommands(dir, state),
     vscode.debug.onDidStartDebugSession((s) => {

@@ -42,7 +42,7 @@ export class RewindSessionState implements vscode.Disposable {
       }),
       vscode.debug.onDidChangeActiveDebugSession((s) => {
         if (s?.type === 'rewind') void this.refresh(s);
-        else if (!s) this.clear();
+        else this.clear();  // no session in focus, or another debugger's
       }),
       vscode.debug.onDidTerminateDebugSession((s) => {
         if (this.snapshot?.session.id === s.id) this.clear();

@@ -23,6 +23,7 @@ const samplesBin = path.resolve(process.env.SAMPLES_BIN || path.join(repo, 'buil
 const out = path.resolve(process.env.E2E_OUT || path.join(repo, 'build/vscode-e2e'));
 const workspace = path.join(repo, 'samples');
 const source = path.join(workspace, 'c/crash.c');
+const pyScript = path.join(repo, 'tests/programs/nested_calls.py');
 const codeServer = path.join(prefix, 'node_modules/.bin/code-server');
 const STEP_TIMEOUT = 60000;
 
@@ -114,6 +115,14 @@ function writeSettings() {
           program: path.join(samplesBin, 'crash'),
           cwd: '${workspaceFolder}',
         },
+        {
+          type: 'rewind',
+          request: 'launch',
+          name: 'rewind: Record & Debug nested_calls.py',
+          program: '/usr/bin/python3',
+          args: [pyScript],
+          interpreterFrames: 'separate',
+        },
       ],
     },
   };
@@ -160,21 +169,17 @@ async function runCommand(title) {
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('Escape');
     // F1 from the editor; the Command Center (the title bar's search box) from anywhere.
-    if (attempt === 1) await page.keyboard.press('F1');
+    if (attempt % 2) await page.keyboard.press('F1');
     else await page.locator('.command-center-center').first().click();
-    const open = await input.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
-    if (!open) {
-      if (attempt === 3) throw new Error(`the command palette did not open for "${title}"`);
-      continue;
-    }
-    await input.fill(`>${title}`);
+    const typed = await input.fill(`>${title}`, { timeout: 5000 }).then(() => true, () => false);
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    const ready = await row.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
-    if (ready && (await input.evaluate((e) => e === document.activeElement))) {
+    const ready = typed && (await row.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false));
+    if (ready && (await input.evaluate((e) => e === document.activeElement).catch(() => false))) {
       await page.keyboard.press('Enter');
       return;
     }
-    if (attempt === 3) throw new Error(`the command palette did not run "${title}"`);
+    if (attempt === 5) throw new Error(`the command palette did not run "${title}"`);
+    await page.waitForTimeout(500);  // let the focus settle (VS Code moves it to the editor at a stop)
   }
 }
 
@@ -234,6 +239,14 @@ async function clickDebugButton(label) {
   const button = page.locator(`.debug-toolbar .action-item a[aria-label^="${label}"], .debug-toolbar .action-item [aria-label^="${label}"]`).first();
   await button.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
   await button.click();
+}
+
+/** Stops the session with Shift+F5, as a user would; the extension then hides its status bar item. */
+async function stopDebugging() {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Shift+F5');
+  for (let i = 0; i < 300 && (await statusBarText()) !== null; i++) await page.waitForTimeout(200);
+  assert.strictEqual(await statusBarText(), null, 'the session ended');
 }
 
 async function statusBarText() {
@@ -364,9 +377,50 @@ async function main() {
     assert.strictEqual(await statusBarText(), `event 5 / ${count}`, 'the status bar after Go to Event 5');
     await screenshot('checkpoint-and-go-to-event');
 
-    await clickDebugButton('Stop');
-    await page.locator('.debug-toolbar').waitFor({ state: 'hidden' });
-    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event');
+    await stopDebugging();
+
+    // rewind: Open Trace… lists the recorded traces, the latest first; picking the one just
+    // recorded replays it, to the breakpoint's first hit.
+    await runCommand('rewind: Open Trace…');
+    const traceRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'crash-0' }).first();
+    await traceRow.waitFor();
+    assert.match(await traceRow.textContent(), /latest · \d+ events/, 'the picker describes the trace');
+    await screenshot('open-trace-picker');
+    await traceRow.click();
+    await waitForHighlightedLine(bpLine, 'the replay started by Open Trace');
+    await screenshot('open-trace-replay');
+    await stopDebugging();
+
+    // A Python program with "interpreterFrames": "separate": the Python/R Stack view lists the
+    // script's frames at a function breakpoint on clock_nanosleep (time.sleep), with locals,
+    // and a click opens the script at the frame's line.
+    await runCommand('Add Function Breakpoint');
+    await page.waitForFunction(() => document.activeElement?.tagName === 'INPUT' &&
+      !!document.activeElement.closest('.pane-body'));  // the Breakpoints view's name box
+    await page.keyboard.type('clock_nanosleep');
+    await page.keyboard.press('Enter');
+    await runCommand('Debug: Select and Start Debugging');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'rewind: Record & Debug nested_calls.py' }).first().click();
+    const pyPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Python\/R Stack/i }) });
+    const pyHeader = pyPane.locator('.pane-header').first();
+    await pyHeader.waitFor({ timeout: 120000 });
+    if ((await pyHeader.getAttribute('aria-expanded')) !== 'true') await pyHeader.click();
+    const pyRows = pyPane.locator('.monaco-list-row');
+    const sleepLine = lineOf(pyScript, 'time.sleep(0.001)');
+    await pyRows.filter({ hasText: `nested_calls.py:${sleepLine}` }).first().waitFor({ timeout: 120000 });
+    const frames = await pyRows.allTextContents();
+    log(`Python/R Stack: ${JSON.stringify(frames)}`);
+    assert.match(frames[0], new RegExp(`^Pipeline\\.stage\\s*nested_calls\\.py:${sleepLine}$`), 'the innermost frame');
+    assert.ok(frames.some((f) => /^main\s*nested_calls\.py:/.test(f)), 'main is on the stack');
+    await pyRows.first().click();  // opens the script at the frame's line
+    await page.locator('.pane-header[aria-expanded="true"]', { hasText: /rewind Timeline/i }).first().click();
+    await pyRows.first().locator('.monaco-tl-twistie').click();  // the frame's locals
+    await pyRows.filter({ hasText: /^word\s*'héllo'/ }).first().waitFor();
+    await pyRows.filter({ hasText: /^depth\s*0$/ }).first().waitFor();
+    await page.locator('.tab', { hasText: 'nested_calls.py' }).waitFor();
+    await screenshot('python-stack');
+    await stopDebugging();
+    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, open trace, Python/R Stack');
   } catch (e) {
     await screenshot('failure').catch(() => {});
     throw e;
