@@ -3,13 +3,15 @@
 // evaluate, memory, disassembly, modules, rewind's own requests, errors), Record & Debug of a
 // shell command, and pause. Every message the adapter sends is checked against the schema.
 #define CATCH_CONFIG_MAIN
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
+#include "engine/trace/trace_files.h"
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"
@@ -569,11 +571,13 @@ TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
     pid_t terminal = run_in_fake_terminal(run["arguments"], screen);
     c.reply(run, true, {{"processId", terminal}});
     std::string trace_dir = *(std::find(argv.begin(), argv.end(), "-o") + 1);
-    // rewind record runs, and has started the program (it writes the trace from then on; a
-    // SIGTERM before that would end rewind itself, and the launch would fail instead).
+    // rewind record runs, and has started the program: it writes the trace's version file
+    // after it starts passing SIGTERM on to the program. (A SIGTERM before that ends rewind
+    // itself, and the launch fails instead. Its files/ directory comes earlier: waiting for
+    // a non-empty trace directory raced with that under ASan.)
     auto started = [&] {
-      return access(status_file.c_str(), F_OK) == 0 && std::filesystem::exists(trace_dir) &&
-             !std::filesystem::is_empty(trace_dir);
+      return access(status_file.c_str(), F_OK) == 0 &&
+             std::filesystem::exists(trace_dir + "/" + rwd::kVersionFile);
     };
     for (int i = 0; i < 400 && !started(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
