@@ -16,16 +16,7 @@ if [ -f "$PREFIX/.installed" ]; then
 fi
 pkgs=(build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev
   ripgrep chromium fonts-liberation curl)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "installing: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+scripts/apt-install-missing.sh "${pkgs[@]}"
 mkdir -p "$PREFIX" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
 npm install --no-audit --no-fund --ignore-scripts --prefix "$PREFIX" "code-server@$CODE_SERVER_VERSION"
 (cd "$PREFIX" && npm rebuild argon2 --build-from-source)
