@@ -1,7 +1,7 @@
 // What VS Code starts for a rewind session: `rewind dap` on stdin/stdout for launch, a TCP
 // connection to a `rewind dap --listen` server for attach (docs/dap.md). Pure; factory.ts
 // turns it into a DebugAdapterExecutable or DebugAdapterServer.
-import { RewindConfiguration } from './configuration';
+import { RewindConfiguration, parsePort } from './configuration';
 import { RewindLocation } from './adapterLocation';
 
 /** The adapter to start: a program with arguments, or a server to connect to. */
@@ -16,8 +16,8 @@ export type AdapterDescriptor =
  */
 export function adapterFor(config: RewindConfiguration, rewind: RewindLocation): AdapterDescriptor {
   if (config.request === 'attach') {
-    const port = Number(config.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535)
+    const port = parsePort(config.port);
+    if (port === undefined)
       return { kind: 'error', message: '"port" must be the port of a `rewind dap --listen PORT` server.' };
     return { kind: 'server', host: config.host || '127.0.0.1', port };
   }

@@ -124,9 +124,17 @@ export async function resolveConfiguration(
   return { kind: 'start', config };
 }
 
+/** A TCP port from launch.json (a number, or a string of digits): 1 to 65535, else undefined. */
+export function parsePort(value: unknown): number | undefined {
+  const port = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535
+    ? port
+    : undefined;
+}
+
 function resolveAttach(config: RewindConfiguration): Resolved {
-  const port = typeof config.port === 'string' ? Number(config.port) : config.port;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+  const port = parsePort(config.port);
+  if (port === undefined)
     return {
       kind: 'error',
       message: '"port" must be the port of a `rewind dap --listen PORT` server (1 to 65535).',
