@@ -5,9 +5,11 @@ import * as vscode from 'vscode';
 import { InterpreterFrameRow, interpreterRows } from './interpreterStackModel';
 import { RewindSessionState } from './sessionState';
 
+// `id` is stable across refreshes of one stop (frame index and name; a variable's path), so
+// VS Code keeps what the user expanded when the view reloads.
 type Node =
-  | { kind: 'frame'; row: InterpreterFrameRow }
-  | { kind: 'variable'; name: string; value: string; ref: number }
+  | { kind: 'frame'; id: string; row: InterpreterFrameRow }
+  | { kind: 'variable'; id: string; name: string; value: string; ref: number }
   | { kind: 'note'; text: string };
 
 /** Tree data for the view: frames, and their locals as children. */
@@ -27,13 +29,14 @@ class InterpreterStackProvider implements vscode.TreeDataProvider<Node> {
         const body = await session.customRequest('rewind/interpreterStack');
         const rows = interpreterRows(body);
         if (!rows.length) return [{ kind: 'note', text: 'No Python or R frames in this thread.' }];
-        return rows.map((row) => ({ kind: 'frame', row }));
+        return rows.map((row, i) => ({ kind: 'frame', id: `${session.id}/${i}/${row.label}`, row }));
       }
       const ref = node.kind === 'frame' ? node.row.variablesReference : node.kind === 'variable' ? node.ref : 0;
       if (!ref) return [];
       const vars = await session.customRequest('variables', { variablesReference: ref });
       return (vars.variables ?? []).map((v: { name: string; value: string; variablesReference?: number }) => ({
-        kind: 'variable', name: v.name, value: v.value, ref: v.variablesReference ?? 0,
+        kind: 'variable', id: `${node.kind === 'note' ? '' : node.id}/${v.name}`, name: v.name, value: v.value,
+        ref: v.variablesReference ?? 0,
       }));
     } catch (e) {
       return [{ kind: 'note', text: `Cannot read the script's frames: ${(e as Error).message}` }];
@@ -47,6 +50,7 @@ class InterpreterStackProvider implements vscode.TreeDataProvider<Node> {
         node.name,
         node.ref ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
       );
+      item.id = node.id;
       item.description = node.value;
       item.tooltip = `${node.name} = ${node.value}`;
       return item;
@@ -56,6 +60,7 @@ class InterpreterStackProvider implements vscode.TreeDataProvider<Node> {
       row.label,
       row.variablesReference ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
+    item.id = node.id;
     item.description = row.description;
     item.iconPath = new vscode.ThemeIcon('debug-stackframe-dot');
     if (row.path) {

@@ -414,7 +414,13 @@ async function main() {
     assert.ok(frames.some((f) => /^main\s*nested_calls\.py:/.test(f)), 'main is on the stack');
     await pyRows.first().click();  // opens the script at the frame's line
     await page.locator('.pane-header[aria-expanded="true"]', { hasText: /rewind Timeline/i }).first().click();
-    await pyRows.first().locator('.monaco-tl-twistie').click();  // the frame's locals
+    // The frame's locals: expand the row (unless the click above already did) and see that
+    // it stays expanded.
+    const innermost = pyRows.first();
+    const expandedByClick = (await innermost.getAttribute('aria-expanded')) === 'true';
+    log(`innermost frame expanded by the click that opened it: ${expandedByClick}`);
+    if (!expandedByClick) await innermost.locator('.monaco-tl-twistie').click();
+    await pyPane.locator('.monaco-list-row[aria-expanded="true"]').first().waitFor();
     await pyRows.filter({ hasText: /^word\s*'héllo'/ }).first().waitFor();
     await pyRows.filter({ hasText: /^depth\s*0$/ }).first().waitFor();
     await page.locator('.tab', { hasText: 'nested_calls.py' }).waitFor();
@@ -423,6 +429,14 @@ async function main() {
     log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, open trace, Python/R Stack');
   } catch (e) {
     await screenshot('failure').catch(() => {});
+    // What the side bar's views showed, for a failure seen only in a CI log.
+    const panes = await page.locator('.pane').evaluateAll((els) => els.map((el) => {
+      const header = el.querySelector('.pane-header')?.textContent ?? '';
+      const rows = [...el.querySelectorAll('.monaco-list-row')].map((r) =>
+        `${r.getAttribute('aria-expanded') === 'true' ? 'v ' : ''}${r.textContent}`);
+      return `${header}: ${JSON.stringify(rows)}`;
+    })).catch(() => []);
+    for (const p of panes) log(`pane ${p}`);
     throw e;
   } finally {
     await browser.close();
