@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
+#include "engine/trace/buffered_records.h"
 #include "engine/trace/event_text.h"
 #include "engine/trace/trace_dir.h"
 #include "engine/trace/trace_reader.h"
@@ -49,6 +50,12 @@ nlohmann::json to_json(const Event& e) {
       break;
     case EventKind::End:
       break;
+  }
+  if (!e.buffered.empty()) {
+    nlohmann::json b = nlohmann::json::array();
+    for (const auto& r : parse_buffered_records(e.buffered))
+      b.push_back({{"syscall", syscall_name(r.nr)}, {"result", r.result}, {"bytes", r.data_bytes}});
+    j["buffered"] = b;
   }
   return j;
 }

@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "adapter/dap/recording_status.h"
 #include "cli/commands.h"
@@ -57,6 +58,15 @@ Runner add_record(CLI::App& app) {
   cmd->add_flag("--chaos", opts->chaos,
                 "Chaos mode: random time slices and scheduling order between threads, so that "
                 "rare interleavings show up more often");
+  if (const char* b = getenv("REWIND_SYSCALL_BUFFER")) opts->syscall_buffer = b[0] == '1';
+  cmd->add_flag_callback(
+      "--syscall-buffer", [opts] { opts->syscall_buffer = true; },
+      "Experimental: let librewind_preload.so make common syscalls (file reads and writes, "
+      "stat, clock_gettime...) without a ptrace stop, logging them for replay (also "
+      "REWIND_SYSCALL_BUFFER=1)");
+  cmd->add_flag_callback(
+      "--no-syscall-buffer", [opts] { opts->syscall_buffer = false; },
+      "Trace every syscall through ptrace (the default for now)");
   auto until = std::make_shared<int>(0);
   cmd->add_option("--until-failure", *until,
                   "Record again and again (--until-failure=N: at most N times, default 100) "

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "preload/rewind_preload_abi.h"
+
 namespace rwd {
 
 namespace {
@@ -346,6 +348,8 @@ const SyscallSpec* syscall_spec(long nr) {
 std::string syscall_name(long nr) {
   for (const auto& e : kNames)
     if (e.nr == nr) return e.name;
+  if (nr == RWD_SYS_REGISTER_BUFFER) return "rewind_register_buffer";
+  if (nr == RWD_SYS_DIVERGED) return "rewind_diverged";
   return "syscall_" + std::to_string(nr);
 }
 

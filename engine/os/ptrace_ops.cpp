@@ -71,8 +71,8 @@ bool resume(pid_t tid, int request, int sig) {
   throw_errno("ptrace(resume " + std::to_string(request) + ", " + std::to_string(tid) + ")");
 }
 
-pid_t spawn_traced(const char* path, char* const argv[], char* const envp[],
-                   void (*child_setup)()) {
+pid_t spawn_traced(const char* path, char* const argv[], char* const envp[], void (*child_setup)(),
+                   bool (*after_seize)()) {
   pid_t pid = fork();
   if (pid < 0) throw_errno("fork");
   if (pid == 0) {
@@ -80,6 +80,7 @@ pid_t spawn_traced(const char* path, char* const argv[], char* const envp[],
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
     if (child_setup) child_setup();
     kill(getpid(), SIGSTOP);
+    if (after_seize && !after_seize()) _exit(126);
     execve(path, argv, envp);
     _exit(127);  // unreachable when traced: the recorder checks the execve result
   }
@@ -96,7 +97,10 @@ pid_t spawn_traced(const char* path, char* const argv[], char* const envp[],
   for (;;) {
     if (!resume(pid, PTRACE_SYSCALL)) throw Error("child vanished before exec");
     if (waitpid(pid, &st, __WALL) != pid) throw_errno("waitpid(child)");
-    if (!WIFSTOPPED(st)) throw Error("child exited before exec");
+    if (!WIFSTOPPED(st))
+      throw Error(WIFEXITED(st) && WEXITSTATUS(st) == 126 && after_seize
+                      ? "the kernel refused rewind's seccomp filter (try --no-syscall-buffer)"
+                      : "child exited before exec");
     if (WSTOPSIG(st) == (SIGTRAP | 0x80) && syscall_stop_kind(pid) == PTRACE_SYSCALL_INFO_ENTRY &&
         get_regs(pid).orig_rax == 59)
       return pid;

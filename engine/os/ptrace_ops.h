@@ -37,12 +37,16 @@ bool resume(pid_t tid, int request, int sig = 0);
 /// The ptrace options rewind uses (DESIGN.md "Recording"): syscall stops marked with 0x80,
 /// auto-attach to children, exec events, and kill the tracees if rewind dies.
 constexpr long kTraceOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-                               PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+                               PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL |
+                               PTRACE_O_TRACESECCOMP;
 
 /// Forks a child that disables ASLR (personality ADDR_NO_RANDOMIZE), makes rdtsc trap
 /// (PR_SET_TSC, PR_TSC_SIGSEGV), applies `child_setup`, stops itself, and — once seized by
 /// the caller with kTraceOptions — execs `path` with argv/envp. Returns its pid, stopped at
-/// the syscall-entry stop of that execve. Throws SystemError.
-pid_t spawn_traced(const char* path, char* const argv[], char* const envp[], void (*child_setup)());
+/// the syscall-entry stop of that execve. `after_seize`, when given, runs in the child once it
+/// is traced, just before the execve (the seccomp filter goes there); if it returns false the
+/// child exits and spawn_traced throws Error. Throws SystemError.
+pid_t spawn_traced(const char* path, char* const argv[], char* const envp[], void (*child_setup)(),
+                   bool (*after_seize)() = nullptr);
 
 }  // namespace rwd

@@ -27,17 +27,20 @@
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
 #include "engine/os/ptrace_ops.h"
+#include "engine/os/seccomp_filter.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/record/blocking.h"
 #include "engine/record/exec_capture.h"
 #include "engine/record/file_saver.h"
 #include "engine/record/schedule_policy.h"
 #include "engine/record/signal_disposition.h"
+#include "engine/record/syscall_buffer.h"
 #include "engine/record/syscall_capture.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/trace/trace_dir.h"
 #include "engine/trace/trace_files.h"
 #include "engine/trace/trace_writer.h"
+#include "preload/rewind_preload_abi.h"
 
 extern char** environ;
 
@@ -75,7 +78,11 @@ struct Task {
   /// the instruction ends (a hardware breakpoint after it), then sent again.
   int deferred_sig = 0;
   std::array<uint8_t, 128> deferred_si{};
-  uint64_t deferred_at = 0;  ///< address of the breakpoint, 0 when none is set
+  uint64_t deferred_at = 0;       ///< address of the breakpoint, 0 when none is set
+  SyscallBuffer buffer;           ///< its librewind_preload.so buffer, if registered
+  int64_t skip_result = -ENOSYS;  ///< skip_syscall: the result the exit reports
+  /// Records taken from the buffer when the task stopped, for its next event.
+  std::vector<uint8_t> buffered;
 };
 
 /// Length of the repeated string instruction at the task's rip, or 0 (see insn.h).
@@ -165,9 +172,18 @@ class Recorder {
   void update_timer();
   bool emulate_rdtsc(Task& t, Registers& regs);
   OutputStream output_target(pid_t tid, uint64_t fd);
-  void write(Event& e) { writer_->write(e); }
+  /// Writes `e`, with the buffered records its task made before it.
+  void write(Event& e);
+  /// Moves the records in t's buffer to t.buffered (at a stop that an event of t follows).
+  void take_buffered(Task& t);
+  /// Single-steps t out of the code where no point may be recorded (syscall buffering).
+  void step_out_of_buffer_code(Task& t);
   Group& group(const Task& t) { return groups_[t.pid]; }
-  void resume_syscall(Task& t, int sig = 0) { resume(t.tid, PTRACE_SYSCALL, sig); }
+  /// Resumes t: into the rest of its syscall (PTRACE_SYSCALL, for the exit stop), or into user
+  /// code: PTRACE_CONT when the seccomp filter reports syscalls, else PTRACE_SYSCALL.
+  void resume_syscall(Task& t, int sig = 0) {
+    resume(t.tid, seccomp_ && t.state != RunState::InSyscall ? PTRACE_CONT : PTRACE_SYSCALL, sig);
+  }
 
   RecordOptions opts_;
   SchedulePolicy policy_;
@@ -188,7 +204,33 @@ class Recorder {
   struct stat stdout_st_ {
   }, stderr_st_{};
   bool have_stdout_ = false, have_stderr_ = false;
+  bool seccomp_ = false;  ///< syscall buffering: the filter traps syscalls (PTRACE_CONT runs)
 };
+
+void Recorder::write(Event& e) {
+  if (auto it = tasks_.find(e.tid); it != tasks_.end() && !it->second.buffered.empty())
+    e.buffered = std::move(it->second.buffered);
+  writer_->write(e);
+}
+
+void Recorder::take_buffered(Task& t) {
+  if (!t.buffer.addr) return;
+  std::vector<uint8_t> more = t.buffer.take_records(t.tid);
+  t.buffered.insert(t.buffered.end(), more.begin(), more.end());
+}
+
+void Recorder::step_out_of_buffer_code(Task& t) {
+  for (int i = 0; i < 4096; ++i) {
+    if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
+    resume(t.tid, PTRACE_SINGLESTEP, 0);
+    int st = 0;
+    while (waitpid(t.tid, &st, __WALL) < 0)
+      if (errno != EINTR) throw_errno("waitpid(" + std::to_string(t.tid) + ")");
+    if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
+      throw Error("task " + std::to_string(t.tid) +
+                  " stopped unexpectedly while leaving the syscall buffer code");
+  }
+}
 
 OutputStream Recorder::output_target(pid_t tid, uint64_t fd) {
   if (fd > INT_MAX || (!have_stdout_ && !have_stderr_)) return OutputStream::None;
@@ -231,6 +273,17 @@ RecordResult Recorder::run() {
   TraceMeta meta;
   meta.argv = opts_.argv;
   for (char** e = environ; *e; ++e) meta.env.push_back(*e);
+  if (opts_.syscall_buffer) {
+    std::string lib = preload_library_path();
+    if (lib.empty()) {
+      fprintf(stderr,
+              "rewind: librewind_preload.so is not next to rewind; recording without "
+              "syscall buffering\n");
+    } else {
+      meta.env = preload_environment(meta.env, lib);
+      seccomp_ = true;
+    }
+  }
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd)) meta.cwd = cwd;
   meta.start_time = int64_t(time(nullptr));
@@ -242,7 +295,11 @@ RecordResult Recorder::run() {
   std::vector<char*> argv;
   for (auto& a : opts_.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  root_ = spawn_traced(path.c_str(), argv.data(), environ, nullptr);
+  std::vector<char*> envp;
+  for (auto& v : meta.env) envp.push_back(const_cast<char*>(v.c_str()));
+  envp.push_back(nullptr);
+  root_ = spawn_traced(path.c_str(), argv.data(), envp.data(), nullptr,
+                       seccomp_ ? install_syscall_filter : nullptr);
   // Inherited signal state is part of the program's input: replay starts it the same way.
   SignalMasks masks = signal_masks(root_);
   meta.sig_ignored = masks.ignored;
@@ -379,6 +436,11 @@ void Recorder::handle_stop(Task& t, int status) {
       return resume_syscall(t);
     case PTRACE_EVENT_STOP:
       return on_event_stop(t);
+    case PTRACE_EVENT_SECCOMP:
+      // The filter's report of a syscall's entry; one already stopped at (the first execve,
+      // seen by spawn_traced's PTRACE_SYSCALL) goes on to its exit.
+      if (t.state == RunState::InSyscall) return resume_syscall(t);
+      return on_syscall_entry(t);
     default:
       return on_signal(t, sig);
   }
@@ -423,6 +485,9 @@ bool Recorder::set_point(Event& e, Task& t) {
       e.exclusions.insert(e.exclusions.end(), ranges.begin(), ranges.end());
     }
   }
+  for (pid_t m : group(t).members)
+    if (const Task& x = tasks_.at(m); x.buffer.addr)
+      e.exclusions.push_back(x.buffer.digest_exclusion());
   e.digest = digest_memory(t.tid, e.exclusions);
   if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
     if (FILE* out = fopen(f, "a")) {
@@ -456,7 +521,17 @@ void Recorder::on_syscall_entry(Task& t) {
   t.entry = get_regs(t.tid);
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
+  take_buffered(t);
   long nr = long(t.entry.orig_rax);
+  if (nr == RWD_SYS_REGISTER_BUFFER) {
+    // librewind_preload.so's registration: rewind answers it, the kernel never sees it.
+    Registers r = t.entry;
+    r.orig_rax = uint64_t(-1);
+    set_regs(t.tid, r);
+    t.skip_syscall = true;
+    t.skip_result = seccomp_ ? t.buffer.set_from_call(r.rdi, r.rsi, r.rdx, r.r10) : -ENOSYS;
+    return resume_syscall(t);
+  }
   const SyscallSpec* spec = syscall_spec(nr);
   if (!spec)
     throw UnsupportedError("syscall " + std::to_string(nr) + " (" + syscall_name(nr) +
@@ -479,6 +554,7 @@ void Recorder::on_syscall_entry(Task& t) {
     r.orig_rax = uint64_t(-1);
     set_regs(t.tid, r);
     t.skip_syscall = true;
+    t.skip_result = -ENOSYS;
   }
   t.snap = snapshot_entry(t.tid, *spec, t.entry);
   if (nr == SYS_exit || nr == SYS_exit_group) {
@@ -501,13 +577,24 @@ void Recorder::on_syscall_exit(Task& t) {
   long nr = long(t.entry.orig_rax);
   int64_t result = int64_t(regs.rax);
   if (t.skip_syscall) {
-    regs.rax = uint64_t(-ENOSYS);
-    result = -ENOSYS;
+    regs.rax = uint64_t(t.skip_result);
+    result = t.skip_result;
     set_regs(t.tid, regs);
+  }
+  if (nr == RWD_SYS_REGISTER_BUFFER) {
+    Event e;
+    e.kind = EventKind::Syscall;
+    e.tid = t.tid;
+    e.regs = t.entry;
+    e.result = result;
+    write(e);
+    t.state = RunState::UserRunning;
+    return resume_syscall(t);
   }
   if ((nr == SYS_execve || nr == SYS_execveat) && t.exec_seen && result == 0) {
     Event e = capture_exec(t.tid, *saver_);
     write(e);
+    t.buffer = SyscallBuffer{};  // the new image registers its own
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
   } else if (!(is_fork_like(nr) && t.fork_recorded)) {
@@ -560,6 +647,7 @@ void Recorder::on_fork_event(Task& t, int event) {
   uint64_t flags = t.entry.rdi;
   if (t.entry.orig_rax == SYS_clone3) read_memory_exact(t.tid, t.entry.rdi, &flags, 8);
   c.pid = (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) ? t.pid : child;
+  if (c.pid == child) c.buffer = t.buffer;  // a copy of (or, vfork, the same) memory
   Group& cg = groups_[c.pid];
   cg.members.push_back(child);
   if (cg.members.size() == 2 && cg.active) {
@@ -606,13 +694,15 @@ void Recorder::on_event_stop(Task& t) {
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
     if (g.active == t.tid && !g.ready.empty()) {
-      if (rep_insn_at(t.tid, get_regs(t.tid).rip))
+      uint64_t rip = get_regs(t.tid).rip;
+      if (rep_insn_at(t.tid, rip) || t.buffer.must_not_stop_at(rip))
         return resume_syscall(t);  // inside a string instruction: interrupt again next tick
       Event e;
       e.kind = EventKind::Sched;
       e.tid = t.tid;
       e.regs = get_regs(t.tid);
       if (!set_point(e, t)) return;  // killed: its exit comes next
+      take_buffered(t);
       write(e);
       ++preemptions_;
       t.state = RunState::Stopped;
@@ -643,6 +733,7 @@ bool Recorder::emulate_rdtsc(Task& t, Registers& regs) {
   regs.rax = tsc & 0xffffffffu;
   regs.rdx = tsc >> 32;
   set_regs(t.tid, regs);
+  take_buffered(t);
   Event e;
   e.kind = EventKind::Rdtsc;
   e.tid = t.tid;
@@ -662,6 +753,7 @@ Event Recorder::signal_event(Task& t, int sig, const SigInfo& si) {
 }
 
 void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si) {
+  step_out_of_buffer_code(t);
   Registers regs = get_regs(t.tid);
   if (size_t len = rep_insn_at(t.tid, regs.rip)) {
     // No breakpoint can find a point inside a string instruction again: let it finish.
@@ -674,6 +766,7 @@ void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& 
   }
   Event e = signal_event(t, sig, si);
   if (!set_point(e, t)) return;  // killed: its exit comes next
+  take_buffered(t);
   t.state = RunState::UserRunning;
   t.run_start = ticks_;
   t.slice = policy_.slice();
@@ -728,6 +821,7 @@ void Recorder::on_signal(Task& t, int sig) {
     if (emulate_rdtsc(t, regs)) return resume_syscall(t);
   }
   if (is_synchronous_fault(sig, si)) {  // raised by the active task's own instruction
+    take_buffered(t);
     Event e = signal_event(t, sig, si);
     e.synchronous = true;
     return deliver_and_write(t, e);

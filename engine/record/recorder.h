@@ -13,6 +13,10 @@ struct RecordOptions {
   bool verbose = false;           ///< -v: say where the trace went and how many events
   bool chaos = false;             ///< --chaos: random time slices and scheduling order
   uint64_t chaos_seed = 0;        ///< seed of the chaos schedule (0: random)
+  /// Syscall buffering (preload/README.md): librewind_preload.so makes common syscalls
+  /// without a ptrace stop. Experimental, off unless --syscall-buffer (call stacks at a
+  /// buffered site's traced syscalls do not unwind past the library yet).
+  bool syscall_buffer = false;
 };
 
 /// The outcome of a recording.

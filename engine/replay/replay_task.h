@@ -34,6 +34,9 @@ struct ReplayTask {
   bool restart_pending = false;
   bool signal_injected = false;  ///< rewind sent it a signal to be delivered at the next resume
   uint64_t syscall_insn = 0;     ///< address of a `syscall` instruction it ran (for injection)
+  /// Its librewind_preload.so syscall buffer (0: none): registered by the task, or its fork
+  /// parent's (preload/README.md).
+  uint64_t syscall_buffer = 0;
 };
 
 /// What stopped a task.

@@ -28,7 +28,9 @@
 #include "engine/replay/remote_syscall.h"
 #include "engine/replay/replay_session.h"
 #include "engine/replay/replay_task.h"
+#include "engine/trace/buffered_records.h"
 #include "engine/trace/trace_reader.h"
+#include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
@@ -117,6 +119,15 @@ class ReplaySession::Impl {
     return DivergenceError("replay diverged at " + where(e) + ": " + what);
   }
   void reach_syscall(ReplayTask& t, const Event& e);
+  /// Runs t to its next syscall entry (PTRACE_SYSEMU); throws DivergenceError otherwise.
+  void reach_syscall_entry(ReplayTask& t, const Event& e);
+  /// Syscall buffering (preload/README.md): the task's buffer is at `addr`; its library
+  /// takes results from the records from now on.
+  void register_buffer(ReplayTask& t, uint64_t addr);
+  /// Puts e's buffered records in t's buffer, before t runs to e.
+  void fill_buffer(ReplayTask& t, const Event& e);
+  /// At e's point: the records are used up; the buffer starts again, as when recording.
+  void buffer_reached(ReplayTask& t, const Event& e);
   void finish_fork(ReplayTask& t);
   void on_syscall(ReplayTask& t, const Event& e);
   void on_exec(ReplayTask& t, const Event& e);
@@ -193,10 +204,21 @@ void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
     t.at_entry = false;
     return;
   }
+  reach_syscall_entry(t, e);
+  buffer_reached(t, e);
+}
+
+void Replayer::reach_syscall_entry(ReplayTask& t, const Event& e) {
   if (t.state == TaskState::Exited)
     throw diverged(e, "the task already exited with status " + std::to_string(t.exit_status));
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
-  if (s.kind == Stop::SyscallEntry) return;
+  if (s.kind == Stop::SyscallEntry) {
+    Registers r = get_regs(t.tid);
+    if (r.orig_rax == RWD_SYS_DIVERGED)
+      throw diverged(e, "the program made syscall " + syscall_name(long(r.rdi)) +
+                            " where the recording buffered " + syscall_name(long(r.rsi)));
+    return;
+  }
   if (s.kind == Stop::Exited)
     throw diverged(
         e, "expected a syscall, but the task exited (status " + std::to_string(s.status) + ")");
@@ -204,6 +226,38 @@ void Replayer::reach_syscall(ReplayTask& t, const Event& e) {
   throw diverged(e, "expected a syscall, but the task got " +
                         (s.kind == Stop::Signal ? signal_name(s.sig) : "a ptrace event") +
                         " at rip " + hex(r.rip));
+}
+
+void Replayer::register_buffer(ReplayTask& t, uint64_t addr) {
+  t.syscall_buffer = addr;
+  uint32_t replaying = 1;
+  write_memory(t.tid, addr + RWD_CONTROL_OFFSET, &replaying, sizeof replaying);
+}
+
+void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
+  if (!t.syscall_buffer)
+    throw diverged(e, "the recording has buffered syscalls, but the task registered no buffer");
+  if (e.buffered.size() + 2 * RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
+    throw TraceError(trace_.dir() + "/events: " + where(e) + ": buffered records too large");
+  parse_buffered_records(e.buffered);  // well-formed, or a TraceError
+  std::vector<uint8_t> bytes = e.buffered;
+  rwd_record end{RWD_RECORD_HEADER, ~0u, 0};  // no syscall has this number: a mismatch
+  const auto* p = reinterpret_cast<const uint8_t*>(&end);
+  bytes.insert(bytes.end(), p, p + sizeof end);
+  write_memory(t.tid, t.syscall_buffer + RWD_DATA_OFFSET, bytes.data(), bytes.size());
+}
+
+void Replayer::buffer_reached(ReplayTask& t, const Event& e) {
+  if (e.buffered.empty() || !t.syscall_buffer) return;
+  uint32_t pos = 0;
+  read_memory_exact(t.tid, t.syscall_buffer, &pos, sizeof pos);
+  if (pos != e.buffered.size())
+    throw diverged(e, "the task used " + std::to_string(pos) +
+                          " bytes of buffered syscall "
+                          "records, the recording " +
+                          std::to_string(e.buffered.size()));
+  pos = 0;
+  write_memory(t.tid, t.syscall_buffer, &pos, sizeof pos);
 }
 
 void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
@@ -294,6 +348,7 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   c.pid = s.sig == PTRACE_EVENT_CLONE && (clone_flags(t, regs) & CLONE_THREAD) ? t.pid : c.tid;
   uint64_t flags = clone_flags(t, regs);
   if ((flags & CLONE_VM) && !(flags & CLONE_THREAD)) c.vm_parent = t.tid;
+  if (c.pid == c.tid) c.syscall_buffer = t.syscall_buffer;  // a copy of, or the same, memory
   wait_new_task(c);
   fix_child_tids(t, c, e, regs);
   tasks_[e.child_tid] = c;
@@ -332,6 +387,11 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   if (auto d = first_register_difference(e.regs, regs)) throw diverged(e, *d);
   t.syscall_insn = regs.rip - 2;
   long nr = e.syscallno();
+  if (nr == RWD_SYS_REGISTER_BUFFER) {  // answered by the recorder, not the kernel
+    emulate(t, e, regs);
+    if (e.result == 0) register_buffer(t, regs.rdi);
+    return;
+  }
   const SyscallSpec* spec = syscall_spec(nr);
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
   switch (nr) {
@@ -410,6 +470,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
       throw diverged(e, "the saved executable did not start");
   }
   restore_exec(t, e, trace_);
+  t.syscall_buffer = 0;  // the new image registers its own
 }
 
 void Replayer::on_signal(ReplayTask& t, const Event& e) {
@@ -417,6 +478,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
     // Sent from outside: find the recorded point, then send it again and let it arrive.
     point_stops_ += reach_point(t, e);
     ++points_;
+    buffer_reached(t, e);
     syscall(SYS_tgkill, t.pid, t.tid, e.signo);
     t.signal_injected = true;
   }
@@ -430,6 +492,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e) {
   Registers now = get_regs(t.tid);
   if (auto d = first_register_difference(e.regs, now))
     throw diverged(e, signal_name(e.signo) + ": " + *d);
+  if (e.synchronous) buffer_reached(t, e);
   set_siginfo(t.tid, e.siginfo);
   t.resume_sig = e.signo;
   if (e.memory.empty()) return;  // no handler: delivered at the next resume
@@ -451,12 +514,14 @@ void Replayer::on_syscall_entry(ReplayTask& t, const Event& e) {
 void Replayer::on_sched(ReplayTask& t, const Event& e) {
   point_stops_ += reach_point(t, e);
   ++points_;
+  buffer_reached(t, e);
 }
 
 void Replayer::on_rdtsc(ReplayTask& t, const Event& e) {
   Stop s = run_to_stop(t, PTRACE_SYSEMU);
   if (s.kind != Stop::Signal || s.sig != SIGSEGV) throw diverged(e, "expected rdtsc");
   set_regs(t.tid, e.regs);
+  buffer_reached(t, e);
 }
 
 void Replayer::on_exit(ReplayTask& t, const Event& e) {
@@ -511,6 +576,7 @@ bool ReplaySession::Impl::step() {
     bool killed =
         e->kind == EventKind::Exit && WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
     if (t.state == TaskState::ForkPending && !killed) finish_fork(t);
+    if (!e->buffered.empty()) fill_buffer(t, *e);
     switch (e->kind) {
       case EventKind::Syscall:
         on_syscall(t, *e);

@@ -14,7 +14,7 @@
 namespace rwd {
 
 /// Trace format version written by this build; readers refuse newer versions.
-constexpr uint32_t kTraceFormatVersion = 1;
+constexpr uint32_t kTraceFormatVersion = 2;  // 2: events carry buffered syscall records
 /// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
 constexpr uint32_t kMaxChunkBytes = 64u << 20;
 

@@ -72,6 +72,10 @@ struct Event {
   int32_t status = 0;             ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
   std::vector<Mapping> mappings;  ///< Exec: the address space after exec (no vdso/vvar)
   std::vector<std::string> argv;  ///< Exec: the new command line, for `rewind ps`
+  /// Any kind: the records of the syscalls the task made through its syscall buffer since its
+  /// previous event (preload/rewind_preload_abi.h); replay puts them in the buffer before
+  /// running the task to this event.
+  std::vector<uint8_t> buffered;
 
   /// The syscall number of a Syscall event (orig_rax).
   int64_t syscallno() const { return int64_t(regs.orig_rax); }

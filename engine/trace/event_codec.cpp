@@ -55,6 +55,8 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
     w.u64(m.bytes.size());
     data.insert(data.end(), m.bytes.begin(), m.bytes.end());
   }
+  w.u64(e.buffered.size());
+  data.insert(data.end(), e.buffered.begin(), e.buffered.end());
   switch (e.kind) {
     case EventKind::Syscall:
       w.i64(e.result);
@@ -117,6 +119,9 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
     sizes.push_back(n);
     e.memory.push_back(std::move(m));
   }
+  uint64_t nbuffered = r.u64();
+  if (nbuffered > kMaxRegionBytes)
+    throw TraceError("events", r.pos(), "buffered records too large");
   switch (e.kind) {
     case EventKind::Syscall:
       e.result = r.i64();
@@ -162,6 +167,7 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
       break;
   }
   for (size_t i = 0; i < sizes.size(); ++i) e.memory[i].bytes = read_data(sizes[i]);
+  if (nbuffered) e.buffered = read_data(nbuffered);
   return e;
 }
 

@@ -6,8 +6,13 @@
 
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
+#include "engine/errors.h"
+#include "engine/trace/buffered_records.h"
 
 namespace rwd {
+
+/// The text of `e` without its buffered records.
+static std::string describe_kind(const Event& e);
 
 std::string error_name(int64_t err) {
   static constexpr const char* kRestart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND",
@@ -18,6 +23,20 @@ std::string error_name(int64_t err) {
 }
 
 std::string describe_event(const Event& e) {
+  std::string s = describe_kind(e);
+  if (!e.buffered.empty()) {
+    try {
+      size_t n = parse_buffered_records(e.buffered).size();
+      s += (s.empty() ? "(+" : " (+") + std::to_string(n) + " buffered syscall" +
+           (n == 1 ? ")" : "s)");
+    } catch (const Error&) {
+      s += " (+malformed buffered records)";
+    }
+  }
+  return s;
+}
+
+static std::string describe_kind(const Event& e) {
   switch (e.kind) {
     case EventKind::Syscall: {
       std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);

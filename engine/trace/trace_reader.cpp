@@ -36,6 +36,11 @@ void check_version(const std::string& dir) {
                      "trace format version " + std::to_string(version) +
                          " is newer than this rewind supports (" +
                          std::to_string(kTraceFormatVersion) + "); upgrade rewind");
+  if (version < kTraceFormatVersion)
+    throw TraceError(path, prefix.size(),
+                     "trace format version " + std::to_string(version) +
+                         " is older than this rewind reads (" +
+                         std::to_string(kTraceFormatVersion) + "); record the program again");
 }
 
 std::vector<uint8_t> single_record(const std::string& path, uint32_t kind) {

@@ -117,10 +117,10 @@ TEST_CASE("headers are checked: magic, version, kind") {
   CHECK(error_of([&] {
           ChunkReader r(d / "s", fourcc("OTHR"), false);
         }).find("stream kind does not match") != std::string::npos);
-  flip_byte(d / "s", 8);  // version 1 -> 65
+  flip_byte(d / "s", 8);  // version 2 -> 66
   CHECK(error_of([&] {
           ChunkReader r(d / "s", kKind, false);
-        }).find("trace format version 65 is newer than this rewind supports (1)") !=
+        }).find("trace format version 66 is newer than this rewind supports (2)") !=
         std::string::npos);
   flip_byte(d / "s", 0);
   CHECK(error_of([&] { ChunkReader r(d / "s", kKind, false); }) ==

@@ -1,0 +1,14 @@
+// The recorder's seccomp-bpf filter (DESIGN.md "Recording"; seccomp(2), Documentation/userspace-
+// api/seccomp_filter.rst): every syscall stops the task for the recorder (SECCOMP_RET_TRACE,
+// seen as PTRACE_EVENT_SECCOMP) except those made from librewind_preload.so's untraced page.
+#pragma once
+
+namespace rwd {
+
+/// Installs the filter in the calling process (the child, after it is seized and before it
+/// execs; with no tracer, SECCOMP_RET_TRACE would fail every syscall with ENOSYS). Sets
+/// PR_SET_NO_NEW_PRIVS first, as seccomp requires of unprivileged callers. Returns false (errno
+/// set) when the kernel refuses it.
+bool install_syscall_filter();
+
+}  // namespace rwd

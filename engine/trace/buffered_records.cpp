@@ -1,0 +1,26 @@
+#include "buffered_records.h"
+
+#include <cstring>
+
+#include "engine/errors.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+std::vector<BufferedRecord> parse_buffered_records(const std::vector<uint8_t>& bytes) {
+  std::vector<BufferedRecord> out;
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    rwd_record r;
+    if (bytes.size() - pos < sizeof r)
+      throw TraceError("events", pos, "truncated buffered syscall record");
+    std::memcpy(&r, bytes.data() + pos, sizeof r);
+    if (r.size < RWD_RECORD_HEADER || r.size % 8 != 0 || r.size > bytes.size() - pos)
+      throw TraceError("events", pos, "malformed buffered syscall record");
+    out.push_back({r.nr, r.result, r.size - RWD_RECORD_HEADER});
+    pos += r.size;
+  }
+  return out;
+}
+
+}  // namespace rwd

@@ -1,0 +1,21 @@
+// The records of syscalls a task made through librewind_preload.so's buffer, as an event
+// carries them (Event::buffered; layout in preload/rewind_preload_abi.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace rwd {
+
+/// One buffered syscall: its number, result and the out-data it kept.
+struct BufferedRecord {
+  uint32_t nr = 0;
+  int64_t result = 0;
+  uint32_t data_bytes = 0;  ///< bytes of out-data (rounded up to 8)
+};
+
+/// Splits an event's buffered bytes into records. Throws TraceError("events", ...) when the
+/// bytes are not a whole number of well-formed records.
+std::vector<BufferedRecord> parse_buffered_records(const std::vector<uint8_t>& bytes);
+
+}  // namespace rwd

@@ -1,0 +1,197 @@
+/* The syscall hook: decides per call whether it can be buffered (its whole effect is a result
+ * plus an out-parameter of known size, and it cannot block), performs it through
+ * rwd_buffered_syscall and logs a record; anything else is made as a traced syscall. The
+ * same code runs in record and in replay (only rwd_buffered_syscall's inside differs), so that
+ * replay reaches the same memory and registers. */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "preload.h"
+
+int rwd_enabled;
+
+/* Per-thread state. `busy` keeps a signal handler that runs inside the hook (a fault in the
+ * user's buffer) from reusing the buffer: its syscalls are traced. */
+struct rwd_thread {
+  struct rwd_buffer_header* buf;
+  int busy;
+  int off;
+};
+static __thread struct rwd_thread self __attribute__((tls_model("initial-exec")));
+
+static struct {
+  uint64_t dev, ino;
+  int set;
+} outputs[2];
+
+void rwd_set_output_file(int i, uint64_t dev, uint64_t ino) {
+  outputs[i].dev = dev;
+  outputs[i].ino = ino;
+  outputs[i].set = 1;
+}
+
+int rwd_register_thread(void) {
+  long p = rwd_traced_syscall(SYS_mmap, 0, RWD_BUFFER_SIZE, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p < 0 && p > -4096) {
+    self.off = 1;
+    return -1;
+  }
+  long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)rwd_defer_start,
+                              (long)rwd_defer_end, 0, 0);
+  if (r != 0) {
+    rwd_traced_syscall(SYS_munmap, p, RWD_BUFFER_SIZE, 0, 0, 0, 0);
+    self.off = 1;
+    return -1;
+  }
+  self.buf = (struct rwd_buffer_header*)p;
+  return 0;
+}
+
+static long traced(const long* c) {
+  return rwd_traced_syscall(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+}
+
+static inline uint32_t align8(uint64_t n) {
+  return (uint32_t)((n + 7) & ~7ull);
+}
+
+/* The next record, if `out_max` bytes of out-data fit (with room left for replay's end mark);
+ * NULL when the buffer is full (the call is then traced, and the recorder empties it). */
+static struct rwd_record* reserve(uint64_t out_max) {
+  struct rwd_buffer_header* h = self.buf;
+  uint64_t room = RWD_BUFFER_SIZE - RWD_DATA_OFFSET;
+  if (out_max > room / 4 || h->pos + RWD_RECORD_HEADER + align8(out_max) + RWD_RECORD_HEADER > room)
+    return 0;
+  return (struct rwd_record*)((char*)h + RWD_DATA_OFFSET + h->pos);
+}
+
+/* Makes call `c` with its out-parameter (argument `out_arg`, or -1 for none) pointed at the
+ * record's data; keeps the first `keep` bytes the kernel wrote and copies them to the
+ * caller's pointer (unless `to_user` is 0). Returns the result. */
+static long buffered(const long* c, struct rwd_record* rec, int out_arg, uint64_t keep_max,
+                     int keep_is_result, void* to_user) {
+  long call[7];
+  for (int i = 0; i < 7; ++i) call[i] = c[i];
+  char* data = (char*)rec + RWD_RECORD_HEADER;
+  if (out_arg >= 0) call[1 + out_arg] = (long)data;
+  long r = rwd_buffered_syscall(call, rec, self.buf);
+  uint64_t keep = 0;
+  if (out_arg >= 0 && !(r < 0 && r > -4096)) keep = keep_is_result ? (uint64_t)r : keep_max;
+  if (keep > keep_max) keep = keep_max;
+  rec->nr = (uint32_t)c[0];
+  rec->result = r;
+  rec->size = RWD_RECORD_HEADER + align8(keep);
+  if (to_user && keep) rwd_copy(to_user, data, keep);
+  self.buf->pos += rec->size;
+  return r;
+}
+
+/* The file type and identity of fd, through a buffered fstat (first 32 bytes of struct stat:
+ * st_dev, st_ino, st_nlink, st_mode). -1 when fstat fails or the buffer is full. */
+static int fd_kind(long fd, uint64_t* dev, uint64_t* ino) {
+  struct rwd_record* rec = reserve(sizeof(struct stat));
+  if (!rec) return -1;
+  long c[7] = {SYS_fstat, fd, 0, 0, 0, 0, 0};
+  long r = buffered(c, rec, 1, 32, 0, 0);
+  if (r != 0) return -1;
+  const struct stat* st = (const struct stat*)((char*)rec + RWD_RECORD_HEADER);
+  *dev = st->st_dev;
+  *ino = st->st_ino;
+  return (int)(st->st_mode & S_IFMT);
+}
+
+static int is_output(uint64_t dev, uint64_t ino) {
+  for (int i = 0; i < 2; ++i)
+    if (outputs[i].set && outputs[i].dev == dev && outputs[i].ino == ino) return 1;
+  return 0;
+}
+
+/* How a call's out-parameter is found: which argument, its size (fixed, or the count in
+ * argument `size_arg`), and whether the result says how much was written. */
+struct out_rule {
+  int arg;       /* -1: no out-parameter */
+  int size;      /* fixed size in bytes, or 0 */
+  int size_arg;  /* argument holding the capacity, when size is 0 */
+  int by_result; /* the kernel wrote `result` bytes */
+  int fd_check;  /* 1: only for regular files; 2: regular files that are not rewind's output */
+};
+
+static int rule_for(long nr, const long* a, struct out_rule* o) {
+  *o = (struct out_rule){-1, 0, 0, 0, 0};
+  switch (nr) {
+    case SYS_getpid:
+    case SYS_getppid:
+    case SYS_gettid:
+    case SYS_getuid:
+    case SYS_geteuid:
+    case SYS_getgid:
+    case SYS_getegid:
+    case SYS_close:
+    case SYS_lseek:
+    case SYS_access:
+    case SYS_faccessat:
+    case SYS_faccessat2:
+      return 1;
+    case SYS_clock_gettime:
+      *o = (struct out_rule){1, 16, 0, 0, 0};
+      return a[1] != 0;
+    case SYS_gettimeofday:
+      *o = (struct out_rule){0, 16, 0, 0, 0};
+      return a[0] != 0 && a[1] == 0;
+    case SYS_fstat:
+      *o = (struct out_rule){1, sizeof(struct stat), 0, 0, 0};
+      return 1;
+    case SYS_newfstatat:
+      *o = (struct out_rule){2, sizeof(struct stat), 0, 0, 0};
+      return 1;
+    case SYS_statx:
+      *o = (struct out_rule){4, 256, 0, 0, 0};
+      return 1;
+    case SYS_getdents64:
+      *o = (struct out_rule){1, 0, 2, 1, 0};
+      return 1;
+    case SYS_read:
+      *o = (struct out_rule){1, 0, 2, 1, 1};
+      return 1;
+    case SYS_pread64:
+      *o = (struct out_rule){1, 0, 2, 1, 1};
+      return 1;
+    case SYS_write:
+    case SYS_pwrite64:
+      *o = (struct out_rule){-1, 0, 0, 0, 2};
+      return 1;
+    case SYS_openat: {
+      long flags = a[2];
+      return (flags & O_ACCMODE) == O_RDONLY && !(flags & O_CREAT);
+    }
+    default:
+      return 0;
+  }
+}
+
+static long dispatch(const long* c) {
+  const long* a = c + 1;
+  struct out_rule o;
+  if (!rule_for(c[0], a, &o)) return traced(c);
+  if (!self.buf && rwd_register_thread() != 0) return traced(c);
+  if (o.fd_check) {
+    uint64_t dev, ino;
+    if (fd_kind(a[0], &dev, &ino) != S_IFREG) return traced(c);
+    if (o.fd_check == 2 && is_output(dev, ino)) return traced(c);
+  }
+  uint64_t max = o.arg < 0 ? 0 : o.size ? (uint64_t)o.size : (uint64_t)a[o.size_arg];
+  struct rwd_record* rec = reserve(max);
+  if (!rec) return traced(c);
+  return buffered(c, rec, o.arg, max, o.by_result, o.arg < 0 ? 0 : (void*)a[o.arg]);
+}
+
+long rwd_hook(const long call[7]) {
+  if (!rwd_enabled || self.busy || self.off) return traced(call);
+  self.busy = 1;
+  long r = dispatch(call);
+  self.busy = 0;
+  return r;
+}

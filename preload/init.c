@@ -1,0 +1,41 @@
+/* librewind_preload.so start-up: runs in every process rewind records (LD_PRELOAD), maps the
+ * untraced syscall page, registers the main thread's buffer and patches libc's syscall
+ * sites. Any step that fails leaves the library off: every syscall stays traced. */
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "preload.h"
+
+static void parse_outputs(const char* s) {
+  /* "DEV:INO,DEV:INO" in decimal, set by the recorder. */
+  for (int i = 0; s && *s && i < 2; ++i) {
+    char* end;
+    uint64_t dev = strtoull(s, &end, 10);
+    if (*end != ':') return;
+    uint64_t ino = strtoull(end + 1, &end, 10);
+    rwd_set_output_file(i, dev, ino);
+    if (*end != ',') return;
+    s = end + 1;
+  }
+}
+
+static int map_untraced_page(void) {
+  long p = rwd_traced_syscall(SYS_mmap, RWD_UNTRACED_PAGE, 4096, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != RWD_UNTRACED_PAGE) return -1;
+  static const unsigned char code[] = {0x0f, 0x05, 0xc3}; /* syscall; ret */
+  rwd_copy((void*)RWD_UNTRACED_PAGE, code, sizeof code);
+  return (int)rwd_traced_syscall(SYS_mprotect, RWD_UNTRACED_PAGE, 4096, PROT_READ | PROT_EXEC, 0, 0,
+                                 0);
+}
+
+__attribute__((constructor)) static void rwd_init(void) {
+  const char* off = getenv("REWIND_SYSCALL_BUFFER");
+  if (off && off[0] == '0') return;
+  if (map_untraced_page() != 0) return;
+  parse_outputs(getenv("REWIND_OUTPUT_FILES"));
+  if (rwd_register_thread() != 0) return;
+  rwd_enabled = 1;
+  rwd_patch_libc();
+}

@@ -1,0 +1,134 @@
+/* Patching libc's syscall sites (preload/README.md "Patching"). glibc makes most syscalls,
+ * its internal ones included, through the sequence
+ *     0f 05                  syscall
+ *     48 3d 00|01 f0 ff ff   cmp $-4096|-4095, %rax
+ * The 8 bytes become `jmp stub` (5 bytes) and a 3-byte nop. The site's stub, written into
+ * rwd_stub_area, makes the few syscalls that must run where they were (clone, fork, vfork,
+ * clone3: the child returns on another stack; rt_sigreturn: reads the stack) with its own
+ * `syscall` instruction (traced), sends every other one to rwd_entry below the red zone, then
+ * runs the displaced `cmp` and jumps back after the site. */
+#define _GNU_SOURCE
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "preload.h"
+
+enum { kSiteLen = 8, kStubLen = 64, kMaxSites = 4096 };
+
+struct text_range {
+  uintptr_t lo, hi;
+};
+
+static int find_libc(struct dl_phdr_info* info, size_t size, void* arg) {
+  (void)size;
+  struct text_range* t = arg;
+  const char* name = info->dlpi_name;
+  const char* slash = name ? strrchr(name, '/') : 0;
+  if (!slash || strncmp(slash + 1, "libc.so.", 8) != 0) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)* p = &info->dlpi_phdr[i];
+    if (p->p_type == PT_LOAD && (p->p_flags & PF_X)) {
+      t->lo = info->dlpi_addr + p->p_vaddr;
+      t->hi = t->lo + p->p_memsz;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int is_site(const unsigned char* p) {
+  return p[0] == 0x0f && p[1] == 0x05 && p[2] == 0x48 && p[3] == 0x3d &&
+         (p[4] == 0x00 || p[4] == 0x01) && p[5] == 0xf0 && p[6] == 0xff && p[7] == 0xff;
+}
+
+static int fits_rel32(uintptr_t from_end, uintptr_t to) {
+  long d = (long)(to - from_end);
+  return d == (int32_t)d;
+}
+
+static void put32(unsigned char* p, uint32_t v) {
+  rwd_copy(p, &v, 4);
+}
+
+/* Writes the stub for `site` at `s` (kStubLen bytes). */
+static void write_stub(unsigned char* s, uintptr_t site) {
+  static const struct {
+    unsigned char len;
+    unsigned char code[5];
+  } raw[] = {
+      {3, {0x83, 0xf8, SYS_clone}},
+      {3, {0x83, 0xf8, SYS_fork}},
+      {3, {0x83, 0xf8, SYS_vfork}},
+      {3, {0x83, 0xf8, SYS_rt_sigreturn}},
+      {5, {0x3d, SYS_clone3 & 0xff, SYS_clone3 >> 8, 0, 0}},
+  };
+  unsigned char* p = s;
+  unsigned char* jumps[5];
+  for (int i = 0; i < 5; ++i) {
+    rwd_copy(p, raw[i].code, raw[i].len);
+    p += raw[i].len;
+    p[0] = 0x74; /* je raw */
+    jumps[i] = p + 1;
+    p += 2;
+  }
+  static const unsigned char below_red_zone[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+  rwd_copy(p, below_red_zone, 5);
+  p += 5;
+  p[0] = 0xe8; /* call rwd_entry */
+  put32(p + 1, (uint32_t)((uintptr_t)rwd_entry - (uintptr_t)(p + 5)));
+  p += 5;
+  static const unsigned char back_up[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
+  rwd_copy(p, back_up, 8);
+  p += 8;
+  p[0] = 0xeb; /* jmp tail */
+  p[1] = 2;
+  p += 2;
+  for (int i = 0; i < 5; ++i) *jumps[i] = (unsigned char)(p - (jumps[i] + 1));
+  p[0] = 0x0f; /* raw: syscall */
+  p[1] = 0x05;
+  p += 2;
+  rwd_copy(p, (const void*)(site + 2), 6); /* tail: the displaced cmp */
+  p += 6;
+  p[0] = 0xe9; /* jmp site + 8 */
+  put32(p + 1, (uint32_t)(site + kSiteLen - (uintptr_t)(p + 5)));
+  p += 5;
+  while (p < s + kStubLen) *p++ = 0xcc;
+}
+
+int rwd_patch_libc(void) {
+  struct text_range t = {0, 0};
+  if (!dl_iterate_phdr(find_libc, &t) || t.hi <= t.lo + kSiteLen) return 0;
+  /* Collect the sites first: once libc's text is writable, no libc code can run. */
+  static uintptr_t sites[kMaxSites];
+  int n = 0;
+  uintptr_t stubs = (uintptr_t)rwd_stub_area;
+  int capacity = (int)((rwd_stub_area_end - rwd_stub_area) / kStubLen);
+  for (uintptr_t a = t.lo; a + kSiteLen <= t.hi && n < capacity && n < kMaxSites; ++a) {
+    if (!is_site((const unsigned char*)a)) continue;
+    uintptr_t stub = stubs + (uintptr_t)n * kStubLen;
+    if (!fits_rel32(a + 5, stub) || !fits_rel32(stub + kStubLen, a + kSiteLen)) continue;
+    sites[n++] = a;
+    a += kSiteLen - 1;
+  }
+  if (n == 0) return 0;
+  long area = rwd_stub_area_end - rwd_stub_area;
+  if (rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_WRITE, 0, 0,
+                         0) != 0)
+    return 0;
+  for (int i = 0; i < n; ++i) write_stub(rwd_stub_area + (long)i * kStubLen, sites[i]);
+  rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_EXEC, 0, 0, 0);
+  uintptr_t lo = t.lo & ~4095ul, hi = (t.hi + 4095) & ~4095ul;
+  if (rwd_traced_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE, 0, 0,
+                         0) != 0)
+    return 0;
+  for (int i = 0; i < n; ++i) {
+    unsigned char jump[kSiteLen] = {0xe9, 0, 0, 0, 0, 0x0f, 0x1f, 0x00};
+    uintptr_t stub = stubs + (uintptr_t)i * kStubLen;
+    put32(jump + 1, (uint32_t)(stub - (sites[i] + 5)));
+    rwd_copy((void*)sites[i], jump, kSiteLen);
+  }
+  rwd_traced_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+  return n;
+}

@@ -1,0 +1,55 @@
+/* The contract between librewind_preload.so (in the recorded program) and rewind (the recorder
+ * and the replayer): fixed addresses, rewind's own syscall numbers and the layout of a task's
+ * syscall buffer. C, so that both the library and the engine include it. See preload/README.md. */
+#ifndef REWIND_PRELOAD_ABI_H
+#define REWIND_PRELOAD_ABI_H
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#endif
+
+/* A page the library maps at this fixed address, holding `syscall; ret`. The recorder's
+ * seccomp filter lets syscalls made from that instruction run without a ptrace stop (the
+ * filter is installed before exec, when no library address is known yet). */
+#define RWD_UNTRACED_PAGE 0x6ffff000
+/* seccomp_data.instruction_pointer of a syscall made there: the address after `syscall`. */
+#define RWD_UNTRACED_IP (RWD_UNTRACED_PAGE + 2)
+
+/* rewind's own syscall numbers (no kernel syscall has them; without rewind they fail with
+ * ENOSYS, and the library stays off). */
+/* register_buffer(buffer, size, defer_start, defer_end): the calling task's buffer, and the
+ * code range where the recorder must not stop the task at an arbitrary point. Returns 0. */
+#define RWD_SYS_REGISTER_BUFFER 1000
+/* Made by the library only in replay, when the next buffered record is not for this call. */
+#define RWD_SYS_DIVERGED 1001
+
+/* A task's buffer: a header page, then records. */
+#define RWD_BUFFER_SIZE (1024 * 1024)
+/* Bytes [0, RWD_CONTROL_OFFSET) are part of the memory digest (pos); the rest (the control
+ * words, which differ between record and replay, and the records, which replay fills in ahead)
+ * is not. */
+#define RWD_CONTROL_OFFSET 64
+#define RWD_DATA_OFFSET 4096
+
+#ifndef __ASSEMBLER__
+struct rwd_buffer_header {
+  uint32_t pos; /* bytes of records written (record) or consumed (replay) */
+  uint32_t pad[15];
+  /* From RWD_CONTROL_OFFSET: written by rewind. */
+  uint32_t replaying; /* 1 in replay: results come from the records, no syscall is made */
+};
+
+/* One buffered syscall; records are packed from RWD_DATA_OFFSET, each 8-byte aligned. */
+struct rwd_record {
+  uint32_t size;  /* bytes of this record with its data, a multiple of 8 */
+  uint32_t nr;    /* syscall number */
+  int64_t result; /* rax after the syscall */
+  /* followed by the out-data the kernel wrote (the syscall's out-parameter), size - 16 bytes
+   * rounded up */
+};
+
+#endif
+
+#define RWD_RECORD_HEADER 16
+
+#endif
