@@ -5,6 +5,17 @@
 
         .text
 
+/* Loads a syscall's arguments from a call block {nr, a0..a5} (8 bytes each) at `base` into
+ * rdi, rsi, rdx, r10, r8, r9; rdi last, so that `base` may be %rdi. */
+        .macro load_syscall_args base
+        mov 16(\base), %rsi
+        mov 24(\base), %rdx
+        mov 32(\base), %r10
+        mov 40(\base), %r8
+        mov 48(\base), %r9
+        mov 8(\base), %rdi
+        .endm
+
 /* rwd_entry: called from a site's stub with the syscall's registers (rax = number, rdi, rsi,
  * rdx, r10, r8, r9 = arguments) and the red zone already skipped. Returns the result in rax
  * and every other register as a syscall leaves it, except rcx and r11, which are 0 (the
@@ -26,12 +37,7 @@ rwd_entry:
         mov %r9, 48(%rsp)
         mov %rsp, %rdi
         call rwd_hook
-        mov 8(%rsp), %rdi
-        mov 16(%rsp), %rsi
-        mov 24(%rsp), %rdx
-        mov 32(%rsp), %r10
-        mov 40(%rsp), %r8
-        mov 48(%rsp), %r9
+        load_syscall_args %rsp
         xor %ecx, %ecx
         xor %r11d, %r11d
         mov %rbp, %rsp
@@ -75,12 +81,7 @@ rwd_buffered_syscall:
         cmpl $0, RWD_CONTROL_OFFSET(%rdx)
         cmovne %rax, %rcx
         mov 0(%rdi), %rax
-        mov 16(%rdi), %rsi
-        mov 24(%rdi), %rdx
-        mov 32(%rdi), %r10
-        mov 40(%rdi), %r8
-        mov 48(%rdi), %r9
-        mov 8(%rdi), %rdi
+        load_syscall_args %rdi
         call *%rcx
         xor %ecx, %ecx
         xor %r11d, %r11d

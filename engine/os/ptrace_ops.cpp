@@ -64,6 +64,13 @@ int syscall_stop_kind(pid_t tid) {
   return info.op;
 }
 
+int wait_task(pid_t tid) {
+  int status = 0;
+  while (waitpid(tid, &status, __WALL) < 0)
+    if (errno != EINTR) throw_errno("waitpid(" + std::to_string(tid) + ")");
+  return status;
+}
+
 bool resume(pid_t tid, int request, int sig) {
   if (ptrace(__ptrace_request(request), tid, nullptr, reinterpret_cast<void*>(long(sig))) == 0)
     return true;

@@ -34,6 +34,10 @@ int syscall_stop_kind(pid_t tid);
 /// Returns false if the task no longer exists (ESRCH); throws SystemError otherwise.
 bool resume(pid_t tid, int request, int sig = 0);
 
+/// Waits for the next state change of `tid` (waitpid with __WALL, again after EINTR) and
+/// returns its wait status. Throws SystemError.
+int wait_task(pid_t tid);
+
 /// The ptrace options rewind uses (DESIGN.md "Recording"): syscall stops marked with 0x80,
 /// auto-attach to children, exec events, and kill the tracees if rewind dies.
 constexpr long kTraceOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |

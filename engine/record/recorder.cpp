@@ -223,9 +223,7 @@ void Recorder::step_out_of_buffer_code(Task& t) {
   for (int i = 0; i < 4096; ++i) {
     if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
     resume(t.tid, PTRACE_SINGLESTEP, 0);
-    int st = 0;
-    while (waitpid(t.tid, &st, __WALL) < 0)
-      if (errno != EINTR) throw_errno("waitpid(" + std::to_string(t.tid) + ")");
+    int st = wait_task(t.tid);
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
       throw Error("task " + std::to_string(t.tid) +
                   " stopped unexpectedly while leaving the syscall buffer code");
@@ -273,6 +271,8 @@ RecordResult Recorder::run() {
   TraceMeta meta;
   meta.argv = opts_.argv;
   for (char** e = environ; *e; ++e) meta.env.push_back(*e);
+  have_stdout_ = fstat(1, &stdout_st_) == 0;
+  have_stderr_ = fstat(2, &stderr_st_) == 0;
   if (opts_.syscall_buffer) {
     std::string lib = preload_library_path();
     if (lib.empty()) {
@@ -280,7 +280,10 @@ RecordResult Recorder::run() {
               "rewind: librewind_preload.so is not next to rewind; recording without "
               "syscall buffering\n");
     } else {
-      meta.env = preload_environment(meta.env, lib);
+      std::vector<const struct stat*> outputs;
+      if (have_stdout_) outputs.push_back(&stdout_st_);
+      if (have_stderr_) outputs.push_back(&stderr_st_);
+      meta.env = preload_environment(meta.env, lib, outputs);
       seccomp_ = true;
     }
   }
@@ -289,8 +292,6 @@ RecordResult Recorder::run() {
   meta.start_time = int64_t(time(nullptr));
   meta.ticks = "none";
   meta.exe_file = saver_->save(path, path);
-  have_stdout_ = fstat(1, &stdout_st_) == 0;
-  have_stderr_ = fstat(2, &stderr_st_) == 0;
 
   std::vector<char*> argv;
   for (auto& a : opts_.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -477,17 +478,16 @@ void Recorder::activate(Group& g, Task& t) {
 
 bool Recorder::set_point(Event& e, Task& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
+  // So are the syscall buffers' records and control words (replay fills them in ahead).
   for (pid_t m : group(t).members) {
     Task& x = tasks_.at(m);
+    if (x.buffer.addr) e.exclusions.push_back(x.buffer.digest_exclusion());
     if (m == t.tid || x.state != RunState::InSyscall) continue;
     if (const SyscallSpec* spec = syscall_spec(long(x.entry.orig_rax))) {
       auto ranges = possible_outputs(x.tid, *spec, x.entry, x.snap);
       e.exclusions.insert(e.exclusions.end(), ranges.begin(), ranges.end());
     }
   }
-  for (pid_t m : group(t).members)
-    if (const Task& x = tasks_.at(m); x.buffer.addr)
-      e.exclusions.push_back(x.buffer.digest_exclusion());
   e.digest = digest_memory(t.tid, e.exclusions);
   if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
     if (FILE* out = fopen(f, "a")) {
@@ -783,9 +783,7 @@ void Recorder::deliver_and_write(Task& t, Event& e) {
   // recorded: single-stepping into the delivery stops at the handler's first instruction
   // with the frame in place (kernel/signal.c, signal_delivered).
   resume(t.tid, PTRACE_SINGLESTEP, e.signo);
-  int st = 0;
-  while (waitpid(t.tid, &st, __WALL) < 0)
-    if (errno != EINTR) throw_errno("waitpid(" + std::to_string(t.tid) + ")");
+  int st = wait_task(t.tid);
   if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0) {
     uint64_t sp = get_regs(t.tid).rsp;
     constexpr uint64_t kRedZone = 128, kMaxFrame = 64 << 10, kAltFrame = 16 << 10;

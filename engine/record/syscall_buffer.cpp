@@ -53,7 +53,8 @@ std::string preload_library_path() {
 }
 
 std::vector<std::string> preload_environment(const std::vector<std::string>& env,
-                                             const std::string& library) {
+                                             const std::string& library,
+                                             const std::vector<const struct stat*>& outputs) {
   std::vector<std::string> out;
   std::string preload = library;
   for (const auto& v : env) {
@@ -66,11 +67,9 @@ std::vector<std::string> preload_environment(const std::vector<std::string>& env
   }
   out.push_back("LD_PRELOAD=" + preload);
   std::string files;
-  for (int fd : {1, 2}) {
-    struct stat st;
-    if (fstat(fd, &st) != 0) continue;
+  for (const struct stat* st : outputs) {
     if (!files.empty()) files += ",";
-    files += std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+    files += std::to_string(st->st_dev) + ":" + std::to_string(st->st_ino);
   }
   out.push_back("REWIND_OUTPUT_FILES=" + files);
   return out;

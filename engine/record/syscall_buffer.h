@@ -3,6 +3,7 @@
 // leaving it out of memory digests, the code where the task must not be stopped).
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -35,9 +36,10 @@ struct SyscallBuffer {
 std::string preload_library_path();
 
 /// The environment for a recorded program with buffering: `env` with the library prepended to
-/// LD_PRELOAD and REWIND_OUTPUT_FILES naming the files behind rewind's stdout and stderr
-/// ("DEV:INO,DEV:INO"; their writes stay traced, for replay to print again).
+/// LD_PRELOAD and REWIND_OUTPUT_FILES naming `outputs`, the files behind rewind's stdout and
+/// stderr ("DEV:INO,DEV:INO"; their writes stay traced, for replay to print again).
 std::vector<std::string> preload_environment(const std::vector<std::string>& env,
-                                             const std::string& library);
+                                             const std::string& library,
+                                             const std::vector<const struct stat*>& outputs);
 
 }  // namespace rwd

@@ -103,9 +103,7 @@ Stop wait_stop(ReplayTask& t, int request) {
 }
 
 void wait_new_task(ReplayTask& t) {
-  int status = 0;
-  while (waitpid(t.tid, &status, __WALL) < 0)
-    if (errno != EINTR) throw_errno("waitpid(" + std::to_string(t.tid) + ")");
+  int status = wait_task(t.tid);
   if (!WIFSTOPPED(status) || (status >> 16) != PTRACE_EVENT_STOP)
     throw DivergenceError("new task " + std::to_string(t.rec_tid) +
                           " did not start as expected (wait status " + std::to_string(status) +

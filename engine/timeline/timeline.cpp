@@ -983,9 +983,7 @@ class Timeline::Engine : public ReplayObserver {
       throw Error("the copy of the program running the call is gone");
     }
     for (;;) {
-      int st = 0;
-      while (waitpid(diversion_tid_, &st, __WALL) < 0)
-        if (errno != EINTR) throw_errno("waitpid");
+      int st = wait_task(diversion_tid_);
       if (WIFEXITED(st) || WIFSIGNALED(st)) {
         diversion_tid_ = 0;
         end_diversion();
