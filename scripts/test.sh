@@ -3,28 +3,33 @@
 # in a build with AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase says how long the run has taken so far (CI allows 30 minutes for all of it).
+phase() { echo "== [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
+phase "Debian packages"
 scripts/install-deps.sh
 # The VS Code extension's test needs its npm packages, code-server and chromium: installed
 # beside the build (mostly downloads), checked before the tests.
 mkdir -p build
-echo "== VS Code extension's dependencies (log: build/vscode-deps.log), beside the build"
+phase "VS Code extension's dependencies (log: build/vscode-deps.log), beside the build"
 (scripts/install-code-server.sh && cd vscode-extension && npm ci --no-audit --no-fund) \
   >build/vscode-deps.log 2>&1 &
 deps=$!
-echo "== build (RelWithDebInfo)"
+phase "build (RelWithDebInfo)"
 BUILD_DIR=build scripts/build.sh
+phase "waiting for the VS Code extension's dependencies"
 wait $deps || { tail -30 build/vscode-deps.log; echo "installing the VS Code extension's dependencies failed"; exit 1; }
-echo "== tests"
+phase "tests"
 (cd build && ctest --output-on-failure -j"$(nproc)")
 if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== build with sanitizers (ASan, UBSan)"
+  phase "build with sanitizers (ASan, UBSan)"
   # -g1 (line tables, no variables): the sanitizers' reports still name file and line, and
   # the build takes about a fifth less time. Debuggee programs set their own -g.
   BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DREWIND_SANITIZE=ON \
     -DCMAKE_CXX_FLAGS_DEBUG=-g1
-  echo "== tests with sanitizers"
+  phase "tests with sanitizers"
   # The instrumented recorder is slower, which makes the race sample's race rarer: give the
   # race test more recordings there (it still requires two different totals).
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     REWIND_RACE_RECORDINGS=60 ctest --output-on-failure -j"$(nproc)")
 fi
+phase "done"

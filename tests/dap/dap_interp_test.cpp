@@ -3,7 +3,6 @@
 // of its deepest function). "merged" (the default) shows the script's
 // functions in stackTrace in place of the eval loop's frames, with their source, scopes and
 // locals; "separate" keeps stackTrace native and lists them in rewind/interpreterStack.
-#define CATCH_CONFIG_MAIN
 #include <sys/syscall.h>
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,6 @@
 // Record & Debug of the samples as a user does it from an editor: the race sample over TCP
 // (threads, a data breakpoint on the shared counter forwards and backwards), and the crash
 // sample over stdio (the crash as an exception, then back to the write of the bad pointer).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <regex>

@@ -1,7 +1,6 @@
 // `rewind dap --listen`: clients one after another over TCP, attach to a trace, and the
 // loopback and token rules (a server on another address needs a token; a client without
 // it, or with a wrong one, is refused and its connection closed).
-#define CATCH_CONFIG_MAIN
 #include <ifaddrs.h>
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,6 @@
 // editor does it (breakpoints of each kind, stack, scopes, variables, steps both ways,
 // evaluate, memory, disassembly, modules, rewind's own requests, errors), Record & Debug of a
 // shell command, and pause. Every message the adapter sends is checked against the schema.
-#define CATCH_CONFIG_MAIN
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

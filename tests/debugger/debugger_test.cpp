@@ -1,7 +1,6 @@
 // The source-level debugger on a replay of tests/programs/symbols_demo.c: line and function
 // breakpoints with conditions, hit counts and logpoints, both ways; next/step/finish both
 // ways, where reverse-next must retrace next exactly; a watch expression.
-#define CATCH_CONFIG_MAIN
 #include "engine/debugger/debugger.h"
 
 #include <catch2/catch.hpp>

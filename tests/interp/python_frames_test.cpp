@@ -1,7 +1,6 @@
 // The Python stack read out of a replayed python3 (engine/interp): tests/programs/
 // nested_calls.py recorded once, stopped at a native breakpoint (clock_nanosleep under
 // time.sleep), then every frame's function, file, line and locals checked exactly.
-#define CATCH_CONFIG_MAIN
 #include "engine/interp/python_frames.h"
 
 #include <catch2/catch.hpp>

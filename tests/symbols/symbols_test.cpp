@@ -1,7 +1,6 @@
 // Symbols, call stacks, variables and expressions on tests/programs/symbols_demo.c and
 // symbols_demo_cpp.cpp built by gcc at -O0 and -O2 and by clang, stopped live under ptrace
 // and inside a replay: both must show the same thing.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>

@@ -1,6 +1,5 @@
 // The timeline over a real recording of tests/programs/timeline_loop.c: breakpoints and
 // watchpoints forwards and backwards, single steps both ways, seeks.
-#define CATCH_CONFIG_MAIN
 #include "engine/timeline/timeline.h"
 
 #include <signal.h>
