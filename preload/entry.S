@@ -61,13 +61,20 @@ rwd_traced_syscall:
         ret
         .size rwd_traced_syscall, .-rwd_traced_syscall
 
-/* long rwd_buffered_syscall(const long call[7], struct rwd_record *rec,
- *                           const struct rwd_buffer_header *hdr)
- * call = {nr, a0..a5}. Recording: the syscall, made from the untraced page. Replaying: the
- * recorded result of `rec` (after checking its number). Both paths make the same stack
- * writes and leave the same registers, so that the code around them runs identically in
- * record and replay. The recorder never stops a task at a point inside [rwd_defer_start,
- * rwd_defer_end) or the untraced page. */
+/* long rwd_buffered_syscall(long call[7], struct rwd_buffer_header *hdr,
+ *                           const struct rwd_commit *how)
+ * call = {nr, a0..a5}. Makes the call with its record at hdr->pos (argument how->out_arg,
+ * unless it is -1, is pointed at the record's data) and commits the record: recording, the
+ * syscall, made
+ * from the untraced page; replaying, the recorded result of `rec` (after checking its
+ * number). Then, in both, fills in rec's number, result and size, copies the out-data the
+ * record keeps to how->to_user and advances hdr->pos past the record. Both paths make the
+ * same memory writes and leave the same registers, so that the code around them runs
+ * identically in record and replay. The recorder never stops a task at a point inside
+ * [rwd_defer_start, rwd_defer_end) or the untraced page: a record is placed, consumed,
+ * committed and copied out with no point in between (the recorder empties the buffer at its
+ * stops), so the records an event carries are exactly those its task used before it, and no
+ * record's data is needed after its event. */
         .globl rwd_buffered_syscall
         .hidden rwd_buffered_syscall
         .globl rwd_defer_start
@@ -75,16 +82,55 @@ rwd_traced_syscall:
         .type rwd_buffered_syscall, @function
 rwd_defer_start:
 rwd_buffered_syscall:
-        mov %rsi, %r11
+        push %rbx
+        push %r12
+        push %r13
+        push %r14
+        mov %rsi, %r12                  /* hdr */
+        mov %rdx, %r13                  /* how */
+        mov 0(%r12), %ebx
+        lea RWD_DATA_OFFSET(%r12,%rbx), %rbx    /* rec = the data area + hdr->pos */
+        mov 24(%r13), %rax
+        test %rax, %rax
+        js 3f
+        lea RWD_RECORD_HEADER(%rbx), %rcx
+        mov %rcx, 8(%rdi,%rax,8)        /* call[1 + out_arg] = the record's data */
+3:      mov 0(%rdi), %r14               /* the syscall number */
+        mov %rbx, %r11
         mov $RWD_UNTRACED_PAGE, %ecx
         lea rwd_replay_result(%rip), %rax
-        cmpl $0, RWD_CONTROL_OFFSET(%rdx)
+        cmpl $0, RWD_CONTROL_OFFSET(%r12)
         cmovne %rax, %rcx
-        mov 0(%rdi), %rax
+        mov %r14, %rax
         load_syscall_args %rdi
         call *%rcx
+        /* keep = 0 for an error (-4095..-1), else how->keep_is_result ? min(rax, max) : max */
+        xor %edx, %edx
+        cmp $-4095, %rax
+        jae 1f
+        mov 0(%r13), %rdx
+        cmpq $0, 8(%r13)
+        je 1f
+        cmp %rdx, %rax
+        cmovb %rax, %rdx
+1:      mov %r14d, 4(%rbx)
+        mov %rax, 8(%rbx)
+        lea RWD_RECORD_HEADER+7(%rdx), %r8
+        and $-8, %r8
+        mov %r8d, 0(%rbx)
+        mov 16(%r13), %rdi
+        test %rdi, %rdi
+        jz 2f
+        lea RWD_RECORD_HEADER(%rbx), %rsi
+        mov %rdx, %rcx
+        rep movsb
+2:      add %r8d, 0(%r12)
         xor %ecx, %ecx
         xor %r11d, %r11d
+        pop %r14
+        pop %r13
+        pop %r12
+        pop %rbx
         ret
         .size rwd_buffered_syscall, .-rwd_buffered_syscall
 

@@ -58,49 +58,41 @@ static inline uint32_t align8(uint64_t n) {
   return (uint32_t)((n + 7) & ~7ull);
 }
 
-/* The next record, if `out_max` bytes of out-data fit (with room left for replay's end mark);
- * NULL when the buffer is full (the call is then traced, and the recorder empties it). */
-static struct rwd_record* reserve(uint64_t out_max) {
-  struct rwd_buffer_header* h = self.buf;
+/* 1 if a record with `out_max` bytes of out-data fits (with room left for replay's end mark);
+ * 0 when the buffer is full (the call is then traced, and the recorder empties it). The
+ * record itself is placed by rwd_buffered_syscall, at the position it finds then. */
+static int has_room(uint64_t out_max) {
   uint64_t room = RWD_BUFFER_SIZE - RWD_DATA_OFFSET;
-  if (out_max > room / 4 || h->pos + RWD_RECORD_HEADER + align8(out_max) + RWD_RECORD_HEADER > room)
-    return 0;
-  return (struct rwd_record*)((char*)h + RWD_DATA_OFFSET + h->pos);
+  return out_max <= room / 4 &&
+         self.buf->pos + RWD_RECORD_HEADER + align8(out_max) + RWD_RECORD_HEADER <= room;
 }
 
 /* Makes call `c` with its out-parameter (argument `out_arg`, or -1 for none) pointed at the
- * record's data; keeps the first `keep` bytes the kernel wrote and copies them to the
- * caller's pointer (unless `to_user` is 0). Returns the result. */
-static long buffered(const long* c, struct rwd_record* rec, int out_arg, uint64_t keep_max,
-                     int keep_is_result, void* to_user) {
+ * record's data; the record keeps the first `keep_max` bytes the kernel wrote (`result` bytes
+ * at most when keep_is_result), which are copied to `to_user` unless it is 0. Returns the
+ * result. The record is placed, committed and copied out inside rwd_buffered_syscall, where
+ * the recorder never stops: once it returns, the record may already belong to an event. */
+static long buffered(const long* c, int out_arg, uint64_t keep_max, int keep_is_result,
+                     void* to_user) {
   long call[7];
   for (int i = 0; i < 7; ++i) call[i] = c[i];
-  char* data = (char*)rec + RWD_RECORD_HEADER;
-  if (out_arg >= 0) call[1 + out_arg] = (long)data;
-  long r = rwd_buffered_syscall(call, rec, self.buf);
-  uint64_t keep = 0;
-  if (out_arg >= 0 && !(r < 0 && r > -4096)) keep = keep_is_result ? (uint64_t)r : keep_max;
-  if (keep > keep_max) keep = keep_max;
-  rec->nr = (uint32_t)c[0];
-  rec->result = r;
-  rec->size = RWD_RECORD_HEADER + align8(keep);
-  if (to_user && keep) rwd_copy(to_user, data, keep);
-  self.buf->pos += rec->size;
-  return r;
+  struct rwd_commit how = {out_arg >= 0 ? keep_max : 0, (uint64_t)keep_is_result, to_user,
+                           out_arg};
+  return rwd_buffered_syscall(call, self.buf, &how);
 }
 
 /* The file type and identity of fd, through a buffered fstat (first 32 bytes of struct stat:
  * st_dev, st_ino, st_nlink, st_mode). -1 when fstat fails or the buffer is full. */
 static int fd_kind(long fd, uint64_t* dev, uint64_t* ino) {
-  struct rwd_record* rec = reserve(sizeof(struct stat));
-  if (!rec) return -1;
+  if (!has_room(sizeof(struct stat))) return -1;
   long c[7] = {SYS_fstat, fd, 0, 0, 0, 0, 0};
-  long r = buffered(c, rec, 1, 32, 0, 0);
+  /* st_dev, st_ino, st_nlink, st_mode: the first 32 bytes, copied out of the record. */
+  uint64_t st[4];
+  long r = buffered(c, 1, sizeof st, 0, st);
   if (r != 0) return -1;
-  const struct stat* st = (const struct stat*)((char*)rec + RWD_RECORD_HEADER);
-  *dev = st->st_dev;
-  *ino = st->st_ino;
-  return (int)(st->st_mode & S_IFMT);
+  *dev = st[0];
+  *ino = st[1];
+  return (int)(st[3] & S_IFMT);
 }
 
 static int is_output(uint64_t dev, uint64_t ino) {
@@ -183,9 +175,8 @@ static long dispatch(const long* c) {
     if (o.fd_check == 2 && is_output(dev, ino)) return traced(c);
   }
   uint64_t max = o.arg < 0 ? 0 : o.size ? (uint64_t)o.size : (uint64_t)a[o.size_arg];
-  struct rwd_record* rec = reserve(max);
-  if (!rec) return traced(c);
-  return buffered(c, rec, o.arg, max, o.by_result, o.arg < 0 ? 0 : (void*)a[o.arg]);
+  if (!has_room(max)) return traced(c);
+  return buffered(c, o.arg, max, o.by_result, o.arg < 0 ? 0 : (void*)a[o.arg]);
 }
 
 long rwd_hook(const long call[7]) {

@@ -11,8 +11,17 @@
 
 /* entry.S */
 RWD_HIDDEN long rwd_traced_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
-RWD_HIDDEN long rwd_buffered_syscall(const long call[7], struct rwd_record* rec,
-                                     const struct rwd_buffer_header* hdr);
+/* Where rwd_buffered_syscall points the call's out-parameter, what it keeps of the out-data
+ * the kernel wrote into the record, and where it copies it (entry.S reads the fields at
+ * offsets 0, 8, 16 and 24). */
+struct rwd_commit {
+  uint64_t keep_max;       /* bytes at most (0: the call has no out-parameter) */
+  uint64_t keep_is_result; /* 1: the result says how many bytes were written */
+  void* to_user;           /* where the caller wants them, or 0 */
+  int64_t out_arg;         /* the argument (0-5) that points at the out-data, or -1 */
+};
+RWD_HIDDEN long rwd_buffered_syscall(long call[7], struct rwd_buffer_header* hdr,
+                                     const struct rwd_commit* how);
 RWD_HIDDEN void rwd_entry(void);
 extern char rwd_defer_start[] RWD_HIDDEN, rwd_defer_end[] RWD_HIDDEN;
 extern unsigned char rwd_stub_area[] RWD_HIDDEN, rwd_stub_area_end[] RWD_HIDDEN;

@@ -97,6 +97,10 @@ struct Group {
   pid_t active = 0;         ///< the task running user code or a prompt syscall, or 0
   std::deque<pid_t> ready;  ///< tasks waiting to run user code
   std::vector<pid_t> members;
+  /// The digest exclusions of every syscall buffer in this address space: its tasks' (living
+  /// or exited: a thread's buffer outlives it) and those a fork copied from the parent. Replay
+  /// writes into all of them, so every point of the process leaves them out. Cleared by exec.
+  std::vector<std::pair<uint64_t, uint64_t>> buffer_exclusions;
 };
 
 volatile sig_atomic_t g_forward_to = 0;
@@ -220,7 +224,9 @@ void Recorder::take_buffered(Task& t) {
 }
 
 void Recorder::step_out_of_buffer_code(Task& t) {
-  for (int i = 0; i < 4096; ++i) {
+  // A step per instruction, and per byte of the `rep movsb` that copies a record's out-data
+  // (a record holds less than the buffer): slow, but only for a signal that arrives there.
+  for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
     if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
     resume(t.tid, PTRACE_SINGLESTEP, 0);
     int st = wait_task(t.tid);
@@ -479,9 +485,10 @@ void Recorder::activate(Group& g, Task& t) {
 bool Recorder::set_point(Event& e, Task& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
   // So are the syscall buffers' records and control words (replay fills them in ahead).
-  for (pid_t m : group(t).members) {
+  const Group& g = group(t);
+  e.exclusions = g.buffer_exclusions;
+  for (pid_t m : g.members) {
     Task& x = tasks_.at(m);
-    if (x.buffer.addr) e.exclusions.push_back(x.buffer.digest_exclusion());
     if (m == t.tid || x.state != RunState::InSyscall) continue;
     if (const SyscallSpec* spec = syscall_spec(long(x.entry.orig_rax))) {
       auto ranges = possible_outputs(x.tid, *spec, x.entry, x.snap);
@@ -530,6 +537,7 @@ void Recorder::on_syscall_entry(Task& t) {
     set_regs(t.tid, r);
     t.skip_syscall = true;
     t.skip_result = seccomp_ ? t.buffer.set_from_call(r.rdi, r.rsi, r.rdx, r.r10) : -ENOSYS;
+    if (t.skip_result == 0) group(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
     return resume_syscall(t);
   }
   const SyscallSpec* spec = syscall_spec(nr);
@@ -595,6 +603,7 @@ void Recorder::on_syscall_exit(Task& t) {
     Event e = capture_exec(t.tid, *saver_);
     write(e);
     t.buffer = SyscallBuffer{};  // the new image registers its own
+    group(t).buffer_exclusions.clear();
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
   } else if (!(is_fork_like(nr) && t.fork_recorded)) {
@@ -649,6 +658,7 @@ void Recorder::on_fork_event(Task& t, int event) {
   c.pid = (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) ? t.pid : child;
   if (c.pid == child) c.buffer = t.buffer;  // a copy of (or, vfork, the same) memory
   Group& cg = groups_[c.pid];
+  if (c.pid == child) cg.buffer_exclusions = group(t).buffer_exclusions;
   cg.members.push_back(child);
   if (cg.members.size() == 2 && cg.active) {
     // Competition starts now: the running task's time slice starts now too.
