@@ -237,7 +237,8 @@ void Replayer::register_buffer(ReplayTask& t, uint64_t addr) {
 void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
   if (!t.syscall_buffer)
     throw diverged(e, "the recording has buffered syscalls, but the task registered no buffer");
-  if (e.buffered.size() + 2 * RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
+  // The library leaves room for the end mark after its records (preload/hook.c has_room).
+  if (e.buffered.size() + RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
     throw TraceError(trace_.dir() + "/events: " + where(e) + ": buffered records too large");
   parse_buffered_records(e.buffered);  // well-formed, or a TraceError
   std::vector<uint8_t> bytes = e.buffered;

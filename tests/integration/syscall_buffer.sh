@@ -14,7 +14,7 @@ n = sum(len(e.get("buffered", [])) for e in json.load(sys.stdin))
 print(n)'
 }
 for mode in plain buffered chaos1 chaos2 chaos3 chaos4 chaos5; do
-  flags=()
+  flags=(--no-syscall-buffer)
   case $mode in
     buffered) flags=(--syscall-buffer) ;;
     chaos*) flags=(--syscall-buffer --chaos) ;;
