@@ -119,9 +119,12 @@ Runner add_record(CLI::App& app) {
     }
     RecordResult r = record(*opts);
     if (opts->verbose)
-      std::fprintf(stderr, "rewind: recorded %llu events (%llu preemptions) to %s\n",
+      std::fprintf(stderr,
+                   "rewind: recorded %llu events (%llu preemptions, %llu buffered syscalls, "
+                   "%llu ptrace stops; recorder peak memory %llu KiB) to %s\n",
                    (unsigned long long)r.events, (unsigned long long)r.preemptions,
-                   r.trace_dir.c_str());
+                   (unsigned long long)r.buffered_syscalls, (unsigned long long)r.ptrace_stops,
+                   (unsigned long long)(r.peak_memory / 1024), r.trace_dir.c_str());
     *made_trace = r.trace_dir;
     return r.exit_code;
   };

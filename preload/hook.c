@@ -76,8 +76,7 @@ static long buffered(const long* c, int out_arg, uint64_t keep_max, int keep_is_
                      void* to_user) {
   long call[7];
   for (int i = 0; i < 7; ++i) call[i] = c[i];
-  struct rwd_commit how = {out_arg >= 0 ? keep_max : 0, (uint64_t)keep_is_result, to_user,
-                           out_arg};
+  struct rwd_commit how = {out_arg >= 0 ? keep_max : 0, (uint64_t)keep_is_result, to_user, out_arg};
   return rwd_buffered_syscall(call, self.buf, &how);
 }
 
@@ -101,82 +100,105 @@ static int is_output(uint64_t dev, uint64_t ino) {
   return 0;
 }
 
-/* How a call's out-parameter is found: which argument, its size (fixed, or the count in
- * argument `size_arg`), and whether the result says how much was written. */
+/* How a call is buffered: its out-parameter (which argument, its size, fixed or the count in
+ * argument `size_arg`, and whether the result says how much was written), which file
+ * descriptors it is limited to, and any condition on its arguments. */
+enum fd_check { ANY_FD, REGULAR_FILE, REGULAR_NOT_OUTPUT };
+enum condition { ALWAYS, ARG1_SET, TV_ONLY, OPEN_CANNOT_BLOCK, NO_OFFSETS };
 struct out_rule {
-  int arg;       /* -1: no out-parameter */
-  int size;      /* fixed size in bytes, or 0 */
-  int size_arg;  /* argument holding the capacity, when size is 0 */
-  int by_result; /* the kernel wrote `result` bytes */
-  int fd_check;  /* 1: only for regular files; 2: regular files that are not rewind's output */
+  unsigned char buffered; /* 0: always traced */
+  signed char arg;        /* -1: no out-parameter */
+  unsigned short size;    /* fixed size in bytes, or 0 */
+  unsigned char size_arg; /* argument holding the capacity, when size is 0 */
+  unsigned char by_result;
+  unsigned char fd_check; /* enum fd_check, on argument 0 */
+  unsigned char when;     /* enum condition */
 };
 
-static int rule_for(long nr, const long* a, struct out_rule* o) {
-  *o = (struct out_rule){-1, 0, 0, 0, 0};
-  switch (nr) {
-    case SYS_getpid:
-    case SYS_getppid:
-    case SYS_gettid:
-    case SYS_getuid:
-    case SYS_geteuid:
-    case SYS_getgid:
-    case SYS_getegid:
-    case SYS_close:
-    case SYS_lseek:
-    case SYS_access:
-    case SYS_faccessat:
-    case SYS_faccessat2:
-      return 1;
-    case SYS_clock_gettime:
-      *o = (struct out_rule){1, 16, 0, 0, 0};
+#define NO_OUT(...) \
+  { 1, -1, 0, 0, 0, __VA_ARGS__ }
+#define FIXED(arg, size, ...) \
+  { 1, arg, size, 0, 0, __VA_ARGS__ }
+#define BY_RESULT(arg, size_arg, ...) \
+  { 1, arg, 0, size_arg, 1, __VA_ARGS__ }
+
+/* The syscalls the library makes without a ptrace stop; every other one is traced. None may
+ * block (the recorder could not run another task meanwhile). man 2 of each for its
+ * out-parameter. */
+static const struct out_rule kRules[] = {
+    [SYS_getpid] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_getppid] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_gettid] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_getuid] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_geteuid] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_getgid] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_getegid] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_close] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_lseek] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_access] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_faccessat] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_faccessat2] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_clock_gettime] = FIXED(1, 16, ANY_FD, ARG1_SET),
+    [SYS_gettimeofday] = FIXED(0, 16, ANY_FD, TV_ONLY),
+    [SYS_fstat] = FIXED(1, sizeof(struct stat), ANY_FD, ALWAYS),
+    [SYS_newfstatat] = FIXED(2, sizeof(struct stat), ANY_FD, ALWAYS),
+    [SYS_statx] = FIXED(4, 256, ANY_FD, ALWAYS),
+    [SYS_getdents64] = BY_RESULT(1, 2, ANY_FD, ALWAYS),
+    [SYS_read] = BY_RESULT(1, 2, REGULAR_FILE, ALWAYS),
+    [SYS_pread64] = BY_RESULT(1, 2, REGULAR_FILE, ALWAYS),
+    [SYS_write] = NO_OUT(REGULAR_NOT_OUTPUT, ALWAYS),
+    [SYS_pwrite64] = NO_OUT(REGULAR_NOT_OUTPUT, ALWAYS),
+    [SYS_openat] = NO_OUT(ANY_FD, OPEN_CANNOT_BLOCK),
+    [SYS_flistxattr] = BY_RESULT(1, 2, REGULAR_FILE, ALWAYS),
+    [SYS_fgetxattr] = BY_RESULT(2, 3, REGULAR_FILE, ALWAYS),
+    [SYS_fsetxattr] = NO_OUT(REGULAR_FILE, ALWAYS),
+    [SYS_fadvise64] = NO_OUT(REGULAR_FILE, ALWAYS),
+    [SYS_utimensat] = NO_OUT(ANY_FD, ALWAYS),
+    [SYS_copy_file_range] = NO_OUT(REGULAR_FILE, NO_OFFSETS),
+};
+
+/* Whether call nr with arguments `a` may be buffered under `when`. */
+static int condition_holds(long nr, const long* a, int when) {
+  switch (when) {
+    case ARG1_SET: /* clock_gettime without a result pointer: traced, it fails the same */
       return a[1] != 0;
-    case SYS_gettimeofday:
-      *o = (struct out_rule){0, 16, 0, 0, 0};
+    case TV_ONLY: /* gettimeofday with a timezone too: traced */
       return a[0] != 0 && a[1] == 0;
-    case SYS_fstat:
-      *o = (struct out_rule){1, sizeof(struct stat), 0, 0, 0};
-      return 1;
-    case SYS_newfstatat:
-      *o = (struct out_rule){2, sizeof(struct stat), 0, 0, 0};
-      return 1;
-    case SYS_statx:
-      *o = (struct out_rule){4, 256, 0, 0, 0};
-      return 1;
-    case SYS_getdents64:
-      *o = (struct out_rule){1, 0, 2, 1, 0};
-      return 1;
-    case SYS_read:
-      *o = (struct out_rule){1, 0, 2, 1, 1};
-      return 1;
-    case SYS_pread64:
-      *o = (struct out_rule){1, 0, 2, 1, 1};
-      return 1;
-    case SYS_write:
-    case SYS_pwrite64:
-      *o = (struct out_rule){-1, 0, 0, 0, 2};
-      return 1;
-    case SYS_openat: {
+    case OPEN_CANNOT_BLOCK: {
+      /* Reading, or creating a new file (O_CREAT|O_EXCL cannot open an existing FIFO). A
+       * read-only open of a FIFO still blocks (preload/README.md, known limits). */
       long flags = a[2];
+      if ((flags & O_CREAT) && (flags & O_EXCL)) return 1;
       return (flags & O_ACCMODE) == O_RDONLY && !(flags & O_CREAT);
     }
+    case NO_OFFSETS: /* copy_file_range updating no offsets: nothing written to memory */
+      return a[1] == 0 && a[3] == 0;
     default:
-      return 0;
+      (void)nr;
+      return 1;
   }
+}
+
+/* The rule for call nr, or 0 when it is traced. */
+static const struct out_rule* rule_for(long nr, const long* a) {
+  if (nr < 0 || (unsigned long)nr >= sizeof kRules / sizeof kRules[0]) return 0;
+  const struct out_rule* o = &kRules[nr];
+  return o->buffered && condition_holds(nr, a, o->when) ? o : 0;
 }
 
 static long dispatch(const long* c) {
   const long* a = c + 1;
-  struct out_rule o;
-  if (!rule_for(c[0], a, &o)) return traced(c);
+  const struct out_rule* o = rule_for(c[0], a);
+  if (!o) return traced(c);
   if (!self.buf && rwd_register_thread() != 0) return traced(c);
-  if (o.fd_check) {
+  if (o->fd_check != ANY_FD) {
     uint64_t dev, ino;
     if (fd_kind(a[0], &dev, &ino) != S_IFREG) return traced(c);
-    if (o.fd_check == 2 && is_output(dev, ino)) return traced(c);
+    if (o->fd_check == REGULAR_NOT_OUTPUT && is_output(dev, ino)) return traced(c);
   }
-  uint64_t max = o.arg < 0 ? 0 : o.size ? (uint64_t)o.size : (uint64_t)a[o.size_arg];
+  uint64_t max = o->arg < 0 ? 0 : o->size ? (uint64_t)o->size : (uint64_t)a[o->size_arg];
   if (!has_room(max)) return traced(c);
-  return buffered(c, o.arg, max, o.by_result, o.arg < 0 ? 0 : (void*)a[o.arg]);
+  return buffered(c, o->arg, max, o->by_result, o->arg < 0 ? 0 : (void*)a[o->arg]);
 }
 
 long rwd_hook(const long call[7]) {

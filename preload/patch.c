@@ -1,12 +1,11 @@
 /* Patching libc's syscall sites (preload/README.md "Patching"). glibc makes most syscalls,
- * its internal ones included, through the sequence
- *     0f 05                  syscall
- *     48 3d 00|01 f0 ff ff   cmp $-4096|-4095, %rax
- * The 8 bytes become `jmp stub` (5 bytes) and a 3-byte nop. The site's stub, written into
- * rwd_stub_area, makes the few syscalls that must run where they were (clone, fork, vfork,
- * clone3: the child returns on another stack; rt_sigreturn: reads the stack) with its own
- * `syscall` instruction (traced), sends every other one to rwd_entry below the red zone, then
- * runs the displaced `cmp` and jumps back after the site. */
+ * its internal ones included, through `syscall` followed by a compare of the result with the
+ * error range (kSitePatterns below: the 64-bit and the 32-bit form). The site becomes
+ * `jmp stub` (5 bytes) and a nop over the rest. The site's stub, written into rwd_stub_area,
+ * makes the few syscalls that must run where they were (clone, fork, vfork, clone3: the child
+ * returns on another stack; rt_sigreturn: reads the stack) with its own `syscall` instruction
+ * (traced), sends every other one to rwd_entry below the red zone, then runs the displaced
+ * compare and jumps back after the site. */
 #define _GNU_SOURCE
 #include <link.h>
 #include <string.h>
@@ -15,7 +14,21 @@
 
 #include "preload.h"
 
-enum { kSiteLen = 8, kStubLen = 64, kMaxSites = 4096 };
+enum { kMaxSiteLen = 8, kStubLen = 64, kMaxSites = 4096 };
+
+/* The syscall sites patched: `syscall` and the compare after it (which the stub runs). */
+static const struct {
+  unsigned char len;
+  unsigned char bytes[kMaxSiteLen];
+} kSitePatterns[] = {
+    {8, {0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff}}, /* cmp $-4096, %rax */
+    {8, {0x0f, 0x05, 0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff}}, /* cmp $-4095, %rax */
+    {7, {0x0f, 0x05, 0x3d, 0x00, 0xf0, 0xff, 0xff}},       /* cmp $0xfffff000, %eax */
+    {7, {0x0f, 0x05, 0x3d, 0x01, 0xf0, 0xff, 0xff}},       /* cmp $0xfffff001, %eax */
+};
+
+/* Multi-byte nops (Intel SDM vol. 2, NOP) that fill a site after its 5-byte jump. */
+static const unsigned char kNop2[] = {0x66, 0x90}, kNop3[] = {0x0f, 0x1f, 0x00};
 
 struct text_range {
   uintptr_t lo, hi;
@@ -38,9 +51,15 @@ static int find_libc(struct dl_phdr_info* info, size_t size, void* arg) {
   return 0;
 }
 
-static int is_site(const unsigned char* p) {
-  return p[0] == 0x0f && p[1] == 0x05 && p[2] == 0x48 && p[3] == 0x3d &&
-         (p[4] == 0x00 || p[4] == 0x01) && p[5] == 0xf0 && p[6] == 0xff && p[7] == 0xff;
+/* The length of the syscall site at p (a kSitePatterns entry), or 0. p has kMaxSiteLen
+ * readable bytes. */
+static int site_len(const unsigned char* p) {
+  for (unsigned i = 0; i < sizeof kSitePatterns / sizeof kSitePatterns[0]; ++i) {
+    int n = kSitePatterns[i].len, k = 0;
+    while (k < n && p[k] == kSitePatterns[i].bytes[k]) ++k;
+    if (k == n) return n;
+  }
+  return 0;
 }
 
 static int fits_rel32(uintptr_t from_end, uintptr_t to) {
@@ -52,8 +71,8 @@ static void put32(unsigned char* p, uint32_t v) {
   rwd_copy(p, &v, 4);
 }
 
-/* Writes the stub for `site` at `s` (kStubLen bytes). */
-static void write_stub(unsigned char* s, uintptr_t site) {
+/* Writes the stub for the `len`-byte `site` at `s` (kStubLen bytes). */
+static void write_stub(unsigned char* s, uintptr_t site, int len) {
   static const struct {
     unsigned char len;
     unsigned char code[5];
@@ -89,45 +108,52 @@ static void write_stub(unsigned char* s, uintptr_t site) {
   p[0] = 0x0f; /* raw: syscall */
   p[1] = 0x05;
   p += 2;
-  rwd_copy(p, (const void*)(site + 2), 6); /* tail: the displaced cmp */
-  p += 6;
-  p[0] = 0xe9; /* jmp site + 8 */
-  put32(p + 1, (uint32_t)(site + kSiteLen - (uintptr_t)(p + 5)));
+  rwd_copy(p, (const void*)(site + 2), len - 2); /* tail: the displaced cmp */
+  p += len - 2;
+  p[0] = 0xe9; /* jmp site + len */
+  put32(p + 1, (uint32_t)(site + len - (uintptr_t)(p + 5)));
   p += 5;
   while (p < s + kStubLen) *p++ = 0xcc;
 }
 
 int rwd_patch_libc(void) {
   struct text_range t = {0, 0};
-  if (!dl_iterate_phdr(find_libc, &t) || t.hi <= t.lo + kSiteLen) return 0;
+  if (!dl_iterate_phdr(find_libc, &t) || t.hi <= t.lo + kMaxSiteLen) return 0;
   /* Collect the sites first: once libc's text is writable, no libc code can run. */
   static uintptr_t sites[kMaxSites];
+  static unsigned char lens[kMaxSites];
   int n = 0;
   uintptr_t stubs = (uintptr_t)rwd_stub_area;
   int capacity = (int)((rwd_stub_area_end - rwd_stub_area) / kStubLen);
-  for (uintptr_t a = t.lo; a + kSiteLen <= t.hi && n < capacity && n < kMaxSites; ++a) {
-    if (!is_site((const unsigned char*)a)) continue;
+  for (uintptr_t a = t.lo; a + kMaxSiteLen <= t.hi && n < capacity && n < kMaxSites; ++a) {
+    int len = site_len((const unsigned char*)a);
+    if (!len) continue;
     uintptr_t stub = stubs + (uintptr_t)n * kStubLen;
-    if (!fits_rel32(a + 5, stub) || !fits_rel32(stub + kStubLen, a + kSiteLen)) continue;
+    if (!fits_rel32(a + 5, stub) || !fits_rel32(stub + kStubLen, a + len)) continue;
+    lens[n] = (unsigned char)len;
     sites[n++] = a;
-    a += kSiteLen - 1;
+    a += len - 1;
   }
   if (n == 0) return 0;
   long area = rwd_stub_area_end - rwd_stub_area;
   if (rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_WRITE, 0, 0,
                          0) != 0)
     return 0;
-  for (int i = 0; i < n; ++i) write_stub(rwd_stub_area + (long)i * kStubLen, sites[i]);
+  for (int i = 0; i < n; ++i) write_stub(rwd_stub_area + (long)i * kStubLen, sites[i], lens[i]);
   rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_EXEC, 0, 0, 0);
   uintptr_t lo = t.lo & ~4095ul, hi = (t.hi + 4095) & ~4095ul;
   if (rwd_traced_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE, 0, 0,
                          0) != 0)
     return 0;
   for (int i = 0; i < n; ++i) {
-    unsigned char jump[kSiteLen] = {0xe9, 0, 0, 0, 0, 0x0f, 0x1f, 0x00};
+    unsigned char jump[kMaxSiteLen] = {0xe9};
     uintptr_t stub = stubs + (uintptr_t)i * kStubLen;
     put32(jump + 1, (uint32_t)(stub - (sites[i] + 5)));
-    rwd_copy((void*)sites[i], jump, kSiteLen);
+    if (lens[i] == 7)
+      rwd_copy(jump + 5, kNop2, 2);
+    else
+      rwd_copy(jump + 5, kNop3, 3);
+    rwd_copy((void*)sites[i], jump, lens[i]);
   }
   rwd_traced_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
   return n;

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -37,6 +38,7 @@
 #include "engine/record/syscall_buffer.h"
 #include "engine/record/syscall_capture.h"
 #include "engine/ticks/memory_digest.h"
+#include "engine/trace/buffered_records.h"
 #include "engine/trace/trace_dir.h"
 #include "engine/trace/trace_files.h"
 #include "engine/trace/trace_writer.h"
@@ -205,6 +207,8 @@ class Recorder {
   bool periodic_ = false;     ///< the timer ticks every policy_.tick_us()
   bool flush_armed_ = false;  ///< the one-shot flush timer is armed
   uint64_t preemptions_ = 0;
+  uint64_t ptrace_stops_ = 0;
+  uint64_t buffered_syscalls_ = 0;
   struct stat stdout_st_ {
   }, stderr_st_{};
   bool have_stdout_ = false, have_stderr_ = false;
@@ -220,6 +224,13 @@ void Recorder::write(Event& e) {
 void Recorder::take_buffered(Task& t) {
   if (!t.buffer.addr) return;
   std::vector<uint8_t> more = t.buffer.take_records(t.tid);
+  if (more.empty()) return;
+  try {
+    buffered_syscalls_ += parse_buffered_records(more).size();
+  } catch (const TraceError&) {  // the program wrote over its buffer: replay could not use it
+    throw Error("task " + std::to_string(t.tid) +
+                " holds malformed records in its syscall buffer (the program overwrote it?)");
+  }
   t.buffered.insert(t.buffered.end(), more.begin(), more.end());
 }
 
@@ -230,6 +241,7 @@ void Recorder::step_out_of_buffer_code(Task& t) {
     if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
     resume(t.tid, PTRACE_SINGLESTEP, 0);
     int st = wait_task(t.tid);
+    ++ptrace_stops_;
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
       throw Error("task " + std::to_string(t.tid) +
                   " stopped unexpectedly while leaving the syscall buffer code");
@@ -349,6 +361,7 @@ RecordResult Recorder::run() {
         if (errno == EINTR) continue;
         break;
       }
+      ++ptrace_stops_;
       auto it = tasks_.find(tid);
       if (it == tasks_.end()) {
         early_stops_[tid] = status;
@@ -381,6 +394,11 @@ RecordResult Recorder::run() {
   r.exit_code = exit_code_for_status(root_status_);
   r.events = writer_->last_event();
   r.preemptions = preemptions_;
+  r.ptrace_stops = ptrace_stops_;
+  r.buffered_syscalls = buffered_syscalls_;
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  r.peak_memory = uint64_t(ru.ru_maxrss) * 1024;  // getrusage(2): ru_maxrss is in kilobytes
   return r;
 }
 

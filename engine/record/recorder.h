@@ -22,9 +22,12 @@ struct RecordOptions {
 /// The outcome of a recording.
 struct RecordResult {
   std::string trace_dir;
-  int exit_code = 0;         ///< the program's exit status, or 128+signal
-  uint64_t events = 0;       ///< number of events written
-  uint64_t preemptions = 0;  ///< Sched events: tasks interrupted to let another run
+  int exit_code = 0;               ///< the program's exit status, or 128+signal
+  uint64_t events = 0;             ///< number of events written
+  uint64_t preemptions = 0;        ///< Sched events: tasks interrupted to let another run
+  uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for
+  uint64_t buffered_syscalls = 0;  ///< syscalls made without a stop (preload/), in records
+  uint64_t peak_memory = 0;        ///< the recorder's own peak resident set, in bytes
 };
 
 /// Records argv[0] with its arguments in the current directory and environment, its stdio
