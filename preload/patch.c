@@ -126,7 +126,9 @@ int rwd_patch_libc(void) {
   uintptr_t stubs = (uintptr_t)rwd_stub_area;
   int capacity = (int)((rwd_stub_area_end - rwd_stub_area) / kStubLen);
   for (uintptr_t a = t.lo; a + kMaxSiteLen <= t.hi && n < capacity && n < kMaxSites; ++a) {
-    int len = site_len((const unsigned char*)a);
+    const unsigned char* p = (const unsigned char*)a;
+    if (p[0] != 0x0f || p[1] != 0x05) continue; /* most bytes: not even a `syscall` */
+    int len = site_len(p);
     if (!len) continue;
     uintptr_t stub = stubs + (uintptr_t)n * kStubLen;
     if (!fits_rel32(a + 5, stub) || !fits_rel32(stub + kStubLen, a + len)) continue;
