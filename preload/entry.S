@@ -63,18 +63,17 @@ rwd_traced_syscall:
 
 /* long rwd_buffered_syscall(long call[7], struct rwd_buffer_header *hdr,
  *                           const struct rwd_commit *how)
- * call = {nr, a0..a5}. Makes the call with its record at hdr->pos (argument how->out_arg,
- * unless it is -1, is pointed at the record's data) and commits the record: recording, the
- * syscall, made
- * from the untraced page; replaying, the recorded result of `rec` (after checking its
- * number). Then, in both, fills in rec's number, result and size, copies the out-data the
- * record keeps to how->to_user and advances hdr->pos past the record. Both paths make the
- * same memory writes and leave the same registers, so that the code around them runs
- * identically in record and replay. The recorder never stops a task at a point inside
- * [rwd_defer_start, rwd_defer_end) or the untraced page: a record is placed, consumed,
- * committed and copied out with no point in between (the recorder empties the buffer at its
- * stops), so the records an event carries are exactly those its task used before it, and no
- * record's data is needed after its event. */
+ * call = {nr, a0..a5}. Places the call's record at hdr->pos (argument how->out_arg, unless it
+ * is -1, is pointed at the record's data) and makes the call: recording, the syscall, from the
+ * untraced page; replaying, the record's recorded result (after checking its number). Then,
+ * in both, fills in the record's number, result and size, copies the out-data it keeps to
+ * how->to_user and advances hdr->pos past it. Both paths make the same memory writes and
+ * leave the same registers, so that the code around them runs identically in record and
+ * replay. The recorder never stops a task at a point inside [rwd_defer_start, rwd_defer_end)
+ * or the untraced page: a record is placed, consumed, committed and copied out with no point
+ * in between (the recorder empties the buffer at its stops), so the records an event carries
+ * are exactly those its task used before it, and no record's data is needed after its
+ * event. */
         .globl rwd_buffered_syscall
         .hidden rwd_buffered_syscall
         .globl rwd_defer_start

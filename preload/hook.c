@@ -157,8 +157,8 @@ static const struct out_rule kRules[] = {
     [SYS_copy_file_range] = NO_OUT(REGULAR_FILE, NO_OFFSETS),
 };
 
-/* Whether call nr with arguments `a` may be buffered under `when`. */
-static int condition_holds(long nr, const long* a, int when) {
+/* Whether a call with arguments `a` may be buffered under `when`. */
+static int condition_holds(const long* a, int when) {
   switch (when) {
     case ARG1_SET: /* clock_gettime without a result pointer: traced, it fails the same */
       return a[1] != 0;
@@ -174,7 +174,6 @@ static int condition_holds(long nr, const long* a, int when) {
     case NO_OFFSETS: /* copy_file_range updating no offsets: nothing written to memory */
       return a[1] == 0 && a[3] == 0;
     default:
-      (void)nr;
       return 1;
   }
 }
@@ -183,7 +182,7 @@ static int condition_holds(long nr, const long* a, int when) {
 static const struct out_rule* rule_for(long nr, const long* a) {
   if (nr < 0 || (unsigned long)nr >= sizeof kRules / sizeof kRules[0]) return 0;
   const struct out_rule* o = &kRules[nr];
-  return o->buffered && condition_holds(nr, a, o->when) ? o : 0;
+  return o->buffered && condition_holds(a, o->when) ? o : 0;
 }
 
 static long dispatch(const long* c) {

@@ -674,9 +674,11 @@ void Recorder::on_fork_event(Task& t, int event) {
   uint64_t flags = t.entry.rdi;
   if (t.entry.orig_rax == SYS_clone3) read_memory_exact(t.tid, t.entry.rdi, &flags, 8);
   c.pid = (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) ? t.pid : child;
-  if (c.pid == child) c.buffer = t.buffer;  // a copy of (or, vfork, the same) memory
   Group& cg = groups_[c.pid];
-  if (c.pid == child) cg.buffer_exclusions = group(t).buffer_exclusions;
+  if (c.pid == child) {  // a copy of (or, vfork, the same) memory, with the parent's buffers
+    c.buffer = t.buffer;
+    cg.buffer_exclusions = group(t).buffer_exclusions;
+  }
   cg.members.push_back(child);
   if (cg.members.size() == 2 && cg.active) {
     // Competition starts now: the running task's time slice starts now too.
