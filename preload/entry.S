@@ -124,7 +124,18 @@ rwd_buffered_syscall:
         mov %rdx, %rcx
         rep movsb
 2:      add %r8d, 0(%r12)
-        xor %ecx, %ecx
+        /* Replaying, a pause mark after this record: stop here (rewind_preload_abi.h,
+         * RWD_SYS_PAUSE). rbx is free now; the result waits there. */
+        cmpl $0, RWD_CONTROL_OFFSET(%r12)
+        je 4f
+        mov 0(%r12), %ebx
+        cmpl $RWD_PAUSE_MARK, RWD_DATA_OFFSET+4(%r12,%rbx)
+        jne 4f
+        mov %rax, %rbx
+        mov $RWD_SYS_PAUSE, %eax
+        syscall
+        mov %rbx, %rax                  /* RWD_PAUSE_RESUME_INSN: rewind performs it */
+4:      xor %ecx, %ecx
         xor %r11d, %r11d
         pop %r14
         pop %r13

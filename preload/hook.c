@@ -40,7 +40,7 @@ int rwd_register_thread(void) {
     return -1;
   }
   long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)rwd_defer_start,
-                              (long)rwd_defer_end, 0, 0);
+                              (long)rwd_defer_end, RWD_FEATURE_PAUSE, 0);
   if (r != 0) {
     rwd_traced_syscall(SYS_munmap, p, RWD_BUFFER_SIZE, 0, 0, 0, 0);
     self.off = 1;

@@ -17,11 +17,30 @@
 
 /* rewind's own syscall numbers (no kernel syscall has them; without rewind they fail with
  * ENOSYS, and the library stays off). */
-/* register_buffer(buffer, size, defer_start, defer_end): the calling task's buffer, and the
- * code range where the recorder must not stop the task at an arbitrary point. Returns 0. */
+/* register_buffer(buffer, size, defer_start, defer_end, features): the calling task's buffer,
+ * the code range where the recorder must not stop the task at an arbitrary point, and what
+ * this library can do (RWD_FEATURE_*; libraries before the features existed pass 0). Returns
+ * 0. */
 #define RWD_SYS_REGISTER_BUFFER 1000
 /* Made by the library only in replay, when the next buffered record is not for this call. */
 #define RWD_SYS_DIVERGED 1001
+/* Made by the library only in replay, just after it committed a record that a pause mark
+ * follows: rewind stops the task there (its position within an event, counted in records),
+ * puts the records that follow the mark in place and resumes it after the next instruction,
+ * `mov %rbx,%rax` (RWD_PAUSE_RESUME_INSN), which it performs itself. */
+#define RWD_SYS_PAUSE 1002
+/* The bytes of that instruction, and its length. */
+#define RWD_PAUSE_RESUME_INSN 0xd88948
+#define RWD_PAUSE_RESUME_LEN 3
+
+/* Features a library announces at registration. */
+/* It makes RWD_SYS_PAUSE at a pause mark. */
+#define RWD_FEATURE_PAUSE 1
+
+/* Record numbers that are marks rather than syscalls (no syscall has them). The end mark
+ * follows the last record of an event: any call that reads it makes RWD_SYS_DIVERGED. */
+#define RWD_END_MARK 0xffffffffu
+#define RWD_PAUSE_MARK 0xfffffffeu
 
 /* A task's buffer: a header page, then records. */
 #define RWD_BUFFER_SIZE (1024 * 1024)

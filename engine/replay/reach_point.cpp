@@ -38,12 +38,33 @@ std::string describe(const Stop& s, pid_t tid) {
       return "its end";
     case Stop::Event:
       return "a ptrace event";
+    case Stop::BufferPause:
+      return "a pause in its syscall buffer";
   }
   return "?";
 }
 }  // namespace
 
 uint64_t reach_point(ReplayTask& t, const Event& e) {
+  uint64_t stops = 0;
+  if (!t.pauses.empty()) {
+    // The point lies after the event's last buffered record: run to the pause there first
+    // (the replayer asks for one at every point's last record), without stopping at the
+    // point's instruction on the way.
+    t.stop_at_pause = true;
+    while (!t.pauses.empty()) {
+      Stop s = run_to_stop(t, PTRACE_SYSEMU);
+      ++stops;
+      if (s.kind != Stop::BufferPause) {
+        t.stop_at_pause = false;
+        throw DivergenceError("replay diverged at event " + std::to_string(e.number) + " (task " +
+                              std::to_string(e.tid) + ", " + event_kind_name(e.kind) +
+                              "): the task reached " + describe(s, t.tid) +
+                              " before its last buffered syscall");
+      }
+    }
+    t.stop_at_pause = false;
+  }
   // orig_rax is the kernel's note of the syscall being returned from (-1 or its number,
   // depending on how the stop was reached), not program state: a point ignores it.
   auto same_state = [&](Registers r) {
@@ -59,7 +80,7 @@ uint64_t reach_point(ReplayTask& t, const Event& e) {
     }
     return true;
   };
-  if (at_point(get_regs(t.tid))) return 0;
+  if (at_point(get_regs(t.tid))) return stops;
   if (getenv("REWIND_DEBUG_POINTS")) {
     Registers r = get_regs(t.tid);
     auto d = first_register_difference(e.regs, r);
@@ -81,7 +102,6 @@ uint64_t reach_point(ReplayTask& t, const Event& e) {
                            hex(e.regs.rip));
   };
   ScopedBreakpoint bp(t.tid, e.regs.rip);
-  uint64_t stops = 0;
   for (;;) {
     Registers r = get_regs(t.tid);
     if (r.rip == e.regs.rip) {

@@ -59,6 +59,15 @@ class ReplaySession {
   static uint64_t checkpoint_event(const Checkpoint& c);
   /// The real pids of a checkpoint's stopped processes.
   static std::vector<pid_t> checkpoint_pids(const Checkpoint& c);
+  /// Asks that task `rec_tid`, replaying up to event `event` (its own, carrying buffered
+  /// records), pause once it has used `pos` bytes of that event's records (a record
+  /// boundary): the observer then sees a Stop::BufferPause there (buffer_fill.h). One request
+  /// at a time; `pos` 0 withdraws it. Takes effect when the event's records are put in place,
+  /// so ask before the event before it is replayed. Only for a task that can_pause_buffer.
+  void pause_in_buffer(pid_t rec_tid, uint64_t event, uint32_t pos);
+  /// Whether live task `rec_tid`'s syscall buffer library can pause between its records
+  /// (RWD_FEATURE_PAUSE; libraries of older traces cannot).
+  bool can_pause_buffer(pid_t rec_tid) const;
   /// Totals so far (exit code from the trace's summary).
   ReplayResult result() const;
 

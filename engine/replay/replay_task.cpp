@@ -11,6 +11,7 @@
 #include "engine/arch/siginfo.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
+#include "engine/replay/buffer_fill.h"
 #include "engine/replay/replay_observer.h"
 
 namespace rwd {
@@ -54,10 +55,17 @@ void set_replay_observer(ReplayObserver* observer) {
 }
 
 Stop run_to_stop(ReplayTask& t, int request) {
-  if (!g_observer || request != PTRACE_SYSEMU) return run_once(t, request);
+  bool observed = g_observer && request == PTRACE_SYSEMU;
   for (;;) {
-    Stop s = run_once(t, g_observer->before_resume(t, request));
-    if (!g_observer->after_stop(t, s)) return s;
+    Stop s = run_once(t, observed ? g_observer->before_resume(t, request) : request);
+    if (s.kind == Stop::SyscallEntry && at_buffer_pause(t)) {
+      s.kind = Stop::BufferPause;
+      s.status = int(take_buffer_pause(t));
+      if (observed) g_observer->after_stop(t, s);
+      if (t.stop_at_pause) return s;
+      continue;
+    }
+    if (!observed || !g_observer->after_stop(t, s)) return s;
   }
 }
 

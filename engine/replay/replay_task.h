@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "engine/arch/registers.h"
 
@@ -37,11 +38,27 @@ struct ReplayTask {
   /// Its librewind_preload.so syscall buffer (0: none): registered by the task, or its fork
   /// parent's (preload/README.md).
   uint64_t syscall_buffer = 0;
+  uint64_t buffer_features = 0;  ///< RWD_FEATURE_* its library announced at registration
+  /// The buffered records of the event it runs to (bytes, as the event carries them), and
+  /// the positions in them (bytes, ascending) where it still has to pause (buffer_fill.h).
+  std::vector<uint8_t> records;
+  std::vector<uint32_t> pauses;
+  /// run_to_stop returns at a pause (Stop::BufferPause) instead of going on.
+  bool stop_at_pause = false;
 };
 
 /// What stopped a task.
 struct Stop {
-  enum Kind : uint8_t { SyscallEntry, SyscallExit, Signal, Event, Exited } kind = SyscallEntry;
+  /// BufferPause: the task reached a pause between its buffered records (buffer_fill.h),
+  /// already handled; `status` holds the pause's position (bytes of records used).
+  enum Kind : uint8_t {
+    SyscallEntry,
+    SyscallExit,
+    Signal,
+    Event,
+    Exited,
+    BufferPause
+  } kind = SyscallEntry;
   int sig = 0;                         ///< Signal: the signal; Event: PTRACE_EVENT_*
   int status = 0;                      ///< Exited: raw wait status
   std::array<uint8_t, 128> siginfo{};  ///< Signal: its siginfo
@@ -49,7 +66,9 @@ struct Stop {
 
 /// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL) and waits for its next stop of
 /// interest. Signals the replay did not cause (a real SIGCHLD from a replayed child) are
-/// suppressed; group-stops are resumed. Throws SystemError.
+/// suppressed; group-stops are resumed. A pause between buffered records is handled
+/// (take_buffer_pause), shown to the observer, and returned only with `t.stop_at_pause`.
+/// Throws SystemError, DivergenceError.
 Stop run_to_stop(ReplayTask& t, int request);
 
 /// Waits for `t`'s next stop without resuming it first (same filtering as run_to_stop).

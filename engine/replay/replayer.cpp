@@ -22,6 +22,7 @@
 #include "engine/os/cpu_affinity.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/replay/buffer_fill.h"
 #include "engine/replay/exec_restore.h"
 #include "engine/replay/output_echo.h"
 #include "engine/replay/reach_point.h"
@@ -110,6 +111,13 @@ class ReplaySession::Impl {
   TraceReader trace_;
   std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
   uint64_t done_ = 0;
+  /// ReplaySession::pause_in_buffer's request.
+  struct PauseRequest {
+    pid_t rec_tid = 0;
+    uint64_t event = 0;
+    uint32_t pos = 0;
+  };
+  std::optional<PauseRequest> pause_request_;
 
  private:
   ReplayTask& task_for(const Event& e);
@@ -123,7 +131,7 @@ class ReplaySession::Impl {
   void reach_syscall_entry(ReplayTask& t, const Event& e);
   /// Syscall buffering (preload/README.md): the task's buffer is at `addr`; its library
   /// takes results from the records from now on.
-  void register_buffer(ReplayTask& t, uint64_t addr);
+  void register_buffer(ReplayTask& t, uint64_t addr, uint64_t features);
   /// Puts e's buffered records in t's buffer, before t runs to e.
   void fill_buffer(ReplayTask& t, const Event& e);
   /// At e's point: the records are used up; the buffer starts again, as when recording.
@@ -228,8 +236,9 @@ void Replayer::reach_syscall_entry(ReplayTask& t, const Event& e) {
                         " at rip " + hex(r.rip));
 }
 
-void Replayer::register_buffer(ReplayTask& t, uint64_t addr) {
+void Replayer::register_buffer(ReplayTask& t, uint64_t addr, uint64_t features) {
   t.syscall_buffer = addr;
+  t.buffer_features = features;
   uint32_t replaying = 1;
   write_memory(t.tid, addr + RWD_CONTROL_OFFSET, &replaying, sizeof replaying);
 }
@@ -241,15 +250,28 @@ void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
   if (e.buffered.size() + RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
     throw TraceError(trace_.dir() + "/events: " + where(e) + ": buffered records too large");
   parse_buffered_records(e.buffered);  // well-formed, or a TraceError
-  std::vector<uint8_t> bytes = e.buffered;
-  rwd_record end{RWD_RECORD_HEADER, ~0u, 0};  // no syscall has this number: a mismatch
-  const auto* p = reinterpret_cast<const uint8_t*>(&end);
-  bytes.insert(bytes.end(), p, p + sizeof end);
-  write_memory(t.tid, t.syscall_buffer + RWD_DATA_OFFSET, bytes.data(), bytes.size());
+  std::vector<uint32_t> pauses;
+  if (t.buffer_features & RWD_FEATURE_PAUSE) {
+    // A point between events lies after all of its event's records: pausing after the last
+    // one lets reach_point look for it from there only.
+    bool point = e.kind == EventKind::Sched || (e.kind == EventKind::Signal && !e.synchronous);
+    if (point) pauses.push_back(uint32_t(e.buffered.size()));
+    if (pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid)
+      pauses.push_back(pause_request_->pos);
+  }
+  try {
+    rwd::fill_buffer(t, e.buffered, std::move(pauses));
+  } catch (const DivergenceError& x) {
+    throw diverged(e, x.what());
+  }
 }
 
 void Replayer::buffer_reached(ReplayTask& t, const Event& e) {
   if (e.buffered.empty() || !t.syscall_buffer) return;
+  if (!t.pauses.empty())
+    throw diverged(e, "the task did not pause at byte " + std::to_string(t.pauses.front()) +
+                          " of its buffered syscall records");
+  t.records.clear();
   uint32_t pos = 0;
   read_memory_exact(t.tid, t.syscall_buffer, &pos, sizeof pos);
   if (pos != e.buffered.size())
@@ -349,7 +371,10 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   c.pid = s.sig == PTRACE_EVENT_CLONE && (clone_flags(t, regs) & CLONE_THREAD) ? t.pid : c.tid;
   uint64_t flags = clone_flags(t, regs);
   if ((flags & CLONE_VM) && !(flags & CLONE_THREAD)) c.vm_parent = t.tid;
-  if (c.pid == c.tid) c.syscall_buffer = t.syscall_buffer;  // a copy of, or the same, memory
+  if (c.pid == c.tid) {  // a copy of, or the same, memory
+    c.syscall_buffer = t.syscall_buffer;
+    c.buffer_features = t.buffer_features;
+  }
   wait_new_task(c);
   fix_child_tids(t, c, e, regs);
   tasks_[e.child_tid] = c;
@@ -390,7 +415,7 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   long nr = e.syscallno();
   if (nr == RWD_SYS_REGISTER_BUFFER) {  // answered by the recorder, not the kernel
     emulate(t, e, regs);
-    if (e.result == 0) register_buffer(t, regs.rdi);
+    if (e.result == 0) register_buffer(t, regs.rdi, regs.r8);
     return;
   }
   const SyscallSpec* spec = syscall_spec(nr);
@@ -472,6 +497,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
   }
   restore_exec(t, e, trace_);
   t.syscall_buffer = 0;  // the new image registers its own
+  t.buffer_features = 0;
 }
 
 void Replayer::on_signal(ReplayTask& t, const Event& e) {
@@ -743,6 +769,16 @@ const TraceReader& ReplaySession::trace() const {
 }
 ReplayResult ReplaySession::result() const {
   return impl_->result();
+}
+void ReplaySession::pause_in_buffer(pid_t rec_tid, uint64_t event, uint32_t pos) {
+  if (pos == 0)
+    impl_->pause_request_.reset();
+  else
+    impl_->pause_request_ = Impl::PauseRequest{rec_tid, event, pos};
+}
+bool ReplaySession::can_pause_buffer(pid_t rec_tid) const {
+  auto it = impl_->tasks_.find(rec_tid);
+  return it != impl_->tasks_.end() && (it->second.buffer_features & RWD_FEATURE_PAUSE);
 }
 
 ReplayResult replay_to_end(const ReplayOptions& opts) {

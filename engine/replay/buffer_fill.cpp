@@ -1,0 +1,88 @@
+#include "buffer_fill.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/trace/buffered_records.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+namespace {
+
+/// Writes records[from, to) at position `from` of `t`'s buffer, then `mark` after them.
+void write_records(const ReplayTask& t, const std::vector<uint8_t>& records, uint32_t from,
+                   uint32_t to, uint32_t mark) {
+  std::vector<uint8_t> bytes(records.begin() + from, records.begin() + to);
+  rwd_record m{RWD_RECORD_HEADER, mark, 0};
+  const auto* p = reinterpret_cast<const uint8_t*>(&m);
+  bytes.insert(bytes.end(), p, p + sizeof m);
+  write_memory(t.tid, t.syscall_buffer + RWD_DATA_OFFSET + from, bytes.data(), bytes.size());
+}
+
+}  // namespace
+
+std::vector<uint32_t> record_boundaries(const std::vector<uint8_t>& records) {
+  std::vector<uint32_t> out;
+  uint32_t pos = 0;
+  for (const BufferedRecord& r : parse_buffered_records(records)) {
+    pos += RWD_RECORD_HEADER + r.data_bytes;
+    out.push_back(pos);
+  }
+  return out;
+}
+
+void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses) {
+  // The library leaves room for the end mark after its records (preload/hook.c has_room).
+  if (records.size() + RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
+    throw DivergenceError("buffered records too large (" + std::to_string(records.size()) +
+                          " bytes)");
+  std::sort(pauses.begin(), pauses.end());
+  pauses.erase(std::unique(pauses.begin(), pauses.end()), pauses.end());
+  if (!pauses.empty()) {
+    if (!(t.buffer_features & RWD_FEATURE_PAUSE))
+      throw DivergenceError("the task's syscall buffer library cannot pause between records");
+    std::vector<uint32_t> ends = record_boundaries(records);
+    for (uint32_t p : pauses)
+      if (!std::binary_search(ends.begin(), ends.end(), p))
+        throw DivergenceError("no buffered record ends at byte " + std::to_string(p));
+  }
+  t.records = std::move(records);
+  t.pauses = std::move(pauses);
+  uint32_t to = t.pauses.empty() ? uint32_t(t.records.size()) : t.pauses.front();
+  write_records(t, t.records, 0, to, t.pauses.empty() ? RWD_END_MARK : RWD_PAUSE_MARK);
+}
+
+bool at_buffer_pause(const ReplayTask& t) {
+  // Without a pause ahead the library never makes it.
+  return !t.pauses.empty() && get_regs(t.tid).orig_rax == RWD_SYS_PAUSE;
+}
+
+uint32_t take_buffer_pause(ReplayTask& t) {
+  uint32_t pos = 0;
+  read_memory_exact(t.tid, t.syscall_buffer, &pos, sizeof pos);
+  if (t.pauses.empty() || pos != t.pauses.front())
+    throw DivergenceError("task " + std::to_string(t.rec_tid) +
+                          " paused in its syscall buffer at byte " + std::to_string(pos) +
+                          (t.pauses.empty() ? ", where no pause was asked for"
+                                            : ", expected " + std::to_string(t.pauses.front())));
+  t.pauses.erase(t.pauses.begin());
+  uint32_t to = t.pauses.empty() ? uint32_t(t.records.size()) : t.pauses.front();
+  write_records(t, t.records, pos, to, t.pauses.empty() ? RWD_END_MARK : RWD_PAUSE_MARK);
+  Registers r = get_regs(t.tid);
+  uint32_t insn = 0;
+  read_memory_exact(t.tid, r.rip, &insn, RWD_PAUSE_RESUME_LEN);
+  if (insn != RWD_PAUSE_RESUME_INSN)
+    throw DivergenceError("the syscall buffer library's pause is not followed by mov %rbx,%rax");
+  r.rax = r.rbx;
+  r.rip += RWD_PAUSE_RESUME_LEN;
+  r.orig_rax = uint64_t(-1);
+  set_regs(t.tid, r);
+  return pos;
+}
+
+}  // namespace rwd

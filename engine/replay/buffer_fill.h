@@ -1,0 +1,37 @@
+// Putting an event's buffered syscall records into a replayed task's librewind_preload.so
+// buffer, and pausing the task at a position between its records (preload/README.md,
+// "Replay"; the marks and RWD_SYS_PAUSE are in preload/rewind_preload_abi.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/replay/replay_task.h"
+
+namespace rwd {
+
+/// Puts `records` (an event's buffered bytes, already checked well-formed) into `t`'s buffer
+/// before it runs to that event. Without `pauses`, all of them followed by the end mark.
+/// With pauses (byte positions within the records, each at a record boundary, in
+/// (0, records.size()]; sorted and deduplicated here), the records up to the first one
+/// followed by a pause mark: the task then stops with RWD_SYS_PAUSE just after it committed
+/// the record that ends there (take_buffer_pause). Needs RWD_FEATURE_PAUSE for pauses.
+/// Throws DivergenceError when the records do not fit the buffer or a pause is not at a
+/// record boundary.
+void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses);
+
+/// True if `t`, just stopped at a syscall entry, made RWD_SYS_PAUSE (asked for by a pause).
+bool at_buffer_pause(const ReplayTask& t);
+
+/// Handles `t`'s stop at its next pause: checks it used exactly the records up to the pause,
+/// puts the records up to the next pause (or all that are left, with the end mark) in place,
+/// and performs the library's `mov %rbx,%rax`, so that `t` stands where the library's code
+/// goes on in record and replay alike. Returns the pause's position (bytes of records used).
+/// Throws DivergenceError when `t` paused where no pause was asked for.
+uint32_t take_buffer_pause(ReplayTask& t);
+
+/// The byte positions in `records` (an event's buffered bytes) where records end: the
+/// places a task can be paused at, ascending.
+std::vector<uint32_t> record_boundaries(const std::vector<uint8_t>& records);
+
+}  // namespace rwd
