@@ -123,20 +123,22 @@ rwd_buffered_syscall:
         lea RWD_RECORD_HEADER(%rbx), %rsi
         mov %rdx, %rcx
         rep movsb
-2:      add %r8d, 0(%r12)
+2:      mov 0(%r12), %ebx
+        add %r8d, %ebx                  /* rbx = hdr->pos past this record */
         /* Replaying, a pause mark after this record: stop here (rewind_preload_abi.h,
-         * RWD_SYS_PAUSE). rbx is free now; the result waits there. */
+         * RWD_SYS_PAUSE); the result waits in rbx, which rewind sets back. */
         cmpl $0, RWD_CONTROL_OFFSET(%r12)
-        je 4f
-        mov 0(%r12), %ebx
+        je 5f
         cmpl $RWD_PAUSE_MARK, RWD_DATA_OFFSET+4(%r12,%rbx)
-        jne 4f
+        jne 5f
         mov %rax, %rbx
         mov $RWD_SYS_PAUSE, %eax
         syscall
-        mov %rbx, %rax                  /* RWD_PAUSE_RESUME_INSN: rewind performs it */
-4:      xor %ecx, %ecx
+        /* From here on both paths run the same instructions from the same registers; until
+         * the store below, the record is not used yet (hdr->pos is the old one). */
+5:      xor %ecx, %ecx
         xor %r11d, %r11d
+        mov %ebx, 0(%r12)               /* the record is used */
         pop %r14
         pop %r13
         pop %r12

@@ -24,14 +24,13 @@
 #define RWD_SYS_REGISTER_BUFFER 1000
 /* Made by the library only in replay, when the next buffered record is not for this call. */
 #define RWD_SYS_DIVERGED 1001
-/* Made by the library only in replay, just after it committed a record that a pause mark
- * follows: rewind stops the task there (its position within an event, counted in records),
- * puts the records that follow the mark in place and resumes it after the next instruction,
- * `mov %rbx,%rax` (RWD_PAUSE_RESUME_INSN), which it performs itself. */
+/* Made by the library only in replay, when a pause mark follows the record it is about to
+ * mark used: rewind stops the task there, puts the records after the mark in place, sets rax
+ * to the call's result (the library left it in rbx) and rbx to hdr->pos plus r8 (the
+ * record's size), and resumes it after the `syscall`. From there the library's code runs as
+ * it does without a pause; the task marks the record used a few instructions later (the
+ * first point where hdr->pos counts it, with or without a pause). */
 #define RWD_SYS_PAUSE 1002
-/* The bytes of that instruction, and its length. */
-#define RWD_PAUSE_RESUME_INSN 0xd88948
-#define RWD_PAUSE_RESUME_LEN 3
 
 /* Features a library announces at registration. */
 /* It makes RWD_SYS_PAUSE at a pause mark. */

@@ -63,8 +63,10 @@ bool at_buffer_pause(const ReplayTask& t) {
 }
 
 uint32_t take_buffer_pause(ReplayTask& t) {
-  uint32_t pos = 0;
-  read_memory_exact(t.tid, t.syscall_buffer, &pos, sizeof pos);
+  uint32_t used = 0;
+  read_memory_exact(t.tid, t.syscall_buffer, &used, sizeof used);
+  Registers r = get_regs(t.tid);
+  uint32_t pos = used + uint32_t(r.r8);  // past the record it is about to mark used
   if (t.pauses.empty() || pos != t.pauses.front())
     throw DivergenceError("task " + std::to_string(t.rec_tid) +
                           " paused in its syscall buffer at byte " + std::to_string(pos) +
@@ -73,13 +75,9 @@ uint32_t take_buffer_pause(ReplayTask& t) {
   t.pauses.erase(t.pauses.begin());
   uint32_t to = t.pauses.empty() ? uint32_t(t.records.size()) : t.pauses.front();
   write_records(t, t.records, pos, to, t.pauses.empty() ? RWD_END_MARK : RWD_PAUSE_MARK);
-  Registers r = get_regs(t.tid);
-  uint32_t insn = 0;
-  read_memory_exact(t.tid, r.rip, &insn, RWD_PAUSE_RESUME_LEN);
-  if (insn != RWD_PAUSE_RESUME_INSN)
-    throw DivergenceError("the syscall buffer library's pause is not followed by mov %rbx,%rax");
+  // As the library's code stands after the pause check without one (rewind_preload_abi.h).
   r.rax = r.rbx;
-  r.rip += RWD_PAUSE_RESUME_LEN;
+  r.rbx = pos;
   r.orig_rax = uint64_t(-1);
   set_regs(t.tid, r);
   return pos;

@@ -23,11 +23,13 @@ void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32
 /// True if `t`, just stopped at a syscall entry, made RWD_SYS_PAUSE (asked for by a pause).
 bool at_buffer_pause(const ReplayTask& t);
 
-/// Handles `t`'s stop at its next pause: checks it used exactly the records up to the pause,
-/// puts the records up to the next pause (or all that are left, with the end mark) in place,
-/// and performs the library's `mov %rbx,%rax`, so that `t` stands where the library's code
-/// goes on in record and replay alike. Returns the pause's position (bytes of records used).
-/// Throws DivergenceError when `t` paused where no pause was asked for.
+/// Handles `t`'s stop at its next pause: checks it is about to mark used exactly the records
+/// up to the pause, puts the records up to the next pause (or all that are left, with the
+/// end mark) in place, and sets the registers the library's code has there without a pause
+/// (rewind_preload_abi.h, RWD_SYS_PAUSE). From there on the task runs as in any other
+/// replay: the first point that counts the record as used comes after the pause. Returns the
+/// pause's position (bytes of records). Throws DivergenceError when `t` paused where no pause
+/// was asked for.
 uint32_t take_buffer_pause(ReplayTask& t);
 
 /// The byte positions in `records` (an event's buffered bytes) where records end: the

@@ -186,11 +186,7 @@ class Timeline::Engine : public ReplayObserver {
   int before_resume(ReplayTask& t, int request) override {
     if (!bps_.empty() || lifted_) sync_breakpoints(t);
     sync_watchpoints(t);
-    bool stepping = (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) ||
-                    (run_.kind == Run::Steps && t.rec_tid == run_.tid &&
-                     session_->events_done() == run_.event) ||
-                    (run_.kind == Run::Scan && run_.count_steps && t.rec_tid == run_.tid &&
-                     session_->events_done() == run_.event) ||
+    bool stepping = (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) || counting_steps(t) ||
                     (rep_step_tid_ && *rep_step_tid_ == t.rec_tid);
     Registers r = get_regs(t.tid);
     resume_regs_ = r;
@@ -218,6 +214,14 @@ class Timeline::Engine : public ReplayObserver {
     return stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
   }
 
+  /// Whether the steps of `t` count now, for a reverse step's scan or its run to the
+  /// instruction before (Run::pos).
+  bool counting_steps(const ReplayTask& t) const {
+    return ((run_.kind == Run::Scan && run_.count_steps) || run_.kind == Run::Steps) &&
+           t.rec_tid == run_.tid && session_->events_done() == run_.event &&
+           (run_.pos == 0 || paused_at_pos_);
+  }
+
   /// True once after interrupt() was called during a user-visible forward run. A backward
   /// operation ends in a second replay whose stop must be exact: a reverse continue is cut
   /// short only between its scans (interrupt_reverse_continue), other ones not at all.
@@ -238,12 +242,19 @@ class Timeline::Engine : public ReplayObserver {
               "rewind: timeline: stop kind %d sig %d at %llx (events done %llu, stepped %d)\n",
               int(s.kind), s.sig, (unsigned long long)get_regs(t.tid).rip,
               (unsigned long long)session_->events_done(), int(stepped_));
-    if (lifted_ && s.kind != Stop::Exited) {
+    if (lifted_ && s.kind != Stop::Exited && s.kind != Stop::SyscallEntry) {
       lifted_ = false;
       bps_.sync(t.pid, t.tid);
     }
+    // At a syscall entry the lifted breakpoint stays out until the next resume: the replay
+    // may run the syscall again from its instruction (mmap, fork, exit: RemoteSyscall), which
+    // must not meet an int3 there.
     if (s.kind != Stop::Signal) stepping_over_ = false;
     if (s.kind == Stop::Exited) return false;
+    if (s.kind == Stop::BufferPause) {
+      on_buffer_pause(t, uint32_t(s.status));
+      return true;
+    }
     if (s.kind != Stop::SyscallEntry && take_interrupt())
       pause_interrupted(trap_point(t, get_regs(t.tid)));
     if (s.kind == Stop::SyscallEntry) {
@@ -334,6 +345,7 @@ class Timeline::Engine : public ReplayObserver {
     watches_armed_.clear();  // new tasks: nothing armed
     run_.hits = 0;
     run_.steps = 0;
+    paused_at_pos_ = false;
     resumed_in_.clear();
     rep_step_tid_.reset();
     const Saved* from = start_for(run_);
@@ -343,11 +355,13 @@ class Timeline::Engine : public ReplayObserver {
               int(run_.kind), (unsigned long long)run_.start_event, checkpoints_.size());
     if (from) {
       session_ = std::make_unique<ReplaySession>(opts_, *from->checkpoint);
+      if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
       last_event_ = from->last_event;
       checkpoints_.restart_clock();
       on_between();
     } else {
       session_ = std::make_unique<ReplaySession>(opts_);
+      if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
     }
     while (const Event* e = session_->next_event()) {
       replaying_ = *e;
@@ -442,6 +456,13 @@ class Timeline::Engine : public ReplayObserver {
     return nullptr;
   }
 
+  /// True when every replayed task has ended.
+  bool no_live_task() const {
+    for (const auto& [rec, t] : session_->tasks())
+      if (t.state != TaskState::Exited) return false;
+    return true;
+  }
+
   /// The task replaying `rec_tid` now, or nullptr.
   const ReplayTask* live(pid_t rec_tid) const {
     auto it = session_->tasks().find(rec_tid);
@@ -476,7 +497,12 @@ class Timeline::Engine : public ReplayObserver {
         }
         return;
       case Run::Goto:
-        if (reached(run_.target, here)) return pause(run_.report, here);
+        if (reached(run_.target, here)) {
+          // A seek to the event that ended the last task is at the end of the trace.
+          StopInfo si = run_.report;
+          if (si.reason == StopReason::Seek && no_live_task()) si.reason = StopReason::TraceEnd;
+          return pause(si, here);
+        }
         return;
       case Run::Scan:
         if (reached(run_.target, here)) return scan_done();
@@ -520,12 +546,11 @@ class Timeline::Engine : public ReplayObserver {
         if (reached(run_.target, here)) pause(run_.report, here);
         return;
       case Run::Scan:
-        if (run_.count_steps && t.rec_tid == run_.tid && next - 1 == run_.event) ++run_.steps;
+        if (counting_steps(t)) ++run_.steps;
         if (reached(run_.target, here)) scan_done();
         return;
       case Run::Steps:
-        if (t.rec_tid == run_.tid && next - 1 == run_.event && run_.count > 0 && --run_.count == 0)
-          pause(run_.report, here);
+        if (counting_steps(t) && run_.count > 0 && --run_.count == 0) pause(run_.report, here);
         return;
       case Run::HitNumber:
         return;
@@ -535,12 +560,8 @@ class Timeline::Engine : public ReplayObserver {
   void on_signal(ReplayTask& t, int sig) {
     // The arrival of a signal moves the task like an instruction (to its handler, or to its
     // end): reverse steps count it.
-    if (run_.kind == Run::Scan && run_.count_steps && t.rec_tid == run_.tid &&
-        session_->events_done() == run_.event)
-      ++run_.steps;
-    if (run_.kind == Run::Steps && t.rec_tid == run_.tid && session_->events_done() == run_.event &&
-        run_.count > 0)
-      --run_.count;
+    if (run_.kind == Run::Scan && counting_steps(t)) ++run_.steps;
+    if (run_.kind == Run::Steps && counting_steps(t) && run_.count > 0) --run_.count;
     if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) return;
     // Only the recorded signal itself; the replay's own traps (emulated rdtsc) are not stops.
     if (replaying_.kind != EventKind::Signal || replaying_.signo != sig ||
@@ -610,9 +631,7 @@ class Timeline::Engine : public ReplayObserver {
           fprintf(
               stderr, "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
               (unsigned long long)session_->events_done(), (unsigned long long)run_.target.event);
-        if (run_.count_steps && stepped && t.rec_tid == run_.tid &&
-            session_->events_done() == run_.event)
-          ++run_.steps;
+        if (stepped && counting_steps(t)) ++run_.steps;
         if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
             t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r))) {
           // A write that trapped here happened before now: it counts. A breakpoint here is
@@ -650,11 +669,22 @@ class Timeline::Engine : public ReplayObserver {
         if (debug_)
           fprintf(stderr, "rewind: timeline: steps run trap at %llx, stepped %d, left %llu\n",
                   (unsigned long long)r.rip, int(stepped), (unsigned long long)run_.count);
-        if (stepped && t.rec_tid == run_.tid && session_->events_done() == run_.event &&
-            run_.count > 0 && --run_.count == 0)
+        if (stepped && counting_steps(t) && run_.count > 0 && --run_.count == 0)
           pause(run_.report, trap_point(t, r));
         return;
     }
+  }
+
+  /// `t` paused where its next step makes it use `pos` bytes of its buffered syscall records
+  /// (the replay asked for it: Run::pos). From here its steps count. No point lies between
+  /// the records used before and here, so no scan target is here.
+  void on_buffer_pause(ReplayTask& t, uint32_t pos) {
+    if (lifted_) {
+      lifted_ = false;
+      bps_.sync(t.pid, t.tid);
+    }
+    if (t.rec_tid == run_.tid && session_->events_done() == run_.event && pos == run_.pos)
+      paused_at_pos_ = true;
   }
 
   /// A target point can lie inside a repeated string instruction (`rep stos` stopped by a
@@ -757,6 +787,16 @@ class Timeline::Engine : public ReplayObserver {
 
   bool is_internal(uint64_t addr) const { return internal_bp_ && *internal_bp_ == addr; }
 
+  /// Bytes of buffered syscall records task `rec_tid` has used since its last event (0: none,
+  /// or its library cannot pause there: ReplaySession::can_pause_buffer).
+  uint32_t buffer_pos(pid_t rec_tid) const {
+    const ReplayTask* t = live(rec_tid);
+    if (!t || !t->syscall_buffer || !session_->can_pause_buffer(rec_tid)) return 0;
+    uint32_t pos = 0;
+    read_memory_exact(t->tid, t->syscall_buffer, &pos, sizeof pos);
+    return pos;
+  }
+
   /// Starts a scan from the trace's start to the current point, then continues `after`.
   void start_scan(After after, bool count_steps) {
     if (debug_)
@@ -769,7 +809,10 @@ class Timeline::Engine : public ReplayObserver {
       const ReplayTask* t = live(here_.tid);
       if (!t) throw Error("the current task is gone");
       r.target.digest = digest_memory(t->tid);
-      if (!bps_.has(here_.regs.rip)) {
+      // A counting scan single-steps the task from where the target can first be, checking
+      // each step; a breakpoint would only stop it at every earlier pass (thousands, in a
+      // loop making buffered syscalls).
+      if (!count_steps && !bps_.has(here_.regs.rip)) {
         internal_bp_ = here_.regs.rip;
         bps_.add(here_.regs.rip);
       }
@@ -778,7 +821,14 @@ class Timeline::Engine : public ReplayObserver {
       r.count_steps = true;
       r.tid = step_tid_;
       r.event = here_.kind == Point::Entry ? here_.event - 1 : here_.event;
-      if (step_from_) r.event = *std::exchange(step_from_, std::nullopt);
+      if (step_from_) {
+        // Back from a signal's handler into the run before the signal event, which used all
+        // of that event's buffered records.
+        r.event = *std::exchange(step_from_, std::nullopt);
+        if (session_->can_pause_buffer(r.tid)) r.pos = uint32_t(last_event_.buffered.size());
+      } else if (here_.kind != Point::Between) {
+        r.pos = buffer_pos(r.tid);
+      }
     }
     after_ = after;
     run_ = r;
@@ -852,6 +902,7 @@ class Timeline::Engine : public ReplayObserver {
         next.kind = Run::Steps;
         next.tid = done.tid;
         next.event = done.event;
+        next.pos = done.pos;
         next.count = done.steps - 1;
         next.report.reason = StopReason::Step;
         next.report.tid = done.tid;
@@ -1100,6 +1151,7 @@ class Timeline::Engine : public ReplayObserver {
   std::unique_ptr<ReplaySession> session_;
   ReplayOptions opts_;
   std::optional<pid_t> rep_step_tid_;  ///< single-stepping through a rep instruction
+  bool paused_at_pos_ = false;         ///< this replay's task paused at Run::pos
   std::mutex listener_mu_;
   std::function<void(OutputStream, const std::string&)> output_listener_;
   uint64_t output_shown_ = 0;  ///< the last write event whose output was passed on

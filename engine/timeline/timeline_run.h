@@ -42,6 +42,11 @@ struct Run {
   Point target;
   StopInfo report;
   bool count_steps = false;  ///< Scan: single-step `tid` after `event`, counting steps
+  /// Scan with count_steps, Steps: the steps start where `tid` paused after using `pos`
+  /// bytes of its buffered syscall records in the event after `event` (0: at `event`).
+  /// Between events a task may make thousands of buffered syscalls: counting from the last
+  /// one keeps a reverse step short.
+  uint32_t pos = 0;
   uint64_t below = 0;        ///< Scan: start from a checkpoint before this event (0: any)
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
   // Counted along the way.

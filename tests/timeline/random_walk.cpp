@@ -71,16 +71,23 @@ int main(int argc, char** argv) {
           (std::string(REWIND_BIN) + " record -o " + dir + " " + WALK_PROGRAM + " >/dev/null")
               .c_str()) != 0)
     return 2;
-  Timeline tl(dir);
-  pid_t tid = tl.current().tid;
-  uint64_t events = tl.event_count(), marker = test::nm_symbol(WALK_PROGRAM, "marker");
+  uint64_t marker = test::nm_symbol(WALK_PROGRAM, "marker");
   if (!marker) {
     fprintf(stderr, "no symbol marker in %s\n", WALK_PROGRAM);
     return 2;
   }
   // An interrupt from another thread stops a long forward run part-way, and the timeline
-  // goes on from there.
+  // goes on from there. A trace of 120,000 traced syscalls replays for long enough to be
+  // interrupted (buffered, the same program replays in a few events and milliseconds).
   {
+    std::string slow = dir + "-traced";
+    if (std::system((std::string(REWIND_BIN) + " record --no-syscall-buffer -o " + slow + " " +
+                     WALK_PROGRAM + " >/dev/null")
+                        .c_str()) != 0)
+      return 2;
+    Timeline tl(slow);
+    pid_t tid = tl.current().tid;
+    uint64_t events = tl.event_count();
     std::optional<StopInfo> got;
     std::thread run([&] { got = tl.resume_forward(); });
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -92,6 +99,9 @@ int main(int argc, char** argv) {
     uint64_t at = got ? got->event : 0;
     check(tl.step_backward(tid).event <= at, "and goes back from there", 0, 0);
   }
+  Timeline tl(dir);
+  pid_t tid = tl.current().tid;
+  uint64_t events = tl.event_count();
   std::mt19937_64 rng(7);
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   size_t ops = 0, most = 0;

@@ -181,6 +181,46 @@ TEST_CASE("stepping back across a write() syscall lands on its syscall instructi
   CHECK(tl.registers(tid).rip == after.rip);
 }
 
+TEST_CASE("reverse steps through buffered syscalls return to the same states") {
+  // bench/many_events makes a getppid before each marker call: recorded with syscall
+  // buffering, its 120,000 calls are records inside a few events, and a reverse step counts
+  // from the last record (a pause in the buffer) instead of from the event.
+  char tmpl[] = "/tmp/rewind-timeline-buffered.XXXXXX";
+  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string cmd = std::string(REWIND_BIN) + " record --syscall-buffer -o " + dir + " " +
+                    BUFFERED_PROGRAM + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  Timeline tl(dir);
+  CHECK(tl.event_count() < 1000);  // the getppid calls are buffered, not events
+  pid_t tid = tl.current().tid;
+  uint64_t marker = symbol("marker", BUFFERED_PROGRAM);
+  tl.add_breakpoint(marker);
+  StopInfo hit = tl.resume_forward();
+  REQUIRE(hit.reason == StopReason::Breakpoint);
+  tl.remove_breakpoint(marker);
+  // Back far enough to cross the getppid before the call (250 instructions of arithmetic
+  // lie between the two), into librewind_preload.so's code.
+  std::vector<Registers> trail{tl.registers(tid)};
+  bool in_library = false;
+  for (int i = 0; i < 300; ++i) {
+    StopInfo s = tl.step_backward(tid);
+    REQUIRE(s.reason == StopReason::Step);
+    REQUIRE(s.event == hit.event);  // no event between: the calls were buffered
+    trail.push_back(tl.registers(tid));
+    REQUIRE(trail.back().rip != trail[trail.size() - 2].rip);
+    if (trail.back().rip >= 0x7f0000000000) in_library = true;
+  }
+  CHECK(in_library);
+  for (int i = int(trail.size()) - 2; i >= 0; --i) {
+    StopInfo s = tl.step_forward(tid);
+    REQUIRE(s.reason == StopReason::Step);
+    Registers r = tl.registers(tid);
+    INFO("step forward " << trail.size() - 1 - size_t(i) << " at " << std::hex << r.rip);
+    REQUIRE(registers_equal(r, trail[size_t(i)]));
+  }
+  std::system(("rm -rf " + dir.substr(0, dir.size() - 6)).c_str());
+}
+
 TEST_CASE("seek goes to any event, forwards and backwards") {
   Timeline tl(trace());
   uint64_t n = tl.event_count();
@@ -201,6 +241,13 @@ TEST_CASE("seek goes to any event, forwards and backwards") {
   CHECK(has(n / 2 + 1));
   tl.seek(n - 1);
   CHECK(tl.seek(n / 2 + 1).event == n / 2 + 1);
+  // Event n - 1 ends the program (n is the trace's End): a seek there is at the end of the
+  // trace, where no task is left to inspect.
+  s = tl.seek(n - 1);
+  CHECK(s.event == n - 1);
+  CHECK(s.reason == StopReason::TraceEnd);
+  CHECK(tl.resume_forward().reason == StopReason::TraceEnd);
+  CHECK(tl.seek(3).event == 3);
 }
 
 TEST_CASE("reverse steps and continues cross signal handlers") {
