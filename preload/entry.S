@@ -1,6 +1,7 @@
 /* librewind_preload.so's assembly: the entry that patched syscall sites jump to, the traced
  * and the buffered syscall primitives, and the area the per-site stubs are written into.
- * See preload/README.md for how a site is patched. */
+ * See preload/README.md for how a site is patched. The functions carry CFI, so that a
+ * debugger unwinds out of them (the stubs have none: the unwinder knows their layout). */
 #include "rewind_preload_abi.h"
 
         .text
@@ -24,8 +25,12 @@
         .hidden rwd_entry
         .type rwd_entry, @function
 rwd_entry:
+        .cfi_startproc
         push %rbp
+        .cfi_def_cfa_offset 16
+        .cfi_offset %rbp, -16
         mov %rsp, %rbp
+        .cfi_def_cfa_register %rbp
         sub $64, %rsp
         and $-16, %rsp
         mov %rax, 0(%rsp)
@@ -42,7 +47,9 @@ rwd_entry:
         xor %r11d, %r11d
         mov %rbp, %rsp
         pop %rbp
+        .cfi_def_cfa %rsp, 8
         ret
+        .cfi_endproc
         .size rwd_entry, .-rwd_entry
 
 /* long rwd_traced_syscall(long nr, long a0, ..., long a5): a syscall the recorder sees. */
@@ -50,6 +57,7 @@ rwd_entry:
         .hidden rwd_traced_syscall
         .type rwd_traced_syscall, @function
 rwd_traced_syscall:
+        .cfi_startproc
         mov %rdi, %rax
         mov %rsi, %rdi
         mov %rdx, %rsi
@@ -59,6 +67,7 @@ rwd_traced_syscall:
         mov 8(%rsp), %r9
         syscall
         ret
+        .cfi_endproc
         .size rwd_traced_syscall, .-rwd_traced_syscall
 
 /* long rwd_buffered_syscall(long call[7], struct rwd_buffer_header *hdr,
@@ -81,10 +90,19 @@ rwd_traced_syscall:
         .type rwd_buffered_syscall, @function
 rwd_defer_start:
 rwd_buffered_syscall:
+        .cfi_startproc
         push %rbx
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbx, 0
         push %r12
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r12, 0
         push %r13
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r13, 0
         push %r14
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r14, 0
         mov %rsi, %r12                  /* hdr */
         mov %rdx, %r13                  /* how */
         mov 0(%r12), %ebx
@@ -140,14 +158,20 @@ rwd_buffered_syscall:
         xor %r11d, %r11d
         mov %ebx, 0(%r12)               /* the record is used */
         pop %r14
+        .cfi_adjust_cfa_offset -8
         pop %r13
+        .cfi_adjust_cfa_offset -8
         pop %r12
+        .cfi_adjust_cfa_offset -8
         pop %rbx
+        .cfi_adjust_cfa_offset -8
         ret
+        .cfi_endproc
         .size rwd_buffered_syscall, .-rwd_buffered_syscall
 
         .type rwd_replay_result, @function
 rwd_replay_result:
+        .cfi_startproc
         cmp 4(%r11), %eax
         jne 1f
         mov 8(%r11), %rax
@@ -157,6 +181,7 @@ rwd_replay_result:
         mov $RWD_SYS_DIVERGED, %eax
         syscall
         ud2
+        .cfi_endproc
         .size rwd_replay_result, .-rwd_replay_result
         .globl rwd_defer_end
         .hidden rwd_defer_end
@@ -168,8 +193,10 @@ rwd_defer_end:
         .balign 4096
         .globl rwd_stub_area
         .hidden rwd_stub_area
+        .type rwd_stub_area, @object    /* a sized symbol: debuggers find the stubs by it */
 rwd_stub_area:
         .fill 65536, 1, 0xcc
+        .size rwd_stub_area, .-rwd_stub_area
         .globl rwd_stub_area_end
         .hidden rwd_stub_area_end
 rwd_stub_area_end:

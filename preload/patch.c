@@ -14,7 +14,7 @@
 
 #include "preload.h"
 
-enum { kMaxSiteLen = 8, kStubLen = 64, kMaxSites = 4096 };
+enum { kMaxSiteLen = 8, kStubLen = RWD_STUB_SIZE, kMaxSites = 4096 };
 
 /* The syscall sites patched: `syscall` and the compare after it (which the stub runs). */
 static const struct {
@@ -113,7 +113,8 @@ static void write_stub(unsigned char* s, uintptr_t site, int len) {
   p[0] = 0xe9; /* jmp site + len */
   put32(p + 1, (uint32_t)(site + len - (uintptr_t)(p + 5)));
   p += 5;
-  while (p < s + kStubLen) *p++ = 0xcc;
+  while (p < s + RWD_STUB_SITE_OFFSET) *p++ = 0xcc;
+  rwd_copy(p, &site, sizeof site); /* for debuggers: the site this stub stands for */
 }
 
 int rwd_patch_libc(void) {

@@ -49,6 +49,15 @@
 #define RWD_CONTROL_OFFSET 64
 #define RWD_DATA_OFFSET 4096
 
+/* The per-site stubs (preload/patch.c), RWD_STUB_SIZE bytes each from the library's
+ * rwd_stub_area to rwd_stub_area_end (a symbol of its .symtab, sized to the area). A site jumps to its stub; the
+ * stub lowers rsp by RWD_STUB_RED_ZONE bytes, calls rwd_entry and jumps back. The site's
+ * address is kept in the stub (8 bytes at RWD_STUB_SITE_OFFSET), so that a debugger shows a
+ * task stopped inside the library as the program at that site (engine/symbols/unwinder). */
+#define RWD_STUB_SIZE 80
+#define RWD_STUB_SITE_OFFSET 72
+#define RWD_STUB_RED_ZONE 128
+
 #ifndef __ASSEMBLER__
 struct rwd_buffer_header {
   uint32_t pos; /* bytes of records written (record) or consumed (replay) */

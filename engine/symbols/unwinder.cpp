@@ -4,7 +4,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <unordered_map>
+
+#include "preload/rewind_preload_abi.h"
 
 // Exported by libunwind (libunwind-ptrace's own find_proc_info calls it) but not declared
 // in its public headers: looks `ip` up in a binary-search table such as .eh_frame_hdr's.
@@ -128,6 +132,44 @@ unw_addr_space_t address_space() {
   return as;
 }
 
+/// The library's code range and stub area, if `m` is librewind_preload.so.
+struct PreloadLayout {
+  uint64_t lo = 0, hi = 0;            ///< runtime range of its text
+  uint64_t stubs = 0, stubs_end = 0;  ///< runtime range of rwd_stub_area
+};
+
+std::optional<PreloadLayout> preload_layout(const Module* m) {
+  static const std::string kName = "librewind_preload.so";
+  if (!m || m->path().size() < kName.size() ||
+      m->path().compare(m->path().size() - kName.size(), kName.size(), kName) != 0)
+    return std::nullopt;
+  auto area = m->symbols().lookup("rwd_stub_area");  // sized: its symbol covers the stubs
+  if (area.empty() || area[0]->size == 0) return std::nullopt;
+  PreloadLayout l;
+  l.lo = m->to_runtime(m->elf().text_lo());
+  l.hi = m->to_runtime(m->elf().text_hi());
+  l.stubs = m->to_runtime(area[0]->addr);
+  l.stubs_end = l.stubs + area[0]->size;
+  return l;
+}
+
+/// When `f` (reached by a return) is a syscall site's stub in librewind_preload.so, returns
+/// the frame of the program at that site, as a stop at the site's syscall would show it: pc
+/// just after the `syscall` instruction, rsp as it was before the stub lowered it, the
+/// callee-saved registers as unwound (rewind_preload_abi.h, RWD_STUB_*).
+std::optional<PhysicalFrame> frame_at_site(UnwindContext& c, const PhysicalFrame& f) {
+  auto l = preload_layout(c.modules.module_at(f.pc));
+  if (!l || f.pc < l->stubs || f.pc >= l->stubs_end) return std::nullopt;
+  uint64_t stub = l->stubs + (f.pc - l->stubs) / RWD_STUB_SIZE * RWD_STUB_SIZE, site = 0;
+  if (!c.read(stub + RWD_STUB_SITE_OFFSET, &site, sizeof site) || !site) return std::nullopt;
+  PhysicalFrame p;
+  p.regs = f.regs;
+  p.pc = site + 2;
+  p.regs.set(16, p.pc);
+  p.regs.set(UNW_X86_64_RSP, f.regs.value[UNW_X86_64_RSP] + RWD_STUB_RED_ZONE);
+  return p;
+}
+
 }  // namespace
 
 std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& modules, pid_t tid,
@@ -159,6 +201,18 @@ std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& module
     prev.cfa = next.regs.value[UNW_X86_64_RSP];
     if (next.regs.value[UNW_X86_64_RSP] < prev.regs.value[UNW_X86_64_RSP]) break;  // a loop
     next.return_address = !was_signal_frame;  // after a signal frame: interrupted, not called
+    if (auto site = frame_at_site(c, next)) {
+      // Out of librewind_preload.so through a patched syscall site: its frames are rewind's,
+      // not the program's. The program stands at the site; unwind on from there.
+      auto l = preload_layout(c.modules.module_at(next.pc));
+      while (!frames.empty() && frames.back().pc >= l->lo && frames.back().pc < l->hi)
+        frames.pop_back();
+      if (!frames.empty()) frames.back().cfa = site->regs.value[UNW_X86_64_RSP];
+      c.regs = site->regs;
+      if (unw_init_remote(&cursor, address_space(), &c) != 0) break;
+      frames.push_back(*site);
+      continue;
+    }
     frames.push_back(next);
   }
   return frames;
