@@ -58,15 +58,15 @@ Runner add_record(CLI::App& app) {
   cmd->add_flag("--chaos", opts->chaos,
                 "Chaos mode: random time slices and scheduling order between threads, so that "
                 "rare interleavings show up more often");
-  if (const char* b = getenv("REWIND_SYSCALL_BUFFER")) opts->syscall_buffer = b[0] == '1';
+  if (const char* b = getenv("REWIND_SYSCALL_BUFFER")) opts->syscall_buffer = b[0] != '0';
   cmd->add_flag_callback(
       "--syscall-buffer", [opts] { opts->syscall_buffer = true; },
-      "Experimental: let librewind_preload.so make common syscalls (file reads and writes, "
-      "stat, clock_gettime...) without a ptrace stop, logging them for replay (also "
-      "REWIND_SYSCALL_BUFFER=1)");
+      "Let librewind_preload.so make common syscalls (file reads and writes, stat, "
+      "clock_gettime...) without a ptrace stop, logging them for replay (the default; "
+      "REWIND_SYSCALL_BUFFER=0 turns it off)");
   cmd->add_flag_callback(
       "--no-syscall-buffer", [opts] { opts->syscall_buffer = false; },
-      "Trace every syscall through ptrace (the default for now)");
+      "Trace every syscall through ptrace (slower; for comparison, or if buffering fails)");
   auto until = std::make_shared<int>(0);
   cmd->add_option("--until-failure", *until,
                   "Record again and again (--until-failure=N: at most N times, default 100) "

@@ -14,9 +14,9 @@ struct RecordOptions {
   bool chaos = false;             ///< --chaos: random time slices and scheduling order
   uint64_t chaos_seed = 0;        ///< seed of the chaos schedule (0: random)
   /// Syscall buffering (preload/README.md): librewind_preload.so makes common syscalls
-  /// without a ptrace stop. Experimental, off unless --syscall-buffer (call stacks at a
-  /// buffered site's traced syscalls do not unwind past the library yet).
-  bool syscall_buffer = false;
+  /// without a ptrace stop. On unless --no-syscall-buffer; without the library next to
+  /// rewind, the recording says so and traces every syscall.
+  bool syscall_buffer = true;
 };
 
 /// The outcome of a recording.

@@ -13,3 +13,12 @@ fs.mkdirSync(path.resolve(__dirname, '../bin'), { recursive: true });
 fs.copyFileSync(src, path.resolve(__dirname, '../bin/rewind'));
 fs.chmodSync(path.resolve(__dirname, '../bin/rewind'), 0o755);
 console.log(`bundled ${src} as bin/rewind`);
+// Syscall buffering's library must sit next to rewind (without it, recordings trace every
+// syscall and say so).
+const lib = path.join(path.dirname(src), 'librewind_preload.so');
+if (fs.existsSync(lib)) {
+  fs.copyFileSync(lib, path.resolve(__dirname, '../bin/librewind_preload.so'));
+  console.log(`bundled ${lib} as bin/librewind_preload.so`);
+} else {
+  console.warn(`bundle-rewind: no ${lib}: the bundled rewind will record without syscall buffering`);
+}
