@@ -7,8 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 case "$1" in
   race)
-    # 20 recordings, as the issue asks. The sanitizer build's slower recorder shifts timing
-    # and makes the race rarer, so scripts/test.sh gives it more (REWIND_RACE_RECORDINGS).
+    # 20 recordings, as the issue asks (REWIND_RACE_RECORDINGS=N for more: a slower,
+    # instrumented recorder makes the race rarer; scripts/test.sh runs it uninstrumented).
     runs=${REWIND_RACE_RECORDINGS:-20}
     totals=()
     for i in $(seq 1 "$runs"); do
