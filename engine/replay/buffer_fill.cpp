@@ -24,8 +24,7 @@ void write_records(const ReplayTask& t, const std::vector<uint8_t>& records, uin
   write_memory(t.tid, t.syscall_buffer + RWD_DATA_OFFSET + from, bytes.data(), bytes.size());
 }
 
-}  // namespace
-
+/// The byte positions in `records` where records end: the places a task can pause at.
 std::vector<uint32_t> record_boundaries(const std::vector<uint8_t>& records) {
   std::vector<uint32_t> out;
   uint32_t pos = 0;
@@ -36,11 +35,9 @@ std::vector<uint32_t> record_boundaries(const std::vector<uint8_t>& records) {
   return out;
 }
 
+}  // namespace
+
 void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses) {
-  // The library leaves room for the end mark after its records (preload/hook.c has_room).
-  if (records.size() + RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
-    throw DivergenceError("buffered records too large (" + std::to_string(records.size()) +
-                          " bytes)");
   std::sort(pauses.begin(), pauses.end());
   pauses.erase(std::unique(pauses.begin(), pauses.end()), pauses.end());
   if (!pauses.empty()) {

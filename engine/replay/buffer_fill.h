@@ -10,14 +10,14 @@
 
 namespace rwd {
 
-/// Puts `records` (an event's buffered bytes, already checked well-formed) into `t`'s buffer
-/// before it runs to that event. Without `pauses`, all of them followed by the end mark.
-/// With pauses (byte positions within the records, each at a record boundary, in
-/// (0, records.size()]; sorted and deduplicated here), the records up to the first one
-/// followed by a pause mark: the task then stops with RWD_SYS_PAUSE just after it committed
-/// the record that ends there (take_buffer_pause). Needs RWD_FEATURE_PAUSE for pauses.
-/// Throws DivergenceError when the records do not fit the buffer or a pause is not at a
-/// record boundary.
+/// Puts `records` (an event's buffered bytes, already checked well-formed and small enough
+/// for the buffer with its end mark) into `t`'s buffer before it runs to that event. Without
+/// `pauses`, all of them followed by the end mark. With pauses (byte positions within the
+/// records, each at a record boundary, in (0, records.size()]; sorted and deduplicated
+/// here), the records up to the first one followed by a pause mark: the task then stops with
+/// RWD_SYS_PAUSE just before it marks used the record that ends there (take_buffer_pause).
+/// Needs RWD_FEATURE_PAUSE for pauses. Throws DivergenceError when a pause is not at a
+/// record boundary or the task's library cannot pause.
 void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses);
 
 /// True if `t`, just stopped at a syscall entry, made RWD_SYS_PAUSE (asked for by a pause).
@@ -31,9 +31,5 @@ bool at_buffer_pause(const ReplayTask& t);
 /// pause's position (bytes of records). Throws DivergenceError when `t` paused where no pause
 /// was asked for.
 uint32_t take_buffer_pause(ReplayTask& t);
-
-/// The byte positions in `records` (an event's buffered bytes) where records end: the
-/// places a task can be paused at, ascending.
-std::vector<uint32_t> record_boundaries(const std::vector<uint8_t>& records);
 
 }  // namespace rwd

@@ -603,6 +603,12 @@ bool ReplaySession::Impl::step() {
     bool killed =
         e->kind == EventKind::Exit && WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
     if (t.state == TaskState::ForkPending && !killed) finish_fork(t);
+    if (pause_request_ && pause_request_->event == e->number &&
+        (pause_request_->rec_tid != e->tid || e->buffered.size() < pause_request_->pos ||
+         !(t.buffer_features & RWD_FEATURE_PAUSE)))
+      throw Error(where(*e) + " has no buffered record ending at byte " +
+                  std::to_string(pause_request_->pos) + " of task " +
+                  std::to_string(pause_request_->rec_tid) + " to pause at");
     if (!e->buffered.empty()) fill_buffer(t, *e);
     switch (e->kind) {
       case EventKind::Syscall:

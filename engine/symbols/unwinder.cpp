@@ -153,14 +153,14 @@ std::optional<PreloadLayout> preload_layout(const Module* m) {
   return l;
 }
 
-/// When `f` (reached by a return) is a syscall site's stub in librewind_preload.so, returns
-/// the frame of the program at that site, as a stop at the site's syscall would show it: pc
-/// just after the `syscall` instruction, rsp as it was before the stub lowered it, the
-/// callee-saved registers as unwound (rewind_preload_abi.h, RWD_STUB_*).
-std::optional<PhysicalFrame> frame_at_site(UnwindContext& c, const PhysicalFrame& f) {
-  auto l = preload_layout(c.modules.module_at(f.pc));
-  if (!l || f.pc < l->stubs || f.pc >= l->stubs_end) return std::nullopt;
-  uint64_t stub = l->stubs + (f.pc - l->stubs) / RWD_STUB_SIZE * RWD_STUB_SIZE, site = 0;
+/// When `f` (reached by a return) is a syscall site's stub in librewind_preload.so (laid out
+/// as `l`), returns the frame of the program at that site, as a stop at the site's syscall
+/// would show it: pc just after the `syscall` instruction, rsp as it was before the stub
+/// lowered it, the callee-saved registers as unwound (rewind_preload_abi.h, RWD_STUB_*).
+std::optional<PhysicalFrame> frame_at_site(UnwindContext& c, const PreloadLayout& l,
+                                           const PhysicalFrame& f) {
+  if (f.pc < l.stubs || f.pc >= l.stubs_end) return std::nullopt;
+  uint64_t stub = l.stubs + (f.pc - l.stubs) / RWD_STUB_SIZE * RWD_STUB_SIZE, site = 0;
   if (!c.read(stub + RWD_STUB_SITE_OFFSET, &site, sizeof site) || !site) return std::nullopt;
   PhysicalFrame p;
   p.regs = f.regs;
@@ -201,10 +201,10 @@ std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& module
     prev.cfa = next.regs.value[UNW_X86_64_RSP];
     if (next.regs.value[UNW_X86_64_RSP] < prev.regs.value[UNW_X86_64_RSP]) break;  // a loop
     next.return_address = !was_signal_frame;  // after a signal frame: interrupted, not called
-    if (auto site = frame_at_site(c, next)) {
+    auto l = preload_layout(c.modules.module_at(next.pc));
+    if (auto site = l ? frame_at_site(c, *l, next) : std::nullopt) {
       // Out of librewind_preload.so through a patched syscall site: its frames are rewind's,
       // not the program's. The program stands at the site; unwind on from there.
-      auto l = preload_layout(c.modules.module_at(next.pc));
       while (!frames.empty() && frames.back().pc >= l->lo && frames.back().pc < l->hi)
         frames.pop_back();
       if (!frames.empty()) frames.back().cfa = site->regs.value[UNW_X86_64_RSP];

@@ -353,15 +353,13 @@ class Timeline::Engine : public ReplayObserver {
     if (debug_)
       fprintf(stderr, "rewind: timeline: replay (run %d) from event %llu (%zu checkpoints)\n",
               int(run_.kind), (unsigned long long)run_.start_event, checkpoints_.size());
+    session_ = from ? std::make_unique<ReplaySession>(opts_, *from->checkpoint)
+                    : std::make_unique<ReplaySession>(opts_);
+    if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
     if (from) {
-      session_ = std::make_unique<ReplaySession>(opts_, *from->checkpoint);
-      if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
       last_event_ = from->last_event;
       checkpoints_.restart_clock();
       on_between();
-    } else {
-      session_ = std::make_unique<ReplaySession>(opts_);
-      if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
     }
     while (const Event* e = session_->next_event()) {
       replaying_ = *e;
@@ -678,11 +676,8 @@ class Timeline::Engine : public ReplayObserver {
   /// `t` paused where its next step makes it use `pos` bytes of its buffered syscall records
   /// (the replay asked for it: Run::pos). From here its steps count. No point lies between
   /// the records used before and here, so no scan target is here.
-  void on_buffer_pause(ReplayTask& t, uint32_t pos) {
-    if (lifted_) {
-      lifted_ = false;
-      bps_.sync(t.pid, t.tid);
-    }
+  /// (after_stop has put a lifted breakpoint back already.)
+  void on_buffer_pause(const ReplayTask& t, uint32_t pos) {
     if (t.rec_tid == run_.tid && session_->events_done() == run_.event && pos == run_.pos)
       paused_at_pos_ = true;
   }
