@@ -11,6 +11,7 @@
 
 #include "engine/errors.h"
 #include "engine/symbols/module_list.h"
+#include "engine/symbols/page_cache.h"
 #include "engine/symbols/target.h"
 
 namespace rwd {
@@ -51,7 +52,9 @@ uint64_t data_symbol_address(const ModuleList& modules, const char* name);
 /// Checked reads of a stopped process's memory for the interpreter readers.
 class InterpMemory {
  public:
-  explicit InterpMemory(Target& target) : target_(target) {}
+  /// Reads `target`, which must stay stopped while this lives (pages are kept: a reader
+  /// makes hundreds of small reads, each a round trip to a timeline's engine thread).
+  explicit InterpMemory(Target& target) : pages_(target) {}
   /// `len` bytes at `addr`; throws InterpReadError when they are not all readable.
   std::vector<uint8_t> bytes(uint64_t addr, size_t len);
   uint64_t u64(uint64_t addr);
@@ -60,10 +63,10 @@ class InterpMemory {
   int64_t i64(uint64_t addr) { return int64_t(u64(addr)); }
   uint8_t u8(uint64_t addr);
   double f64(uint64_t addr);
-  Target& target() { return target_; }
+  Target& target() { return pages_.target(); }
 
  private:
-  Target& target_;
+  PageCache pages_;
 };
 
 }  // namespace rwd

@@ -14,8 +14,8 @@ uint64_t data_symbol_address(const ModuleList& modules, const char* name) {
 
 std::vector<uint8_t> InterpMemory::bytes(uint64_t addr, size_t len) {
   if (addr < 4096 || addr + len < addr) throw InterpReadError("bad pointer " + hex(addr));
-  std::vector<uint8_t> b = target_.read_memory(addr, len);
-  if (b.size() != len) throw InterpReadError("unreadable memory at " + hex(addr));
+  std::vector<uint8_t> b(len);
+  if (!pages_.read(addr, b.data(), len)) throw InterpReadError("unreadable memory at " + hex(addr));
   return b;
 }
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
+#include "engine/symbols/page_cache.h"
 #include "preload/rewind_preload_abi.h"
 
 // Exported by libunwind (libunwind-ptrace's own find_proc_info calls it) but not declared
@@ -34,21 +34,9 @@ struct UnwindContext {
   Target& target;
   const ModuleList& modules;
   FrameRegisters regs;
-  std::unordered_map<uint64_t, std::vector<uint8_t>> pages;
+  PageCache pages{target};
 
-  bool read(uint64_t addr, void* out, size_t n) {
-    uint8_t* dst = static_cast<uint8_t*>(out);
-    while (n) {
-      uint64_t page = addr & ~uint64_t(4095);
-      auto it = pages.find(page);
-      if (it == pages.end()) it = pages.emplace(page, target.read_memory(page, 4096)).first;
-      size_t off = addr - page, take = std::min(n, size_t(4096) - off);
-      if (off + take > it->second.size()) return false;
-      memcpy(dst, it->second.data() + off, take);
-      dst += take, addr += take, n -= take;
-    }
-    return true;
-  }
+  bool read(uint64_t addr, void* out, size_t n) { return pages.read(addr, out, n); }
 };
 
 UnwindContext& ctx(void* arg) {
@@ -175,7 +163,7 @@ std::optional<PhysicalFrame> frame_at_site(UnwindContext& c, const PreloadLayout
 std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& modules, pid_t tid,
                                         size_t max_frames) {
   std::vector<PhysicalFrame> frames;
-  UnwindContext c{target, modules, frame_registers(target.registers(tid)), {}};
+  UnwindContext c{target, modules, frame_registers(target.registers(tid))};
   unw_cursor_t cursor;
   if (unw_init_remote(&cursor, address_space(), &c) != 0) return frames;
   PhysicalFrame f;
