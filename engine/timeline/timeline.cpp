@@ -142,7 +142,7 @@ class Timeline::Engine : public ReplayObserver {
     r.target.event = event;
     r.report.reason = StopReason::Seek;
     run_ = r;
-    if (event <= session_->events_done() || here_.kind != Point::Between) throw Restart{};
+    if (event <= session_->events_done()) throw Restart{};  // else: on from here, forwards
   }
 
   void op_reverse_continue() {
