@@ -1,11 +1,17 @@
 /* Patching libc's syscall sites (preload/README.md "Patching"). glibc makes most syscalls,
- * its internal ones included, through `syscall` followed by a compare of the result with the
- * error range (kSitePatterns below: the 64-bit and the 32-bit form). The site becomes
- * `jmp stub` (5 bytes) and a nop over the rest. The site's stub, written into rwd_stub_area,
- * makes the few syscalls that must run where they were (clone, fork, vfork, clone3: the child
- * returns on another stack; rt_sigreturn: reads the stack) with its own `syscall` instruction
- * (traced), sends every other one to rwd_entry below the red zone, then runs the displaced
- * compare and jumps back after the site. */
+ * its internal ones included, in one of two shapes, both patched here:
+ * - `syscall` followed by a compare of the result with the error range (kSitePatterns: the
+ *   64-bit and the 32-bit form). The site becomes `jmp stub` (5 bytes) and a nop over the
+ *   rest. The site's stub, written into rwd_stub_area, makes the few syscalls that must run
+ *   where they were (clone, fork, vfork, clone3: the child returns on another stack;
+ *   rt_sigreturn: reads the stack) with its own `syscall` instruction (traced), sends every
+ *   other one to rwd_entry below the red zone, then runs the displaced compare and jumps
+ *   back after the site.
+ * - `mov $NR, %eax; syscall` for a syscall the library may buffer (getpid, geteuid,
+ *   clock_gettime, posix_fadvise...: a `ret` or a test follows, too short to hold a jump).
+ *   Only the 5-byte `mov` becomes `jmp stub`; the `syscall` stays, so that code jumping to it
+ *   directly with another number in eax still makes that syscall (traced). The stub sets eax,
+ *   calls rwd_entry and jumps back after the `syscall`. */
 #define _GNU_SOURCE
 #include <link.h>
 #include <string.h>
@@ -15,6 +21,8 @@
 #include "preload.h"
 
 enum { kMaxSiteLen = 8, kStubLen = RWD_STUB_SIZE, kMaxSites = 4096 };
+/* A `mov $NR, %eax` (5 bytes) before a `syscall`; kMovSite marks such a site in lens[]. */
+enum { kMovLen = 5, kMovSite = 0xff };
 
 /* The syscall sites patched: `syscall` and the compare after it (which the stub runs). */
 static const struct {
@@ -117,6 +125,41 @@ static void write_stub(unsigned char* s, uintptr_t site, int len) {
   rwd_copy(p, &site, sizeof site); /* for debuggers: the site this stub stands for */
 }
 
+/* The syscall number of `mov $NR, %eax` at p (b8 and a 32-bit immediate below 1024), or -1. */
+static long mov_eax_number(const unsigned char* p) {
+  if (p[0] != 0xb8 || p[3] != 0 || p[4] != 0 || p[2] > 3) return -1;
+  return (long)p[1] | (long)p[2] << 8;
+}
+
+/* Syscalls that must run where the program made them (see write_stub). */
+static int raw_syscall(long nr) {
+  return nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == SYS_rt_sigreturn ||
+         nr == SYS_clone3;
+}
+
+/* Writes the stub for the `mov $NR, %eax; syscall` site at `site` (kStubLen bytes at s). */
+static void write_mov_stub(unsigned char* s, uintptr_t site) {
+  unsigned char* p = s;
+  rwd_copy(p, (const void*)site, kMovLen); /* mov $NR, %eax */
+  p += kMovLen;
+  static const unsigned char below_red_zone[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+  rwd_copy(p, below_red_zone, 5);
+  p += 5;
+  p[0] = 0xe8; /* call rwd_entry */
+  put32(p + 1, (uint32_t)((uintptr_t)rwd_entry - (uintptr_t)(p + 5)));
+  p += 5;
+  static const unsigned char back_up[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
+  rwd_copy(p, back_up, 8);
+  p += 8;
+  uintptr_t after = site + kMovLen + 2; /* past the `syscall` */
+  p[0] = 0xe9;                          /* jmp after */
+  put32(p + 1, (uint32_t)(after - (uintptr_t)(p + 5)));
+  p += 5;
+  while (p < s + RWD_STUB_SITE_OFFSET) *p++ = 0xcc;
+  uintptr_t syscall_insn = site + kMovLen; /* for debuggers, as write_stub's */
+  rwd_copy(p, &syscall_insn, sizeof syscall_insn);
+}
+
 int rwd_patch_libc(void) {
   struct text_range t = {0, 0};
   if (!dl_iterate_phdr(find_libc, &t) || t.hi <= t.lo + kMaxSiteLen) return 0;
@@ -126,23 +169,40 @@ int rwd_patch_libc(void) {
   int n = 0;
   uintptr_t stubs = (uintptr_t)rwd_stub_area;
   int capacity = (int)((rwd_stub_area_end - rwd_stub_area) / kStubLen);
+  uintptr_t patched_end = t.lo; /* sites never overlap */
   for (uintptr_t a = t.lo; a + kMaxSiteLen <= t.hi && n < capacity && n < kMaxSites; ++a) {
     const unsigned char* p = (const unsigned char*)a;
     if (p[0] != 0x0f || p[1] != 0x05) continue; /* most bytes: not even a `syscall` */
-    int len = site_len(p);
-    if (!len) continue;
     uintptr_t stub = stubs + (uintptr_t)n * kStubLen;
-    if (!fits_rel32(a + 5, stub) || !fits_rel32(stub + kStubLen, a + len)) continue;
-    lens[n] = (unsigned char)len;
-    sites[n++] = a;
-    a += len - 1;
+    int len = site_len(p);
+    if (len) {
+      if (!fits_rel32(a + 5, stub) || !fits_rel32(stub + kStubLen, a + len)) continue;
+      lens[n] = (unsigned char)len;
+      sites[n++] = a;
+      a += len - 1;
+      patched_end = a + 1;
+    } else if (a >= t.lo + kMovLen && a - kMovLen >= patched_end) {
+      long nr = mov_eax_number(p - kMovLen);
+      if (nr < 0 || !rwd_may_buffer(nr) || raw_syscall(nr)) continue;
+      if (!fits_rel32(a - kMovLen + 5, stub) || !fits_rel32(stub + kStubLen, a + 2)) continue;
+      lens[n] = kMovSite;
+      sites[n++] = a - kMovLen;
+      a += 1;
+      patched_end = a + 1;
+    }
   }
   if (n == 0) return 0;
   long area = rwd_stub_area_end - rwd_stub_area;
   if (rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_WRITE, 0, 0,
                          0) != 0)
     return 0;
-  for (int i = 0; i < n; ++i) write_stub(rwd_stub_area + (long)i * kStubLen, sites[i], lens[i]);
+  for (int i = 0; i < n; ++i) {
+    unsigned char* stub = rwd_stub_area + (long)i * kStubLen;
+    if (lens[i] == kMovSite)
+      write_mov_stub(stub, sites[i]);
+    else
+      write_stub(stub, sites[i], lens[i]);
+  }
   rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_EXEC, 0, 0, 0);
   uintptr_t lo = t.lo & ~4095ul, hi = (t.hi + 4095) & ~4095ul;
   if (rwd_traced_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE, 0, 0,
@@ -152,6 +212,10 @@ int rwd_patch_libc(void) {
     unsigned char jump[kMaxSiteLen] = {0xe9};
     uintptr_t stub = stubs + (uintptr_t)i * kStubLen;
     put32(jump + 1, (uint32_t)(stub - (sites[i] + 5)));
+    if (lens[i] == kMovSite) { /* the `mov` only: the `syscall` after it stays */
+      rwd_copy((void*)sites[i], jump, kMovLen);
+      continue;
+    }
     if (lens[i] == 7)
       rwd_copy(jump + 5, kNop2, 2);
     else

@@ -31,6 +31,9 @@ RWD_HIDDEN int rwd_patch_libc(void);
 
 /* hook.c: called by rwd_entry with {nr, a0..a5}; returns the syscall's result. */
 RWD_HIDDEN long rwd_hook(const long call[7]);
+/* hook.c: 1 when syscall nr may be buffered (under some conditions): a site that makes only
+ * this syscall is worth patching. */
+RWD_HIDDEN int rwd_may_buffer(long nr);
 /* hook.c: registers the calling thread's buffer; 0 when rewind took it. */
 RWD_HIDDEN int rwd_register_thread(void);
 /* hook.c: 1 once the library is active in this process. */

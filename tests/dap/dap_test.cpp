@@ -327,7 +327,9 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
 }
 
 TEST_CASE("pause stops a running continue, forwards and backwards", "[dap]") {
-  std::string trace = test::recorded_trace(REWIND_BIN, SLOW_PROGRAM);
+  // Every syscall traced: 60,000 events replay for seconds (buffered, in milliseconds).
+  std::string trace =
+      test::recorded_trace(REWIND_BIN, std::string("--no-syscall-buffer ") + SLOW_PROGRAM);
   test::DapClient c(REWIND_BIN);
   launch_replay(c, trace);
   json info = c.request("rewind/when");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Syscall buffering (--syscall-buffer, preload/): the same program recorded with and without
+# Syscall buffering (the default; preload/): the same program recorded with and without
 # it replays to the same output; with it, the file syscalls are records inside events (far
 # fewer events), and replay uses them. With --chaos, threads are preempted at random points
 # around buffered syscalls and after a thread has exited (its buffer stays mapped): those
@@ -36,4 +36,28 @@ plain=$(events "$WORK/t-plain") buf=$(events "$WORK/t-buffered") nbuf=$(buffered
   || fail "events: $buf buffered vs $plain traced"
 "$REWIND" dump "$WORK/t-buffered" | grep -q "buffered syscalls)" && pass "dump shows buffered records" \
   || fail "dump does not show buffered records"
+
+# The calls buffered beyond plain file I/O (tests/programs/fs_calls.c): each one made without a
+# ptrace stop (a record in an event), and the replays print what the recording
+# did, random bytes, clocks, uptime and resource usage included.
+mkdir -p "$WORK/fs"
+"$REWIND" record -o "$WORK/t-fs" "$TEST_PROGRAMS/fs_calls" "$WORK/fs" >"$WORK/rec-fs" 2>&1 \
+  || fail "fs_calls: record failed: $(cat "$WORK/rec-fs")"
+grep -q "^getrandom 8 " "$WORK/rec-fs" || fail "fs_calls did not run to its end: $(tail -3 "$WORK/rec-fs")"
+for i in 1 2; do
+  "$REWIND" replay -a "$WORK/t-fs" >"$WORK/rep-fs" 2>&1
+  cmp -s "$WORK/rec-fs" "$WORK/rep-fs" && pass "fs_calls: replay $i prints what the recording did" \
+    || fail "fs_calls: replay $i: $(diff "$WORK/rec-fs" "$WORK/rep-fs" | head -5)"
+done
+"$REWIND" dump --json "$WORK/t-fs" | python3 -c '
+import json, sys
+events = json.load(sys.stdin)
+buffered = {b["syscall"] for e in events for b in e.get("buffered", [])}
+want = """getcwd readlink mkdir fsync ftruncate fchmod fchown fcntl ioctl rename link symlink chmod
+truncate getxattr listxattr unlink rmdir umask uname prlimit64 statfs getrusage sysinfo getrandom
+clock_gettime getpid""".split()
+missing = [w for w in want if w not in buffered]
+assert not missing, f"not buffered: {missing}"
+' && pass "fs_calls: every call buffered (getpid and clock_gettime through their mov sites)" \
+  || fail "fs_calls: some calls were traced"
 finish

@@ -108,7 +108,7 @@ TEST_CASE("the Python stack of a replayed python3 at a native breakpoint", "[int
 
 TEST_CASE("the Python stack read at every event and between them, checked against Python",
           "[interp]") {
-  // At each event of the recording, and after each of a few random single steps every fifth
+  // At each event of the recording, and after each of a few random single steps after each
   // event (points in the middle of the eval loop's updates), the stack must read without a crash:
   // each frame readable or marked unavailable, lines inside the script. Where the script
   // printed "LINE function line" (sys._getframe in where()), the caller's frame must say
@@ -138,6 +138,9 @@ TEST_CASE("the Python stack read at every event and between them, checked agains
     return stack;
   };
   uint64_t events = tl.event_count();
+  // Random steps after each event, about 1,200 in all: syscall buffering leaves a few hundred
+  // events, tracing every syscall a few thousand.
+  uint64_t most_steps = std::max<uint64_t>(2, 2400 / events);
   for (uint64_t n = 2; n < events; ++n) {
     written.clear();
     StopInfo s = tl.seek(n);
@@ -159,13 +162,12 @@ TEST_CASE("the Python stack read at every event and between them, checked agains
       CHECK(stack[1].line == line);
       ++compared;
     }
-    if (n % 5 == 0) {  // single steps into the code that runs up to the next event
-      for (int k = int(rng() % 40) + 1; k > 0; --k) {
-        StopInfo st = tl.step_forward(tid);
-        if (st.event != n) break;  // a syscall ended the step: the next seek starts there
-        dbg.refresh();
-        read_here(tid);
-      }
+    // Single steps into the code that runs up to the next event.
+    for (int k = int(rng() % most_steps) + 1; k > 0; --k) {
+      StopInfo st = tl.step_forward(tid);
+      if (st.event != n) break;  // a syscall ended the step: the next seek starts there
+      dbg.refresh();
+      read_here(tid);
     }
   }
   INFO(reads << " reads, " << with_frames << " with Python frames");

@@ -1,5 +1,6 @@
-// Test program for pausing a replay: many cheap syscalls (each one a recorded event), so that
-// replaying it takes a few seconds, then one line of output.
+// Test program for pausing a replay: many cheap syscalls (each one a recorded event when
+// recorded with --no-syscall-buffer), so that replaying it takes a few seconds, then one line
+// of output.
 #include <stdio.h>
 #include <unistd.h>
 
