@@ -513,7 +513,8 @@ class Timeline::Engine : public ReplayObserver {
         return;
       case Run::Goto:
         if (reached(run_.target, here)) {
-          // A seek to the event that ended the last task is at the end of the trace.
+          // A seek to the event that ended the last task (one killed by a signal: an exit
+          // stops at its entry, on_entry) is at the end of the trace.
           StopInfo si = run_.report;
           if (si.reason == StopReason::Seek && no_live_task()) si.reason = StopReason::TraceEnd;
           return pause(si, here);
@@ -542,20 +543,24 @@ class Timeline::Engine : public ReplayObserver {
     Registers r = get_regs(t.tid);
     bool ending =
         (r.orig_rax == SYS_exit_group || r.orig_rax == SYS_exit) && session_->tasks().size() == 1;
+    // The end of the trace is the last task at its exit, still inspectable: where forward
+    // runs stop, and seeks to any later event (the exit's own, its task's end).
+    bool seek_past = run_.kind == Run::Goto && run_.report.reason == StopReason::Seek &&
+                     !reached(run_.target, here) && run_.target.event >= next;
+    if (ending && (run_.kind == Run::Forward || run_.kind == Run::StepInsn || seek_past)) {
+      StopInfo si;
+      si.reason = StopReason::TraceEnd;
+      si.tid = t.rec_tid;
+      pause(si, here);
+      // Nothing lies beyond: every forward operation ends here again.
+      for (;;) {
+        if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
+        pause(si, here);
+      }
+    }
     switch (run_.kind) {
       case Run::Forward:
       case Run::StepInsn:
-        if (ending) {
-          StopInfo si;
-          si.reason = StopReason::TraceEnd;
-          si.tid = t.rec_tid;
-          pause(si, here);
-          // Nothing lies beyond: every forward operation ends here again.
-          for (;;) {
-            if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
-            pause(si, here);
-          }
-        }
         return;
       case Run::Goto:
         if (reached(run_.target, here)) pause(run_.report, here);

@@ -1,7 +1,9 @@
 // A scripted random walk over a timeline (forward and backward continues and steps, seeks)
 // for a bounded time, checking after every operation that the timeline is where it says and
 // that the processes it keeps (the replay and its checkpoints) stay within the documented
-// bound. Usage: random_walk SECONDS. Exit status 0 when every check held.
+// bound. Usage: random_walk SECONDS [PROGRAM SYMBOL]: the walk over the default program
+// (bench/many_events, breakpoints on marker) or over PROGRAM, given a fresh directory as its
+// argument, with breakpoints on SYMBOL. Exit status 0 when every check held.
 #include <dirent.h>
 #include <unistd.h>
 
@@ -64,22 +66,26 @@ void check(bool ok, const char* what, unsigned long long a, unsigned long long b
 
 int main(int argc, char** argv) {
   double seconds = argc > 1 ? atof(argv[1]) : 30;
+  // Another program to walk over (not position-independent: its symbol's address is nm's),
+  // run with a fresh directory as its argument, and the function to set breakpoints on.
+  bool own = argc > 3;
+  std::string program = own ? argv[2] : WALK_PROGRAM, symbol = own ? argv[3] : "marker";
   const size_t kBound = 48 + 1 + 1;  // checkpoints + the replay + one being made
   char tmpl[] = "/tmp/rewind-walk.XXXXXX";
-  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
-  if (std::system(
-          (std::string(REWIND_BIN) + " record -o " + dir + " " + WALK_PROGRAM + " >/dev/null")
-              .c_str()) != 0)
+  std::string top = mkdtemp(tmpl), dir = top + "/trace";
+  std::string command = own ? program + " " + top : program;
+  if (std::system((std::string(REWIND_BIN) + " record -o " + dir + " " + command + " >/dev/null")
+                      .c_str()) != 0)
     return 2;
-  uint64_t marker = test::nm_symbol(WALK_PROGRAM, "marker");
+  uint64_t marker = test::nm_symbol(program, symbol.c_str());
   if (!marker) {
-    fprintf(stderr, "no symbol marker in %s\n", WALK_PROGRAM);
+    fprintf(stderr, "no symbol %s in %s\n", symbol.c_str(), program.c_str());
     return 2;
   }
   // An interrupt from another thread stops a long forward run part-way, and the timeline
   // goes on from there. A trace of 120,000 traced syscalls replays for long enough to be
   // interrupted (buffered, the same program replays in a few events and milliseconds).
-  {
+  if (!own) {
     std::string slow = dir + "-traced";
     if (std::system((std::string(REWIND_BIN) + " record --no-syscall-buffer -o " + slow + " " +
                      WALK_PROGRAM + " >/dev/null")
@@ -106,52 +112,68 @@ int main(int argc, char** argv) {
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   size_t ops = 0, most = 0;
   bool bp = false;
+  static const char* kOps[] = {
+      "seek",          "toggle breakpoint", "continue",    "reverse-continue",
+      "step and back", "step and back",     "reverse step"};
+  std::string history;  // the last operations, for a failure's message
   while (std::chrono::steady_clock::now() < until) {
     int op = int(rng() % 7);
-    if (op == 0) {
-      uint64_t target = 1 + rng() % events;
-      StopInfo s = tl.seek(target);
-      check(s.event == target || s.reason == StopReason::TraceEnd, "seek lands on its event",
-            s.event, target);
-    } else if (op == 1) {
-      bp = !bp;
-      if (bp)
-        tl.add_breakpoint(marker);
-      else
-        tl.remove_breakpoint(marker);
-    } else if (op == 2) {
-      StopInfo s = tl.resume_forward();
-      if (bp && s.reason == StopReason::Breakpoint)
-        check(tl.registers(tid).rip == marker, "a forward hit is at the breakpoint", 0, 0);
-    } else if (op == 3) {
-      StopInfo s = tl.resume_backward();
-      if (s.reason == StopReason::Breakpoint)
-        check(tl.registers(tid).rip == marker, "a backward hit is at the breakpoint", 0, 0);
-    } else if (op == 4 || op == 5) {
-      if (tl.current().reason == StopReason::TraceEnd) continue;
-      Registers before = tl.registers(tid);
+    try {
+      if (op == 0) {
+        uint64_t target = 1 + rng() % events;
+        StopInfo s = tl.seek(target);
+        check(s.event == target || s.reason == StopReason::TraceEnd, "seek lands on its event",
+              s.event, target);
+      } else if (op == 1) {
+        bp = !bp;
+        if (bp)
+          tl.add_breakpoint(marker);
+        else
+          tl.remove_breakpoint(marker);
+      } else if (op == 2) {
+        StopInfo s = tl.resume_forward();
+        if (bp && s.reason == StopReason::Breakpoint)
+          check(tl.registers(tid).rip == marker, "a forward hit is at the breakpoint", 0, 0);
+      } else if (op == 3) {
+        StopInfo s = tl.resume_backward();
+        if (s.reason == StopReason::Breakpoint)
+          check(tl.registers(tid).rip == marker, "a backward hit is at the breakpoint", 0, 0);
+      } else if (op == 4 || op == 5) {
+        if (tl.current().reason == StopReason::TraceEnd) continue;
+        Registers before = tl.registers(tid);
+        StopInfo at = tl.current();
+        StopInfo f = tl.step_forward(tid);
+        if (f.reason == StopReason::TraceEnd) continue;
+        tl.step_backward(tid);
+        Registers back = tl.registers(tid);
+        if (f.event != at.event) {
+          // Back on a syscall instruction (its entry): the instruction already overwrote rcx
+          // and r11 (return address, flags), as the timeline documents.
+          back.rcx = before.rcx;
+          back.r11 = before.r11;
+        }
+        if (auto d = first_register_difference(before, back)) {
+          fprintf(stderr,
+                  "from %s at event %llu (orig_rax %lld), %s forward to event %llu, %s back: %s\n",
+                  stop_name(at.reason), (unsigned long long)at.event, (long long)before.orig_rax,
+                  stop_name(f.reason), (unsigned long long)f.event, stop_name(tl.current().reason),
+                  d->c_str());
+          check(false, "a step forward and back returns to the same registers", before.rip,
+                back.rip);
+        }
+      } else {
+        tl.step_backward(tid);
+      }
+    } catch (const std::exception& e) {
       StopInfo at = tl.current();
-      StopInfo f = tl.step_forward(tid);
-      if (f.reason == StopReason::TraceEnd) continue;
-      tl.step_backward(tid);
-      Registers back = tl.registers(tid);
-      if (f.event != at.event) {
-        // Back on a syscall instruction (its entry): the instruction already overwrote rcx
-        // and r11 (return address, flags), as the timeline documents.
-        back.rcx = before.rcx;
-        back.r11 = before.r11;
-      }
-      if (auto d = first_register_difference(before, back)) {
-        fprintf(stderr,
-                "from %s at event %llu (orig_rax %lld), %s forward to event %llu, %s back: %s\n",
-                stop_name(at.reason), (unsigned long long)at.event, (long long)before.orig_rax,
-                stop_name(f.reason), (unsigned long long)f.event, stop_name(tl.current().reason),
-                d->c_str());
-        check(false, "a step forward and back returns to the same registers", before.rip, back.rip);
-      }
-    } else {
-      tl.step_backward(tid);
+      fprintf(stderr, "FAIL: operation %zu (%s) from %s at event %llu threw: %s (before: %s)\n",
+              ops + 1, kOps[op], stop_name(at.reason), (unsigned long long)at.event, e.what(),
+              history.c_str());
+      return 1;
     }
+    StopInfo now = tl.current();
+    history = std::string(kOps[op]) + " -> " + stop_name(now.reason) + " at event " +
+              std::to_string(now.event) + "; " + history.substr(0, 200);
     ++ops;
     size_t n = traced_processes();
     most = std::max(most, n);
@@ -162,6 +184,6 @@ int main(int argc, char** argv) {
       "%zu operations in %.0f s over %llu events: at most %zu traced processes (bound %zu), "
       "%zu checkpoints at the end\n",
       ops, seconds, (unsigned long long)events, most, kBound, cs.count);
-  std::system(("rm -rf " + dir.substr(0, dir.size() - 6)).c_str());
+  std::system(("rm -rf " + top).c_str());
   return failures ? 1 : 0;
 }

@@ -241,12 +241,23 @@ TEST_CASE("seek goes to any event, forwards and backwards") {
   CHECK(has(n / 2 + 1));
   tl.seek(n - 1);
   CHECK(tl.seek(n / 2 + 1).event == n / 2 + 1);
-  // Event n - 1 ends the program (n is the trace's End): a seek there is at the end of the
-  // trace, where no task is left to inspect.
+  // Event n - 1 ends the program (n is the trace's End), after its exit_group (event n - 2): a
+  // seek there is at the end of the trace, where a continue stops too: the task at the entry
+  // of its exit_group, still inspectable (rip on the `syscall`, rax its number), and reverse
+  // steps go back from there (first onto the `syscall` before it ran, then the instruction
+  // before it).
   s = tl.seek(n - 1);
-  CHECK(s.event == n - 1);
   CHECK(s.reason == StopReason::TraceEnd);
-  CHECK(tl.resume_forward().reason == StopReason::TraceEnd);
+  pid_t last = s.tid;
+  Registers at_end = tl.registers(last);
+  CHECK(at_end.rax == SYS_exit_group);
+  StopInfo again = tl.resume_forward();
+  CHECK(again.reason == StopReason::TraceEnd);
+  CHECK(again.event == s.event);
+  CHECK(tl.registers(last).rip == at_end.rip);
+  CHECK(tl.step_backward(last).reason == StopReason::Step);
+  CHECK(tl.step_backward(last).reason == StopReason::Step);
+  CHECK(tl.registers(last).rip < at_end.rip);
   CHECK(tl.seek(3).event == 3);
 }
 
