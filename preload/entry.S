@@ -4,6 +4,19 @@
  * debugger unwinds out of them (the stubs have none: the unwinder knows their layout). */
 #include "rewind_preload_abi.h"
 
+/* struct rwd_commit (preload.h): the offsets of its fields. */
+#define COMMIT_KEEP_MAX 0
+#define COMMIT_RESULT_UNIT 8
+#define COMMIT_TO_USER 16
+#define COMMIT_OUT_ARG 24
+#define COMMIT_IN_BYTES 32
+#define COMMIT_DESCHED_FD 40
+/* ioctl(2) and the perf_event_open(2) requests the desched counter needs
+ * (linux/perf_event.h: _IO('$', 0) and _IO('$', 1)). */
+#define SYS_IOCTL 16
+#define PERF_EVENT_IOC_ENABLE 0x2400
+#define PERF_EVENT_IOC_DISABLE 0x2401
+
         .text
 
 /* Loads a syscall's arguments from a call block {nr, a0..a5} (8 bytes each) at `base` into
@@ -73,14 +86,18 @@ rwd_traced_syscall:
 /* long rwd_buffered_syscall(long call[7], struct rwd_buffer_header *hdr,
  *                           const struct rwd_commit *how)
  * call = {nr, a0..a5}. Places the call's record at hdr->pos (argument how->out_arg, unless it
- * is -1, is pointed at the record's data) and makes the call: recording, the syscall, from the
- * untraced page; replaying, the record's recorded result (after checking its number). Then,
- * in both, fills in the record's number, result and size, copies the out-data it keeps to
- * how->to_user and advances hdr->pos past it. Both paths make the same memory writes and
- * leave the same registers, so that the code around them runs identically in record and
- * replay. The recorder never stops a task at a point inside [rwd_defer_start, rwd_defer_end)
- * or the untraced page: a record is placed, consumed, committed and copied out with no point
- * in between (the recorder empties the buffer at its stops), so the records an event carries
+ * is -1, is pointed at the record's data, after how->in_bytes of the caller's bytes are copied
+ * there: poll's in-out array) and makes the call: recording, the syscall, from the untraced
+ * page, with the desched counter how->desched_fd enabled around it unless that is -1;
+ * replaying, the record's recorded result (after checking its number). Then, in both, fills
+ * in the record's number, result and size, copies the out-data it keeps to how->to_user and
+ * advances hdr->pos past it. A result of RWD_ABORTED (the recorder interrupted a call that
+ * blocked; in replay, the trace's abort mark) abandons the record instead: hdr->pos stays,
+ * and the caller makes the call traced. Both paths make the same memory writes and leave the
+ * same registers, so that the code around them runs identically in record and replay. The
+ * recorder never stops a task at a point inside [rwd_defer_start, rwd_defer_end) or the
+ * untraced page: a record is placed, consumed, committed and copied out with no point in
+ * between (the recorder empties the buffer at its stops), so the records an event carries
  * are exactly those its task used before it, and no record's data is needed after its
  * event. */
         .globl rwd_buffered_syscall
@@ -103,39 +120,81 @@ rwd_buffered_syscall:
         push %r14
         .cfi_adjust_cfa_offset 8
         .cfi_rel_offset %r14, 0
+        push %r15
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r15, 0
         mov %rsi, %r12                  /* hdr */
         mov %rdx, %r13                  /* how */
+        mov %rdi, %r15                  /* call */
         mov 0(%r12), %ebx
         lea RWD_DATA_OFFSET(%r12,%rbx), %rbx    /* rec = the data area + hdr->pos */
-        mov 24(%r13), %rax
+        mov COMMIT_OUT_ARG(%r13), %rax
         test %rax, %rax
         js 3f
-        lea RWD_RECORD_HEADER(%rbx), %rcx
-        mov %rcx, 8(%rdi,%rax,8)        /* call[1 + out_arg] = the record's data */
-3:      mov 0(%rdi), %r14               /* the syscall number */
-        mov %rbx, %r11
+        lea RWD_RECORD_HEADER(%rbx), %rdi       /* the record's data */
+        mov 8(%r15,%rax,8), %rsi        /* the caller's pointer */
+        mov %rdi, 8(%r15,%rax,8)        /* call[1 + out_arg] = the record's data */
+        /* In-out parameters: the caller's bytes first, when recording (in replay the record
+         * already holds what the kernel wrote back; the registers end the same either way). */
+        mov COMMIT_IN_BYTES(%r13), %rcx
+        xor %edx, %edx
+        cmpl $0, RWD_CONTROL_OFFSET(%r12)
+        cmovne %rdx, %rcx
+        rep movsb
+3:      mov 0(%r15), %r14               /* the syscall number */
+        /* A call that may block: enable the desched counter (recording). */
+        mov COMMIT_DESCHED_FD(%r13), %rdi
+        test %rdi, %rdi
+        js 4f
+        mov $PERF_EVENT_IOC_ENABLE, %esi
+        call rwd_desched_ioctl
+        movl $1, RWD_CONTROL_OFFSET+4(%r12)     /* desched_armed */
+4:      mov %rbx, %r11
         mov $RWD_UNTRACED_PAGE, %ecx
         lea rwd_replay_result(%rip), %rax
         cmpl $0, RWD_CONTROL_OFFSET(%r12)
         cmovne %rax, %rcx
         mov %r14, %rax
-        load_syscall_args %rdi
+        load_syscall_args %r15
         call *%rcx
-        /* keep = 0 for an error (-4095..-1), else how->keep_is_result ? min(rax, max) : max */
+        /* Disable the counter (recording), keeping the result and the argument registers (the
+         * replay path leaves them as the call had them). */
+        cmpq $0, COMMIT_DESCHED_FD(%r13)
+        jl 6f
+        push %rdi
+        .cfi_adjust_cfa_offset 8
+        push %rsi
+        .cfi_adjust_cfa_offset 8
+        mov %rax, %r15                  /* the call block is not needed any more */
+        movl $0, RWD_CONTROL_OFFSET+4(%r12)     /* desched_armed */
+        mov COMMIT_DESCHED_FD(%r13), %rdi
+        mov $PERF_EVENT_IOC_DISABLE, %esi
+        call rwd_desched_ioctl
+        mov %r15, %rax
+        pop %rsi
+        .cfi_adjust_cfa_offset -8
+        pop %rdi
+        .cfi_adjust_cfa_offset -8
+6:      cmp $RWD_ABORTED, %rax
+        je 7f
+        /* keep = 0 for an error (-4095..-1), else min(result * how->result_unit, how->keep_max),
+         * or keep_max when result_unit is 0 */
         xor %edx, %edx
         cmp $-4095, %rax
         jae 1f
-        mov 0(%r13), %rdx
-        cmpq $0, 8(%r13)
+        mov COMMIT_KEEP_MAX(%r13), %rdx
+        mov COMMIT_RESULT_UNIT(%r13), %rcx
+        test %rcx, %rcx
         je 1f
-        cmp %rdx, %rax
-        cmovb %rax, %rdx
+        imul %rax, %rcx
+        cmp %rdx, %rcx
+        cmovb %rcx, %rdx
 1:      mov %r14d, 4(%rbx)
         mov %rax, 8(%rbx)
         lea RWD_RECORD_HEADER+7(%rdx), %r8
         and $-8, %r8
         mov %r8d, 0(%rbx)
-        mov 16(%r13), %rdi
+        mov COMMIT_TO_USER(%r13), %rdi
         test %rdi, %rdi
         jz 2f
         lea RWD_RECORD_HEADER(%rbx), %rsi
@@ -157,6 +216,9 @@ rwd_buffered_syscall:
 5:      xor %ecx, %ecx
         xor %r11d, %r11d
         mov %ebx, 0(%r12)               /* the record is used */
+8:      .cfi_remember_state
+        pop %r15
+        .cfi_adjust_cfa_offset -8
         pop %r14
         .cfi_adjust_cfa_offset -8
         pop %r13
@@ -166,8 +228,38 @@ rwd_buffered_syscall:
         pop %rbx
         .cfi_adjust_cfa_offset -8
         ret
+        .cfi_restore_state
+        /* Abandoned: the record is not used; the caller makes the call traced. */
+7:      xor %ecx, %ecx
+        xor %edx, %edx                  /* the recording's ioctl cleared it */
+        xor %r11d, %r11d
+        jmp 8b
         .cfi_endproc
         .size rwd_buffered_syscall, .-rwd_buffered_syscall
+
+/* rwd_desched_ioctl: recording, ioctl(rdi, esi, 0) through the untraced page (enabling or
+ * disabling the desched counter); replaying, nothing, through the same calls, so that the
+ * stack holds the same return addresses (the memory digests of later points cover it).
+ * Expects r12 = the buffer header. Clobbers rax, rcx, rdx, r11. */
+        .type rwd_desched_ioctl, @function
+rwd_desched_ioctl:
+        .cfi_startproc
+        xor %edx, %edx
+        mov $RWD_UNTRACED_PAGE, %ecx
+        lea rwd_replay_nothing(%rip), %rax
+        cmpl $0, RWD_CONTROL_OFFSET(%r12)
+        cmovne %rax, %rcx
+        mov $SYS_IOCTL, %eax
+        jmp *%rcx                       /* its `ret` returns to our caller */
+        .cfi_endproc
+        .size rwd_desched_ioctl, .-rwd_desched_ioctl
+
+        .type rwd_replay_nothing, @function
+rwd_replay_nothing:
+        .cfi_startproc
+        ret
+        .cfi_endproc
+        .size rwd_replay_nothing, .-rwd_replay_nothing
 
         .type rwd_replay_result, @function
 rwd_replay_result:

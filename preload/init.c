@@ -1,6 +1,7 @@
 /* librewind_preload.so start-up: runs in every process rewind records (LD_PRELOAD), maps the
  * untraced syscall page, registers the main thread's buffer and patches libc's syscall
  * sites. Any step that fails leaves the library off: every syscall stays traced. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -35,7 +36,12 @@ __attribute__((constructor)) static void rwd_init(void) {
   if (off && off[0] == '0') return;
   if (map_untraced_page() != 0) return;
   parse_outputs(getenv("REWIND_OUTPUT_FILES"));
+  /* REWIND_DESCHED=0: no desched counters (calls that may block stay traced), as where
+   * perf_event_open(2) is refused; for tests of that case. */
+  const char* desched = getenv("REWIND_DESCHED");
+  rwd_desched_off = desched && desched[0] == '0';
   if (rwd_register_thread() != 0) return;
+  pthread_atfork(0, 0, rwd_forked_child);
   rwd_enabled = 1;
   rwd_patch_libc();
 }

@@ -11,14 +11,17 @@
 
 /* entry.S */
 RWD_HIDDEN long rwd_traced_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
-/* Where rwd_buffered_syscall points the call's out-parameter, what it keeps of the out-data
- * the kernel wrote into the record, and where it copies it (entry.S reads the fields at
- * offsets 0, 8, 16 and 24). */
+/* How rwd_buffered_syscall makes a call (entry.S reads the fields at offsets 0, 8, ... 40):
+ * where it points the call's out-parameter, what it keeps of the out-data the kernel wrote
+ * into the record, where it copies that, and the desched counter it enables around it. */
 struct rwd_commit {
-  uint64_t keep_max;       /* bytes at most (0: the call has no out-parameter) */
-  uint64_t keep_is_result; /* 1: the result says how many bytes were written */
-  void* to_user;           /* where the caller wants them, or 0 */
-  int64_t out_arg;         /* the argument (0-5) that points at the out-data, or -1 */
+  uint64_t keep_max;    /* bytes at most (0: the call has no out-parameter) */
+  uint64_t result_unit; /* 0: keep_max bytes; N: result * N bytes, at most keep_max */
+  void* to_user;        /* where the caller wants them, or 0 */
+  int64_t out_arg;      /* the argument (0-5) that points at the out-data, or -1 */
+  uint64_t in_bytes;    /* bytes of the caller's out-parameter copied into the record before
+                         * the call (the kernel reads them: poll's array), or 0 */
+  int64_t desched_fd;   /* recording: the counter enabled around the call, or -1 */
 };
 RWD_HIDDEN long rwd_buffered_syscall(long call[7], struct rwd_buffer_header* hdr,
                                      const struct rwd_commit* how);
@@ -31,11 +34,16 @@ RWD_HIDDEN int rwd_patch_libc(void);
 
 /* hook.c: called by rwd_entry with {nr, a0..a5}; returns the syscall's result. */
 RWD_HIDDEN long rwd_hook(const long call[7]);
-/* hook.c: 1 when syscall nr may be buffered (under some conditions): a site that makes only
+/* rules.c: 1 when syscall nr may be buffered (under some conditions): a site that makes only
  * this syscall is worth patching. */
 RWD_HIDDEN int rwd_may_buffer(long nr);
 /* hook.c: registers the calling thread's buffer; 0 when rewind took it. */
 RWD_HIDDEN int rwd_register_thread(void);
+/* hook.c: after fork(3), in the child (pthread_atfork): the inherited desched counter belongs
+ * to the parent's thread. */
+RWD_HIDDEN void rwd_forked_child(void);
+/* hook.c: 1 when threads open no desched counter (REWIND_DESCHED=0). */
+extern int rwd_desched_off RWD_HIDDEN;
 /* hook.c: 1 once the library is active in this process. */
 extern int rwd_enabled RWD_HIDDEN;
 /* hook.c: the files behind the recorder's stdout and stderr (their writes stay traced, so

@@ -17,10 +17,12 @@
 
 /* rewind's own syscall numbers (no kernel syscall has them; without rewind they fail with
  * ENOSYS, and the library stays off). */
-/* register_buffer(buffer, size, defer_start, defer_end, features): the calling task's buffer,
- * the code range where the recorder must not stop the task at an arbitrary point, and what
- * this library can do (RWD_FEATURE_*; libraries before the features existed pass 0). Returns
- * 0. */
+/* register_buffer(buffer, size, defer_start, defer_end, features, desched_fd): the calling
+ * task's buffer, the code range where the recorder must not stop the task at an arbitrary
+ * point, what this library can do (RWD_FEATURE_*; libraries before the features existed pass
+ * 0), and the task's desched counter (RWD_FEATURE_DESCHED; -1 when it has none). Returns 0,
+ * or 1 when rewind cannot use the counter (the library closes it and traces the calls that
+ * may block). */
 #define RWD_SYS_REGISTER_BUFFER 1000
 /* Made by the library only in replay, when the next buffered record is not for this call. */
 #define RWD_SYS_DIVERGED 1001
@@ -35,6 +37,20 @@
 /* Features a library announces at registration. */
 /* It makes RWD_SYS_PAUSE at a pause mark. */
 #define RWD_FEATURE_PAUSE 1
+/* It buffers calls that may block (preload/README.md, "Calls that may block"): recording, it
+ * enables its desched counter around them, a software perf event counting the task's context
+ * switches (perf_event_open(2), PERF_COUNT_SW_CONTEXT_SWITCHES) that sends it
+ * RWD_DESCHED_SIGNAL (si_code POLL_IN, si_fd the counter) when the task is switched out,
+ * i.e. when the call blocks. The recorder then makes the interrupted call return
+ * RWD_ABORTED; the library abandons its record and makes the call as a traced syscall. */
+#define RWD_FEATURE_DESCHED 2
+#define RWD_DESCHED_SIGNAL 30 /* SIGPWR */
+
+/* The result the recorder gives a buffered syscall that a signal interrupted (no syscall
+ * returns it: errors are -4095..-1). The trace keeps a record with this result where the
+ * call was abandoned (an abort mark, always the last record of its event), so that replay's
+ * library abandons it at the same place. */
+#define RWD_ABORTED (-4096)
 
 /* Record numbers that are marks rather than syscalls (no syscall has them). The end mark
  * follows the last record of an event: any call that reads it makes RWD_SYS_DIVERGED. */
@@ -50,9 +66,9 @@
 #define RWD_DATA_OFFSET 4096
 
 /* The per-site stubs (preload/patch.c), RWD_STUB_SIZE bytes each from the library's
- * rwd_stub_area to rwd_stub_area_end (a symbol of its .symtab, sized to the area). A site jumps to its stub; the
- * stub lowers rsp by RWD_STUB_RED_ZONE bytes, calls rwd_entry and jumps back. The site's
- * address is kept in the stub (8 bytes at RWD_STUB_SITE_OFFSET), so that a debugger shows a
+ * rwd_stub_area to rwd_stub_area_end (a symbol of its .symtab, sized to the area). A site jumps to
+ * its stub; the stub lowers rsp by RWD_STUB_RED_ZONE bytes, calls rwd_entry and jumps back. The
+ * site's address is kept in the stub (8 bytes at RWD_STUB_SITE_OFFSET), so that a debugger shows a
  * task stopped inside the library as the program at that site (engine/symbols/unwinder). */
 #define RWD_STUB_SIZE 80
 #define RWD_STUB_SITE_OFFSET 72
@@ -64,6 +80,10 @@ struct rwd_buffer_header {
   uint32_t pad[15];
   /* From RWD_CONTROL_OFFSET: written by rewind. */
   uint32_t replaying; /* 1 in replay: results come from the records, no syscall is made */
+  /* 1 from when the library has enabled its desched counter until it disables it (set in
+   * replay too, where it means nothing); rewind clears it when it disables the counter
+   * itself. A stop while it is 1 was a context switch the counter signals. */
+  uint32_t desched_armed;
 };
 
 /* One buffered syscall; records are packed from RWD_DATA_OFFSET, each 8-byte aligned. */

@@ -10,7 +10,14 @@ namespace rwd {
 namespace {
 constexpr size_t kCodeOffset = 8;  // after si_signo, si_errno
 constexpr size_t kPidOffset = 16;  // _sifields._kill.si_pid
+constexpr size_t kFdOffset = 24;   // _sifields._sigpoll.si_fd, after si_band
 }  // namespace
+
+int siginfo_fd(const SigInfo& si) {
+  int fd;
+  std::memcpy(&fd, si.data() + kFdOffset, sizeof fd);
+  return fd;
+}
 
 int siginfo_code(const SigInfo& si) {
   int code;

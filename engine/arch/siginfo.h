@@ -16,6 +16,9 @@ int siginfo_code(const SigInfo& si);
 /// SIGILL or SIGTRAP with a kernel si_code): it happens again by itself in replay.
 bool is_synchronous_fault(int sig, const SigInfo& si);
 
+/// siginfo_t.si_fd: the descriptor of an I/O signal (F_SETSIG, fcntl(2); si_code POLL_IN...).
+int siginfo_fd(const SigInfo& si);
+
 /// True when this process sent the signal with tgkill(2) (si_code SI_TKILL, si_pid ours).
 bool sent_by_this_process(const SigInfo& si);
 

@@ -102,6 +102,8 @@ const std::vector<Row>& rows() {
       {SYS_renameat2, "renameat2", R::Emulate, {}},
       {SYS_mkdir, "mkdir", R::Emulate, {}},
       {SYS_mkdirat, "mkdirat", R::Emulate, {}},
+      {SYS_mknod, "mknod", R::Emulate, {}},
+      {SYS_mknodat, "mknodat", R::Emulate, {}},
       {SYS_rmdir, "rmdir", R::Emulate, {}},
       {SYS_link, "link", R::Emulate, {}},
       {SYS_linkat, "linkat", R::Emulate, {}},
@@ -157,6 +159,9 @@ const std::vector<Row>& rows() {
       {SYS_inotify_add_watch, "inotify_add_watch", R::Emulate, {}},
       {SYS_inotify_rm_watch, "inotify_rm_watch", R::Emulate, {}},
       {SYS_eventfd2, "eventfd2", R::Emulate, {}},
+      // librewind_preload.so's desched counter (and a program's own counters): replay never
+      // opens one; reads from it are emulated like any other.
+      {SYS_perf_event_open, "perf_event_open", R::Emulate, {}},
       {SYS_eventfd, "eventfd", R::Emulate, {}},
       {SYS_ioctl, "ioctl", R::Emulate, {}},
       {SYS_fcntl, "fcntl", R::Emulate, {}},
@@ -351,6 +356,10 @@ std::string syscall_name(long nr) {
   if (nr == RWD_SYS_REGISTER_BUFFER) return "rewind_register_buffer";
   if (nr == RWD_SYS_DIVERGED) return "rewind_diverged";
   return "syscall_" + std::to_string(nr);
+}
+
+bool is_restart_result(int64_t result) {
+  return result == -512 || result == -513 || result == -514 || result == -516;
 }
 
 long ioctl_output_size(unsigned long request) {

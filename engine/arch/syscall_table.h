@@ -63,6 +63,11 @@ const SyscallSpec* syscall_spec(long nr);
 /// The kernel's name for syscall `nr` ("epoll_pwait2"), or "syscall_NNN" when unknown.
 std::string syscall_name(long nr);
 
+/// True for the kernel-internal results that ask for a restart when no handler runs
+/// (include/linux/errno.h in the kernel: ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
+/// ERESTART_RESTARTBLOCK); a tracer sees them at a syscall's exit when a signal interrupted it.
+bool is_restart_result(int64_t result);
+
 /// Out-parameters of ioctl(fd, request, arg) for a successful call: bytes written at arg.
 /// Requests with the _IOC_READ direction bit carry their size; legacy terminal requests come
 /// from a table (ioctl_tty(2)). Returns -1 when the request is unknown.

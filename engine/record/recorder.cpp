@@ -21,6 +21,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "engine/arch/insn.h"
 #include "engine/arch/siginfo.h"
@@ -65,6 +67,9 @@ struct Task {
   bool fresh = true;  ///< its first stop (PTRACE_EVENT_STOP) has not been seen
   Registers entry{};  ///< registers at the current syscall's entry
   EntrySnapshot snap;
+  /// The syscall that returned ERESTART_RESTARTBLOCK (poll, nanosleep, futex with a timeout):
+  /// the kernel resumes it as restart_syscall, whose out-parameters are this call's.
+  std::optional<std::pair<Registers, EntrySnapshot>> restart_block;
   bool exec_seen = false;      ///< PTRACE_EVENT_EXEC arrived during this syscall
   bool fork_recorded = false;  ///< the fork-like syscall's event was written at its event stop
   bool skip_syscall = false;   ///< entry was cancelled (rseq): exit reports -ENOSYS
@@ -80,8 +85,12 @@ struct Task {
   /// the instruction ends (a hardware breakpoint after it), then sent again.
   int deferred_sig = 0;
   std::array<uint8_t, 128> deferred_si{};
-  uint64_t deferred_at = 0;       ///< address of the breakpoint, 0 when none is set
-  SyscallBuffer buffer;           ///< its librewind_preload.so buffer, if registered
+  uint64_t deferred_at = 0;  ///< address of the breakpoint, 0 when none is set
+  SyscallBuffer buffer;      ///< its librewind_preload.so buffer, if registered
+  /// A signal that interrupted a buffered call the recorder then aborted: sent again once the
+  /// library makes that call as a traced syscall, so that it interrupts that call instead.
+  int redeliver_sig = 0;
+  SigInfo redeliver_si{};
   int64_t skip_result = -ENOSYS;  ///< skip_syscall: the result the exit reports
   /// Records taken from the buffer when the task stopped, for its next event.
   std::vector<uint8_t> buffered;
@@ -159,6 +168,11 @@ class Recorder {
   void on_fork_event(Task& t, int event);
   void on_event_stop(Task& t);
   void on_signal(Task& t, int sig);
+  /// When `t` stopped just after a buffered call's syscall that a signal or an interrupt
+  /// stopped while it waited, makes the call return RWD_ABORTED instead of restarting, so
+  /// that the library makes it again as a traced syscall (rewind_preload_abi.h), and returns
+  /// true. The caller resumes `t`.
+  bool abort_waiting_call(Task& t);
   void on_exit(Task& t, int status);
   void on_tick();
   void run_user(Task& t, int sig = 0);
@@ -209,6 +223,7 @@ class Recorder {
   uint64_t preemptions_ = 0;
   uint64_t ptrace_stops_ = 0;
   uint64_t buffered_syscalls_ = 0;
+  uint64_t aborted_calls_ = 0;
   struct stat stdout_st_ {
   }, stderr_st_{};
   bool have_stdout_ = false, have_stderr_ = false;
@@ -224,6 +239,7 @@ void Recorder::write(Event& e) {
 void Recorder::take_buffered(Task& t) {
   if (!t.buffer.addr) return;
   std::vector<uint8_t> more = t.buffer.take_records(t.tid);
+  t.buffer.add_abort_mark(more);  // the last record it read before now, if any
   if (more.empty()) return;
   try {
     buffered_syscalls_ += parse_buffered_records(more).size();
@@ -242,6 +258,11 @@ void Recorder::step_out_of_buffer_code(Task& t) {
     resume(t.tid, PTRACE_SINGLESTEP, 0);
     int st = wait_task(t.tid);
     ++ptrace_stops_;
+    if (WIFSTOPPED(st) && WSTOPSIG(st) == RWD_DESCHED_SIGNAL &&
+        t.buffer.is_desched_signal(RWD_DESCHED_SIGNAL, get_siginfo(t.tid))) {
+      t.buffer.settle_desched(t.tid);  // signalled before the counter went off: not a step
+      continue;
+    }
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
       throw Error("task " + std::to_string(t.tid) +
                   " stopped unexpectedly while leaving the syscall buffer code");
@@ -396,11 +417,16 @@ RecordResult Recorder::run() {
   r.preemptions = preemptions_;
   r.ptrace_stops = ptrace_stops_;
   r.buffered_syscalls = buffered_syscalls_;
+  r.aborted_calls = aborted_calls_;
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
   r.peak_memory = uint64_t(ru.ru_maxrss) * 1024;  // getrusage(2): ru_maxrss is in kilobytes
   return r;
 }
+
+/// The kernel's ERESTART_RESTARTBLOCK (include/linux/errno.h): the call resumes as
+/// restart_syscall.
+constexpr int64_t kErestartRestartblock = -516;
 
 /// Ticks after which an unanswered PTRACE_INTERRUPT is sent again.
 constexpr uint64_t kInterruptRetryTicks = 200;
@@ -547,6 +573,13 @@ void Recorder::on_syscall_entry(Task& t) {
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
   take_buffered(t);
+  if (t.redeliver_sig) {
+    // The call an abort made traced (its first syscall since): the signal that interrupted the
+    // buffered call interrupts this one, with the siginfo it came with (on_signal).
+    t.deferred_sig = std::exchange(t.redeliver_sig, 0);
+    t.deferred_si = t.redeliver_si;
+    syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+  }
   long nr = long(t.entry.orig_rax);
   if (nr == RWD_SYS_REGISTER_BUFFER) {
     // librewind_preload.so's registration: rewind answers it, the kernel never sees it.
@@ -554,8 +587,9 @@ void Recorder::on_syscall_entry(Task& t) {
     r.orig_rax = uint64_t(-1);
     set_regs(t.tid, r);
     t.skip_syscall = true;
-    t.skip_result = seccomp_ ? t.buffer.set_from_call(r.rdi, r.rsi, r.rdx, r.r10) : -ENOSYS;
-    if (t.skip_result == 0) group(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
+    t.skip_result =
+        seccomp_ ? t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9) : -ENOSYS;
+    if (t.skip_result >= 0) group(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
     return resume_syscall(t);
   }
   const SyscallSpec* spec = syscall_spec(nr);
@@ -631,7 +665,19 @@ void Recorder::on_syscall_exit(Task& t) {
     e.tid = t.tid;
     e.regs = t.entry;
     e.result = result;
-    e.memory = capture_outputs(t.tid, *spec, t.entry, result, t.snap);
+    if (nr == SYS_restart_syscall && t.restart_block) {
+      // What the interrupted call writes, at its own arguments (kernel/signal.c,
+      // restart_syscall; fs/select.c do_restart_poll...).
+      const auto& [entry, snap] = *t.restart_block;
+      if (const SyscallSpec* orig = syscall_spec(long(entry.orig_rax)))
+        e.memory = capture_outputs(t.tid, *orig, entry, result, snap);
+    } else {
+      e.memory = capture_outputs(t.tid, *spec, t.entry, result, t.snap);
+    }
+    if (nr != SYS_restart_syscall && result == kErestartRestartblock)
+      t.restart_block.emplace(t.entry, t.snap);
+    else if (nr != SYS_restart_syscall || !is_restart_result(result))
+      t.restart_block.reset();  // kept while restart_syscall is interrupted again
     if (spec->output != OutputKind::None && result > 0)
       e.output = output_target(t.tid, t.entry.rdi);
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
@@ -724,6 +770,9 @@ void Recorder::on_event_stop(Task& t) {
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
     if (g.active == t.tid && !g.ready.empty()) {
+      // Waiting in a buffered call that no desched counter watched: made traced, it lets
+      // the others run (its wait is seen then).
+      if (abort_waiting_call(t)) return resume_syscall(t);
       uint64_t rip = get_regs(t.tid).rip;
       if (rep_insn_at(t.tid, rip) || t.buffer.must_not_stop_at(rip))
         return resume_syscall(t);  // inside a string instruction: interrupt again next tick
@@ -783,6 +832,8 @@ Event Recorder::signal_event(Task& t, int sig, const SigInfo& si) {
 }
 
 void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& si) {
+  // The desched counter, if the library has it on, would signal every step's stop.
+  if (t.buffer.must_not_stop_at(get_regs(t.tid).rip)) t.buffer.settle_desched(t.tid);
   step_out_of_buffer_code(t);
   Registers regs = get_regs(t.tid);
   if (size_t len = rep_insn_at(t.tid, regs.rip)) {
@@ -830,8 +881,36 @@ void Recorder::deliver_and_write(Task& t, Event& e) {
   handle_stop(t, st);  // it ended, or stopped for another reason first
 }
 
+bool Recorder::abort_waiting_call(Task& t) {
+  if (!t.buffer.addr) return false;
+  Registers r = get_regs(t.tid);
+  int64_t result = int64_t(r.rax);
+  if (r.rip != RWD_UNTRACED_IP || !(is_restart_result(result) || result == -EINTR)) return false;
+  // Not restarted: the call returns to the library, which abandons its record (replay's
+  // library finds the abort mark the task's next event carries) and makes it traced.
+  r.rax = uint64_t(int64_t(RWD_ABORTED));
+  set_regs(t.tid, r);
+  t.buffer.aborted_nr = int64_t(r.orig_rax);
+  ++aborted_calls_;
+  return true;
+}
+
 void Recorder::on_signal(Task& t, int sig) {
   auto si = get_siginfo(t.tid);
+  bool desched = t.buffer.is_desched_signal(sig, si);
+  // The counter would signal again at this very stop's context switch: off until the
+  // library's next call that may block.
+  if (desched) t.buffer.settle_desched(t.tid);
+  if (abort_waiting_call(t)) {
+    if (!desched) {
+      t.redeliver_sig = sig;
+      t.redeliver_si = si;
+    }
+    return resume_syscall(t, 0);
+  }
+  // The counter's signal when the call did not wait (the task was switched out around it):
+  // rewind's, not the program's.
+  if (desched) return resume_syscall(t, 0);
   if (t.deferred_at && sig == SIGTRAP && get_regs(t.tid).rip == t.deferred_at) {
     // The string instruction is done: send the put-off signal again, to arrive here.
     clear_exec_breakpoint(t.tid);

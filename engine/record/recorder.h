@@ -27,6 +27,7 @@ struct RecordResult {
   uint64_t preemptions = 0;        ///< Sched events: tasks interrupted to let another run
   uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for
   uint64_t buffered_syscalls = 0;  ///< syscalls made without a stop (preload/), in records
+  uint64_t aborted_calls = 0;      ///< buffered calls that waited, made again traced
   uint64_t peak_memory = 0;        ///< the recorder's own peak resident set, in bytes
 };
 

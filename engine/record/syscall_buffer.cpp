@@ -1,23 +1,95 @@
 #include "syscall_buffer.h"
 
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <cstddef>
+#include <fstream>
+#include <string>
 
 #include "engine/os/tracee_memory.h"
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
-int64_t SyscallBuffer::set_from_call(uint64_t buffer, uint64_t size, uint64_t lo, uint64_t hi) {
+namespace {
+/// A copy of descriptor `fd` of process `pid` in this process (pidfd_open(2), pidfd_getfd(2):
+/// Linux 5.6, and the tracer's ptrace access), or -1.
+int copy_fd_of(pid_t pid, int fd) {
+  int pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return -1;
+  int copy = int(syscall(SYS_pidfd_getfd, pidfd, fd, 0));
+  close(pidfd);
+  return copy;
+}
+}  // namespace
+
+int64_t SyscallBuffer::set_from_call(pid_t pid, uint64_t buffer, uint64_t size, uint64_t lo,
+                                     uint64_t hi, uint64_t features, uint64_t desched) {
   if (buffer == 0 || buffer % 4096 != 0 || size != RWD_BUFFER_SIZE || lo >= hi || hi - lo > 4096)
     return -EINVAL;
+  bool counter = (features & RWD_FEATURE_DESCHED) != 0;
+  if (counter && desched > INT_MAX) return -EINVAL;
   addr = buffer;
   defer_start = lo;
   defer_end = hi;
+  desched_fd = -1;
+  desched_copy.reset();
+  if (!counter) return 0;
+  int copy = copy_fd_of(pid, int(desched));
+  if (copy < 0) return 1;
+  desched_fd = int(desched);
+  desched_copy = std::shared_ptr<const int>(new int(copy), [](const int* p) {
+    close(*p);
+    delete p;
+  });
   return 0;
+}
+
+namespace {
+/// True when `sig` is pending for thread `tid` (its own or its process's: /proc/TID/status
+/// SigPnd, ShdPnd, proc(5)).
+bool signal_pending(pid_t tid, int sig) {
+  std::ifstream f("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  uint64_t bit = 1ull << (sig - 1);
+  while (std::getline(f, line))
+    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0)
+      if (std::stoull(line.substr(7), nullptr, 16) & bit) return true;
+  return false;
+}
+}  // namespace
+
+void SyscallBuffer::settle_desched(pid_t tid) const {
+  if (!desched_copy) return;
+  ioctl(*desched_copy, PERF_EVENT_IOC_DISABLE, 0);
+  uint64_t flag = addr + offsetof(rwd_buffer_header, desched_armed);
+  std::vector<uint8_t> b = read_memory(tid, flag, 4);
+  if (b.size() != 4 || (b[0] | b[1] | b[2] | b[3]) == 0) return;
+  uint32_t armed = 0;
+  write_memory(tid, flag, &armed, sizeof armed);
+  // The kernel sends it from irq_work right after the switch (kernel/events/core.c,
+  // perf_pending_irq): microseconds, unless the machine is very busy.
+  for (int i = 0; i < 200 && !signal_pending(tid, RWD_DESCHED_SIGNAL); ++i) usleep(10);
+}
+
+bool SyscallBuffer::is_desched_signal(int sig, const SigInfo& si) const {
+  return desched_fd >= 0 && sig == RWD_DESCHED_SIGNAL && siginfo_code(si) == POLL_IN &&
+         siginfo_fd(si) == desched_fd;
+}
+
+void SyscallBuffer::add_abort_mark(std::vector<uint8_t>& records) {
+  if (aborted_nr < 0) return;
+  rwd_record mark{RWD_RECORD_HEADER, uint32_t(aborted_nr), RWD_ABORTED};
+  const auto* p = reinterpret_cast<const uint8_t*>(&mark);
+  records.insert(records.end(), p, p + sizeof mark);
+  aborted_nr = -1;
 }
 
 bool SyscallBuffer::must_not_stop_at(uint64_t rip) const {

@@ -7,9 +7,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/arch/siginfo.h"
 #include "engine/ticks/memory_digest.h"
 
 namespace rwd {
@@ -19,9 +21,34 @@ namespace rwd {
 struct SyscallBuffer {
   uint64_t addr = 0;  ///< 0: none registered
   uint64_t defer_start = 0, defer_end = 0;
+  /// The task's desched counter (RWD_FEATURE_DESCHED), or -1. Its signals are rewind's, never
+  /// the program's. A fork child has its parent's number: the counter still signals the
+  /// parent's thread.
+  int desched_fd = -1;
+  /// The recorder's own descriptor for that counter (pidfd_getfd(2)), shared by copies of
+  /// this buffer and closed with the last: the counter signals the task at every context
+  /// switch while enabled, its ptrace stops included, so the recorder disables it itself.
+  std::shared_ptr<const int> desched_copy;
+  /// The syscall number of a buffered call the recorder aborted (it waited), whose abort mark
+  /// the task's next event carries; -1 when none.
+  int64_t aborted_nr = -1;
 
-  /// Checks register_buffer's arguments (rdi..r10); returns 0 or a negative errno (-EINVAL).
-  int64_t set_from_call(uint64_t buffer, uint64_t size, uint64_t defer_lo, uint64_t defer_hi);
+  /// Checks register_buffer's arguments (rdi..r9: buffer, size, defer range, features,
+  /// desched fd) of task `tid` in process `pid`; returns 0 (desched counter in use), 1 (in
+  /// use without it: rewind could not take a copy of the counter) or a negative errno.
+  int64_t set_from_call(pid_t pid, uint64_t buffer, uint64_t size, uint64_t defer_lo,
+                        uint64_t defer_hi, uint64_t features, uint64_t desched);
+  /// At a stop of task `tid` for its desched counter's signal: disables the counter (its
+  /// library enables it again for its next call that may block). When the library had it
+  /// enabled, this very stop was a context switch the counter signals too: waits (a few
+  /// milliseconds at most) until that signal is pending, so that it stops the task at once
+  /// when it resumes, not later, in a traced syscall it would interrupt.
+  void settle_desched(pid_t tid) const;
+  /// True for a signal from the task's desched counter (rewind_preload_abi.h,
+  /// RWD_DESCHED_SIGNAL): an I/O signal (POLL_IN) naming the counter's descriptor.
+  bool is_desched_signal(int sig, const SigInfo& si) const;
+  /// Appends the pending abort mark (aborted_nr) to `records`, if any, and clears it.
+  void add_abort_mark(std::vector<uint8_t>& records);
   /// True when `rip` is where the task's state differs between record and replay (inside the
   /// buffered-syscall primitive or on the untraced page): no point may be recorded there.
   bool must_not_stop_at(uint64_t rip) const;

@@ -15,6 +15,7 @@
 #include "engine/os/debug_registers.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/ticks/memory_digest.h"
+#include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
@@ -30,8 +31,13 @@ struct ScopedBreakpoint {
 std::string describe(const Stop& s, pid_t tid) {
   switch (s.kind) {
     case Stop::SyscallEntry:
-    case Stop::SyscallExit:
-      return "syscall " + syscall_name(long(get_regs(tid).orig_rax));
+    case Stop::SyscallExit: {
+      Registers r = get_regs(tid);
+      if (r.orig_rax == RWD_SYS_DIVERGED)  // the library's report (rewind_preload_abi.h)
+        return "syscall " + syscall_name(long(r.rdi)) + " where the recording buffered " +
+               syscall_name(long(r.rsi));
+      return "syscall " + syscall_name(long(r.orig_rax));
+    }
     case Stop::Signal:
       return signal_name(s.sig);
     case Stop::Exited:

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "engine/arch/siginfo.h"
+#include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/replay/buffer_fill.h"
@@ -17,18 +18,12 @@
 namespace rwd {
 
 namespace {
-// Kernel-internal results that ask for a restart when no handler runs (errno.h in the
-// kernel: ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND, ERESTART_RESTARTBLOCK).
-bool is_restart(int64_t rax) {
-  return rax == -512 || rax == -513 || rax == -514 || rax == -516;
-}
-
 void restart_syscall_now(pid_t tid) {
   Registers r;
   // A task killed while it waited (another thread's fatal signal ended the process) has no
   // registers any more; the resume that follows fails too, and its exit is collected.
   if (!try_get_regs(tid, r)) return;
-  if (int64_t(r.orig_rax) < 0 || !is_restart(int64_t(r.rax))) return;
+  if (int64_t(r.orig_rax) < 0 || !is_restart_result(int64_t(r.rax))) return;
   r.rax = int64_t(r.rax) == -516 ? uint64_t(SYS_restart_syscall) : r.orig_rax;
   r.rip -= 2;  // back onto the syscall instruction
   try_set_regs(tid, r);

@@ -249,13 +249,14 @@ void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
   // The library leaves room for the end mark after its records (preload/hook.c has_room).
   if (e.buffered.size() + RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
     throw TraceError(trace_.dir() + "/events: " + where(e) + ": buffered records too large");
-  parse_buffered_records(e.buffered);  // well-formed, or a TraceError
+  uint32_t used = buffered_bytes_used(e.buffered);  // well-formed, or a TraceError
   std::vector<uint32_t> pauses;
   if (t.buffer_features & RWD_FEATURE_PAUSE) {
     // A point between events lies after all of its event's records: pausing after the last
-    // one lets reach_point look for it from there only.
+    // one lets reach_point look for it from there only. (An abort mark is never used up:
+    // the call it stands for is made again traced.)
     bool point = e.kind == EventKind::Sched || (e.kind == EventKind::Signal && !e.synchronous);
-    if (point) pauses.push_back(uint32_t(e.buffered.size()));
+    if (point && used > 0) pauses.push_back(used);
     if (pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid)
       pauses.push_back(pause_request_->pos);
   }
@@ -274,11 +275,12 @@ void Replayer::buffer_reached(ReplayTask& t, const Event& e) {
   t.records.clear();
   uint32_t pos = 0;
   read_memory_exact(t.tid, t.syscall_buffer, &pos, sizeof pos);
-  if (pos != e.buffered.size())
+  uint32_t used = buffered_bytes_used(e.buffered);
+  if (pos != used)
     throw diverged(e, "the task used " + std::to_string(pos) +
                           " bytes of buffered syscall "
                           "records, the recording " +
-                          std::to_string(e.buffered.size()));
+                          std::to_string(used));
   pos = 0;
   write_memory(t.tid, t.syscall_buffer, &pos, sizeof pos);
 }
@@ -604,7 +606,8 @@ bool ReplaySession::Impl::step() {
         e->kind == EventKind::Exit && WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
     if (t.state == TaskState::ForkPending && !killed) finish_fork(t);
     if (pause_request_ && pause_request_->event == e->number &&
-        (pause_request_->rec_tid != e->tid || e->buffered.size() < pause_request_->pos ||
+        (pause_request_->rec_tid != e->tid ||
+         buffered_bytes_used(e->buffered) < pause_request_->pos ||
          !(t.buffer_features & RWD_FEATURE_PAUSE)))
       throw Error(where(*e) + " has no buffered record ending at byte " +
                   std::to_string(pause_request_->pos) + " of task " +

@@ -34,6 +34,7 @@
 #include "engine/timeline/breakpoints.h"
 #include "engine/timeline/checkpoint_store.h"
 #include "engine/timeline/timeline_run.h"
+#include "engine/trace/buffered_records.h"
 
 namespace rwd {
 
@@ -842,7 +843,7 @@ class Timeline::Engine : public ReplayObserver {
         // Back from a signal's handler into the run before the signal event, which used all
         // of that event's buffered records.
         r.event = *std::exchange(step_from_, std::nullopt);
-        if (session_->can_pause_buffer(r.tid)) r.pos = uint32_t(last_event_.buffered.size());
+        if (session_->can_pause_buffer(r.tid)) r.pos = buffered_bytes_used(last_event_.buffered);
       } else if (here_.kind != Point::Between) {
         r.pos = buffer_pos(r.tid);
       }

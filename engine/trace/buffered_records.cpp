@@ -23,4 +23,15 @@ std::vector<BufferedRecord> parse_buffered_records(const std::vector<uint8_t>& b
   return out;
 }
 
+bool is_abort_mark(const BufferedRecord& r) {
+  return r.result == RWD_ABORTED && r.data_bytes == 0;
+}
+
+uint32_t buffered_bytes_used(const std::vector<uint8_t>& bytes) {
+  std::vector<BufferedRecord> records = parse_buffered_records(bytes);
+  if (!records.empty() && is_abort_mark(records.back()))
+    return uint32_t(bytes.size()) - RWD_RECORD_HEADER;
+  return uint32_t(bytes.size());
+}
+
 }  // namespace rwd

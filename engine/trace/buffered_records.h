@@ -18,4 +18,12 @@ struct BufferedRecord {
 /// bytes are not a whole number of well-formed records.
 std::vector<BufferedRecord> parse_buffered_records(const std::vector<uint8_t>& bytes);
 
+/// True for an abort mark: the record of a buffered call the recorder interrupted (it waited)
+/// and the library made again as a traced syscall (rewind_preload_abi.h, RWD_ABORTED).
+bool is_abort_mark(const BufferedRecord& r);
+
+/// Bytes of `bytes` (an event's well-formed records) that its task uses up before the event:
+/// all of them but a final abort mark, which the library reads but never marks used.
+uint32_t buffered_bytes_used(const std::vector<uint8_t>& bytes);
+
 }  // namespace rwd

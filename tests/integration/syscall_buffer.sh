@@ -60,4 +60,40 @@ missing = [w for w in want if w not in buffered]
 assert not missing, f"not buffered: {missing}"
 ' && pass "fs_calls: every call buffered (getpid and clock_gettime through their mov sites)" \
   || fail "fs_calls: some calls were traced"
+
+# Calls that wait for another thread of the process (tests/programs/blocking_calls.c: pipe
+# reads and writes, poll, a condition variable, a FIFO's open, a read that SIGALRM interrupts):
+# buffered with the desched counter on; the ones that waited are made traced, so the other
+# thread runs. The recording must end (no hang), print what the program prints without rewind,
+# and replay to the same output; also with --chaos, and with no desched counter
+# (REWIND_DESCHED=0: the FIFO's open, buffered, waits until a preemption aborts it).
+"$TEST_PROGRAMS/blocking_calls" "$WORK" >"$WORK/native-bc" 2>&1 || fail "blocking_calls failed natively"
+for mode in desched chaos1 chaos2 chaos3 chaos4 chaos5 nodesched; do
+  flags=() env=()
+  case $mode in
+    chaos*) flags=(--chaos) ;;
+    nodesched) env=(REWIND_DESCHED=0) ;;
+  esac
+  env "${env[@]}" timeout 60 "$REWIND" record -v "${flags[@]}" -o "$WORK/t-bc-$mode" \
+    "$TEST_PROGRAMS/blocking_calls" "$WORK" >"$WORK/rec-bc-$mode" 2>"$WORK/err-bc-$mode" \
+    || fail "blocking_calls ($mode): record failed: $(tail -2 "$WORK/err-bc-$mode")"
+  cmp -s "$WORK/native-bc" "$WORK/rec-bc-$mode" && pass "blocking_calls ($mode): recorded as it runs" \
+    || fail "blocking_calls ($mode): $(diff "$WORK/native-bc" "$WORK/rec-bc-$mode" | head -4)"
+  for i in 1 2; do
+    timeout 60 "$REWIND" replay -a "$WORK/t-bc-$mode" >"$WORK/rep-bc" 2>&1
+    cmp -s "$WORK/rec-bc-$mode" "$WORK/rep-bc" && pass "blocking_calls ($mode): replay $i" \
+      || fail "blocking_calls ($mode): replay $i: $(diff "$WORK/rec-bc-$mode" "$WORK/rep-bc" | head -4)"
+  done
+done
+waited=$(sed -n 's/.* \([0-9]*\) that waited made traced.*/\1/p' "$WORK/err-bc-desched")
+[ "${waited:-0}" -ge 1 ] && pass "blocking_calls: $waited buffered calls waited and were made traced" \
+  || fail "blocking_calls: no buffered call was seen waiting: $(cat "$WORK/err-bc-desched")"
+"$REWIND" dump --json "$WORK/t-bc-desched" | python3 -c '
+import json, sys
+events = json.load(sys.stdin)
+buffered = [b["syscall"] for e in events for b in e.get("buffered", []) if b["result"] != -4096]
+for call in ("read", "write", "poll", "futex"):
+    assert call in buffered, f"no {call} buffered: {sorted(set(buffered))}"
+' && pass "blocking_calls: pipe reads and writes, poll and futex buffered" \
+  || fail "blocking_calls: calls that may block were not buffered"
 finish
