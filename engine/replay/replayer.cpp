@@ -700,6 +700,7 @@ struct ReplaySession::Checkpoint {
   TraceReader::Position position;  ///< the reader just after event `done`
   ~Checkpoint() {
     for (auto& [rec, t] : tasks) {
+      if (t.state == TaskState::Exited) continue;  // a record only: no process of its own
       // A stopped tracee dies of SIGKILL at once; reap it (it is this process's child).
       kill(t.tid, SIGKILL);
       while (waitpid(t.tid, nullptr, __WALL) < 0 && errno == EINTR) {
@@ -728,13 +729,18 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position)
   if (next_ && need_position) return nullptr;  // read ahead: the reader is past `done_`
   c->position = trace_.position();
   c->tasks[t.rec_tid] = fork_task(t);
+  // Threads that ended before this point but whose Exit event comes after it (their exit
+  // syscall is replayed, the event that collects them not yet): kept as records, so that
+  // replay from the checkpoint finds them at that event.
+  for (auto& [rec, x] : tasks_)
+    if (x.state == TaskState::Exited) c->tasks[rec] = x;
   return c;
 }
 
 ReplaySession::Impl::Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c) : Impl(o) {
   for (auto& [rec, ct] : c.tasks) {
     ReplayTask copy = ct;
-    tasks_[rec] = fork_task(copy);
+    tasks_[rec] = ct.state == TaskState::Exited ? copy : fork_task(copy);
   }
   root_started_ = true;
   points_ = c.points;
@@ -757,7 +763,8 @@ uint64_t ReplaySession::checkpoint_event(const Checkpoint& c) {
 }
 std::vector<pid_t> ReplaySession::checkpoint_pids(const Checkpoint& c) {
   std::vector<pid_t> out;
-  for (auto& [rec, t] : c.tasks) out.push_back(t.tid);
+  for (auto& [rec, t] : c.tasks)
+    if (t.state != TaskState::Exited) out.push_back(t.tid);
   return out;
 }
 ReplaySession::~ReplaySession() = default;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "engine/replay/replay_session.h"
@@ -21,6 +22,10 @@ class CheckpointStore {
     ReplaySession::CheckpointPtr checkpoint;
     Event last_event;     ///< that event
     bool pinned = false;  ///< asked for by the user: never thinned
+    /// The timeline's record of syscall entries at that event (Timeline's entry_pending_,
+    /// last_entry_event_).
+    std::map<pid_t, uint64_t> entry_pending;
+    uint64_t last_entry_event = 0;
   };
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kEvents = 1000;                     ///< at most this many events apart

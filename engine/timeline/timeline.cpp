@@ -154,6 +154,19 @@ class Timeline::Engine : public ReplayObserver {
   void op_reverse_step(pid_t tid) {
     end_diversion();
     step_tid_ = tid;
+    if (here_.kind != Point::Entry || here_.tid != tid) {
+      auto it = entry_pending_.find(tid);
+      const ReplayTask* t = live(tid);
+      if (it != entry_pending_.end() && t && t->at_entry) {
+        // The task waits in a syscall it entered at an earlier event while others ran: it
+        // stands at that entry (the same state), and steps back from there.
+        Point entry;
+        entry.kind = Point::Entry;
+        entry.event = it->second;
+        entry.tid = tid;
+        here_ = entry;
+      }
+    }
     if (here_.kind == Point::Entry && here_.tid == tid) {
       // Before a syscall: the previous instruction ran between the last event and this one.
       start_scan(After::ReverseStep, true);
@@ -165,9 +178,7 @@ class Timeline::Engine : public ReplayObserver {
         // Just after a syscall: one instruction back is that syscall's entry.
         Run r;
         r.kind = Run::Goto;
-        r.target.kind = Point::Entry;
-        r.target.event = here_.event;
-        r.target.tid = tid;
+        r.target = entry_of_last_syscall(tid, here_.event);
         r.report.reason = StopReason::Step;
         r.report.tid = tid;
         run_ = r;
@@ -373,9 +384,13 @@ class Timeline::Engine : public ReplayObserver {
               int(run_.kind), (unsigned long long)run_.start_event, checkpoints_.size());
     session_ = from ? std::make_unique<ReplaySession>(opts_, *from->checkpoint)
                     : std::make_unique<ReplaySession>(opts_);
+    entry_pending_.clear();
+    last_entry_event_ = 0;
     if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
     if (from) {
       last_event_ = from->last_event;
+      entry_pending_ = from->entry_pending;
+      last_entry_event_ = from->last_entry_event;
       checkpoints_.restart_clock();
       on_between();
     }
@@ -384,6 +399,7 @@ class Timeline::Engine : public ReplayObserver {
       bool was_exec = e->kind == EventKind::Exec;
       session_->step();
       last_event_ = replaying_;
+      note_entries(last_event_);
       if (was_exec || changes_mappings(last_event_)) {
         for (auto& [rec, t] : session_->tasks()) {
           if (rec != last_event_.tid || t.state == TaskState::Exited) continue;
@@ -413,6 +429,29 @@ class Timeline::Engine : public ReplayObserver {
     on_end();
   }
 
+  /// Keeps entry_pending_ and last_entry_event_ up to date after event `e`.
+  void note_entries(const Event& e) {
+    last_entry_event_ = 0;
+    if (e.kind == EventKind::SyscallEntry) {
+      entry_pending_[e.tid] = e.number;
+    } else if (e.kind == EventKind::Syscall || e.kind == EventKind::Exit) {
+      auto it = entry_pending_.find(e.tid);
+      if (it == entry_pending_.end()) return;
+      if (e.kind == EventKind::Syscall) last_entry_event_ = it->second;
+      entry_pending_.erase(it);
+    }
+  }
+
+  /// The entry point of the syscall that last_event_ (a Syscall of `tid`, event `n`)
+  /// completed: at the SyscallEntry event that brought the task there, if any.
+  Point entry_of_last_syscall(pid_t tid, uint64_t n) const {
+    Point p;
+    p.kind = Point::Entry;
+    p.event = last_entry_event_ ? last_entry_event_ : n;
+    p.tid = tid;
+    return p;
+  }
+
   // --- Checkpoints (policy: checkpoint_store.h). ---
 
   using Saved = CheckpointStore::Saved;
@@ -439,6 +478,8 @@ class Timeline::Engine : public ReplayObserver {
     s.pinned = requested;
     s.checkpoint = std::move(c);
     s.last_event = last_event_;
+    s.entry_pending = entry_pending_;
+    s.last_entry_event = last_entry_event_;
     checkpoints_.add(std::move(s), run_.start_event);
     return true;
   }
@@ -579,6 +620,16 @@ class Timeline::Engine : public ReplayObserver {
   }
 
   void on_signal(ReplayTask& t, int sig) {
+    // A recorded signal about to be delivered: the point a forward run stopped at for it (a
+    // reverse step from there scans to it; a seek back goes to it). Only the timeline's own
+    // traps show it otherwise, and the replay reaches it with its own breakpoint.
+    if ((run_.kind == Run::Scan || run_.kind == Run::Goto) &&
+        replaying_.kind == EventKind::Signal && replaying_.signo == sig &&
+        replaying_.tid == t.rec_tid && run_.target.kind == Point::Trap &&
+        reached(run_.target, trap_point(t, get_regs(t.tid)))) {
+      if (run_.kind == Run::Scan) return scan_done();
+      return pause(run_.report, trap_point(t, get_regs(t.tid)));
+    }
     // The arrival of a signal moves the task like an instruction (to its handler, or to its
     // end): reverse steps count it.
     if (run_.kind == Run::Scan && counting_steps(t)) ++run_.steps;
@@ -767,8 +818,12 @@ class Timeline::Engine : public ReplayObserver {
     return false;
   }
 
+  /// Whether event `e` moved its task as one step does: a syscall or an emulated rdtsc
+  /// (an instruction), or a signal's delivery (to its handler's first instruction, where a
+  /// step stops as in gdb; a fatal one ends the trace first, on_signal).
   static bool consumes_instruction(const Event& e) {
-    return e.kind == EventKind::Syscall || e.kind == EventKind::Rdtsc;
+    return e.kind == EventKind::Syscall || e.kind == EventKind::Rdtsc ||
+           e.kind == EventKind::Signal;
   }
 
   Point trap_point(const ReplayTask& t, const Registers& r) {
@@ -910,7 +965,32 @@ class Timeline::Engine : public ReplayObserver {
         next.start_event = done.start_event;
       }
     } else {  // ReverseStep: single-step to one instruction before the current point
-      if (done.steps == 0) {
+      if (done.steps == 0 && last_event_.kind == EventKind::Syscall &&
+          last_event_.tid == done.tid && last_event_.number == done.event && done.event > 1) {
+        // Nothing ran between the task's syscall and the target (a signal delivered as the
+        // syscall returned): one instruction back is that syscall's entry.
+        next.kind = Run::Goto;
+        next.target = entry_of_last_syscall(done.tid, done.event);
+        next.report.reason = StopReason::Step;
+        next.report.tid = done.tid;
+      } else if (done.steps == 0 && last_event_.kind == EventKind::Signal &&
+                 last_event_.tid == done.tid && last_event_.number == done.event &&
+                 done.event > 1) {
+        // At a signal handler's first instruction, reached by a step: one instruction back is
+        // where the signal arrived, in the run before the signal event (op_reverse_step does
+        // the same from the point just after that event).
+        Run again;
+        again.kind = Run::Scan;
+        again.count_steps = true;
+        again.tid = done.tid;
+        again.event = done.event - 1;
+        again.target.kind = Point::Between;
+        again.target.event = done.event;
+        if (session_->can_pause_buffer(done.tid))
+          again.pos = buffered_bytes_used(last_event_.buffered);
+        run_ = again;  // after_ stays ReverseStep
+        throw Restart{};
+      } else if (done.steps == 0) {
         next.kind = Run::Goto;
         next.target.kind = Point::Between;
         next.target.event = done.event;
@@ -1110,10 +1190,19 @@ class Timeline::Engine : public ReplayObserver {
     rwd::write_memory(diversion_tid_, addr, bytes.data(), bytes.size());
   }
 
+  /// True when task `rec_tid` stands at a syscall's entry: the current point's, or one it
+  /// waits in while others run (a SyscallEntry event brought it there).
+  bool at_syscall_entry(pid_t rec_tid) {
+    if (here_.kind == Point::Entry && here_.tid == rec_tid) return true;
+    const ReplayTask* t = live(rec_tid);
+    return t && t->at_entry;
+  }
+
   void set_regs_diverted(pid_t rec_tid, const Registers& regs) {
+    bool entry = at_syscall_entry(rec_tid);
     begin_diversion(rec_tid);
     Registers r = regs;
-    if (here_.kind == Point::Entry && here_.tid == rec_tid) {
+    if (entry) {
       r.rip += 2;  // back to the kernel's view at a syscall entry
       r.orig_rax = get_regs(diversion_tid_).orig_rax;
     }
@@ -1122,7 +1211,7 @@ class Timeline::Engine : public ReplayObserver {
 
   Registers registers(pid_t rec_tid) {
     Registers r = get_regs(inspect_tid(rec_tid));
-    if (here_.kind == Point::Entry && here_.tid == rec_tid) {
+    if (at_syscall_entry(rec_tid)) {
       // At a syscall's entry the kernel already moved rip past the instruction and set rax
       // to -ENOSYS; show the state before the instruction, as the program had it.
       r.rip -= 2;
@@ -1188,6 +1277,12 @@ class Timeline::Engine : public ReplayObserver {
   Point here_;
   Event last_event_;
   Event replaying_;  ///< the event session_->step() is replaying now
+  /// Tasks whose syscall in progress began at a SyscallEntry event (another task ran beside
+  /// it): that event's number. Its entry point is there, not just before the Syscall event.
+  std::map<pid_t, uint64_t> entry_pending_;
+  /// When last_event_ is a Syscall whose entry came at a SyscallEntry event: that event's
+  /// number; else 0.
+  uint64_t last_entry_event_ = 0;
   After after_ = After::None;
   pid_t step_tid_ = 0;
   std::optional<uint64_t> internal_bp_;

@@ -3,7 +3,8 @@
 // that the processes it keeps (the replay and its checkpoints) stay within the documented
 // bound. Usage: random_walk SECONDS [PROGRAM SYMBOL]: the walk over the default program
 // (bench/many_events, breakpoints on marker) or over PROGRAM, given a fresh directory as its
-// argument, with breakpoints on SYMBOL. Exit status 0 when every check held.
+// argument, with breakpoints on SYMBOL. Exit status 0 when every check held; on a failure the
+// trace is kept (REWIND_WALK_TRACE=DIR walks it again).
 #include <dirent.h>
 #include <unistd.h>
 
@@ -74,8 +75,13 @@ int main(int argc, char** argv) {
   char tmpl[] = "/tmp/rewind-walk.XXXXXX";
   std::string top = mkdtemp(tmpl), dir = top + "/trace";
   std::string command = own ? program + " " + top : program;
-  if (std::system((std::string(REWIND_BIN) + " record -o " + dir + " " + command + " >/dev/null")
-                      .c_str()) != 0)
+  // REWIND_WALK_TRACE=DIR walks over a kept trace instead: for the same trace the walk makes
+  // the same operations, so a failure (which keeps its trace) can be repeated.
+  if (const char* kept = getenv("REWIND_WALK_TRACE"))
+    dir = kept;
+  else if (std::system(
+               (std::string(REWIND_BIN) + " record -o " + dir + " " + command + " >/dev/null")
+                   .c_str()) != 0)
     return 2;
   uint64_t marker = test::nm_symbol(program, symbol.c_str());
   if (!marker) {
@@ -132,18 +138,21 @@ int main(int argc, char** argv) {
           tl.remove_breakpoint(marker);
       } else if (op == 2) {
         StopInfo s = tl.resume_forward();
-        if (bp && s.reason == StopReason::Breakpoint)
-          check(tl.registers(tid).rip == marker, "a forward hit is at the breakpoint", 0, 0);
+        if (bp && s.reason == StopReason::Breakpoint)  // in the thread that hit it
+          check(tl.registers(s.tid).rip == marker, "a forward hit is at the breakpoint", 0, 0);
       } else if (op == 3) {
         StopInfo s = tl.resume_backward();
         if (s.reason == StopReason::Breakpoint)
-          check(tl.registers(tid).rip == marker, "a backward hit is at the breakpoint", 0, 0);
+          check(tl.registers(s.tid).rip == marker, "a backward hit is at the breakpoint", 0, 0);
       } else if (op == 4 || op == 5) {
         if (tl.current().reason == StopReason::TraceEnd) continue;
         Registers before = tl.registers(tid);
         StopInfo at = tl.current();
         StopInfo f = tl.step_forward(tid);
         if (f.reason == StopReason::TraceEnd) continue;
+        // Another thread's breakpoint or signal can end the step before this one moved: then
+        // the step back is not its inverse.
+        if (f.reason != StopReason::Step) continue;
         tl.step_backward(tid);
         Registers back = tl.registers(tid);
         if (f.event != at.event) {
@@ -166,9 +175,11 @@ int main(int argc, char** argv) {
       }
     } catch (const std::exception& e) {
       StopInfo at = tl.current();
-      fprintf(stderr, "FAIL: operation %zu (%s) from %s at event %llu threw: %s (before: %s)\n",
+      fprintf(stderr,
+              "FAIL: operation %zu (%s) from %s at event %llu threw: %s (before: %s; trace "
+              "kept: %s)\n",
               ops + 1, kOps[op], stop_name(at.reason), (unsigned long long)at.event, e.what(),
-              history.c_str());
+              history.c_str(), dir.c_str());
       return 1;
     }
     StopInfo now = tl.current();
@@ -184,6 +195,10 @@ int main(int argc, char** argv) {
       "%zu operations in %.0f s over %llu events: at most %zu traced processes (bound %zu), "
       "%zu checkpoints at the end\n",
       ops, seconds, (unsigned long long)events, most, kBound, cs.count);
+  if (failures) {
+    fprintf(stderr, "trace kept: %s\n", dir.c_str());
+    return 1;
+  }
   std::system(("rm -rf " + top).c_str());
-  return failures ? 1 : 0;
+  return 0;
 }
