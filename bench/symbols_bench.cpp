@@ -124,7 +124,8 @@ int main(int argc, char** argv) {
     ModuleList mods;
     mods.refresh(t);
     auto* exe = mods.executable();
-    tl.add_breakpoint(exe->to_runtime(exe->symbols().lookup("stop_here").front()->addr));
+    tl.add_breakpoint(tl.code_site(
+        tl.current().tid, exe->to_runtime(exe->symbols().lookup("stop_here").front()->addr)));
     tl.resume_forward();
     mods.refresh(t);
     stack_with_variables(t, mods, tid);

@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   // Reverse-continue to a breakpoint about 10,000 events back.
   uint64_t marker = test::nm_symbol(exe, "marker");
   tl.seek(events - 10);
-  tl.add_breakpoint(marker);
+  tl.add_breakpoint(tl.code_site(tl.current().tid, marker));
   std::vector<double> rcont;
   std::vector<uint64_t> rcont_events;
   for (int i = 0; i < std::min(runs, 10); ++i) {
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   // Reverse single steps in the middle of the trace, between two syscalls.
   tl.seek(events / 2);
   StopInfo hit = tl.resume_forward();  // the next marker() call
-  tl.remove_breakpoint(marker);
+  tl.remove_breakpoint(tl.code_site(tl.current().tid, marker));
   for (int i = 0; i < 5; ++i) tl.step_forward(tid);
   std::vector<double> rstep;
   for (int i = 0; i < runs; ++i) {

@@ -46,7 +46,7 @@ DataId parse_data_id(const std::string& id) {
 }  // namespace
 
 json DapSession::breakpoint_json(const Breakpoint& bp) {
-  json j = {{"id", bp.id}, {"verified", !bp.addrs.empty()}};
+  json j = {{"id", bp.id}, {"verified", !bp.sites.empty()}};
   if (bp.line) j["line"] = line_out(bp.line);
   std::string file = bp.file.empty() ? bp.spec.file : bp.file;
   if (!file.empty()) j["source"] = source_json(file);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -397,10 +398,22 @@ class Session {
     auto addr = parse_hex(rest.substr(0, comma)), len = parse_hex(rest.substr(comma + 1));
     if (!addr || !len) return "E00";
     if (type == '0' || type == '1') {
-      if (insert)
-        tl_.add_breakpoint(*addr);
-      else
-        tl_.remove_breakpoint(*addr);
+      // gdb names a breakpoint by its address in the process it debugs (the current one);
+      // the site made at insertion is the one to remove, wherever the replay is by then.
+      if (insert) {
+        if (breakpoints_.count(*addr)) return "OK";
+        CodeSite site{"", *addr};
+        try {
+          site = tl_.code_site(last_stop_.tid, *addr);
+        } catch (const Error&) {
+          // No live task: an address breakpoint.
+        }
+        tl_.add_breakpoint(site);
+        breakpoints_[*addr] = site;
+      } else if (auto it = breakpoints_.find(*addr); it != breakpoints_.end()) {
+        tl_.remove_breakpoint(it->second);
+        breakpoints_.erase(it);
+      }
       return "OK";
     }
     if (type < '2' || type > '4') return "";
@@ -427,6 +440,7 @@ class Session {
   StopInfo last_stop_;
   pid_t thread_ = 0;
   std::vector<W> watches_;
+  std::map<uint64_t, CodeSite> breakpoints_;  ///< gdb's software breakpoints by address
 };
 
 }  // namespace

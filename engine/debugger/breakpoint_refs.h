@@ -9,40 +9,42 @@
 
 namespace rwd {
 
-/// Counts holders per address; the timeline has the breakpoint while the count is positive.
+/// Counts holders per code site; the timeline has the breakpoint while the count is
+/// positive.
 class BreakpointRefs {
  public:
   explicit BreakpointRefs(Timeline& timeline) : timeline_(timeline) {}
-  void add(uint64_t addr) {
-    if (refs_[addr]++ == 0) timeline_.add_breakpoint(addr);
+  void add(const CodeSite& site) {
+    if (refs_[site]++ == 0) timeline_.add_breakpoint(site);
   }
-  void remove(uint64_t addr) {
-    auto it = refs_.find(addr);
+  void remove(const CodeSite& site) {
+    auto it = refs_.find(site);
     if (it == refs_.end()) return;
     if (--it->second == 0) {
       refs_.erase(it);
-      timeline_.remove_breakpoint(addr);
+      timeline_.remove_breakpoint(site);
     }
   }
 
  private:
   Timeline& timeline_;
-  std::map<uint64_t, int> refs_;
+  std::map<CodeSite, int> refs_;
 };
 
-/// Holds one temporary breakpoint for a scope.
+/// Holds one temporary breakpoint for a scope: at `addr` in task `tid`'s process.
 class TempBreakpoint {
  public:
-  TempBreakpoint(BreakpointRefs& refs, uint64_t addr) : refs_(refs), addr_(addr) {
-    refs_.add(addr);
+  TempBreakpoint(BreakpointRefs& refs, Timeline& timeline, pid_t tid, uint64_t addr)
+      : refs_(refs), site_(timeline.code_site(tid, addr)) {
+    refs_.add(site_);
   }
-  ~TempBreakpoint() { refs_.remove(addr_); }
+  ~TempBreakpoint() { refs_.remove(site_); }
   TempBreakpoint(const TempBreakpoint&) = delete;
   TempBreakpoint& operator=(const TempBreakpoint&) = delete;
 
  private:
   BreakpointRefs& refs_;
-  uint64_t addr_;
+  CodeSite site_;
 };
 
 }  // namespace rwd

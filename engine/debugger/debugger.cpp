@@ -1,6 +1,7 @@
 #include "engine/debugger/debugger.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace rwd {
 
@@ -28,8 +29,20 @@ void Debugger::moved() {
     return;  // after the last task exited (a seek past exit_group): nothing to read
   TimelineTarget t(tl_, tid);
   modules_.refresh(t);
-  if (modules_.modules().size() != module_count_) {
-    module_count_ = modules_.modules().size();
+  std::vector<std::pair<std::string, uint64_t>> loaded;
+  for (const auto& m : modules_.modules()) {
+    loaded.emplace_back(m->file(), m->lo());
+    auto known = std::find_if(seen_.begin(), seen_.end(),
+                              [&](const auto& s) { return s->file() == m->file(); });
+    if (known == seen_.end())
+      seen_.push_back(m);
+    else
+      *known = m;
+  }
+  if (loaded != loaded_) {
+    // Other code here (a library mapped or unmapped, another process's program): bind the
+    // breakpoints in it too.
+    loaded_ = std::move(loaded);
     for (int id : rebind_breakpoints())
       if (std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end()) rebound_.push_back(id);
   }
@@ -78,9 +91,62 @@ Value Debugger::evaluate(pid_t tid, size_t frame, const std::string& expr) {
   return evaluate_expression(expr, target(tid), variables(tid), frame);
 }
 
-void Debugger::set_addresses(Breakpoint& bp, const std::vector<uint64_t>& old) {
-  for (uint64_t a : old) refs_.remove(a);
-  for (uint64_t a : bp.addrs) refs_.add(a);
+void Debugger::load_trace_modules() {
+  if (trace_modules_loaded_) return;
+  trace_modules_loaded_ = true;
+  std::error_code ec;
+  auto dir = std::filesystem::canonical(std::filesystem::path(tl_.executable()).parent_path(), ec);
+  if (ec) return;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    std::string file = entry.path().string();
+    if (std::any_of(seen_.begin(), seen_.end(), [&](const auto& m) { return m->file() == file; }))
+      continue;
+    try {
+      seen_.push_back(std::make_shared<Module>(file, file, 0));  // bias unknown: unused here
+    } catch (const Error&) {
+      // Not an ELF file (locale data, a cache the program mapped).
+    }
+  }
+}
+
+void Debugger::bind(Breakpoint& bp) {
+  // Where it is armed: in every program and library of the trace (its saved copies, which
+  // the replay maps), in whichever process maps them.
+  load_trace_modules();
+  Breakpoint everywhere = bp;
+  bp.sites.clear();
+  bind_breakpoint(everywhere, seen_, &bp.sites);
+  // What the current process shows: its addresses here.
+  bind_breakpoint(bp, modules_.modules());
+  if (bp.spec.address) {
+    bp.sites = sites_of(bp.addrs);
+  } else if (bp.addrs.empty() && !bp.sites.empty()) {
+    bp.line = everywhere.line;  // bound in another process's program only
+    bp.file = everywhere.file;
+    bp.message = everywhere.message;
+  }
+}
+
+std::vector<CodeSite> Debugger::sites_of(const std::vector<uint64_t>& addrs) {
+  if (addrs.empty()) return {};
+  std::vector<ProcMapping> maps;
+  try {
+    maps = tl_.mappings(tl_.current().tid);
+  } catch (const Error&) {
+    // No live task (after the last exit): address sites, as the addresses were bound.
+  }
+  std::vector<CodeSite> out;
+  for (uint64_t a : addrs) out.push_back(code_site(maps, a));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool Debugger::has_site(const Breakpoint& bp, pid_t tid, uint64_t addr) {
+  if (bp.sites.empty()) return false;
+  CodeSite site = tl_.code_site(tid, addr);
+  return std::binary_search(bp.sites.begin(), bp.sites.end(), site);
 }
 
 std::vector<Breakpoint> Debugger::replace_breakpoints(
@@ -88,7 +154,7 @@ std::vector<Breakpoint> Debugger::replace_breakpoints(
     const std::vector<BreakpointSpec>& specs) {
   for (auto it = breakpoints_.begin(); it != breakpoints_.end();) {
     if (replaced(it->second)) {
-      for (uint64_t a : it->second.addrs) refs_.remove(a);
+      for (const CodeSite& site : it->second.sites) refs_.remove(site);
       it = breakpoints_.erase(it);
     } else {
       ++it;
@@ -101,8 +167,8 @@ std::vector<Breakpoint> Debugger::replace_breakpoints(
     Breakpoint bp;
     bp.id = next_id_++;
     bp.spec = spec;
-    bind_breakpoint(bp, modules_);
-    for (uint64_t a : bp.addrs) refs_.add(a);
+    bind(bp);
+    for (const CodeSite& site : bp.sites) refs_.add(site);
     breakpoints_[bp.id] = bp;
     out.push_back(bp);
   }
@@ -136,10 +202,24 @@ std::vector<Breakpoint> Debugger::set_instruction_breakpoints(
 std::vector<int> Debugger::rebind_breakpoints() {
   std::vector<int> changed;
   for (auto& [id, bp] : breakpoints_) {
-    std::vector<uint64_t> old = bp.addrs;
-    bind_breakpoint(bp, modules_);
-    if (bp.addrs == old) continue;
-    set_addresses(bp, old);
+    // The sites bound before (in libraries since unmapped) stay armed: the same code
+    // anywhere holds the breakpoint.
+    Breakpoint now = bp;
+    bind(now);
+    std::vector<CodeSite> added;
+    for (const CodeSite& site : now.sites)
+      if (!std::binary_search(bp.sites.begin(), bp.sites.end(), site)) added.push_back(site);
+    bool was_bound = !bp.sites.empty();
+    bp.addrs = now.addrs;
+    if (added.empty()) continue;
+    for (const CodeSite& site : added) refs_.add(site);
+    bp.sites.insert(bp.sites.end(), added.begin(), added.end());
+    std::sort(bp.sites.begin(), bp.sites.end());
+    if (!was_bound || bp.line == 0) {
+      bp.line = now.line;
+      bp.file = now.file;
+      bp.message = now.message;
+    }
     changed.push_back(id);
   }
   return changed;
@@ -172,8 +252,11 @@ std::string Debugger::format_log(pid_t tid, const std::string& message) {
 std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
                                    std::string& error, bool count) {
   std::vector<int> ids;
+  std::optional<CodeSite> site;
   for (auto& [id, bp] : breakpoints_) {
-    if (!std::binary_search(bp.addrs.begin(), bp.addrs.end(), addr)) continue;
+    if (bp.sites.empty()) continue;
+    if (!site) site = tl_.code_site(tid, addr);
+    if (!std::binary_search(bp.sites.begin(), bp.sites.end(), *site)) continue;
     if (!bp.spec.condition.empty()) {
       try {
         Value v = evaluate(tid, 0, bp.spec.condition);
@@ -203,7 +286,7 @@ DebugStop Debugger::resume(Direction dir) {
   for (;;) {
     if (dir == Direction::Forward) {
       bool pending = std::any_of(breakpoints_.begin(), breakpoints_.end(),
-                                 [](const auto& b) { return b.second.addrs.empty(); });
+                                 [](const auto& b) { return b.second.sites.empty(); });
       if (pending != code_mapping_stops_) tl_.set_stop_at_code_mappings(pending);
       code_mapping_stops_ = pending;
     }
@@ -237,8 +320,7 @@ DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir) {
   moved();
   if (out.stop.reason == StopReason::Breakpoint)
     for (auto& [id, bp] : breakpoints_)
-      if (std::binary_search(bp.addrs.begin(), bp.addrs.end(), out.stop.addr))
-        out.breakpoint_ids.push_back(id);
+      if (has_site(bp, out.stop.tid, out.stop.addr)) out.breakpoint_ids.push_back(id);
   return out;
 }
 

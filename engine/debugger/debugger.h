@@ -75,7 +75,9 @@ class Debugger {
   std::vector<Breakpoint> set_function_breakpoints(const std::vector<BreakpointSpec>& specs);
   /// Replaces all instruction breakpoints (DAP setInstructionBreakpoints).
   std::vector<Breakpoint> set_instruction_breakpoints(const std::vector<BreakpointSpec>& specs);
-  /// Re-binds pending breakpoints after libraries were loaded; returns the ids that changed.
+  /// Binds the breakpoints in the code mapped at the current point too (libraries loaded
+  /// since, another process's program), keeping where they were bound before; returns the
+  /// ids bound in new places.
   std::vector<int> rebind_breakpoints();
   /// The breakpoints whose binding changed at the last stops (libraries mapped or unmapped),
   /// emptied by the call.
@@ -138,7 +140,17 @@ class Debugger {
   std::vector<Breakpoint> replace_breakpoints(
       const std::function<bool(const Breakpoint&)>& replaced,
       const std::vector<BreakpointSpec>& specs);
-  void set_addresses(Breakpoint& bp, const std::vector<uint64_t>& old);
+  /// Binds `bp` (addrs, line, file, message, sites; see source_breakpoints.h): its sites in
+  /// every ELF file of the trace, its addresses in the current process.
+  void bind(Breakpoint& bp);
+  /// Adds every ELF file the trace saved (its files/ directory: each program and library
+  /// mapped by any process) to seen_, once.
+  void load_trace_modules();
+  /// The code sites of `addrs`, runtime addresses in the current task's process (sorted,
+  /// without repeats).
+  std::vector<CodeSite> sites_of(const std::vector<uint64_t>& addrs);
+  /// True when `bp` is armed at `addr` of task `tid`'s process.
+  bool has_site(const Breakpoint& bp, pid_t tid, uint64_t addr);
   /// The user breakpoints at `addr` whose conditions hold for `tid` (counting hits);
   /// logpoints append to `log` and are not returned.
   std::vector<int> hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
@@ -156,7 +168,11 @@ class Debugger {
   std::map<uint64_t, WatchKind> watches_;  ///< by address
   SignalStops signal_stops_;
   std::vector<int> rebound_;  ///< ids whose binding changed since take_rebound_breakpoints()
-  size_t module_count_ = 0;
+  /// Every module seen in any process so far and every ELF file of the trace (one per file).
+  std::vector<std::shared_ptr<Module>> seen_;
+  bool trace_modules_loaded_ = false;
+  /// The modules (file, runtime start) the breakpoints were last bound in.
+  std::vector<std::pair<std::string, uint64_t>> loaded_;
   bool code_mapping_stops_ = false;  ///< what the timeline was last told
 };
 

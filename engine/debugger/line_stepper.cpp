@@ -72,7 +72,7 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
     if (bytes.size() != 8) return step_stop(tl_.current());
     uint64_t ret;
     memcpy(&ret, bytes.data(), 8);
-    TempBreakpoint bp(bps_, ret);
+    TempBreakpoint bp(bps_, tl_, tid, ret);
     for (;;) {
       StopInfo s = tl_.resume_forward();
       if (s.reason != StopReason::Breakpoint) return s;
@@ -100,7 +100,7 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
   // the return address, just below the CFA), then one instruction back onto the call.
   if (!f.entry) return step_stop(tl_.current());
   if (f.pc != f.entry) {
-    TempBreakpoint bp(bps_, f.entry);
+    TempBreakpoint bp(bps_, tl_, tid, f.entry);
     for (;;) {
       StopInfo s = tl_.resume_backward();
       if (s.reason != StopReason::Breakpoint) return s;

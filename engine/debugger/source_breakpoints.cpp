@@ -14,14 +14,23 @@ BreakpointKind breakpoint_kind(const BreakpointSpec& spec) {
   return spec.function.empty() ? BreakpointKind::Source : BreakpointKind::Function;
 }
 
-void bind_breakpoint(Breakpoint& bp, ModuleList& modules) {
+void bind_breakpoint(Breakpoint& bp, const std::vector<std::shared_ptr<Module>>& modules,
+                     std::vector<CodeSite>* sites) {
   bp.addrs.clear();
   bp.message.clear();
   const BreakpointSpec& s = bp.spec;
+  // Each binding in module `m` at link address `link`.
+  auto bound = [&](Module& m, uint64_t link) {
+    bp.addrs.push_back(m.to_runtime(link));
+    if (!sites) return;
+    if (auto off = m.elf().file_offset(link)) sites->push_back(CodeSite{m.file(), *off});
+  };
   if (s.address) {
     // Any address may hold a breakpoint; where no code is mapped, it never hits (as gdb).
     bp.addrs.push_back(s.address);
-    Module* m = modules.module_at(s.address);
+    Module* m = nullptr;
+    for (const auto& mod : modules)
+      if (mod->contains(s.address)) m = mod.get();
     DwarfIndex* dw = m ? m->dwarf() : nullptr;
     auto row = dw ? dw->line_at(m->to_link(s.address)) : std::nullopt;
     if (row) {
@@ -32,13 +41,13 @@ void bind_breakpoint(Breakpoint& bp, ModuleList& modules) {
     if (!m) bp.message = "No code is mapped at " + hex(s.address) + " yet.";
     return;
   }
-  for (const auto& m : modules.modules()) {
+  for (const auto& m : modules) {
     DwarfIndex* dw = m->dwarf();
     if (!s.function.empty()) {
       bool found = false;
       if (dw) {
         for (const FunctionInfo* fn : dw->functions_named(s.function)) {
-          bp.addrs.push_back(m->to_runtime(dw->after_prologue(*fn)));
+          bound(*m, dw->after_prologue(*fn));
           if (bp.file.empty()) {
             auto row = dw->line_at(dw->after_prologue(*fn));
             if (row) {
@@ -52,20 +61,24 @@ void bind_breakpoint(Breakpoint& bp, ModuleList& modules) {
       }
       if (!found)  // no debug info: the symbol's first instruction
         for (const Symbol* sym : m->symbols().lookup(s.function))
-          if (sym->function) bp.addrs.push_back(m->to_runtime(sym->addr));
+          if (sym->function) bound(*m, sym->addr);
       continue;
     }
     if (!dw) continue;
-    uint32_t bound = 0;
-    auto addrs = dw->line_addresses(s.file, s.line, &bound);
+    uint32_t line = 0;
+    auto addrs = dw->line_addresses(s.file, s.line, &line);
     if (addrs.empty()) continue;
-    for (uint64_t a : addrs) bp.addrs.push_back(m->to_runtime(a));
-    bp.line = bound;
+    for (uint64_t a : addrs) bound(*m, a);
+    bp.line = line;
     auto row = dw->line_at(addrs.front());
     if (row) {
       const auto& files = dw->lines(row->first).files;
       bp.file = row->second.file < files.size() ? files[row->second.file] : s.file;
     }
+  }
+  if (sites) {
+    std::sort(sites->begin(), sites->end());
+    sites->erase(std::unique(sites->begin(), sites->end()), sites->end());
   }
   std::sort(bp.addrs.begin(), bp.addrs.end());
   bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());

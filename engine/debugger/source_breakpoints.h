@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/symbols/module_list.h"
+#include "engine/timeline/code_site.h"
 
 namespace rwd {
 
@@ -34,19 +35,24 @@ BreakpointKind breakpoint_kind(const BreakpointSpec& spec);
 struct Breakpoint {
   int id = 0;
   BreakpointSpec spec;
-  std::vector<uint64_t> addrs;  ///< runtime addresses (empty: pending, not bound yet)
-  uint32_t line = 0;            ///< the line it bound to (may follow the requested one)
-  std::string file;             ///< the full source path it bound in ("" for pending)
-  uint64_t hits = 0;            ///< times its condition held so far
-  std::string message;          ///< why it is unverified, or a note on how it bound
+  std::vector<uint64_t> addrs;  ///< runtime addresses in the current process (may be empty)
+  /// Where it is armed: the code sites of every binding so far, in any process (sorted).
+  /// Empty: pending, bound nowhere yet.
+  std::vector<CodeSite> sites;
+  uint32_t line = 0;    ///< the line it bound to (may follow the requested one)
+  std::string file;     ///< the full source path it bound in ("" for pending)
+  uint64_t hits = 0;    ///< times its condition held so far
+  std::string message;  ///< why it is unverified, or a note on how it bound
 };
 
-/// Binds a breakpoint to addresses in the loaded modules: a line in every function and
-/// inlined copy that has code for it (moved to the next line with code, as gdb does), a
-/// function at the end of its prologue in every module that defines it, an instruction
-/// breakpoint at its address (with the source line there, when known). Fills addrs, line,
-/// file and message.
-void bind_breakpoint(Breakpoint& bp, ModuleList& modules);
+/// Binds a breakpoint to addresses in `modules`: a line in every function and inlined copy
+/// that has code for it (moved to the next line with code, as gdb does), a function at the
+/// end of its prologue in every module that defines it, an instruction breakpoint at its
+/// address (with the source line there, when known). Fills addrs (runtime, at each module's
+/// bias), line, file and message. With `sites`, also gives the code site of each binding
+/// but an instruction breakpoint's (sorted, without repeats): the module's file and offset.
+void bind_breakpoint(Breakpoint& bp, const std::vector<std::shared_ptr<Module>>& modules,
+                     std::vector<CodeSite>* sites = nullptr);
 
 /// True when `hits` (already counting this hit) satisfies `hit_condition`; an empty
 /// condition always holds. Throws Error on a malformed condition.

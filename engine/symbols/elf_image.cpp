@@ -74,6 +74,7 @@ std::unique_ptr<ElfImage> ElfImage::open(const std::string& path) {
     GElf_Phdr ph;
     if (!gelf_getphdr(h.elf, int(i), &ph)) continue;
     if (ph.p_type == PT_LOAD) {
+      img->loads_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz});
       if (first) img->first_load_vaddr_ = (ph.p_vaddr - ph.p_offset) & ~uint64_t(0xfff);
       first = false;
       if (ph.p_flags & PF_X) {
@@ -152,6 +153,12 @@ std::optional<uint32_t> file_crc32(const std::string& path) {
   }
   ::close(fd);
   return uint32_t(crc);
+}
+
+std::optional<uint64_t> ElfImage::file_offset(uint64_t vaddr) const {
+  for (const Segment& s : loads_)
+    if (vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) return s.offset + (vaddr - s.vaddr);
+  return std::nullopt;
 }
 
 }  // namespace rwd

@@ -49,6 +49,9 @@ class ElfImage {
   /// Link-time address range [lo, hi) covered by executable PT_LOAD segments.
   uint64_t text_lo() const { return text_lo_; }
   uint64_t text_hi() const { return text_hi_; }
+  /// The file offset (bytes) that holds link-time address `vaddr`, by the PT_LOAD segments;
+  /// nullopt when no segment has file bytes there.
+  std::optional<uint64_t> file_offset(uint64_t vaddr) const;
   /// Functions and objects from .symtab and .dynsym (defined ones only, no duplicates).
   const std::vector<ElfSymbol>& symbols() const { return symbols_; }
 
@@ -61,6 +64,10 @@ class ElfImage {
   std::optional<DebugLink> debuglink_;
   bool has_debug_info_ = false;
   std::vector<ElfSymbol> symbols_;
+  struct Segment {
+    uint64_t vaddr, offset, filesz;
+  };
+  std::vector<Segment> loads_;  ///< PT_LOAD segments
 };
 
 /// CRC-32 as .gnu_debuglink uses it (the zlib/ISO-HDLC polynomial) of a whole file; nullopt

@@ -1,5 +1,6 @@
 #include "engine/timeline/breakpoints.h"
 
+#include "engine/errors.h"
 #include "engine/os/tracee_memory.h"
 
 namespace rwd {
@@ -8,17 +9,53 @@ namespace {
 constexpr uint8_t kInt3 = 0xcc;
 }
 
+void BreakpointTable::set(const CodeSite& site, uint8_t who, bool on) {
+  uint8_t& w = wanted_[site];
+  uint8_t was = w;
+  w = on ? uint8_t(w | who) : uint8_t(w & ~who);
+  if (w == 0) wanted_.erase(site);
+  if (w != was) resolved_.clear();
+}
+
+const std::map<uint64_t, bool>& BreakpointTable::addresses(pid_t pid) {
+  pid_t k = key(pid);
+  auto it = resolved_.find(k);
+  if (it != resolved_.end()) return it->second;
+  std::map<uint64_t, bool>& out = resolved_[k];
+  std::vector<ProcMapping> maps;
+  bool by_file = false;
+  for (const auto& [s, who] : wanted_) by_file |= !s.file.empty();
+  if (by_file) {
+    try {
+      maps = read_proc_maps(pid);
+    } catch (const Error&) {
+      // The process is gone: its sites are nowhere.
+    }
+  }
+  for (const auto& [s, who] : wanted_)
+    for (uint64_t a : site_addresses(maps, s)) out[a] |= (who & kUser) != 0;
+  return out;
+}
+
+bool BreakpointTable::has(pid_t pid, uint64_t addr) {
+  if (wanted_.empty()) return false;
+  const auto& at = addresses(pid);
+  auto it = at.find(addr);
+  return it != at.end() && it->second;
+}
+
 void BreakpointTable::sync(pid_t pid, pid_t tid) {
+  const std::map<uint64_t, bool>& wanted = addresses(pid);
   auto& mine = patched_[key(pid)];
   for (auto it = mine.begin(); it != mine.end();) {
-    if (wanted_.count(it->first)) {
+    if (wanted.count(it->first)) {
       ++it;
       continue;
     }
     write_memory(tid, it->first, &it->second, 1);
     it = mine.erase(it);
   }
-  for (uint64_t addr : wanted_) {
+  for (const auto& [addr, user] : wanted) {
     if (mine.count(addr)) continue;
     auto orig = read_memory(tid, addr, 1);
     if (orig.empty()) continue;  // not mapped yet: pending
@@ -35,6 +72,7 @@ void BreakpointTable::unpatch(pid_t pid, pid_t tid) {
 }
 
 void BreakpointTable::revalidate(pid_t pid, pid_t tid) {
+  resolved_.erase(key(pid));
   auto p = patched_.find(key(pid));
   if (p == patched_.end()) return;
   for (auto it = p->second.begin(); it != p->second.end();) {

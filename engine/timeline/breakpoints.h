@@ -9,22 +9,35 @@
 #include <set>
 #include <vector>
 
+#include "engine/timeline/code_site.h"
+
 namespace rwd {
 
-/// The debugger's breakpoint addresses and, per replayed process, which are patched in.
-/// An address that is not mapped yet stays pending and is patched at a later sync().
+/// The debugger's breakpoint sites and, per replayed process, where they are and which are
+/// patched in. A site is patched at its address in each process that maps its code (a
+/// process running another program does not get it); one that is not mapped yet stays
+/// pending and is patched at a later sync().
 class BreakpointTable {
  public:
-  void add(uint64_t addr) { wanted_.insert(addr); }
-  void remove(uint64_t addr) { wanted_.erase(addr); }
-  bool has(uint64_t addr) const { return wanted_.count(addr) != 0; }
+  /// A debugger's breakpoint at `site`.
+  void add(const CodeSite& site) { set(site, kUser, true); }
+  void remove(const CodeSite& site) { set(site, kUser, false); }
+  /// The timeline's own breakpoint at `site` (to stop near a point it searches for): patched
+  /// like the others, but has() does not count it.
+  void add_internal(const CodeSite& site) { set(site, kInternal, true); }
+  void remove_internal(const CodeSite& site) { set(site, kInternal, false); }
+  /// True when process `pid` has a debugger's breakpoint at `addr`.
+  bool has(pid_t pid, uint64_t addr);
   bool empty() const { return wanted_.empty(); }
   /// Patches and unpatches process `pid` (through its task `tid`) to match the wanted set.
   void sync(pid_t pid, pid_t tid);
   /// Forgets process `pid`'s patches without touching its memory (it exec'd or ended). A
   /// process that shared another's memory stops sharing it.
   void forget(pid_t pid) {
-    if (!shared_.erase(pid)) patched_.erase(pid);
+    if (!shared_.erase(pid)) {
+      patched_.erase(pid);
+      resolved_.erase(pid);
+    }
   }
   /// Records that process `child` shares the memory of process `parent` (vfork, clone with
   /// CLONE_VM, posix_spawn) until it execs: their patches are one set, made through either.
@@ -33,7 +46,8 @@ class BreakpointTable {
   /// next sync() puts them back.
   void unpatch(pid_t pid, pid_t tid);
   /// Forgets the patches of `pid` that are no longer there (a mapping replaced the page:
-  /// mmap, munmap, mremap); the next sync() patches them again where mapped.
+  /// mmap, munmap, mremap) and where its sites are; the next sync() patches them again
+  /// where mapped.
   void revalidate(pid_t pid, pid_t tid);
   /// Records that process `to` (a fork of `from`) carries the same patches.
   void copy_patches(pid_t from, pid_t to) {
@@ -43,6 +57,7 @@ class BreakpointTable {
   void forget_all() {
     patched_.clear();
     shared_.clear();
+    resolved_.clear();
   }
   /// Removes the patch at `addr` from `pid` now (to step over it); sync() puts it back.
   void lift(pid_t pid, pid_t tid, uint64_t addr);
@@ -52,13 +67,20 @@ class BreakpointTable {
   void hide(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) const;
 
  private:
-  std::set<uint64_t> wanted_;
+  static constexpr uint8_t kUser = 1, kInternal = 2;
+  void set(const CodeSite& site, uint8_t who, bool on);
+  std::map<CodeSite, uint8_t> wanted_;  ///< site -> who wants it (kUser | kInternal)
   /// The process whose patch set `pid` uses (its own, or the one whose memory it shares).
   pid_t key(pid_t pid) const {
     auto it = shared_.find(pid);
     return it == shared_.end() ? pid : it->second;
   }
+  /// The addresses of the wanted sites in process `pid` (read from its /proc maps once,
+  /// until the sites or its mappings change).
+  /// Address -> whether a debugger's breakpoint is there (else only the timeline's own).
+  const std::map<uint64_t, bool>& addresses(pid_t pid);
   std::map<pid_t, std::map<uint64_t, uint8_t>> patched_;  ///< pid -> address -> original byte
+  std::map<pid_t, std::map<uint64_t, bool>> resolved_;    ///< pid -> addresses(pid)
   std::map<pid_t, pid_t> shared_;  ///< process -> the process whose memory it shares
 };
 

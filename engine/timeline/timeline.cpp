@@ -202,7 +202,7 @@ class Timeline::Engine : public ReplayObserver {
                     (rep_step_tid_ && *rep_step_tid_ == t.rec_tid);
     Registers r = get_regs(t.tid);
     resume_regs_ = r;
-    if (bps_.patched(t.pid, r.rip) && bps_.has(r.rip) && !is_internal(r.rip) &&
+    if (bps_.patched(t.pid, r.rip) && bps_.has(t.pid, r.rip) &&
         !(last_pause_tid_ == t.rec_tid && last_pause_rip_ == r.rip &&
           last_pause_event_ == session_->events_done())) {
       // An event left the task on a breakpoint without executing it (a signal delivery
@@ -325,7 +325,7 @@ class Timeline::Engine : public ReplayObserver {
         // Stepped over a breakpoint for a continue: nothing to report, unless the step
         // landed on another breakpoint (a `ret` onto a breakpointed return address). That
         // one is hit now: the next resume steps over it without looking.
-        if (bps_.patched(t.pid, r.rip) && bps_.has(r.rip)) on_trap(t, r, true, 0);
+        if (bps_.patched(t.pid, r.rip)) on_trap(t, r, true, 0);
         return true;
       }
       stepping_over_ = false;
@@ -665,7 +665,7 @@ class Timeline::Engine : public ReplayObserver {
     StopInfo si;
     si.tid = t.rec_tid;
     bool user_hit = false;
-    if (breakpoint && bps_.has(r.rip) && !is_internal(r.rip)) {
+    if (breakpoint && bps_.has(t.pid, r.rip)) {
       si.reason = StopReason::Breakpoint;
       si.addr = r.rip;
       user_hit = true;
@@ -858,7 +858,14 @@ class Timeline::Engine : public ReplayObserver {
     return same;
   }
 
-  bool is_internal(uint64_t addr) const { return internal_bp_ && *internal_bp_ == addr; }
+  /// The code site of `addr` in process `pid` now (its address when the maps are gone).
+  static CodeSite site_in(pid_t pid, uint64_t addr) {
+    try {
+      return rwd::code_site(read_proc_maps(pid), addr);
+    } catch (const Error&) {
+      return CodeSite{"", addr};
+    }
+  }
 
   /// Bytes of buffered syscall records task `rec_tid` has used since its last event (0: none,
   /// or its library cannot pause there: ReplaySession::can_pause_buffer).
@@ -885,9 +892,9 @@ class Timeline::Engine : public ReplayObserver {
       // A counting scan single-steps the task from where the target can first be, checking
       // each step; a breakpoint would only stop it at every earlier pass (thousands, in a
       // loop making buffered syscalls).
-      if (!count_steps && !bps_.has(here_.regs.rip)) {
-        internal_bp_ = here_.regs.rip;
-        bps_.add(here_.regs.rip);
+      if (!count_steps) {
+        internal_bp_ = site_in(t->pid, here_.regs.rip);
+        bps_.add_internal(*internal_bp_);
       }
     }
     if (count_steps) {
@@ -914,7 +921,7 @@ class Timeline::Engine : public ReplayObserver {
   /// for it to end: before that, no point before the current one is known to be hit-free.)
   void interrupt_reverse_continue() {
     if (internal_bp_) {
-      bps_.remove(*internal_bp_);
+      bps_.remove_internal(*internal_bp_);
       internal_bp_.reset();
     }
     Run next;
@@ -930,12 +937,13 @@ class Timeline::Engine : public ReplayObserver {
   /// The scan reached the current point: choose where to go, and go (a new replay).
   void scan_done() {
     Run done = run_;
+    std::optional<CodeSite> internal = internal_bp_;
     if (debug_)
       fprintf(stderr, "rewind: timeline: scan reached event %llu: %llu hits, %llu steps\n",
               (unsigned long long)session_->events_done(), (unsigned long long)done.hits,
               (unsigned long long)done.steps);
     if (internal_bp_) {
-      bps_.remove(*internal_bp_);
+      bps_.remove_internal(*internal_bp_);
       internal_bp_.reset();
     }
     Run next;
@@ -945,9 +953,9 @@ class Timeline::Engine : public ReplayObserver {
       again.below = done.start_event;
       again.hits = 0;
       again.last_hit_info.reset();
-      if (!bps_.has(again.target.regs.rip) && again.target.kind == Point::Trap) {
-        internal_bp_ = again.target.regs.rip;
-        bps_.add(again.target.regs.rip);
+      if (internal) {  // the same target: the same site
+        internal_bp_ = internal;
+        bps_.add_internal(*internal);
       }
       run_ = again;
       throw Restart{};
@@ -1285,7 +1293,8 @@ class Timeline::Engine : public ReplayObserver {
   uint64_t last_entry_event_ = 0;
   After after_ = After::None;
   pid_t step_tid_ = 0;
-  std::optional<uint64_t> internal_bp_;
+  /// The timeline's own breakpoint for a scan (at its target's rip), if any.
+  std::optional<CodeSite> internal_bp_;
   std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
   std::optional<uint64_t> step_from_;     ///< a reverse step counts steps from this event
   bool at_event_start_ = false;           ///< trap_point() names "just after the last event"
@@ -1350,12 +1359,16 @@ void Timeline::set_stop_at_code_mappings(bool on) {
   engine_->call([&] { engine_->stop_at_code_mappings_ = on; });
 }
 
-void Timeline::add_breakpoint(uint64_t addr) {
-  engine_->call([&] { engine_->bps_.add(addr); });
+CodeSite Timeline::code_site(pid_t tid, uint64_t addr) {
+  return rwd::code_site(mappings(tid), addr);
 }
 
-void Timeline::remove_breakpoint(uint64_t addr) {
-  engine_->call([&] { engine_->bps_.remove(addr); });
+void Timeline::add_breakpoint(const CodeSite& site) {
+  engine_->call([&] { engine_->bps_.add(site); });
+}
+
+void Timeline::remove_breakpoint(const CodeSite& site) {
+  engine_->call([&] { engine_->bps_.remove(site); });
 }
 
 bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {

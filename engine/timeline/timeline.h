@@ -14,6 +14,7 @@
 #include "engine/arch/registers.h"
 #include "engine/os/debug_registers.h"
 #include "engine/os/proc_maps.h"
+#include "engine/timeline/code_site.h"
 #include "engine/trace/event.h"
 
 namespace rwd {
@@ -108,9 +109,14 @@ class Timeline {
   /// Off by default.
   void set_stop_at_code_mappings(bool on);
 
-  /// Software breakpoint at `addr` in every replayed process.
-  void add_breakpoint(uint64_t addr);
-  void remove_breakpoint(uint64_t addr);
+  /// The code site of address `addr` in task `tid`'s process at the current point: the
+  /// mapped file and offset there, so that a breakpoint follows that code into every process
+  /// that maps it (at its own address) and into no other. Throws Error for an unknown task.
+  CodeSite code_site(pid_t tid, uint64_t addr);
+  /// Software breakpoint at `site` in every replayed process that maps its code (an address
+  /// site: in every process where that address is mapped).
+  void add_breakpoint(const CodeSite& site);
+  void remove_breakpoint(const CodeSite& site);
   /// Hardware watchpoint on `len` bytes (1, 2, 4, 8; aligned) at `addr`. Returns false when
   /// all debug-register slots are taken or the range is misaligned.
   bool add_watchpoint(uint64_t addr, int len, WatchKind kind);

@@ -89,13 +89,13 @@ struct ReplayStop : Stop {
     target = replay_target.get();
     modules.refresh(*target);
     uint64_t bp = function_address(modules, function);
-    timeline->add_breakpoint(bp);
+    timeline->add_breakpoint(timeline->code_site(timeline->current().tid, bp));
     for (;;) {
       rwd::StopInfo s = timeline->resume_forward();
       REQUIRE(s.reason == rwd::StopReason::Breakpoint);
       if ((timeline->registers(tid).rdi & 0xffffffff) == uint64_t(tag)) break;
     }
-    timeline->remove_breakpoint(bp);
+    timeline->remove_breakpoint(timeline->code_site(timeline->current().tid, bp));
     refresh();
   }
 };

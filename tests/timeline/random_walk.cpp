@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
   }
   Timeline tl(dir);
   pid_t tid = tl.current().tid;
+  const CodeSite marker_site = tl.code_site(tid, marker);
   uint64_t events = tl.event_count();
   std::mt19937_64 rng(7);
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -133,9 +134,9 @@ int main(int argc, char** argv) {
       } else if (op == 1) {
         bp = !bp;
         if (bp)
-          tl.add_breakpoint(marker);
+          tl.add_breakpoint(marker_site);
         else
-          tl.remove_breakpoint(marker);
+          tl.remove_breakpoint(marker_site);
       } else if (op == 2) {
         StopInfo s = tl.resume_forward();
         if (bp && s.reason == StopReason::Breakpoint)  // in the thread that hit it

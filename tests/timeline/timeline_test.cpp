@@ -61,7 +61,7 @@ TEST_CASE("a breakpoint hit three times, then reverse-continue returns to the se
   CHECK(start.event == 1);
   pid_t tid = start.tid;
   uint64_t tick = symbol("tick"), counter = symbol("counter");
-  tl.add_breakpoint(tick);
+  tl.add_breakpoint(tl.code_site(tl.current().tid, tick));
   uint64_t events[4] = {};
   for (long hit = 1; hit <= 3; ++hit) {
     StopInfo s = tl.resume_forward();
@@ -132,10 +132,10 @@ TEST_CASE("a watchpoint reports each write forwards with old and new values") {
 TEST_CASE("single steps forwards and backwards return to the same state") {
   Timeline tl(trace());
   pid_t tid = tl.current().tid;
-  tl.add_breakpoint(symbol("tick"));
+  tl.add_breakpoint(tl.code_site(tl.current().tid, symbol("tick")));
   tl.resume_forward();
   tl.resume_forward();  // the second call, i = 2
-  tl.remove_breakpoint(symbol("tick"));
+  tl.remove_breakpoint(tl.code_site(tl.current().tid, symbol("tick")));
   Registers at_hit = tl.registers(tid);
   std::vector<Registers> trail{at_hit};
   for (int i = 0; i < 5; ++i) {
@@ -156,9 +156,9 @@ TEST_CASE("single steps forwards and backwards return to the same state") {
 TEST_CASE("stepping back across a write() syscall lands on its syscall instruction") {
   Timeline tl(trace());
   pid_t tid = tl.current().tid;
-  tl.add_breakpoint(symbol("tick"));
+  tl.add_breakpoint(tl.code_site(tl.current().tid, symbol("tick")));
   StopInfo hit = tl.resume_forward();
-  tl.remove_breakpoint(symbol("tick"));
+  tl.remove_breakpoint(tl.code_site(tl.current().tid, symbol("tick")));
   // Step until the write() of this iteration has been replayed (the event count moves).
   StopInfo s;
   int steps = 0;
@@ -194,10 +194,10 @@ TEST_CASE("reverse steps through buffered syscalls return to the same states") {
   CHECK(tl.event_count() < 1000);  // the getppid calls are buffered, not events
   pid_t tid = tl.current().tid;
   uint64_t marker = symbol("marker", BUFFERED_PROGRAM);
-  tl.add_breakpoint(marker);
+  tl.add_breakpoint(tl.code_site(tl.current().tid, marker));
   StopInfo hit = tl.resume_forward();
   REQUIRE(hit.reason == StopReason::Breakpoint);
-  tl.remove_breakpoint(marker);
+  tl.remove_breakpoint(tl.code_site(tl.current().tid, marker));
   // Back far enough to cross the getppid before the call (250 instructions of arithmetic
   // lie between the two), into librewind_preload.so's code.
   std::vector<Registers> trail{tl.registers(tid)};
@@ -278,7 +278,7 @@ TEST_CASE("reverse steps and continues cross signal handlers") {
     memcpy(&v, b.data(), 4);
     return v;
   };
-  tl.add_breakpoint(handler);
+  tl.add_breakpoint(tl.code_site(tl.current().tid, handler));
   auto to_handler = [&] {  // a continue stops at the signal first (as recorded), then the handler
     StopInfo s = tl.resume_forward();
     if (s.reason == StopReason::Signal) {
