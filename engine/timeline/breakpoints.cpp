@@ -10,11 +10,15 @@ constexpr uint8_t kInt3 = 0xcc;
 }
 
 void BreakpointTable::set(const CodeSite& site, uint8_t who, bool on) {
-  uint8_t& w = wanted_[site];
-  uint8_t was = w;
-  w = on ? uint8_t(w | who) : uint8_t(w & ~who);
-  if (w == 0) wanted_.erase(site);
-  if (w != was) resolved_.clear();
+  auto it = wanted_.find(site);
+  uint8_t was = it == wanted_.end() ? 0 : it->second;
+  uint8_t now = on ? uint8_t(was | who) : uint8_t(was & ~who);
+  if (now == was) return;
+  if (now == 0)
+    wanted_.erase(it);
+  else
+    wanted_[site] = now;
+  resolved_.clear();
 }
 
 const std::map<uint64_t, bool>& BreakpointTable::addresses(pid_t pid) {
