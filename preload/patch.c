@@ -79,6 +79,27 @@ static void put32(unsigned char* p, uint32_t v) {
   rwd_copy(p, &v, 4);
 }
 
+/* Writes, at p, the call into the library that every stub makes: rsp moved below the red
+ * zone, `call rwd_entry`, rsp back (lea, so flags stay as they are). Returns the end. */
+static unsigned char* put_entry_call(unsigned char* p) {
+  static const unsigned char below_red_zone[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+  rwd_copy(p, below_red_zone, 5);
+  p += 5;
+  p[0] = 0xe8; /* call rwd_entry */
+  put32(p + 1, (uint32_t)((uintptr_t)rwd_entry - (uintptr_t)(p + 5)));
+  p += 5;
+  static const unsigned char back_up[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
+  rwd_copy(p, back_up, 8);
+  return p + 8;
+}
+
+/* Ends the stub at s whose code ends at p: int3 up to RWD_STUB_SITE_OFFSET, then `site`, the
+ * address of the syscall instruction the stub stands for (for debuggers' unwinding). */
+static void put_stub_site(unsigned char* s, unsigned char* p, uintptr_t site) {
+  while (p < s + RWD_STUB_SITE_OFFSET) *p++ = 0xcc;
+  rwd_copy(p, &site, sizeof site);
+}
+
 /* Writes the stub for the `len`-byte `site` at `s` (kStubLen bytes). */
 static void write_stub(unsigned char* s, uintptr_t site, int len) {
   static const struct {
@@ -100,15 +121,7 @@ static void write_stub(unsigned char* s, uintptr_t site, int len) {
     jumps[i] = p + 1;
     p += 2;
   }
-  static const unsigned char below_red_zone[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
-  rwd_copy(p, below_red_zone, 5);
-  p += 5;
-  p[0] = 0xe8; /* call rwd_entry */
-  put32(p + 1, (uint32_t)((uintptr_t)rwd_entry - (uintptr_t)(p + 5)));
-  p += 5;
-  static const unsigned char back_up[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
-  rwd_copy(p, back_up, 8);
-  p += 8;
+  p = put_entry_call(p);
   p[0] = 0xeb; /* jmp tail */
   p[1] = 2;
   p += 2;
@@ -121,8 +134,7 @@ static void write_stub(unsigned char* s, uintptr_t site, int len) {
   p[0] = 0xe9; /* jmp site + len */
   put32(p + 1, (uint32_t)(site + len - (uintptr_t)(p + 5)));
   p += 5;
-  while (p < s + RWD_STUB_SITE_OFFSET) *p++ = 0xcc;
-  rwd_copy(p, &site, sizeof site); /* for debuggers: the site this stub stands for */
+  put_stub_site(s, p, site);
 }
 
 /* The syscall number of `mov $NR, %eax` at p (b8 and a 32-bit immediate below 1024), or -1. */
@@ -142,22 +154,12 @@ static void write_mov_stub(unsigned char* s, uintptr_t site) {
   unsigned char* p = s;
   rwd_copy(p, (const void*)site, kMovLen); /* mov $NR, %eax */
   p += kMovLen;
-  static const unsigned char below_red_zone[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
-  rwd_copy(p, below_red_zone, 5);
-  p += 5;
-  p[0] = 0xe8; /* call rwd_entry */
-  put32(p + 1, (uint32_t)((uintptr_t)rwd_entry - (uintptr_t)(p + 5)));
-  p += 5;
-  static const unsigned char back_up[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
-  rwd_copy(p, back_up, 8);
-  p += 8;
+  p = put_entry_call(p);
   uintptr_t after = site + kMovLen + 2; /* past the `syscall` */
   p[0] = 0xe9;                          /* jmp after */
   put32(p + 1, (uint32_t)(after - (uintptr_t)(p + 5)));
   p += 5;
-  while (p < s + RWD_STUB_SITE_OFFSET) *p++ = 0xcc;
-  uintptr_t syscall_insn = site + kMovLen; /* for debuggers, as write_stub's */
-  rwd_copy(p, &syscall_insn, sizeof syscall_insn);
+  put_stub_site(s, p, site + kMovLen); /* the `syscall`, as write_stub's */
 }
 
 int rwd_patch_libc(void) {
