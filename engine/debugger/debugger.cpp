@@ -110,43 +110,31 @@ void Debugger::load_trace_modules() {
   }
 }
 
-void Debugger::bind(Breakpoint& bp) {
-  // Where it is armed: in every program and library of the trace (its saved copies, which
-  // the replay maps), in whichever process maps them.
-  load_trace_modules();
-  Breakpoint everywhere = bp;
-  bp.sites.clear();
-  bind_breakpoint(everywhere, seen_, &bp.sites);
-  // What the current process shows: its addresses here.
-  bind_breakpoint(bp, modules_.modules());
-  if (bp.spec.address) {
-    bp.sites = sites_of(bp.addrs);
-  } else if (bp.addrs.empty() && !bp.sites.empty()) {
-    bp.line = everywhere.line;  // bound in another process's program only
-    bp.file = everywhere.file;
-    bp.message = everywhere.message;
-  }
-}
-
-std::vector<CodeSite> Debugger::sites_of(const std::vector<uint64_t>& addrs) {
-  if (addrs.empty()) return {};
-  std::vector<ProcMapping> maps;
+std::vector<ProcMapping> Debugger::current_mappings() {
   try {
-    maps = tl_.mappings(tl_.current().tid);
+    return tl_.mappings(tl_.current().tid);
   } catch (const Error&) {
-    // No live task (after the last exit): address sites, as the addresses were bound.
+    return {};  // no live task (after the last exit): addresses stand for themselves
   }
-  std::vector<CodeSite> out;
-  for (uint64_t a : addrs) out.push_back(code_site(maps, a));
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
-bool Debugger::has_site(const Breakpoint& bp, pid_t tid, uint64_t addr) {
-  if (bp.sites.empty()) return false;
-  CodeSite site = tl_.code_site(tid, addr);
-  return std::binary_search(bp.sites.begin(), bp.sites.end(), site);
+void Debugger::bind(Breakpoint& bp, const std::vector<ProcMapping>& maps) {
+  bp.sites.clear();
+  if (bp.spec.address) {
+    // The code at that address in the current process.
+    bind_breakpoint(bp, modules_.modules());
+    bp.sites.push_back(code_site(maps, bp.spec.address));
+    return;
+  }
+  // Armed in every program and library of the trace (its saved copies, which the replay
+  // maps), in whichever process maps them; its addresses are where the current one does.
+  load_trace_modules();
+  bind_breakpoint(bp, seen_, &bp.sites);
+  bp.addrs.clear();
+  for (const CodeSite& site : bp.sites)
+    for (uint64_t a : site_addresses(maps, site)) bp.addrs.push_back(a);
+  std::sort(bp.addrs.begin(), bp.addrs.end());
+  bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());
 }
 
 std::vector<Breakpoint> Debugger::replace_breakpoints(
@@ -161,13 +149,14 @@ std::vector<Breakpoint> Debugger::replace_breakpoints(
     }
   }
   std::vector<Breakpoint> out;
+  std::vector<ProcMapping> maps = current_mappings();
   for (const BreakpointSpec& spec : specs) {
     if (!spec.condition.empty()) check_expression_syntax(spec.condition);
     if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
     Breakpoint bp;
     bp.id = next_id_++;
     bp.spec = spec;
-    bind(bp);
+    bind(bp, maps);
     for (const CodeSite& site : bp.sites) refs_.add(site);
     breakpoints_[bp.id] = bp;
     out.push_back(bp);
@@ -201,11 +190,12 @@ std::vector<Breakpoint> Debugger::set_instruction_breakpoints(
 
 std::vector<int> Debugger::rebind_breakpoints() {
   std::vector<int> changed;
+  std::vector<ProcMapping> maps = current_mappings();
   for (auto& [id, bp] : breakpoints_) {
     // The sites bound before (in libraries since unmapped) stay armed: the same code
     // anywhere holds the breakpoint.
     Breakpoint now = bp;
-    bind(now);
+    bind(now, maps);
     std::vector<CodeSite> added;
     for (const CodeSite& site : now.sites)
       if (!std::binary_search(bp.sites.begin(), bp.sites.end(), site)) added.push_back(site);
@@ -318,9 +308,12 @@ DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir) {
   DebugStop out;
   out.stop = stepper_.step(tid, kind, dir);
   moved();
-  if (out.stop.reason == StopReason::Breakpoint)
+  if (out.stop.reason == StopReason::Breakpoint) {
+    CodeSite site = tl_.code_site(out.stop.tid, out.stop.addr);
     for (auto& [id, bp] : breakpoints_)
-      if (has_site(bp, out.stop.tid, out.stop.addr)) out.breakpoint_ids.push_back(id);
+      if (std::binary_search(bp.sites.begin(), bp.sites.end(), site))
+        out.breakpoint_ids.push_back(id);
+  }
   return out;
 }
 

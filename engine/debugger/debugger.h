@@ -141,16 +141,14 @@ class Debugger {
       const std::function<bool(const Breakpoint&)>& replaced,
       const std::vector<BreakpointSpec>& specs);
   /// Binds `bp` (addrs, line, file, message, sites; see source_breakpoints.h): its sites in
-  /// every ELF file of the trace, its addresses in the current process.
-  void bind(Breakpoint& bp);
+  /// every ELF file of the trace (an instruction breakpoint's: the code at its address
+  /// here), its addresses where the current process, whose mappings are `maps`, has them.
+  void bind(Breakpoint& bp, const std::vector<ProcMapping>& maps);
+  /// The current task's process's mappings; none when no task is left.
+  std::vector<ProcMapping> current_mappings();
   /// Adds every ELF file the trace saved (its files/ directory: each program and library
   /// mapped by any process) to seen_, once.
   void load_trace_modules();
-  /// The code sites of `addrs`, runtime addresses in the current task's process (sorted,
-  /// without repeats).
-  std::vector<CodeSite> sites_of(const std::vector<uint64_t>& addrs);
-  /// True when `bp` is armed at `addr` of task `tid`'s process.
-  bool has_site(const Breakpoint& bp, pid_t tid, uint64_t addr);
   /// The user breakpoints at `addr` whose conditions hold for `tid` (counting hits);
   /// logpoints append to `log` and are not returned.
   std::vector<int> hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
