@@ -39,6 +39,7 @@
 #include "engine/record/signal_disposition.h"
 #include "engine/record/syscall_buffer.h"
 #include "engine/record/syscall_capture.h"
+#include "engine/ticks/dead_stack.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/trace/buffered_records.h"
 #include "engine/trace/trace_dir.h"
@@ -529,15 +530,26 @@ void Recorder::activate(Group& g, Task& t) {
 bool Recorder::set_point(Event& e, Task& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
   // So are the syscall buffers' records and control words (replay fills them in ahead).
+  // And so is the dead part of every task's stack (dead_stack.h): what lies there may differ.
   const Group& g = group(t);
   e.exclusions = g.buffer_exclusions;
+  std::vector<ProcMapping> maps = read_proc_maps(t.tid);
   for (pid_t m : g.members) {
     Task& x = tasks_.at(m);
-    if (m == t.tid || x.state != RunState::InSyscall) continue;
-    if (const SyscallSpec* spec = syscall_spec(long(x.entry.orig_rax))) {
-      auto ranges = possible_outputs(x.tid, *spec, x.entry, x.snap);
-      e.exclusions.insert(e.exclusions.end(), ranges.begin(), ranges.end());
+    std::optional<uint64_t> rsp;
+    if (m == t.tid) {
+      rsp = e.regs.rsp;
+    } else if (x.state == RunState::InSyscall) {
+      rsp = x.entry.rsp;
+      if (const SyscallSpec* spec = syscall_spec(long(x.entry.orig_rax))) {
+        auto ranges = possible_outputs(x.tid, *spec, x.entry, x.snap);
+        e.exclusions.insert(e.exclusions.end(), ranges.begin(), ranges.end());
+      }
+    } else if (Registers r; !x.fresh && try_get_regs(x.tid, r)) {
+      rsp = r.rsp;
     }
+    if (rsp)
+      if (auto dead = dead_stack(maps, *rsp)) e.exclusions.push_back(*dead);
   }
   e.digest = digest_memory(t.tid, e.exclusions);
   if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
