@@ -11,6 +11,9 @@
 #define COMMIT_OUT_ARG 24
 #define COMMIT_IN_BYTES 32
 #define COMMIT_DESCHED_FD 40
+#define COMMIT_KEEP_BASE 48
+#define COMMIT_PREPARE 56
+#define COMMIT_FINISH 64
 /* ioctl(2) and the perf_event_open(2) requests the desched counter needs
  * (linux/perf_event.h: _IO('$', 0) and _IO('$', 1)). */
 #define SYS_IOCTL 16
@@ -95,17 +98,15 @@ rwd_traced_syscall:
  * blocked; in replay, the trace's abort mark) abandons the record instead: hdr->pos stays,
  * and the caller makes the call traced. Both paths make the same memory writes and leave the
  * same registers, so that the code around them runs identically in record and replay. The
- * recorder never stops a task at a point inside [rwd_defer_start, rwd_defer_end) or the
+ * recorder never stops a task at a point inside the section rwd_defer (preload.h) or the
  * untraced page: a record is placed, consumed, committed and copied out with no point in
  * between (the recorder empties the buffer at its stops), so the records an event carries
  * are exactly those its task used before it, and no record's data is needed after its
  * event. */
+        .section rwd_defer, "ax", @progbits
         .globl rwd_buffered_syscall
         .hidden rwd_buffered_syscall
-        .globl rwd_defer_start
-        .hidden rwd_defer_start
         .type rwd_buffered_syscall, @function
-rwd_defer_start:
 rwd_buffered_syscall:
         .cfi_startproc
         push %rbx
@@ -141,7 +142,16 @@ rwd_buffered_syscall:
         cmpl $0, RWD_CONTROL_OFFSET(%r12)
         cmovne %rdx, %rcx
         rep movsb
-3:      mov 0(%r15), %r14               /* the syscall number */
+        /* The call's own preparation (readv's iovec, recvmsg's header in the record). */
+3:      mov COMMIT_PREPARE(%r13), %rax
+        test %rax, %rax
+        jz 9f
+        mov %r13, %rdi
+        lea RWD_RECORD_HEADER(%rbx), %rsi
+        mov %r15, %rdx
+        mov RWD_CONTROL_OFFSET(%r12), %ecx
+        call *%rax
+9:      mov 0(%r15), %r14               /* the syscall number */
         /* A call that may block: enable the desched counter (recording). */
         mov COMMIT_DESCHED_FD(%r13), %rdi
         test %rdi, %rdi
@@ -177,8 +187,8 @@ rwd_buffered_syscall:
         .cfi_adjust_cfa_offset -8
 6:      cmp $RWD_ABORTED, %rax
         je 7f
-        /* keep = 0 for an error (-4095..-1), else min(result * how->result_unit, how->keep_max),
-         * or keep_max when result_unit is 0 */
+        /* keep = 0 for an error (-4095..-1), else min(keep_base + result * result_unit,
+         * keep_max), or keep_max when result_unit is 0 */
         xor %edx, %edx
         cmp $-4095, %rax
         jae 1f
@@ -187,6 +197,7 @@ rwd_buffered_syscall:
         test %rcx, %rcx
         je 1f
         imul %rax, %rcx
+        add COMMIT_KEEP_BASE(%r13), %rcx
         cmp %rdx, %rcx
         cmovb %rcx, %rdx
 1:      mov %r14d, 4(%rbx)
@@ -194,6 +205,9 @@ rwd_buffered_syscall:
         lea RWD_RECORD_HEADER+7(%rdx), %r8
         and $-8, %r8
         mov %r8d, 0(%rbx)
+        mov COMMIT_FINISH(%r13), %rcx
+        test %rcx, %rcx
+        jnz 10f
         mov COMMIT_TO_USER(%r13), %rdi
         test %rdi, %rdi
         jz 2f
@@ -234,6 +248,16 @@ rwd_buffered_syscall:
         xor %edx, %edx                  /* the recording's ioctl cleared it */
         xor %r11d, %r11d
         jmp 8b
+        /* The call's own copy to the caller (readv's scatter): finish(how, data, keep). The
+         * result waits in r15 (the call block is not needed any more); r8 is the record's
+         * size, read back from the record. */
+10:     mov %rax, %r15
+        mov %r13, %rdi
+        lea RWD_RECORD_HEADER(%rbx), %rsi
+        call *%rcx
+        mov %r15, %rax
+        mov 0(%rbx), %r8d
+        jmp 2b
         .cfi_endproc
         .size rwd_buffered_syscall, .-rwd_buffered_syscall
 
@@ -275,9 +299,6 @@ rwd_replay_result:
         ud2
         .cfi_endproc
         .size rwd_replay_result, .-rwd_replay_result
-        .globl rwd_defer_end
-        .hidden rwd_defer_end
-rwd_defer_end:
 
 /* Room for the per-site stubs (preload/patch.c writes them at start-up). It sits in this
  * library's text, which the loader places near libc, so that a site's 32-bit jump reaches. */

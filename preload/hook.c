@@ -10,8 +10,10 @@
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "preload.h"
 #include "rules.h"
@@ -77,8 +79,8 @@ int rwd_register_thread(void) {
   }
   int fd = open_desched_counter();
   long features = RWD_FEATURE_PAUSE | (fd >= 0 ? RWD_FEATURE_DESCHED : 0);
-  long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)rwd_defer_start,
-                              (long)rwd_defer_end, features, fd);
+  long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
+                              (long)__stop_rwd_defer, features, fd);
   if (r != 0 && fd >= 0) { /* 1: rewind cannot use the counter (or failed: below) */
     rwd_traced_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
     fd = -1;
@@ -134,7 +136,7 @@ static int fd_kind(long fd, uint64_t* dev, uint64_t* ino) {
   long c[7] = {SYS_fstat, fd, 0, 0, 0, 0, 0};
   /* st_dev, st_ino, st_nlink, st_mode: the first 32 bytes, copied out of the record. */
   uint64_t st[4];
-  struct rwd_commit how = {sizeof st, 0, st, 1, 0, -1};
+  struct rwd_commit how = {.keep_max = sizeof st, .to_user = st, .out_arg = 1, .desched_fd = -1};
   long r = commit(c, &how);
   if (r != 0) return -1;
   *dev = st[0];
@@ -155,7 +157,7 @@ static int can_desched(void) {
   if (self.desched_fd < 0 || !has_room(8)) return 0;
   uint64_t mask = 0;
   long c[7] = {SYS_rt_sigprocmask, SIG_BLOCK, 0, 0, 8, 0, 0};
-  struct rwd_commit how = {8, 0, &mask, 2, 0, -1};
+  struct rwd_commit how = {.keep_max = 8, .to_user = &mask, .out_arg = 2, .desched_fd = -1};
   if (commit(c, &how) != 0) return 0;
   return !(mask & (1ull << (RWD_DESCHED_SIGNAL - 1)));
 }
@@ -174,6 +176,115 @@ static int touches_desched_fd(const long* c) {
     default:
       return 0;
   }
+}
+
+/* Vector calls (rules.h, enum vector_kind): readv(2) and preadv(2) fill the caller's buffers
+ * in order, as one read(2) of the same total would fill one buffer; recvmsg(2) likewise, and
+ * also writes the header's msg_flags, msg_controllen and, with a source address, msg_namelen
+ * and the address. The call is made with a single iovec over the record's data (and recvmsg
+ * with a header in the record), then finish() copies the data out over the caller's iovecs. */
+struct vector_ctx {
+  struct iovec one;             /* the single iovec the call gets, over the record's data */
+  const struct iovec* user_iov; /* the caller's iovecs */
+  long user_cnt;
+  struct msghdr* user_msg; /* recvmsg: the caller's header */
+  uint64_t name_room;      /* recvmsg: bytes of the record kept for the address */
+};
+
+/* The record's data of a recvmsg: the header the kernel filled in, the address, then data. */
+#define MSG_HEADER_BYTES ((uint64_t)sizeof(struct msghdr))
+
+RWD_DEFERRED static void vector_prepare(const struct rwd_commit* how, void* data, long call[7],
+                                        int replaying) {
+  struct vector_ctx* v = how->ctx;
+  if (!v->user_msg) {
+    v->one.iov_base = data;
+    call[2] = (long)&v->one;
+    call[3] = 1;
+    return;
+  }
+  char* d = data;
+  v->one.iov_base = d + MSG_HEADER_BYTES + v->name_room;
+  call[2] = (long)d;
+  if (replaying) return; /* the record holds the header as the kernel left it */
+  struct msghdr* m = data;
+  m->msg_name = v->name_room ? d + MSG_HEADER_BYTES : 0;
+  m->msg_namelen = v->user_msg->msg_namelen;
+  m->msg_iov = &v->one;
+  m->msg_iovlen = 1;
+  m->msg_control = 0;
+  m->msg_controllen = 0;
+  m->msg_flags = 0;
+}
+
+RWD_DEFERRED static void vector_finish(const struct rwd_commit* how, const void* data,
+                                       uint64_t kept) {
+  const struct vector_ctx* v = how->ctx;
+  const char* from = data;
+  if (v->user_msg) {
+    if (kept < MSG_HEADER_BYTES + v->name_room) return; /* failed: the kernel wrote nothing */
+    const struct msghdr* m = data;
+    struct msghdr* u = v->user_msg;
+    if (u->msg_name) { /* move_addr_to_user: min of the two lengths, the kernel's length */
+      uint64_t n = m->msg_namelen < u->msg_namelen ? m->msg_namelen : u->msg_namelen;
+      rwd_copy(u->msg_name, from + MSG_HEADER_BYTES, n);
+      u->msg_namelen = m->msg_namelen;
+    }
+    u->msg_flags = m->msg_flags;
+    u->msg_controllen = 0;
+    from += MSG_HEADER_BYTES + v->name_room;
+    kept -= MSG_HEADER_BYTES + v->name_room;
+  }
+  for (long i = 0; i < v->user_cnt && kept; ++i) {
+    uint64_t n = v->user_iov[i].iov_len < kept ? v->user_iov[i].iov_len : kept;
+    rwd_copy(v->user_iov[i].iov_base, from, n);
+    from += n;
+    kept -= n;
+  }
+}
+
+/* Fills v and how for vector call c whose kind is `kind`; returns the most bytes its record
+ * may keep, or -1 when the call is traced instead: a count outside 1..IOV_MAX, a total the
+ * kernel would refuse, control data (its descriptors and credentials stay traced), a total
+ * larger than the buffer takes. Reads the caller's iovecs and header (a bad pointer faults
+ * here, where the kernel would return EFAULT: preload/README.md). */
+static long vector_setup(int kind, const long* c, struct vector_ctx* v, struct rwd_commit* how) {
+  const struct iovec* iov;
+  long cnt;
+  uint64_t base = 0;
+  v->user_msg = 0;
+  v->name_room = 0;
+  if (kind == MSG_READ) {
+    struct msghdr* m = (struct msghdr*)c[2];
+    if (!m || m->msg_control || m->msg_controllen) return -1;
+    if (m->msg_name) {
+      if (m->msg_namelen > 128) return -1; /* more than a sockaddr_storage */
+      v->name_room = align8(m->msg_namelen);
+    }
+    v->user_msg = m;
+    iov = m->msg_iov;
+    cnt = (long)m->msg_iovlen;
+    base = MSG_HEADER_BYTES + v->name_room;
+  } else {
+    iov = (const struct iovec*)c[2];
+    cnt = c[3];
+  }
+  if (cnt < 1 || cnt > 1024 || !iov) return -1; /* UIO_MAXIOV (linux/uio.h): EINVAL */
+  uint64_t total = 0;
+  for (long i = 0; i < cnt; ++i) {
+    if (iov[i].iov_len > RWD_BUFFER_SIZE) return -1; /* larger than any record */
+    total += iov[i].iov_len;
+    if (total > RWD_BUFFER_SIZE) return -1;
+  }
+  v->one.iov_base = 0;
+  v->one.iov_len = total;
+  v->user_iov = iov;
+  v->user_cnt = cnt;
+  how->keep_base = base;
+  how->prepare = vector_prepare;
+  how->finish = vector_finish;
+  how->ctx = v;
+  return (long)(base + total);
 }
 
 static long dispatch(const long* c) {
@@ -200,13 +311,20 @@ static long dispatch(const long* c) {
   }
   uint64_t max = 0;
   if (o->arg >= 0) max = o->size ? o->size : (uint64_t)a[o->size_arg] * o->elem;
+  struct rwd_commit how = {.result_unit = o->unit,
+                           .to_user = o->arg < 0 ? 0 : (void*)a[o->arg],
+                           .out_arg = o->arg,
+                           .desched_fd = arm ? self.desched_fd : -1};
+  struct vector_ctx v;
+  if (o->vector) {
+    long m = vector_setup(o->vector, c, &v, &how);
+    if (m < 0) return traced(c);
+    max = (uint64_t)m;
+    how.result_unit = 1;
+  }
   if (!has_room(max)) return traced(c);
-  struct rwd_commit how = {max,
-                           o->unit,
-                           o->arg < 0 ? 0 : (void*)a[o->arg],
-                           o->arg,
-                           o->in_out ? max : 0,
-                           arm ? self.desched_fd : -1};
+  how.keep_max = max;
+  how.in_bytes = o->in_out ? max : 0;
   long r = commit(c, &how);
   /* Interrupted while it waited (the recorder's abort, or the trace's abort mark in replay):
    * made again as a traced syscall, which the recorder sees wait. */

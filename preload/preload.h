@@ -11,22 +11,35 @@
 
 /* entry.S */
 RWD_HIDDEN long rwd_traced_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
-/* How rwd_buffered_syscall makes a call (entry.S reads the fields at offsets 0, 8, ... 40):
+/* How rwd_buffered_syscall makes a call (entry.S reads the fields at offsets 0, 8, ... 72):
  * where it points the call's out-parameter, what it keeps of the out-data the kernel wrote
  * into the record, where it copies that, and the desched counter it enables around it. */
 struct rwd_commit {
   uint64_t keep_max;    /* bytes at most (0: the call has no out-parameter) */
-  uint64_t result_unit; /* 0: keep_max bytes; N: result * N bytes, at most keep_max */
+  uint64_t result_unit; /* 0: keep_max bytes; N: keep_base + result * N bytes, at most
+                         * keep_max */
   void* to_user;        /* where the caller wants them, or 0 */
   int64_t out_arg;      /* the argument (0-5) that points at the out-data, or -1 */
   uint64_t in_bytes;    /* bytes of the caller's out-parameter copied into the record before
                          * the call (the kernel reads them: poll's array), or 0 */
   int64_t desched_fd;   /* recording: the counter enabled around the call, or -1 */
+  uint64_t keep_base;   /* bytes kept before the result's (recvmsg's header and address) */
+  /* Called with the record's data before the call, in record and replay (replaying: 1 when
+   * replaying), to point the call's arguments into the record; or 0. */
+  void (*prepare)(const struct rwd_commit* how, void* data, long call[7], int replaying);
+  /* Called with the record's data and the bytes kept, instead of the copy to to_user, to
+   * hand the out-data to the caller; or 0. */
+  void (*finish)(const struct rwd_commit* how, const void* data, uint64_t kept);
+  void* ctx; /* what prepare and finish need */
 };
+/* prepare and finish run inside rwd_buffered_syscall's record (no point may fall there), so
+ * they live in the section "rwd_defer" with it; [__start_rwd_defer, __stop_rwd_defer) is the
+ * range the recorder never stops a task at a point in. They call nothing outside it. */
+#define RWD_DEFERRED __attribute__((section("rwd_defer"), noinline))
 RWD_HIDDEN long rwd_buffered_syscall(long call[7], struct rwd_buffer_header* hdr,
                                      const struct rwd_commit* how);
 RWD_HIDDEN void rwd_entry(void);
-extern char rwd_defer_start[] RWD_HIDDEN, rwd_defer_end[] RWD_HIDDEN;
+extern char __start_rwd_defer[] RWD_HIDDEN, __stop_rwd_defer[] RWD_HIDDEN;
 extern unsigned char rwd_stub_area[] RWD_HIDDEN, rwd_stub_area_end[] RWD_HIDDEN;
 
 /* patch.c: redirects libc's syscall sites to rwd_entry. Returns how many were patched. */

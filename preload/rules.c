@@ -43,6 +43,9 @@ struct row {
 /* The result is the number of `elem`-byte items written (epoll_wait's events). */
 #define ITEMS_BY_RESULT(arg, size_arg, elem, fd, blocks, when) \
   { {1, arg, 0, size_arg, elem, elem, 0, fd, blocks, 0}, when }
+/* Data scattered over an iovec array (enum vector_kind). */
+#define VECTOR(kind, fd, blocks, when) \
+  { {1, -1, 0, 0, 0, 0, 0, fd, blocks, 0, kind}, when }
 /* An array the kernel reads and writes back whole (poll's). */
 #define IN_OUT_ARRAY(arg, size_arg, elem, fd, blocks, when) \
   { {1, arg, 0, size_arg, elem, 0, 1, fd, blocks, 0}, when }
@@ -88,8 +91,13 @@ static const struct row kRules[] = {
     [SYS_writev] = NO_OUT(NOT_OUTPUT, UNLESS_REGULAR, ALWAYS),
     [SYS_pread64] = BY_RESULT(1, 2, REGULAR_FILE, NEVER, ALWAYS),
     [SYS_pwrite64] = NO_OUT(REGULAR_NOT_OUTPUT, NEVER, ALWAYS),
+    [SYS_readv] = VECTOR(IOV_READ, ANY_FD, UNLESS_REGULAR, ALWAYS),
+    [SYS_preadv] = VECTOR(IOV_READ, REGULAR_FILE, NEVER, ALWAYS),
+    [SYS_pwritev] = NO_OUT(REGULAR_NOT_OUTPUT, NEVER, ALWAYS),
     [SYS_recvfrom] = BY_RESULT(1, 2, ANY_FD, MAY_BLOCK, ARG4_NULL), /* no source address */
+    [SYS_recvmsg] = VECTOR(MSG_READ, ANY_FD, MAY_BLOCK, ALWAYS),    /* hook.c: no control data */
     [SYS_sendto] = NO_OUT(NOT_OUTPUT, MAY_BLOCK, ALWAYS),
+    [SYS_sendmsg] = NO_OUT(NOT_OUTPUT, MAY_BLOCK, ALWAYS), /* reads the header, writes nothing */
     /* Waiting for events. */
     [SYS_poll] = IN_OUT_ARRAY(0, 1, 8, ANY_FD, MAY_BLOCK, ALWAYS), /* struct pollfd */
     [SYS_epoll_wait] = ITEMS_BY_RESULT(1, 2, 12, ANY_FD, MAY_BLOCK, ALWAYS),

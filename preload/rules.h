@@ -23,6 +23,15 @@ enum blocking {
   MAY_BLOCK,
 };
 
+/* Calls whose data the kernel scatters over the caller's iovecs (hook.c, vector calls): made
+ * with one iovec over the record's data, then copied out over the caller's. */
+enum vector_kind {
+  NOT_VECTOR,
+  IOV_READ, /* readv, preadv: the iovec array is argument 1, its length argument 2 */
+  MSG_READ, /* recvmsg: argument 1 is a struct msghdr; its header and source address are
+             * kept in the record too */
+};
+
 /* How a call is buffered. The out-parameter is argument `arg` (-1: none); the most the kernel
  * writes there is `size` bytes, or, when size is 0, argument `size_arg` times `elem` bytes;
  * the record keeps result times `unit` bytes of it (unit 0: all of it). */
@@ -40,6 +49,8 @@ struct out_rule {
    * only on a FIFO (the recording then hangs if another task of the process must open the
    * other end; preload/README.md, known limits). */
   unsigned char unarmed_ok;
+  unsigned char vector; /* enum vector_kind: the out-parameter is an iovec array (arg, size
+                         * and elem unused) */
 };
 
 /* The rule for call nr with arguments a[0..5], or 0 when it is always traced. Rules made for

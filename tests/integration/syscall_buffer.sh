@@ -96,4 +96,37 @@ for call in ("read", "write", "poll", "futex"):
     assert call in buffered, f"no {call} buffered: {sorted(set(buffered))}"
 ' && pass "blocking_calls: pipe reads and writes, poll and futex buffered" \
   || fail "blocking_calls: calls that may block were not buffered"
+
+# Scatter/gather calls (tests/programs/vector_io.c): readv, preadv and pwritev on a file,
+# sendmsg and recvmsg on datagram sockets (a datagram cut short, a sender's address), readv
+# and recvmsg that wait for another thread. Buffered, they must give what they give without
+# rewind, in the recording and in each replay, also with --chaos and with buffering off (the
+# recvmsg that receives a descriptor, control data, stays traced: its output says whether the
+# descriptor arrived).
+mkdir -p "$WORK/vio"
+"$TEST_PROGRAMS/vector_io" "$WORK/vio" >"$WORK/native-vio" 2>&1 || fail "vector_io failed natively"
+for mode in buffered chaos1 chaos2 chaos3 plain; do
+  flags=()
+  case $mode in
+    chaos*) flags=(--chaos) ;;
+    plain) flags=(--no-syscall-buffer) ;;
+  esac
+  timeout 60 "$REWIND" record "${flags[@]}" -o "$WORK/t-vio-$mode" "$TEST_PROGRAMS/vector_io" \
+    "$WORK/vio" >"$WORK/rec-vio-$mode" 2>&1 || fail "vector_io ($mode): record failed"
+  cmp -s "$WORK/native-vio" "$WORK/rec-vio-$mode" && pass "vector_io ($mode): recorded as it runs" \
+    || fail "vector_io ($mode): $(diff "$WORK/native-vio" "$WORK/rec-vio-$mode" | head -4)"
+  for i in 1 2; do
+    timeout 60 "$REWIND" replay -a "$WORK/t-vio-$mode" >"$WORK/rep-vio" 2>&1
+    cmp -s "$WORK/rec-vio-$mode" "$WORK/rep-vio" && pass "vector_io ($mode): replay $i" \
+      || fail "vector_io ($mode): replay $i: $(diff "$WORK/rec-vio-$mode" "$WORK/rep-vio" | head -4)"
+  done
+done
+"$REWIND" dump --json "$WORK/t-vio-buffered" | python3 -c '
+import json, sys
+events = json.load(sys.stdin)
+buffered = [b["syscall"] for e in events for b in e.get("buffered", []) if b["result"] != -4096]
+for call in ("readv", "preadv", "pwritev", "sendmsg", "recvmsg"):
+    assert call in buffered, f"no {call} buffered: {sorted(set(buffered))}"
+' && pass "vector_io: readv, preadv, pwritev, sendmsg and recvmsg buffered" \
+  || fail "vector_io: scatter/gather calls were not buffered as expected"
 finish
