@@ -45,6 +45,17 @@ void DapSession::step(const json& req) {
   StepKind kind = cmd == "stepIn"    ? StepKind::Into
                   : cmd == "stepOut" ? StepKind::Out
                                      : StepKind::Over;
+  if (python_on_top(tid)) {
+    // The task runs Python code and its innermost frame shown is a Python frame: step by
+    // the script's lines (engine/debugger/python_stepper.h).
+    try {
+      stopped(running([&] { return d.step_python(tid, *python_, kind, dir); }));
+      return;
+    } catch (const Error& e) {
+      event("output", {{"category", "console"},
+                       {"output", std::string("rewind: ") + e.what() + "; stepping by C lines\n"}});
+    }
+  }
   stopped(running([&] { return d.step(tid, kind, dir); }));
 }
 

@@ -88,6 +88,13 @@ std::vector<DapSession::StackEntry> DapSession::merged_stack(pid_t tid) {
   return out;
 }
 
+bool DapSession::python_on_top(pid_t tid) {
+  if (interp_mode_ != "merged") return false;
+  std::vector<StackEntry> entries = merged_stack(tid);
+  return python_ && !entries.empty() && entries[0].interp >= 0 &&
+         interp_stack(tid)[size_t(entries[0].interp)].error.empty();
+}
+
 json DapSession::interp_frame_json(const InterpFrame& f, int id) {
   json j = {{"id", id},
             {"name", f.error.empty() ? f.function : f.error},

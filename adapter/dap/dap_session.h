@@ -173,6 +173,9 @@ class DapSession {
   /// Python frames they run (R: all R frames where libR's frames begin), interpreter
   /// internals between them left out.
   std::vector<StackEntry> merged_stack(pid_t tid);
+  /// Whether the innermost frame stackTrace shows for `tid` is a Python frame (merged mode):
+  /// DAP steps then go by the script's lines.
+  bool python_on_top(pid_t tid);
   nlohmann::json interp_frame_json(const InterpFrame& f, int id);
   /// The interpreter frame a frameId names, or nullptr for a native one.
   const InterpFrame* interp_frame(const FrameRef& ref);

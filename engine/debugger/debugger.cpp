@@ -3,16 +3,15 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/debugger/python_stepper.h"
+
 namespace rwd {
 
 Debugger::Debugger(Timeline& timeline)
     : tl_(timeline),
       refs_(timeline),
-      stepper_(timeline, modules_, refs_, [this](pid_t tid, uint64_t addr) {
-        std::vector<std::string> log;
-        std::string error;
-        return !hits_at(tid, addr, log, error, true).empty() || !error.empty();
-      }) {
+      stepper_(timeline, modules_, refs_,
+               [this](pid_t tid, uint64_t addr) { return stops_step(tid, addr); }) {
   moved();
 }
 
@@ -304,17 +303,39 @@ DebugStop Debugger::resume(Direction dir) {
   }
 }
 
-DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir) {
-  DebugStop out;
-  out.stop = stepper_.step(tid, kind, dir);
+bool Debugger::stops_step(pid_t tid, uint64_t addr) {
+  std::vector<std::string> log;
+  std::string error;
+  return !hits_at(tid, addr, log, error, true).empty() || !error.empty();
+}
+
+DebugStop Debugger::step_stop(const StopInfo& s) {
   moved();
-  if (out.stop.reason == StopReason::Breakpoint) {
-    CodeSite site = tl_.code_site(out.stop.tid, out.stop.addr);
+  DebugStop out;
+  out.stop = s;
+  if (s.reason == StopReason::Breakpoint) {
+    CodeSite site = tl_.code_site(s.tid, s.addr);
     for (auto& [id, bp] : breakpoints_)
       if (std::binary_search(bp.sites.begin(), bp.sites.end(), site))
         out.breakpoint_ids.push_back(id);
   }
   return out;
+}
+
+DebugStop Debugger::step_python(pid_t tid, const PythonReader& python, StepKind kind,
+                                Direction dir) {
+  PythonStepper stepper(tl_, python,
+                        [this](pid_t t, uint64_t addr) { return stops_step(t, addr); });
+  try {
+    return step_stop(stepper.step(tid, kind, dir));
+  } catch (...) {
+    moved();
+    throw;
+  }
+}
+
+DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir) {
+  return step_stop(stepper_.step(tid, kind, dir));
 }
 
 DebugStop Debugger::step_instruction(pid_t tid, Direction dir) {

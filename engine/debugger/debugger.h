@@ -17,6 +17,7 @@
 #include "engine/debugger/line_stepper.h"
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/debugger/timeline_target.h"
+#include "engine/interp/python_frames.h"
 #include "engine/symbols/expression.h"
 
 namespace rwd {
@@ -97,6 +98,9 @@ class Debugger {
   DebugStop resume(Direction dir);
   /// A source line step of task `tid` (recorded tid).
   DebugStop step(pid_t tid, StepKind kind, Direction dir);
+  /// A step of task `tid` by lines of the Python code it runs (python_stepper.h), `python`
+  /// being its process's interpreter. Throws Error when the task runs no Python frame.
+  DebugStop step_python(pid_t tid, const PythonReader& python, StepKind kind, Direction dir);
   /// One instruction of task `tid`.
   DebugStop step_instruction(pid_t tid, Direction dir);
 
@@ -154,6 +158,11 @@ class Debugger {
   std::vector<int> hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
                            std::string& error, bool count);
   std::string format_log(pid_t tid, const std::string& message);
+  /// Whether a step of `tid` that reaches `addr` stops there: a user breakpoint whose
+  /// condition holds (its hit counted), or one whose condition cannot be evaluated.
+  bool stops_step(pid_t tid, uint64_t addr);
+  /// A step's stop `s` as reported (the breakpoints at it), after forgetting what was read.
+  DebugStop step_stop(const StopInfo& s);
   TaskView& view(pid_t tid);
 
   Timeline& tl_;

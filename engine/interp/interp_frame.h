@@ -32,6 +32,10 @@ struct InterpFrame {
   int line = 0;          ///< 1-based line, 0 when unknown
   std::vector<InterpVariable> locals;
   uint64_t address = 0;  ///< the frame's address in the interpreter (an identity)
+  /// Python: the 8-byte word of the frame that the interpreter writes at the start of each
+  /// bytecode instruction it runs in this frame (its instruction pointer), which a write
+  /// watchpoint can follow; 0 when there is none (R).
+  uint64_t step_word = 0;
   /// Python 3.11: the frame that entered the eval loop from C (`is_entry`); the frames of one
   /// native _PyEval_EvalFrameDefault call end with it. Used to merge with the native stack.
   bool entry = false;

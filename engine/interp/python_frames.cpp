@@ -41,29 +41,36 @@ uint64_t PythonReader::first_thread(InterpMemory& mem) const {
   return mem.u64(interp + uint64_t(layout_->interp_threads_head));
 }
 
+uint64_t PythonReader::thread_state(InterpMemory& mem, pid_t tid) const {
+  const PythonLayout& l = *layout_;
+  uint64_t t = first_thread(mem);
+  for (int n = 0; t && n < kMaxThreads; ++n, t = mem.u64(t + uint64_t(l.tstate_next)))
+    if (mem.u64(t + uint64_t(l.tstate_native_thread_id)) == uint64_t(tid)) return t;
+  return 0;
+}
+
+uint64_t PythonReader::current_frame_word(InterpMemory& mem, pid_t tid) const {
+  const PythonLayout& l = *layout_;
+  uint64_t tstate = thread_state(mem, tid);
+  if (!tstate) return 0;
+  if (l.tstate_current_frame >= 0) return tstate + uint64_t(l.tstate_current_frame);
+  uint64_t cframe = mem.u64(tstate + uint64_t(l.tstate_cframe));
+  return cframe ? cframe + uint64_t(l.cframe_current_frame) : 0;
+}
+
 std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const {
   const PythonLayout& l = *layout_;
   std::vector<InterpFrame> out;
-  uint64_t tstate = 0;
+  uint64_t word = 0;
   try {
-    uint64_t t = first_thread(mem);
-    for (int n = 0; t && n < kMaxThreads; ++n, t = mem.u64(t + uint64_t(l.tstate_next)))
-      if (mem.u64(t + uint64_t(l.tstate_native_thread_id)) == uint64_t(tid)) {
-        tstate = t;
-        break;
-      }
+    word = current_frame_word(mem, tid);
   } catch (const InterpReadError&) {
     return out;  // the interpreter is not (or no longer) in a readable state
   }
-  if (!tstate) return out;
+  if (!word) return out;
   uint64_t frame = 0;
   try {
-    if (l.tstate_current_frame >= 0) {
-      frame = mem.u64(tstate + uint64_t(l.tstate_current_frame));
-    } else {
-      uint64_t cframe = mem.u64(tstate + uint64_t(l.tstate_cframe));
-      frame = cframe ? mem.u64(cframe + uint64_t(l.cframe_current_frame)) : 0;
-    }
+    frame = mem.u64(word);
   } catch (const InterpReadError& e) {
     InterpFrame f;
     f.language = "python";
@@ -99,6 +106,7 @@ InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame) const {
   InterpFrame f;
   f.language = "python";
   f.address = frame;
+  f.step_word = step_word(frame);
   if (l.frame_is_entry >= 0) f.entry = mem.u8(frame + uint64_t(l.frame_is_entry)) != 0;
   uint64_t code = mem.u64(frame + uint64_t(l.frame_code));
   if (python_type_name(mem, code) != "code")

@@ -32,6 +32,14 @@ class PythonReader {
   /// cannot be read (the process stopped in the middle of an update) comes back with its
   /// `error` set, and the walk stops there.
   std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid) const;
+  /// The address of the 8-byte word that holds the current frame of the thread running on
+  /// task `tid` (3.11/3.12: its _PyCFrame's current_frame, 3.13: the thread state's
+  /// current_frame): written at each Python-to-Python call and return made in the eval loop.
+  /// 0 when the task runs no Python code. Throws InterpReadError.
+  uint64_t current_frame_word(InterpMemory& mem, pid_t tid) const;
+  /// The word of frame `frame` written at each of its bytecode instructions
+  /// (InterpFrame::step_word).
+  uint64_t step_word(uint64_t frame) const { return frame + uint64_t(layout_->frame_instr); }
 
  private:
   PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version)
@@ -39,6 +47,8 @@ class PythonReader {
   InterpFrame read_frame(InterpMemory& mem, uint64_t frame) const;
   /// The first thread state, or 0 before the interpreter exists.
   uint64_t first_thread(InterpMemory& mem) const;
+  /// The thread state whose native thread id is `tid`, or 0. Throws InterpReadError.
+  uint64_t thread_state(InterpMemory& mem, pid_t tid) const;
 
   const PythonLayout* layout_;
   uint64_t runtime_;  ///< runtime address of _PyRuntime

@@ -87,6 +87,49 @@ TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and lo
   c.check_schema();
 }
 
+TEST_CASE("merged: steps go by the script's lines once a Python frame is on top", "[dap]") {
+  test::DapClient c(REWIND_BIN);
+  int tid = stop_in_sleep(c, "merged");
+  c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}});
+  auto top = [&] {
+    json st = c.request("stackTrace", {{"threadId", tid}});
+    return st["body"]["stackFrames"][0];
+  };
+  auto step = [&](const std::string& cmd) {
+    INFO(cmd);
+    REQUIRE(c.request(cmd, {{"threadId", tid}})["success"] == true);
+    json stop = c.event("stopped");
+    CHECK(stop["body"]["reason"] == "step");
+    return top();
+  };
+  // Out of the C functions under time.sleep, by native steps, until the eval loop runs the
+  // deepest Python frame again: stackTrace then starts with it.
+  json f = top();
+  for (int i = 0; i < 8 && !(f.contains("source") && f["source"]["path"] == SCRIPT); ++i)
+    f = step("stepOut");
+  REQUIRE(f.contains("source"));
+  REQUIRE(f["source"]["path"] == SCRIPT);
+  CHECK(f["name"] == "Pipeline.stage");
+  int sleep_line = test::line_of(SCRIPT, "time.sleep(0.001)");
+  int call_line = test::line_of(SCRIPT, "result = self.stage(depth - 1");
+  // next: line by line, then out to the caller; stepBack retraces it.
+  f = step("next");
+  CHECK(f["name"] == "Pipeline.stage");
+  CHECK(f["line"] == sleep_line + 1);
+  CHECK(step("next")["line"] == sleep_line + 2);
+  f = step("next");
+  CHECK(f["line"] == call_line);
+  CHECK(step("next")["line"] == call_line + 1);
+  CHECK(step("stepBack")["line"] == call_line);
+  CHECK(step("stepBack")["line"] == test::line_of(SCRIPT, "if depth == 0:"));
+  CHECK(step("next")["line"] == call_line);
+  f = step("stepIn");
+  CHECK(f["name"] == "Pipeline.stage");
+  CHECK(f["line"] == test::line_of(SCRIPT, "def stage("));
+  CHECK(step("stepOut")["line"] == call_line);
+  c.check_schema();
+}
+
 TEST_CASE("separate: a native stackTrace, and rewind/interpreterStack", "[dap]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_in_sleep(c, "separate");

@@ -1,0 +1,197 @@
+#include "engine/debugger/python_stepper.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/debugger/timeline_target.h"
+#include "engine/errors.h"
+
+namespace rwd {
+
+namespace {
+
+/// Write watchpoints on 8-byte words, removed when the step ends.
+class Watches {
+ public:
+  explicit Watches(Timeline& tl) : tl_(tl) {}
+  ~Watches() {
+    for (uint64_t w : words_) tl_.remove_watchpoint(w, 8, WatchKind::Write);
+  }
+  Watches(const Watches&) = delete;
+  Watches& operator=(const Watches&) = delete;
+  void add(uint64_t word) {
+    if (!word || std::find(words_.begin(), words_.end(), word) != words_.end()) return;
+    if (!tl_.add_watchpoint(word, 8, WatchKind::Write))
+      throw Error(
+          "cannot step by Python lines: no debug register is free (remove a data "
+          "breakpoint)");
+    words_.push_back(word);
+  }
+  void remove(uint64_t word) {
+    auto it = std::find(words_.begin(), words_.end(), word);
+    if (it == words_.end()) return;
+    tl_.remove_watchpoint(word, 8, WatchKind::Write);
+    words_.erase(it);
+  }
+  const std::vector<uint64_t>& words() const { return words_; }
+
+ private:
+  Timeline& tl_;
+  std::vector<uint64_t> words_;
+};
+
+bool readable(const std::vector<InterpFrame>& st) {
+  return !st.empty() && st[0].error.empty();
+}
+
+/// A single step over a watched write, reported as the step's end.
+StopInfo landed(StopInfo s) {
+  if (s.reason == StopReason::Watchpoint) s.reason = StopReason::Step;
+  return s;
+}
+
+uint64_t word_value(const std::vector<uint8_t>& bytes) {
+  uint64_t v = 0;
+  std::memcpy(&v, bytes.data(), std::min(bytes.size(), sizeof v));
+  return v;
+}
+
+}  // namespace
+
+std::vector<InterpFrame> PythonStepper::stack(pid_t tid) {
+  TimelineTarget target(tl_, tid);
+  InterpMemory mem(target);
+  return py_.stack(mem, tid);
+}
+
+uint64_t PythonStepper::current_frame(pid_t tid) {
+  TimelineTarget target(tl_, tid);
+  InterpMemory mem(target);
+  try {
+    uint64_t word = py_.current_frame_word(mem, tid);
+    return word ? mem.u64(word) : 0;
+  } catch (const InterpReadError&) {
+    return 0;
+  }
+}
+
+bool PythonStepper::ends_step(const StopInfo& s, const std::vector<uint64_t>& words) const {
+  switch (s.reason) {
+    case StopReason::Watchpoint:
+      return std::find(words.begin(), words.end(), s.addr) == words.end();  // the user's
+    case StopReason::Breakpoint:
+      return user_bp_(s.tid, s.addr);
+    case StopReason::CodeMapped:
+      return false;
+    default:
+      return true;  // a signal, either end of the trace, an interrupt
+  }
+}
+
+StopInfo PythonStepper::step(pid_t tid, StepKind kind, Direction dir) {
+  std::vector<InterpFrame> start = stack(tid);
+  if (!readable(start))
+    throw Error("cannot step by Python lines: task " + std::to_string(tid) +
+                " runs no Python frame here");
+  return dir == Direction::Forward ? forward(tid, kind, start) : backward(tid, kind, start);
+}
+
+StopInfo PythonStepper::forward(pid_t tid, StepKind kind, const std::vector<InterpFrame>& start) {
+  const InterpFrame& f = start[0];
+  const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
+  size_t depth = start.size();
+  Watches w(tl_);
+  if (kind != StepKind::Out) w.add(f.step_word);
+  if (caller) w.add(caller->step_word);
+  uint64_t frames_word = 0;  // Into: the thread's current-frame word, until a call is seen
+  uint64_t callee_word = 0;  // Into: the called frame's instruction word
+  if (kind == StepKind::Into) {
+    TimelineTarget target(tl_, tid);
+    InterpMemory mem(target);
+    frames_word = py_.current_frame_word(mem, tid);
+    w.add(frames_word);
+  }
+  for (;;) {
+    StopInfo s = tl_.resume_forward();
+    if (ends_step(s, w.words())) return s;
+    if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
+    if (s.addr == frames_word) {
+      uint64_t now = word_value(s.new_value);
+      if (now && now != f.address && (!caller || now != caller->address)) {
+        // A call: follow the new frame to its first instruction.
+        w.remove(frames_word);
+        frames_word = 0;
+        callee_word = py_.step_word(now);
+        w.add(callee_word);
+      }
+      continue;
+    }
+    std::vector<InterpFrame> st = stack(tid);
+    if (!readable(st)) continue;
+    if (s.addr == callee_word && st.size() > depth) {
+      s.reason = StopReason::Step;
+      return s;
+    }
+    bool same_frame = st.size() == depth && st[0].address == f.address;
+    if ((same_frame && st[0].line != f.line && kind != StepKind::Out) || st.size() < depth) {
+      s.reason = StopReason::Step;
+      return s;
+    }
+  }
+}
+
+StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<InterpFrame>& start) {
+  const InterpFrame& f = start[0];
+  const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
+  size_t depth = start.size();
+  Watches w(tl_);
+  if (kind != StepKind::Out) w.add(f.step_word);
+  if (caller) w.add(caller->step_word);
+  auto ours = [&](const std::vector<InterpFrame>& st) {
+    return readable(st) && st.size() == depth && st[0].address == f.address;
+  };
+  // A reverse run stops before each write of a watched word: the word still names the
+  // instruction that ran before it. Going back through this frame's instructions, the first
+  // on another line is the previous line's last; the write before which an instruction of
+  // yet another line shows starts that line's run, and a step over it lands on the line's
+  // first instruction. Before the frame's first instruction (the frame is not on the stack
+  // yet) comes the caller's write of its call instruction.
+  bool found = false;
+  int previous = 0;
+  for (;;) {
+    StopInfo s = tl_.resume_backward();
+    if (ends_step(s, w.words())) return s;
+    if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
+    std::vector<InterpFrame> st = stack(tid);
+    if (s.addr == f.step_word && ours(st)) {
+      int line = st[0].line;
+      if (!found) {
+        found = line != f.line;
+        previous = line;
+        continue;
+      }
+      if (line == previous) continue;
+      return landed(tl_.step_forward(tid));  // onto the previous line's first instruction
+    }
+    if (readable(st) && st.size() > depth) continue;  // not this frame's doing
+    if (found) {
+      // The previous line's run began with the frame's first instruction: forward to it.
+      for (;;) {
+        StopInfo n = tl_.resume_forward();
+        if (ends_step(n, w.words())) return n;
+        if (n.reason == StopReason::Watchpoint && n.tid == tid && n.addr == f.step_word &&
+            ours(stack(tid))) {
+          n.reason = StopReason::Step;
+          return n;
+        }
+      }
+    }
+    // The caller's writes while it makes the call (it saves its instruction pointer once the
+    // new frame is pushed) come after the call instruction's own: land after that one, so
+    // that a step forward from there steps over (or into) the whole call.
+    if (caller && s.addr == caller->step_word && current_frame(tid) == caller->address)
+      return landed(tl_.step_forward(tid));
+  }
+}
+
+}  // namespace rwd
