@@ -70,6 +70,41 @@ static int site_len(const unsigned char* p) {
   return 0;
 }
 
+/* The first address in [a, lim) holding the bytes of `syscall` (0f 05), or lim; the byte
+ * after lim - 1 must be readable. libc's 1.5 MB of text is scanned at every exec, so it goes
+ * 8 bytes at a time: a word is looked at byte by byte only when one of its bytes may be 0x0f
+ * with 0x05 after it (the zero-byte test of each byte of word ^ pattern; it can flag a byte
+ * above a true match too, never miss one). */
+typedef uint64_t __attribute__((may_alias)) word_t;
+static uintptr_t find_syscall(uintptr_t a, uintptr_t lim) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  for (;;) {
+    while (a < lim && (a & 7)) {
+      const unsigned char* p = (const unsigned char*)a;
+      if (p[0] == 0x0f && p[1] == 0x05) return a;
+      ++a;
+    }
+    if (a + 16 > lim) break;
+    uint64_t v = *(const word_t*)a;
+    uint64_t x = v ^ (0x0f * ones), y = v ^ (0x05 * ones);
+    uint64_t is0f = (x - ones) & ~x & highs, is05 = (y - ones) & ~y & highs;
+    uint64_t next05 = (is05 >> 8) | ((uint64_t)(((const unsigned char*)a)[8] == 0x05) << 63);
+    if (!(is0f & next05)) {
+      a += 8;
+      continue;
+    }
+    for (int i = 0; i < 8; ++i, ++a) {
+      const unsigned char* p = (const unsigned char*)a;
+      if (p[0] == 0x0f && p[1] == 0x05) return a;
+    }
+  }
+  for (; a < lim; ++a) {
+    const unsigned char* p = (const unsigned char*)a;
+    if (p[0] == 0x0f && p[1] == 0x05) return a;
+  }
+  return lim;
+}
+
 static int fits_rel32(uintptr_t from_end, uintptr_t to) {
   long d = (long)(to - from_end);
   return d == (int32_t)d;
@@ -171,10 +206,12 @@ int rwd_patch_libc(void) {
   int n = 0;
   uintptr_t stubs = (uintptr_t)rwd_stub_area;
   int capacity = (int)((rwd_stub_area_end - rwd_stub_area) / kStubLen);
-  uintptr_t patched_end = t.lo; /* sites never overlap */
-  for (uintptr_t a = t.lo; a + kMaxSiteLen <= t.hi && n < capacity && n < kMaxSites; ++a) {
+  uintptr_t patched_end = t.lo;           /* sites never overlap */
+  uintptr_t lim = t.hi - kMaxSiteLen + 1; /* a site may start below it */
+  for (uintptr_t a = t.lo; n < capacity && n < kMaxSites; ++a) {
+    a = find_syscall(a, lim);
+    if (a >= lim) break;
     const unsigned char* p = (const unsigned char*)a;
-    if (p[0] != 0x0f || p[1] != 0x05) continue; /* most bytes: not even a `syscall` */
     uintptr_t stub = stubs + (uintptr_t)n * kStubLen;
     int len = site_len(p);
     if (len) {
