@@ -3,6 +3,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 namespace rwd {
 
@@ -146,20 +147,50 @@ struct RObjects {
     }
     return "object";
   }
+  /// A vector of `n` elements as shown inline: its first five from `at`.
+  static std::string elements(int64_t n, const std::string& type_out,
+                              const std::function<std::string(int64_t)>& at) {
+    if (n == 0) return type_out + "(0)";
+    if (n == 1) return at(0);
+    std::string out = "c(";
+    for (int64_t i = 0; i < std::min<int64_t>(n, 5); ++i) out += (i ? ", " : "") + at(i);
+    return out + (n > 5 ? ", ...)" : ")") + " [" + std::to_string(n) + "]";
+  }
+  /// The class of an ALTREP object ("compact_intseq"...): the first element of its class's
+  /// attributes (R's altrep.c: ALTREP_CLASS is the TAG, a raw vector whose ATTRIB is
+  /// list(class symbol, package symbol, type)).
+  std::string altrep_class(uint64_t v) {
+    uint64_t attrib = m.u64(tag(v) + kAttrib);
+    return type(attrib) == kList ? symbol(car(attrib)) : "";
+  }
+  /// An ALTREP vector (R >= 3.5): 1:n and seq_len() are compact sequences whose data1 is
+  /// c(length, first, step) (altclasses.c), wrappers hold the vector in data1, a deferred
+  /// string keeps its expansion in data2 once made; others show their class.
+  std::string format_altrep(uint64_t v, unsigned t, std::string& type_out) {
+    std::string cls = altrep_class(v);
+    uint64_t d1 = car(v), d2 = cdr(v);
+    if ((cls == "compact_intseq" || cls == "compact_realseq") && type(d1) == kReal &&
+        length(d1) == 3) {
+      double n = m.f64(d1 + kData), first = m.f64(d1 + kData + 8), step = m.f64(d1 + kData + 16);
+      if (!(n >= 0 && n <= double(int64_t(1) << 40)))
+        throw InterpReadError("a compact sequence with a bad length");
+      return elements(int64_t(n), type_out, [&](int64_t i) {
+        double x = first + step * double(i);
+        return t == kInt ? std::to_string(int64_t(x)) + "L" : real(x);
+      });
+    }
+    if (cls.rfind("wrap_", 0) == 0 && type(d1) == t && !altrep(d1)) return format(d1, type_out);
+    if (cls == "deferred_string" && type(d2) == kStr && !altrep(d2)) return format(d2, type_out);
+    return "<" + type_out + " vector (ALTREP " + (cls.empty() ? "?" : cls) + ")>";
+  }
   /// A value as a debugger shows it inline.
   std::string format(uint64_t v, std::string& type_out) {
     unsigned t = type(v);
     type_out = type_name(t);
     if (t == kNil) return "NULL";
     if (t == kLogical || t == kInt || t == kReal || t == kStr) {
-      if (altrep(v)) return "<" + type_out + " vector (ALTREP)>";
-      int64_t n = length(v);
-      if (n == 0) return type_out + "(0)";
-      if (n == 1) return element(t, v, 0);
-      std::string out = "c(";
-      for (int64_t i = 0; i < std::min<int64_t>(n, 5); ++i)
-        out += (i ? ", " : "") + element(t, v, i);
-      return out + (n > 5 ? ", ...)" : ")") + " [" + std::to_string(n) + "]";
+      if (altrep(v)) return format_altrep(v, t, type_out);
+      return elements(length(v), type_out, [&](int64_t i) { return element(t, v, i); });
     }
     if (t == kVec) return "list of " + std::to_string(length(v));
     if (t == kSym) return symbol(v).empty() ? "<missing>" : symbol(v);

@@ -90,6 +90,9 @@ TEST_CASE("the R stack of a replayed Rscript, JIT off and on", "[interp]") {
     CHECK(locals["y"] == "11");
     CHECK(locals["label"] == "\"deep\"");
     CHECK(locals["flags"] == "c(TRUE, FALSE, NA) [3]");
+    CHECK(locals["ids"] == "c(1L, 2L, 3L, 4L, 5L, ...) [100]");  // ALTREP compact_intseq
+    CHECK(locals["far"] ==                                       // compact_realseq
+          "c(3000000000, 3000000001, 3000000002, 3000000003, 3000000004, ...) [10]");
     for (int n = 0; n <= 3; ++n) {
       const InterpFrame& m = stack[size_t(2 + n)];
       CHECK(m.function == "middle");

@@ -5,6 +5,8 @@ helper <- function(x) {
   y <- x + 1
   label <- "deep"
   flags <- c(TRUE, FALSE, NA)
+  ids <- 1:100  # a compact sequence (ALTREP)
+  far <- 3e9:(3e9 + 9)  # beyond integers: a compact sequence of doubles
   file.exists("/rewind-marker-that-does-not-exist")  # the native call
   y
 }
