@@ -68,6 +68,30 @@ rwd_entry:
         .cfi_endproc
         .size rwd_entry, .-rwd_entry
 
+/* int rwd_call_on_stack(int (*fn)(void), void *stack_top): calls fn with rsp at stack_top
+ * (16-byte aligned) and returns its result, rsp restored. The library's start-up work runs
+ * there, so that it writes nothing on the program's stack: a data breakpoint on a local of
+ * main, followed back to its earlier writes, does not stop at every call libc's patching
+ * made (nor single-step through its scan to land on one). */
+        .globl rwd_call_on_stack
+        .hidden rwd_call_on_stack
+        .type rwd_call_on_stack, @function
+rwd_call_on_stack:
+        .cfi_startproc
+        push %rbp
+        .cfi_def_cfa_offset 16
+        .cfi_offset %rbp, -16
+        mov %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        mov %rsi, %rsp
+        call *%rdi
+        mov %rbp, %rsp
+        pop %rbp
+        .cfi_def_cfa %rsp, 8
+        ret
+        .cfi_endproc
+        .size rwd_call_on_stack, .-rwd_call_on_stack
+
 /* long rwd_traced_syscall(long nr, long a0, ..., long a5): a syscall the recorder sees. */
         .globl rwd_traced_syscall
         .hidden rwd_traced_syscall

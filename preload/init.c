@@ -43,5 +43,7 @@ __attribute__((constructor)) static void rwd_init(void) {
   if (rwd_register_thread() != 0) return;
   pthread_atfork(0, 0, rwd_forked_child);
   rwd_enabled = 1;
-  rwd_patch_libc();
+  /* On a stack of its own: the patching writes nothing on the program's stack (entry.S). */
+  static unsigned char patch_stack[64 * 1024] __attribute__((aligned(16)));
+  rwd_call_on_stack(rwd_patch_libc, patch_stack + sizeof patch_stack);
 }

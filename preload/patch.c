@@ -20,7 +20,7 @@
 
 #include "preload.h"
 
-enum { kMaxSiteLen = 8, kStubLen = RWD_STUB_SIZE, kMaxSites = 4096 };
+enum { kMaxSiteLen = 8, kStubLen = RWD_STUB_SIZE, kMaxSites = 4096, kMaxFound = 8192 };
 /* A `mov $NR, %eax` (5 bytes) before a `syscall`; kMovSite marks such a site in lens[]. */
 enum { kMovLen = 5, kMovSite = 0xff };
 
@@ -70,39 +70,39 @@ static int site_len(const unsigned char* p) {
   return 0;
 }
 
-/* The first address in [a, lim) holding the bytes of `syscall` (0f 05), or lim; the byte
- * after lim - 1 must be readable. libc's 1.5 MB of text is scanned at every exec, so it goes
- * 8 bytes at a time: a word is looked at byte by byte only when one of its bytes may be 0x0f
- * with 0x05 after it (the zero-byte test of each byte of word ^ pattern; it can flag a byte
- * above a true match too, never miss one). */
+/* Writes to out[0..max) the addresses in [a, lim) that hold the bytes of `syscall` (0f 05),
+ * in order; returns how many (at most max). The byte after lim - 1 must be readable.
+ * libc's 1.5 MB of text is scanned at every exec, so this goes 8 bytes at a time: a word is
+ * looked at byte by byte only when one of its bytes may be 0x0f with 0x05 after it (the
+ * zero-byte test of each byte of word ^ pattern; it can flag a byte above a true match too,
+ * never miss one). One call and no stack writes in the loop (checked in the disassembly when
+ * this was written): a debugger's watchpoint on a stack slot must not fire at every word,
+ * or a reverse-continue to an earlier write would single-step through the whole scan. */
 typedef uint64_t __attribute__((may_alias)) word_t;
-static uintptr_t find_syscall(uintptr_t a, uintptr_t lim) {
+__attribute__((noinline)) static int find_syscalls(uintptr_t a, uintptr_t lim, uintptr_t* out,
+                                                   int max) {
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-  for (;;) {
-    while (a < lim && (a & 7)) {
+  int n = 0;
+  while (a < lim && n < max) {
+    if ((a & 7) || a + 16 > lim) {
       const unsigned char* p = (const unsigned char*)a;
-      if (p[0] == 0x0f && p[1] == 0x05) return a;
+      if (p[0] == 0x0f && p[1] == 0x05) out[n++] = a;
       ++a;
+      continue;
     }
-    if (a + 16 > lim) break;
     uint64_t v = *(const word_t*)a;
     uint64_t x = v ^ (0x0f * ones), y = v ^ (0x05 * ones);
     uint64_t is0f = (x - ones) & ~x & highs, is05 = (y - ones) & ~y & highs;
     uint64_t next05 = (is05 >> 8) | ((uint64_t)(((const unsigned char*)a)[8] == 0x05) << 63);
-    if (!(is0f & next05)) {
-      a += 8;
-      continue;
+    if (is0f & next05) {
+      for (int i = 0; i < 8 && n < max; ++i) {
+        const unsigned char* p = (const unsigned char*)(a + (uintptr_t)i);
+        if (p[0] == 0x0f && p[1] == 0x05) out[n++] = a + (uintptr_t)i;
+      }
     }
-    for (int i = 0; i < 8; ++i, ++a) {
-      const unsigned char* p = (const unsigned char*)a;
-      if (p[0] == 0x0f && p[1] == 0x05) return a;
-    }
+    a += 8;
   }
-  for (; a < lim; ++a) {
-    const unsigned char* p = (const unsigned char*)a;
-    if (p[0] == 0x0f && p[1] == 0x05) return a;
-  }
-  return lim;
+  return n;
 }
 
 static int fits_rel32(uintptr_t from_end, uintptr_t to) {
@@ -206,11 +206,12 @@ int rwd_patch_libc(void) {
   int n = 0;
   uintptr_t stubs = (uintptr_t)rwd_stub_area;
   int capacity = (int)((rwd_stub_area_end - rwd_stub_area) / kStubLen);
-  uintptr_t patched_end = t.lo;           /* sites never overlap */
-  uintptr_t lim = t.hi - kMaxSiteLen + 1; /* a site may start below it */
-  for (uintptr_t a = t.lo; n < capacity && n < kMaxSites; ++a) {
-    a = find_syscall(a, lim);
-    if (a >= lim) break;
+  uintptr_t patched_end = t.lo; /* sites never overlap */
+  static uintptr_t found[kMaxFound];
+  int nfound = find_syscalls(t.lo, t.hi - kMaxSiteLen + 1, found, kMaxFound);
+  for (int k = 0; k < nfound && n < capacity && n < kMaxSites; ++k) {
+    uintptr_t a = found[k];
+    if (a < patched_end) continue; /* inside a site patched already */
     const unsigned char* p = (const unsigned char*)a;
     uintptr_t stub = stubs + (uintptr_t)n * kStubLen;
     int len = site_len(p);
@@ -218,16 +219,14 @@ int rwd_patch_libc(void) {
       if (!fits_rel32(a + 5, stub) || !fits_rel32(stub + kStubLen, a + len)) continue;
       lens[n] = (unsigned char)len;
       sites[n++] = a;
-      a += len - 1;
-      patched_end = a + 1;
+      patched_end = a + (uintptr_t)len;
     } else if (a >= t.lo + kMovLen && a - kMovLen >= patched_end) {
       long nr = mov_eax_number(p - kMovLen);
       if (nr < 0 || !rwd_may_buffer(nr) || raw_syscall(nr)) continue;
       if (!fits_rel32(a - kMovLen + 5, stub) || !fits_rel32(stub + kStubLen, a + 2)) continue;
       lens[n] = kMovSite;
       sites[n++] = a - kMovLen;
-      a += 1;
-      patched_end = a + 1;
+      patched_end = a + 2; /* the `syscall` stays */
     }
   }
   if (n == 0) return 0;

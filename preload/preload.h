@@ -42,6 +42,9 @@ RWD_HIDDEN void rwd_entry(void);
 extern char __start_rwd_defer[] RWD_HIDDEN, __stop_rwd_defer[] RWD_HIDDEN;
 extern unsigned char rwd_stub_area[] RWD_HIDDEN, rwd_stub_area_end[] RWD_HIDDEN;
 
+/* entry.S: calls fn on the stack whose top is stack_top (16-byte aligned); returns its
+ * result. */
+RWD_HIDDEN int rwd_call_on_stack(int (*fn)(void), void* stack_top);
 /* patch.c: redirects libc's syscall sites to rwd_entry. Returns how many were patched. */
 RWD_HIDDEN int rwd_patch_libc(void);
 
