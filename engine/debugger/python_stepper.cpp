@@ -44,10 +44,18 @@ bool readable(const std::vector<InterpFrame>& st) {
   return !st.empty() && st[0].error.empty();
 }
 
-/// A single step over a watched write, reported as the step's end.
+/// A stop at one of the step's own watchpoints (or a single step over a watched write),
+/// reported as the step's end.
 StopInfo landed(StopInfo s) {
   if (s.reason == StopReason::Watchpoint) s.reason = StopReason::Step;
   return s;
+}
+
+/// Watches what a step from `start` follows: the innermost frame's instruction word (not for
+/// Out) and its caller's.
+void watch_frames(Watches& w, const std::vector<InterpFrame>& start, StepKind kind) {
+  if (kind != StepKind::Out) w.add(start[0].step_word);
+  if (start.size() > 1) w.add(start[1].step_word);
 }
 
 uint64_t word_value(const std::vector<uint8_t>& bytes) {
@@ -64,14 +72,14 @@ std::vector<InterpFrame> PythonStepper::stack(pid_t tid) {
   return py_.stack(mem, tid);
 }
 
-uint64_t PythonStepper::current_frame(pid_t tid) {
+std::pair<uint64_t, uint64_t> PythonStepper::current_frame(pid_t tid) {
   TimelineTarget target(tl_, tid);
   InterpMemory mem(target);
   try {
     uint64_t word = py_.current_frame_word(mem, tid);
-    return word ? mem.u64(word) : 0;
+    return {word, word ? mem.u64(word) : 0};
   } catch (const InterpReadError&) {
-    return 0;
+    return {0, 0};
   }
 }
 
@@ -101,16 +109,12 @@ StopInfo PythonStepper::forward(pid_t tid, StepKind kind, const std::vector<Inte
   const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
   size_t depth = start.size();
   Watches w(tl_);
-  if (kind != StepKind::Out) w.add(f.step_word);
-  if (caller) w.add(caller->step_word);
-  uint64_t frames_word = 0;  // Into: the thread's current-frame word, until a call is seen
-  uint64_t callee_word = 0;  // Into: the called frame's instruction word
-  if (kind == StepKind::Into) {
-    TimelineTarget target(tl_, tid);
-    InterpMemory mem(target);
-    frames_word = py_.current_frame_word(mem, tid);
-    w.add(frames_word);
-  }
+  watch_frames(w, start, kind);
+  // Into: the thread's current-frame word, until a call is seen; then the called frame's
+  // instruction word.
+  uint64_t frames_word = kind == StepKind::Into ? current_frame(tid).first : 0;
+  uint64_t callee_word = 0;
+  w.add(frames_word);
   for (;;) {
     StopInfo s = tl_.resume_forward();
     if (ends_step(s, w.words())) return s;
@@ -128,15 +132,10 @@ StopInfo PythonStepper::forward(pid_t tid, StepKind kind, const std::vector<Inte
     }
     std::vector<InterpFrame> st = stack(tid);
     if (!readable(st)) continue;
-    if (s.addr == callee_word && st.size() > depth) {
-      s.reason = StopReason::Step;
-      return s;
-    }
+    if (s.addr == callee_word && st.size() > depth) return landed(s);
     bool same_frame = st.size() == depth && st[0].address == f.address;
-    if ((same_frame && st[0].line != f.line && kind != StepKind::Out) || st.size() < depth) {
-      s.reason = StopReason::Step;
-      return s;
-    }
+    if ((same_frame && st[0].line != f.line && kind != StepKind::Out) || st.size() < depth)
+      return landed(s);
   }
 }
 
@@ -145,8 +144,7 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
   const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
   size_t depth = start.size();
   Watches w(tl_);
-  if (kind != StepKind::Out) w.add(f.step_word);
-  if (caller) w.add(caller->step_word);
+  watch_frames(w, start, kind);
   auto ours = [&](const std::vector<InterpFrame>& st) {
     return readable(st) && st.size() == depth && st[0].address == f.address;
   };
@@ -180,16 +178,14 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
         StopInfo n = tl_.resume_forward();
         if (ends_step(n, w.words())) return n;
         if (n.reason == StopReason::Watchpoint && n.tid == tid && n.addr == f.step_word &&
-            ours(stack(tid))) {
-          n.reason = StopReason::Step;
-          return n;
-        }
+            ours(stack(tid)))
+          return landed(n);
       }
     }
     // The caller's writes while it makes the call (it saves its instruction pointer once the
     // new frame is pushed) come after the call instruction's own: land after that one, so
     // that a step forward from there steps over (or into) the whole call.
-    if (caller && s.addr == caller->step_word && current_frame(tid) == caller->address)
+    if (caller && s.addr == caller->step_word && current_frame(tid).second == caller->address)
       return landed(tl_.step_forward(tid));
   }
 }

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "engine/debugger/line_stepper.h"
@@ -41,8 +42,9 @@ class PythonStepper {
 
  private:
   std::vector<InterpFrame> stack(pid_t tid);
-  /// The frame the thread of `tid` runs now (pushed, maybe not started), or 0.
-  uint64_t current_frame(pid_t tid);
+  /// The word holding the current frame of the thread of `tid`, and the frame it holds
+  /// (pushed, maybe not started); {0, 0} when it cannot be read.
+  std::pair<uint64_t, uint64_t> current_frame(pid_t tid);
   /// Whether stop `s` ends the step early (a user breakpoint or watchpoint, a signal, either
   /// end of the trace); the step's own watchpoint hits on `words` and code-mapping stops
   /// do not.

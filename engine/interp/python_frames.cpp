@@ -49,28 +49,32 @@ uint64_t PythonReader::thread_state(InterpMemory& mem, pid_t tid) const {
   return 0;
 }
 
-uint64_t PythonReader::current_frame_word(InterpMemory& mem, pid_t tid) const {
+uint64_t PythonReader::frame_word(InterpMemory& mem, uint64_t tstate) const {
   const PythonLayout& l = *layout_;
-  uint64_t tstate = thread_state(mem, tid);
-  if (!tstate) return 0;
   if (l.tstate_current_frame >= 0) return tstate + uint64_t(l.tstate_current_frame);
   uint64_t cframe = mem.u64(tstate + uint64_t(l.tstate_cframe));
   return cframe ? cframe + uint64_t(l.cframe_current_frame) : 0;
 }
 
+uint64_t PythonReader::current_frame_word(InterpMemory& mem, pid_t tid) const {
+  uint64_t tstate = thread_state(mem, tid);
+  return tstate ? frame_word(mem, tstate) : 0;
+}
+
 std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const {
   const PythonLayout& l = *layout_;
   std::vector<InterpFrame> out;
-  uint64_t word = 0;
+  uint64_t tstate = 0;
   try {
-    word = current_frame_word(mem, tid);
+    tstate = thread_state(mem, tid);
   } catch (const InterpReadError&) {
     return out;  // the interpreter is not (or no longer) in a readable state
   }
-  if (!word) return out;
+  if (!tstate) return out;
   uint64_t frame = 0;
   try {
-    frame = mem.u64(word);
+    uint64_t word = frame_word(mem, tstate);
+    frame = word ? mem.u64(word) : 0;
   } catch (const InterpReadError& e) {
     InterpFrame f;
     f.language = "python";

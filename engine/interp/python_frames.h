@@ -49,6 +49,9 @@ class PythonReader {
   uint64_t first_thread(InterpMemory& mem) const;
   /// The thread state whose native thread id is `tid`, or 0. Throws InterpReadError.
   uint64_t thread_state(InterpMemory& mem, pid_t tid) const;
+  /// The word holding thread state `tstate`'s current frame (current_frame_word), or 0.
+  /// Throws InterpReadError.
+  uint64_t frame_word(InterpMemory& mem, uint64_t tstate) const;
 
   const PythonLayout* layout_;
   uint64_t runtime_;  ///< runtime address of _PyRuntime

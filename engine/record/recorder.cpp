@@ -551,7 +551,7 @@ bool Recorder::set_point(Event& e, Task& t) {
     if (rsp)
       if (auto dead = dead_stack(maps, *rsp)) e.exclusions.push_back(*dead);
   }
-  e.digest = digest_memory(t.tid, e.exclusions);
+  e.digest = digest_memory(t.tid, maps, e.exclusions);
   if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
     if (FILE* out = fopen(f, "a")) {
       fprintf(out, "record point (task %d)\n%s", t.tid, digest_report(t.tid).c_str());

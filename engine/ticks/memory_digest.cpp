@@ -34,12 +34,17 @@ void hash_range(XXH3_state_t* st, pid_t tid, uint64_t start, uint64_t end,
 }  // namespace
 
 MemoryDigest digest_memory(pid_t tid, const DigestExclusions& exclude) {
+  return digest_memory(tid, read_proc_maps(tid), exclude);
+}
+
+MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
+                           const DigestExclusions& exclude) {
   DigestExclusions ex = exclude;
   std::sort(ex.begin(), ex.end());
   XXH3_state_t* st = XXH3_createState();
   XXH3_128bits_reset(st);
   std::vector<uint8_t> buf(kChunk);
-  for (const ProcMapping& m : read_proc_maps(tid)) {
+  for (const ProcMapping& m : maps) {
     if (!m.read || !m.write || m.shared || m.is_special()) continue;
     uint64_t p = m.start;
     for (const auto& [a, len] : ex) {

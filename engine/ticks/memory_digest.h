@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/os/proc_maps.h"
+
 namespace rwd {
 
 /// XXH3-128 of memory, as two 64-bit halves (low, high).
@@ -25,6 +27,10 @@ using DigestExclusions = std::vector<std::pair<uint64_t, uint64_t>>;
 /// and replay. Cost: one pass over the writable memory (about 1 ms per 10 MB here).
 /// Throws SystemError when /proc/TID/maps cannot be read.
 MemoryDigest digest_memory(pid_t tid, const DigestExclusions& exclude = {});
+/// The same over `maps`, tid's mappings as read_proc_maps gave them at this stop (for a
+/// caller that read them already).
+MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
+                           const DigestExclusions& exclude);
 
 /// One line per hashed mapping ("start-end path xxh128"), for finding which memory differs
 /// when a point is not found again (set REWIND_DEBUG_DIGEST=FILE to have record and replay

@@ -13,6 +13,31 @@ import json, sys
 n = sum(len(e.get("buffered", [])) for e in json.load(sys.stdin))
 print(n)'
 }
+# same_as_native NAME NATIVE REC TRACE: the recording printed what the native run did, and
+# each of two replays of TRACE prints what the recording did.
+same_as_native() {
+  local name=$1 native=$2 rec=$3 trace=$4
+  cmp -s "$native" "$rec" && pass "$name: recorded as it runs" \
+    || fail "$name: $(diff "$native" "$rec" | head -4)"
+  for i in 1 2; do
+    timeout 60 "$REWIND" replay -a "$trace" >"$WORK/rep-same" 2>&1
+    cmp -s "$rec" "$WORK/rep-same" && pass "$name: replay $i" \
+      || fail "$name: replay $i: $(diff "$rec" "$WORK/rep-same" | head -4)"
+  done
+}
+# buffered_include TRACE CALL...: exits 0 when TRACE's buffered records (abort marks left
+# out) include each CALL.
+buffered_include() {
+  local trace=$1
+  shift
+  "$REWIND" dump --json "$trace" | python3 -c '
+import json, sys
+events = json.load(sys.stdin)
+buffered = [b["syscall"] for e in events for b in e.get("buffered", []) if b["result"] != -4096]
+for call in sys.argv[1:]:
+    assert call in buffered, f"no {call} buffered: {sorted(set(buffered))}"
+' "$@"
+}
 for mode in plain buffered chaos1 chaos2 chaos3 chaos4 chaos5; do
   flags=(--no-syscall-buffer)
   case $mode in
@@ -77,24 +102,12 @@ for mode in desched chaos1 chaos2 chaos3 chaos4 chaos5 nodesched; do
   env "${env[@]}" timeout 60 "$REWIND" record -v "${flags[@]}" -o "$WORK/t-bc-$mode" \
     "$TEST_PROGRAMS/blocking_calls" "$WORK" >"$WORK/rec-bc-$mode" 2>"$WORK/err-bc-$mode" \
     || fail "blocking_calls ($mode): record failed: $(tail -2 "$WORK/err-bc-$mode")"
-  cmp -s "$WORK/native-bc" "$WORK/rec-bc-$mode" && pass "blocking_calls ($mode): recorded as it runs" \
-    || fail "blocking_calls ($mode): $(diff "$WORK/native-bc" "$WORK/rec-bc-$mode" | head -4)"
-  for i in 1 2; do
-    timeout 60 "$REWIND" replay -a "$WORK/t-bc-$mode" >"$WORK/rep-bc" 2>&1
-    cmp -s "$WORK/rec-bc-$mode" "$WORK/rep-bc" && pass "blocking_calls ($mode): replay $i" \
-      || fail "blocking_calls ($mode): replay $i: $(diff "$WORK/rec-bc-$mode" "$WORK/rep-bc" | head -4)"
-  done
+  same_as_native "blocking_calls ($mode)" "$WORK/native-bc" "$WORK/rec-bc-$mode" "$WORK/t-bc-$mode"
 done
 waited=$(sed -n 's/.* \([0-9]*\) that waited made traced.*/\1/p' "$WORK/err-bc-desched")
 [ "${waited:-0}" -ge 1 ] && pass "blocking_calls: $waited buffered calls waited and were made traced" \
   || fail "blocking_calls: no buffered call was seen waiting: $(cat "$WORK/err-bc-desched")"
-"$REWIND" dump --json "$WORK/t-bc-desched" | python3 -c '
-import json, sys
-events = json.load(sys.stdin)
-buffered = [b["syscall"] for e in events for b in e.get("buffered", []) if b["result"] != -4096]
-for call in ("read", "write", "poll", "futex"):
-    assert call in buffered, f"no {call} buffered: {sorted(set(buffered))}"
-' && pass "blocking_calls: pipe reads and writes, poll and futex buffered" \
+buffered_include "$WORK/t-bc-desched" read write poll futex && pass "blocking_calls: pipe reads and writes, poll and futex buffered" \
   || fail "blocking_calls: calls that may block were not buffered"
 
 # Scatter/gather calls (tests/programs/vector_io.c): readv, preadv and pwritev on a file,
@@ -113,20 +126,8 @@ for mode in buffered chaos1 chaos2 chaos3 plain; do
   esac
   timeout 60 "$REWIND" record "${flags[@]}" -o "$WORK/t-vio-$mode" "$TEST_PROGRAMS/vector_io" \
     "$WORK/vio" >"$WORK/rec-vio-$mode" 2>&1 || fail "vector_io ($mode): record failed"
-  cmp -s "$WORK/native-vio" "$WORK/rec-vio-$mode" && pass "vector_io ($mode): recorded as it runs" \
-    || fail "vector_io ($mode): $(diff "$WORK/native-vio" "$WORK/rec-vio-$mode" | head -4)"
-  for i in 1 2; do
-    timeout 60 "$REWIND" replay -a "$WORK/t-vio-$mode" >"$WORK/rep-vio" 2>&1
-    cmp -s "$WORK/rec-vio-$mode" "$WORK/rep-vio" && pass "vector_io ($mode): replay $i" \
-      || fail "vector_io ($mode): replay $i: $(diff "$WORK/rec-vio-$mode" "$WORK/rep-vio" | head -4)"
-  done
+  same_as_native "vector_io ($mode)" "$WORK/native-vio" "$WORK/rec-vio-$mode" "$WORK/t-vio-$mode"
 done
-"$REWIND" dump --json "$WORK/t-vio-buffered" | python3 -c '
-import json, sys
-events = json.load(sys.stdin)
-buffered = [b["syscall"] for e in events for b in e.get("buffered", []) if b["result"] != -4096]
-for call in ("readv", "preadv", "pwritev", "sendmsg", "recvmsg"):
-    assert call in buffered, f"no {call} buffered: {sorted(set(buffered))}"
-' && pass "vector_io: readv, preadv, pwritev, sendmsg and recvmsg buffered" \
+buffered_include "$WORK/t-vio-buffered" readv preadv pwritev sendmsg recvmsg && pass "vector_io: readv, preadv, pwritev, sendmsg and recvmsg buffered" \
   || fail "vector_io: scatter/gather calls were not buffered as expected"
 finish
