@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <memory>
 
 #include "engine/errors.h"
 #include "engine/trace/bytes.h"
@@ -17,7 +18,7 @@ constexpr char kFileMagic[8] = {'R', 'W', 'N', 'D', 'S', 'T', 'R', 'M'};
 constexpr uint32_t kChunkMagic = fourcc("CHNK");
 constexpr size_t kFileHeaderBytes = 16;
 constexpr size_t kChunkHeaderBytes = 24;
-constexpr int kZstdLevel = 3;
+constexpr int kZstdLevel = 1;
 
 uint64_t chunk_checksum(const uint8_t* header16, const uint8_t* payload, size_t n) {
   XXH64_state_t* st = XXH64_createState();
@@ -40,9 +41,38 @@ void write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
     n -= size_t(w);
   }
 }
+
+/// Compresses `raw` (records of one chunk; split when over kMaxChunkBytes) and writes it to
+/// `fd` as one or more chunks; `records` goes in the first chunk's header. Returns the bytes
+/// written. Throws Error or SystemError naming `path`.
+uint64_t write_chunks(int fd, const std::vector<uint8_t>& raw, uint32_t records,
+                      const std::string& path) {
+  uint64_t written = 0;
+  size_t off = 0;
+  while (off < raw.size()) {
+    size_t n = std::min<size_t>(raw.size() - off, kMaxChunkBytes);
+    size_t cap = ZSTD_compressBound(n);
+    std::unique_ptr<uint8_t[]> out(new uint8_t[kChunkHeaderBytes + cap]);  // not zero-filled
+    size_t c = ZSTD_compress(out.get() + kChunkHeaderBytes, cap, raw.data() + off, n, kZstdLevel);
+    if (ZSTD_isError(c)) throw Error(path + ": zstd: " + ZSTD_getErrorName(c));
+    ByteWriter h;
+    h.u32(kChunkMagic);
+    h.u32(uint32_t(n));
+    h.u32(uint32_t(c));
+    h.u32(off == 0 ? records : 0);
+    uint64_t sum = chunk_checksum(h.data().data(), out.get() + kChunkHeaderBytes, c);
+    h.u64(sum);
+    std::memcpy(out.get(), h.data().data(), kChunkHeaderBytes);
+    write_all(fd, out.get(), kChunkHeaderBytes + c, path);
+    written += kChunkHeaderBytes + c;
+    off += n;
+  }
+  return written;
+}
 }  // namespace
 
-ChunkWriter::ChunkWriter(std::string path, uint32_t kind) : path_(std::move(path)) {
+ChunkWriter::ChunkWriter(std::string path, uint32_t kind, SerialWorker* worker)
+    : path_(std::move(path)), worker_(worker) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw_errno("create " + path_);
   ByteWriter h;
@@ -56,6 +86,7 @@ ChunkWriter::ChunkWriter(std::string path, uint32_t kind) : path_(std::move(path
 ChunkWriter::~ChunkWriter() {
   try {
     flush();
+    if (worker_) worker_->drain();  // its jobs write to fd_
   } catch (...) {
   }
   if (fd_ >= 0) ::close(fd_);
@@ -73,32 +104,24 @@ void ChunkWriter::append_bytes(const void* p, size_t n) {
 
 void ChunkWriter::flush() {
   if (buf_.empty()) return;
-  // Very large payloads (a big out-parameter) are split into several chunks.
-  size_t off = 0;
-  while (off < buf_.size()) {
-    size_t n = std::min<size_t>(buf_.size() - off, kMaxChunkBytes);
-    std::vector<uint8_t> out(kChunkHeaderBytes + ZSTD_compressBound(n));
-    size_t c = ZSTD_compress(out.data() + kChunkHeaderBytes, out.size() - kChunkHeaderBytes,
-                             buf_.data() + off, n, kZstdLevel);
-    if (ZSTD_isError(c)) throw Error(path_ + ": zstd: " + ZSTD_getErrorName(c));
-    ByteWriter h;
-    h.u32(kChunkMagic);
-    h.u32(uint32_t(n));
-    h.u32(uint32_t(c));
-    h.u32(off == 0 ? records_ : 0);
-    uint64_t sum = chunk_checksum(h.data().data(), out.data() + kChunkHeaderBytes, c);
-    h.u64(sum);
-    std::memcpy(out.data(), h.data().data(), kChunkHeaderBytes);
-    write_all(fd_, out.data(), kChunkHeaderBytes + c, path_);
-    file_size_ += kChunkHeaderBytes + c;
-    off += n;
-  }
-  buf_.clear();
+  std::vector<uint8_t> raw;
+  raw.swap(buf_);
+  buf_.reserve(raw.capacity());  // the next chunk is likely as big: no regrowth, no copies
+  uint32_t records = records_;
   records_ = 0;
+  if (!worker_) {
+    file_size_ += write_chunks(fd_, raw, records, path_);
+    return;
+  }
+  size_t cost = raw.size();
+  worker_->submit(cost, [this, raw = std::move(raw), records] {
+    file_size_ += write_chunks(fd_, raw, records, path_);
+  });
 }
 
 void ChunkWriter::sync() {
   flush();
+  if (worker_) worker_->drain();
   if (::fdatasync(fd_) != 0) throw_errno("fdatasync " + path_);
 }
 

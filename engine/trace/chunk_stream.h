@@ -5,11 +5,14 @@
 //           u64 XXH64 of the 16 header bytes before it and the compressed payload, payload
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "engine/trace/serial_worker.h"
 
 namespace rwd {
 
@@ -25,12 +28,17 @@ constexpr uint32_t fourcc(const char (&s)[5]) {
 }
 
 /// Writes one stream. Records are appended to an in-memory chunk; flush() compresses the chunk,
-/// writes it with one write(2) and starts the next. Bytes written by flush() survive a crash of
-/// this process (they are in the page cache); sync() also asks the kernel to persist them.
+/// writes it with one write(2) and starts the next. Without a worker, bytes written by flush()
+/// survive a crash of this process (they are in the page cache). With one, flush() hands the
+/// chunk to the worker, which compresses and writes it in the background, in order with the
+/// other writers sharing that worker; a crash loses what it had not written yet, and a reader
+/// sees a torn tail. sync() waits for the worker, then asks the kernel to persist the file.
 class ChunkWriter {
  public:
-  /// Creates (truncates) `path`. Throws SystemError.
-  ChunkWriter(std::string path, uint32_t kind);
+  /// Creates (truncates) `path`. `worker`, if given, compresses and writes this stream's chunks
+  /// and must outlive the writer. Throws SystemError.
+  ChunkWriter(std::string path, uint32_t kind, SerialWorker* worker = nullptr);
+  /// Flushes and waits for the worker; errors are dropped here (call sync() to see them).
   ~ChunkWriter();
   ChunkWriter(const ChunkWriter&) = delete;
   ChunkWriter& operator=(const ChunkWriter&) = delete;
@@ -41,19 +49,21 @@ class ChunkWriter {
   void append_bytes(const void* p, size_t n);
   /// Bytes waiting in the current chunk.
   size_t pending() const { return buf_.size(); }
-  /// Writes the pending chunk, if any.
+  /// Writes the pending chunk, if any (or queues it on the worker). Throws SystemError or Error
+  /// (including a failure of an earlier chunk on the worker).
   void flush();
-  /// flush() then fdatasync(2).
+  /// flush(), waits until the worker has written every chunk, then fdatasync(2).
   void sync();
-  /// Total bytes written to the file so far (header and chunks).
+  /// Total bytes written to the file so far (header and chunks); every chunk after sync().
   uint64_t file_size() const { return file_size_; }
 
  private:
   std::string path_;
   int fd_ = -1;
+  SerialWorker* worker_ = nullptr;
   std::vector<uint8_t> buf_;
   uint32_t records_ = 0;
-  uint64_t file_size_ = 0;
+  std::atomic<uint64_t> file_size_ = 0;
 };
 
 /// Reads one stream chunk by chunk, verifying header, version, sizes and checksums.

@@ -19,6 +19,8 @@ namespace {
 constexpr size_t kFlushEventBytes = 256 << 10;
 constexpr size_t kFlushDataBytes = 4 << 20;
 constexpr int64_t kFlushIntervalNs = 100'000'000;
+// Raw bytes queued for the compressor before flush() waits for it: four data chunks.
+constexpr size_t kMaxQueuedBytes = 4 * kFlushDataBytes;
 
 int64_t now_ns() {
   timespec ts;
@@ -33,7 +35,8 @@ int exit_code_for_status(int status) {
   return 1;
 }
 
-TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta) : dir_(std::move(dir)) {
+TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta)
+    : dir_(std::move(dir)), compressor_(kMaxQueuedBytes) {
   if (::mkdir((dir_ + "/" + kFilesDir).c_str(), 0755) != 0 && errno != EEXIST)
     throw_errno("mkdir " + dir_ + "/" + kFilesDir);
   {
@@ -46,8 +49,8 @@ TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta) : dir_(std::mov
     m.append(encode_meta(meta));
     m.sync();
   }
-  events_ = std::make_unique<ChunkWriter>(dir_ + "/" + kEventsFile, kEventsKind);
-  data_ = std::make_unique<ChunkWriter>(dir_ + "/" + kDataFile, kDataKind);
+  events_ = std::make_unique<ChunkWriter>(dir_ + "/" + kEventsFile, kEventsKind, &compressor_);
+  data_ = std::make_unique<ChunkWriter>(dir_ + "/" + kDataFile, kDataKind, &compressor_);
   last_flush_ns_ = now_ns();
 }
 

@@ -13,7 +13,10 @@
 namespace rwd {
 
 /// Appends events to a new trace. Chunks are flushed often (by size and by time), data before
-/// events, so a crash of the recorder loses at most the last fraction of a second.
+/// events, so a crash of the recorder loses at most the last fraction of a second. One
+/// background thread compresses and writes the flushed chunks, in that order (zstd is slower
+/// than the program being recorded when it reads many files: about 100 MB/s on the development
+/// VM), so the recorder and its tracees go on meanwhile.
 class TraceWriter {
  public:
   /// Creates the trace files in the existing, empty directory `dir`. Throws SystemError.
@@ -32,6 +35,7 @@ class TraceWriter {
 
  private:
   std::string dir_;
+  SerialWorker compressor_;  // outlives events_ and data_, which queue jobs on it
   std::unique_ptr<ChunkWriter> events_, data_;
   uint64_t next_ = 1;
   int64_t last_flush_ns_ = 0;
