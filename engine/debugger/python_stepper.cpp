@@ -148,16 +148,27 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
   auto ours = [&](const std::vector<InterpFrame>& st) {
     return readable(st) && st.size() == depth && st[0].address == f.address;
   };
-  // A reverse run stops before each write of a watched word: the word still names the
-  // instruction that ran before it. Going back through this frame's instructions, the first
-  // on another line is the previous line's last; the write before which an instruction of
-  // yet another line shows starts that line's run, and a step over it lands on the line's
-  // first instruction. Before the frame's first instruction (the frame is not on the stack
-  // yet) comes the caller's write of its call instruction.
+  // Forward to this frame's next write: the start of the instruction after the last stop.
+  auto forward_to_own = [&]() {
+    for (;;) {
+      StopInfo n = tl_.resume_forward();
+      if (ends_step(n, w.words())) return n;
+      if (n.reason == StopReason::Watchpoint && n.tid == tid && n.addr == f.step_word &&
+          ours(stack(tid)))
+        return landed(n);
+    }
+  };
+  // The reverse run stops just after each write of a watched word (no single steps: a stop
+  // before the write would single-step the task from its last event, over every call made
+  // since), where the word names the instruction starting there. Going back through this
+  // frame's instructions, the first on another line is the previous line's last; the first
+  // on yet another line comes just before the previous line's run, whose first instruction
+  // is the frame's next write forward. Before the frame's first instruction (the frame is
+  // not on the stack yet) comes the caller's write of its call instruction.
   bool found = false;
   int previous = 0;
   for (;;) {
-    StopInfo s = tl_.resume_backward();
+    StopInfo s = tl_.resume_backward(Timeline::WatchStop::AfterWrite);
     if (ends_step(s, w.words())) return s;
     if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
     std::vector<InterpFrame> st = stack(tid);
@@ -169,24 +180,15 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
         continue;
       }
       if (line == previous) continue;
-      return landed(tl_.step_forward(tid));  // onto the previous line's first instruction
+      return forward_to_own();  // onto the previous line's first instruction
     }
     if (readable(st) && st.size() > depth) continue;  // not this frame's doing
-    if (found) {
-      // The previous line's run began with the frame's first instruction: forward to it.
-      for (;;) {
-        StopInfo n = tl_.resume_forward();
-        if (ends_step(n, w.words())) return n;
-        if (n.reason == StopReason::Watchpoint && n.tid == tid && n.addr == f.step_word &&
-            ours(stack(tid)))
-          return landed(n);
-      }
-    }
+    if (found) return forward_to_own();               // the previous line began the frame
     // The caller's writes while it makes the call (it saves its instruction pointer once the
-    // new frame is pushed) come after the call instruction's own: land after that one, so
-    // that a step forward from there steps over (or into) the whole call.
+    // new frame is pushed) come after the call instruction's own: land on that one, so that
+    // a step forward from there steps over (or into) the whole call.
     if (caller && s.addr == caller->step_word && current_frame(tid).second == caller->address)
-      return landed(tl_.step_forward(tid));
+      return landed(s);
   }
 }
 

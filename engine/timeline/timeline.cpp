@@ -146,8 +146,9 @@ class Timeline::Engine : public ReplayObserver {
     if (event <= session_->events_done()) throw Restart{};  // else: on from here, forwards
   }
 
-  void op_reverse_continue() {
+  void op_reverse_continue(Timeline::WatchStop at) {
     interrupt_ = false;
+    reverse_watch_stop_ = at;
     start_scan(After::ReverseContinue, false);
   }
 
@@ -706,9 +707,9 @@ class Timeline::Engine : public ReplayObserver {
         if (stepped && counting_steps(t)) ++run_.steps;
         if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
             t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r))) {
-          // A write that trapped here happened before now: it counts. A breakpoint here is
-          // now, not before.
-          if (si.reason == StopReason::Watchpoint) {
+          // A write that trapped here happened before now: it counts, unless the reverse run
+          // stops after writes (that stop is now). A breakpoint here is now, not before.
+          if (si.reason == StopReason::Watchpoint && !run_.after_write) {
             ++run_.hits;
             si.event = session_->events_done();
             run_.last_hit_info = si;
@@ -726,7 +727,7 @@ class Timeline::Engine : public ReplayObserver {
       }
       case Run::HitNumber:
         if (user_hit && ++run_.hits == run_.count) {
-          if (si.reason == StopReason::Watchpoint) {
+          if (si.reason == StopReason::Watchpoint && !run_.after_write) {
             // The trap comes after the write; a backward user stops before it (as gdb
             // expects in reverse): one instruction back, reporting this write.
             final_report_ = si;
@@ -885,6 +886,8 @@ class Timeline::Engine : public ReplayObserver {
     Run r;
     r.kind = Run::Scan;
     r.target = here_;
+    r.after_write =
+        after == After::ReverseContinue && reverse_watch_stop_ == Timeline::WatchStop::AfterWrite;
     if (here_.kind == Point::Trap) {
       const ReplayTask* t = live(here_.tid);
       if (!t) throw Error("the current task is gone");
@@ -968,6 +971,7 @@ class Timeline::Engine : public ReplayObserver {
         next.report.reason = StopReason::TraceStart;
       } else {
         next.kind = Run::HitNumber;
+        next.after_write = done.after_write;
         next.count = done.hits;
         next.report = *done.last_hit_info;
         next.start_event = done.start_event;
@@ -1292,6 +1296,8 @@ class Timeline::Engine : public ReplayObserver {
   /// number; else 0.
   uint64_t last_entry_event_ = 0;
   After after_ = After::None;
+  /// Where the reverse continue in progress stops for a watchpoint hit.
+  Timeline::WatchStop reverse_watch_stop_ = Timeline::WatchStop::BeforeWrite;
   pid_t step_tid_ = 0;
   /// The timeline's own breakpoint for a scan (at its target's rip), if any.
   std::optional<CodeSite> internal_bp_;
@@ -1343,8 +1349,8 @@ void Timeline::interrupt() {
   engine_->interrupt_ = true;
 }
 
-StopInfo Timeline::resume_backward() {
-  return engine_->operate([this] { engine_->op_reverse_continue(); });
+StopInfo Timeline::resume_backward(WatchStop at) {
+  return engine_->operate([this, at] { engine_->op_reverse_continue(at); });
 }
 
 StopInfo Timeline::step_backward(pid_t tid) {

@@ -77,11 +77,20 @@ class Timeline {
   StopInfo resume_forward();
   /// Executes one instruction of task `tid` (a syscall instruction completes its event).
   StopInfo step_forward(pid_t tid);
+  /// Where a reverse run stops for a watchpoint hit.
+  enum class WatchStop : uint8_t {
+    /// On the writing instruction, before it runs (gdb's reverse semantics). Reaching it
+    /// single-steps the task from its last event (or buffered syscall) to the write.
+    BeforeWrite,
+    /// Just after the write, where a forward run reports it; a write that trapped at the
+    /// current point itself is not before now. Costs no single steps.
+    AfterWrite,
+  };
   /// Runs backward to the last breakpoint or watchpoint hit before now, or the start. A
-  /// watchpoint stops on the instruction that made the last write before now, before it
-  /// runs (as gdb expects in reverse); old_value/new_value are that write's, as a forward
-  /// run reports them.
-  StopInfo resume_backward();
+  /// watchpoint stops where `at` says (by default on the instruction that made the last
+  /// write before now, before it runs, as gdb expects in reverse); old_value/new_value are
+  /// that write's, as a forward run reports them.
+  StopInfo resume_backward(WatchStop at = WatchStop::BeforeWrite);
   /// Goes back exactly one instruction of task `tid`. Back over a syscall, the task is at
   /// that syscall's entry: rip on the `syscall` instruction, rax its number, memory as before
   /// it ran; rcx and r11 hold what the instruction itself put there (the return address and

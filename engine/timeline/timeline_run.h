@@ -47,6 +47,9 @@ struct Run {
   /// Between events a task may make thousands of buffered syscalls: counting from the last
   /// one keeps a reverse step short.
   uint32_t pos = 0;
+  /// Scan and HitNumber of a reverse continue: a watchpoint hit stops just after the write
+  /// (Timeline::WatchStop::AfterWrite), so a write trapping at the target is not before it.
+  bool after_write = false;
   uint64_t below = 0;        ///< Scan: start from a checkpoint before this event (0: any)
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
   // Counted along the way.

@@ -129,6 +129,37 @@ TEST_CASE("a watchpoint reports each write forwards with old and new values") {
   CHECK(read_long(tl, tid, counter) == 6);
 }
 
+TEST_CASE("a reverse continue can stop just after each write, where a forward run stops") {
+  Timeline tl(trace());
+  pid_t tid = tl.current().tid;
+  uint64_t counter = symbol("counter");
+  REQUIRE(tl.add_watchpoint(counter, 8, WatchKind::Write));
+  // Forward to the fourth write (6 -> 10), then on to the end.
+  for (int i = 0; i < 4; ++i) REQUIRE(tl.resume_forward().reason == StopReason::Watchpoint);
+  Registers fourth = tl.registers(tid);
+  REQUIRE(read_long(tl, tid, counter) == 10);
+  REQUIRE(tl.resume_forward().reason == StopReason::Watchpoint);  // 10 -> 15
+  CHECK(tl.resume_forward().reason == StopReason::TraceEnd);
+  // Back from the end: after the last write, with its value in memory.
+  StopInfo back = tl.resume_backward(Timeline::WatchStop::AfterWrite);
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  CHECK(as_long(back.old_value) == 10);
+  CHECK(as_long(back.new_value) == 15);
+  CHECK(read_long(tl, tid, counter) == 15);
+  // From a write's own stop, the write before it: the same point as the forward run's stop.
+  back = tl.resume_backward(Timeline::WatchStop::AfterWrite);
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  CHECK(as_long(back.old_value) == 6);
+  CHECK(as_long(back.new_value) == 10);
+  CHECK(read_long(tl, tid, counter) == 10);
+  CHECK(tl.registers(tid).rip == fourth.rip);
+  CHECK(tl.registers(tid).rsp == fourth.rsp);
+  // Forward from there reports the next write, not this one again.
+  StopInfo next = tl.resume_forward();
+  REQUIRE(next.reason == StopReason::Watchpoint);
+  CHECK(as_long(next.new_value) == 15);
+}
+
 TEST_CASE("single steps forwards and backwards return to the same state") {
   Timeline tl(trace());
   pid_t tid = tl.current().tid;
