@@ -1,6 +1,8 @@
 // Python and R frames in the DAP session (engine/interp): merged into stackTrace in place of
 // the interpreter's eval-loop frames ("interpreterFrames": "merged", the default, like
 // py-spy --native), or listed apart by rewind/interpreterStack ("separate").
+#include <set>
+
 #include "adapter/dap/dap_args.h"
 #include "adapter/dap/dap_session.h"
 #include "engine/debugger/timeline_target.h"
@@ -50,8 +52,15 @@ std::vector<DapSession::StackEntry> DapSession::merged_stack(pid_t tid) {
   if (py.empty()) return out;
   const auto& native = debugger().stack(tid);
   const Module* interpreter = nullptr;  // the module with the eval loop
+  // Physical frames of eval-loop calls. With the interpreter's debug info (pyenv's builds
+  // keep it), such a frame also shows the functions inlined into the loop
+  // (_PyFrame_StackPush [inlined]) before it: they are part of the same call.
+  std::set<size_t> eval_calls;
   for (const StackFrame& f : native)
-    if (f.function == kEvalLoop) interpreter = f.module;
+    if (f.function == kEvalLoop && !f.inlined) {
+      interpreter = f.module;
+      eval_calls.insert(f.physical);
+    }
   if (r_) {  // R: every R frame where libR's frames begin, and no libR frame after that
     bool placed = false;
     for (size_t i = 0; i < native.size(); ++i) {
@@ -71,12 +80,15 @@ std::vector<DapSession::StackEntry> DapSession::merged_stack(pid_t tid) {
   size_t next = 0;  // the next Python frame to place
   for (size_t i = 0; i < native.size(); ++i) {
     const StackFrame& f = native[i];
-    if (f.function == kEvalLoop && next < py.size()) {
-      // This call runs the Python frames down to (and including) the next entry frame.
-      do {
-        out.push_back({i, int(next)});
-      } while (!py[next++].entry && next < py.size());
-      continue;
+    if (eval_calls.count(f.physical)) {
+      if (f.inlined) continue;  // shown as the call's Python frames, placed at the loop's entry
+      if (next < py.size()) {
+        // This call runs the Python frames down to (and including) the next entry frame.
+        do {
+          out.push_back({i, int(next)});
+        } while (!py[next++].entry && next < py.size());
+        continue;
+      }
     }
     // Interpreter internals between Python frames are left out; the native frames the
     // program stopped in (before the first Python frame) and other modules' stay.

@@ -10,6 +10,7 @@
 
 #include "engine/trace/trace_reader.h"
 #include "tests/dap/dap_client.h"
+#include "tests/support/interpreters.h"
 #include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"
 
@@ -19,7 +20,7 @@ namespace {
 
 /// A replay of the script stopped at clock_nanosleep, in `mode`; returns the thread.
 int stop_in_sleep(test::DapClient& c, const std::string& mode) {
-  std::string trace = test::recorded_trace(REWIND_BIN, std::string(PYTHON) + " " + SCRIPT);
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + SCRIPT);
   REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
   REQUIRE(c.request("launch", {{"mode", "replay"},
                                {"trace", trace},
@@ -49,7 +50,8 @@ std::map<std::string, std::string> values(test::DapClient& c, const json& ref) {
 
 }  // namespace
 
-TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and locals", "[dap]") {
+TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and locals",
+          "[dap][python]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_in_sleep(c, "merged");
   json st = c.request("stackTrace", {{"threadId", tid}});
@@ -87,7 +89,7 @@ TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and lo
   c.check_schema();
 }
 
-TEST_CASE("merged: steps go by the script's lines once a Python frame is on top", "[dap]") {
+TEST_CASE("merged: steps go by the script's lines once a Python frame is on top", "[dap][python]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_in_sleep(c, "merged");
   c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}});
@@ -130,7 +132,7 @@ TEST_CASE("merged: steps go by the script's lines once a Python frame is on top"
   c.check_schema();
 }
 
-TEST_CASE("separate: a native stackTrace, and rewind/interpreterStack", "[dap]") {
+TEST_CASE("separate: a native stackTrace, and rewind/interpreterStack", "[dap][python]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_in_sleep(c, "separate");
   json st = c.request("stackTrace", {{"threadId", tid}});
@@ -150,7 +152,7 @@ TEST_CASE("separate: a native stackTrace, and rewind/interpreterStack", "[dap]")
   c.check_schema();
 }
 
-TEST_CASE("off: no interpreter frames", "[dap]") {
+TEST_CASE("off: no interpreter frames", "[dap][python]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_in_sleep(c, "off");
   json is = c.request("rewind/interpreterStack", {{"threadId", tid}});
@@ -159,7 +161,7 @@ TEST_CASE("off: no interpreter frames", "[dap]") {
   CHECK(bad["success"] == false);
 }
 
-TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap]") {
+TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap][r]") {
   setenv("R_HOME", "/usr/lib/R", 1);
   setenv("R_ENABLE_JIT", "0", 1);
   std::string trace = test::recorded_trace(

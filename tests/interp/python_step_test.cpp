@@ -7,6 +7,7 @@
 
 #include "engine/debugger/debugger.h"
 #include "engine/interp/python_frames.h"
+#include "tests/support/interpreters.h"
 #include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"
 
@@ -34,8 +35,8 @@ std::ostream& operator<<(std::ostream& os, const Where& w) {
 
 }  // namespace
 
-TEST_CASE("next, stepBack, stepIn and stepOut by Python lines", "[interp]") {
-  Timeline tl(test::recorded_trace(REWIND_BIN, std::string(PYTHON) + " " + SCRIPT));
+TEST_CASE("next, stepBack, stepIn and stepOut by Python lines", "[interp][python]") {
+  Timeline tl(test::recorded_trace(REWIND_BIN, test::python() + " " + SCRIPT));
   Debugger dbg(tl);
   BreakpointSpec spec;
   spec.function = "clock_nanosleep";

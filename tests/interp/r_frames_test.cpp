@@ -72,7 +72,7 @@ std::vector<InterpFrame> stack_in_helper(const std::string& jit) {
 
 }  // namespace
 
-TEST_CASE("the R stack of a replayed Rscript, JIT off and on", "[interp]") {
+TEST_CASE("the R stack of a replayed Rscript, JIT off and on", "[interp][r]") {
   for (std::string jit : {"0", "3"}) {
     INFO("R_ENABLE_JIT=" << jit);
     std::vector<InterpFrame> stack = stack_in_helper(jit);
