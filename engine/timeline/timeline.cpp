@@ -237,9 +237,11 @@ class Timeline::Engine : public ReplayObserver {
   /// Whether the steps of `t` count now, for a reverse step's scan or its run to the
   /// instruction before (Run::pos).
   bool counting_steps(const ReplayTask& t) const {
-    return ((run_.kind == Run::Scan && run_.count_steps) || run_.kind == Run::Steps) &&
-           t.rec_tid == run_.tid && session_->events_done() == run_.event &&
-           (run_.pos == 0 || paused_at_pos_);
+    if (!((run_.kind == Run::Scan && run_.count_steps) || run_.kind == Run::Steps) ||
+        t.rec_tid != run_.tid || session_->events_done() != run_.event)
+      return false;
+    if (run_.after_hit) return run_.hits >= run_.after_hit;
+    return run_.pos == 0 || paused_at_pos_;
   }
 
   /// True once after interrupt() was called during a user-visible forward run. A backward
@@ -502,6 +504,7 @@ class Timeline::Engine : public ReplayObserver {
         return nullptr;
       case Run::Goto:
       case Run::Scan:
+        if (run.kind == Run::Scan && run.after_hit) return checkpoints_.at(run.start_event);
         limit = run.target.kind == Point::Entry ? run.target.event - 1 : run.target.event;
         if (run.kind == Run::Scan && run.count_steps) limit = std::min(limit, run.event);
         if (run.kind == Run::Scan && run.below) limit = std::min(limit, run.below - 1);
@@ -509,6 +512,7 @@ class Timeline::Engine : public ReplayObserver {
       case Run::HitNumber:
         return checkpoints_.at(run.start_event);
       case Run::Steps:
+        if (run.after_hit) return checkpoints_.at(run.start_event);
         return checkpoints_.latest_at_most(run.event);
     }
     return nullptr;
@@ -726,25 +730,43 @@ class Timeline::Engine : public ReplayObserver {
         return;
       }
       case Run::HitNumber:
-        if (user_hit && ++run_.hits == run_.count) {
+        if (!user_hit) return;
+        if (++run_.hits < run_.count) {
+          si.event = session_->events_done();
+          run_.last_hit_info = si;
+          return;
+        }
+        if (run_.hits == run_.count) {
           if (si.reason == StopReason::Watchpoint && !run_.after_write) {
             // The trap comes after the write; a backward user stops before it (as gdb
-            // expects in reverse): one instruction back, reporting this write.
+            // expects in reverse): one instruction back, reporting this write. When the hit
+            // before was this task's write in the same run between events, the steps count
+            // from there (a loop's previous write), else from the task's last event.
+            const auto& prev = run_.last_hit_info;
+            bool from_prev = prev && prev->reason == StopReason::Watchpoint &&
+                             prev->tid == t.rec_tid && prev->event == session_->events_done();
             final_report_ = si;
             here_ = trap_point(t, r);
             step_tid_ = t.rec_tid;
-            start_scan(After::ReverseStep, true);
+            start_scan(After::ReverseStep, true, from_prev ? run_.count - 1 : 0);
           }
           pause(si, trap_point(t, r));
         }
         return;
-      case Run::Steps:
+      case Run::Steps: {
         if (debug_)
           fprintf(stderr, "rewind: timeline: steps run trap at %llx, stepped %d, left %llu\n",
                   (unsigned long long)r.rip, int(stepped), (unsigned long long)run_.count);
-        if (stepped && counting_steps(t) && run_.count > 0 && --run_.count == 0)
+        // Counted as the scan counted them: this trap's step before its hit.
+        bool counting = stepped && counting_steps(t);
+        if (user_hit) ++run_.hits;
+        if (counting && run_.count > 0 && --run_.count == 0) pause(run_.report, trap_point(t, r));
+        // No step at all: the point is the hit the steps start after.
+        if (run_.after_hit && run_.count == 0 && user_hit && run_.hits == run_.after_hit &&
+            t.rec_tid == run_.tid && session_->events_done() == run_.event)
           pause(run_.report, trap_point(t, r));
         return;
+      }
     }
   }
 
@@ -879,7 +901,9 @@ class Timeline::Engine : public ReplayObserver {
   }
 
   /// Starts a scan from the trace's start to the current point, then continues `after`.
-  void start_scan(After after, bool count_steps) {
+  /// With count_steps, `after_hit` (not 0) makes the steps count once the current run's
+  /// hit number `after_hit` is passed (Run::after_hit), replaying from the same checkpoint.
+  void start_scan(After after, bool count_steps, uint64_t after_hit = 0) {
     if (debug_)
       fprintf(stderr, "rewind: timeline: scan to point kind %d event %llu rip %llx\n",
               int(here_.kind), (unsigned long long)here_.event, (unsigned long long)here_.regs.rip);
@@ -909,6 +933,9 @@ class Timeline::Engine : public ReplayObserver {
         // of that event's buffered records.
         r.event = *std::exchange(step_from_, std::nullopt);
         if (session_->can_pause_buffer(r.tid)) r.pos = buffered_bytes_used(last_event_.buffered);
+      } else if (after_hit) {
+        r.after_hit = after_hit;
+        r.start_event = run_.start_event;
       } else if (here_.kind != Point::Between) {
         r.pos = buffer_pos(r.tid);
       }
@@ -1013,6 +1040,8 @@ class Timeline::Engine : public ReplayObserver {
         next.tid = done.tid;
         next.event = done.event;
         next.pos = done.pos;
+        next.after_hit = done.after_hit;
+        next.start_event = done.start_event;
         next.count = done.steps - 1;
         next.report.reason = StopReason::Step;
         next.report.tid = done.tid;

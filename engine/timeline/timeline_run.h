@@ -47,6 +47,11 @@ struct Run {
   /// Between events a task may make thousands of buffered syscalls: counting from the last
   /// one keeps a reverse step short.
   uint32_t pos = 0;
+  /// Scan with count_steps, Steps: when not 0, the steps start instead once the run has
+  /// counted this many hits (from the checkpoint at `start_event`, where these runs start):
+  /// a reverse continue lands on a write by single-stepping from the write before it, not
+  /// from the last event.
+  uint64_t after_hit = 0;
   /// Scan and HitNumber of a reverse continue: a watchpoint hit stops just after the write
   /// (Timeline::WatchStop::AfterWrite), so a write trapping at the target is not before it.
   bool after_write = false;

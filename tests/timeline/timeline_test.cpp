@@ -160,6 +160,38 @@ TEST_CASE("a reverse continue can stop just after each write, where a forward ru
   CHECK(as_long(next.new_value) == 15);
 }
 
+TEST_CASE("reverse continues to writes made between two events, each one on its instruction") {
+  // tests/programs/write_loop.c: 2,000 writes of `mix` and some 5 million instructions
+  // after its last syscall before the loop's end.
+  char tmpl[] = "/tmp/rewind-write-loop.XXXXXX";
+  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string cmd =
+      std::string(REWIND_BIN) + " record -o " + dir + " " + WRITE_LOOP + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  Timeline tl(dir);
+  pid_t tid = tl.current().tid;
+  uint64_t mix = symbol("mix", WRITE_LOOP), main_fn = symbol("main", WRITE_LOOP);
+  std::vector<long> value{0};  // value[i]: mix after iteration i, as the program computes it
+  for (unsigned long i = 1; i <= 2000; ++i) value.push_back(long(uint64_t(value.back()) * 3 + i));
+  while (tl.resume_forward().reason != StopReason::TraceEnd) {
+  }
+  REQUIRE(tl.add_watchpoint(mix, 8, WatchKind::Write));
+  for (int i = 2000; i >= 1998; --i) {
+    StopInfo back = tl.resume_backward();
+    if (i < 2000) back = tl.resume_backward();  // from just after write i+1: first back to it
+    REQUIRE(back.reason == StopReason::Watchpoint);
+    CHECK(as_long(back.old_value) == value[i - 1]);
+    CHECK(as_long(back.new_value) == value[i]);
+    CHECK(read_long(tl, tid, mix) == value[i - 1]);  // before the write
+    Registers r = tl.registers(tid);
+    CHECK(r.rip > main_fn);
+    CHECK(r.rip < main_fn + 256);
+    StopInfo write = tl.step_forward(tid);  // the write itself
+    CHECK(write.reason == StopReason::Watchpoint);
+    CHECK(read_long(tl, tid, mix) == value[i]);
+  }
+}
+
 TEST_CASE("single steps forwards and backwards return to the same state") {
   Timeline tl(trace());
   pid_t tid = tl.current().tid;
