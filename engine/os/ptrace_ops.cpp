@@ -49,6 +49,18 @@ void set_siginfo(pid_t tid, const std::array<uint8_t, 128>& si) {
     throw_errno("ptrace(SETSIGINFO, " + std::to_string(tid) + ")");
 }
 
+bool try_get_sigmask(pid_t tid, uint64_t& out) {
+  if (ptrace(PTRACE_GETSIGMASK, tid, reinterpret_cast<void*>(sizeof out), &out) == 0) return true;
+  if (errno == ESRCH) return false;
+  throw_errno("ptrace(GETSIGMASK, " + std::to_string(tid) + ")");
+}
+
+bool try_set_sigmask(pid_t tid, uint64_t mask) {
+  if (ptrace(PTRACE_SETSIGMASK, tid, reinterpret_cast<void*>(sizeof mask), &mask) == 0) return true;
+  if (errno == ESRCH) return false;
+  throw_errno("ptrace(SETSIGMASK, " + std::to_string(tid) + ")");
+}
+
 unsigned long get_event_msg(pid_t tid) {
   unsigned long msg = 0;
   if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &msg) != 0)

@@ -26,6 +26,12 @@ bool try_set_regs(pid_t tid, const Registers& r);
 std::array<uint8_t, 128> get_siginfo(pid_t tid);
 /// PTRACE_SETSIGINFO from raw 128 bytes. Throws SystemError.
 void set_siginfo(pid_t tid, const std::array<uint8_t, 128>& si);
+/// PTRACE_GETSIGMASK: the task's blocked signals (bit N-1 for signal N). Returns false if the
+/// task no longer exists (ESRCH); throws SystemError otherwise.
+bool try_get_sigmask(pid_t tid, uint64_t& out);
+/// PTRACE_SETSIGMASK (SIGKILL and SIGSTOP stay unblockable, as for sigprocmask). Returns
+/// false if the task no longer exists (ESRCH); throws SystemError otherwise.
+bool try_set_sigmask(pid_t tid, uint64_t mask);
 /// PTRACE_GETEVENTMSG (new tid after fork/clone events). Throws SystemError.
 unsigned long get_event_msg(pid_t tid);
 /// PTRACE_GET_SYSCALL_INFO's op: PTRACE_SYSCALL_INFO_ENTRY, _EXIT, _SECCOMP or _NONE.

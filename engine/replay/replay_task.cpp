@@ -33,15 +33,43 @@ void restart_syscall_now(pid_t tid) {
 namespace {
 thread_local ReplayObserver* g_observer = nullptr;
 
+/// Whether stop `s` after a resume with `request` is a trap the debugger caused: a single
+/// step, a hardware watchpoint, or an int3 (si_code SI_KERNEL; the program's own int3 looks
+/// the same). Not a SIGTRAP the program sent (tkill: SI_TKILL).
+bool debugger_trap(const Stop& s, int request) {
+  if (s.kind != Stop::Signal || s.sig != SIGTRAP) return false;
+  if (request == PTRACE_SINGLESTEP || request == PTRACE_SYSEMU_SINGLESTEP) return true;
+  int code = 0;
+  std::memcpy(&code, s.siginfo.data() + 8, sizeof code);  // siginfo_t.si_code
+  return code == TRAP_HWBKPT || code == TRAP_TRACE || code == SI_KERNEL;
+}
+
 /// One resume with `request` and the wait for the next stop of interest.
+///
+/// The kernel delivers a debug trap as a forced SIGTRAP (force_sig_info_to_task in
+/// kernel/signal.c): when the task blocks SIGTRAP, the trap unblocks it. The recording made
+/// no such trap there, so the program would see another mask (a posix_spawn child copies it
+/// and skips resetting SIGTRAP's action: a divergence after a reverse step through
+/// posix_spawn). The mask read before the resume is put back after such a trap. (The kernel
+/// also resets a blocked SIGTRAP's handler to SIG_DFL; that is not undone.)
 Stop run_once(ReplayTask& t, int request) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
   if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
   t.restart_pending = false;
   t.signal_injected = false;
+  if (!t.blocked) {
+    uint64_t mask = 0;
+    if (try_get_sigmask(t.tid, mask)) t.blocked = mask;
+  }
   resume(t.tid, request, sig);  // fails only if the task died: wait_stop collects its status
-  return wait_stop(t, request);
+  Stop s = wait_stop(t, request);
+  if (debugger_trap(s, request)) {
+    if (t.blocked && (*t.blocked & (1ull << (SIGTRAP - 1)))) try_set_sigmask(t.tid, *t.blocked);
+  } else {
+    t.blocked.reset();
+  }
+  return s;
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/arch/registers.h"
@@ -45,6 +46,9 @@ struct ReplayTask {
   std::vector<uint32_t> pauses;
   /// run_to_stop returns at a pause (Stop::BufferPause) instead of going on.
   bool stop_at_pause = false;
+  /// Its blocked-signal mask, read before a resume; dropped at every stop but a debugger
+  /// trap (no syscall ran since: the mask can only have changed by that trap).
+  std::optional<uint64_t> blocked;
 };
 
 /// What stopped a task.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/trace/trace_reader.h"
 #include "tests/support/nm_symbol.h"
 
 using namespace rwd;
@@ -190,6 +191,36 @@ TEST_CASE("reverse continues to writes made between two events, each one on its 
     CHECK(write.reason == StopReason::Watchpoint);
     CHECK(read_long(tl, tid, mix) == value[i]);
   }
+}
+
+TEST_CASE("steps while every signal is blocked leave the program's mask as it was") {
+  // tests/programs/blocked_signals.c blocks all signals, loops, then reads its mask: the
+  // kernel unblocks SIGTRAP at each debug trap, which the replay must undo, or the program
+  // takes the other branch and the replay diverges.
+  char tmpl[] = "/tmp/rewind-blocked.XXXXXX";
+  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string cmd = std::string(REWIND_BIN) + " record --no-syscall-buffer -o " + dir + " " +
+                    BLOCKED_SIGNALS + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  Timeline tl(dir);
+  pid_t tid = tl.current().tid;
+  std::string out;
+  tl.set_output_listener([&](OutputStream, const std::string& b) { out += b; });
+  // To the rt_sigprocmask that blocks everything: the last one before getpid.
+  uint64_t blocked = 0;
+  {
+    TraceReader reader(dir);
+    while (auto e = reader.next())
+      if (e->kind == EventKind::Syscall && e->syscallno() == SYS_rt_sigprocmask &&
+          e->regs.rdi == SIG_BLOCK && e->regs.rsi != 0)
+        blocked = reader.last_event();
+  }
+  REQUIRE(blocked != 0);
+  tl.seek(blocked);
+  for (int i = 0; i < 20; ++i) REQUIRE(tl.step_forward(tid).reason == StopReason::Step);
+  StopInfo end = tl.resume_forward();
+  CHECK(end.reason == StopReason::TraceEnd);
+  CHECK(out == "SIGTRAP blocked\n");
 }
 
 TEST_CASE("single steps forwards and backwards return to the same state") {
