@@ -233,7 +233,10 @@ std::optional<RReader> RReader::find(const ModuleList& modules, InterpMemory& me
   } catch (const InterpReadError&) {
     return std::nullopt;  // libR is being loaded: its data is not mapped yet
   }
-  if (!g.nil) return std::nullopt;  // not initialized yet
+  // Not initialized yet: R sets these globals one after the other as it starts (InitMemory,
+  // then InitNames for the unbound value and the byte-code marker), and a reader made from
+  // a zero would misread every later stack.
+  if (!g.nil || !g.unbound || !g.in_bc || (na && !g.na_string)) return std::nullopt;
   return RReader(g);
 }
 
