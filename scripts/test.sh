@@ -30,8 +30,11 @@ if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
   # threads.race runs in the normal phase only: instrumented, it needs 60 recordings to see
   # its race (164 s, the longest test of the phase), and its code paths (chaos scheduling,
   # preemption points) are the other threads and async_signals tests' too. Without it, CI
-  # stays under its 30 minutes on a slow day (32.5 min with it on 2026-11-23).
+  # stays under its 30 minutes on a slow day (32.5 min with it on 2026-11-23). Likewise the
+  # reruns of the Python tests with each other CPython on the machine (interp.python-V,
+  # dap_interp.python-V: 4.7 min of test time instrumented): the same code as interp and
+  # dap_interp, which run here, with another table of offsets.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --output-on-failure -j"$(nproc)" -E '^threads\.race$')
+    ctest --output-on-failure -j"$(nproc)" -E '^threads\.race$|\.python-')
 fi
 phase "done"
