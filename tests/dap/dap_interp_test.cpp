@@ -89,6 +89,35 @@ TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and lo
   c.check_schema();
 }
 
+TEST_CASE("merged: after a reverseContinue to the breakpoint, the script's stack again",
+          "[dap][python]") {
+  // Forward to the end of the recording, then back to the clock_nanosleep breakpoint: the
+  // Python frames there are those of the first stop.
+  test::DapClient c(REWIND_BIN);
+  int tid = stop_in_sleep(c, "merged");
+  auto python_frames = [&](int thread) {
+    json frames = c.request("stackTrace", {{"threadId", thread}})["body"]["stackFrames"];
+    std::vector<std::string> out;
+    for (const json& f : frames)
+      if (f.contains("source") && f["source"]["path"] == SCRIPT)
+        out.push_back(std::string(f["name"]) + ":" + std::to_string(int(f["line"])));
+    return out;
+  };
+  std::vector<std::string> first = python_frames(tid);
+  REQUIRE(first.size() == 6);
+  REQUIRE(c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}})["success"] == true);
+  REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
+  json end = c.event("stopped");
+  CHECK(end["body"]["reason"] != "function breakpoint");
+  REQUIRE(c.request("setFunctionBreakpoints",
+                    {{"breakpoints", {{{"name", "clock_nanosleep"}}}}})["success"] == true);
+  REQUIRE(c.request("reverseContinue", {{"threadId", tid}})["success"] == true);
+  json back = c.event("stopped");
+  CHECK(back["body"]["reason"] == "function breakpoint");
+  CHECK(python_frames(back["body"]["threadId"]) == first);
+  c.check_schema();
+}
+
 TEST_CASE("merged: steps go by the script's lines once a Python frame is on top", "[dap][python]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_in_sleep(c, "merged");
