@@ -11,6 +11,7 @@
 
 #include "engine/debugger/debugger.h"
 #include "engine/interp/python_objects.h"
+#include "tests/support/interp_checks.h"
 #include "tests/support/interpreters.h"
 #include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"
@@ -130,13 +131,7 @@ TEST_CASE("the Python stack read at every event and between them, checked agains
     ++reads;
     std::vector<InterpFrame> stack = py->stack(mem, tid);
     with_frames += !stack.empty();
-    for (const InterpFrame& f : stack) {
-      CHECK((!f.error.empty() || !f.function.empty()));
-      if (f.file == SCRIPT) {
-        CHECK(f.line >= 1);
-        CHECK(f.line <= script_lines);
-      }
-    }
+    test::check_frames(stack, SCRIPT, script_lines, false);
     return stack;
   };
   uint64_t events = tl.event_count();

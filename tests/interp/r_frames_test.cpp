@@ -15,6 +15,7 @@
 
 #include "engine/debugger/debugger.h"
 #include "engine/trace/trace_reader.h"
+#include "tests/support/interp_checks.h"
 #include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"
 
@@ -142,13 +143,7 @@ TEST_CASE("the R stack read at every event and between them, checked against R",
       ++reads;
       std::vector<InterpFrame> stack = r->stack(mem);
       with_frames += !stack.empty();
-      for (const InterpFrame& f : stack) {
-        CHECK((!f.error.empty() || !f.function.empty()));
-        if (f.file == R_SCRIPT && f.line != 0) {
-          CHECK(f.line >= 1);
-          CHECK(f.line <= script_lines);
-        }
-      }
+      test::check_frames(stack, R_SCRIPT, script_lines, true);
       return stack;
     };
     uint64_t events = tl.event_count();
