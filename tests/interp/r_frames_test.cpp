@@ -116,7 +116,8 @@ TEST_CASE("the R stack of a replayed Rscript, JIT off and on", "[interp][r]") {
   }
 }
 
-TEST_CASE("the R stack read at every event and between them, checked against R", "[interp][r]") {
+TEST_CASE("the R stack read at every event and between them, checked against R",
+          "[interp][r][every-event]") {
   // As the Python test does: at each event of R's process, and after a few random single
   // steps after each (points in the middle of the interpreter's updates), the stack must read
   // without a crash, each frame readable or marked unavailable, lines inside the script.
