@@ -497,6 +497,8 @@ class Timeline::Engine : public ReplayObserver {
  private:
   /// The checkpoint a new replay for `run` starts from (nullptr: the trace's start).
   const Saved* start_for(const Run& run) const {
+    // Steps counted after a hit count hits from the checkpoint the hit was counted from.
+    if (run.after_hit) return checkpoints_.at(run.start_event);
     uint64_t limit = 0;
     switch (run.kind) {
       case Run::Forward:
@@ -504,7 +506,6 @@ class Timeline::Engine : public ReplayObserver {
         return nullptr;
       case Run::Goto:
       case Run::Scan:
-        if (run.kind == Run::Scan && run.after_hit) return checkpoints_.at(run.start_event);
         limit = run.target.kind == Point::Entry ? run.target.event - 1 : run.target.event;
         if (run.kind == Run::Scan && run.count_steps) limit = std::min(limit, run.event);
         if (run.kind == Run::Scan && run.below) limit = std::min(limit, run.below - 1);
@@ -512,7 +513,6 @@ class Timeline::Engine : public ReplayObserver {
       case Run::HitNumber:
         return checkpoints_.at(run.start_event);
       case Run::Steps:
-        if (run.after_hit) return checkpoints_.at(run.start_event);
         return checkpoints_.latest_at_most(run.event);
     }
     return nullptr;
