@@ -1,0 +1,141 @@
+#include "displaced_code.h"
+
+#include <capstone/capstone.h>
+
+#include <cstring>
+
+namespace rwd {
+
+namespace {
+
+/// A capstone handle for x86-64 with instruction details, closed when it goes.
+class DetailedCapstone {
+ public:
+  DetailedCapstone() {
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) return;
+    cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
+    insn_ = cs_malloc(h_);
+  }
+  ~DetailedCapstone() {
+    if (insn_) cs_free(insn_, 1);
+    if (h_) cs_close(&h_);
+  }
+  DetailedCapstone(const DetailedCapstone&) = delete;
+  DetailedCapstone& operator=(const DetailedCapstone&) = delete;
+  /// Decodes one instruction at `*code` (address `*pc`), advancing both; nullptr if invalid.
+  const cs_insn* next(const uint8_t** code, size_t* n, uint64_t* pc) {
+    if (!insn_ || !cs_disasm_iter(h_, code, n, pc, insn_)) return nullptr;
+    return insn_;
+  }
+
+ private:
+  csh h_ = 0;
+  cs_insn* insn_ = nullptr;
+};
+
+/// Instructions whose effect depends on where they are, beyond what relocation fixes.
+bool unmovable(unsigned id) {
+  switch (id) {
+    case X86_INS_CALL:
+    case X86_INS_LCALL:
+    case X86_INS_LOOP:
+    case X86_INS_LOOPE:
+    case X86_INS_LOOPNE:
+    case X86_INS_JRCXZ:
+    case X86_INS_JECXZ:
+    case X86_INS_JCXZ:
+    case X86_INS_SYSCALL:
+    case X86_INS_SYSENTER:
+    case X86_INS_INT:
+    case X86_INS_INT1:
+    case X86_INS_INT3:
+    case X86_INS_INTO:
+    case X86_INS_XBEGIN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool in_group(const cs_insn* insn, uint8_t group) {
+  const cs_detail* d = insn->detail;
+  for (uint8_t i = 0; i < d->groups_count; ++i)
+    if (d->groups[i] == group) return true;
+  return false;
+}
+
+bool fits_rel32(int64_t v) {
+  return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+void put32(std::vector<uint8_t>& out, int32_t v) {
+  uint8_t b[4];
+  std::memcpy(b, &v, 4);
+  out.insert(out.end(), b, b + 4);
+}
+
+}  // namespace
+
+std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n, uint64_t from,
+                                                   uint64_t to, size_t min_bytes) {
+  DetailedCapstone cs;
+  DisplacedCode out;
+  const uint8_t* p = code;
+  size_t left = n;
+  uint64_t pc = from;
+  while (out.covered < min_bytes) {
+    if (out.covered > 0) {
+      out.boundaries.push_back(out.covered);
+      out.moved_boundaries.push_back(out.code.size());
+    }
+    const cs_insn* insn = cs.next(&p, &left, &pc);
+    if (!insn || unmovable(insn->id)) return std::nullopt;
+    const cs_x86& x = insn->detail->x86;
+    const uint64_t here = to + out.code.size();  // where the copy starts
+    const uint64_t end = insn->address + insn->size;
+    bool relative_branch = false;
+    if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM && in_group(insn, X86_GRP_JUMP)) {
+      relative_branch = true;
+      uint64_t target = uint64_t(x.operands[0].imm);
+      if (insn->id == X86_INS_JMP) {
+        int64_t rel = int64_t(target - (here + 5));
+        if (!fits_rel32(rel)) return std::nullopt;
+        out.code.push_back(0xe9);
+        put32(out.code, int32_t(rel));
+        out.ends_in_jump = true;
+      } else {
+        // Jcc: the condition is the low nibble of 0x70+cc (rel8) or 0x0f 0x80+cc (rel32).
+        uint8_t cc =
+            x.opcode[0] == 0x0f ? uint8_t(x.opcode[1] & 0x0f) : uint8_t(x.opcode[0] & 0x0f);
+        int64_t rel = int64_t(target - (here + 6));
+        if (!fits_rel32(rel)) return std::nullopt;
+        out.code.push_back(0x0f);
+        out.code.push_back(uint8_t(0x80 | cc));
+        put32(out.code, int32_t(rel));
+        out.ends_in_jump = false;
+      }
+    }
+    if (!relative_branch) {
+      std::vector<uint8_t> bytes(insn->bytes, insn->bytes + insn->size);
+      bool rip_relative = false;
+      for (int i = 0; i < x.op_count; ++i)
+        rip_relative |= x.operands[i].type == X86_OP_MEM && x.operands[i].mem.base == X86_REG_RIP;
+      if (rip_relative) {
+        if (x.encoding.disp_size != 4 || x.encoding.disp_offset + 4u > insn->size)
+          return std::nullopt;
+        uint64_t target = end + uint64_t(int64_t(x.disp));
+        int64_t disp = int64_t(target - (here + insn->size));
+        if (!fits_rel32(disp)) return std::nullopt;
+        int32_t d32 = int32_t(disp);
+        std::memcpy(bytes.data() + x.encoding.disp_offset, &d32, 4);
+      }
+      out.code.insert(out.code.end(), bytes.begin(), bytes.end());
+      out.ends_in_jump = insn->id == X86_INS_JMP || insn->id == X86_INS_RET ||
+                         insn->id == X86_INS_RETF || insn->id == X86_INS_LJMP;
+    }
+    out.covered += insn->size;
+  }
+  return out;
+}
+
+}  // namespace rwd
