@@ -34,10 +34,10 @@ def record_figures(stderr):
 
 
 def replay_figures(stderr):
-    """What `rewind replay -a -v` says: points found between events, breakpoint stops spent."""
+    """What `rewind replay -a -v` says: points found between events, ptrace stops spent."""
     return {
         "points": stat(r"(\d+) points between events", stderr),
-        "point_stops": stat(r"with (\d+) breakpoint stops", stderr),
+        "point_stops": stat(r"with (\d+) stops", stderr),
     }
 
 

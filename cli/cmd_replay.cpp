@@ -1,12 +1,11 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -29,9 +28,11 @@ int replay_autopilot(const std::string& trace, bool verbose) {
   if (verbose)
     std::fprintf(stderr,
                  "rewind: replayed %llu events; %llu points between events found with %llu "
-                 "breakpoint stops\n",
+                 "stops (%llu with a register-compare trampoline, %llu with an int3, %llu with "
+                 "a hardware breakpoint)\n",
                  (unsigned long long)r.events, (unsigned long long)r.points,
-                 (unsigned long long)r.point_stops);
+                 (unsigned long long)r.point_stops, (unsigned long long)r.points_jump,
+                 (unsigned long long)r.points_int3, (unsigned long long)r.points_breakpoint);
   if (r.interrupted) {
     std::fflush(stdout);
     std::fprintf(stderr, "rewind: trace ends at event %llu (recording was interrupted)\n",
@@ -44,8 +45,9 @@ int replay_autopilot(const std::string& trace, bool verbose) {
 /// Runs gdb (execvp, in place of this process) on `exe`, connected to 127.0.0.1:`port`.
 [[noreturn]] void exec_gdb(const std::string& exe, unsigned short port,
                            const std::vector<std::string>& gdb_args) {
-  std::vector<std::string> args = {"gdb", "-q", "-ex", "set sysroot /", "-ex",
-                                   "target remote 127.0.0.1:" + std::to_string(port)};
+  std::vector<std::string> args = {"gdb", "-q",
+                                   "-ex", "set sysroot /",
+                                   "-ex", "target remote 127.0.0.1:" + std::to_string(port)};
   args.insert(args.end(), gdb_args.begin(), gdb_args.end());
   args.push_back(exe);
   std::vector<char*> argv;

@@ -8,12 +8,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
+#include "engine/os/proc_maps.h"
 #include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/replay/point_trampoline.h"
+#include "engine/replay/replay_observer.h"
+#include "engine/replay/trampoline_install.h"
 #include "engine/ticks/memory_digest.h"
 #include "preload/rewind_preload_abi.h"
 
@@ -49,9 +57,117 @@ std::string describe(const Stop& s, pid_t tid) {
   }
   return "?";
 }
+
+/// Tells the observer (if any) that a code patch is in place, for as long as this lives.
+class PatchPermit {
+ public:
+  PatchPermit(const ReplayTask& t, uint64_t addr, size_t len) : observer_(replay_observer()) {
+    allowed_ = !observer_ || observer_->begin_code_patch(t, addr, len);
+  }
+  ~PatchPermit() {
+    if (observer_ && allowed_) observer_->end_code_patch();
+  }
+  PatchPermit(const PatchPermit&) = delete;
+  PatchPermit& operator=(const PatchPermit&) = delete;
+  bool allowed() const { return allowed_; }
+
+ private:
+  ReplayObserver* observer_;
+  bool allowed_ = false;
+};
+
+/// The address of the trampoline's copy of the covered instruction at `addr`, if one starts
+/// there.
+std::optional<uint64_t> moved_copy(const PointTrampoline& p, uint64_t addr) {
+  for (const auto& [from, to] : p.moved)
+    if (from == addr) return to;
+  return std::nullopt;
+}
+
+/// How a search with a trampoline ended.
+enum class TrampolineResult {
+  Found,     ///< the task stands at the point
+  Fallback,  ///< no trampoline, or the task entered the patched bytes other than at the
+             ///< point: code restored, task unchanged or back on the instruction it entered
+};
+
+/// The fast search (point_trampoline.h): runs `t` with the point's instructions replaced by
+/// a jump to a trampoline that traps only when the registers match; each trap is checked
+/// with `at_point` (full registers and memory digest). `stops` counts the task's stops.
+template <typename AtPoint, typename Fail>
+TrampolineResult search_with_trampoline(PatchKind kind, ReplayTask& t, const Event& e,
+                                        AtPoint&& at_point, Fail&& fail, uint64_t& stops) {
+  const uint64_t x = e.regs.rip;
+  std::vector<ProcMapping> maps = read_proc_maps(t.tid);
+  const ProcMapping* code_map = nullptr;
+  for (const auto& m : maps)
+    if (x >= m.start && x < m.end) code_map = &m;
+  // Only private code: writing into a shared file mapping would change the file.
+  if (!code_map || code_map->shared || !code_map->exec) return TrampolineResult::Fallback;
+  std::vector<uint8_t> code = read_memory(t.tid, x, 32);
+  auto plan = plan_point_trampoline(kind, code, x, e.regs, maps);
+  if (!plan) {
+    if (getenv("REWIND_DEBUG_POINTS"))
+      fprintf(stderr, "point %llu at %llx: no trampoline\n", (unsigned long long)e.number,
+              (unsigned long long)x);
+    return TrampolineResult::Fallback;
+  }
+  PatchPermit permit(t, x, plan->patch.size());
+  if (!permit.allowed()) return TrampolineResult::Fallback;
+  Registers start = get_regs(t.tid);
+  std::optional<uint64_t> start_copy;
+  if (start.rip > x && start.rip < x + plan->patch.size()) {
+    // The task stands on an instruction the patch covers: it starts at its copy.
+    start_copy = moved_copy(*plan, start.rip);
+    if (!start_copy) return TrampolineResult::Fallback;
+  }
+  TrampolineInstall install;
+  if (!install.install(t, *plan)) return TrampolineResult::Fallback;
+  if (start_copy) {
+    Registers r = get_regs(t.tid);
+    r.rip = *start_copy;
+    set_regs(t.tid, r);
+  }
+  for (;;) {
+    Stop s = run_to_stop(t, PTRACE_SYSEMU);
+    ++stops;
+    Registers r = get_regs(t.tid);
+    bool trap = s.kind == Stop::Signal && s.sig == SIGTRAP;
+    if (trap && r.rip == plan->match_trap) {
+      r.rip = x;  // the trampoline trapped with the program's registers, at the point
+      set_regs(t.tid, r);
+      if (at_point(r)) {
+        install.remove();
+        return TrampolineResult::Found;
+      }
+      r.rip = plan->resume;  // same registers, other memory: run the displaced code
+      set_regs(t.tid, r);
+      continue;
+    }
+    if (trap && r.rip > x + 1 && r.rip <= x + plan->patch.size()) {
+      // An int3 of the patch after the jump's first byte: code jumped to an instruction the
+      // patch covers. Nothing ran there yet: go on at its copy.
+      if (auto to = moved_copy(*plan, r.rip - 1)) {
+        r.rip = *to;
+        set_regs(t.tid, r);
+        continue;
+      }
+      // Into the middle of an instruction (overlapping code): go on without the patch.
+      install.remove();
+      r.rip -= 1;
+      set_regs(t.tid, r);
+      if (getenv("REWIND_DEBUG_POINTS"))
+        fprintf(stderr, "point %llu at %llx: code entered the patch at %llx\n",
+                (unsigned long long)e.number, (unsigned long long)x, (unsigned long long)r.rip);
+      return TrampolineResult::Fallback;
+    }
+    install.restore_code();
+    throw fail(describe(s, t.tid));
+  }
+}
 }  // namespace
 
-uint64_t reach_point(ReplayTask& t, const Event& e) {
+PointSearch reach_point(ReplayTask& t, const Event& e) {
   uint64_t stops = 0;
   if (!t.pauses.empty()) {
     // The point lies after the event's last buffered record: run to the pause there first
@@ -86,7 +202,7 @@ uint64_t reach_point(ReplayTask& t, const Event& e) {
     }
     return true;
   };
-  if (at_point(get_regs(t.tid))) return stops;
+  if (at_point(get_regs(t.tid))) return {stops, PointMethod::AlreadyThere};
   if (getenv("REWIND_DEBUG_POINTS")) {
     Registers r = get_regs(t.tid);
     auto d = first_register_difference(e.regs, r);
@@ -107,6 +223,15 @@ uint64_t reach_point(ReplayTask& t, const Event& e) {
                            "): the task reached " + what + " before the recorded point at " +
                            hex(e.regs.rip));
   };
+  // A jump to a register compare first; where the code after the point cannot be moved, an
+  // int3 (a stop at every pass, but cheaper than a hardware breakpoint's).
+  const char* method = getenv("REWIND_POINT_SEARCH");
+  std::vector<PatchKind> kinds = {PatchKind::Jump, PatchKind::Int3};
+  if (method && std::string(method) == "int3") kinds = {PatchKind::Int3};
+  if (method && std::string(method) == "breakpoint") kinds.clear();
+  for (PatchKind kind : kinds)
+    if (search_with_trampoline(kind, t, e, at_point, fail, stops) == TrampolineResult::Found)
+      return {stops, kind == PatchKind::Jump ? PointMethod::Jump : PointMethod::Int3};
   ScopedBreakpoint bp(t.tid, e.regs.rip);
   for (;;) {
     Registers r = get_regs(t.tid);
@@ -121,7 +246,7 @@ uint64_t reach_point(ReplayTask& t, const Event& e) {
     r = get_regs(t.tid);
     if (s.kind != Stop::Signal || s.sig != SIGTRAP || r.rip != e.regs.rip)
       throw fail(describe(s, t.tid));
-    if (at_point(r)) return stops;
+    if (at_point(r)) return {stops, PointMethod::Breakpoint};
   }
 }
 

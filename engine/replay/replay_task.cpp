@@ -77,6 +77,10 @@ void set_replay_observer(ReplayObserver* observer) {
   g_observer = observer;
 }
 
+ReplayObserver* replay_observer() {
+  return g_observer;
+}
+
 Stop run_to_stop(ReplayTask& t, int request) {
   bool observed = g_observer && request == PTRACE_SYSEMU;
   for (;;) {

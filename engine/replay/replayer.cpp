@@ -158,7 +158,16 @@ class ReplaySession::Impl {
   bool trace_events_ = false;
   std::optional<Event> next_;
   bool at_end_ = false;
-  uint64_t points_ = 0, point_stops_ = 0;
+  uint64_t points_ = 0, point_stops_ = 0, points_jump_ = 0, points_int3_ = 0,
+           points_breakpoint_ = 0;
+  /// Adds one found point to the statistics.
+  void count_point(const PointSearch& p) {
+    ++points_;
+    point_stops_ += p.stops;
+    points_jump_ += p.method == PointMethod::Jump;
+    points_int3_ += p.method == PointMethod::Int3;
+    points_breakpoint_ += p.method == PointMethod::Breakpoint;
+  }
 };
 
 using Replayer = ReplaySession::Impl;
@@ -505,8 +514,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
 void Replayer::on_signal(ReplayTask& t, const Event& e) {
   if (!e.synchronous) {
     // Sent from outside: find the recorded point, then send it again and let it arrive.
-    point_stops_ += reach_point(t, e);
-    ++points_;
+    count_point(reach_point(t, e));
     buffer_reached(t, e);
     syscall(SYS_tgkill, t.pid, t.tid, e.signo);
     t.signal_injected = true;
@@ -541,8 +549,7 @@ void Replayer::on_syscall_entry(ReplayTask& t, const Event& e) {
 }
 
 void Replayer::on_sched(ReplayTask& t, const Event& e) {
-  point_stops_ += reach_point(t, e);
-  ++points_;
+  count_point(reach_point(t, e));
   buffer_reached(t, e);
 }
 
@@ -652,6 +659,9 @@ ReplayResult ReplaySession::Impl::result() const {
   result.interrupted = trace_.interrupted();
   result.points = points_;
   result.point_stops = point_stops_;
+  result.points_jump = points_jump_;
+  result.points_int3 = points_int3_;
+  result.points_breakpoint = points_breakpoint_;
   if (trace_.summary()) result.exit_code = exit_code_for_status(trace_.summary()->root_status);
   return result;
 }

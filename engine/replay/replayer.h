@@ -25,7 +25,11 @@ struct ReplayResult {
   uint64_t events = 0;       ///< events replayed
   bool interrupted = false;  ///< the trace ends early: its recording was interrupted
   uint64_t points = 0;       ///< Sched and asynchronous Signal points reached
-  uint64_t point_stops = 0;  ///< breakpoint stops spent reaching them (the counter-less cost)
+  uint64_t point_stops = 0;  ///< ptrace stops spent reaching them (the counter-less cost)
+  /// How they were found (reach_point.h): with the register-compare trampoline, or with a
+  /// stop at every pass of their instruction (an int3, a hardware breakpoint). The rest of
+  /// `points` found their task at the point already.
+  uint64_t points_jump = 0, points_int3 = 0, points_breakpoint = 0;
 };
 
 /// Replays the whole trace. Throws TraceError for an unreadable trace and DivergenceError

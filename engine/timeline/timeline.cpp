@@ -227,6 +227,20 @@ class Timeline::Engine : public ReplayObserver {
     return stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
   }
 
+  bool begin_code_patch(const ReplayTask& t, uint64_t addr, size_t len) override {
+    // The patch moves instructions elsewhere: single steps, watchpoints (they report the
+    // moved instruction's address) and breakpoints in the patched bytes need them in place.
+    if (!watches_.empty() || lifted_ || (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) ||
+        counting_steps(t) || rep_step_tid_)
+      return false;
+    for (uint64_t a = addr; a < addr + len; ++a)
+      if (bps_.has(t.pid, a)) return false;
+    code_patched_ = true;
+    return true;
+  }
+
+  void end_code_patch() override { code_patched_ = false; }
+
   /// True when the instruction at `rip` of `t` is `int1` (icebp, 0xf1), whose trap has no
   /// cause in DR6 either.
   static bool icebp_at(const ReplayTask& t, uint64_t rip) {
@@ -277,7 +291,7 @@ class Timeline::Engine : public ReplayObserver {
       on_buffer_pause(t, uint32_t(s.status));
       return true;
     }
-    if (s.kind != Stop::SyscallEntry && take_interrupt())
+    if (s.kind != Stop::SyscallEntry && !code_patched_ && take_interrupt())
       pause_interrupted(trap_point(t, get_regs(t.tid)));
     if (s.kind == Stop::SyscallEntry) {
       if (stepped_) {
@@ -1300,6 +1314,8 @@ class Timeline::Engine : public ReplayObserver {
   ReplayOptions opts_;
   std::optional<pid_t> rep_step_tid_;  ///< single-stepping through a rep instruction
   bool paused_at_pos_ = false;         ///< this replay's task paused at Run::pos
+  /// reach_point has patched code (begin_code_patch): an interrupt waits for a later stop.
+  bool code_patched_ = false;
   std::mutex listener_mu_;
   std::function<void(OutputStream, const std::string&)> output_listener_;
   uint64_t output_shown_ = 0;  ///< the last write event whose output was passed on

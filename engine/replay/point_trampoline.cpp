@@ -1,0 +1,243 @@
+#include "point_trampoline.h"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+
+#include "engine/arch/displaced_code.h"
+
+namespace rwd {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+/// An upper bound on a trampoline's code (about 300 bytes with the displaced instructions).
+constexpr uint64_t kMaxCode = 512;
+/// The mapping at most: the code's pages (it may cross one page boundary) and a data page
+/// (saved rsp, 16 expected values, a 64-byte stack).
+constexpr uint64_t kMaxTrampoline = 3 * 4096;
+/// Room left below the main stack, which may grow down during the search.
+constexpr uint64_t kStackRoom = 16ull << 20;
+constexpr uint64_t kLowest = 0x10000;                  // vm.mmap_min_addr's usual value
+constexpr uint64_t kHighest = 0x7ffffffff000;          // end of the 47-bit user address space
+constexpr int64_t kReach = (1ll << 31) - (1ll << 20);  // a rel32 jump, with slack
+
+/// x86-64 register numbers (Intel SDM vol. 2, 2.2.1.2) with the recorded value each compare
+/// checks, in the trampoline's order.
+struct Compare {
+  uint8_t reg;
+  decltype(&Registers::rax) field;  // a 64-bit field of user_regs_struct
+};
+constexpr Compare kCompares[] = {
+    {0, &Registers::rax},  {1, &Registers::rcx},  {2, &Registers::rdx},  {3, &Registers::rbx},
+    {5, &Registers::rbp},  {6, &Registers::rsi},  {7, &Registers::rdi},  {8, &Registers::r8},
+    {9, &Registers::r9},   {10, &Registers::r10}, {11, &Registers::r11}, {12, &Registers::r12},
+    {13, &Registers::r13}, {14, &Registers::r14}, {15, &Registers::r15},
+};
+constexpr size_t kCompareCount = sizeof kCompares / sizeof kCompares[0];
+
+/// Machine code at a known address, with 32-bit displacements to filled-in-later places.
+class Emitter {
+ public:
+  explicit Emitter(uint64_t base) : base_(base) {}
+  void bytes(std::initializer_list<uint8_t> b) { out_.insert(out_.end(), b); }
+  void append(const std::vector<uint8_t>& b) { out_.insert(out_.end(), b.begin(), b.end()); }
+  /// An instruction ending in a RIP-relative disp32 to `target` (filled in by `resolve`).
+  void rip_relative(std::initializer_list<uint8_t> head, const uint64_t* target) {
+    bytes(head);
+    disp(target);
+  }
+  /// A rel32 whose target is known later (a label's address, or data).
+  void disp(const uint64_t* target) {
+    fixups_.push_back({out_.size(), target});
+    out_.insert(out_.end(), 4, 0);
+  }
+  uint64_t here() const { return base_ + out_.size(); }
+  size_t size() const { return out_.size(); }
+  /// Fills every disp32 with target - (address after the field). False if one is too far.
+  bool resolve() {
+    for (const auto& [at, target] : fixups_) {
+      int64_t d = int64_t(*target - (base_ + at + 4));
+      if (d < INT32_MIN || d > INT32_MAX) return false;
+      int32_t v = int32_t(d);
+      std::memcpy(out_.data() + at, &v, 4);
+    }
+    return true;
+  }
+  std::vector<uint8_t>& code() { return out_; }
+
+ private:
+  uint64_t base_;
+  std::vector<uint8_t> out_;
+  std::vector<std::pair<size_t, const uint64_t*>> fixups_;
+};
+
+/// The rel32 bytes that must be int3: those the start of a later instruction falls on.
+void punning_constraint(const std::vector<size_t>& boundaries, uint32_t& mask, uint32_t& value) {
+  mask = value = 0;
+  for (size_t b : boundaries) {
+    if (b < 1 || b > 4) continue;
+    uint32_t shift = uint32_t(8 * (b - 1));
+    mask |= 0xffu << shift;
+    value |= 0xccu << shift;
+  }
+}
+
+/// Chooses the trampoline's address: in a gap of `maps` within reach of `x`, with the
+/// displacement bytes `mask` equal to `value`. 0 if none.
+uint64_t choose_address(uint64_t x, const std::vector<ProcMapping>& maps, uint32_t mask,
+                        uint32_t value) {
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  for (const ProcMapping& m : maps) {
+    uint64_t start = m.start;
+    if (m.path == "[stack]") start = start > kStackRoom ? start - kStackRoom : 0;
+    busy.push_back({start, m.end});
+  }
+  std::sort(busy.begin(), busy.end());
+  const uint64_t from = x + 5;  // the jump's displacement counts from its end
+  const uint64_t lo = std::max<uint64_t>(kLowest, from > uint64_t(kReach) ? from - kReach : 0);
+  const uint64_t hi = std::min<uint64_t>(kHighest, from + kReach);
+  // Displacements as u = rel32 + 2^31 (0 .. 2^32-1), so that they order like addresses; the
+  // top byte's sign bit flips.
+  const uint32_t umask = mask, uvalue = value ^ (mask & 0x80000000u);
+  uint64_t best = 0, best_distance = UINT64_MAX;
+  uint64_t gap_start = lo;
+  auto try_gap = [&](uint64_t g0, uint64_t g1) {
+    g0 = (std::max(g0, lo) + kPage - 1) & ~(kPage - 1);
+    g1 = std::min(g1, hi) & ~(kPage - 1);
+    if (g1 <= g0 + kMaxTrampoline) return;
+    uint64_t u0 = g0 - from + (1ull << 31);
+    auto u = next_masked_match(u0, umask, uvalue);
+    if (!u) return;
+    uint64_t t = from + *u - (1ull << 31);
+    if (t + kMaxTrampoline > g1) return;  // a later match lies even further up
+    uint64_t distance = t > x ? t - x : x - t;
+    if (distance < best_distance) best = t, best_distance = distance;
+  };
+  for (const auto& [s, e] : busy) {
+    if (s > gap_start) try_gap(gap_start, s);
+    gap_start = std::max(gap_start, e);
+  }
+  try_gap(gap_start, hi);
+  return best;
+}
+
+}  // namespace
+
+std::optional<uint64_t> next_masked_match(uint64_t from, uint32_t mask, uint32_t value) {
+  value &= mask;
+  uint64_t u = from;
+  while (u < (1ull << 32)) {
+    if ((uint32_t(u) & mask) == value) return u;
+    int k = 3;  // the highest selected byte that differs
+    while (((uint32_t(u) ^ value) & mask & (0xffu << (8 * k))) == 0) --k;
+    uint64_t have = (u >> (8 * k)) & 0xff, want = (value >> (8 * k)) & 0xff;
+    uint64_t high = (u >> (8 * (k + 1))) << (8 * (k + 1));
+    // Raise byte k to the wanted value (lower bytes from 0), or carry past it.
+    u = have < want ? high | (want << (8 * k)) : high + (1ull << (8 * (k + 1)));
+  }
+  return std::nullopt;
+}
+
+std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
+                                                     const std::vector<uint8_t>& code, uint64_t x,
+                                                     const Registers& want,
+                                                     const std::vector<ProcMapping>& maps) {
+  // Which instruction starts the jump covers: known before the trampoline's address is.
+  const size_t patch_len = kind == PatchKind::Jump ? 5 : 1;
+  auto probe = displace_instructions(code.data(), code.size(), x, x, patch_len);
+  if (!probe) return std::nullopt;
+  uint32_t mask = 0, value = 0;
+  if (kind == PatchKind::Jump) punning_constraint(probe->boundaries, mask, value);
+  uint64_t t = choose_address(x, maps, mask, value);
+  if (!t) return std::nullopt;
+
+  PointTrampoline p;
+  p.kind = kind;
+  p.point = x;
+  p.addr = t;
+  p.map_start = t & ~(kPage - 1);
+  // Code, then a page of its own for the data it writes: a store into a page (on some CPUs,
+  // a cache line) that is being executed flushes the pipeline (self-modifying code).
+  const uint64_t code_end = (t + kMaxCode + kPage - 1) & ~(kPage - 1);
+  const uint64_t data = code_end;
+  p.map_len = code_end + kPage - p.map_start;
+
+  // Addresses filled in once the code is laid out.
+  uint64_t skip = 0, saved_rsp = 0, stack_top = 0, back = x + probe->covered;
+  uint64_t expected[kCompareCount + 1] = {};  // + rsp
+  Emitter e(t);
+  if (kind == PatchKind::Int3) {
+    // Only the instruction's copy and the jump back; the task traps at the point itself.
+    p.resume = t;
+    auto moved = displace_instructions(code.data(), code.size(), x, t, 1);
+    if (!moved) return std::nullopt;
+    e.append(moved->code);
+    e.bytes({0xe9});
+    e.disp(&back);
+    if (!e.resolve()) return std::nullopt;
+    if (e.size() > kMaxCode) return std::nullopt;
+    p.code = std::move(e.code());
+    p.patch = {0xcc};
+    p.match_trap = x + 1;
+    return p;
+  }
+  // Switch to the trampoline's own stack: the program's may hold live data below its red zone
+  // (a signal frame is not the only writer there), and its contents are part of the state.
+  e.rip_relative({0x48, 0x89, 0x25}, &saved_rsp);  // mov [rip+saved_rsp], rsp
+  e.rip_relative({0x48, 0x8d, 0x25}, &stack_top);  // lea rsp, [rip+stack_top]
+  e.bytes({0x9c});                                 // pushfq
+  for (size_t i = 0; i < kCompareCount; ++i) {
+    uint8_t reg = kCompares[i].reg;
+    // cmp reg, [rip+expected_i]: REX.W (+R for r8-r15) 3b /r, ModRM 00 reg 101
+    e.rip_relative({uint8_t(0x48 | (reg >= 8 ? 0x04 : 0)), 0x3b, uint8_t(0x05 | ((reg & 7) << 3))},
+                   &expected[i]);
+    e.bytes({0x0f, 0x85});  // jne skip
+    e.disp(&skip);
+  }
+  e.bytes({0x50});                                               // push rax
+  e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);                // mov rax, [rip+saved_rsp]
+  e.rip_relative({0x48, 0x3b, 0x05}, &expected[kCompareCount]);  // cmp rax, [rip+expected_rsp]
+  e.bytes({0x58});                                               // pop rax (flags kept)
+  e.bytes({0x0f, 0x85});                                         // jne skip
+  e.disp(&skip);
+  e.bytes({0x9d});                                 // popfq
+  e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
+  e.bytes({0xcc});                                 // int3: every register matches
+  p.match_trap = e.here();
+  skip = e.here();
+  e.bytes({0x9d});                                 // popfq
+  e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
+  p.resume = e.here();
+  auto moved = displace_instructions(code.data(), code.size(), x, p.resume, 5);
+  if (!moved || moved->covered != probe->covered) return std::nullopt;
+  for (size_t i = 0; i < moved->boundaries.size(); ++i)
+    p.moved.push_back({x + moved->boundaries[i], p.resume + moved->moved_boundaries[i]});
+  e.append(moved->code);
+  e.bytes({0xe9});  // jmp back after the displaced instructions
+  e.disp(&back);
+  if (e.size() > kMaxCode) return std::nullopt;
+  // The data page: saved rsp, the expected values, then the stack (pushfq, push rax).
+  saved_rsp = data;
+  for (size_t i = 0; i <= kCompareCount; ++i) expected[i] = data + 8 * (i + 1);
+  stack_top = data + kPage - 64;
+  if (!e.resolve()) return std::nullopt;
+  p.code = std::move(e.code());
+  p.data_addr = data;
+  p.data.assign(8 * (kCompareCount + 2), 0);
+  for (size_t i = 0; i <= kCompareCount; ++i) {
+    uint64_t v = i < kCompareCount ? want.*kCompares[i].field : want.rsp;
+    std::memcpy(p.data.data() + 8 * (i + 1), &v, 8);
+  }
+
+  int64_t rel = int64_t(t - (x + 5));
+  int32_t rel32 = int32_t(rel);
+  p.patch = {0xe9, 0, 0, 0, 0};
+  std::memcpy(p.patch.data() + 1, &rel32, 4);
+  p.patch.resize(probe->covered, 0xcc);
+  for (size_t b : probe->boundaries)
+    if (p.patch[b] != 0xcc) return std::nullopt;  // the punning did not hold: never expected
+  return p;
+}
+
+}  // namespace rwd

@@ -1,0 +1,253 @@
+// The point trampoline (engine/replay/point_trampoline.h, engine/arch/displaced_code.h): the
+// relocation of moved instructions, the search for a jump displacement with int3 bytes, and
+// the generated machine code itself, run in this process on loops written in assembly. A
+// SIGTRAP handler plays the replayer's part: it checks each trap and sends the thread on to
+// the trampoline's copies, as reach_point does through ptrace.
+#include "engine/replay/point_trampoline.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "engine/arch/displaced_code.h"
+#include "engine/os/proc_maps.h"
+
+using namespace rwd;
+
+extern "C" uint64_t tramp_test_plain(uint64_t n);
+extern "C" uint64_t tramp_test_jumpy(uint64_t n);
+extern "C" char tramp_test_plain_point[], tramp_test_jumpy_point[];
+extern "C" uint64_t tramp_test_counter;  ///< counts tramp_test_plain's passes (in memory)
+
+// Two loops in a page of their own (the test writes into it). Both zero every other
+// general-purpose register, so that two calls from the same place pass their points with
+// the same registers. In tramp_test_jumpy, two jumps land on instructions that a 5-byte jump
+// at its point covers.
+__asm__(
+    ".pushsection .text.tramp_test, \"ax\"\n"
+    ".balign 4096\n"
+    ".globl tramp_test_plain\n"
+    "tramp_test_plain:\n"
+    "  push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n"
+    "  xor %eax, %eax; xor %ecx, %ecx; xor %edx, %edx; xor %ebx, %ebx; xor %ebp, %ebp\n"
+    "  xor %esi, %esi; xor %r8d, %r8d; xor %r9d, %r9d; xor %r10d, %r10d; xor %r11d, %r11d\n"
+    "  xor %r12d, %r12d; xor %r13d, %r13d; xor %r14d, %r14d; xor %r15d, %r15d\n"
+    "1:\n"
+    "  add $1, %rax\n"
+    ".globl tramp_test_plain_point\n"
+    "tramp_test_plain_point:\n"
+    "  lea (%rcx,%rax,2), %rcx\n"             // 4 bytes: a boundary inside the jump
+    "  mov tramp_test_counter(%rip), %rdx\n"  // RIP-relative: moved with a new displacement
+    "  add $1, %rdx\n"
+    "  mov %rdx, tramp_test_counter(%rip)\n"
+    "  cmp %rdi, %rax\n"
+    "  jb 1b\n"
+    "  mov %rcx, %rax\n"
+    "  pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
+    "  ret\n"
+    ".globl tramp_test_jumpy\n"
+    "tramp_test_jumpy:\n"
+    "  push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n"
+    "  xor %eax, %eax; xor %ecx, %ecx; xor %edx, %edx; xor %ebx, %ebx; xor %ebp, %ebp\n"
+    "  xor %esi, %esi; xor %r8d, %r8d; xor %r9d, %r9d; xor %r10d, %r10d; xor %r11d, %r11d\n"
+    "  xor %r12d, %r12d; xor %r13d, %r13d; xor %r14d, %r14d; xor %r15d, %r15d\n"
+    "2:\n"
+    ".globl tramp_test_jumpy_point\n"
+    "tramp_test_jumpy_point:\n"
+    "  inc %eax\n"  // 2 bytes
+    "  jmp 3f\n"    // 2 bytes, to the next instruction: inside the patch
+    "3:\n"
+    "  inc %ecx\n"
+    "  jmp 4f\n"
+    "4:\n"
+    "  cmp %edi, %eax\n"
+    "  jb 2b\n"
+    "  mov %ecx, %eax\n"
+    "  pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
+    "  ret\n"
+    ".balign 4096\n"
+    ".popsection\n"
+    ".data\n"
+    ".globl tramp_test_counter\n"
+    "tramp_test_counter: .quad 0\n"
+    ".text\n");
+
+TEST_CASE("moved instructions keep their RIP-relative operands and branch targets") {
+  // mov rax, [rip+0x10]; jne +5 (rel8); nop
+  const uint8_t code[] = {0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00, 0x75, 0x05, 0x90};
+  auto d = displace_instructions(code, sizeof code, 0x1000, 0x2000, 8);
+  REQUIRE(d);
+  CHECK(d->covered == 9);
+  CHECK(d->boundaries == std::vector<size_t>{7});
+  CHECK(d->moved_boundaries == std::vector<size_t>{7});
+  REQUIRE(d->code.size() == 13);  // the jne became 0f 85 rel32
+  int32_t disp = 0, rel = 0;
+  std::memcpy(&disp, &d->code[3], 4);
+  CHECK(0x2000 + 7 + int64_t(disp) == 0x1000 + 7 + 0x10);  // same data address
+  CHECK(d->code[7] == 0x0f);
+  CHECK(d->code[8] == 0x85);
+  std::memcpy(&rel, &d->code[9], 4);
+  CHECK(0x2000 + 13 + int64_t(rel) == 0x1009 + 5);  // same branch target
+  CHECK_FALSE(d->ends_in_jump);
+
+  const uint8_t call[] = {0xe8, 0, 0, 0, 0, 0x90};
+  const uint8_t syscall[] = {0x0f, 0x05, 0x90, 0x90, 0x90};
+  const uint8_t loop[] = {0xe2, 0xfe, 0x90, 0x90, 0x90};
+  CHECK_FALSE(displace_instructions(call, sizeof call, 0x1000, 0x2000, 5));
+  CHECK_FALSE(displace_instructions(syscall, sizeof syscall, 0x1000, 0x2000, 5));
+  CHECK_FALSE(displace_instructions(loop, sizeof loop, 0x1000, 0x2000, 5));
+  // A data address out of a 32-bit displacement's reach from the copy.
+  CHECK_FALSE(displace_instructions(code, sizeof code, 0x1000, 0x200000000, 5));
+}
+
+TEST_CASE("a jump displacement is found with the bytes a boundary needs") {
+  CHECK(next_masked_match(0, 0, 0) == 0u);
+  CHECK(next_masked_match(5, 0xff, 0xcc) == 0xccu);
+  CHECK(next_masked_match(0xcd, 0xff, 0xcc) == 0x1ccu);
+  CHECK(next_masked_match(0x12345678, 0xff0000, 0xcc0000) == 0x12cc0000u);
+  CHECK(next_masked_match(0x12cd0001, 0xff0000, 0xcc0000) == 0x13cc0000u);
+  CHECK(next_masked_match(0x12cd0001, 0xff00ff, 0xcc00cc) == 0x13cc00ccu);
+  CHECK_FALSE(next_masked_match(0xcd000000, 0xff000000, 0xcc000000));
+  // Brute force over a small space: the result is the first match.
+  for (uint64_t from : {0ull, 0x1234ull, 0xfff0ull}) {
+    auto m = next_masked_match(from, 0xff00, 0xcc00);
+    REQUIRE(m);
+    uint64_t u = from;
+    while ((u & 0xff00) != 0xcc00) ++u;
+    CHECK(*m == u);
+  }
+}
+
+namespace {
+
+/// What the SIGTRAP handler knows of the trampoline in place, and what it saw.
+struct Run {
+  const PointTrampoline* plan = nullptr;
+  uint64_t stop_at_pass = 0;  ///< the pass whose registers are wanted (rax's value there)
+  uint64_t matches = 0, interior = 0, passes = 0;
+  greg_t regs[NGREG] = {};
+};
+Run g_run;
+
+void on_trap(int, siginfo_t*, void* ctx) {
+  auto* uc = static_cast<ucontext_t*>(ctx);
+  greg_t* r = uc->uc_mcontext.gregs;
+  const PointTrampoline& p = *g_run.plan;
+  uint64_t rip = uint64_t(r[REG_RIP]);
+  if (rip == p.match_trap) {
+    // Registers matched (Jump), or a pass of the point (Int3): the program's registers.
+    ++g_run.passes;
+    if (p.kind == PatchKind::Jump || uint64_t(r[REG_RAX]) == g_run.stop_at_pass) {
+      ++g_run.matches;
+      std::memcpy(g_run.regs, r, sizeof g_run.regs);
+      g_run.regs[REG_RIP] = greg_t(p.point);
+    }
+    r[REG_RIP] = greg_t(p.resume);
+    return;
+  }
+  for (const auto& [from, to] : p.moved)
+    if (rip == from + 1) {
+      ++g_run.interior;
+      r[REG_RIP] = greg_t(to);
+      return;
+    }
+  abort();  // a trap the test did not expect
+}
+
+Registers to_registers(const greg_t* g) {
+  Registers r{};
+  r.rax = g[REG_RAX], r.rbx = g[REG_RBX], r.rcx = g[REG_RCX], r.rdx = g[REG_RDX];
+  r.rsi = g[REG_RSI], r.rdi = g[REG_RDI], r.rbp = g[REG_RBP], r.rsp = g[REG_RSP];
+  r.r8 = g[REG_R8], r.r9 = g[REG_R9], r.r10 = g[REG_R10], r.r11 = g[REG_R11];
+  r.r12 = g[REG_R12], r.r13 = g[REG_R13], r.r14 = g[REG_R14], r.r15 = g[REG_R15];
+  r.rip = g[REG_RIP], r.eflags = g[REG_EFL];
+  return r;
+}
+
+/// Runs `loop(n)` with `plan` installed in this process; returns its result.
+uint64_t run_patched(uint64_t (*loop)(uint64_t), uint64_t n, const PointTrampoline& plan) {
+  void* m = mmap(reinterpret_cast<void*>(plan.map_start), plan.map_len,
+                 PROT_READ | PROT_WRITE | PROT_EXEC,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  REQUIRE(m == reinterpret_cast<void*>(plan.map_start));
+  std::memcpy(reinterpret_cast<void*>(plan.addr), plan.code.data(), plan.code.size());
+  if (!plan.data.empty())
+    std::memcpy(reinterpret_cast<void*>(plan.data_addr), plan.data.data(), plan.data.size());
+  auto* point = reinterpret_cast<uint8_t*>(plan.point);
+  auto* page = reinterpret_cast<void*>(plan.point & ~uint64_t(4095));
+  REQUIRE(mprotect(page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
+  std::vector<uint8_t> saved(point, point + plan.patch.size());
+  std::memcpy(point, plan.patch.data(), plan.patch.size());
+  g_run.plan = &plan;
+  struct sigaction sa {
+  }, old{};
+  sa.sa_sigaction = on_trap;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGTRAP, &sa, &old);
+  tramp_test_counter = 0;
+  uint64_t result = loop(n);
+  sigaction(SIGTRAP, &old, nullptr);
+  std::memcpy(point, saved.data(), saved.size());
+  mprotect(page, 4096, PROT_READ | PROT_EXEC);
+  munmap(m, plan.map_len);
+  return result;
+}
+
+/// Finds pass `k` of `loop`'s point with an int3 trampoline, then with the register-compare
+/// one, and checks that both see the same registers there and leave the loop's result alone.
+void check_loop(uint64_t (*loop)(uint64_t), char* point_label, uint64_t n, uint64_t k,
+                bool expect_interior) {
+  const uint64_t point = reinterpret_cast<uint64_t>(point_label);
+  tramp_test_counter = 0;
+  const uint64_t expected = loop(n);
+  std::vector<uint8_t> code(point_label, point_label + 32);
+  auto maps = read_proc_maps(getpid());
+
+  auto int3 = plan_point_trampoline(PatchKind::Int3, code, point, Registers{}, maps);
+  REQUIRE(int3);
+  CHECK(int3->patch == std::vector<uint8_t>{0xcc});
+  g_run = Run{};
+  g_run.stop_at_pass = k;
+  CHECK(run_patched(loop, n, *int3) == expected);
+  CHECK(g_run.passes == n);  // a stop at every pass
+  REQUIRE(g_run.matches == 1);
+  Registers want = to_registers(g_run.regs);
+  CHECK(want.rax == k);
+
+  auto jump = plan_point_trampoline(PatchKind::Jump, code, point, want, maps);
+  REQUIRE(jump);
+  REQUIRE(jump->patch.size() >= 5);
+  CHECK(jump->patch[0] == 0xe9);
+  for (const auto& [from, to] : jump->moved) CHECK(jump->patch[from - point] == 0xcc);
+  int64_t rel = int64_t(jump->addr) - int64_t(point + 5);
+  int32_t rel32 = 0;
+  std::memcpy(&rel32, &jump->patch[1], 4);
+  CHECK(rel32 == rel);
+  g_run = Run{};
+  CHECK(run_patched(loop, n, *jump) == expected);
+  CHECK(g_run.matches == 1);  // only the pass whose registers are the wanted ones
+  Registers got = to_registers(g_run.regs);
+  CHECK(got.rax == k);
+  CHECK(got.rsp == want.rsp);
+  CHECK(got.eflags == want.eflags);  // flags survive the compares
+  CHECK(got.rcx == want.rcx);
+  if (expect_interior)
+    CHECK(g_run.interior >= n - 1);  // the loop's jumps into the patch went on at the copies
+  else
+    CHECK(g_run.interior == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a register-compare trampoline traps only at the wanted pass", "[trampoline]") {
+  SECTION("a loop with a RIP-relative load and store after the point") {
+    check_loop(tramp_test_plain, tramp_test_plain_point, 5000, 3217, false);
+  }
+  SECTION("a loop that jumps into the patched bytes") {
+    check_loop(tramp_test_jumpy, tramp_test_jumpy_point, 5000, 4000, true);
+  }
+}
