@@ -102,14 +102,19 @@ TrampolineResult search_with_trampoline(PatchKind kind, ReplayTask& t, const Eve
   const ProcMapping* code_map = nullptr;
   for (const auto& m : maps)
     if (x >= m.start && x < m.end) code_map = &m;
-  // Only private code: writing into a shared file mapping would change the file.
-  if (!code_map || code_map->shared || !code_map->exec) return TrampolineResult::Fallback;
+  // Only private, read-only code: writing into a shared file mapping would change the file,
+  // and the patch in writable memory (a JIT's code) would change the memory digest.
+  if (!code_map || code_map->shared || !code_map->exec || code_map->write || code_map->is_special())
+    return TrampolineResult::Fallback;
   std::vector<uint8_t> code = read_memory(t.tid, x, 32);
   auto plan = plan_point_trampoline(kind, code, x, e.regs, maps);
   if (!plan) {
     if (getenv("REWIND_DEBUG_POINTS"))
-      fprintf(stderr, "point %llu at %llx: no trampoline\n", (unsigned long long)e.number,
-              (unsigned long long)x);
+      fprintf(stderr,
+              "point %llu at %llx (%s+%llx, bytes %02x %02x %02x %02x %02x %02x): no trampoline\n",
+              (unsigned long long)e.number, (unsigned long long)x, code_map->path.c_str(),
+              (unsigned long long)(x - code_map->start + code_map->offset), code[0], code[1],
+              code[2], code[3], code[4], code[5]);
     return TrampolineResult::Fallback;
   }
   PatchPermit permit(t, x, plan->patch.size());

@@ -63,7 +63,9 @@ void TrampolineInstall::restore_code() noexcept {
   if (!patched_) return;
   patched_ = false;
   try {
-    write_memory(t_->tid, plan_.point, original_.data(), original_.size());
+    // Only where the patch still stands: code the program wrote there since is its own.
+    if (read_memory(t_->tid, plan_.point, plan_.patch.size()) == plan_.patch)
+      write_memory(t_->tid, plan_.point, original_.data(), original_.size());
   } catch (...) {
     // The task is gone: nothing left to restore.
   }

@@ -2,6 +2,7 @@
 // out again.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -25,7 +26,8 @@ class TrampolineInstall {
   /// Puts the original code back and unmaps the trampoline (the task must be at a ptrace stop
   /// where its registers can be set). Idempotent.
   void remove();
-  /// Puts the original code back only (for a task that cannot run syscalls now).
+  /// Puts the original code back only (for a task that cannot run syscalls now), where the
+  /// patch is still there.
   void restore_code() noexcept;
   ~TrampolineInstall() { restore_code(); }
 
