@@ -3,9 +3,9 @@
 // - spin_plain: a loop whose bytes no other code jumps into; replay finds its points with the
 //   register-compare trampoline. A chain of multiplications makes each pass slow (about
 //   25 cycles), so that replay with a stop at every pass (REWIND_POINT_SEARCH) stays short.
-// - spin_jumpy: a loop of 2-byte instructions with a jump to every other one, so that the
-//   5-byte jump of a trampoline at most of its instructions covers a jump target: replay
-//   enters the patched bytes there and goes on with an int3 at the point.
+// - jumpy_loop (jumpy_loop.S): a loop of 2-byte instructions with a jump to every other one,
+//   so that the 5-byte jump of a trampoline at most of its instructions covers a jump target:
+//   replay enters the patched bytes there and goes on at the moved copies.
 // Usage: spin_loops [PLAIN_PASSES [JUMPY_PASSES]]. Prints both results, which depend only on
 // the pass counts.
 #include <pthread.h>
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 unsigned long spin_plain(unsigned long n);
-unsigned long spin_jumpy(unsigned long n);
+unsigned long jumpy_loop(unsigned long n);  // jumpy_loop.S
 
 __asm__(
     ".text\n"
@@ -36,20 +36,6 @@ __asm__(
     "  jb 1b\n"
     "  mov %rcx, %rax\n"
     "  ret\n"
-    ".globl spin_jumpy\n"
-    "spin_jumpy:\n"
-    "  xor %eax, %eax\n"
-    "  xor %ecx, %ecx\n"
-    "2:\n"
-    "  inc %eax\n"
-    "  jmp 3f\n"
-    "3:\n"
-    "  inc %ecx\n"
-    "  jmp 4f\n"
-    "4:\n"
-    "  cmp %edi, %eax\n"
-    "  jb 2b\n"
-    "  mov %ecx, %eax\n"
     "  ret\n");
 
 static void* plain(void* arg) {
@@ -57,7 +43,7 @@ static void* plain(void* arg) {
 }
 
 static void* jumpy(void* arg) {
-  return (void*)spin_jumpy((unsigned long)arg);
+  return (void*)jumpy_loop((unsigned long)arg);
 }
 
 int main(int argc, char** argv) {

@@ -19,14 +19,13 @@
 using namespace rwd;
 
 extern "C" uint64_t tramp_test_plain(uint64_t n);
-extern "C" uint64_t tramp_test_jumpy(uint64_t n);
-extern "C" char tramp_test_plain_point[], tramp_test_jumpy_point[];
+extern "C" uint64_t jumpy_loop(uint64_t n);  // tests/programs/jumpy_loop.S
+extern "C" char tramp_test_plain_point[], jumpy_loop_point[];
 extern "C" uint64_t tramp_test_counter;  ///< counts tramp_test_plain's passes (in memory)
 
-// Two loops in a page of their own (the test writes into it). Both zero every other
-// general-purpose register, so that two calls from the same place pass their points with
-// the same registers. In tramp_test_jumpy, two jumps land on instructions that a 5-byte jump
-// at its point covers.
+// A loop in a page of its own (the test writes into it), with a RIP-relative load and store
+// after its point. Like jumpy_loop, it zeroes every other general-purpose register, so that
+// two calls from the same place pass its point with the same registers.
 __asm__(
     ".pushsection .text.tramp_test, \"ax\"\n"
     ".balign 4096\n"
@@ -47,26 +46,6 @@ __asm__(
     "  cmp %rdi, %rax\n"
     "  jb 1b\n"
     "  mov %rcx, %rax\n"
-    "  pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
-    "  ret\n"
-    ".globl tramp_test_jumpy\n"
-    "tramp_test_jumpy:\n"
-    "  push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n"
-    "  xor %eax, %eax; xor %ecx, %ecx; xor %edx, %edx; xor %ebx, %ebx; xor %ebp, %ebp\n"
-    "  xor %esi, %esi; xor %r8d, %r8d; xor %r9d, %r9d; xor %r10d, %r10d; xor %r11d, %r11d\n"
-    "  xor %r12d, %r12d; xor %r13d, %r13d; xor %r14d, %r14d; xor %r15d, %r15d\n"
-    "2:\n"
-    ".globl tramp_test_jumpy_point\n"
-    "tramp_test_jumpy_point:\n"
-    "  inc %eax\n"  // 2 bytes
-    "  jmp 3f\n"    // 2 bytes, to the next instruction: inside the patch
-    "3:\n"
-    "  inc %ecx\n"
-    "  jmp 4f\n"
-    "4:\n"
-    "  cmp %edi, %eax\n"
-    "  jb 2b\n"
-    "  mov %ecx, %eax\n"
     "  pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
     "  ret\n"
     ".balign 4096\n"
@@ -248,6 +227,6 @@ TEST_CASE("a register-compare trampoline traps only at the wanted pass", "[tramp
     check_loop(tramp_test_plain, tramp_test_plain_point, 5000, 3217, false);
   }
   SECTION("a loop that jumps into the patched bytes") {
-    check_loop(tramp_test_jumpy, tramp_test_jumpy_point, 5000, 4000, true);
+    check_loop(jumpy_loop, jumpy_loop_point, 5000, 4000, true);
   }
 }
