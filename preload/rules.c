@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 /* Conditions on a call's arguments (condition_holds), and the calls whose rule depends on a
  * request or command argument. */
@@ -22,6 +23,7 @@ enum condition {
   NO_OFFSETS,
   ARG2_NULL,
   ARG4_NULL,
+  PPOLL_PLAIN,
   NONBLOCK_RANDOM,
   IOCTL_KNOWN, /* by request: kIoctls */
   FCNTL_KNOWN, /* by command: kFcntls */
@@ -100,6 +102,7 @@ static const struct row kRules[] = {
     [SYS_sendmsg] = NO_OUT(NOT_OUTPUT, MAY_BLOCK, ALWAYS), /* reads the header, writes nothing */
     /* Waiting for events. */
     [SYS_poll] = IN_OUT_ARRAY(0, 1, 8, ANY_FD, MAY_BLOCK, ALWAYS), /* struct pollfd */
+    [SYS_ppoll] = IN_OUT_ARRAY(0, 1, 8, ANY_FD, MAY_BLOCK, PPOLL_PLAIN),
     [SYS_epoll_wait] = ITEMS_BY_RESULT(1, 2, 12, ANY_FD, MAY_BLOCK, ALWAYS),
     [SYS_epoll_pwait] = ITEMS_BY_RESULT(1, 2, 12, ANY_FD, MAY_BLOCK, ARG4_NULL), /* no mask */
     [SYS_futex] = NO_OUT(ANY_FD, MAY_BLOCK, FUTEX_KNOWN),
@@ -200,6 +203,14 @@ static int condition_holds(const long* a, int when) {
       return a[1] == 0 && a[3] == 0;
     case ARG2_NULL: /* prlimit64 that only reads the limit */
       return a[2] == 0;
+    case PPOLL_PLAIN: {
+      /* ppoll without a signal mask, waiting forever (no timeout) or not at all (a zero
+       * one): then the kernel writes nothing but the array. A timeout left to run is written
+       * back with the time remaining (fs/select.c, poll_select_finish): traced. */
+      if (a[3] != 0) return 0;
+      const struct timespec* tmo = (const struct timespec*)a[2];
+      return tmo == 0 || (tmo->tv_sec == 0 && tmo->tv_nsec == 0);
+    }
     case ARG4_NULL: /* recvfrom without a source address, epoll_pwait without a mask */
       return a[4] == 0;
     case NONBLOCK_RANDOM: /* getrandom that cannot wait for entropy (man 2 getrandom) */

@@ -87,7 +87,7 @@ assert not missing, f"not buffered: {missing}"
   || fail "fs_calls: some calls were traced"
 
 # Calls that wait for another thread of the process (tests/programs/blocking_calls.c: pipe
-# reads and writes, poll, a condition variable, a FIFO's open, a read that SIGALRM interrupts):
+# reads and writes, poll and ppoll, a condition variable, a FIFO's open, a read that SIGALRM interrupts):
 # buffered with the desched counter on; the ones that waited are made traced, so the other
 # thread runs. The recording must end (no hang), print what the program prints without rewind,
 # and replay to the same output; also with --chaos, and with no desched counter
@@ -107,7 +107,7 @@ done
 waited=$(sed -n 's/.* \([0-9]*\) that waited made traced.*/\1/p' "$WORK/err-bc-desched")
 [ "${waited:-0}" -ge 1 ] && pass "blocking_calls: $waited buffered calls waited and were made traced" \
   || fail "blocking_calls: no buffered call was seen waiting: $(cat "$WORK/err-bc-desched")"
-buffered_include "$WORK/t-bc-desched" read write poll futex && pass "blocking_calls: pipe reads and writes, poll and futex buffered" \
+buffered_include "$WORK/t-bc-desched" read write poll ppoll futex && pass "blocking_calls: pipe reads and writes, poll, ppoll and futex buffered" \
   || fail "blocking_calls: calls that may block were not buffered"
 
 # Scatter/gather calls (tests/programs/vector_io.c): readv, preadv and pwritev on a file,

@@ -1,7 +1,8 @@
 /* For the syscall buffering test: calls that wait for another thread of the same process,
  * which librewind_preload.so buffers with its desched counter enabled, so that the recorder
  * notices when they wait and runs the other thread:
- * - a reader thread's read() on an empty pipe until a writer thread writes (and poll() on it);
+ * - a reader thread's read() on an empty pipe until a writer thread writes (and poll() and
+ *   ppoll() on it);
  * - a condition variable (futex wait and wake);
  * - open() of a FIFO for reading, which waits until another thread opens it for writing;
  * - a read() on a pipe nobody writes, interrupted by SIGALRM (a handler without SA_RESTART):
@@ -84,7 +85,9 @@ int main(int argc, char** argv) {
   long sum = 0, reads = 0, polls = 0;
   for (;;) {
     struct pollfd p = {pipe_fds[0], POLLIN, 0};
-    if (reads % 2 == 0) polls += poll(&p, 1, -1) == 1 && (p.revents & (POLLIN | POLLHUP));
+    /* poll, and every other time ppoll without a timeout or a mask (both buffered). */
+    if (reads % 4 == 0) polls += poll(&p, 1, -1) == 1 && (p.revents & (POLLIN | POLLHUP));
+    if (reads % 4 == 2) polls += ppoll(&p, 1, NULL, NULL) == 1 && (p.revents & (POLLIN | POLLHUP));
     int v;
     ssize_t n = read(pipe_fds[0], &v, sizeof v);
     if (n <= 0) break;
