@@ -199,8 +199,7 @@ class Timeline::Engine : public ReplayObserver {
   int before_resume(ReplayTask& t, int request) override {
     if (!bps_.empty() || lifted_) sync_breakpoints(t);
     sync_watchpoints(t);
-    bool stepping = (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) || counting_steps(t) ||
-                    (rep_step_tid_ && *rep_step_tid_ == t.rec_tid);
+    bool stepping = single_stepping(t);
     Registers r = get_regs(t.tid);
     resume_regs_ = r;
     if (bps_.patched(t.pid, r.rip) && bps_.has(t.pid, r.rip) &&
@@ -230,9 +229,7 @@ class Timeline::Engine : public ReplayObserver {
   bool begin_code_patch(const ReplayTask& t, uint64_t addr, size_t len) override {
     // The patch moves instructions elsewhere: single steps, watchpoints (they report the
     // moved instruction's address) and breakpoints in the patched bytes need them in place.
-    if (!watches_.empty() || lifted_ || (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) ||
-        counting_steps(t) || rep_step_tid_)
-      return false;
+    if (!watches_.empty() || lifted_ || single_stepping(t) || rep_step_tid_) return false;
     for (uint64_t a = addr; a < addr + len; ++a)
       if (bps_.has(t.pid, a)) return false;
     code_patched_ = true;
@@ -246,6 +243,13 @@ class Timeline::Engine : public ReplayObserver {
   static bool icebp_at(const ReplayTask& t, uint64_t rip) {
     auto code = rwd::read_memory(t.tid, rip, 1);
     return code.size() == 1 && code[0] == 0xf1;
+  }
+
+  /// Whether `t`'s next resume is a single step: a stepi of it, a counted step of a reverse
+  /// step, or a step through a rep-prefixed string instruction.
+  bool single_stepping(const ReplayTask& t) const {
+    return (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) || counting_steps(t) ||
+           (rep_step_tid_ && *rep_step_tid_ == t.rec_tid);
   }
 
   /// Whether the steps of `t` count now, for a reverse step's scan or its run to the
