@@ -94,27 +94,47 @@ enum class TrampolineResult {
 /// The fast search (point_trampoline.h): runs `t` with the point's instructions replaced by
 /// a jump to a trampoline that traps only when the registers match; each trap is checked
 /// with `at_point` (full registers and memory digest). `stops` counts the task's stops.
+/// What a trampoline is planned from: the task's mappings and the code at the point. Read
+/// once for all the kinds reach_point tries.
+struct PointCode {
+  std::vector<ProcMapping> maps;
+  ProcMapping mapping;        ///< the one holding the point's instruction
+  std::vector<uint8_t> code;  ///< up to 32 bytes from the point on
+};
+
+/// The point's code, or nullopt where no patch may go: only private, read-only code (writing
+/// into a shared file mapping would change the file, and a patch in writable memory, a JIT's
+/// code, would change the memory digest).
+std::optional<PointCode> read_point_code(const ReplayTask& t, uint64_t x) {
+  PointCode c;
+  c.maps = read_proc_maps(t.tid);
+  const ProcMapping* m = nullptr;
+  for (const auto& candidate : c.maps)
+    if (x >= candidate.start && x < candidate.end) m = &candidate;
+  if (!m || m->shared || !m->exec || m->write || m->is_special()) return std::nullopt;
+  c.mapping = *m;
+  c.code = read_memory(t.tid, x, 32);
+  return c;
+}
+
 template <typename AtPoint, typename Fail>
-TrampolineResult search_with_trampoline(PatchKind kind, ReplayTask& t, const Event& e,
-                                        AtPoint&& at_point, Fail&& fail, uint64_t& stops) {
+TrampolineResult search_with_trampoline(PatchKind kind, const PointCode& pc, ReplayTask& t,
+                                        const Event& e, AtPoint&& at_point, Fail&& fail,
+                                        uint64_t& stops) {
   const uint64_t x = e.regs.rip;
-  std::vector<ProcMapping> maps = read_proc_maps(t.tid);
-  const ProcMapping* code_map = nullptr;
-  for (const auto& m : maps)
-    if (x >= m.start && x < m.end) code_map = &m;
-  // Only private, read-only code: writing into a shared file mapping would change the file,
-  // and the patch in writable memory (a JIT's code) would change the memory digest.
-  if (!code_map || code_map->shared || !code_map->exec || code_map->write || code_map->is_special())
-    return TrampolineResult::Fallback;
-  std::vector<uint8_t> code = read_memory(t.tid, x, 32);
-  auto plan = plan_point_trampoline(kind, code, x, e.regs, maps);
+  auto plan = plan_point_trampoline(kind, pc.code, x, e.regs, pc.maps);
   if (!plan) {
-    if (getenv("REWIND_DEBUG_POINTS"))
-      fprintf(stderr,
-              "point %llu at %llx (%s+%llx, bytes %02x %02x %02x %02x %02x %02x): no trampoline\n",
-              (unsigned long long)e.number, (unsigned long long)x, code_map->path.c_str(),
-              (unsigned long long)(x - code_map->start + code_map->offset), code[0], code[1],
-              code[2], code[3], code[4], code[5]);
+    if (getenv("REWIND_DEBUG_POINTS")) {
+      std::string bytes;
+      for (size_t i = 0; i < pc.code.size() && i < 6; ++i) {
+        char b[4];
+        snprintf(b, sizeof b, " %02x", pc.code[i]);
+        bytes += b;
+      }
+      fprintf(stderr, "point %llu at %llx (%s+%llx, bytes%s): no trampoline\n",
+              (unsigned long long)e.number, (unsigned long long)x, pc.mapping.path.c_str(),
+              (unsigned long long)(x - pc.mapping.start + pc.mapping.offset), bytes.c_str());
+    }
     return TrampolineResult::Fallback;
   }
   PatchPermit permit(t, x, plan->patch.size());
@@ -234,9 +254,13 @@ PointSearch reach_point(ReplayTask& t, const Event& e) {
   std::vector<PatchKind> kinds = {PatchKind::Jump, PatchKind::Int3};
   if (method && std::string(method) == "int3") kinds = {PatchKind::Int3};
   if (method && std::string(method) == "breakpoint") kinds.clear();
-  for (PatchKind kind : kinds)
-    if (search_with_trampoline(kind, t, e, at_point, fail, stops) == TrampolineResult::Found)
-      return {stops, kind == PatchKind::Jump ? PointMethod::Jump : PointMethod::Int3};
+  std::optional<PointCode> code;
+  if (!kinds.empty()) code = read_point_code(t, e.regs.rip);
+  if (code)
+    for (PatchKind kind : kinds)
+      if (search_with_trampoline(kind, *code, t, e, at_point, fail, stops) ==
+          TrampolineResult::Found)
+        return {stops, kind == PatchKind::Jump ? PointMethod::Jump : PointMethod::Int3};
   ScopedBreakpoint bp(t.tid, e.regs.rip);
   for (;;) {
     Registers r = get_regs(t.tid);
