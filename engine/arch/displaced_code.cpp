@@ -102,7 +102,6 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
         if (!fits_rel32(rel)) return std::nullopt;
         out.code.push_back(0xe9);
         put32(out.code, int32_t(rel));
-        out.ends_in_jump = true;
       } else {
         // Jcc: the condition is the low nibble of 0x70+cc (rel8) or 0x0f 0x80+cc (rel32).
         uint8_t cc =
@@ -112,7 +111,6 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
         out.code.push_back(0x0f);
         out.code.push_back(uint8_t(0x80 | cc));
         put32(out.code, int32_t(rel));
-        out.ends_in_jump = false;
       }
     }
     if (!relative_branch) {
@@ -130,8 +128,6 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
         std::memcpy(bytes.data() + x.encoding.disp_offset, &d32, 4);
       }
       out.code.insert(out.code.end(), bytes.begin(), bytes.end());
-      out.ends_in_jump = insn->id == X86_INS_JMP || insn->id == X86_INS_RET ||
-                         insn->id == X86_INS_RETF || insn->id == X86_INS_LJMP;
     }
     out.covered += insn->size;
   }

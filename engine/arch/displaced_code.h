@@ -17,8 +17,6 @@ struct DisplacedCode {
   std::vector<uint8_t> code;       ///< the instructions as they run at the new address
   /// Offsets in `code` of the moved 2nd, 3rd, ... instruction (parallel to `boundaries`).
   std::vector<size_t> moved_boundaries;
-  /// True when the last instruction never falls through (jmp, ret): nothing runs after it.
-  bool ends_in_jump = false;
 };
 
 /// Decodes whole instructions from `code` (the `n` bytes at address `from`) until they cover
