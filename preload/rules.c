@@ -1,5 +1,6 @@
 /* The syscalls librewind_preload.so makes without a ptrace stop, and how (rules.h). Every
- * other syscall is traced. man 2 of each for its out-parameter. */
+ * other syscall is traced. man 2 of each for its out-parameter; the table itself is declared in
+ * engine/arch/syscalls.py and generated into the build tree. */
 #define _GNU_SOURCE
 #include "rules.h"
 
@@ -35,137 +36,21 @@ struct row {
   unsigned char when; /* enum condition */
 };
 
-#define NO_OUT(fd, blocks, when) \
-  { {1, -1, 0, 0, 0, 0, 0, fd, blocks, 0}, when }
-#define FIXED(arg, size, fd, blocks, when) \
-  { {1, arg, size, 0, 0, 0, 0, fd, blocks, 0}, when }
-/* The result is the number of bytes written at `arg` (at most argument `size_arg`). */
-#define BY_RESULT(arg, size_arg, fd, blocks, when) \
-  { {1, arg, 0, size_arg, 1, 1, 0, fd, blocks, 0}, when }
-/* The result is the number of `elem`-byte items written (epoll_wait's events). */
-#define ITEMS_BY_RESULT(arg, size_arg, elem, fd, blocks, when) \
-  { {1, arg, 0, size_arg, elem, elem, 0, fd, blocks, 0}, when }
-/* Data scattered over an iovec array (enum vector_kind). */
-#define VECTOR(kind, fd, blocks, when) \
-  { {1, -1, 0, 0, 0, 0, 0, fd, blocks, 0, kind}, when }
-/* An array the kernel reads and writes back whole (poll's). */
-#define IN_OUT_ARRAY(arg, size_arg, elem, fd, blocks, when) \
-  { {1, arg, 0, size_arg, elem, 0, 1, fd, blocks, 0}, when }
-
+/* By syscall number: the rows tools/gen_syscalls.py writes from the one declaration,
+ * engine/arch/syscalls.py (its `buffer=` fields). */
 static const struct row kRules[] = {
-    /* Identity and clocks. */
-    [SYS_getpid] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_getppid] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_gettid] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_getuid] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_geteuid] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_getgid] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_getegid] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_getpgrp] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_clock_gettime] = FIXED(1, 16, ANY_FD, NEVER, ARG1_SET),
-    [SYS_gettimeofday] = FIXED(0, 16, ANY_FD, NEVER, TV_ONLY),
-    /* Reading the file system. */
-    [SYS_close] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_lseek] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_access] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_faccessat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_faccessat2] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_fstat] = FIXED(1, sizeof(struct stat), ANY_FD, NEVER, ALWAYS),
-    [SYS_stat] = FIXED(1, sizeof(struct stat), ANY_FD, NEVER, ALWAYS),
-    [SYS_lstat] = FIXED(1, sizeof(struct stat), ANY_FD, NEVER, ALWAYS),
-    [SYS_newfstatat] = FIXED(2, sizeof(struct stat), ANY_FD, NEVER, ALWAYS),
-    [SYS_statx] = FIXED(4, 256, ANY_FD, NEVER, ALWAYS),
-    [SYS_statfs] = FIXED(1, sizeof(struct statfs), ANY_FD, NEVER, ALWAYS),
-    [SYS_fstatfs] = FIXED(1, sizeof(struct statfs), ANY_FD, NEVER, ALWAYS),
-    [SYS_getdents64] = BY_RESULT(1, 2, ANY_FD, NEVER, ALWAYS),
-    [SYS_readlink] = BY_RESULT(1, 2, ANY_FD, NEVER, ALWAYS),
-    [SYS_readlinkat] = BY_RESULT(2, 3, ANY_FD, NEVER, ALWAYS),
-    [SYS_getcwd] = BY_RESULT(0, 1, ANY_FD, NEVER, ALWAYS),
-    [SYS_listxattr] = BY_RESULT(1, 2, ANY_FD, NEVER, ALWAYS),
-    [SYS_llistxattr] = BY_RESULT(1, 2, ANY_FD, NEVER, ALWAYS),
-    [SYS_getxattr] = BY_RESULT(2, 3, ANY_FD, NEVER, ALWAYS),
-    [SYS_lgetxattr] = BY_RESULT(2, 3, ANY_FD, NEVER, ALWAYS),
-    /* Opening: a FIFO's open waits for the other end (OPEN_FLAGS decides). */
-    [SYS_openat] = NO_OUT(ANY_FD, MAY_BLOCK, OPEN_FLAGS),
-    /* Reading and writing: on anything but a regular file they may wait. */
-    [SYS_read] = BY_RESULT(1, 2, ANY_FD, UNLESS_REGULAR, ALWAYS),
-    [SYS_write] = NO_OUT(NOT_OUTPUT, UNLESS_REGULAR, ALWAYS),
-    [SYS_writev] = NO_OUT(NOT_OUTPUT, UNLESS_REGULAR, ALWAYS),
-    [SYS_pread64] = BY_RESULT(1, 2, REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_pwrite64] = NO_OUT(REGULAR_NOT_OUTPUT, NEVER, ALWAYS),
-    [SYS_readv] = VECTOR(IOV_READ, ANY_FD, UNLESS_REGULAR, ALWAYS),
-    [SYS_preadv] = VECTOR(IOV_READ, REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_pwritev] = NO_OUT(REGULAR_NOT_OUTPUT, NEVER, ALWAYS),
-    [SYS_recvfrom] = BY_RESULT(1, 2, ANY_FD, MAY_BLOCK, ARG4_NULL), /* no source address */
-    [SYS_recvmsg] = VECTOR(MSG_READ, ANY_FD, MAY_BLOCK, ALWAYS),    /* hook.c: no control data */
-    [SYS_sendto] = NO_OUT(NOT_OUTPUT, MAY_BLOCK, ALWAYS),
-    [SYS_sendmsg] = NO_OUT(NOT_OUTPUT, MAY_BLOCK, ALWAYS), /* reads the header, writes nothing */
-    /* Waiting for events. */
-    [SYS_poll] = IN_OUT_ARRAY(0, 1, 8, ANY_FD, MAY_BLOCK, ALWAYS), /* struct pollfd */
-    [SYS_ppoll] = IN_OUT_ARRAY(0, 1, 8, ANY_FD, MAY_BLOCK, PPOLL_PLAIN),
-    [SYS_epoll_wait] = ITEMS_BY_RESULT(1, 2, 12, ANY_FD, MAY_BLOCK, ALWAYS),
-    [SYS_epoll_pwait] = ITEMS_BY_RESULT(1, 2, 12, ANY_FD, MAY_BLOCK, ARG4_NULL), /* no mask */
-    [SYS_futex] = NO_OUT(ANY_FD, MAY_BLOCK, FUTEX_KNOWN),
-    /* On regular files only (a buffered fstat decides). */
-    [SYS_flistxattr] = BY_RESULT(1, 2, REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_fgetxattr] = BY_RESULT(2, 3, REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_fsetxattr] = NO_OUT(REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_fadvise64] = NO_OUT(REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_copy_file_range] = NO_OUT(REGULAR_FILE, NEVER, NO_OFFSETS),
-    [SYS_ftruncate] = NO_OUT(REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_fsync] = NO_OUT(REGULAR_FILE, NEVER, ALWAYS),
-    [SYS_fdatasync] = NO_OUT(REGULAR_FILE, NEVER, ALWAYS),
-    /* Changes to the file system: no out-parameter. */
-    [SYS_utimensat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_unlink] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_unlinkat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_rmdir] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_mkdir] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_mkdirat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_rename] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_renameat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_renameat2] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_link] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_linkat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_symlink] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_symlinkat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_chmod] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_fchmod] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_fchmodat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_chown] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_fchown] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_lchown] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_fchownat] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_truncate] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_setxattr] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_lsetxattr] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_removexattr] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_lremovexattr] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    [SYS_umask] = NO_OUT(ANY_FD, NEVER, ALWAYS),
-    /* Limits and the system. Reading limits only: a new limit stays traced (the kernel's
-     * behaviour in replay can depend on it). */
-    [SYS_getrlimit] = FIXED(1, 16, ANY_FD, NEVER, ALWAYS),
-    [SYS_prlimit64] = FIXED(3, 16, ANY_FD, NEVER, ARG2_NULL),
-    [SYS_getrusage] = FIXED(1, 144, ANY_FD, NEVER, ALWAYS),
-    [SYS_sysinfo] = FIXED(0, 112, ANY_FD, NEVER, ALWAYS),
-    [SYS_uname] = FIXED(0, 390, ANY_FD, NEVER, ALWAYS),
-    [SYS_getrandom] = BY_RESULT(0, 1, ANY_FD, NEVER, NONBLOCK_RANDOM),
-    /* By request or command. */
-    [SYS_ioctl] = NO_OUT(ANY_FD, NEVER, IOCTL_KNOWN),
-    [SYS_fcntl] = NO_OUT(ANY_FD, NEVER, FCNTL_KNOWN),
+#include "preload_rules.inc"
 };
 
 /* ioctl requests that are buffered (man 2 ioctl_tty, ioctl_fionread, ioctl_ficlone), with the
- * size of what the kernel writes at argument 2 (0: nothing); the sizes are the engine's
- * (engine/arch/syscall_table.cpp, ioctl_output_size). */
+ * size of what the kernel writes at argument 2 (0: nothing) and the files they are buffered
+ * on; declared with the engine's sizes in engine/arch/syscalls.py (IOCTLS). */
 static const struct {
   unsigned long request;
   unsigned short size;
   unsigned char fd_check;
 } kIoctls[] = {
-    {TCGETS, 36, ANY_FD}, /* struct termios, the kernel's layout */
-    {TIOCGWINSZ, 8, ANY_FD}, {TIOCGPGRP, 4, ANY_FD},
-    {FIONREAD, 4, ANY_FD},   {FICLONE, 0, REGULAR_FILE},
+#include "preload_ioctls.inc"
 };
 
 /* fcntl commands that are buffered (man 2 fcntl): none waits (F_SETLKW does: traced), and

@@ -7,13 +7,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include "adapter/dap/program_recording.h"
 #include "adapter/dap/recording_status.h"
 #include "engine/errors.h"
+#include "engine/os/proc.h"
 #include "engine/trace/trace_dir.h"
 
 namespace rwd {
@@ -49,12 +48,8 @@ class StatusDir {
 /// (proc(5): the state after the command name in /proc/PID/stat).
 bool ended(pid_t pid) {
   if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = stat.rfind(')');
-  if (close == std::string::npos || close + 2 >= stat.size()) return !in.good();
-  char state = stat[close + 2];
-  return state == 'Z' || state == 'X';
+  char state = proc_task_state(pid);
+  return state == '\0' || state == 'Z' || state == 'X';
 }
 
 }  // namespace

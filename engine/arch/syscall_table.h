@@ -1,6 +1,8 @@
 // One table describing every system call rewind records (DESIGN.md "Recording"): how replay
 // reproduces it and which memory the kernel writes (out-parameters), with sizes from the
 // arguments or the result. Argument semantics follow the syscalls' man pages (section 2).
+// The rows are generated at build time by tools/gen_syscalls.py from the one declaration,
+// engine/arch/syscalls.py, which also gives librewind_preload.so its buffering rules.
 #pragma once
 
 #include <array>
@@ -15,7 +17,38 @@ enum class ReplayPolicy : uint8_t {
   Execute,           ///< run for real (it shapes the address space or signal state); the result
                      ///< must equal the recorded one, else replay has diverged
   ExecuteSetResult,  ///< run for real, then the recorded result is set (it names a tid)
-  Special,           ///< handled by dedicated code (mmap, mremap, execve, fork, exit, ...)
+  Mmap,              ///< mmap: at the recorded address, of the trace's saved copy of the file
+  Mremap,            ///< mremap: forced to the recorded destination
+  Fork,              ///< fork, vfork, clone, clone3: run for real, the child gets its rec tid
+  Exit,              ///< exit, exit_group: run for real; the task must end
+  Sigreturn,         ///< rt_sigreturn: run for real (restores the signal frame's registers)
+};
+
+/// How the recorder handles a syscall.
+enum class RecordPolicy : uint8_t {
+  Record,  ///< the kernel runs it; result and out-parameters go into the trace
+  Enosys,  ///< the recorder answers -ENOSYS without running it (rseq, as rr does)
+};
+
+/// Whether a syscall may wait for another task, so that the recorder lets another task run
+/// meanwhile (rr's "desched") and the preload library buffers it only with its desched
+/// counter armed.
+enum class BlockRule : uint8_t {
+  Never,
+  UnlessRegular,  ///< on anything but a regular file (pipes, sockets, terminals)
+  MayBlock,
+  FutexOp,    ///< futex: the waiting and locking operations
+  FcntlLock,  ///< fcntl: F_SETLKW and F_OFD_SETLKW
+};
+
+/// What a syscall does to the task tree and the address space, for the layers that react to
+/// it (bits of SyscallSpec::flags).
+enum SyscallFlag : uint8_t {
+  kChangesMappings = 1,  ///< may replace mapped pages (mmap, munmap, mremap)
+  kMapsCode = 2,         ///< argument 2 holds PROT bits: with PROT_EXEC, it maps code
+  kForkLike = 4,         ///< creates a task (fork, vfork, clone, clone3)
+  kExec = 8,             ///< execve, execveat
+  kExit = 16,            ///< exit, exit_group
 };
 
 /// How the size of an out-parameter is computed. Recording a few bytes more than the kernel
@@ -53,12 +86,23 @@ struct SyscallSpec {
   int nr = -1;
   const char* name = nullptr;
   ReplayPolicy replay = ReplayPolicy::Emulate;
+  RecordPolicy record = RecordPolicy::Record;
   std::array<OutParam, 4> out{};
   OutputKind output = OutputKind::None;
+  BlockRule blocks = BlockRule::Never;
+  /// Out-parameters decided by an argument's value (ioctl, fcntl, prctl, recvmsg), in
+  /// engine/record/syscall_capture.cpp; `out` is empty then.
+  bool custom_out = false;
+  uint8_t flags = 0;  ///< SyscallFlag bits
+
+  bool has(SyscallFlag f) const { return (flags & f) != 0; }
 };
 
 /// The spec of syscall `nr`, or nullptr when rewind does not support it.
 const SyscallSpec* syscall_spec(long nr);
+
+/// True when syscall `nr` has flag `f` (false for syscalls not in the table).
+bool syscall_has(long nr, SyscallFlag f);
 
 /// The kernel's name for syscall `nr` ("epoll_pwait2"), or "syscall_NNN" when unknown.
 std::string syscall_name(long nr);

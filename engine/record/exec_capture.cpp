@@ -5,11 +5,9 @@
 #include <unistd.h>
 
 #include <climits>
-#include <fstream>
-#include <iterator>
 
 #include "engine/errors.h"
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 
@@ -17,20 +15,6 @@ namespace rwd {
 
 namespace {
 constexpr uint64_t kMaxArgs = 1 << 20;
-
-std::vector<std::string> read_cmdline(pid_t tid) {
-  std::ifstream f("/proc/" + std::to_string(tid) + "/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::string> argv;
-  size_t i = 0;
-  while (i < all.size()) {
-    size_t j = all.find('\0', i);
-    if (j == std::string::npos) j = all.size();
-    argv.push_back(all.substr(i, j - i));
-    i = j + 1;
-  }
-  return argv;
-}
 }  // namespace
 
 void disable_vdso(pid_t tid, const Registers& regs) {
@@ -86,7 +70,7 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
     }
     e.mappings.push_back(std::move(out));
   }
-  e.argv = read_cmdline(tid);
+  e.argv = read_proc_cmdline(tid);
   return e;
 }
 

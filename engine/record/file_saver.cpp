@@ -9,7 +9,7 @@
 #include <cerrno>
 
 #include "engine/errors.h"
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 
 namespace rwd {
 

@@ -18,17 +18,18 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <utility>
 
+#include "engine/arch/clone_args.h"
 #include "engine/arch/insn.h"
 #include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/seccomp_filter.h"
 #include "engine/os/tracee_memory.h"
@@ -139,22 +140,14 @@ void set_timer(long first_us, long interval_us) {
   setitimer(ITIMER_REAL, &it, nullptr);
 }
 
-bool is_fork_like(long nr) {
-  return nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3;
-}
-
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /// True when the kernel has put the task to sleep (state S or D in /proc/TID/stat).
 bool task_sleeping(pid_t tid) {
-  std::ifstream f("/proc/" + std::to_string(tid) + "/stat");
-  std::string line;
-  std::getline(f, line);
-  size_t p = line.rfind(')');
-  return p != std::string::npos && p + 2 < line.size() &&
-         (line[p + 2] == 'S' || line[p + 2] == 'D');
+  char state = proc_task_state(tid);
+  return state == 'S' || state == 'D';
 }
 
 class Recorder {
@@ -342,7 +335,7 @@ RecordResult Recorder::run() {
   root_ = spawn_traced(path.c_str(), argv.data(), envp.data(), nullptr,
                        seccomp_ ? install_syscall_filter : nullptr);
   // Inherited signal state is part of the program's input: replay starts it the same way.
-  SignalMasks masks = signal_masks(root_);
+  ProcSignals masks = read_proc_signals(root_);
   meta.sig_ignored = masks.ignored;
   meta.sig_blocked = masks.blocked;
   // The terminal's SIGINT/SIGQUIT go to the program (same process group); rewind itself waits
@@ -609,19 +602,14 @@ void Recorder::on_syscall_entry(Task& t) {
     throw UnsupportedError("syscall " + std::to_string(nr) + " (" + syscall_name(nr) +
                            ") is not supported yet");
   Group& g = group(t);
-  if ((nr == SYS_execve || nr == SYS_execveat) && g.members.size() > 1)
+  if (spec->has(kExec) && g.members.size() > 1)
     throw UnsupportedError("execve from a multi-threaded process is not supported yet");
-  if (nr == SYS_clone || nr == SYS_clone3) {
-    uint64_t flags = t.entry.rdi;
-    if (nr == SYS_clone3) read_memory_exact(t.tid, t.entry.rdi, &flags, 8);
-    if ((flags & CLONE_VM) && !(flags & (CLONE_THREAD | CLONE_VFORK)))
-      throw UnsupportedError(
-          "the program creates a process sharing its memory (clone with CLONE_VM but not "
-          "CLONE_THREAD); this is not supported yet");
-  }
-  if (nr == SYS_rseq) {
-    // Restartable sequences let the kernel write the CPU number into memory at any time;
-    // report them unavailable, as rr does, and glibc falls back to plain syscalls.
+  if (spec->has(kForkLike) && decode_clone_args(t.tid, t.entry).shared_memory_process())
+    throw UnsupportedError(
+        "the program creates a process sharing its memory (clone with CLONE_VM but not "
+        "CLONE_THREAD); this is not supported yet");
+  if (spec->record == RecordPolicy::Enosys) {
+    // Not run: the program sees it unavailable (syscalls.py says why for each).
     Registers r = t.entry;
     r.orig_rax = uint64_t(-1);
     set_regs(t.tid, r);
@@ -629,7 +617,7 @@ void Recorder::on_syscall_entry(Task& t) {
     t.skip_result = -ENOSYS;
   }
   t.snap = snapshot_entry(t.tid, *spec, t.entry);
-  if (nr == SYS_exit || nr == SYS_exit_group) {
+  if (spec->has(kExit)) {
     Event e;  // no exit stop follows; the Exit event comes with the task's end
     e.kind = EventKind::Syscall;
     e.tid = t.tid;
@@ -663,14 +651,14 @@ void Recorder::on_syscall_exit(Task& t) {
     t.state = RunState::UserRunning;
     return resume_syscall(t);
   }
-  if ((nr == SYS_execve || nr == SYS_execveat) && t.exec_seen && result == 0) {
+  if (syscall_has(nr, kExec) && t.exec_seen && result == 0) {
     Event e = capture_exec(t.tid, *saver_);
     write(e);
     t.buffer = SyscallBuffer{};  // the new image registers its own
     group(t).buffer_exclusions.clear();
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
-  } else if (!(is_fork_like(nr) && t.fork_recorded)) {
+  } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
     const SyscallSpec* spec = syscall_spec(nr);
     Event e;
     e.kind = EventKind::Syscall;
@@ -729,9 +717,7 @@ void Recorder::on_fork_event(Task& t, int event) {
   t.fork_recorded = true;
   Task& c = tasks_[child];
   c.tid = child;
-  uint64_t flags = t.entry.rdi;
-  if (t.entry.orig_rax == SYS_clone3) read_memory_exact(t.tid, t.entry.rdi, &flags, 8);
-  c.pid = (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) ? t.pid : child;
+  c.pid = event == PTRACE_EVENT_CLONE && decode_clone_args(t.tid, t.entry).thread() ? t.pid : child;
   Group& cg = groups_[c.pid];
   if (c.pid == child) {  // a copy of (or, vfork, the same) memory, with the parent's buffers
     c.buffer = t.buffer;
@@ -867,7 +853,7 @@ void Recorder::deliver_signal(Task& t, int sig, const std::array<uint8_t, 128>& 
 }
 
 void Recorder::deliver_and_write(Task& t, Event& e) {
-  if (!(signal_masks(t.tid).caught & (1ull << (e.signo - 1)))) {
+  if (!(read_proc_signals(t.tid).caught & (1ull << (e.signo - 1)))) {
     write(e);  // no handler: the default action, no signal frame
     return resume_syscall(t, e.signo);
   }

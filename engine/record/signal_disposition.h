@@ -11,10 +11,4 @@ namespace rwd {
 /// ignore (SIGCHLD, SIGCONT, SIGURG, SIGWINCH), per /proc/TID/status SigIgn and SigCgt.
 bool signal_is_ignored(pid_t tid, int sig);
 
-/// The SigIgn and SigBlk masks of a task (bit n-1 stands for signal n), from /proc/TID/status.
-struct SignalMasks {
-  uint64_t ignored = 0, blocked = 0, caught = 0;
-};
-SignalMasks signal_masks(pid_t tid);
-
 }  // namespace rwd

@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstddef>
-#include <fstream>
 #include <string>
 
+#include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 #include "preload/rewind_preload_abi.h"
 
@@ -56,13 +56,8 @@ namespace {
 /// True when `sig` is pending for thread `tid` (its own or its process's: /proc/TID/status
 /// SigPnd, ShdPnd, proc(5)).
 bool signal_pending(pid_t tid, int sig) {
-  std::ifstream f("/proc/" + std::to_string(tid) + "/status");
-  std::string line;
-  uint64_t bit = 1ull << (sig - 1);
-  while (std::getline(f, line))
-    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0)
-      if (std::stoull(line.substr(7), nullptr, 16) & bit) return true;
-  return false;
+  ProcSignals s = read_proc_signals(tid);
+  return ((s.pending | s.shared_pending) >> (sig - 1)) & 1;
 }
 }  // namespace
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 
 #include "engine/errors.h"
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/replay/remote_syscall.h"

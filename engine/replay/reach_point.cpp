@@ -16,7 +16,7 @@
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/replay/point_trampoline.h"

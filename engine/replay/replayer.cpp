@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 
+#include "engine/arch/clone_args.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
@@ -38,17 +39,6 @@ namespace rwd {
 namespace {
 
 constexpr uint64_t kPage = 4096;
-
-/// The clone flags of a fork-like syscall at its entry (fork and vfork have fixed ones).
-uint64_t clone_flags(const ReplayTask& t, const Registers& regs) {
-  if (regs.orig_rax == SYS_clone) return regs.rdi;
-  if (regs.orig_rax == SYS_clone3) {
-    uint64_t flags = 0;
-    read_memory_exact(t.tid, regs.rdi, &flags, 8);
-    return flags;
-  }
-  return regs.orig_rax == SYS_vfork ? CLONE_VM | CLONE_VFORK : 0;
-}
 
 // Signal state the first program inherited when recorded (set before fork, read in the child).
 uint64_t g_sig_ignored = 0, g_sig_blocked = 0;
@@ -144,7 +134,7 @@ class ReplaySession::Impl {
   void on_exit(ReplayTask& t, const Event& e);
   void on_syscall_entry(ReplayTask& t, const Event& e);
   void on_sched(ReplayTask& t, const Event& e);
-  void fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e, const Registers& regs);
+  void fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e, const CloneArgs& args);
   void emulate(ReplayTask& t, const Event& e, Registers regs);
   int64_t execute(ReplayTask& t, const Event& e, const Registers& regs);
   void execute_checked(ReplayTask& t, const Event& e, const Registers& regs);
@@ -376,40 +366,32 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   if (s.kind != Stop::Event ||
       (s.sig != PTRACE_EVENT_FORK && s.sig != PTRACE_EVENT_VFORK && s.sig != PTRACE_EVENT_CLONE))
     throw diverged(e, "the replayed " + syscall_name(e.syscallno()) + " created no task");
+  CloneArgs args = decode_clone_args(t.tid, regs);
   ReplayTask c;
   c.rec_tid = e.child_tid;
   c.tid = pid_t(get_event_msg(t.tid));
-  c.pid = s.sig == PTRACE_EVENT_CLONE && (clone_flags(t, regs) & CLONE_THREAD) ? t.pid : c.tid;
-  uint64_t flags = clone_flags(t, regs);
-  if ((flags & CLONE_VM) && !(flags & CLONE_THREAD)) c.vm_parent = t.tid;
+  c.pid = s.sig == PTRACE_EVENT_CLONE && args.thread() ? t.pid : c.tid;
+  if (args.shares_memory() && !args.thread()) c.vm_parent = t.tid;
   if (c.pid == c.tid) {  // a copy of, or the same, memory
     c.syscall_buffer = t.syscall_buffer;
     c.buffer_features = t.buffer_features;
   }
   wait_new_task(c);
-  fix_child_tids(t, c, e, regs);
+  fix_child_tids(t, c, e, args);
   tasks_[e.child_tid] = c;
   t.state = TaskState::ForkPending;
   t.fork_result = e.result;
 }
 
 void Replayer::fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e,
-                              const Registers& regs) {
+                              const CloneArgs& args) {
   // The kernel wrote the new task's real tid where clone was asked to (CLONE_PARENT_SETTID,
   // CLONE_CHILD_SETTID, clone(2)); the program must see the recorded one, as it did.
-  uint64_t flags = clone_flags(parent, regs), ptid = 0, ctid = 0;
-  if (regs.orig_rax == SYS_clone) {
-    ptid = regs.rdx;
-    ctid = regs.r10;
-  } else if (regs.orig_rax == SYS_clone3) {
-    uint64_t args[4] = {};  // struct clone_args: flags, pidfd, child_tid, parent_tid
-    read_memory_exact(parent.tid, regs.rdi, args, sizeof args);
-    ctid = args[2];
-    ptid = args[3];
-  }
   uint32_t tid = uint32_t(e.child_tid);
-  if ((flags & CLONE_PARENT_SETTID) && ptid) write_memory(parent.tid, ptid, &tid, 4);
-  if ((flags & CLONE_CHILD_SETTID) && ctid) write_memory(child.tid, ctid, &tid, 4);
+  if ((args.flags & CLONE_PARENT_SETTID) && args.parent_tid)
+    write_memory(parent.tid, args.parent_tid, &tid, 4);
+  if ((args.flags & CLONE_CHILD_SETTID) && args.child_tid)
+    write_memory(child.tid, args.child_tid, &tid, 4);
 }
 
 void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs) {
@@ -431,31 +413,6 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   }
   const SyscallSpec* spec = syscall_spec(nr);
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
-  switch (nr) {
-    case SYS_mmap:
-      return replay_mmap(t, e, regs);
-    case SYS_mremap:
-      return replay_mremap(t, e, regs);
-    case SYS_fork:
-    case SYS_vfork:
-    case SYS_clone:
-    case SYS_clone3:
-      return replay_fork(t, e, regs);
-    case SYS_exit:
-    case SYS_exit_group:
-      return replay_exit(t, e, regs);
-    case SYS_rt_sigreturn: {  // restores the registers saved in the signal frame
-      RemoteSyscall rs(t, regs.rip - 2, regs);
-      rs.call(SYS_rt_sigreturn);
-      return;
-    }
-    case SYS_execve:
-    case SYS_execveat:
-    case SYS_rseq:
-      return emulate(t, e, regs);
-    default:
-      break;
-  }
   switch (spec->replay) {
     case ReplayPolicy::Emulate:
       return emulate(t, e, regs);
@@ -465,8 +422,19 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
       execute(t, e, regs);
       return finish_syscall(t.tid, regs, e.result);
     }
-    case ReplayPolicy::Special:
-      return emulate(t, e, regs);
+    case ReplayPolicy::Mmap:
+      return replay_mmap(t, e, regs);
+    case ReplayPolicy::Mremap:
+      return replay_mremap(t, e, regs);
+    case ReplayPolicy::Fork:
+      return replay_fork(t, e, regs);
+    case ReplayPolicy::Exit:
+      return replay_exit(t, e, regs);
+    case ReplayPolicy::Sigreturn: {
+      RemoteSyscall rs(t, regs.rip - 2, regs);
+      rs.call(SYS_rt_sigreturn);
+      return;
+    }
   }
 }
 

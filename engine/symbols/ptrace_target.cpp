@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/errors.h"
+#include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/symbols/target.h"
 
@@ -33,14 +34,7 @@ std::vector<ProcMapping> PtraceTarget::mappings() {
 }
 
 std::vector<uint8_t> PtraceTarget::auxv() {
-  std::string path = "/proc/" + std::to_string(pid_) + "/auxv";
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw SystemError(path, errno);
-  std::vector<uint8_t> out(4096);
-  ssize_t n = ::read(fd, out.data(), out.size());
-  ::close(fd);
-  out.resize(n > 0 ? size_t(n) : 0);
-  return out;
+  return read_proc_auxv(pid_);
 }
 
 }  // namespace rwd

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/arch/registers.h"
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 
 namespace rwd {
 

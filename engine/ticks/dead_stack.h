@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 
 namespace rwd {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 
 namespace rwd {
 

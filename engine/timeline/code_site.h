@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 
 namespace rwd {
 

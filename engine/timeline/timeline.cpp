@@ -14,17 +14,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
 
+#include "engine/arch/clone_args.h"
 #include "engine/arch/insn.h"
 #include "engine/arch/siginfo.h"
+#include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
@@ -606,8 +606,7 @@ class Timeline::Engine : public ReplayObserver {
     here.event = next;
     here.tid = t.rec_tid;
     Registers r = get_regs(t.tid);
-    bool ending =
-        (r.orig_rax == SYS_exit_group || r.orig_rax == SYS_exit) && session_->tasks().size() == 1;
+    bool ending = syscall_has(long(r.orig_rax), kExit) && session_->tasks().size() == 1;
     // The end of the trace is the last task at its exit, still inspectable: where forward
     // runs stop, and seeks to any later event (the exit's own, its task's end).
     bool seek_past = run_.kind == Run::Goto && run_.report.reason == StopReason::Seek &&
@@ -828,35 +827,24 @@ class Timeline::Engine : public ReplayObserver {
 
   /// Whether event `e` may have replaced mapped pages (and so patched breakpoints).
   static bool changes_mappings(const Event& e) {
-    if (e.kind != EventKind::Syscall) return false;
-    long nr = e.syscallno();
-    return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mremap || nr == SYS_shmat;
+    return e.kind == EventKind::Syscall && syscall_has(e.syscallno(), kChangesMappings);
   }
 
   /// Whether the process-creating syscall `e` (by task `tid`, stopped just after it) gave
-  /// the child the parent's memory rather than a copy: vfork, or CLONE_VM in clone's flags
-  /// or in clone3's struct clone_args (its first field; clone(2)).
+  /// the child the parent's memory rather than a copy (vfork, CLONE_VM).
   static bool shares_memory(const Event& e, pid_t tid) {
-    long nr = e.syscallno();
-    if (nr == SYS_vfork) return true;
-    if (nr == SYS_clone) return e.regs.rdi & CLONE_VM;
-    if (nr == SYS_clone3) {
-      std::vector<uint8_t> flags = rwd::read_memory(tid, e.regs.rdi, 8);
-      uint64_t f = 0;
-      if (flags.size() == 8) std::memcpy(&f, flags.data(), 8);
-      return f & CLONE_VM;
+    try {
+      return decode_clone_args(tid, e.regs).shares_memory();
+    } catch (const Error&) {  // clone3's arguments gone from memory: a copy, as fork makes
+      return false;
     }
-    return false;
   }
 
   /// Whether event `e` mapped executable code (see Timeline::set_stop_at_code_mappings).
   static bool maps_code(const Event& e) {
     if (e.kind == EventKind::Exec) return true;
     if (e.kind != EventKind::Syscall || (e.result < 0 && e.result > -4096)) return false;
-    long nr = e.syscallno();
-    if (nr == SYS_mmap) return e.regs.rdx & PROT_EXEC;
-    if (nr == SYS_mprotect || nr == SYS_pkey_mprotect) return e.regs.rdx & PROT_EXEC;
-    return false;
+    return syscall_has(e.syscallno(), kMapsCode) && (e.regs.rdx & PROT_EXEC);
   }
 
   /// Whether event `e` moved its task as one step does: a syscall or an emulated rdtsc
@@ -1302,11 +1290,7 @@ class Timeline::Engine : public ReplayObserver {
 
   CheckpointStats checkpoint_stats() const { return checkpoints_.stats(); }
 
-  std::vector<uint8_t> auxv(pid_t rec_tid) {
-    const ReplayTask& t = task(rec_tid);
-    std::ifstream in("/proc/" + std::to_string(t.pid) + "/auxv", std::ios::binary);
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-  }
+  std::vector<uint8_t> auxv(pid_t rec_tid) { return read_proc_auxv(task(rec_tid).pid); }
 
   BreakpointTable bps_;
   std::vector<Watch> watches_;

@@ -13,7 +13,7 @@
 
 #include "engine/arch/registers.h"
 #include "engine/os/debug_registers.h"
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 #include "engine/timeline/code_site.h"
 #include "engine/trace/event.h"
 

@@ -14,7 +14,7 @@
 #include <cstring>
 
 #include "engine/arch/displaced_code.h"
-#include "engine/os/proc_maps.h"
+#include "engine/os/proc.h"
 
 using namespace rwd;
 

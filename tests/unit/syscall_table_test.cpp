@@ -1,6 +1,8 @@
 #include "engine/arch/syscall_table.h"
 
 #include <asm/ioctls.h>
+#include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 
 #include <catch2/catch.hpp>
@@ -26,7 +28,11 @@ TEST_CASE("the table describes out-parameters from the man pages") {
 TEST_CASE("address-space syscalls run for real; unknown ones are unsupported") {
   CHECK(syscall_spec(SYS_brk)->replay == ReplayPolicy::Execute);
   CHECK(syscall_spec(SYS_mprotect)->replay == ReplayPolicy::Execute);
-  CHECK(syscall_spec(SYS_mmap)->replay == ReplayPolicy::Special);
+  CHECK(syscall_spec(SYS_mmap)->replay == ReplayPolicy::Mmap);
+  CHECK(syscall_spec(SYS_mremap)->replay == ReplayPolicy::Mremap);
+  CHECK(syscall_spec(SYS_clone3)->replay == ReplayPolicy::Fork);
+  CHECK(syscall_spec(SYS_exit_group)->replay == ReplayPolicy::Exit);
+  CHECK(syscall_spec(SYS_rt_sigreturn)->replay == ReplayPolicy::Sigreturn);
   CHECK(syscall_spec(SYS_set_tid_address)->replay == ReplayPolicy::ExecuteSetResult);
   CHECK(syscall_spec(SYS_io_uring_setup) == nullptr);
   CHECK(syscall_spec(100000) == nullptr);
@@ -50,4 +56,53 @@ TEST_CASE("ioctl output sizes: encoded requests and the terminal table") {
   CHECK(ioctl_output_size(0x80045430) == 4);  // TIOCGPTN: _IOR('T', 0x30, unsigned int)
   CHECK(ioctl_output_size(0x40045431) == 0);  // TIOCSPTLCK: _IOW, nothing written back
   CHECK(ioctl_output_size(0x5499) == -1);     // unknown legacy request
+}
+
+TEST_CASE("flags, record policy and blocking rules come from the declaration") {
+  CHECK(syscall_has(SYS_mmap, kChangesMappings));
+  CHECK(syscall_has(SYS_mmap, kMapsCode));
+  CHECK(syscall_has(SYS_mprotect, kMapsCode));
+  CHECK_FALSE(syscall_has(SYS_mprotect, kChangesMappings));
+  CHECK(syscall_has(SYS_munmap, kChangesMappings));
+  for (long nr : {SYS_fork, SYS_vfork, SYS_clone, SYS_clone3}) CHECK(syscall_has(nr, kForkLike));
+  CHECK(syscall_has(SYS_execve, kExec));
+  CHECK(syscall_has(SYS_exit, kExit));
+  CHECK_FALSE(syscall_has(SYS_read, kExit));
+  CHECK_FALSE(syscall_has(100000, kExit));
+  CHECK(syscall_spec(SYS_rseq)->record == RecordPolicy::Enosys);
+  CHECK(syscall_spec(SYS_read)->record == RecordPolicy::Record);
+  CHECK(syscall_spec(SYS_read)->blocks == BlockRule::UnlessRegular);
+  CHECK(syscall_spec(SYS_pread64)->blocks == BlockRule::Never);
+  CHECK(syscall_spec(SYS_futex)->blocks == BlockRule::FutexOp);
+  CHECK(syscall_spec(SYS_fcntl)->blocks == BlockRule::FcntlLock);
+  CHECK(syscall_spec(SYS_ioctl)->custom_out);
+  CHECK_FALSE(syscall_spec(SYS_read)->custom_out);
+  // The table is ordered by number, as syscall_spec's binary search needs.
+  long last = -1;
+  for (long nr = 0; nr < 470; ++nr)
+    if (const SyscallSpec* s = syscall_spec(nr)) {
+      CHECK(s->nr > last);
+      last = s->nr;
+    }
+}
+
+// librewind_preload.so's rules (preload/rules.c, generated from the same declaration).
+extern "C" int rwd_may_buffer(long nr);
+
+TEST_CASE("the preload library buffers only syscalls the engine can replay") {
+  int buffered = 0;
+  for (long nr = 0; nr < 470; ++nr) {
+    if (!rwd_may_buffer(nr)) continue;
+    ++buffered;
+    INFO("syscall " << nr << " (" << syscall_name(nr) << ")");
+    const SyscallSpec* s = syscall_spec(nr);
+    REQUIRE(s);
+    CHECK(s->replay == ReplayPolicy::Emulate);  // a buffered call is never run in replay
+    CHECK(s->record == RecordPolicy::Record);
+  }
+  CHECK(buffered > 80);
+  CHECK(rwd_may_buffer(SYS_read));
+  CHECK(rwd_may_buffer(SYS_futex));
+  CHECK_FALSE(rwd_may_buffer(SYS_mmap));
+  CHECK_FALSE(rwd_may_buffer(-1));
 }

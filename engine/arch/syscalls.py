@@ -1,0 +1,375 @@
+"""Everything rewind knows about each x86-64 system call, declared once.
+
+tools/gen_syscalls.py reads this file at build time and writes, into the build tree:
+  syscall_specs.inc   the engine's table (engine/arch/syscall_table.cpp): replay policy,
+                      out-parameters, output kind, may-block rule, flags
+  syscall_names.inc   every syscall's name, from the kernel header plus NEWER below
+  ioctl_sizes.inc     the ioctl requests known by name and what they write
+  preload_rules.inc   librewind_preload.so's buffering rules (preload/rules.c)
+  preload_ioctls.inc  the ioctl requests it buffers
+
+A syscall not declared here is unsupported: recording stops with its name
+(DESIGN.md "Recording"). Argument meanings come from each syscall's man page (section 2).
+
+Vocabulary (mirrors engine/arch/syscall_table.h):
+  replay   EMULATE: not run in replay; result and out-parameters come from the trace.
+           EXECUTE: run for real (address space, signal state); the result must match.
+           EXECUTE_SET_RESULT: run for real, then the recorded result is set (it names a tid).
+           MMAP, MREMAP, FORK, EXIT, SIGRETURN: run by the replayer's code for that kind.
+  record   RECORD: run by the kernel and recorded. ENOSYS: the recorder answers -ENOSYS
+           without running it (as rr does for rseq), and replay emulates that answer.
+  out      out-parameters (what the kernel writes): fixed(arg, bytes), result(arg, cap_arg),
+           result_times(arg, cap_arg, elem), arg_bytes(arg, size_arg),
+           arg_times(arg, size_arg, elem), len_ptr(arg, len_arg), iov(arg, count_arg),
+           fdset(arg, nfds_arg); fixed_always: written on failure too. CUSTOM: decided by an
+           argument's value in engine/record/syscall_capture.cpp (ioctl, fcntl, prctl, recvmsg).
+  output   BUFFER / IOV: what a write-like call sends, for replay to print it again.
+  blocks   NEVER, UNLESS_REGULAR (may wait unless the fd is a regular file), MAY_BLOCK,
+           FUTEX_OP (by futex operation), FCNTL_LOCK (F_SETLKW, F_OFD_SETLKW): the recorder
+           lets another task run while such a call waits (rr's "desched"), and the preload
+           library buffers a call that may block only with its desched counter armed.
+  flags    CHANGES_MAPPINGS (may replace mapped pages), MAPS_CODE (argument 2 holds PROT bits;
+           with PROT_EXEC it maps code), FORK_LIKE, EXEC, EXIT.
+  buffer   how librewind_preload.so makes the call without a ptrace stop (preload/rules.h):
+           kind NO_OUT, FIXED(arg, size), BY_RESULT(arg, size_arg), ITEMS_BY_RESULT(arg,
+           size_arg, elem), IN_OUT_ARRAY(arg, size_arg, elem), VECTOR(kind); fd is the fd_check,
+           when the condition on its arguments (preload/rules.c, condition_holds). None: traced.
+"""
+
+# Sizes of kernel structures on x86-64 (bytes).
+STAT, STATX, STATFS, TIMESPEC, TIMEVAL, TIMEZONE = 144, 256, 120, 16, 16, 8
+RUSAGE, SIGINFO, RLIMIT, UTSNAME, SYSINFO, TMS = 144, 128, 16, 390, 112, 32
+ITIMERVAL, ITIMERSPEC, SIGSET, SOCKLEN, EPOLL_EVENT, POLLFD = 32, 32, 8, 4, 12, 8
+MMSGHDR, CAP_DATA, SCHED_PARAM = 64, 24, 4
+
+
+def _out(arg, rule, n=0, size_arg=-1, on_error=False):
+    return dict(arg=arg, rule=rule, n=n, size_arg=size_arg, on_error=on_error)
+
+
+def fixed(arg, n):
+    return _out(arg, "Fixed", n)
+
+
+def fixed_always(arg, n):
+    return _out(arg, "Fixed", n, on_error=True)
+
+
+def result(arg, cap):
+    return _out(arg, "Result", size_arg=cap)
+
+
+def result_times(arg, cap, n):
+    return _out(arg, "ResultTimes", n, cap)
+
+
+def arg_bytes(arg, size_arg):
+    return _out(arg, "Arg", size_arg=size_arg)
+
+
+def arg_times(arg, size_arg, n):
+    return _out(arg, "ArgTimes", n, size_arg)
+
+
+def len_ptr(arg, len_arg):
+    return _out(arg, "LenPtr", size_arg=len_arg)
+
+
+def iov(arg, count_arg):
+    return _out(arg, "Iov", size_arg=count_arg)
+
+
+def fdset(arg, nfds_arg):
+    return _out(arg, "FdSet", size_arg=nfds_arg, on_error=True)
+
+
+CUSTOM = "custom"
+
+
+def buffered(kind, fd="ANY_FD", when="ALWAYS", arg=-1, size=0, size_arg=0, elem=0,
+             vector="NOT_VECTOR"):
+    return dict(kind=kind, fd=fd, when=when, arg=arg, size=size, size_arg=size_arg, elem=elem,
+                vector=vector)
+
+
+def NO_OUT(fd="ANY_FD", when="ALWAYS"):
+    return buffered("NO_OUT", fd, when)
+
+
+def FIXED(arg, size, fd="ANY_FD", when="ALWAYS"):
+    return buffered("FIXED", fd, when, arg=arg, size=size)
+
+
+def BY_RESULT(arg, size_arg, fd="ANY_FD", when="ALWAYS"):
+    return buffered("BY_RESULT", fd, when, arg=arg, size_arg=size_arg)
+
+
+def ITEMS_BY_RESULT(arg, size_arg, elem, fd="ANY_FD", when="ALWAYS"):
+    return buffered("ITEMS_BY_RESULT", fd, when, arg=arg, size_arg=size_arg, elem=elem)
+
+
+def IN_OUT_ARRAY(arg, size_arg, elem, fd="ANY_FD", when="ALWAYS"):
+    return buffered("IN_OUT_ARRAY", fd, when, arg=arg, size_arg=size_arg, elem=elem)
+
+
+def VECTOR(kind, fd="ANY_FD", when="ALWAYS"):
+    return buffered("VECTOR", fd, when, vector=kind)
+
+
+SYSCALLS = {}
+
+
+def S(name, replay="EMULATE", out=(), output=None, blocks="NEVER", flags=(), record="RECORD",
+      buffer=None):
+    """Declares syscall `name` (its number comes from the kernel header or NEWER)."""
+    assert name not in SYSCALLS, name
+    SYSCALLS[name] = dict(replay=replay, out=out, output=output, blocks=blocks,
+                          flags=tuple(flags), record=record, buffer=buffer)
+
+
+# Syscalls newer than the build host's kernel headers: number and name.
+NEWER = {451: "cachestat", 452: "fchmodat2", 453: "map_shadow_stack", 454: "futex_wake",
+         455: "futex_wait", 456: "futex_requeue", 457: "statmount", 458: "listmount",
+         459: "lsm_get_self_attr", 460: "lsm_set_self_attr", 461: "lsm_list_modules",
+         462: "mseal", 463: "setxattrat", 464: "getxattrat", 465: "listxattrat",
+         466: "removexattrat", 467: "open_tree_attr"}
+
+# ioctl requests known by name (ioctl_tty(2), ioctl_fionread(2), ioctl_ficlone(2)): the bytes
+# the kernel writes at argument 2 (0: nothing), and, where the preload library buffers the
+# request, its fd_check. Other requests are decoded from their _IOC direction and size bits.
+IOCTLS = [
+    ("TCGETS", 36, "ANY_FD"),  # struct termios, the kernel's layout
+    ("TIOCGWINSZ", 8, "ANY_FD"),
+    ("TIOCGPGRP", 4, "ANY_FD"),
+    ("TIOCGSID", 4, None),
+    ("FIONREAD", 4, "ANY_FD"),
+    ("TIOCOUTQ", 4, None),
+    ("TIOCGETD", 4, None),
+    ("TIOCMGET", 4, None),
+    ("FICLONE", 0, "REGULAR_FILE"),
+    ("TCSETS", 0, None),
+    ("TCSETSW", 0, None),
+    ("TCSETSF", 0, None),
+    ("TIOCSWINSZ", 0, None),
+    ("TIOCSPGRP", 0, None),
+    ("FIONBIO", 0, None),
+    ("FIOCLEX", 0, None),
+    ("FIONCLEX", 0, None),
+    ("FIOASYNC", 0, None),
+    ("TCFLSH", 0, None),
+    ("TCXONC", 0, None),
+    ("TCSBRK", 0, None),
+    ("TIOCSCTTY", 0, None),
+    ("TIOCNOTTY", 0, None),
+    ("TIOCEXCL", 0, None),
+    ("TIOCNXCL", 0, None),
+]
+
+# --- File I/O: emulated; replay never touches the file system. ---
+S("read", out=[result(1, 2)], blocks="UNLESS_REGULAR", buffer=BY_RESULT(1, 2))
+S("write", output="BUFFER", blocks="UNLESS_REGULAR", buffer=NO_OUT("NOT_OUTPUT"))
+S("pread64", out=[result(1, 2)], buffer=BY_RESULT(1, 2, "REGULAR_FILE"))
+S("pwrite64", output="BUFFER", buffer=NO_OUT("REGULAR_NOT_OUTPUT"))
+S("readv", out=[iov(1, 2)], blocks="UNLESS_REGULAR", buffer=VECTOR("IOV_READ"))
+S("writev", output="IOV", blocks="UNLESS_REGULAR", buffer=NO_OUT("NOT_OUTPUT"))
+S("preadv", out=[iov(1, 2)], buffer=VECTOR("IOV_READ", "REGULAR_FILE"))
+S("pwritev", output="IOV", buffer=NO_OUT("REGULAR_NOT_OUTPUT"))
+S("preadv2", out=[iov(1, 2)])
+S("pwritev2", output="IOV")
+S("open", blocks="MAY_BLOCK")
+S("openat", blocks="MAY_BLOCK", buffer=NO_OUT(when="OPEN_FLAGS"))  # a FIFO waits for its peer
+S("openat2")
+S("creat")
+S("close", buffer=NO_OUT())
+S("close_range")
+S("lseek", buffer=NO_OUT())
+S("stat", out=[fixed(1, STAT)], buffer=FIXED(1, STAT))
+S("fstat", out=[fixed(1, STAT)], buffer=FIXED(1, STAT))
+S("lstat", out=[fixed(1, STAT)], buffer=FIXED(1, STAT))
+S("newfstatat", out=[fixed(2, STAT)], buffer=FIXED(2, STAT))
+S("statx", out=[fixed(4, STATX)], buffer=FIXED(4, STATX))
+S("statfs", out=[fixed(1, STATFS)], buffer=FIXED(1, STATFS))
+S("fstatfs", out=[fixed(1, STATFS)], buffer=FIXED(1, STATFS))
+S("access", buffer=NO_OUT())
+S("faccessat", buffer=NO_OUT())
+S("faccessat2", buffer=NO_OUT())
+S("readlink", out=[result(1, 2)], buffer=BY_RESULT(1, 2))
+S("readlinkat", out=[result(2, 3)], buffer=BY_RESULT(2, 3))
+S("getdents", out=[result(1, 2)])
+S("getdents64", out=[result(1, 2)], buffer=BY_RESULT(1, 2))
+S("getcwd", out=[result(0, 1)], buffer=BY_RESULT(0, 1))
+S("chdir")
+S("fchdir")
+for _name in ["rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat",
+              "unlink", "unlinkat", "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
+              "chown", "fchown", "lchown", "fchownat", "utimensat", "truncate", "umask"]:
+    S(_name, buffer=NO_OUT())  # changes to the file system: no out-parameter
+for _name in ["mknod", "mknodat", "utime", "utimes", "futimesat", "fallocate", "sync", "syncfs",
+              "sync_file_range", "readahead", "dup", "dup2", "dup3", "tee"]:
+    S(_name, blocks="MAY_BLOCK" if _name == "tee" else "NEVER")
+S("ftruncate", buffer=NO_OUT("REGULAR_FILE"))
+S("fsync", buffer=NO_OUT("REGULAR_FILE"))
+S("fdatasync", buffer=NO_OUT("REGULAR_FILE"))
+S("flock", blocks="MAY_BLOCK")
+S("fadvise64", buffer=NO_OUT("REGULAR_FILE"))
+S("pipe", out=[fixed(0, 8)])
+S("pipe2", out=[fixed(0, 8)])
+S("sendfile", out=[fixed(2, 8)], blocks="MAY_BLOCK")
+S("copy_file_range", out=[fixed(1, 8), fixed(3, 8)],
+  buffer=NO_OUT("REGULAR_FILE", "NO_OFFSETS"))
+S("splice", out=[fixed(1, 8), fixed(3, 8)], blocks="MAY_BLOCK")
+S("getxattr", out=[result(2, 3)], buffer=BY_RESULT(2, 3))
+S("lgetxattr", out=[result(2, 3)], buffer=BY_RESULT(2, 3))
+S("fgetxattr", out=[result(2, 3)], buffer=BY_RESULT(2, 3, "REGULAR_FILE"))
+S("listxattr", out=[result(1, 2)], buffer=BY_RESULT(1, 2))
+S("llistxattr", out=[result(1, 2)], buffer=BY_RESULT(1, 2))
+S("flistxattr", out=[result(1, 2)], buffer=BY_RESULT(1, 2, "REGULAR_FILE"))
+S("setxattr", buffer=NO_OUT())
+S("lsetxattr", buffer=NO_OUT())
+S("fsetxattr", buffer=NO_OUT("REGULAR_FILE"))
+S("removexattr", buffer=NO_OUT())
+S("lremovexattr", buffer=NO_OUT())
+S("fremovexattr")
+S("memfd_create")
+S("inotify_init1")
+S("inotify_add_watch")
+S("inotify_rm_watch")
+S("eventfd")
+S("eventfd2")
+# librewind_preload.so's desched counter (and a program's own counters): replay never opens
+# one; reads from it are emulated like any other.
+S("perf_event_open")
+S("ioctl", out=CUSTOM, buffer=NO_OUT(when="IOCTL_KNOWN"))
+S("fcntl", out=CUSTOM, blocks="FCNTL_LOCK", buffer=NO_OUT(when="FCNTL_KNOWN"))
+
+# --- Waiting for I/O. ---
+S("poll", out=[arg_times(0, 1, POLLFD)], blocks="MAY_BLOCK", buffer=IN_OUT_ARRAY(0, 1, POLLFD))
+S("ppoll", out=[arg_times(0, 1, POLLFD), fixed_always(2, TIMESPEC)], blocks="MAY_BLOCK",
+  buffer=IN_OUT_ARRAY(0, 1, POLLFD, when="PPOLL_PLAIN"))
+S("select", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMEVAL)],
+  blocks="MAY_BLOCK")
+S("pselect6", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMESPEC)],
+  blocks="MAY_BLOCK")
+S("epoll_create")
+S("epoll_create1")
+S("epoll_ctl")
+S("epoll_wait", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
+  buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT))
+S("epoll_pwait", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
+  buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT, when="ARG4_NULL"))  # no signal mask
+S("epoll_pwait2", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK")
+
+# --- Sockets: emulated, so replay works with the peer gone. ---
+S("socket")
+S("socketpair", out=[fixed(3, 8)])
+S("connect", blocks="MAY_BLOCK")
+S("bind")
+S("listen")
+S("accept", out=[len_ptr(1, 2), fixed(2, SOCKLEN)], blocks="MAY_BLOCK")
+S("accept4", out=[len_ptr(1, 2), fixed(2, SOCKLEN)], blocks="MAY_BLOCK")
+S("getsockname", out=[len_ptr(1, 2), fixed(2, SOCKLEN)])
+S("getpeername", out=[len_ptr(1, 2), fixed(2, SOCKLEN)])
+S("getsockopt", out=[len_ptr(3, 4), fixed(4, SOCKLEN)])
+S("setsockopt")
+S("shutdown")
+S("sendto", output="BUFFER", blocks="MAY_BLOCK", buffer=NO_OUT("NOT_OUTPUT"))
+S("recvfrom", out=[result(1, 2), len_ptr(4, 5), fixed(5, SOCKLEN)], blocks="MAY_BLOCK",
+  buffer=BY_RESULT(1, 2, when="ARG4_NULL"))  # no source address
+# sendmsg reads the header and writes nothing; recvmsg without control data (hook.c).
+S("sendmsg", blocks="MAY_BLOCK", buffer=NO_OUT("NOT_OUTPUT"))
+S("recvmsg", out=CUSTOM, blocks="MAY_BLOCK", buffer=VECTOR("MSG_READ"))
+S("sendmmsg", out=[result_times(1, 2, MMSGHDR)], blocks="MAY_BLOCK")
+
+# --- Time and randomness: the nondeterminism rewind exists to capture. ---
+S("clock_gettime", out=[fixed(1, TIMESPEC)], buffer=FIXED(1, TIMESPEC, when="ARG1_SET"))
+S("clock_getres", out=[fixed(1, TIMESPEC)])
+S("gettimeofday", out=[fixed(0, TIMEVAL), fixed(1, TIMEZONE)],
+  buffer=FIXED(0, TIMEVAL, when="TV_ONLY"))
+S("time", out=[fixed(0, 8)])
+S("nanosleep", out=[fixed_always(1, TIMESPEC)], blocks="MAY_BLOCK")
+S("clock_nanosleep", out=[fixed_always(3, TIMESPEC)], blocks="MAY_BLOCK")
+S("getrandom", out=[result(0, 1)], buffer=BY_RESULT(0, 1, when="NONBLOCK_RANDOM"))
+S("times", out=[fixed(0, TMS)])
+S("getitimer", out=[fixed(1, ITIMERVAL)])
+S("setitimer", out=[fixed(2, ITIMERVAL)])
+S("alarm")
+S("timer_create", out=[fixed(2, 4)])
+S("timer_settime", out=[fixed(3, ITIMERSPEC)])
+S("timer_gettime", out=[fixed(1, ITIMERSPEC)])
+S("timer_getoverrun")
+S("timer_delete")
+S("timerfd_create")
+S("timerfd_settime", out=[fixed(3, ITIMERSPEC)])
+S("timerfd_gettime", out=[fixed(1, ITIMERSPEC)])
+
+# --- Identity and system information. ---
+for _name in ["getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid",
+              "getpgrp"]:
+    S(_name, buffer=NO_OUT())
+S("getresuid", out=[fixed(0, 4), fixed(1, 4), fixed(2, 4)])
+S("getresgid", out=[fixed(0, 4), fixed(1, 4), fixed(2, 4)])
+S("getgroups", out=[result_times(1, 0, 4)])
+for _name in ["setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
+              "getpgid", "setpgid", "getsid", "setsid", "capset", "setrlimit", "getpriority",
+              "setpriority", "personality", "sched_setaffinity", "sched_setparam",
+              "sched_getscheduler", "sched_setscheduler", "sched_get_priority_max",
+              "sched_get_priority_min", "ioprio_get", "ioprio_set", "membarrier"]:
+    S(_name)
+S("capget", out=[fixed(0, 8), fixed(1, CAP_DATA)])
+S("uname", out=[fixed(0, UTSNAME)], buffer=FIXED(0, UTSNAME))
+S("sysinfo", out=[fixed(0, SYSINFO)], buffer=FIXED(0, SYSINFO))
+# Reading limits only is buffered: a new limit stays traced (the kernel's behaviour in replay
+# can depend on it).
+S("getrlimit", out=[fixed(1, RLIMIT)], buffer=FIXED(1, RLIMIT))
+S("prlimit64", out=[fixed(3, RLIMIT)], buffer=FIXED(3, RLIMIT, when="ARG2_NULL"))
+S("getrusage", out=[fixed(1, RUSAGE)], buffer=FIXED(1, RUSAGE))
+S("prctl", out=CUSTOM)
+S("getcpu", out=[fixed(0, 4), fixed(1, 4)])
+S("sched_yield", blocks="MAY_BLOCK")
+S("sched_getaffinity", out=[result(2, 1)])
+S("sched_getparam", out=[fixed(1, SCHED_PARAM)])
+S("sched_getattr", out=[arg_bytes(1, 2)])
+S("futex", blocks="FUTEX_OP", buffer=NO_OUT(when="FUTEX_KNOWN"))
+S("get_robust_list", out=[fixed(1, 8), fixed(2, 8)])
+S("set_robust_list", replay="EXECUTE")
+S("set_tid_address", replay="EXECUTE_SET_RESULT")
+# Restartable sequences let the kernel write the CPU number into memory at any time: reported
+# unavailable, as rr does, and glibc falls back to plain syscalls.
+S("rseq", record="ENOSYS")
+
+# --- Address space: run for real at the recorded addresses. ---
+S("brk", replay="EXECUTE")
+S("mmap", replay="MMAP", flags=["CHANGES_MAPPINGS", "MAPS_CODE"])
+S("munmap", replay="EXECUTE", flags=["CHANGES_MAPPINGS"])
+S("mprotect", replay="EXECUTE", flags=["MAPS_CODE"])
+S("mremap", replay="MREMAP", flags=["CHANGES_MAPPINGS"])
+S("madvise", replay="EXECUTE")
+for _name in ["msync", "mincore", "mlock", "munlock", "mlockall", "munlockall"]:
+    S(_name)
+S("arch_prctl", replay="EXECUTE")
+
+# --- Signals: handler state is real in replay, so that faults are delivered the same way. ---
+S("rt_sigaction", replay="EXECUTE")
+S("rt_sigprocmask", replay="EXECUTE")
+S("sigaltstack", replay="EXECUTE")
+S("rt_sigreturn", replay="SIGRETURN")  # restores the registers saved in the signal frame
+S("rt_sigpending", out=[fixed(0, SIGSET)])
+S("rt_sigtimedwait", out=[fixed(1, SIGINFO)], blocks="MAY_BLOCK")
+S("rt_sigsuspend", blocks="MAY_BLOCK")
+S("pause", blocks="MAY_BLOCK")
+for _name in ["kill", "tkill", "tgkill", "rt_sigqueueinfo", "signalfd4"]:
+    S(_name)
+S("restart_syscall", blocks="MAY_BLOCK")
+
+# --- Processes. ---
+for _name in ["fork", "vfork", "clone", "clone3"]:
+    S(_name, replay="FORK", flags=["FORK_LIKE"])
+# A successful exec is an Exec event of its own; a syscall event is a failed exec, emulated.
+S("execve", flags=["EXEC"])
+S("execveat", flags=["EXEC"])
+S("exit", replay="EXIT", flags=["EXIT"])
+S("exit_group", replay="EXIT", flags=["EXIT"])
+S("wait4", out=[fixed(1, 4), fixed(3, RUSAGE)], blocks="MAY_BLOCK")
+S("waitid", out=[fixed(2, SIGINFO), fixed(4, RUSAGE)], blocks="MAY_BLOCK")
+S("pidfd_open")
+S("pidfd_send_signal")

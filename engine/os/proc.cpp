@@ -1,0 +1,118 @@
+#include "proc.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "engine/errors.h"
+
+namespace rwd {
+
+int ProcMapping::prot() const {
+  return (read ? PROT_READ : 0) | (write ? PROT_WRITE : 0) | (exec ? PROT_EXEC : 0);
+}
+
+bool ProcMapping::is_special() const {
+  return path == "[vdso]" || path == "[vvar]" || path == "[vsyscall]" ||
+         path.rfind("[vvar", 0) == 0 || path == "[uprobes]";
+}
+
+std::string strip_deleted_suffix(std::string p) {
+  const std::string d = " (deleted)";
+  if (p.size() > d.size() && p.compare(p.size() - d.size(), d.size(), d) == 0)
+    p.resize(p.size() - d.size());
+  return p;
+}
+
+std::vector<ProcMapping> read_proc_maps(pid_t pid) {
+  std::string p = "/proc/" + std::to_string(pid) + "/maps";
+  std::ifstream f(p);
+  if (!f) throw_errno("open " + p);
+  std::vector<ProcMapping> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    ProcMapping m;
+    char perms[8] = {};
+    unsigned long long start, end, off, inode;
+    int pos = 0;
+    unsigned dmaj, dmin;
+    if (sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &dmaj,
+               &dmin, &inode, &pos) < 7)
+      continue;
+    m.start = start;
+    m.end = end;
+    m.offset = off;
+    m.inode = inode;
+    m.read = perms[0] == 'r';
+    m.write = perms[1] == 'w';
+    m.exec = perms[2] == 'x';
+    m.shared = perms[3] == 's';
+    if (pos > 0 && size_t(pos) <= line.size()) m.path = line.substr(size_t(pos));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+namespace {
+/// The whole of /proc/ID/NAME ("" when it cannot be read).
+std::string read_proc_file(pid_t id, const char* name) {
+  std::ifstream f("/proc/" + std::to_string(id) + "/" + name, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+char proc_task_state(pid_t tid) {
+  // The command name may hold spaces and parentheses: the state follows the last ')'.
+  std::string stat = read_proc_file(tid, "stat");
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '\0';
+}
+
+ProcSignals read_proc_signals(pid_t tid) {
+  std::istringstream in(read_proc_file(tid, "status"));
+  ProcSignals s;
+  std::string line;
+  auto field = [&](const char* name, uint64_t& out) {
+    if (line.rfind(name, 0) == 0) out = std::stoull(line.substr(7), nullptr, 16);
+  };
+  while (std::getline(in, line)) {
+    field("SigPnd:", s.pending);
+    field("ShdPnd:", s.shared_pending);
+    field("SigBlk:", s.blocked);
+    field("SigIgn:", s.ignored);
+    field("SigCgt:", s.caught);
+  }
+  return s;
+}
+
+std::vector<uint8_t> read_proc_auxv(pid_t pid) {
+  std::string path = "/proc/" + std::to_string(pid) + "/auxv";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw SystemError(path, errno);
+  std::vector<uint8_t> out(4096);  // 2 * 8 bytes per entry: far more than the kernel's few dozen
+  ssize_t n = ::read(fd, out.data(), out.size());
+  ::close(fd);
+  out.resize(n > 0 ? size_t(n) : 0);
+  return out;
+}
+
+std::vector<std::string> read_proc_cmdline(pid_t tid) {
+  std::string all = read_proc_file(tid, "cmdline");
+  std::vector<std::string> argv;
+  size_t i = 0;
+  while (i < all.size()) {
+    size_t j = all.find('\0', i);
+    if (j == std::string::npos) j = all.size();
+    argv.push_back(all.substr(i, j - i));
+    i = j + 1;
+  }
+  return argv;
+}
+
+}  // namespace rwd

@@ -1,0 +1,53 @@
+// Everything rewind reads from /proc about a task or process (proc(5)): its mappings, its
+// scheduler state, its signal masks, its auxiliary vector and its command line.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rwd {
+
+/// One line of /proc/PID/maps.
+struct ProcMapping {
+  uint64_t start = 0, end = 0, offset = 0;
+  bool read = false, write = false, exec = false, shared = false;
+  uint64_t inode = 0;
+  std::string path;  ///< file path or label such as "[stack]"; may end in " (deleted)"
+  /// PROT_* bits for mmap(2).
+  int prot() const;
+  /// True for kernel-provided special mappings rewind leaves alone ([vdso], [vvar], ...).
+  bool is_special() const;
+};
+
+/// A path from /proc without the " (deleted)" the kernel appends to unlinked files (proc(5)).
+std::string strip_deleted_suffix(std::string path);
+
+/// Reads /proc/PID/maps. Throws SystemError.
+std::vector<ProcMapping> read_proc_maps(pid_t pid);
+
+/// The state letter of task `tid` ("R", "S", "D", "Z", "X", "t"...: the field after the
+/// command name in /proc/TID/stat), or '\0' when the task is gone.
+char proc_task_state(pid_t tid);
+
+/// The signal masks of task `tid` from /proc/TID/status (bit n-1 stands for signal n); all
+/// zero when the task is gone.
+struct ProcSignals {
+  uint64_t pending = 0;         ///< SigPnd: pending for this thread
+  uint64_t shared_pending = 0;  ///< ShdPnd: pending for its process
+  uint64_t blocked = 0;         ///< SigBlk
+  uint64_t ignored = 0;         ///< SigIgn
+  uint64_t caught = 0;          ///< SigCgt: a handler is installed
+};
+ProcSignals read_proc_signals(pid_t tid);
+
+/// The raw auxiliary vector of process `pid` (/proc/PID/auxv: pairs of u64 type and value,
+/// ending with AT_NULL). Throws SystemError.
+std::vector<uint8_t> read_proc_auxv(pid_t pid);
+
+/// The command line of task `tid` (/proc/TID/cmdline split at its NULs); empty when gone.
+std::vector<std::string> read_proc_cmdline(pid_t tid);
+
+}  // namespace rwd
