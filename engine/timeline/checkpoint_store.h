@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "engine/replay/replay_session.h"
-#include "engine/timeline/timeline.h"
+#include "engine/timeline/timeline_types.h"
 #include "engine/trace/event.h"
 
 namespace rwd {
 
-/// Checkpoints ordered by event. Not thread-safe (the timeline's engine thread owns it).
+/// Checkpoints ordered by event. Not thread-safe (the timeline's replay thread owns it).
 class CheckpointStore {
  public:
   /// A checkpoint and what the timeline needs to resume there.

@@ -15,49 +15,14 @@
 #include "engine/os/debug_registers.h"
 #include "engine/os/proc.h"
 #include "engine/timeline/code_site.h"
+#include "engine/timeline/timeline_types.h"
 #include "engine/trace/event.h"
 
 namespace rwd {
 
-/// Why the timeline stopped.
-enum class StopReason : uint8_t {
-  Breakpoint,   ///< a software breakpoint at `addr` was hit (rip = addr)
-  Watchpoint,   ///< a watched range at `addr` was written (or read, for ReadWrite)
-  Step,         ///< a single instruction step finished
-  Signal,       ///< the task is about to receive `signo` (as recorded: a fault or a kill)
-  Seek,         ///< a seek reached its event
-  TraceStart,   ///< the start of the recording (the program's first instruction)
-  TraceEnd,     ///< the end of the recording (the last process is exiting or gone)
-  Interrupted,  ///< interrupt() stopped a running operation
-  CodeMapped,   ///< new code was mapped: an exec, or mmap/mprotect with PROT_EXEC
-                ///< (only with set_stop_at_code_mappings)
-};
+class ReplayController;
 
-/// A stop: what happened, to which task (recorded tid), and where in the trace.
-struct StopInfo {
-  StopReason reason = StopReason::TraceStart;
-  pid_t tid = 0;       ///< recorded tid of the task that stopped
-  uint64_t event = 0;  ///< number of the last event replayed (event numbers start at 1)
-  uint64_t addr = 0;   ///< Breakpoint: its address; Watchpoint: the watched address
-  int signo = 0;       ///< Signal: the signal
-  bool fatal = false;  ///< Signal: it ends the process (the recording shows it killed by it)
-  std::vector<uint8_t> old_value, new_value;  ///< Watchpoint: the bytes before and after
-};
-
-/// The checkpoints a timeline holds (docs/how-it-works.md, "Checkpoints").
-struct CheckpointStats {
-  size_t count = 0;              ///< live checkpoints
-  std::vector<pid_t> pids;       ///< their stopped processes (real pids)
-  std::vector<uint64_t> events;  ///< the event each was taken after
-};
-
-/// A replayed task, by its recorded ids.
-struct TaskInfo {
-  pid_t tid = 0;  ///< recorded thread id
-  pid_t pid = 0;  ///< recorded process id
-};
-
-/// A trace opened for debugging. All replay work runs on one engine thread owned by the
+/// A trace opened for debugging. All replay work runs on one replay thread owned by the
 /// timeline (ptrace binds tracees to a thread); the methods below may be called from any
 /// single thread and block until done. Going backwards re-executes from the latest
 /// checkpoint before the target (or the trace's start).
@@ -106,7 +71,7 @@ class Timeline {
   /// the nearest checkpoint, has ended). Reverse steps complete. Thread-safe.
   void interrupt();
 
-  /// Calls `listener` (on the timeline's engine thread) with the program's stdout/stderr
+  /// Calls `listener` (on the timeline's replay thread) with the program's stdout/stderr
   /// output as the replay first passes each write: output already shown is not repeated
   /// when the timeline goes back and replays it again. nullptr: no listener.
   void set_output_listener(std::function<void(OutputStream, const std::string&)> listener);
@@ -163,10 +128,8 @@ class Timeline {
   /// the trace's saved copies (files/NAME), which hold the recorded bytes.
   std::vector<ProcMapping> mappings(pid_t tid);
 
-  class Engine;
-
  private:
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<ReplayController> engine_;
   mutable uint64_t event_count_ = 0;
 };
 

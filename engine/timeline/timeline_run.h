@@ -11,7 +11,7 @@
 #include "engine/arch/registers.h"
 #include "engine/os/debug_registers.h"
 #include "engine/ticks/memory_digest.h"
-#include "engine/timeline/timeline.h"
+#include "engine/timeline/timeline_types.h"
 
 namespace rwd {
 
@@ -60,15 +60,6 @@ struct Run {
   // Counted along the way.
   uint64_t hits = 0, steps = 0;
   std::optional<StopInfo> last_hit_info;
-};
-
-/// The debugger's watchpoint: a range in one debug-register slot.
-struct Watch {
-  uint64_t addr = 0;
-  int len = 0;
-  WatchKind kind = WatchKind::Write;
-  int slot = 0;
-  std::vector<uint8_t> last;  ///< value at the last stop of this replay
 };
 
 }  // namespace rwd

@@ -1,0 +1,233 @@
+// The replay controller's core: the replay thread and its hand-off with the caller, the
+// replay loop over events, and forward operations (replay_controller.h).
+#include "engine/timeline/replay_controller.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <utility>
+
+#include "engine/arch/clone_args.h"
+#include "engine/arch/syscall_table.h"
+#include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+
+namespace rwd {
+
+ReplayController::ReplayController(std::string dir) {
+  opts_.trace_dir = std::move(dir);
+  opts_.echo_output = false;
+  opts_.on_output = [this](uint64_t event, OutputStream stream, const std::string& bytes) {
+    if (event <= output_shown_) return;
+    output_shown_ = event;
+    std::lock_guard lock(listener_mu_);
+    if (output_listener_) output_listener_(stream, bytes);
+  };
+  thread_.start([this] { main(); });
+}
+
+ReplayController::~ReplayController() {
+  thread_.shut_down();
+}
+
+void ReplayController::op_forward() {
+  interrupt_ = false;
+  if (divert_resume(false)) return;
+  run_ = Run{};
+  run_.kind = Run::Forward;
+}
+
+void ReplayController::op_step(pid_t tid) {
+  interrupt_ = false;
+  if (divert_resume(true)) return;
+  run_ = Run{};
+  run_.kind = Run::StepInsn;
+  run_.tid = tid;
+}
+
+void ReplayController::op_seek(uint64_t event) {
+  end_diversion();
+  Run r;
+  r.kind = Run::Goto;
+  r.target.kind = Point::Between;
+  r.target.event = event;
+  r.report.reason = StopReason::Seek;
+  run_ = r;
+  if (event <= session_->events_done()) throw Restart{};  // else: on from here, forwards
+}
+
+void ReplayController::main() {
+  set_replay_observer(this);
+  Run first;
+  first.kind = Run::Goto;
+  first.target.kind = Point::Between;
+  first.target.event = 1;
+  first.report.reason = StopReason::TraceStart;
+  run_ = first;
+  for (;;) {
+    try {
+      replay();
+    } catch (const Restart&) {
+    } catch (const Shutdown&) {
+      end_diversion();
+      checkpoints_.clear();
+      session_.reset();
+      return;
+    } catch (const std::exception& e) {
+      session_.reset();
+      thread_.fail(e.what());
+      return;
+    }
+  }
+}
+
+void ReplayController::replay() {
+  session_.reset();
+  bps_.forget_all();
+  lifted_ = false;
+  watches_.restart();  // new tasks: nothing armed
+  run_.hits = 0;
+  run_.steps = 0;
+  paused_at_pos_ = false;
+  resumed_in_.clear();
+  rep_step_tid_.reset();
+  const Saved* from = start_for(run_);
+  run_.start_event = from ? from->event : 0;
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: replay (run %d) from event %llu (%zu checkpoints)\n",
+            int(run_.kind), (unsigned long long)run_.start_event, checkpoints_.size());
+  session_ = from ? std::make_unique<ReplaySession>(opts_, *from->checkpoint)
+                  : std::make_unique<ReplaySession>(opts_);
+  entry_pending_.clear();
+  last_entry_event_ = 0;
+  if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
+  if (from) {
+    last_event_ = from->last_event;
+    entry_pending_ = from->entry_pending;
+    last_entry_event_ = from->last_entry_event;
+    checkpoints_.restart_clock();
+    on_between();
+  }
+  while (const Event* e = session_->next_event()) {
+    replaying_ = *e;
+    bool was_exec = e->kind == EventKind::Exec;
+    session_->step();
+    last_event_ = replaying_;
+    note_entries(last_event_);
+    if (was_exec || changes_mappings(last_event_)) {
+      for (auto& [rec, t] : session_->tasks()) {
+        if (rec != last_event_.tid || t.state == TaskState::Exited) continue;
+        if (was_exec) {
+          bps_.forget(t.pid);
+          watches_.forget(t.tid);  // exec clears the debug registers
+        } else
+          bps_.revalidate(t.pid, t.tid);
+      }
+    }
+    if (last_event_.kind == EventKind::Syscall && last_event_.child_tid) {
+      // A fork's child is a copy of its parent, breakpoint patches included: the table
+      // must know them, or it would take a patch for the original byte.
+      auto parent = session_->tasks().find(last_event_.tid);
+      auto child = session_->tasks().find(last_event_.child_tid);
+      if (parent != session_->tasks().end() && child != session_->tasks().end() &&
+          child->second.pid != parent->second.pid) {
+        if (shares_memory(last_event_, parent->second.tid))
+          bps_.share(child->second.pid, parent->second.pid);  // until it execs
+        else
+          bps_.copy_patches(parent->second.pid, child->second.pid);
+      }
+    }
+    maybe_checkpoint();
+    on_between();
+  }
+  on_end();
+}
+
+void ReplayController::note_entries(const Event& e) {
+  last_entry_event_ = 0;
+  if (e.kind == EventKind::SyscallEntry) {
+    entry_pending_[e.tid] = e.number;
+  } else if (e.kind == EventKind::Syscall || e.kind == EventKind::Exit) {
+    auto it = entry_pending_.find(e.tid);
+    if (it == entry_pending_.end()) return;
+    if (e.kind == EventKind::Syscall) last_entry_event_ = it->second;
+    entry_pending_.erase(it);
+  }
+}
+
+bool ReplayController::no_live_task() const {
+  for (const auto& [rec, t] : session_->tasks())
+    if (t.state != TaskState::Exited) return false;
+  return true;
+}
+
+const ReplayTask* ReplayController::live(pid_t rec_tid) const {
+  auto it = session_->tasks().find(rec_tid);
+  return it == session_->tasks().end() || it->second.state == TaskState::Exited ? nullptr
+                                                                                : &it->second;
+}
+
+bool ReplayController::changes_mappings(const Event& e) {
+  return e.kind == EventKind::Syscall && syscall_has(e.syscallno(), kChangesMappings);
+}
+
+bool ReplayController::shares_memory(const Event& e, pid_t tid) {
+  try {
+    return decode_clone_args(tid, e.regs).shares_memory();
+  } catch (const Error&) {  // clone3's arguments gone from memory: a copy, as fork makes
+    return false;
+  }
+}
+
+bool ReplayController::maps_code(const Event& e) {
+  if (e.kind == EventKind::Exec) return true;
+  if (e.kind != EventKind::Syscall || (e.result < 0 && e.result > -4096)) return false;
+  return syscall_has(e.syscallno(), kMapsCode) && (e.regs.rdx & PROT_EXEC);
+}
+
+bool ReplayController::consumes_instruction(const Event& e) {
+  return e.kind == EventKind::Syscall || e.kind == EventKind::Rdtsc || e.kind == EventKind::Signal;
+}
+
+CodeSite ReplayController::site_in(pid_t pid, uint64_t addr) {
+  try {
+    return rwd::code_site(read_proc_maps(pid), addr);
+  } catch (const Error&) {
+    return CodeSite{"", addr};
+  }
+}
+
+void ReplayController::sync_breakpoints(const ReplayTask& t) {
+  bps_.sync(t.pid, t.tid);
+}
+
+void ReplayController::pause(StopInfo si, const Point& here) {
+  si.event = session_->events_done();
+  last_pause_event_ = si.event;
+  last_pause_tid_ = here.tid;
+  last_pause_rip_ = 0;
+  if (here.tid)
+    if (const ReplayTask* t = live(here.tid)) last_pause_rip_ = get_regs(t->tid).rip;
+  if (si.tid == 0) si.tid = here.tid ? here.tid : last_event_.tid;
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: pause (run %d, point kind %d) at event %llu\n",
+            int(run_.kind), int(here.kind), (unsigned long long)si.event);
+  here_ = here;
+  for (auto& w : watches_.all()) {
+    if (const ReplayTask* t = live(here.tid ? here.tid : last_event_.tid))
+      w.last = rwd::read_memory(t->tid, w.addr, size_t(w.len));
+  }
+  thread_.serve(si, [this] { return std::exchange(immediate_stop_, std::nullopt); });
+}
+
+const ReplayTask& ReplayController::task(pid_t rec_tid) const {
+  const ReplayTask* t = live(rec_tid);
+  if (!t) throw Error("no live task " + std::to_string(rec_tid) + " at this point");
+  return *t;
+}
+
+}  // namespace rwd

@@ -1,0 +1,269 @@
+// The replay controller: the timeline's engine (internal to engine/timeline). It owns the
+// thread that runs every replay (ptrace ties tracees to one thread), chooses where a replay
+// starts (checkpoints), decides which stops of the replayed program are the debugger's and
+// reports them (stop_classification.cpp), runs reverse execution as scans and re-runs
+// (reverse_execution.cpp), serves inspection and diversions while paused (inspection.cpp,
+// diversion.cpp) and arms the debug registers for watchpoints (watch_registers.h).
+// docs/architecture.md draws where it sits.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/replay/replay_observer.h"
+#include "engine/replay/replay_session.h"
+#include "engine/timeline/breakpoints.h"
+#include "engine/timeline/checkpoint_store.h"
+#include "engine/timeline/replay_thread.h"
+#include "engine/timeline/timeline.h"
+#include "engine/timeline/timeline_run.h"
+#include "engine/timeline/watch_registers.h"
+
+namespace rwd {
+
+/// What a reverse operation must do after a scan finished.
+enum class After : uint8_t { None, ReverseContinue, ReverseStep };
+
+/// Runs replays of one trace for a Timeline (its facade, timeline.cpp). The op_* operations
+/// and the inspection methods run on the replay thread (through call() and operate()).
+class ReplayController : public ReplayObserver {
+ public:
+  static constexpr uint64_t kSingleStepBit = 1ull << 14;  ///< DR6.BS
+  static constexpr uint64_t kWatchBits = 0xe;             ///< DR6.B1-B3: the debugger's slots
+  static constexpr uint64_t kTrapFlag = 0x100;            ///< rflags.TF
+
+  /// Opens the trace at `dir`, starts the replay thread and waits until the replay stands at
+  /// the program's first instruction. Throws Error when that fails.
+  explicit ReplayController(std::string dir);
+  /// Stops the replay thread; the replay and its checkpoints are killed.
+  ~ReplayController();
+
+  /// Runs `fn` on the replay thread while it is paused; returns when done (ReplayThread).
+  void call(std::function<void()> fn) { thread_.call(std::move(fn)); }
+  /// Starts operation `op` on the replay thread and waits for the stop it ends at.
+  StopInfo operate(std::function<void()> op) { return thread_.operate(std::move(op)); }
+  /// The stop the replay stands at.
+  StopInfo current() { return thread_.current(); }
+
+  // --- Operations (run on the replay thread, inside pause()). ---
+
+  void op_forward();
+  void op_step(pid_t tid);
+  void op_seek(uint64_t event);
+  void op_reverse_continue(Timeline::WatchStop at);
+  void op_reverse_step(pid_t tid);
+
+  // --- ReplayObserver. ---
+
+  int before_resume(ReplayTask& t, int request) override;
+  bool begin_code_patch(const ReplayTask& t, uint64_t addr, size_t len) override;
+  void end_code_patch() override;
+
+  /// True when the instruction at `rip` of `t` is `int1` (icebp, 0xf1), whose trap has no
+  /// cause in DR6 either.
+  static bool icebp_at(const ReplayTask& t, uint64_t rip);
+
+  /// Whether `t`'s next resume is a single step: a stepi of it, a counted step of a reverse
+  /// step, or a step through a rep-prefixed string instruction.
+  bool single_stepping(const ReplayTask& t) const;
+
+  /// Whether the steps of `t` count now, for a reverse step's scan or its run to the
+  /// instruction before (Run::pos).
+  bool counting_steps(const ReplayTask& t) const;
+
+  /// True once after interrupt() was called during a user-visible forward run. A backward
+  /// operation ends in a second replay whose stop must be exact: a reverse continue is cut
+  /// short only between its scans (interrupt_reverse_continue), other ones not at all.
+  bool take_interrupt();
+  void pause_interrupted(const Point& here);
+  bool after_stop(ReplayTask& t, const Stop& s) override;
+
+ private:
+  // --- The replay thread. ---
+
+  void main();
+  void replay();
+
+  /// Keeps entry_pending_ and last_entry_event_ up to date after event `e`.
+  void note_entries(const Event& e);
+
+  /// The entry point of the syscall that last_event_ (a Syscall of `tid`, event `n`)
+  /// completed: at the SyscallEntry event that brought the task there, if any.
+  Point entry_of_last_syscall(pid_t tid, uint64_t n) const;
+
+  // --- Checkpoints (policy: checkpoint_store.h). ---
+
+  using Saved = CheckpointStore::Saved;
+
+  /// Takes a checkpoint after the current event when one is due, or when asked (`requested`:
+  /// kept until the timeline ends). Returns whether one exists here.
+  bool maybe_checkpoint(bool requested = false);
+
+ public:
+  /// A checkpoint at the current point on request: only just after an event.
+  bool request_checkpoint();
+
+ private:
+  /// The checkpoint a new replay for `run` starts from (nullptr: the trace's start).
+  const Saved* start_for(const Run& run) const;
+
+  /// True when every replayed task has ended.
+  bool no_live_task() const;
+
+  /// The task replaying `rec_tid` now, or nullptr.
+  const ReplayTask* live(pid_t rec_tid) const;
+  void on_between();
+  void on_entry(ReplayTask& t);
+  void on_signal(ReplayTask& t, int sig);
+
+  /// A trap the debugger caused: a breakpoint (rip at it), a watchpoint or a single step.
+  void on_trap(ReplayTask& t, const Registers& r, bool breakpoint, uint64_t dr6);
+
+  /// `t` paused where its next step makes it use `pos` bytes of its buffered syscall records
+  /// (the replay asked for it: Run::pos). From here its steps count. No point lies between
+  /// the records used before and here, so no scan target is here.
+  /// (after_stop has put a lifted breakpoint back already.)
+  void on_buffer_pause(const ReplayTask& t, uint32_t pos);
+
+  /// A target point can lie inside a repeated string instruction (`rep stos` stopped by a
+  /// watchpoint or a step after some iterations): a breakpoint on its rip fires only before
+  /// the first iteration. At the target's rip with other registers, single-step that task
+  /// iteration by iteration until the target is reached or the instruction is done.
+  void follow_rep_target(const ReplayTask& t, const Registers& r);
+  void on_end();
+
+  /// Whether event `e` may have replaced mapped pages (and so patched breakpoints).
+  static bool changes_mappings(const Event& e);
+
+  /// Whether the process-creating syscall `e` (by task `tid`, stopped just after it) gave
+  /// the child the parent's memory rather than a copy (vfork, CLONE_VM).
+  static bool shares_memory(const Event& e, pid_t tid);
+
+  /// Whether event `e` mapped executable code (see Timeline::set_stop_at_code_mappings).
+  static bool maps_code(const Event& e);
+
+  /// Whether event `e` moved its task as one step does: a syscall or an emulated rdtsc
+  /// (an instruction), or a signal's delivery (to its handler's first instruction, where a
+  /// step stops as in gdb; a fatal one ends the trace first, on_signal).
+  static bool consumes_instruction(const Event& e);
+  Point trap_point(const ReplayTask& t, const Registers& r);
+
+  /// True if `at` (digest not yet taken) is `target`.
+  bool reached(const Point& target, const Point& at);
+
+  /// The code site of `addr` in process `pid` now (its address when the maps are gone).
+  static CodeSite site_in(pid_t pid, uint64_t addr);
+
+  /// Bytes of buffered syscall records task `rec_tid` has used since its last event (0: none,
+  /// or its library cannot pause there: ReplaySession::can_pause_buffer).
+  uint32_t buffer_pos(pid_t rec_tid) const;
+
+  /// Starts a scan from the trace's start to the current point, then continues `after`.
+  /// With count_steps, `after_hit` (not 0) makes the steps count once the current run's
+  /// hit number `after_hit` is passed (Run::after_hit), replaying from the same checkpoint.
+  void start_scan(After after, bool count_steps, uint64_t after_hit = 0);
+
+  /// interrupt() during a reverse continue, in a scan that looks further back than the last
+  /// one: that scan found no hit after event `below` (where it started), so the run stops
+  /// there, as if it had run backwards that far. (During the first scan, the interrupt waits
+  /// for it to end: before that, no point before the current one is known to be hit-free.)
+  void interrupt_reverse_continue();
+
+  /// The scan reached the current point: choose where to go, and go (a new replay).
+  void scan_done();
+  void sync_breakpoints(const ReplayTask& t);
+
+  /// Stops here: tells the waiting caller, then serves calls until an operation resumes.
+  void pause(StopInfo si, const Point& here);
+
+ public:
+  // --- Inspection (replay thread, paused). ---
+
+  const ReplayTask& task(pid_t rec_tid) const;
+
+  /// The real tid to inspect for `rec_tid`: the diversion's copy while there is one.
+  pid_t inspect_tid(pid_t rec_tid);
+
+  /// A forward resume while a diversion exists. If its registers were changed (gdb calling a
+  /// function in the program), the copy runs, freely and for real, to its next trap or
+  /// signal, and that is the stop (returns true). Otherwise the copy is thrown away and the
+  /// replay resumes (returns false).
+  bool divert_resume(bool step);
+  void end_diversion();
+  void begin_diversion(pid_t rec_tid);
+  void write(pid_t rec_tid, uint64_t addr, const std::vector<uint8_t>& bytes);
+
+  /// True when task `rec_tid` stands at a syscall's entry: the current point's, or one it
+  /// waits in while others run (a SyscallEntry event brought it there).
+  bool at_syscall_entry(pid_t rec_tid);
+  void set_regs_diverted(pid_t rec_tid, const Registers& regs);
+  Registers registers(pid_t rec_tid);
+  std::vector<uint8_t> memory(pid_t rec_tid, uint64_t addr, size_t len);
+  std::vector<TaskInfo> task_list() const;
+  CheckpointStats checkpoint_stats() const;
+  std::vector<uint8_t> auxv(pid_t rec_tid);
+  BreakpointTable bps_;
+  WatchRegisters watches_;
+  std::unique_ptr<ReplaySession> session_;
+  ReplayOptions opts_;
+  std::optional<pid_t> rep_step_tid_;  ///< single-stepping through a rep instruction
+  bool paused_at_pos_ = false;         ///< this replay's task paused at Run::pos
+  /// reach_point has patched code (begin_code_patch): an interrupt waits for a later stop.
+  bool code_patched_ = false;
+  std::mutex listener_mu_;
+  std::function<void(OutputStream, const std::string&)> output_listener_;
+  uint64_t output_shown_ = 0;  ///< the last write event whose output was passed on
+
+ private:
+  ReplayThread thread_;
+  Run run_;
+  Point here_;
+  Event last_event_;
+  Event replaying_;  ///< the event session_->step() is replaying now
+  /// Tasks whose syscall in progress began at a SyscallEntry event (another task ran beside
+  /// it): that event's number. Its entry point is there, not just before the Syscall event.
+  std::map<pid_t, uint64_t> entry_pending_;
+  /// When last_event_ is a Syscall whose entry came at a SyscallEntry event: that event's
+  /// number; else 0.
+  uint64_t last_entry_event_ = 0;
+  After after_ = After::None;
+  /// Where the reverse continue in progress stops for a watchpoint hit.
+  Timeline::WatchStop reverse_watch_stop_ = Timeline::WatchStop::BeforeWrite;
+  pid_t step_tid_ = 0;
+  /// The timeline's own breakpoint for a scan (at its target's rip), if any.
+  std::optional<CodeSite> internal_bp_;
+  std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
+  std::optional<uint64_t> step_from_;     ///< a reverse step counts steps from this event
+  bool at_event_start_ = false;           ///< trap_point() names "just after the last event"
+  std::map<pid_t, uint64_t> resumed_in_;  ///< task -> 1 + events done at its last resume
+  /// Where the last stop was reported (resuming from a breakpoint there steps over it).
+  uint64_t last_pause_event_ = 0, last_pause_rip_ = 0;
+  pid_t last_pause_tid_ = 0;
+  CheckpointStore checkpoints_;
+  ReplaySession::CheckpointPtr diversion_;  ///< the copy that writes went to, if any
+  pid_t diversion_rec_ = 0, diversion_tid_ = 0, diversion_pid_ = 0;
+  std::optional<StopInfo> immediate_stop_;  ///< an operation's stop, made without replaying
+  bool lifted_ = false, stepping_over_ = false;
+  bool stepped_ = false;     ///< the last resume was a single step
+  Registers resume_regs_{};  ///< the resumed task's registers at the last resume
+
+ public:
+  std::atomic<bool> interrupt_{false};  ///< set by Timeline::interrupt() from any thread
+  bool stop_at_code_mappings_ = false;  ///< Timeline::set_stop_at_code_mappings
+
+ private:
+  bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;
+};
+
+}  // namespace rwd

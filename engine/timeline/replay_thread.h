@@ -1,0 +1,68 @@
+// The thread that runs every replay of a timeline, and its hand-off with the caller's thread.
+// ptrace ties tracees to the thread that attached them, so one thread does all replay work;
+// the caller hands it jobs and operations and waits. Internal to engine/timeline.
+#pragma once
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "engine/timeline/timeline_types.h"
+
+namespace rwd {
+
+/// Thrown on the replay thread to abandon the current replay and start another.
+struct Restart {};
+/// Thrown on the replay thread when the timeline is destroyed.
+struct Shutdown {};
+
+/// The replay thread and the rendezvous between it and one caller thread. The caller side
+/// (start, call, operate, current, shut_down) blocks until the replay thread answers; the
+/// replay-thread side (serve, fail) reports stops and runs the caller's jobs while stopped.
+class ReplayThread {
+ public:
+  ReplayThread() = default;
+  ReplayThread(const ReplayThread&) = delete;
+  ReplayThread& operator=(const ReplayThread&) = delete;
+
+  /// Runs `main` on a new thread and waits for its first stop (serve) or failure (fail).
+  /// Throws Error with the failure's message.
+  void start(std::function<void()> main);
+  /// Makes serve throw Shutdown on the replay thread and joins it (`main` must return then).
+  void shut_down();
+  /// Runs `fn` on the replay thread while it is stopped; returns when done, rethrowing what
+  /// it threw. Throws Error once the replay has failed.
+  void call(std::function<void()> fn);
+  /// Starts operation `op` on the replay thread and waits for the stop it ends at. An `op`
+  /// that throws (other than Restart) leaves the replay where it was and is rethrown by the
+  /// next call's wait. Throws Error once the replay has failed.
+  StopInfo operate(std::function<void()> op);
+  /// The stop last reported.
+  StopInfo current();
+
+  /// Replay thread: reports `si` as the stop, then runs the caller's jobs until one starts
+  /// an operation, and returns. After each operation, `immediate` may give the stop it ended
+  /// at without replaying (a diversion ran): that stop is reported at once, and serving goes
+  /// on. Throws Restart when a job threw it (after answering the caller), Shutdown when the
+  /// timeline is being destroyed.
+  void serve(const StopInfo& si, const std::function<std::optional<StopInfo>()>& immediate);
+  /// Replay thread: the replay failed with `message`; every waiting and later caller gets
+  /// Error(message).
+  void fail(const std::string& message);
+
+ private:
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::function<void()> job_;
+  bool job_done_ = false, resume_ = false, stopped_ = false, failed_ = false, shutdown_ = false;
+  std::exception_ptr job_error_;
+  std::string error_;
+  StopInfo stop_;
+};
+
+}  // namespace rwd

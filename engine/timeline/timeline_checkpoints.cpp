@@ -1,0 +1,66 @@
+// When the timeline takes checkpoints, and which one a new replay starts from
+// (replay_controller.h; the store and its thinning policy: checkpoint_store.h).
+#include <algorithm>
+
+#include "engine/timeline/replay_controller.h"
+
+namespace rwd {
+
+bool ReplayController::maybe_checkpoint(bool requested) {
+  uint64_t n = session_->events_done();
+  if (Saved* here = checkpoints_.at(n)) {
+    here->pinned |= requested;
+    return true;
+  }
+  if (!requested && !checkpoints_.due(n)) return false;
+  // The copy must not carry breakpoint patches: take them out of the process first.
+  for (auto& [rec, t] : session_->tasks())
+    if (t.state != TaskState::Exited) bps_.unpatch(t.pid, t.tid);
+  auto c = session_->checkpoint();
+  if (!c) {  // threads or several processes: no checkpoint
+    checkpoints_.restart_clock();
+    return false;
+  }
+  Saved s;
+  s.event = n;
+  s.pinned = requested;
+  s.checkpoint = std::move(c);
+  s.last_event = last_event_;
+  s.entry_pending = entry_pending_;
+  s.last_entry_event = last_entry_event_;
+  checkpoints_.add(std::move(s), run_.start_event);
+  return true;
+}
+
+bool ReplayController::request_checkpoint() {
+  if (here_.kind != Point::Between || here_.event != session_->events_done()) return false;
+  return maybe_checkpoint(true);
+}
+
+const ReplayController::Saved* ReplayController::start_for(const Run& run) const {
+  // Steps counted after a hit count hits from the checkpoint the hit was counted from.
+  if (run.after_hit) return checkpoints_.at(run.start_event);
+  uint64_t limit = 0;
+  switch (run.kind) {
+    case Run::Forward:
+    case Run::StepInsn:
+      return nullptr;
+    case Run::Goto:
+    case Run::Scan:
+      limit = run.target.kind == Point::Entry ? run.target.event - 1 : run.target.event;
+      if (run.kind == Run::Scan && run.count_steps) limit = std::min(limit, run.event);
+      if (run.kind == Run::Scan && run.below) limit = std::min(limit, run.below - 1);
+      return checkpoints_.latest_at_most(limit);
+    case Run::HitNumber:
+      return checkpoints_.at(run.start_event);
+    case Run::Steps:
+      return checkpoints_.latest_at_most(run.event);
+  }
+  return nullptr;
+}
+
+CheckpointStats ReplayController::checkpoint_stats() const {
+  return checkpoints_.stats();
+}
+
+}  // namespace rwd

@@ -1,0 +1,51 @@
+// The timeline's vocabulary: why it stopped, where, and what it holds. Shared by the
+// timeline's facade (timeline.h), its replay controller and everything above it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rwd {
+
+/// Why the timeline stopped.
+enum class StopReason : uint8_t {
+  Breakpoint,   ///< a software breakpoint at `addr` was hit (rip = addr)
+  Watchpoint,   ///< a watched range at `addr` was written (or read, for ReadWrite)
+  Step,         ///< a single instruction step finished
+  Signal,       ///< the task is about to receive `signo` (as recorded: a fault or a kill)
+  Seek,         ///< a seek reached its event
+  TraceStart,   ///< the start of the recording (the program's first instruction)
+  TraceEnd,     ///< the end of the recording (the last process is exiting or gone)
+  Interrupted,  ///< interrupt() stopped a running operation
+  CodeMapped,   ///< new code was mapped: an exec, or mmap/mprotect with PROT_EXEC
+                ///< (only with set_stop_at_code_mappings)
+};
+
+/// A stop: what happened, to which task (recorded tid), and where in the trace.
+struct StopInfo {
+  StopReason reason = StopReason::TraceStart;
+  pid_t tid = 0;       ///< recorded tid of the task that stopped
+  uint64_t event = 0;  ///< number of the last event replayed (event numbers start at 1)
+  uint64_t addr = 0;   ///< Breakpoint: its address; Watchpoint: the watched address
+  int signo = 0;       ///< Signal: the signal
+  bool fatal = false;  ///< Signal: it ends the process (the recording shows it killed by it)
+  std::vector<uint8_t> old_value, new_value;  ///< Watchpoint: the bytes before and after
+};
+
+/// The checkpoints a timeline holds (docs/how-it-works.md, "Checkpoints").
+struct CheckpointStats {
+  size_t count = 0;              ///< live checkpoints
+  std::vector<pid_t> pids;       ///< their stopped processes (real pids)
+  std::vector<uint64_t> events;  ///< the event each was taken after
+};
+
+/// A replayed task, by its recorded ids.
+struct TaskInfo {
+  pid_t tid = 0;  ///< recorded thread id
+  pid_t pid = 0;  ///< recorded process id
+};
+
+}  // namespace rwd
