@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config     # the C++20 toolchain (g++ 12) and build
+  python3 linux-libc-dev               # the build generates the syscall tables (tools/)
   nlohmann-json3-dev libcli11-dev      # JSON; command-line parsing
   libzstd-dev libxxhash-dev            # trace compression; checksums and digests
   libdwarf-dev libelf-dev libunwind-dev zlib1g-dev    # DWARF, ELF, unwinding, CRC-32

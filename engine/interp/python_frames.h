@@ -1,5 +1,5 @@
 // The Python stack of a stopped CPython 3.11-3.13 interpreter, read from its memory with no
-// help from it (../shared/research/interpreter-frames.md §1): _PyRuntime -> interpreter ->
+// help from it (docs/interpreter-frames.md §1): _PyRuntime -> interpreter ->
 // thread states (by native_thread_id) -> _PyInterpreterFrame chain, each frame's code object
 // giving function, file, line (co_linetable) and locals (localsplus).
 #pragma once

@@ -1,5 +1,5 @@
 // The R stack of a stopped GNU R 4.x interpreter, read from its memory with no help from it
-// (../shared/research/interpreter-frames.md §2): R_GlobalContext -> RCNTXT chain, function
+// (docs/interpreter-frames.md §2): R_GlobalContext -> RCNTXT chain, function
 // contexts named from their call, lines from srcrefs (AST, and bytecode through the constant
 // pool's srcrefsIndex), locals from the closure environment.
 #pragma once

@@ -1,0 +1,411 @@
+// The recording session's loop: starting the program, waiting for its tasks' stops and
+// dispatching them, the scheduler that lets one task of a process run user code at a time
+// (time slices, preemption points, tasks blocked in syscalls), and the end of the recording
+// (record_session.h).
+#include "engine/record/record_session.h"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "engine/arch/syscall_table.h"
+#include "engine/errors.h"
+#include "engine/os/proc.h"
+#include "engine/os/seccomp_filter.h"
+#include "engine/record/record_setup.h"
+#include "engine/ticks/dead_stack.h"
+#include "engine/ticks/memory_digest.h"
+#include "engine/trace/buffered_records.h"
+#include "engine/trace/trace_dir.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+namespace {
+
+/// How long written events may wait in memory before they are flushed while no timer ticks
+/// (crash safety), in microseconds.
+constexpr long kFlushAfterUs = 50'000;
+
+/// Ticks after which an unanswered PTRACE_INTERRUPT is sent again.
+constexpr uint64_t kInterruptRetryTicks = 200;
+
+/// True when the kernel has put the task to sleep (state S or D in /proc/TID/stat).
+bool task_sleeping(pid_t tid) {
+  char state = proc_task_state(tid);
+  return state == 'S' || state == 'D';
+}
+
+}  // namespace
+
+void RecordSession::write(Event& e) {
+  if (auto it = tasks_.find(e.tid); it != tasks_.end() && !it->second.buffered.empty())
+    e.buffered = std::move(it->second.buffered);
+  writer_->write(e);
+}
+
+void RecordSession::take_buffered(RecordTask& t) {
+  if (!t.buffer.addr) return;
+  std::vector<uint8_t> more = t.buffer.take_records(t.tid);
+  t.buffer.add_abort_mark(more);  // the last record it read before now, if any
+  if (more.empty()) return;
+  try {
+    buffered_syscalls_ += parse_buffered_records(more).size();
+  } catch (const TraceError&) {  // the program wrote over its buffer: replay could not use it
+    throw Error("task " + std::to_string(t.tid) +
+                " holds malformed records in its syscall buffer (the program overwrote it?)");
+  }
+  t.buffered.insert(t.buffered.end(), more.begin(), more.end());
+}
+
+void RecordSession::step_out_of_buffer_code(RecordTask& t) {
+  // A step per instruction, and per byte of the `rep movsb` that copies a record's out-data
+  // (a record holds less than the buffer): slow, but only for a signal that arrives there.
+  for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
+    if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
+    resume(t.tid, PTRACE_SINGLESTEP, 0);
+    int st = wait_task(t.tid);
+    ++ptrace_stops_;
+    if (WIFSTOPPED(st) && WSTOPSIG(st) == RWD_DESCHED_SIGNAL &&
+        t.buffer.is_desched_signal(RWD_DESCHED_SIGNAL, get_siginfo(t.tid))) {
+      t.buffer.settle_desched(t.tid);  // signalled before the counter went off: not a step
+      continue;
+    }
+    if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
+      throw Error("task " + std::to_string(t.tid) +
+                  " stopped unexpectedly while leaving the syscall buffer code");
+  }
+}
+
+void RecordSession::update_timer() {
+  bool want = false;
+  for (auto& [pid, g] : groups_) want |= g.members.size() > 1;
+  if (want != periodic_) {
+    periodic_ = want;
+    flush_armed_ = false;
+    long us = want ? long(policy_.tick_us()) : 0;
+    set_tick_timer(us, us);
+  }
+}
+
+RecordResult RecordSession::run() {
+  RecordSetup setup = prepare_recording(opts_);
+  saver_ = std::make_unique<FileSaver>(setup.dir + "/" + kFilesDir);
+  TraceMeta& meta = setup.meta;
+  have_stdout_ = setup.stdout_st.has_value();
+  have_stderr_ = setup.stderr_st.has_value();
+  if (have_stdout_) stdout_st_ = *setup.stdout_st;
+  if (have_stderr_) stderr_st_ = *setup.stderr_st;
+  seccomp_ = setup.syscall_buffer;
+  const std::string& path = setup.program;
+  meta.exe_file = saver_->save(path, path);
+
+  std::vector<char*> argv;
+  for (auto& a : opts_.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& v : meta.env) envp.push_back(const_cast<char*>(v.c_str()));
+  envp.push_back(nullptr);
+  root_ = spawn_traced(path.c_str(), argv.data(), envp.data(), nullptr,
+                       seccomp_ ? install_syscall_filter : nullptr);
+  // Inherited signal state is part of the program's input: replay starts it the same way.
+  ProcSignals masks = read_proc_signals(root_);
+  meta.sig_ignored = masks.ignored;
+  meta.sig_blocked = masks.blocked;
+  handle_own_signals(root_);
+  writer_ = std::make_unique<TraceWriter>(setup.dir, meta);
+  if (!setup.traces_root.empty()) set_latest_trace(setup.traces_root, setup.dir);
+  RecordTask& root = tasks_[root_];
+  root.tid = root.pid = root_;
+  root.fresh = false;
+  ThreadGroup& rg = groups_[root_];
+  rg.members.push_back(root_);
+  rg.active = root_;
+  processes_[root_] = ProcessInfo{root_, 0, false, 0, opts_.argv};
+  process_order_.push_back(root_);
+  on_syscall_entry(root);  // spawn_traced left it at the entry of its execve
+
+  try {
+    while (!tasks_.empty()) {
+      if (take_tick()) on_tick();
+      if (!periodic_ && !flush_armed_ && writer_->has_pending()) {
+        set_tick_timer(kFlushAfterUs, 0);
+        flush_armed_ = true;
+      }
+      int status = 0;
+      pid_t tid = waitpid(-1, &status, __WALL);
+      if (tid < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      ++ptrace_stops_;
+      auto it = tasks_.find(tid);
+      if (it == tasks_.end()) {
+        early_stops_[tid] = status;
+        continue;
+      }
+      try {
+        handle_stop(it->second, status);
+      } catch (const SystemError& e) {
+        // ESRCH: a task we held stopped was killed from outside (kill -9 of the program)
+        // while we handled its stop. Its exit, and its threads', are the next stops.
+        if (e.error() != ESRCH) throw;
+      }
+    }
+  } catch (const Error&) {
+    set_tick_timer(0, 0);
+    for (auto& [tid, t] : tasks_) kill(tid, SIGKILL);
+    while (waitpid(-1, nullptr, __WALL) > 0) {
+    }
+    writer_->flush();
+    throw;
+  }
+
+  set_tick_timer(0, 0);
+  TraceSummary summary;
+  summary.root_status = root_status_;
+  for (pid_t p : process_order_) summary.processes.push_back(processes_[p]);
+  writer_->finish(summary);
+  RecordResult r;
+  r.trace_dir = setup.dir;
+  r.exit_code = exit_code_for_status(root_status_);
+  r.events = writer_->last_event();
+  r.preemptions = preemptions_;
+  r.ptrace_stops = ptrace_stops_;
+  r.buffered_syscalls = buffered_syscalls_;
+  r.aborted_calls = aborted_calls_;
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  r.peak_memory = uint64_t(ru.ru_maxrss) * 1024;  // getrusage(2): ru_maxrss is in kilobytes
+  return r;
+}
+
+void RecordSession::on_tick() {
+  if (!periodic_) {  // the one-shot flush timer
+    flush_armed_ = false;
+    writer_->flush();
+    return;
+  }
+  ++ticks_;
+  if (ticks_ - last_flush_tick_ >= kFlushAfterUs / policy_.tick_us()) {
+    last_flush_tick_ = ticks_;
+    writer_->flush();
+  }
+  for (auto& [pid, g] : groups_) {
+    if (!g.active || g.ready.empty()) continue;
+    RecordTask& t = tasks_.at(g.active);
+    if (t.state == RunState::UserRunning && !t.interrupt_requested &&
+        ticks_ - t.run_start >= t.slice) {
+      // Time slice over and another task waits: stop this one where it is.
+      if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) {
+        t.interrupt_requested = true;
+        t.interrupt_tick = ticks_;
+      }
+    } else if (t.state == RunState::UserRunning && t.interrupt_requested &&
+               ticks_ - t.interrupt_tick >= kInterruptRetryTicks) {
+      // The interrupt's stop never came (seen once in 30 chaos recordings of a spinning
+      // thread: the task ran on, unpreempted, forever). Ask again; a second stop is harmless.
+      if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) t.interrupt_tick = ticks_;
+    } else if (t.state == RunState::InSyscall && !t.blocked && t.vfork_child == 0 &&
+               task_sleeping(t.tid)) {
+      // A syscall expected to return promptly is waiting: let the others run meanwhile.
+      t.blocked = true;
+      g.active = 0;
+      schedule(g);
+    }
+  }
+}
+
+void RecordSession::handle_stop(RecordTask& t, int status) {
+  if (WIFEXITED(status) || WIFSIGNALED(status)) return on_exit(t, status);
+  if (!WIFSTOPPED(status)) return;
+  int sig = WSTOPSIG(status), event = status >> 16;
+  if (sig == (SIGTRAP | 0x80)) {
+    int kind = syscall_stop_kind(t.tid);
+    if (kind == PTRACE_SYSCALL_INFO_ENTRY) return on_syscall_entry(t);
+    if (kind == PTRACE_SYSCALL_INFO_EXIT) return on_syscall_exit(t);
+    return resume_syscall(t);
+  }
+  switch (event) {
+    case PTRACE_EVENT_FORK:
+    case PTRACE_EVENT_VFORK:
+    case PTRACE_EVENT_CLONE:
+      return on_fork_event(t, event);
+    case PTRACE_EVENT_EXEC:
+      t.exec_seen = true;
+      return resume_syscall(t);
+    case PTRACE_EVENT_STOP:
+      return on_event_stop(t);
+    case PTRACE_EVENT_SECCOMP:
+      // The filter's report of a syscall's entry; one already stopped at (the first execve,
+      // seen by spawn_traced's PTRACE_SYSCALL) goes on to its exit.
+      if (t.state == RunState::InSyscall) return resume_syscall(t);
+      return on_syscall_entry(t);
+    default:
+      return on_signal(t, sig);
+  }
+}
+
+void RecordSession::run_user(RecordTask& t, int sig) {
+  t.state = RunState::UserRunning;
+  t.run_start = ticks_;
+  t.slice = policy_.slice();
+  resume_syscall(t, sig);
+}
+
+void RecordSession::mark_entries(ThreadGroup& g, pid_t except) {
+  // Tasks waiting in a syscall while another runs: replay must bring them to the syscall's
+  // entry before the other's next events, as their code up to it ran first.
+  for (pid_t m : g.members) {
+    RecordTask& x = tasks_.at(m);
+    if (m == except || x.state != RunState::InSyscall || !x.blocked || x.entry_marked) continue;
+    Event e;
+    e.kind = EventKind::SyscallEntry;
+    e.tid = x.tid;
+    e.regs = x.entry;
+    write(e);
+    x.entry_marked = true;
+  }
+}
+
+void RecordSession::activate(ThreadGroup& g, RecordTask& t) {
+  // Before t runs user code, every task of its process that waits in a syscall must be
+  // brought to that syscall's entry in replay: its code up to there ran before t's.
+  mark_entries(g, t.tid);
+  g.active = t.tid;
+}
+
+bool RecordSession::set_point(Event& e, RecordTask& t) {
+  // Buffers that syscalls in flight in other tasks may write are left out of the digest.
+  // So are the syscall buffers' records and control words (replay fills them in ahead).
+  // And so is the dead part of every task's stack (dead_stack.h): what lies there may differ.
+  const ThreadGroup& g = group(t);
+  e.exclusions = g.buffer_exclusions;
+  std::vector<ProcMapping> maps = read_proc_maps(t.tid);
+  for (pid_t m : g.members) {
+    RecordTask& x = tasks_.at(m);
+    std::optional<uint64_t> rsp;
+    if (m == t.tid) {
+      rsp = e.regs.rsp;
+    } else if (x.state == RunState::InSyscall) {
+      rsp = x.entry.rsp;
+      if (const SyscallSpec* spec = syscall_spec(long(x.entry.orig_rax))) {
+        auto ranges = possible_outputs(x.tid, *spec, x.entry, x.snap);
+        e.exclusions.insert(e.exclusions.end(), ranges.begin(), ranges.end());
+      }
+    } else if (Registers r; !x.fresh && try_get_regs(x.tid, r)) {
+      rsp = r.rsp;
+    }
+    if (rsp)
+      if (auto dead = dead_stack(maps, *rsp)) e.exclusions.push_back(*dead);
+  }
+  e.digest = digest_memory(t.tid, maps, e.exclusions);
+  if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
+    if (FILE* out = fopen(f, "a")) {
+      fprintf(out, "record point (task %d)\n%s", t.tid, digest_report(t.tid).c_str());
+      fclose(out);
+    }
+  }
+  // A SIGKILL ends the ptrace stop of every thread before any of them exits (it is queued to
+  // all under one lock, kernel/signal.c complete_signal), so a task still stopped now had no
+  // dying thread change memory while the digest was taken.
+  Registers now;
+  return try_get_regs(t.tid, now);
+}
+
+void RecordSession::schedule(ThreadGroup& g) {
+  if (g.active || g.ready.empty()) return;
+  size_t i = policy_.pick(g.ready.size());
+  pid_t next = g.ready[i];
+  g.ready.erase(g.ready.begin() + long(i));
+  RecordTask& t = tasks_.at(next);
+  activate(g, t);
+  if (t.pending_sig) {
+    int sig = t.pending_sig;
+    t.pending_sig = 0;
+    return deliver_signal(t, sig, get_siginfo(t.tid));
+  }
+  run_user(t);
+}
+
+void RecordSession::release_vfork_parent(pid_t child) {
+  for (auto& [ptid, p] : tasks_)
+    if (p.vfork_child == child) {
+      p.vfork_child = 0;
+      resume_syscall(p);
+    }
+}
+
+void RecordSession::on_event_stop(RecordTask& t) {
+  ThreadGroup& g = group(t);
+  if (t.fresh) {  // a new task's first stop: it waits for its turn to run
+    t.fresh = false;
+    t.state = RunState::Stopped;
+    g.ready.push_back(t.tid);
+    return schedule(g);
+  }
+  if (t.interrupt_requested) {
+    t.interrupt_requested = false;
+    if (g.active == t.tid && !g.ready.empty()) {
+      // Waiting in a buffered call that no desched counter watched: made traced, it lets
+      // the others run (its wait is seen then).
+      if (abort_waiting_call(t)) return resume_syscall(t);
+      uint64_t rip = get_regs(t.tid).rip;
+      if (rep_insn_at(t.tid, rip) || t.buffer.must_not_stop_at(rip))
+        return resume_syscall(t);  // inside a string instruction: interrupt again next tick
+      Event e;
+      e.kind = EventKind::Sched;
+      e.tid = t.tid;
+      e.regs = get_regs(t.tid);
+      if (!set_point(e, t)) return;  // killed: its exit comes next
+      take_buffered(t);
+      write(e);
+      ++preemptions_;
+      t.state = RunState::Stopped;
+      g.active = 0;
+      g.ready.push_back(t.tid);
+      return schedule(g);
+    }
+  }
+  resume_syscall(t);  // a group-stop, or an interrupt with nobody else to run
+}
+
+void RecordSession::on_exit(RecordTask& t, int status) {
+  Event e;
+  e.kind = EventKind::Exit;
+  e.tid = t.tid;
+  e.status = status;
+  write(e);
+  if (auto it = processes_.find(t.pid); it != processes_.end() && t.tid == t.pid) {
+    it->second.ended = true;
+    it->second.status = status;
+  }
+  if (t.tid == root_) root_status_ = status;
+  release_vfork_parent(t.tid);
+  ThreadGroup& g = group(t);
+  std::erase(g.members, t.tid);
+  std::erase(g.ready, t.tid);
+  bool was_active = g.active == t.tid;
+  if (was_active) g.active = 0;
+  pid_t pid = t.pid;
+  tasks_.erase(t.tid);
+  if (g.members.empty()) {
+    groups_.erase(pid);
+  } else if (was_active) {
+    schedule(g);
+  }
+  update_timer();
+}
+
+RecordResult record(const RecordOptions& opts) {
+  RecordSession r(opts);
+  return r.run();
+}
+
+}  // namespace rwd

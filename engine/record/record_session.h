@@ -1,0 +1,127 @@
+// A recording in progress: the session that owns the recorded tasks and the trace writer.
+// Internal to engine/record; `record()` (recorder.h) is the entry point.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "engine/os/ptrace_ops.h"
+#include "engine/record/file_saver.h"
+#include "engine/record/record_task.h"
+#include "engine/record/recorder.h"
+#include "engine/record/schedule_policy.h"
+#include "engine/trace/event.h"
+#include "engine/trace/trace_files.h"
+#include "engine/trace/trace_writer.h"
+
+namespace rwd {
+
+/// The kernel's ERESTART_RESTARTBLOCK (include/linux/errno.h): the call resumes as
+/// restart_syscall.
+constexpr int64_t kErestartRestartblock = -516;
+
+/// One recording (rr's RecordSession): the program's task tree under ptrace, the scheduler
+/// that lets one task of a process run at a time, and the trace being written. The session
+/// loop and scheduling are in record_session.cpp, syscalls in record_syscall.cpp, signals
+/// (and rdtsc) in record_signal.cpp.
+class RecordSession {
+ public:
+  explicit RecordSession(const RecordOptions& o) : opts_(o), policy_(o.chaos, o.chaos_seed) {}
+  /// Starts the program, records it until its last task ends, and finishes the trace.
+  /// Throws as record() says.
+  RecordResult run();
+
+ private:
+  /// Dispatches the wait status `status` of `t` to the handlers below.
+  void handle_stop(RecordTask& t, int status);
+  /// A syscall's entry: refused, answered without the kernel, or let run (record_syscall.cpp).
+  void on_syscall_entry(RecordTask& t);
+  /// A syscall's exit: its event, with result and out-parameters (record_syscall.cpp).
+  void on_syscall_exit(RecordTask& t);
+  /// PTRACE_EVENT_FORK/VFORK/CLONE: the fork-like syscall's event and the new task.
+  void on_fork_event(RecordTask& t, int event);
+  /// PTRACE_EVENT_STOP: a new task's first stop, or a preemption's interrupt.
+  void on_event_stop(RecordTask& t);
+  /// A signal-delivery stop: recorded, deferred or delivered (record_signal.cpp).
+  void on_signal(RecordTask& t, int sig);
+  /// When `t` stopped just after a buffered call's syscall that a signal or an interrupt
+  /// stopped while it waited, makes the call return RWD_ABORTED instead of restarting, so
+  /// that the library makes it again as a traced syscall (rewind_preload_abi.h), and returns
+  /// true. The caller resumes `t`.
+  bool abort_waiting_call(RecordTask& t);
+  /// `t` ended with wait status `status`: its Exit event, and the next task of its process runs.
+  void on_exit(RecordTask& t, int status);
+  /// The SIGALRM tick: flushes the trace, ends time slices, notices blocked syscalls.
+  void on_tick();
+  /// Resumes `t` into user code (delivering `sig`), starting its time slice.
+  void run_user(RecordTask& t, int sig = 0);
+  /// When no task of `g` runs user code, picks the next ready one (SchedulePolicy) and runs it.
+  void schedule(ThreadGroup& g);
+  /// Delivers `sig` with siginfo `si` to the stopped task `t` as its Signal event.
+  void deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si);
+  /// Delivers e.signo to the stopped task and writes `e`, with the handler's signal frame.
+  void deliver_and_write(RecordTask& t, Event& e);
+  /// A Signal event for `t` at its current registers.
+  Event signal_event(RecordTask& t, int sig, const SigInfo& si);
+  /// Writes a SyscallEntry event for each task of `g` but `except` waiting in a syscall.
+  void mark_entries(ThreadGroup& g, pid_t except);
+  /// Makes `t` the task of `g` that runs user code (after mark_entries).
+  void activate(ThreadGroup& g, RecordTask& t);
+  /// Fills e's digest and exclusions at t's current point. Returns false when t's process
+  /// started dying meanwhile (SIGKILL from outside: exiting threads write their tid words,
+  /// so the digest may hold memory no replay reproduces); the event must not be written.
+  bool set_point(Event& e, RecordTask& t);
+  /// The vfork parent of `child` (which exec'ed or ended) may run again.
+  void release_vfork_parent(pid_t child);
+  /// Ticks periodically while some process has several tasks, else only to flush.
+  void update_timer();
+  /// `t` trapped on rdtsc/rdtscp (PR_SET_TSC): runs it here and writes its Rdtsc event.
+  /// Returns false when the instruction at rip is neither.
+  bool emulate_rdtsc(RecordTask& t, Registers& regs);
+  /// Whether fd `fd` of `tid` is rewind's stdout or stderr (its writes are output to replay).
+  OutputStream output_target(pid_t tid, uint64_t fd);
+  /// Writes `e`, with the buffered records its task made before it.
+  void write(Event& e);
+  /// Moves the records in t's buffer to t.buffered (at a stop that an event of t follows).
+  void take_buffered(RecordTask& t);
+  /// Single-steps t out of the code where no point may be recorded (syscall buffering).
+  void step_out_of_buffer_code(RecordTask& t);
+  ThreadGroup& group(const RecordTask& t) { return groups_[t.pid]; }
+  /// Resumes t: into the rest of its syscall (PTRACE_SYSCALL, for the exit stop), or into user
+  /// code: PTRACE_CONT when the seccomp filter reports syscalls, else PTRACE_SYSCALL.
+  void resume_syscall(RecordTask& t, int sig = 0) {
+    resume(t.tid, seccomp_ && t.state != RunState::InSyscall ? PTRACE_CONT : PTRACE_SYSCALL, sig);
+  }
+
+  RecordOptions opts_;
+  SchedulePolicy policy_;
+  std::unique_ptr<TraceWriter> writer_;
+  std::unique_ptr<FileSaver> saver_;
+  std::map<pid_t, RecordTask> tasks_;
+  std::map<pid_t, ThreadGroup> groups_;
+  std::map<pid_t, int> early_stops_;  ///< stops of new tasks seen before their clone event
+  std::map<pid_t, ProcessInfo> processes_;
+  std::vector<pid_t> process_order_;
+  pid_t root_ = 0;
+  int root_status_ = 0;
+  uint64_t ticks_ = 0;
+  uint64_t last_flush_tick_ = 0;
+  bool periodic_ = false;     ///< the timer ticks every policy_.tick_us()
+  bool flush_armed_ = false;  ///< the one-shot flush timer is armed
+  uint64_t preemptions_ = 0;
+  uint64_t ptrace_stops_ = 0;
+  uint64_t buffered_syscalls_ = 0;
+  uint64_t aborted_calls_ = 0;
+  struct stat stdout_st_ {
+  }, stderr_st_{};
+  bool have_stdout_ = false, have_stderr_ = false;
+  bool seccomp_ = false;  ///< syscall buffering: the filter traps syscalls (PTRACE_CONT runs)
+};
+
+}  // namespace rwd

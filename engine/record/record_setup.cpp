@@ -1,0 +1,121 @@
+// Preparing a recording and rewind's own signals while it runs (record_setup.h).
+#include "engine/record/record_setup.h"
+
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+#include "engine/errors.h"
+#include "engine/record/syscall_buffer.h"
+#include "engine/trace/trace_dir.h"
+#include "engine/trace/trace_files.h"
+
+extern char** environ;
+
+namespace rwd {
+
+namespace {
+volatile sig_atomic_t g_forward_to = 0;
+volatile sig_atomic_t g_tick_due = 0;
+
+void forward_signal(int sig) {
+  if (g_forward_to > 0) kill(g_forward_to, sig);
+}
+
+void on_timer_signal(int) {
+  g_tick_due = 1;
+}
+}  // namespace
+
+RecordSetup prepare_recording(const RecordOptions& opts) {
+  RecordSetup s;
+  s.program = find_program(opts.argv[0]);
+  if (s.program.empty()) throw Error("cannot find program '" + opts.argv[0] + "'");
+  if (!opts.output_dir.empty()) {
+    s.dir = opts.output_dir;
+    if (::mkdir(s.dir.c_str(), 0755) != 0 && !(errno == EEXIST && is_empty_dir(s.dir)))
+      throw SystemError("create trace directory " + s.dir, errno);
+  } else {
+    s.traces_root = traces_root();
+    s.dir = create_trace_dir(s.traces_root, s.program.substr(s.program.find_last_of('/') + 1));
+  }
+  if (::mkdir((s.dir + "/" + kFilesDir).c_str(), 0755) != 0)
+    throw SystemError("create " + s.dir + "/" + kFilesDir, errno);
+  s.meta.argv = opts.argv;
+  for (char** e = environ; *e; ++e) s.meta.env.push_back(*e);
+  struct stat st;
+  if (fstat(1, &st) == 0) s.stdout_st = st;
+  if (fstat(2, &st) == 0) s.stderr_st = st;
+  if (opts.syscall_buffer) {
+    std::string lib = preload_library_path();
+    if (lib.empty()) {
+      fprintf(stderr,
+              "rewind: librewind_preload.so is not next to rewind; recording without "
+              "syscall buffering\n");
+    } else {
+      std::vector<const struct stat*> outputs;
+      if (s.stdout_st) outputs.push_back(&*s.stdout_st);
+      if (s.stderr_st) outputs.push_back(&*s.stderr_st);
+      s.meta.env = preload_environment(s.meta.env, lib, outputs);
+      s.syscall_buffer = true;
+    }
+  }
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd)) s.meta.cwd = cwd;
+  s.meta.start_time = int64_t(time(nullptr));
+  s.meta.ticks = "none";
+  return s;
+}
+
+void handle_own_signals(pid_t root) {
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  g_forward_to = root;
+  signal(SIGTERM, forward_signal);
+  signal(SIGHUP, forward_signal);
+  struct sigaction sa {};
+  sa.sa_handler = on_timer_signal;  // no SA_RESTART: the timer interrupts waitpid
+  sigaction(SIGALRM, &sa, nullptr);
+}
+
+bool take_tick() {
+  if (!g_tick_due) return false;
+  g_tick_due = 0;
+  return true;
+}
+
+void set_tick_timer(long first_us, long interval_us) {
+  itimerval it{};
+  it.it_value.tv_sec = first_us / 1'000'000;
+  it.it_value.tv_usec = first_us % 1'000'000;
+  it.it_interval.tv_sec = interval_us / 1'000'000;
+  it.it_interval.tv_usec = interval_us % 1'000'000;
+  setitimer(ITIMER_REAL, &it, nullptr);
+}
+
+std::string find_program(const std::string& name) {
+  auto ok = [](const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (name.find('/') != std::string::npos) return ok(name) ? name : "";
+  const char* path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t i = 0;
+  while (i <= dirs.size()) {
+    size_t j = dirs.find(':', i);
+    if (j == std::string::npos) j = dirs.size();
+    std::string d = dirs.substr(i, j - i);
+    std::string p = (d.empty() ? "." : d) + "/" + name;
+    if (ok(p)) return p;
+    i = j + 1;
+  }
+  return "";
+}
+
+}  // namespace rwd

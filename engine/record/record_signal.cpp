@@ -1,0 +1,179 @@
+// Recording signals (rr's record_signal): synchronous faults and signals from outside, their
+// delivery point and handler frame, signals that arrive inside buffered calls or repeated
+// string instructions, and rdtsc trapped through PR_SET_TSC (record_session.h).
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <cstring>
+
+#include "engine/arch/syscall_table.h"
+#include "engine/errors.h"
+#include "engine/os/debug_registers.h"
+#include "engine/os/proc.h"
+#include "engine/record/record_session.h"
+#include "engine/record/signal_disposition.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+bool RecordSession::emulate_rdtsc(RecordTask& t, Registers& regs) {
+  uint8_t insn[3] = {};
+  auto bytes = read_memory(t.tid, regs.rip, 3);
+  std::copy(bytes.begin(), bytes.end(), insn);
+  unsigned aux = 0;
+  uint64_t tsc;
+  if (bytes.size() >= 2 && insn[0] == 0x0f && insn[1] == 0x31) {
+    tsc = __rdtsc();
+    regs.rip += 2;
+  } else if (bytes.size() == 3 && insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9) {
+    tsc = __rdtscp(&aux);
+    regs.rcx = aux;
+    regs.rip += 3;
+  } else {
+    return false;
+  }
+  regs.rax = tsc & 0xffffffffu;
+  regs.rdx = tsc >> 32;
+  set_regs(t.tid, regs);
+  take_buffered(t);
+  Event e;
+  e.kind = EventKind::Rdtsc;
+  e.tid = t.tid;
+  e.regs = regs;
+  write(e);
+  return true;
+}
+
+Event RecordSession::signal_event(RecordTask& t, int sig, const SigInfo& si) {
+  Event e;
+  e.kind = EventKind::Signal;
+  e.tid = t.tid;
+  e.regs = get_regs(t.tid);
+  e.signo = sig;
+  e.siginfo = si;
+  return e;
+}
+
+void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si) {
+  // The desched counter, if the library has it on, would signal every step's stop.
+  if (t.buffer.must_not_stop_at(get_regs(t.tid).rip)) t.buffer.settle_desched(t.tid);
+  step_out_of_buffer_code(t);
+  Registers regs = get_regs(t.tid);
+  if (size_t len = rep_insn_at(t.tid, regs.rip)) {
+    // No breakpoint can find a point inside a string instruction again: let it finish.
+    t.deferred_sig = sig;
+    t.deferred_si = si;
+    t.deferred_at = regs.rip + len;
+    set_exec_breakpoint(t.tid, t.deferred_at);
+    t.state = RunState::UserRunning;
+    return resume_syscall(t, 0);
+  }
+  Event e = signal_event(t, sig, si);
+  if (!set_point(e, t)) return;  // killed: its exit comes next
+  take_buffered(t);
+  t.state = RunState::UserRunning;
+  t.run_start = ticks_;
+  t.slice = policy_.slice();
+  deliver_and_write(t, e);
+}
+
+void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
+  if (!(read_proc_signals(t.tid).caught & (1ull << (e.signo - 1)))) {
+    write(e);  // no handler: the default action, no signal frame
+    return resume_syscall(t, e.signo);
+  }
+  // A handler runs. The frame the kernel builds for it is not fully determined by the
+  // program (its XSAVE area depends on which FPU state the CPU tracks as in use), so it is
+  // recorded: single-stepping into the delivery stops at the handler's first instruction
+  // with the frame in place (kernel/signal.c, signal_delivered).
+  resume(t.tid, PTRACE_SINGLESTEP, e.signo);
+  int st = wait_task(t.tid);
+  if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0) {
+    uint64_t sp = get_regs(t.tid).rsp;
+    constexpr uint64_t kRedZone = 128, kMaxFrame = 64 << 10, kAltFrame = 16 << 10;
+    uint64_t end =
+        e.regs.rsp > sp && e.regs.rsp - sp < kMaxFrame ? e.regs.rsp - kRedZone : sp + kAltFrame;
+    MemoryRegion frame;
+    frame.addr = sp;
+    frame.bytes = read_memory(t.tid, sp, end - sp);
+    e.memory.push_back(std::move(frame));
+    write(e);
+    return resume_syscall(t, 0);
+  }
+  write(e);
+  handle_stop(t, st);  // it ended, or stopped for another reason first
+}
+
+bool RecordSession::abort_waiting_call(RecordTask& t) {
+  if (!t.buffer.addr) return false;
+  Registers r = get_regs(t.tid);
+  int64_t result = int64_t(r.rax);
+  if (r.rip != RWD_UNTRACED_IP || !(is_restart_result(result) || result == -EINTR)) return false;
+  // Not restarted: the call returns to the library, which abandons its record (replay's
+  // library finds the abort mark the task's next event carries) and makes it traced.
+  r.rax = uint64_t(int64_t(RWD_ABORTED));
+  set_regs(t.tid, r);
+  t.buffer.aborted_nr = int64_t(r.orig_rax);
+  ++aborted_calls_;
+  return true;
+}
+
+void RecordSession::on_signal(RecordTask& t, int sig) {
+  auto si = get_siginfo(t.tid);
+  bool desched = t.buffer.is_desched_signal(sig, si);
+  // The counter would signal again at this very stop's context switch: off until the
+  // library's next call that may block.
+  if (desched) t.buffer.settle_desched(t.tid);
+  if (abort_waiting_call(t)) {
+    if (!desched) {
+      t.redeliver_sig = sig;
+      t.redeliver_si = si;
+    }
+    return resume_syscall(t, 0);
+  }
+  // The counter's signal when the call did not wait (the task was switched out around it):
+  // rewind's, not the program's.
+  if (desched) return resume_syscall(t, 0);
+  if (t.deferred_at && sig == SIGTRAP && get_regs(t.tid).rip == t.deferred_at) {
+    // The string instruction is done: send the put-off signal again, to arrive here.
+    clear_exec_breakpoint(t.tid);
+    t.deferred_at = 0;
+    syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+    return resume_syscall(t, 0);
+  }
+  if (t.deferred_sig && sig == t.deferred_sig && sent_by_this_process(si)) {
+    si = t.deferred_si;  // as it first arrived
+    set_siginfo(t.tid, si);
+    t.deferred_sig = 0;
+  }
+  if (sig == SIGSEGV && siginfo_code(si) == SI_KERNEL) {
+    Registers regs = get_regs(t.tid);
+    if (emulate_rdtsc(t, regs)) return resume_syscall(t);
+  }
+  if (is_synchronous_fault(sig, si)) {  // raised by the active task's own instruction
+    take_buffered(t);
+    Event e = signal_event(t, sig, si);
+    e.synchronous = true;
+    return deliver_and_write(t, e);
+  }
+  if (signal_is_ignored(t.tid, sig)) {
+    // No handler and the default action is to ignore: delivering it changes nothing (an
+    // interrupted syscall restarts either way), so it is not part of the recording.
+    return resume_syscall(t, 0);
+  }
+  ThreadGroup& g = group(t);
+  if (g.active == 0 || g.active == t.tid) {
+    activate(g, t);
+    return deliver_signal(t, sig, si);
+  }
+  // Another task of the process runs user code: the handler waits for this task's turn.
+  t.pending_sig = sig;
+  t.state = RunState::Stopped;
+  if (std::find(g.ready.begin(), g.ready.end(), t.tid) == g.ready.end()) g.ready.push_back(t.tid);
+}
+
+}  // namespace rwd

@@ -1,0 +1,218 @@
+// Recording a syscall (rr's record_syscall): at its entry, what the table says about it
+// (unsupported, answered -ENOSYS, may block); at its exit, its result and out-parameters, the
+// file a mmap maps, the output a write makes; fork-like syscalls' new tasks
+// (record_session.h).
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+
+#include "engine/arch/clone_args.h"
+#include "engine/arch/syscall_table.h"
+#include "engine/errors.h"
+#include "engine/record/blocking.h"
+#include "engine/record/exec_capture.h"
+#include "engine/record/record_session.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+namespace {
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+}  // namespace
+
+void RecordSession::on_syscall_entry(RecordTask& t) {
+  t.entry = get_regs(t.tid);
+  t.state = RunState::InSyscall;
+  t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
+  take_buffered(t);
+  if (t.redeliver_sig) {
+    // The call an abort made traced (its first syscall since): the signal that interrupted the
+    // buffered call interrupts this one, with the siginfo it came with (on_signal).
+    t.deferred_sig = std::exchange(t.redeliver_sig, 0);
+    t.deferred_si = t.redeliver_si;
+    syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+  }
+  long nr = long(t.entry.orig_rax);
+  if (nr == RWD_SYS_REGISTER_BUFFER) {
+    // librewind_preload.so's registration: rewind answers it, the kernel never sees it.
+    Registers r = t.entry;
+    r.orig_rax = uint64_t(-1);
+    set_regs(t.tid, r);
+    t.skip_syscall = true;
+    t.skip_result =
+        seccomp_ ? t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9) : -ENOSYS;
+    if (t.skip_result >= 0) group(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
+    return resume_syscall(t);
+  }
+  const SyscallSpec* spec = syscall_spec(nr);
+  if (!spec)
+    throw UnsupportedError("syscall " + std::to_string(nr) + " (" + syscall_name(nr) +
+                           ") is not supported yet");
+  ThreadGroup& g = group(t);
+  if (spec->has(kExec) && g.members.size() > 1)
+    throw UnsupportedError("execve from a multi-threaded process is not supported yet");
+  if (spec->has(kForkLike) && decode_clone_args(t.tid, t.entry).shared_memory_process())
+    throw UnsupportedError(
+        "the program creates a process sharing its memory (clone with CLONE_VM but not "
+        "CLONE_THREAD); this is not supported yet");
+  if (spec->record == RecordPolicy::Enosys) {
+    // Not run: the program sees it unavailable (syscalls.py says why for each).
+    Registers r = t.entry;
+    r.orig_rax = uint64_t(-1);
+    set_regs(t.tid, r);
+    t.skip_syscall = true;
+    t.skip_result = -ENOSYS;
+  }
+  t.snap = snapshot_entry(t.tid, *spec, t.entry);
+  if (spec->has(kExit)) {
+    Event e;  // no exit stop follows; the Exit event comes with the task's end
+    e.kind = EventKind::Syscall;
+    e.tid = t.tid;
+    e.regs = t.entry;
+    write(e);
+  } else if (syscall_may_block(t.entry) && g.active == t.tid) {
+    t.blocked = true;
+    g.active = 0;
+    resume_syscall(t);
+    return schedule(g);
+  }
+  resume_syscall(t);
+}
+
+void RecordSession::on_syscall_exit(RecordTask& t) {
+  Registers regs = get_regs(t.tid);
+  long nr = long(t.entry.orig_rax);
+  int64_t result = int64_t(regs.rax);
+  if (t.skip_syscall) {
+    regs.rax = uint64_t(t.skip_result);
+    result = t.skip_result;
+    set_regs(t.tid, regs);
+  }
+  if (nr == RWD_SYS_REGISTER_BUFFER) {
+    Event e;
+    e.kind = EventKind::Syscall;
+    e.tid = t.tid;
+    e.regs = t.entry;
+    e.result = result;
+    write(e);
+    t.state = RunState::UserRunning;
+    return resume_syscall(t);
+  }
+  if (syscall_has(nr, kExec) && t.exec_seen && result == 0) {
+    Event e = capture_exec(t.tid, *saver_);
+    write(e);
+    t.buffer = SyscallBuffer{};  // the new image registers its own
+    group(t).buffer_exclusions.clear();
+    processes_[t.pid].argv = e.argv;
+    release_vfork_parent(t.tid);
+  } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
+    const SyscallSpec* spec = syscall_spec(nr);
+    Event e;
+    e.kind = EventKind::Syscall;
+    e.tid = t.tid;
+    e.regs = t.entry;
+    e.result = result;
+    if (nr == SYS_restart_syscall && t.restart_block) {
+      // What the interrupted call writes, at its own arguments (kernel/signal.c,
+      // restart_syscall; fs/select.c do_restart_poll...).
+      const auto& [entry, snap] = *t.restart_block;
+      if (const SyscallSpec* orig = syscall_spec(long(entry.orig_rax)))
+        e.memory = capture_outputs(t.tid, *orig, entry, result, snap);
+    } else {
+      e.memory = capture_outputs(t.tid, *spec, t.entry, result, t.snap);
+    }
+    if (nr != SYS_restart_syscall && result == kErestartRestartblock)
+      t.restart_block.emplace(t.entry, t.snap);
+    else if (nr != SYS_restart_syscall || !is_restart_result(result))
+      t.restart_block.reset();  // kept while restart_syscall is interrupted again
+    if (spec->output != OutputKind::None && result > 0)
+      e.output = output_target(t.tid, t.entry.rdi);
+    if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
+      std::string fd = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(int(t.entry.r8));
+      char target[PATH_MAX] = {};
+      ssize_t n = ::readlink(fd.c_str(), target, sizeof target - 1);
+      e.file = saver_->save(fd, n > 0 ? std::string(target, size_t(n)) : fd);
+    }
+    write(e);
+  }
+  ThreadGroup& g = group(t);
+  if (t.blocked) {
+    t.blocked = false;
+    if (g.active) {  // another task runs: wait for a turn
+      t.state = RunState::Stopped;
+      g.ready.push_back(t.tid);
+      return;
+    }
+    activate(g, t);
+  }
+  if (g.active == t.tid && t.state == RunState::InSyscall) {
+    t.state = RunState::UserRunning;  // a prompt syscall: same slice goes on
+    return resume_syscall(t);
+  }
+  run_user(t);
+}
+
+void RecordSession::on_fork_event(RecordTask& t, int event) {
+  pid_t child = pid_t(get_event_msg(t.tid));
+  Event e;
+  e.kind = EventKind::Syscall;
+  e.tid = t.tid;
+  e.regs = t.entry;
+  e.result = child;
+  e.child_tid = child;
+  write(e);
+  t.fork_recorded = true;
+  RecordTask& c = tasks_[child];
+  c.tid = child;
+  c.pid = event == PTRACE_EVENT_CLONE && decode_clone_args(t.tid, t.entry).thread() ? t.pid : child;
+  ThreadGroup& cg = groups_[c.pid];
+  if (c.pid == child) {  // a copy of (or, vfork, the same) memory, with the parent's buffers
+    c.buffer = t.buffer;
+    cg.buffer_exclusions = group(t).buffer_exclusions;
+  }
+  cg.members.push_back(child);
+  if (cg.members.size() == 2 && cg.active) {
+    // Competition starts now: the running task's time slice starts now too.
+    RecordTask& a = tasks_.at(cg.active);
+    a.run_start = ticks_;
+    a.slice = policy_.slice();
+  }
+  if (c.pid == child) {
+    processes_[child] = ProcessInfo{child, t.pid, false, 0, processes_[t.pid].argv};
+    process_order_.push_back(child);
+  }
+  update_timer();
+  if (event == PTRACE_EVENT_VFORK) {
+    // The parent cannot run before the child execs or exits; holding it here keeps the
+    // child's events before the parent's in the trace, as replay needs.
+    t.vfork_child = child;
+  } else {
+    resume_syscall(t);
+  }
+  if (auto it = early_stops_.find(child); it != early_stops_.end()) {
+    int st = it->second;
+    early_stops_.erase(it);
+    handle_stop(c, st);
+  }
+}
+
+OutputStream RecordSession::output_target(pid_t tid, uint64_t fd) {
+  if (fd > INT_MAX || (!have_stdout_ && !have_stderr_)) return OutputStream::None;
+  struct stat st;
+  std::string p = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
+  if (::stat(p.c_str(), &st) != 0) return OutputStream::None;
+  bool out = have_stdout_ && same_file(st, stdout_st_);
+  bool err = have_stderr_ && same_file(st, stderr_st_);
+  if (out && err) return fd == 2 ? OutputStream::Stderr : OutputStream::Stdout;
+  return out ? OutputStream::Stdout : err ? OutputStream::Stderr : OutputStream::None;
+}
+
+}  // namespace rwd

@@ -1,0 +1,88 @@
+// The recorder's view of one task and of one thread group (rr's RecordTask): what each is
+// doing, what its current syscall looks like, and what the recorder holds back for it.
+// Internal to engine/record.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "engine/arch/insn.h"
+#include "engine/arch/registers.h"
+#include "engine/arch/siginfo.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/record/schedule_policy.h"
+#include "engine/record/syscall_buffer.h"
+#include "engine/record/syscall_capture.h"
+
+namespace rwd {
+
+/// What a task is doing from the recorder's point of view.
+enum class RunState : uint8_t {
+  Stopped,      ///< held at a ptrace stop, waiting to run user code (in its process's queue)
+  UserRunning,  ///< resumed into user code: its process's active task
+  InSyscall,    ///< resumed into a syscall (between its entry and exit stops)
+};
+
+/// The recorder's state of one task (a thread of a recorded process).
+struct RecordTask {
+  pid_t tid = 0;
+  pid_t pid = 0;  ///< thread group (process) id
+  RunState state = RunState::Stopped;
+  bool fresh = true;  ///< its first stop (PTRACE_EVENT_STOP) has not been seen
+  Registers entry{};  ///< registers at the current syscall's entry
+  EntrySnapshot snap;
+  /// The syscall that returned ERESTART_RESTARTBLOCK (poll, nanosleep, futex with a timeout):
+  /// the kernel resumes it as restart_syscall, whose out-parameters are this call's.
+  std::optional<std::pair<Registers, EntrySnapshot>> restart_block;
+  bool exec_seen = false;      ///< PTRACE_EVENT_EXEC arrived during this syscall
+  bool fork_recorded = false;  ///< the fork-like syscall's event was written at its event stop
+  bool skip_syscall = false;   ///< entry was cancelled (RecordPolicy::Enosys, the buffer's
+                               ///< registration): its exit reports skip_result
+  bool blocked = false;        ///< in a syscall that may wait: others of its process may run
+  bool entry_marked = false;   ///< a SyscallEntry event was written for the current syscall
+  bool interrupt_requested = false;  ///< PTRACE_INTERRUPT sent, its stop not seen yet
+  uint64_t interrupt_tick = 0;       ///< when it was sent
+  int pending_sig = 0;               ///< held signal-delivery stop, delivered when scheduled
+  uint64_t run_start = 0;            ///< tick when it last started running user code
+  uint64_t slice = kDefaultSliceTicks;
+  pid_t vfork_child = 0;  ///< held until this vfork child execs or exits
+  /// An asynchronous signal that arrived inside a repeated string instruction, put off until
+  /// the instruction ends (a hardware breakpoint after it), then sent again.
+  int deferred_sig = 0;
+  std::array<uint8_t, 128> deferred_si{};
+  uint64_t deferred_at = 0;  ///< address of the breakpoint, 0 when none is set
+  SyscallBuffer buffer;      ///< its librewind_preload.so buffer, if registered
+  /// A signal that interrupted a buffered call the recorder then aborted: sent again once the
+  /// library makes that call as a traced syscall, so that it interrupts that call instead.
+  int redeliver_sig = 0;
+  SigInfo redeliver_si{};
+  int64_t skip_result = -ENOSYS;  ///< skip_syscall: the result the exit reports
+  /// Records taken from the buffer when the task stopped, for its next event.
+  std::vector<uint8_t> buffered;
+};
+
+/// Length of the repeated string instruction at the task's rip, or 0 (see insn.h).
+inline size_t rep_insn_at(pid_t tid, uint64_t rip) {
+  auto code = read_memory(tid, rip, 15);
+  return rep_string_insn_length(code.data(), code.size());
+}
+
+/// A thread group (process). At most one of its tasks runs user code at a time; the order in
+/// which they do is recorded, which is what makes threads replayable (DESIGN.md "Recording").
+struct ThreadGroup {
+  pid_t active = 0;         ///< the task running user code or a prompt syscall, or 0
+  std::deque<pid_t> ready;  ///< tasks waiting to run user code
+  std::vector<pid_t> members;
+  /// The digest exclusions of every syscall buffer in this address space: its tasks' (living
+  /// or exited: a thread's buffer outlives it) and those a fork copied from the parent. Replay
+  /// writes into all of them, so every point of the process leaves them out. Cleared by exec.
+  std::vector<std::pair<uint64_t, uint64_t>> buffer_exclusions;
+};
+
+}  // namespace rwd
