@@ -32,10 +32,14 @@ rc=$?
 [ "$rc" -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "/trunc/events: offset [0-9]*: .*truncated" \
   && pass "truncated: $out" || fail "truncated trace (rc $rc): $out"
 
-# Corrupted: one byte flipped in the middle of the data stream.
+# Corrupted: one byte in the middle of the data stream replaced by its complement (writing a
+# fixed value changed nothing when the byte already had it).
 cp -r "$WORK/good" "$WORK/corrupt"
 size=$(stat -c %s "$WORK/corrupt/data")
-printf '\xff' | dd of="$WORK/corrupt/data" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+off=$((size / 2))
+byte=$(od -An -tu1 -j "$off" -N1 "$WORK/corrupt/data" | tr -d ' ')
+printf "\\$(printf '%03o' $((byte ^ 255)))" | dd of="$WORK/corrupt/data" bs=1 seek="$off" conv=notrunc 2>/dev/null
+cmp -s "$WORK/good/data" "$WORK/corrupt/data" && fail "the data stream was not changed"
 out=$("$REWIND" replay -a "$WORK/corrupt" 2>&1 >/dev/null)
 rc=$?
 [ "$rc" -eq 1 ] && echo "$out" | grep -q "/corrupt/data: offset [0-9]*: chunk checksum mismatch" \
