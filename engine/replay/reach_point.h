@@ -3,14 +3,21 @@
 // the recorded instruction with the recorded registers and memory digest.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
 
+#include "engine/errors.h"
+#include "engine/replay/point_trampoline.h"
 #include "engine/replay/replay_task.h"
+#include "engine/replay/trampoline_install.h"
 #include "engine/trace/event.h"
 
 namespace rwd {
 
-/// How reach_point found a point.
+/// How a point was found.
 enum class PointMethod : uint8_t {
   AlreadyThere,  ///< the task stood at it
   Jump,          ///< a trampoline that compares registers in the task (PatchKind::Jump)
@@ -19,23 +26,74 @@ enum class PointMethod : uint8_t {
 };
 
 /// What reaching one point took.
-struct PointSearch {
+struct PointFound {
   uint64_t stops = 0;  ///< ptrace stops of the task on the way
   PointMethod method = PointMethod::AlreadyThere;
 };
 
-/// Runs `t` forward until its registers equal `e.regs` and the digest of its process's
-/// writable memory (minus `e.exclusions`) equals `e.digest`. Tries, in order:
-/// - a jump to a trampoline that compares the registers inside the task
-///   (point_trampoline.h), so that only passes of e.regs.rip with matching registers stop;
-/// - where the instructions after the point cannot be moved, an int3 at the point (a stop
-///   at every pass, continuing through a moved copy of the instruction);
-/// - where neither can be used (the point's own instruction cannot be moved, the observer
-///   refuses, no room in reach), a hardware breakpoint at e.regs.rip.
+/// The search for event `e`'s point in task `t`, as a state machine its driver (the
+/// replayer) runs: it resumes the task when asked (before_resume, then PTRACE_SYSEMU) and
+/// hands it each stop that is the search's own (on_stop), until found() says where it is.
+/// The task runs until its registers equal `e.regs` and the digest of its process's writable
+/// memory (minus `e.exclusions`) equals `e.digest`. Methods, in order:
+/// - first, without stopping on the way, to the pause after the event's last buffered record
+///   (the replayer asks for one at every point's last record);
+/// - a jump to a trampoline that compares the registers inside the task (point_trampoline.h),
+///   so that only passes of e.regs.rip with matching registers stop; the driver must allow
+///   the code patch first (patch_request, patch_answer);
+/// - where the instructions after the point cannot be moved, an int3 at the point (a stop at
+///   every pass, continuing through a moved copy of the instruction);
+/// - where neither can be used (the point's own instruction cannot be moved, the driver
+///   refuses the patch, no room in reach), a hardware breakpoint at e.regs.rip.
 /// All are sound because between two events a task runs deterministically: a state seen
 /// twice would repeat forever. REWIND_POINT_SEARCH=int3 or =breakpoint starts at that method
-/// (for tests and measurements). Returns the stops it took and the method that found the
-/// point. Throws DivergenceError if the task reaches a syscall, a signal or its end first.
-PointSearch reach_point(ReplayTask& t, const Event& e);
+/// (for tests and measurements). Every method throws DivergenceError when the task reaches a
+/// syscall, a signal or its end before the point. The task and event must outlive the search.
+class PointSearch {
+ public:
+  /// Starts the search; when the task already stands at the point, found() says so at once.
+  PointSearch(ReplayTask& t, const Event& e);
+  ~PointSearch();
+  PointSearch(const PointSearch&) = delete;
+  PointSearch& operator=(const PointSearch&) = delete;
+
+  /// Where the point was found, once it was.
+  const std::optional<PointFound>& found() const { return found_; }
+  /// The code patch the search wants to make next (addr, len), to be answered with
+  /// patch_answer before anything else; nullopt when none waits.
+  std::optional<std::pair<uint64_t, size_t>> patch_request() const;
+  /// The driver allows (or refuses) the patch patch_request asked for.
+  void patch_answer(bool allowed);
+  /// Called before each resume of the task (sets the resume flag on the point's
+  /// instruction for the hardware breakpoint).
+  void before_resume();
+  /// The task stopped with `s` (a stop that is not the driver's own): goes on, or finds the
+  /// point. Throws DivergenceError.
+  void on_stop(const Stop& s);
+  /// A trampoline is patched into the task's code now.
+  bool code_patched() const;
+
+ private:
+  enum class Phase : uint8_t { Pauses, Methods, AwaitPatch, Trampoline, Breakpoint, Found };
+  struct PointCode;
+  bool at_point(const Registers& r);
+  /// Tries the next method from methods_; ends in AwaitPatch, Breakpoint or Found.
+  void next_method();
+  void trampoline_stop(const Stop& s);
+  void found(PointMethod m);
+  DivergenceError fail(const std::string& what) const;
+
+  ReplayTask& t_;
+  const Event& e_;
+  Phase phase_ = Phase::Pauses;
+  uint64_t stops_ = 0;
+  std::optional<PointFound> found_;
+  std::vector<PatchKind> kinds_;  ///< trampoline kinds still to try, in order
+  std::unique_ptr<PointCode> code_;
+  PatchKind kind_ = PatchKind::Jump;            ///< the kind being tried
+  std::optional<PointTrampoline> plan_;         ///< its plan
+  std::unique_ptr<TrampolineInstall> install_;  ///< in place while Phase::Trampoline
+  bool hw_breakpoint_ = false;                  ///< slot 0 holds the point's address
+};
 
 }  // namespace rwd

@@ -1,4 +1,6 @@
-// A replay that advances one event at a time: what the timeline drives.
+// A replay that the timeline drives (rr's ReplaySession::replay_step is the model): run()
+// advances it to the next thing its driver must decide or know, and returns it; nothing in
+// the replay calls up.
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +15,47 @@
 #include "engine/trace/trace_reader.h"
 
 namespace rwd {
+
+/// Why ReplaySession::run() returned: a question for its driver, answered in the next
+/// RunCommand, or news.
+struct ReplayStep {
+  enum Kind : uint8_t {
+    /// `task` is about to run the program's own code towards its next event with `request`
+    /// (PTRACE_SYSEMU). Answer: RunCommand::request (a single step, for instance).
+    Resume,
+    /// `task` stopped with `stop` while running the program's own code. Answer:
+    /// RunCommand::claimed, when the stop was the driver's (its breakpoint, watchpoint or
+    /// single step, handled): the replay then resumes the task as it meant to; otherwise the
+    /// replay takes the stop as its own (a syscall's entry, a recorded signal, the point's
+    /// trap). Stop::BufferPause is news only (the task used `stop.status` bytes of its
+    /// buffered records): its answer is not read.
+    Stopped,
+    /// The replay wants to replace `len` bytes of code at `addr` in `task`'s process with a
+    /// jump to a point trampoline (reach_point.h) and then run the task. Answer:
+    /// RunCommand::patch_allowed (refuse while single-stepping, watching memory, or with a
+    /// breakpoint in those bytes).
+    PatchRequest,
+    /// `event` has been replayed: events_done() is its number.
+    EventDone,
+    /// The trace has no more events.
+    End,
+  } kind = End;
+  ReplayTask* task = nullptr;    ///< Resume, Stopped, PatchRequest: the task (lives as long
+                                 ///< as the session has it)
+  int request = 0;               ///< Resume: the ptrace request the replay would use
+  Stop stop;                     ///< Stopped
+  uint64_t addr = 0;             ///< PatchRequest
+  size_t len = 0;                ///< PatchRequest, bytes
+  const Event* event = nullptr;  ///< the event being replayed (EventDone: the one just done);
+                                 ///< valid until the next run()
+};
+
+/// The driver's answer to the last ReplayStep, and so what run() does next.
+struct RunCommand {
+  int request = 0;            ///< after Resume: resume with this request (0: as asked)
+  bool claimed = false;       ///< after Stopped: the stop was the driver's own
+  bool patch_allowed = true;  ///< after PatchRequest
+};
 
 /// One replay of a trace from its start. Owns the replayed processes: destroying the
 /// session kills them. Not thread-safe; all calls from the thread that created it (ptrace
@@ -37,11 +80,19 @@ class ReplaySession {
   ReplaySession(const ReplaySession&) = delete;
   ReplaySession& operator=(const ReplaySession&) = delete;
 
-  /// Replays the next event; returns false, doing nothing, when the trace has no more.
-  /// Throws DivergenceError, TraceError; after a throw the session is finished (tasks killed).
+  /// Advances the replay, first acting on `cmd` (the answer to the last step), to the next
+  /// step its driver must answer or know of. Throws DivergenceError, TraceError; after a
+  /// throw the session is finished (tasks killed).
+  ReplayStep run(const RunCommand& cmd = {});
+  /// Replays the next event without a driver (every question answered by default); returns
+  /// false, doing nothing, when the trace has no more. Throws as run().
   bool step();
-  /// The next event step() replays, or nullptr at the end of the trace.
+  /// The event after the one being replayed (or the next one, between events), or nullptr at
+  /// the end of the trace.
   const Event* next_event();
+  /// True while a point trampoline is patched into a task's code (ReplayStep::PatchRequest):
+  /// the program then runs some of its instructions elsewhere.
+  bool code_patched() const;
   /// Number of the last event replayed (events are numbered from 1; 0 before the first).
   uint64_t events_done() const;
   /// The live tasks, by recorded tid.
@@ -61,7 +112,7 @@ class ReplaySession {
   static std::vector<pid_t> checkpoint_pids(const Checkpoint& c);
   /// Asks that task `rec_tid`, replaying up to event `event` (its own, carrying buffered
   /// records), pause once it has used `pos` bytes of that event's records (a record
-  /// boundary): the observer then sees a Stop::BufferPause there (buffer_fill.h). One request
+  /// boundary): run() then reports a Stop::BufferPause there (buffer_fill.h). One request
   /// at a time; `pos` 0 withdraws it. Takes effect when the event's records are put in place,
   /// so ask before the event before it is replayed. Only for a task that can_pause_buffer.
   void pause_in_buffer(pid_t rec_tid, uint64_t event, uint32_t pos);

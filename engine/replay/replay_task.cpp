@@ -13,7 +13,6 @@
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/replay/buffer_fill.h"
-#include "engine/replay/replay_observer.h"
 
 namespace rwd {
 
@@ -28,10 +27,6 @@ void restart_syscall_now(pid_t tid) {
   r.rip -= 2;  // back onto the syscall instruction
   try_set_regs(tid, r);
 }
-}  // namespace
-
-namespace {
-thread_local ReplayObserver* g_observer = nullptr;
 
 /// Whether stop `s` after a resume with `request` is a trap the debugger caused: a single
 /// step, a hardware watchpoint, or an int3 (si_code SI_KERNEL; the program's own int3 looks
@@ -43,15 +38,14 @@ bool debugger_trap(const Stop& s, int request) {
   std::memcpy(&code, s.siginfo.data() + 8, sizeof code);  // siginfo_t.si_code
   return code == TRAP_HWBKPT || code == TRAP_TRACE || code == SI_KERNEL;
 }
+}  // namespace
 
-/// One resume with `request` and the wait for the next stop of interest.
-///
-/// The kernel delivers a debug trap as a forced SIGTRAP (force_sig_info_to_task in
-/// kernel/signal.c): when the task blocks SIGTRAP, the trap unblocks it. The recording made
-/// no such trap there, so the program would see another mask (a posix_spawn child copies it
-/// and skips resetting SIGTRAP's action: a divergence after a reverse step through
-/// posix_spawn). The mask read before the resume is put back after such a trap. (The kernel
-/// also resets a blocked SIGTRAP's handler to SIG_DFL; that is not undone.)
+// The kernel delivers a debug trap as a forced SIGTRAP (force_sig_info_to_task in
+// kernel/signal.c): when the task blocks SIGTRAP, the trap unblocks it. The recording made
+// no such trap there, so the program would see another mask (a posix_spawn child copies it
+// and skips resetting SIGTRAP's action: a divergence after a reverse step through
+// posix_spawn). The mask read before the resume is put back after such a trap. (The kernel
+// also resets a blocked SIGTRAP's handler to SIG_DFL; that is not undone.)
 Stop run_once(ReplayTask& t, int request) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
@@ -71,28 +65,17 @@ Stop run_once(ReplayTask& t, int request) {
   }
   return s;
 }
-}  // namespace
-
-void set_replay_observer(ReplayObserver* observer) {
-  g_observer = observer;
-}
-
-ReplayObserver* replay_observer() {
-  return g_observer;
-}
 
 Stop run_to_stop(ReplayTask& t, int request) {
-  bool observed = g_observer && request == PTRACE_SYSEMU;
   for (;;) {
-    Stop s = run_once(t, observed ? g_observer->before_resume(t, request) : request);
+    Stop s = run_once(t, request);
     if (s.kind == Stop::SyscallEntry && at_buffer_pause(t)) {
       s.kind = Stop::BufferPause;
       s.status = int(take_buffer_pause(t));
-      if (observed) g_observer->after_stop(t, s);
       if (t.stop_at_pause) return s;
       continue;
     }
-    if (!observed || !g_observer->after_stop(t, s)) return s;
+    return s;
   }
 }
 

@@ -68,11 +68,18 @@ struct Stop {
   std::array<uint8_t, 128> siginfo{};  ///< Signal: its siginfo
 };
 
-/// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL) and waits for its next stop of
-/// interest. Signals the replay did not cause (a real SIGCHLD from a replayed child) are
-/// suppressed; group-stops are resumed. A pause between buffered records is handled
-/// (take_buffer_pause), shown to the observer, and returned only with `t.stop_at_pause`.
-/// Throws SystemError, DivergenceError.
+/// Resumes `t` once with `request` and waits for its next stop of interest. Signals the replay
+/// did not cause (a real SIGCHLD from a replayed child) are suppressed; group-stops are
+/// resumed. A syscall entry that is a pause between buffered records is returned as it is
+/// (at_buffer_pause tells). After a debugger trap, a blocked SIGTRAP is blocked again (the
+/// kernel unblocks it to deliver the trap). Throws SystemError.
+Stop run_once(ReplayTask& t, int request);
+
+/// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL, PTRACE_SINGLESTEP) until its
+/// next stop of interest, as run_once, and handles a pause between buffered records
+/// (take_buffer_pause): it is returned as Stop::BufferPause only with `t.stop_at_pause`.
+/// For the replay's own runs; the program's runs that a driver watches go through
+/// ReplaySession::run(). Throws SystemError, DivergenceError.
 Stop run_to_stop(ReplayTask& t, int request);
 
 /// Waits for `t`'s next stop without resuming it first (same filtering as run_to_stop).

@@ -61,7 +61,6 @@ void ReplayController::op_seek(uint64_t event) {
 }
 
 void ReplayController::main() {
-  set_replay_observer(this);
   Run first;
   first.kind = Run::Goto;
   first.target.kind = Point::Between;
@@ -112,39 +111,60 @@ void ReplayController::replay() {
     checkpoints_.restart_clock();
     on_between();
   }
-  while (const Event* e = session_->next_event()) {
-    replaying_ = *e;
-    bool was_exec = e->kind == EventKind::Exec;
-    session_->step();
-    last_event_ = replaying_;
-    note_entries(last_event_);
-    if (was_exec || changes_mappings(last_event_)) {
-      for (auto& [rec, t] : session_->tasks()) {
-        if (rec != last_event_.tid || t.state == TaskState::Exited) continue;
-        if (was_exec) {
-          bps_.forget(t.pid);
-          watches_.forget(t.tid);  // exec clears the debug registers
-        } else
-          bps_.revalidate(t.pid, t.tid);
-      }
+  RunCommand cmd;
+  for (;;) {
+    ReplayStep st = session_->run(cmd);
+    cmd = RunCommand{};
+    switch (st.kind) {
+      case ReplayStep::Resume:
+        replaying_ = st.event;
+        cmd.request = before_resume(*st.task, st.request);
+        break;
+      case ReplayStep::Stopped:
+        replaying_ = st.event;
+        cmd.claimed = after_stop(*st.task, st.stop);
+        break;
+      case ReplayStep::PatchRequest:
+        cmd.patch_allowed = begin_code_patch(*st.task, st.addr, st.len);
+        break;
+      case ReplayStep::EventDone:
+        event_done(*st.event);
+        break;
+      case ReplayStep::End:
+        return on_end();
     }
-    if (last_event_.kind == EventKind::Syscall && last_event_.child_tid) {
-      // A fork's child is a copy of its parent, breakpoint patches included: the table
-      // must know them, or it would take a patch for the original byte.
-      auto parent = session_->tasks().find(last_event_.tid);
-      auto child = session_->tasks().find(last_event_.child_tid);
-      if (parent != session_->tasks().end() && child != session_->tasks().end() &&
-          child->second.pid != parent->second.pid) {
-        if (shares_memory(last_event_, parent->second.tid))
-          bps_.share(child->second.pid, parent->second.pid);  // until it execs
-        else
-          bps_.copy_patches(parent->second.pid, child->second.pid);
-      }
-    }
-    maybe_checkpoint();
-    on_between();
   }
-  on_end();
+}
+
+void ReplayController::event_done(const Event& e) {
+  last_event_ = e;
+  bool was_exec = e.kind == EventKind::Exec;
+  note_entries(last_event_);
+  if (was_exec || changes_mappings(last_event_)) {
+    for (auto& [rec, t] : session_->tasks()) {
+      if (rec != last_event_.tid || t.state == TaskState::Exited) continue;
+      if (was_exec) {
+        bps_.forget(t.pid);
+        watches_.forget(t.tid);  // exec clears the debug registers
+      } else
+        bps_.revalidate(t.pid, t.tid);
+    }
+  }
+  if (last_event_.kind == EventKind::Syscall && last_event_.child_tid) {
+    // A fork's child is a copy of its parent, breakpoint patches included: the table
+    // must know them, or it would take a patch for the original byte.
+    auto parent = session_->tasks().find(last_event_.tid);
+    auto child = session_->tasks().find(last_event_.child_tid);
+    if (parent != session_->tasks().end() && child != session_->tasks().end() &&
+        child->second.pid != parent->second.pid) {
+      if (shares_memory(last_event_, parent->second.tid))
+        bps_.share(child->second.pid, parent->second.pid);  // until it execs
+      else
+        bps_.copy_patches(parent->second.pid, child->second.pid);
+    }
+  }
+  maybe_checkpoint();
+  on_between();
 }
 
 void ReplayController::note_entries(const Event& e) {

@@ -21,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "engine/replay/replay_observer.h"
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/breakpoints.h"
 #include "engine/timeline/checkpoint_store.h"
@@ -37,7 +36,7 @@ enum class After : uint8_t { None, ReverseContinue, ReverseStep };
 
 /// Runs replays of one trace for a Timeline (its facade, timeline.cpp). The op_* operations
 /// and the inspection methods run on the replay thread (through call() and operate()).
-class ReplayController : public ReplayObserver {
+class ReplayController {
  public:
   static constexpr uint64_t kSingleStepBit = 1ull << 14;  ///< DR6.BS
   static constexpr uint64_t kWatchBits = 0xe;             ///< DR6.B1-B3: the debugger's slots
@@ -64,11 +63,16 @@ class ReplayController : public ReplayObserver {
   void op_reverse_continue(Timeline::WatchStop at);
   void op_reverse_step(pid_t tid);
 
-  // --- ReplayObserver. ---
+  // --- Answers to the replay's questions (ReplaySession::run, ReplayStep). ---
 
-  int before_resume(ReplayTask& t, int request) override;
-  bool begin_code_patch(const ReplayTask& t, uint64_t addr, size_t len) override;
-  void end_code_patch() override;
+  /// ReplayStep::Resume: `t` is about to run its own code with `request`; returns the
+  /// request to use instead (PTRACE_SYSEMU_SINGLESTEP to run one instruction), after putting
+  /// breakpoints and watch registers in place and stepping off a breakpoint it stands on.
+  int before_resume(ReplayTask& t, int request);
+  /// ReplayStep::PatchRequest: whether the replay may put a trampoline over `len` bytes at
+  /// `addr` (the moved instructions would hide single steps, watchpoint addresses and
+  /// breakpoints in those bytes).
+  bool begin_code_patch(const ReplayTask& t, uint64_t addr, size_t len);
 
   /// True when the instruction at `rip` of `t` is `int1` (icebp, 0xf1), whose trap has no
   /// cause in DR6 either.
@@ -87,13 +91,21 @@ class ReplayController : public ReplayObserver {
   /// short only between its scans (interrupt_reverse_continue), other ones not at all.
   bool take_interrupt();
   void pause_interrupted(const Point& here);
-  bool after_stop(ReplayTask& t, const Stop& s) override;
+  /// ReplayStep::Stopped: returns true when `s` was the debugger's own stop (a breakpoint,
+  /// watchpoint or finished step, now handled), false when it is the replay's.
+  bool after_stop(ReplayTask& t, const Stop& s);
 
  private:
   // --- The replay thread. ---
 
+  /// The replay thread's body: replays (replay()) until shut down or failed.
   void main();
+  /// One replay for run_, from the checkpoint start_for() picks: drives the session
+  /// (ReplaySession::run) and answers its steps; ends by throwing Restart or Shutdown.
   void replay();
+  /// After event `e` was replayed: breakpoint and watch-register bookkeeping for execs,
+  /// mappings and forks, a checkpoint when due, then on_between().
+  void event_done(const Event& e);
 
   /// Keeps entry_pending_ and last_entry_event_ up to date after event `e`.
   void note_entries(const Event& e);
@@ -219,8 +231,6 @@ class ReplayController : public ReplayObserver {
   ReplayOptions opts_;
   std::optional<pid_t> rep_step_tid_;  ///< single-stepping through a rep instruction
   bool paused_at_pos_ = false;         ///< this replay's task paused at Run::pos
-  /// reach_point has patched code (begin_code_patch): an interrupt waits for a later stop.
-  bool code_patched_ = false;
   std::mutex listener_mu_;
   std::function<void(OutputStream, const std::string&)> output_listener_;
   uint64_t output_shown_ = 0;  ///< the last write event whose output was passed on
@@ -230,7 +240,7 @@ class ReplayController : public ReplayObserver {
   Run run_;
   Point here_;
   Event last_event_;
-  Event replaying_;  ///< the event session_->step() is replaying now
+  const Event* replaying_ = nullptr;  ///< the event the session is replaying now
   /// Tasks whose syscall in progress began at a SyscallEntry event (another task ran beside
   /// it): that event's number. Its entry point is there, not just before the Syscall event.
   std::map<pid_t, uint64_t> entry_pending_;

@@ -55,12 +55,7 @@ bool ReplayController::begin_code_patch(const ReplayTask& t, uint64_t addr, size
   if (!watches_.empty() || lifted_ || single_stepping(t) || rep_step_tid_) return false;
   for (uint64_t a = addr; a < addr + len; ++a)
     if (bps_.has(t.pid, a)) return false;
-  code_patched_ = true;
   return true;
-}
-
-void ReplayController::end_code_patch() {
-  code_patched_ = false;
 }
 
 bool ReplayController::icebp_at(const ReplayTask& t, uint64_t rip) {
@@ -111,7 +106,7 @@ bool ReplayController::after_stop(ReplayTask& t, const Stop& s) {
     on_buffer_pause(t, uint32_t(s.status));
     return true;
   }
-  if (s.kind != Stop::SyscallEntry && !code_patched_ && take_interrupt())
+  if (s.kind != Stop::SyscallEntry && !session_->code_patched() && take_interrupt())
     pause_interrupted(trap_point(t, get_regs(t.tid)));
   if (s.kind == Stop::SyscallEntry) {
     if (stepped_) {
@@ -267,8 +262,8 @@ void ReplayController::on_signal(ReplayTask& t, int sig) {
   // A recorded signal about to be delivered: the point a forward run stopped at for it (a
   // reverse step from there scans to it; a seek back goes to it). Only the timeline's own
   // traps show it otherwise, and the replay reaches it with its own breakpoint.
-  if ((run_.kind == Run::Scan || run_.kind == Run::Goto) && replaying_.kind == EventKind::Signal &&
-      replaying_.signo == sig && replaying_.tid == t.rec_tid && run_.target.kind == Point::Trap &&
+  if ((run_.kind == Run::Scan || run_.kind == Run::Goto) && replaying_->kind == EventKind::Signal &&
+      replaying_->signo == sig && replaying_->tid == t.rec_tid && run_.target.kind == Point::Trap &&
       reached(run_.target, trap_point(t, get_regs(t.tid)))) {
     if (run_.kind == Run::Scan) return scan_done();
     return pause(run_.report, trap_point(t, get_regs(t.tid)));
@@ -279,8 +274,8 @@ void ReplayController::on_signal(ReplayTask& t, int sig) {
   if (run_.kind == Run::Steps && counting_steps(t) && run_.count > 0) --run_.count;
   if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) return;
   // Only the recorded signal itself; the replay's own traps (emulated rdtsc) are not stops.
-  if (replaying_.kind != EventKind::Signal || replaying_.signo != sig ||
-      replaying_.tid != t.rec_tid)
+  if (replaying_->kind != EventKind::Signal || replaying_->signo != sig ||
+      replaying_->tid != t.rec_tid)
     return;
   Point here = trap_point(t, get_regs(t.tid));
   // A signal that ends the process (the trace's next event is this task killed by it):

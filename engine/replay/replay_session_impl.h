@@ -1,0 +1,154 @@
+// The replay session's insides (replay_session.h), shared by its files: the event loop as a
+// state machine (replayer.cpp), the syscall replays (syscall_replay.cpp) and checkpoints
+// (replay_checkpoint.cpp). Internal to engine/replay.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/arch/clone_args.h"
+#include "engine/errors.h"
+#include "engine/replay/reach_point.h"
+#include "engine/replay/replay_session.h"
+#include "engine/replay/replay_task.h"
+#include "engine/replay/replayer.h"
+#include "engine/trace/event.h"
+#include "engine/trace/trace_reader.h"
+
+namespace rwd {
+
+/// After rewind ran a syscall inside the task (possibly with changed arguments), puts back the
+/// task's own registers as they were at the syscall entry, with `result` in rax. The segment
+/// bases stay as the kernel left them: arch_prctl(ARCH_SET_FS) changes fs_base.
+void finish_syscall(pid_t tid, const Registers& entry, int64_t result);
+
+/// Makes the stopped task `t` fork itself (a syscall injected at its last `syscall`
+/// instruction) and returns the new process, stopped before running any code with `t`'s
+/// registers. `t` is left as it was. Throws DivergenceError.
+ReplayTask fork_task(ReplayTask& t);
+
+class ReplaySession::Impl {
+ public:
+  /// Opens the trace (TraceError when it cannot be replayed here).
+  explicit Impl(const ReplayOptions& o);
+  /// Resumes the replay of `c`: a fresh fork of its process continues from its event.
+  Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c);
+  ~Impl();
+  ReplaySession::CheckpointPtr checkpoint(bool need_position);
+  /// The next event to replay (after the one in progress), reading ahead one.
+  const Event* peek() {
+    if (!next_ && !at_end_) {
+      next_ = trace_.next();
+      at_end_ = !next_;
+    }
+    return next_ ? &*next_ : nullptr;
+  }
+  /// ReplaySession::run.
+  ReplayStep run(const RunCommand& cmd);
+  ReplayResult result() const;
+  bool code_patched() const { return cur_ && cur_->search && cur_->search->code_patched(); }
+
+  ReplayOptions opts_;
+  TraceReader trace_;
+  std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
+  uint64_t done_ = 0;
+  /// ReplaySession::pause_in_buffer's request.
+  struct PauseRequest {
+    pid_t rec_tid = 0;
+    uint64_t event = 0;
+    uint32_t pos = 0;
+  };
+  std::optional<PauseRequest> pause_request_;
+
+ private:
+  /// What the task of the event in progress must reach by running its own code.
+  enum class Goal : uint8_t {
+    None,          ///< nothing: the event is applied at once
+    SyscallEntry,  ///< its syscall's entry (Syscall, SyscallEntry, Exec events)
+    Signal,        ///< the recorded signal's delivery stop
+    Rdtsc,         ///< the SIGSEGV of its trapped rdtsc
+    Exit,          ///< its end
+    Point,         ///< the recorded point between events (Sched, asynchronous Signal)
+  };
+  /// The event being replayed. Heap-held: its PointSearch refers to `e`.
+  struct InProgress {
+    Event e;
+    pid_t rec_tid = 0;
+    Goal goal = Goal::None;
+    std::unique_ptr<PointSearch> search;  ///< Goal::Point
+  };
+  /// The answer run() waits for, to the step it returned last.
+  enum class Await : uint8_t { Nothing, Request, Claim, PauseAck, Patch };
+
+  ReplayTask& task_for(const Event& e);
+  ReplayTask& cur_task() { return tasks_.at(cur_->rec_tid); }
+  std::string where(const Event& e) const;
+  /// The error for a replay that no longer matches the recording at event `e`.
+  DivergenceError diverged(const Event& e, const std::string& what) const {
+    return DivergenceError("replay diverged at " + where(e) + ": " + what);
+  }
+  /// Acts on `cmd`, the answer to the step returned last; may return the next step at once.
+  std::optional<ReplayStep> answer(const RunCommand& cmd);
+  /// Takes the next event and does what comes before its task runs; sets its goal.
+  void begin_event();
+  /// The task stopped with `s`, a stop that is not the driver's: goes on towards the goal,
+  /// or reaches it and applies the event. Throws DivergenceError.
+  void on_goal_stop(const Stop& s);
+  /// The goal is reached (`s`: the stop that reached it): the rest of the event.
+  void apply(const Stop& s);
+  ReplayStep step_for(ReplayStep::Kind kind);
+  /// Syscall buffering (preload/README.md): the task's buffer is at `addr`; its library
+  /// takes results from the records from now on.
+  void register_buffer(ReplayTask& t, uint64_t addr, uint64_t features);
+  /// Puts e's buffered records in t's buffer, before t runs to e.
+  void fill_buffer(ReplayTask& t, const Event& e);
+  /// At e's point: the records are used up; the buffer starts again, as when recording.
+  void buffer_reached(ReplayTask& t, const Event& e);
+  void finish_fork(ReplayTask& t);
+  /// A Syscall event whose task stands at its entry.
+  void on_syscall(ReplayTask& t, const Event& e);
+  /// The first exec (the program started from the saved executable), or a later one whose
+  /// task stands at its execve's entry.
+  void on_exec(ReplayTask& t, const Event& e);
+  /// A signal event whose task stopped with its delivery stop `s`.
+  void on_signal(ReplayTask& t, const Event& e, const Stop& s);
+  void fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e, const CloneArgs& args);
+  void emulate(ReplayTask& t, const Event& e, Registers regs);
+  int64_t execute(ReplayTask& t, const Event& e, const Registers& regs);
+  void execute_checked(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_mmap(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_mremap(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_fork(ReplayTask& t, const Event& e, const Registers& regs);
+  void replay_exit(ReplayTask& t, const Event& e, const Registers& regs);
+  /// Ends the event in progress (its search first: a trampoline goes out of the code) and
+  /// kills every task.
+  void kill_all();
+
+  bool root_started_ = false;
+  bool trace_events_ = false;
+  std::optional<Event> next_;
+  bool at_end_ = false;
+  std::unique_ptr<InProgress> cur_;
+  Await await_ = Await::Nothing;
+  Stop last_stop_;         ///< Await::Claim, Await::PauseAck: the stop shown
+  Event done_event_;       ///< the event the last EventDone reported
+  bool finished_ = false;  ///< the event in progress was applied: EventDone is next
+  uint64_t points_ = 0, point_stops_ = 0, points_jump_ = 0, points_int3_ = 0,
+           points_breakpoint_ = 0;
+  /// Adds one found point to the statistics.
+  void count_point(const PointFound& p) {
+    ++points_;
+    point_stops_ += p.stops;
+    points_jump_ += p.method == PointMethod::Jump;
+    points_int3_ += p.method == PointMethod::Int3;
+    points_breakpoint_ += p.method == PointMethod::Breakpoint;
+  }
+};
+
+using Replayer = ReplaySession::Impl;
+
+}  // namespace rwd

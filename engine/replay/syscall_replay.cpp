@@ -1,0 +1,239 @@
+// Replaying syscall events, by the replay policy of the syscall table (syscall_table.h):
+// emulated from the trace, run for real, or by the code for mmap, mremap, fork-like
+// syscalls, exits and rt_sigreturn; and the task's syscall buffer around its events
+// (replay_session_impl.h).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include "engine/arch/syscall_table.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/replay/buffer_fill.h"
+#include "engine/replay/output_echo.h"
+#include "engine/replay/remote_syscall.h"
+#include "engine/replay/replay_session_impl.h"
+#include "engine/trace/buffered_records.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+namespace {
+constexpr uint64_t kPage = 4096;
+}  // namespace
+
+void finish_syscall(pid_t tid, const Registers& entry, int64_t result) {
+  Registers now = get_regs(tid);
+  Registers r = entry;
+  r.fs_base = now.fs_base;
+  r.gs_base = now.gs_base;
+  r.fs = now.fs;
+  r.gs = now.gs;
+  r.rax = uint64_t(result);
+  set_regs(tid, r);
+}
+
+void Replayer::register_buffer(ReplayTask& t, uint64_t addr, uint64_t features) {
+  t.syscall_buffer = addr;
+  t.buffer_features = features;
+  uint32_t replaying = 1;
+  write_memory(t.tid, addr + RWD_CONTROL_OFFSET, &replaying, sizeof replaying);
+}
+
+void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
+  if (!t.syscall_buffer)
+    throw diverged(e, "the recording has buffered syscalls, but the task registered no buffer");
+  // The library leaves room for the end mark after its records (preload/hook.c has_room).
+  if (e.buffered.size() + RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
+    throw TraceError(trace_.dir() + "/events: " + where(e) + ": buffered records too large");
+  uint32_t used = buffered_bytes_used(e.buffered);  // well-formed, or a TraceError
+  std::vector<uint32_t> pauses;
+  if (t.buffer_features & RWD_FEATURE_PAUSE) {
+    // A point between events lies after all of its event's records: pausing after the last
+    // one lets reach_point look for it from there only. (An abort mark is never used up:
+    // the call it stands for is made again traced.)
+    bool point = e.kind == EventKind::Sched || (e.kind == EventKind::Signal && !e.synchronous);
+    if (point && used > 0) pauses.push_back(used);
+    if (pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid)
+      pauses.push_back(pause_request_->pos);
+  }
+  try {
+    rwd::fill_buffer(t, e.buffered, std::move(pauses));
+  } catch (const DivergenceError& x) {
+    throw diverged(e, x.what());
+  }
+}
+
+void Replayer::buffer_reached(ReplayTask& t, const Event& e) {
+  if (e.buffered.empty() || !t.syscall_buffer) return;
+  if (!t.pauses.empty())
+    throw diverged(e, "the task did not pause at byte " + std::to_string(t.pauses.front()) +
+                          " of its buffered syscall records");
+  t.records.clear();
+  uint32_t pos = 0;
+  read_memory_exact(t.tid, t.syscall_buffer, &pos, sizeof pos);
+  uint32_t used = buffered_bytes_used(e.buffered);
+  if (pos != used)
+    throw diverged(e, "the task used " + std::to_string(pos) +
+                          " bytes of buffered syscall "
+                          "records, the recording " +
+                          std::to_string(used));
+  pos = 0;
+  write_memory(t.tid, t.syscall_buffer, &pos, sizeof pos);
+}
+
+void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
+  for (const auto& m : e.memory) write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
+  if ((opts_.echo_output || opts_.on_output) && e.output != OutputStream::None && e.result > 0) {
+    const SyscallSpec* spec = syscall_spec(e.syscallno());
+    if (spec && opts_.echo_output) echo_output(t.tid, spec->output, regs, e.result, e.output);
+    if (spec && opts_.on_output)
+      opts_.on_output(e.number, e.output, output_bytes(t.tid, spec->output, regs, e.result));
+  }
+  regs.rax = uint64_t(e.result);
+  set_regs(t.tid, regs);
+  t.restart_pending = e.result >= -516 && e.result <= -512;
+}
+
+int64_t Replayer::execute(ReplayTask& t, const Event&, const Registers& regs) {
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  int64_t r =
+      rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
+  finish_syscall(t.tid, regs, r);
+  return r;
+}
+
+void Replayer::execute_checked(ReplayTask& t, const Event& e, const Registers& regs) {
+  int64_t r = execute(t, e, regs);
+  if (r != e.result)
+    throw diverged(e, "returned " + std::to_string(r) + " in replay, " + std::to_string(e.result) +
+                          " when recorded");
+}
+
+void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  uint64_t target = uint64_t(e.result), len = regs.rsi, prot = regs.rdx, flags = regs.r10;
+  flags = (flags & ~uint64_t(MAP_FIXED_NOREPLACE)) | MAP_FIXED;
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  int64_t r;
+  if (e.file.empty()) {
+    // Anonymous memory, or a device such as /dev/zero: anonymous memory at the same place.
+    if (!(flags & MAP_ANONYMOUS)) flags = (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | MAP_PRIVATE;
+    r = rs.call(SYS_mmap, {target, len, prot, flags | MAP_ANONYMOUS, uint64_t(-1), 0});
+  } else {
+    // Map the trace's copy. First put anonymous memory there to hold the path for openat.
+    std::string path = trace_.file_path(e.file);
+    if (path.size() + 1 > kPage)
+      throw Error("trace path too long: " + path);  // mmap is page-granular
+    r = rs.call(SYS_mmap, {target, len, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
+    if (r != int64_t(target)) throw diverged(e, "cannot map memory at " + hex(target));
+    write_memory(t.tid, target, path.c_str(), path.size() + 1);
+    int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), target, O_RDONLY | O_CLOEXEC});
+    if (fd < 0) throw diverged(e, "replayed task cannot open " + path);
+    // Shared file mappings become private: replay must never write to the saved file.
+    uint64_t fflags = (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | MAP_PRIVATE;
+    r = rs.call(SYS_mmap, {target, len, prot, fflags, uint64_t(fd), regs.r9});
+    rs.call(SYS_close, {uint64_t(fd)});
+  }
+  if (r != e.result)
+    throw diverged(e, "mmap returned " + hex(uint64_t(r)) + " in replay, " +
+                          hex(uint64_t(e.result)) + " when recorded");
+  finish_syscall(t.tid, regs, e.result);
+}
+
+void Replayer::replay_mremap(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  Registers r = regs;
+  if (uint64_t(e.result) != regs.rdi) {  // moved: force the recorded destination
+    r.r10 |= MREMAP_MAYMOVE | MREMAP_FIXED;
+    r.r8 = uint64_t(e.result);
+  }
+  int64_t got = execute(t, e, r);
+  finish_syscall(t.tid, regs, got);
+  if (got != e.result)
+    throw diverged(e, "mremap returned " + hex(uint64_t(got)) + " in replay, " +
+                          hex(uint64_t(e.result)) + " when recorded");
+}
+
+void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (e.child_tid == 0) return emulate(t, e, regs);  // the fork failed when recorded
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
+  const Stop& s = rs.last_stop();
+  if (s.kind != Stop::Event ||
+      (s.sig != PTRACE_EVENT_FORK && s.sig != PTRACE_EVENT_VFORK && s.sig != PTRACE_EVENT_CLONE))
+    throw diverged(e, "the replayed " + syscall_name(e.syscallno()) + " created no task");
+  CloneArgs args = decode_clone_args(t.tid, regs);
+  ReplayTask c;
+  c.rec_tid = e.child_tid;
+  c.tid = pid_t(get_event_msg(t.tid));
+  c.pid = s.sig == PTRACE_EVENT_CLONE && args.thread() ? t.pid : c.tid;
+  if (args.shares_memory() && !args.thread()) c.vm_parent = t.tid;
+  if (c.pid == c.tid) {  // a copy of, or the same, memory
+    c.syscall_buffer = t.syscall_buffer;
+    c.buffer_features = t.buffer_features;
+  }
+  wait_new_task(c);
+  fix_child_tids(t, c, e, args);
+  tasks_[e.child_tid] = c;
+  t.state = TaskState::ForkPending;
+  t.fork_result = e.result;
+}
+
+void Replayer::fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e,
+                              const CloneArgs& args) {
+  // The kernel wrote the new task's real tid where clone was asked to (CLONE_PARENT_SETTID,
+  // CLONE_CHILD_SETTID, clone(2)); the program must see the recorded one, as it did.
+  uint32_t tid = uint32_t(e.child_tid);
+  if ((args.flags & CLONE_PARENT_SETTID) && args.parent_tid)
+    write_memory(parent.tid, args.parent_tid, &tid, 4);
+  if ((args.flags & CLONE_CHILD_SETTID) && args.child_tid)
+    write_memory(child.tid, args.child_tid, &tid, 4);
+}
+
+void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs) {
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  rs.call(long(regs.orig_rax), {regs.rdi});
+  if (rs.last_stop().kind != Stop::Exited) throw diverged(e, "the task did not end");
+}
+
+void Replayer::on_syscall(ReplayTask& t, const Event& e) {
+  Registers regs = get_regs(t.tid);
+  if (auto d = first_register_difference(e.regs, regs)) throw diverged(e, *d);
+  t.syscall_insn = regs.rip - 2;
+  long nr = e.syscallno();
+  if (nr == RWD_SYS_REGISTER_BUFFER) {  // answered by the recorder, not the kernel
+    emulate(t, e, regs);
+    if (e.result == 0) register_buffer(t, regs.rdi, regs.r8);
+    return;
+  }
+  const SyscallSpec* spec = syscall_spec(nr);
+  if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
+  switch (spec->replay) {
+    case ReplayPolicy::Emulate:
+      return emulate(t, e, regs);
+    case ReplayPolicy::Execute:
+      return execute_checked(t, e, regs);
+    case ReplayPolicy::ExecuteSetResult: {
+      execute(t, e, regs);
+      return finish_syscall(t.tid, regs, e.result);
+    }
+    case ReplayPolicy::Mmap:
+      return replay_mmap(t, e, regs);
+    case ReplayPolicy::Mremap:
+      return replay_mremap(t, e, regs);
+    case ReplayPolicy::Fork:
+      return replay_fork(t, e, regs);
+    case ReplayPolicy::Exit:
+      return replay_exit(t, e, regs);
+    case ReplayPolicy::Sigreturn: {
+      RemoteSyscall rs(t, regs.rip - 2, regs);
+      rs.call(SYS_rt_sigreturn);
+      return;
+    }
+  }
+}
+
+}  // namespace rwd
