@@ -134,50 +134,69 @@ bool DapSession::handle(const std::string& body) {
   return !ended_;
 }
 
-void DapSession::dispatch(const json& req) {
-  static const std::map<std::string, Handler> handlers = {
-      {"initialize", &DapSession::initialize},
-      {"launch", &DapSession::launch},
-      {"attach", &DapSession::attach},
-      {"configurationDone", &DapSession::configuration_done},
-      {"disconnect", &DapSession::disconnect},
-      {"terminate", &DapSession::disconnect},
-      {"restart", &DapSession::restart},
-      {"cancel", &DapSession::cancel},
-      {"setBreakpoints", &DapSession::set_breakpoints},
-      {"setFunctionBreakpoints", &DapSession::set_function_breakpoints},
-      {"setInstructionBreakpoints", &DapSession::set_instruction_breakpoints},
-      {"setExceptionBreakpoints", &DapSession::set_exception_breakpoints},
-      {"dataBreakpointInfo", &DapSession::data_breakpoint_info},
-      {"setDataBreakpoints", &DapSession::set_data_breakpoints},
-      {"breakpointLocations", &DapSession::breakpoint_locations},
-      {"threads", &DapSession::threads},
-      {"stackTrace", &DapSession::stack_trace},
-      {"scopes", &DapSession::scopes},
-      {"variables", &DapSession::variables},
-      {"evaluate", &DapSession::evaluate},
-      {"setVariable", &DapSession::set_variable},
-      {"setExpression", &DapSession::set_expression},
-      {"completions", &DapSession::completions},
-      {"exceptionInfo", &DapSession::exception_info},
-      {"continue", &DapSession::resume},
-      {"reverseContinue", &DapSession::resume},
-      {"next", &DapSession::step},
-      {"stepIn", &DapSession::step},
-      {"stepOut", &DapSession::step},
-      {"stepBack", &DapSession::step},
-      {"pause", &DapSession::pause},
-      {"modules", &DapSession::modules},
-      {"loadedSources", &DapSession::loaded_sources},
-      {"source", &DapSession::source},
-      {"readMemory", &DapSession::read_memory},
-      {"disassemble", &DapSession::disassemble},
-      {"rewind/timeline", &DapSession::timeline_events},
-      {"rewind/seek", &DapSession::seek},
-      {"rewind/checkpoints", &DapSession::checkpoints},
-      {"rewind/when", &DapSession::when},
-      {"rewind/interpreterStack", &DapSession::interpreter_stack},
+const std::vector<DapSession::RequestEntry>& DapSession::requests() {
+  using S = DapSession;
+  static const std::vector<RequestEntry> table = {
+      {"initialize", &S::initialize, nullptr},
+      {"launch", &S::launch, nullptr},
+      {"attach", &S::attach, nullptr},
+      {"configurationDone", &S::configuration_done, "supportsConfigurationDoneRequest"},
+      {"disconnect", &S::disconnect, nullptr},
+      {"terminate", &S::disconnect, "supportsTerminateRequest"},
+      {"restart", &S::restart, "supportsRestartRequest"},
+      {"cancel", &S::cancel, "supportsCancelRequest"},
+      {"setBreakpoints", &S::set_breakpoints, nullptr},
+      {"setFunctionBreakpoints", &S::set_function_breakpoints, "supportsFunctionBreakpoints"},
+      {"setInstructionBreakpoints", &S::set_instruction_breakpoints,
+       "supportsInstructionBreakpoints"},
+      {"setExceptionBreakpoints", &S::set_exception_breakpoints, nullptr},
+      {"dataBreakpointInfo", &S::data_breakpoint_info, "supportsDataBreakpoints"},
+      {"setDataBreakpoints", &S::set_data_breakpoints, "supportsDataBreakpoints"},
+      {"breakpointLocations", &S::breakpoint_locations, "supportsBreakpointLocationsRequest"},
+      {"threads", &S::threads, nullptr},
+      {"stackTrace", &S::stack_trace, nullptr},
+      {"scopes", &S::scopes, nullptr},
+      {"variables", &S::variables, nullptr},
+      {"evaluate", &S::evaluate, nullptr},
+      {"setVariable", &S::set_variable, "supportsSetVariable"},
+      {"setExpression", &S::set_expression, "supportsSetExpression"},
+      {"completions", &S::completions, "supportsCompletionsRequest"},
+      {"exceptionInfo", &S::exception_info, "supportsExceptionInfoRequest"},
+      {"continue", &S::resume, nullptr},
+      {"reverseContinue", &S::resume, "supportsStepBack"},
+      {"next", &S::step, nullptr},
+      {"stepIn", &S::step, nullptr},
+      {"stepOut", &S::step, nullptr},
+      {"stepBack", &S::step, "supportsStepBack"},
+      {"pause", &S::pause, nullptr},
+      {"modules", &S::modules, "supportsModulesRequest"},
+      {"loadedSources", &S::loaded_sources, "supportsLoadedSourcesRequest"},
+      {"source", &S::source, nullptr},
+      {"readMemory", &S::read_memory, "supportsReadMemoryRequest"},
+      {"disassemble", &S::disassemble, "supportsDisassembleRequest"},
+      {"rewind/timeline", &S::timeline_events, nullptr},
+      {"rewind/seek", &S::seek, nullptr},
+      {"rewind/checkpoints", &S::checkpoints, nullptr},
+      {"rewind/when", &S::when, nullptr},
+      {"rewind/interpreterStack", &S::interpreter_stack, nullptr},
+      // Requests of the specification rewind does not serve: announced as unsupported.
+      {"restartFrame", nullptr, "supportsRestartFrame"},
+      {"gotoTargets", nullptr, "supportsGotoTargetsRequest"},
+      {"goto", nullptr, "supportsGotoTargetsRequest"},
+      {"stepInTargets", nullptr, "supportsStepInTargetsRequest"},
+      {"terminateThreads", nullptr, "supportsTerminateThreadsRequest"},
+      {"writeMemory", nullptr, "supportsWriteMemoryRequest"},
   };
+  return table;
+}
+
+void DapSession::dispatch(const json& req) {
+  static const std::map<std::string, Handler> handlers = [] {
+    std::map<std::string, Handler> m;
+    for (const auto& r : requests())
+      if (r.handler) m[r.command] = r.handler;
+    return m;
+  }();
   std::string command = req["command"];
   auto it = handlers.find(command);
   if (it == handlers.end()) {
@@ -217,43 +236,27 @@ json DapSession::capabilities() const {
         {"default", false},
         {"supportsCondition", true},
         {"conditionDescription", "Signal names or numbers, e.g. \"SIGUSR1 SIGALRM\""}}});
-  return {{"supportsConfigurationDoneRequest", true},
-          {"supportsFunctionBreakpoints", true},
-          {"supportsConditionalBreakpoints", true},
-          {"supportsHitConditionalBreakpoints", true},
-          {"supportsEvaluateForHovers", true},
-          {"exceptionBreakpointFilters", filters},
-          {"supportsStepBack", true},
-          {"supportsSetVariable", true},
-          {"supportsRestartFrame", false},
-          {"supportsGotoTargetsRequest", false},
-          {"supportsStepInTargetsRequest", false},
-          {"supportsCompletionsRequest", true},
-          {"completionTriggerCharacters", json::array({".", ">"})},
-          {"supportsModulesRequest", true},
-          {"supportsRestartRequest", true},
-          {"supportsExceptionOptions", false},
-          {"supportsValueFormattingOptions", false},
-          {"supportsExceptionInfoRequest", true},
-          {"supportTerminateDebuggee", true},
-          {"supportsDelayedStackTraceLoading", true},
-          {"supportsLoadedSourcesRequest", true},
-          {"supportsLogPoints", true},
-          {"supportsTerminateThreadsRequest", false},
-          {"supportsSetExpression", true},
-          {"supportsTerminateRequest", true},
-          {"supportsDataBreakpoints", true},
-          {"supportsDataBreakpointBytes", true},
-          {"supportsReadMemoryRequest", true},
-          {"supportsWriteMemoryRequest", false},
-          {"supportsDisassembleRequest", true},
-          {"supportsCancelRequest", true},
-          {"supportsBreakpointLocationsRequest", true},
-          {"supportsClipboardContext", true},
-          {"supportsSteppingGranularity", true},
-          {"supportsInstructionBreakpoints", true},
-          {"supportsExceptionFilterOptions", true},
-          {"supportsSingleThreadExecutionRequests", false}};
+  // Features of requests served (their arguments' options), and behaviour.
+  json caps = {{"supportsConditionalBreakpoints", true},
+               {"supportsHitConditionalBreakpoints", true},
+               {"supportsEvaluateForHovers", true},
+               {"exceptionBreakpointFilters", filters},
+               {"completionTriggerCharacters", json::array({".", ">"})},
+               {"supportsExceptionOptions", false},
+               {"supportsValueFormattingOptions", false},
+               {"supportTerminateDebuggee", true},
+               {"supportsDelayedStackTraceLoading", true},
+               {"supportsLogPoints", true},
+               {"supportsDataBreakpointBytes", true},
+               {"supportsClipboardContext", true},
+               {"supportsSteppingGranularity", true},
+               {"supportsExceptionFilterOptions", true},
+               {"supportsSingleThreadExecutionRequests", false}};
+  // One capability per request: true exactly when the request is served.
+  for (const auto& r : requests())
+    if (r.capability && !(caps.contains(r.capability) && caps[r.capability] == true))
+      caps[r.capability] = r.handler != nullptr;
+  return caps;
 }
 
 void DapSession::initialize(const json& req) {

@@ -55,6 +55,18 @@ class DapSession {
 
  private:
   using Handler = void (DapSession::*)(const nlohmann::json& req);
+  /// A DAP request rewind knows: its command, the handler that serves it (nullptr: not
+  /// supported, answered with an error), and the capability that announces it to clients
+  /// (DAP specification, "Capabilities"; nullptr: the request needs none). initialize's
+  /// capabilities are built from this one table, so that one is announced exactly when its
+  /// request is served.
+  struct RequestEntry {
+    const char* command;
+    Handler handler;
+    const char* capability;
+  };
+  /// Every request rewind knows, in one table (dap_session.cpp).
+  static const std::vector<RequestEntry>& requests();
   /// What a variablesReference names: a scope of a frame, or a value's children.
   struct VarRef {
     enum Kind { Locals, Arguments, Globals, Registers, Children, InterpLocals } kind;

@@ -82,9 +82,7 @@ bool ReplayController::take_interrupt() {
 }
 
 void ReplayController::pause_interrupted(const Point& here) {
-  StopInfo si;
-  si.reason = StopReason::Interrupted;
-  pause(si, here);
+  pause({.reason = StopReason::Interrupted}, here);
 }
 
 bool ReplayController::after_stop(ReplayTask& t, const Stop& s) {
@@ -179,18 +177,12 @@ void ReplayController::on_between() {
   switch (run_.kind) {
     case Run::Forward:
       if (stop_at_code_mappings_ && maps_code(last_event_)) {
-        StopInfo si;
-        si.reason = StopReason::CodeMapped;
-        si.tid = last_event_.tid;
-        return pause(si, here);
+        return pause({.reason = StopReason::CodeMapped, .tid = last_event_.tid}, here);
       }
       return;
     case Run::StepInsn:
       if (last_event_.tid == run_.tid && consumes_instruction(last_event_)) {
-        StopInfo si;
-        si.reason = StopReason::Step;
-        si.tid = run_.tid;
-        return pause(si, here);
+        return pause({.reason = StopReason::Step, .tid = run_.tid}, here);
       }
       return;
     case Run::Goto:
@@ -229,9 +221,7 @@ void ReplayController::on_entry(ReplayTask& t) {
   bool seek_past = run_.kind == Run::Goto && run_.report.reason == StopReason::Seek &&
                    !reached(run_.target, here) && run_.target.event >= next;
   if (ending && (run_.kind == Run::Forward || run_.kind == Run::StepInsn || seek_past)) {
-    StopInfo si;
-    si.reason = StopReason::TraceEnd;
-    si.tid = t.rec_tid;
+    StopInfo si{.reason = StopReason::TraceEnd, .tid = t.rec_tid};
     pause(si, here);
     // Nothing lies beyond: every forward operation ends here again.
     for (;;) {
@@ -423,9 +413,7 @@ void ReplayController::on_end() {
   here.kind = Point::Between;
   here.event = session_->events_done();
   if (run_.kind == Run::Scan) return scan_done();  // the target was the end
-  StopInfo si;
-  si.reason = StopReason::TraceEnd;
-  si.tid = last_event_.tid;
+  StopInfo si{.reason = StopReason::TraceEnd, .tid = last_event_.tid};
   for (;;) {
     pause(si, here);
     if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};

@@ -32,7 +32,7 @@ struct StopInfo {
   uint64_t addr = 0;   ///< Breakpoint: its address; Watchpoint: the watched address
   int signo = 0;       ///< Signal: the signal
   bool fatal = false;  ///< Signal: it ends the process (the recording shows it killed by it)
-  std::vector<uint8_t> old_value, new_value;  ///< Watchpoint: the bytes before and after
+  std::vector<uint8_t> old_value{}, new_value{};  ///< Watchpoint: the bytes before and after
 };
 
 /// The checkpoints a timeline holds (docs/how-it-works.md, "Checkpoints").

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -55,6 +56,31 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   CHECK(init["body"]["supportsDisassembleRequest"] == true);
   CHECK(init["body"]["supportsGotoTargetsRequest"] == false);
   CHECK(init["body"]["exceptionBreakpointFilters"].size() == 3);
+  // A request is served exactly when its capability is announced: each one announced false is
+  // answered "does not support", each one announced true is not (it fails otherwise here:
+  // nothing is launched yet).
+  const std::map<std::string, std::string> by_capability = {
+      {"supportsRestartRequest", "restart"},
+      {"supportsCompletionsRequest", "completions"},
+      {"supportsModulesRequest", "modules"},
+      {"supportsLoadedSourcesRequest", "loadedSources"},
+      {"supportsReadMemoryRequest", "readMemory"},
+      {"supportsDisassembleRequest", "disassemble"},
+      {"supportsBreakpointLocationsRequest", "breakpointLocations"},
+      {"supportsExceptionInfoRequest", "exceptionInfo"},
+      {"supportsGotoTargetsRequest", "gotoTargets"},
+      {"supportsStepInTargetsRequest", "stepInTargets"},
+      {"supportsWriteMemoryRequest", "writeMemory"},
+      {"supportsTerminateThreadsRequest", "terminateThreads"},
+      {"supportsRestartFrame", "restartFrame"}};
+  for (const auto& [capability, command] : by_capability) {
+    INFO(capability << " / " << command);
+    REQUIRE(init["body"].contains(capability));
+    json r = c.request(command);
+    bool unsupported = r["success"] == false &&
+                       r["message"] == "rewind does not support the \"" + command + "\" request";
+    CHECK(unsupported == (init["body"][capability] == false));
+  }
 
   // Bad input never ends the session.
   c.send_raw("{not json");
