@@ -49,7 +49,8 @@ void DapSession::step(const json& req) {
     // The task runs Python code and its innermost frame shown is a Python frame: step by
     // the script's lines (engine/debugger/python_stepper.h).
     try {
-      stopped(running([&] { return d.step_python(tid, *python_, kind, dir); }));
+      const PythonReader& python = *scripts_->interpreter(tid)->python();
+      stopped(running([&] { return d.step_python(tid, python, kind, dir); }));
       return;
     } catch (const Error& e) {
       event("output", {{"category", "console"},

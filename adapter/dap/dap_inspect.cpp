@@ -68,14 +68,14 @@ void DapSession::stack_trace(const json& req) {
   size_t start = optional_arg<size_t>(args, "startFrame", 0);
   size_t levels = optional_arg<size_t>(args, "levels", 0);
   const auto& stack = d.stack(tid);
-  std::vector<StackEntry> entries;
+  std::vector<MixedFrame> entries;
   if (interp_mode_ == "merged") entries = merged_stack(tid);
   if (entries.empty())
     for (size_t i = 0; i < stack.size(); ++i) entries.push_back({i, -1});
   json out = json::array();
   size_t end = levels ? std::min(entries.size(), start + levels) : entries.size();
   for (size_t k = start; k < end; ++k) {
-    const StackEntry& e = entries[k];
+    const MixedFrame& e = entries[k];
     frames_.push_back({tid, e.native, e.interp});
     if (e.interp >= 0) {
       out.push_back(interp_frame_json(interp_stack(tid)[size_t(e.interp)], int(frames_.size())));

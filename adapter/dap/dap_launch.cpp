@@ -32,6 +32,7 @@ void DapSession::open_trace(const std::string& trace, bool echo_output) {
                        {"output", valid_utf8(bytes)}});
     });
   debugger_ = std::make_unique<Debugger>(*timeline_);
+  scripts_ = std::make_unique<ScriptStacks>(*debugger_);
   trace_dir_ = trace;
   events_.reset();
   TraceReader reader(trace);

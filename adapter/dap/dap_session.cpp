@@ -271,6 +271,7 @@ void DapSession::disconnect(const json& req) {
   // The recorded program is not running (a replay's processes are rewind's own), so
   // terminateDebuggee and suspendDebuggee change nothing: the replay always ends.
   bool was_debugging = debugger_ != nullptr;
+  scripts_.reset();
   debugger_.reset();
   timeline_.reset();
   respond(req);
@@ -325,7 +326,7 @@ void DapSession::announce_changes() {
 void DapSession::stopped(const DebugStop& d, const std::string& step_reason) {
   frames_.clear();
   refs_.clear();
-  interp_stacks_.clear();
+  if (scripts_) scripts_->new_stop();
   last_stop_ = d.stop;
   for (const std::string& line : d.log)
     event("output", {{"category", "console"}, {"output", line + "\n"}});

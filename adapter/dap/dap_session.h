@@ -19,8 +19,7 @@
 
 #include "adapter/dap/event_index.h"
 #include "engine/debugger/debugger.h"
-#include "engine/interp/python_frames.h"
-#include "engine/interp/r_frames.h"
+#include "engine/debugger/script_stacks.h"
 
 namespace rwd {
 
@@ -79,11 +78,6 @@ class DapSession {
   struct FrameRef {
     pid_t tid = 0;
     size_t frame = 0;
-    int interp = -1;
-  };
-  /// One frame of a merged stackTrace: native frame `native`, or interpreter frame `interp`.
-  struct StackEntry {
-    size_t native = 0;
     int interp = -1;
   };
   /// A data breakpoint as set by setDataBreakpoints.
@@ -178,13 +172,13 @@ class DapSession {
   nlohmann::json module_json(const Module& m);
 
   // dap_interp.cpp: Python frames (engine/interp) in stackTrace, scopes, evaluate.
-  /// The Python or R frames of task `tid` at this stop (cached until the program moves);
-  /// empty when the program is not a supported CPython or GNU R.
+  /// The Python or R frames of task `tid` at this stop (engine/debugger/script_stacks.h);
+  /// empty when the program is not a supported CPython or GNU R, or with
+  /// "interpreterFrames": "off".
   const std::vector<InterpFrame>& interp_stack(pid_t tid);
-  /// stackTrace's frames in "merged" mode: the eval loop's native frames replaced by the
-  /// Python frames they run (R: all R frames where libR's frames begin), interpreter
-  /// internals between them left out.
-  std::vector<StackEntry> merged_stack(pid_t tid);
+  /// stackTrace's frames in "merged" mode (Interpreter::mix): the interpreter's own native
+  /// frames replaced by the script frames they run.
+  std::vector<MixedFrame> merged_stack(pid_t tid);
   /// Whether the innermost frame stackTrace shows for `tid` is a Python frame (merged mode):
   /// DAP steps then go by the script's lines.
   bool python_on_top(pid_t tid);
@@ -228,11 +222,8 @@ class DapSession {
   /// "merged" (Python frames in stackTrace), "separate" (only in rewind/interpreterStack) or
   /// "off": the launch's "interpreterFrames".
   std::string interp_mode_ = "merged";
-  std::optional<PythonReader> python_;
-  std::optional<RReader> r_;
-  size_t interp_modules_ = SIZE_MAX;  ///< module count when python_/r_ were last looked for
-  std::map<pid_t, std::vector<InterpFrame>> interp_stacks_;  ///< this stop's, by task
-  std::vector<VarRef> refs_;  ///< variablesReference - 1 -> what it names
+  std::unique_ptr<ScriptStacks> scripts_;  ///< over debugger_, made with it
+  std::vector<VarRef> refs_;               ///< variablesReference - 1 -> what it names
   std::vector<DataBreakpoint> data_breakpoints_;
   std::map<std::string, WatchInfo> watchable_;  ///< dataId -> what dataBreakpointInfo found
   int next_data_id_ = 100000;                   ///< data breakpoint ids, apart from the Debugger's

@@ -17,7 +17,7 @@
 #include "engine/debugger/line_stepper.h"
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/debugger/timeline_target.h"
-#include "engine/interp/python_frames.h"
+#include "engine/interp/python/python_frames.h"
 #include "engine/symbols/expression.h"
 
 namespace rwd {

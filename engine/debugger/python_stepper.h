@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/debugger/line_stepper.h"
-#include "engine/interp/python_frames.h"
+#include "engine/interp/python/python_frames.h"
 #include "engine/timeline/timeline.h"
 
 namespace rwd {

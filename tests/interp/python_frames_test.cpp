@@ -1,7 +1,7 @@
 // The Python stack read out of a replayed python3 (engine/interp): tests/programs/
 // nested_calls.py recorded once, stopped at a native breakpoint (clock_nanosleep under
 // time.sleep), then every frame's function, file, line and locals checked exactly.
-#include "engine/interp/python_frames.h"
+#include "engine/interp/python/python_frames.h"
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "engine/debugger/debugger.h"
-#include "engine/interp/python_objects.h"
+#include "engine/interp/python/python_objects.h"
 #include "tests/support/interp_checks.h"
 #include "tests/support/interpreters.h"
 #include "tests/support/recorded_trace.h"

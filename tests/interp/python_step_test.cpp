@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/debugger/debugger.h"
-#include "engine/interp/python_frames.h"
+#include "engine/interp/python/python_frames.h"
 #include "tests/support/interpreters.h"
 #include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"

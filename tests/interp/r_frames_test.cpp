@@ -1,8 +1,8 @@
-// The R stack read out of a replayed Rscript (engine/interp/r_frames): tests/programs/
+// The R stack read out of a replayed Rscript (engine/interp/r/r_frames): tests/programs/
 // nested_calls.R sourced with keep.source, at the stat() event of file.exists() in its
 // deepest function, with R's JIT off (AST frames) and on (bytecode frames, lines through the
 // srcrefsIndex table); calls, files, lines and locals checked exactly.
-#include "engine/interp/r_frames.h"
+#include "engine/interp/r/r_frames.h"
 
 #include <sys/syscall.h>
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/interp/interp_frame.h"
-#include "engine/interp/python_layout.h"
+#include "engine/interp/python/python_layout.h"
 
 namespace rwd {
 

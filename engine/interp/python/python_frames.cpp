@@ -1,7 +1,7 @@
-#include "engine/interp/python_frames.h"
+#include "engine/interp/python/python_frames.h"
 
 #include "engine/arch/registers.h"
-#include "engine/interp/python_objects.h"
+#include "engine/interp/python/python_objects.h"
 
 namespace rwd {
 

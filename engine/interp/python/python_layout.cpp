@@ -1,4 +1,4 @@
-#include "engine/interp/python_layout.h"
+#include "engine/interp/python/python_layout.h"
 
 namespace rwd {
 

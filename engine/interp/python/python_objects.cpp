@@ -1,4 +1,4 @@
-#include "engine/interp/python_objects.h"
+#include "engine/interp/python/python_objects.h"
 
 #include <charconv>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "engine/interp/r_frames.h"
+#include "engine/interp/r/r_frames.h"
 
 #include <climits>
 #include <cmath>
