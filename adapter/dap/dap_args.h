@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "engine/errors.h"
 
@@ -40,12 +43,39 @@ inline uint64_t parse_address(const std::string& text) {
   return v;
 }
 
+/// The string member `key` of a message, or "" when it is absent or not a string (the base
+/// protocol's fields are read with this before the message is known to be well formed).
+inline std::string string_member(const nlohmann::json& msg, const char* key) {
+  if (!msg.is_object()) return "";
+  auto it = msg.find(key);
+  return it != msg.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+/// A message's "seq" when it is an integer that fits in int64_t, else nullopt (never
+/// truncated: DAP's ProtocolMessage.seq is an integer).
+inline std::optional<int64_t> message_seq(const nlohmann::json& msg) {
+  if (!msg.is_object()) return std::nullopt;
+  auto it = msg.find("seq");
+  if (it == msg.end() || !it->is_number_integer()) return std::nullopt;
+  if (it->is_number_unsigned() && !std::in_range<int64_t>(it->get<uint64_t>())) return std::nullopt;
+  return it->get<int64_t>();
+}
+
 /// Argument `name` of `args` as a T. Throws RequestError when it is missing or of another
-/// type.
+/// type; an integer T takes only an integer in its range (never a truncated or rounded one).
 template <class T>
 T required(const nlohmann::json& args, const char* name) {
   auto it = args.find(name);
   if (it == args.end()) throw RequestError(std::string("missing argument \"") + name + "\"");
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    bool fits = it->is_number_integer() &&
+                (it->is_number_unsigned() ? std::in_range<T>(it->get<uint64_t>())
+                                          : std::in_range<T>(it->get<int64_t>()));
+    if (!fits)
+      throw RequestError(std::string("argument \"") + name +
+                         "\" must be an integer in the range this request takes");
+    return it->is_number_unsigned() ? T(it->get<uint64_t>()) : T(it->get<int64_t>());
+  }
   try {
     return it->get<T>();
   } catch (const nlohmann::json::exception&) {

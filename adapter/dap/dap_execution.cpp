@@ -67,7 +67,7 @@ void DapSession::pause(const json& req) {
   respond(req);
   {
     std::lock_guard lock(cancel_mu_);
-    if (interrupting_pauses_.erase(req["seq"].get<int64_t>())) return;
+    if (interrupting_pauses_.erase(message_seq(req).value_or(-1))) return;
   }
   DebugStop s;
   s.stop = timeline_->current();

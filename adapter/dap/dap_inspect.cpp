@@ -44,6 +44,7 @@ pid_t DapSession::thread_arg(const json& req) {
 }
 
 DapSession::FrameRef DapSession::frame_ref(const json& req, bool needed) {
+  debugger();  // nothing to name a frame in before a launch or attach
   const json& args = arguments(req);
   if (!args.contains("frameId")) {
     if (needed) throw RequestError("missing argument \"frameId\"");

@@ -16,9 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr size_t kMaxRead = 1 << 20;           // readMemory: bytes per request
-constexpr size_t kMaxInstructions = 10000;     // disassemble: instructions per request
-constexpr size_t kMaxSourceBytes = 16u << 20;  // source: the largest file served
+constexpr size_t kMaxRead = 1 << 20;              // readMemory: bytes per request
+constexpr size_t kMaxInstructions = 10000;        // disassemble: instructions per request
+constexpr int64_t kMaxInstructionOffset = 65536;  // disassemble: |instructionOffset| at most
+constexpr size_t kMaxSourceBytes = 16u << 20;     // source: the largest file served
 
 std::string base64(const std::vector<uint8_t>& bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
@@ -134,6 +135,9 @@ void DapSession::disassemble(const json& req) {
   uint64_t addr = parse_address(required<std::string>(args, "memoryReference")) +
                   uint64_t(optional_arg<int64_t>(args, "offset", 0));
   int64_t skip = optional_arg<int64_t>(args, "instructionOffset", 0);
+  if (skip < -kMaxInstructionOffset || skip > kMaxInstructionOffset)
+    throw RequestError("instructionOffset must be within " + std::to_string(kMaxInstructionOffset) +
+                       " instructions of the address");
   size_t count = std::min<size_t>(required<size_t>(args, "instructionCount"), kMaxInstructions);
   bool symbols = optional_arg<bool>(args, "resolveSymbols", true);
   pid_t tid = timeline_->current().tid;

@@ -22,18 +22,18 @@ void DapSession::post(json msg) {
 
 void DapSession::respond(const json& req, json body) {
   json r = {{"type", "response"},
-            {"request_seq", req.value("seq", 0)},
+            {"request_seq", message_seq(req).value_or(0)},
             {"success", true},
-            {"command", req.value("command", "")}};
+            {"command", string_member(req, "command")}};
   if (!body.empty()) r["body"] = std::move(body);
   post(std::move(r));
 }
 
 void DapSession::fail(const json& req, const std::string& message, bool show_user) {
   post({{"type", "response"},
-        {"request_seq", req.value("seq", 0)},
+        {"request_seq", message_seq(req).value_or(0)},
         {"success", false},
-        {"command", req.value("command", "")},
+        {"command", string_member(req, "command")},
         {"message", message},
         {"body", {{"error", {{"id", 1}, {"format", message}, {"showUser", show_user}}}}}});
 }
@@ -64,8 +64,8 @@ json DapSession::request_client(const std::string& command, json args) {
 
 void DapSession::on_arrival(const std::string& body) {
   json msg = json::parse(body, nullptr, false);
-  if (msg.is_object() && msg.value("type", "") == "response" && msg.contains("request_seq") &&
-      msg["request_seq"].is_number_integer()) {
+  std::string type = string_member(msg, "type");
+  if (type == "response" && msg.contains("request_seq") && msg["request_seq"].is_number_integer()) {
     {
       std::lock_guard lock(reply_mu_);
       replies_[msg["request_seq"].get<int64_t>()] = msg;
@@ -73,15 +73,14 @@ void DapSession::on_arrival(const std::string& body) {
     reply_cv_.notify_all();
     return;
   }
-  if (!msg.is_object() || msg.value("type", "") != "request") return;
-  std::string command = msg.value("command", "");
+  if (type != "request") return;
+  std::string command = string_member(msg, "command");
   const json& args = arguments(msg);
   if (command == "pause") {
     if (Timeline* t = running_.load()) {
       t->interrupt();
       std::lock_guard lock(cancel_mu_);
-      if (msg.contains("seq") && msg["seq"].is_number_integer())
-        interrupting_pauses_.insert(msg["seq"].get<int64_t>());
+      if (auto seq = message_seq(msg)) interrupting_pauses_.insert(*seq);
     }
   } else if (command == "cancel" && args.contains("requestId") &&
              args["requestId"].is_number_integer()) {
@@ -113,19 +112,26 @@ bool DapSession::handle(const std::string& body) {
     return true;
   }
   // Responses to reverse requests were handed over as they arrived (on_arrival).
-  if (req.is_object() && req.value("type", "") == "response") return true;
-  if (!req.is_object() || req.value("type", "") != "request" || !req.contains("command") ||
-      !req["command"].is_string() || !req.contains("seq") || !req["seq"].is_number_integer()) {
-    if (req.is_object() && req.value("type", "") == "request")
+  std::string type = string_member(req, "type");
+  if (type == "response") return true;
+  std::optional<int64_t> seq = message_seq(req);
+  if (type != "request" || !seq || *seq < 1 || string_member(req, "command").empty()) {
+    // A response must name its request by a seq of 1 or more (the DAP schema): without one,
+    // the message is refused in an output event.
+    if (type == "request" && seq && *seq >= 1)
       fail(req, "a request needs an integer \"seq\" and a string \"command\"");
     else
-      event("output", {{"category", "important"},
-                       {"output", "rewind: a message that is not a request was ignored\n"}});
+      event("output",
+            {{"category", "important"},
+             {"output", type == "request"
+                            ? "rewind: a request without an integer \"seq\" (1 or more) was "
+                              "ignored\n"
+                            : "rewind: a message that is not a request was ignored\n"}});
     return true;
   }
   {
     std::lock_guard lock(cancel_mu_);
-    if (cancelled_.erase(req["seq"].get<int64_t>())) {
+    if (cancelled_.erase(*seq)) {
       fail(req, "cancelled");
       return true;
     }
@@ -211,6 +217,9 @@ void DapSession::dispatch(const json& req) {
     fail(req, e.what());
   } catch (const json::exception& e) {
     fail(req, std::string("bad arguments: ") + e.what());
+  } catch (const std::exception& e) {
+    // Whatever a request provokes, the server answers and goes on serving.
+    fail(req, std::string("rewind could not serve this request: ") + e.what());
   }
 }
 

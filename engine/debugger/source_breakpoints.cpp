@@ -103,6 +103,8 @@ bool hit_condition_holds(const std::string& cond, uint64_t hits) {
   if (end == i || cond.find_first_not_of(" \t", end) != std::string::npos)
     throw Error("hit condition \"" + cond +
                 "\" is not a number with an optional <, <=, ==, >, >= or %");
+  if (end - i > 18)  // more hits than any replay could count
+    throw Error("hit condition \"" + cond + "\": the count is too large");
   uint64_t n = std::stoull(cond.substr(i, end - i));
   if (op.empty() || op == ">=") return hits >= n;  // a bare N: the Nth hit and after (gdb's ignore)
   if (op == ">") return hits > n;

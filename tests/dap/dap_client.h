@@ -142,7 +142,7 @@ class DapClient {
   }
 
   /// The response to request `seq` (events that arrive first are kept).
-  nlohmann::json response(int seq) {
+  nlohmann::json response(int64_t seq) {
     return take([&](const nlohmann::json& m) {
       return m["type"] == "response" && m["request_seq"] == seq;
     });
