@@ -16,8 +16,11 @@ namespace rwd {
 using nlohmann::json;
 
 void DapSession::check_token(const json& args) {
-  if (opts_.token.empty()) return;
-  if (args.value("token", json()).is_string() && args["token"] == opts_.token) return;
+  if (opts_.token.empty() || authenticated_) return;
+  if (string_member(args, "token") == opts_.token) {
+    authenticated_ = true;
+    return;
+  }
   ended_ = true;  // the connection closes after this answer
   throw RequestError(args.contains("token") ? "wrong token: connection refused"
                                             : "this rewind server needs a \"token\": connection "

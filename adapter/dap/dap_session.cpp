@@ -204,6 +204,17 @@ void DapSession::dispatch(const json& req) {
     return m;
   }();
   std::string command = req["command"];
+  // With a token to check, nothing but initialize, and launch or attach carrying the token,
+  // is served before the token was given: a client that skips it is refused and its
+  // connection closes (docs/dap.md, "Remote debugging").
+  if (!opts_.token.empty() && !authenticated_ && command != "initialize" && command != "launch" &&
+      command != "attach") {
+    ended_ = true;
+    fail(req,
+         "this rewind server needs a \"token\" in launch or attach before any other "
+         "request: connection refused");
+    return;
+  }
   auto it = handlers.find(command);
   if (it == handlers.end()) {
     fail(req, "rewind does not support the \"" + command + "\" request");

@@ -212,6 +212,9 @@ class DapSession {
   std::set<int64_t> cancelled_;            ///< seqs of requests cancelled before their turn
   std::set<int64_t> interrupting_pauses_;  ///< seqs of pauses that interrupted a running op
   bool stop_on_entry_ = false, configured_ = false, ended_ = false, lines_from_1_ = true;
+  /// The client gave the token (DapOptions::token) in launch or attach; without a token to
+  /// check, true from the start.
+  bool authenticated_ = false;
   bool client_invalidated_ = false;
   /// Sources are served through the `source` request (each Source has a sourceReference):
   /// the client may be on another machine, without the files. Attach sessions do this by

@@ -4,6 +4,8 @@
 #include <ifaddrs.h>
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <utility>
 
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
@@ -98,6 +100,23 @@ TEST_CASE("a server on a non-loopback address needs a token from every client", 
     json attach = c.request("attach", {{"trace", trace}});
     CHECK(attach["success"] == false);
     CHECK(attach["message"] == "this rewind server needs a \"token\": connection refused");
+    CHECK(c.closed());
+    c.check_schema();
+  }
+  // Before the token, nothing is served: not a file, not the threads of another session.
+  for (const auto& [command, args] :
+       {std::pair<std::string, json>{"source", {{"source", {{"path", "/etc/passwd"}}}}},
+        {"threads", json::object()},
+        {"rewind/timeline", json::object()}}) {
+    INFO(command);
+    test::DapClient c(server.port());
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    json r = c.request(command, args);
+    CHECK(r["success"] == false);
+    CHECK(r["message"] ==
+          "this rewind server needs a \"token\" in launch or attach before any other request: "
+          "connection refused");
+    CHECK(r.dump().find("root:") == std::string::npos);
     CHECK(c.closed());
     c.check_schema();
   }
