@@ -1,5 +1,8 @@
 // The program as loaded: modules, source files, raw memory and disassembly.
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -74,6 +77,15 @@ void DapSession::loaded_sources(const json& req) {
   Debugger& d = debugger();
   // The primary source file of every compile unit with debug information, where the file
   // exists on this machine (sources of system libraries usually do not).
+  json out = json::array();
+  for (const std::string& p : unit_sources(d)) {
+    std::ifstream probe(p);
+    if (probe) out.push_back(source_json(p));
+  }
+  respond(req, {{"sources", out}});
+}
+
+std::set<std::string> DapSession::unit_sources(Debugger& d) {
   std::set<std::string> paths;
   for (const auto& m : d.modules().modules()) {
     if (!m->has_debug_info()) continue;
@@ -82,14 +94,45 @@ void DapSession::loaded_sources(const json& req) {
     for (const CompileUnit& u : dw->units()) {
       std::string p = u.name;
       if (!p.empty() && p[0] != '/' && !u.comp_dir.empty()) p = u.comp_dir + "/" + p;
-      std::ifstream probe(p);
-      if (probe) paths.insert(p);
+      if (!p.empty()) paths.insert(p);
     }
   }
-  json out = json::array();
-  for (const std::string& p : paths) out.push_back(source_json(p));
-  respond(req, {{"sources", out}});
+  return paths;
 }
+
+namespace {
+
+/// The content of source file `path`: a regular file of at most kMaxSourceBytes, opened
+/// without waiting (a FIFO is refused before anything blocks; /dev/zero is not a regular
+/// file). Throws RequestError.
+std::string read_source_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    throw RequestError("the source file " + path + " is not on the machine running rewind");
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw RequestError(path + " is not a regular file");
+  }
+  if (uint64_t(st.st_size) > kMaxSourceBytes) {
+    ::close(fd);
+    throw RequestError(path + " is too large to show");
+  }
+  std::string content(kMaxSourceBytes + 1, '\0');
+  size_t got = 0;
+  while (got < content.size()) {
+    ssize_t n = ::read(fd, content.data() + got, content.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  ::close(fd);
+  if (got > kMaxSourceBytes) throw RequestError(path + " is too large to show");
+  content.resize(got);
+  return content;
+}
+
+}  // namespace
 
 void DapSession::source(const json& req) {
   const json& args = arguments(req);
@@ -105,13 +148,14 @@ void DapSession::source(const json& req) {
     path = source_paths_[size_t(ref) - 1];
   }
   if (path.empty()) throw RequestError("source needs a sourceReference or source.path");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RequestError("the source file " + path + " is not on the machine running rewind");
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string content = text.str();
-  if (content.size() > kMaxSourceBytes) throw RequestError(path + " is too large to show");
-  respond(req, {{"content", valid_utf8(content)}, {"mimeType", "text/x-c"}});
+  // Only the program's own sources: files the adapter named to the client (stack frames,
+  // breakpoints, loaded sources) or that its debug information names. Never any file of
+  // the server's machine a client asks for.
+  if (!ref && !handed_out_.count(path)) {
+    if (!debugger_ || !unit_sources(*debugger_).count(path))
+      throw RequestError("rewind serves only the debugged program's source files, not " + path);
+  }
+  respond(req, {{"content", valid_utf8(read_source_file(path))}, {"mimeType", "text/x-c"}});
 }
 
 void DapSession::read_memory(const json& req) {

@@ -310,6 +310,7 @@ void DapSession::cancel(const json& req) {
 
 json DapSession::source_json(const std::string& path) {
   json s = {{"name", path.substr(path.find_last_of('/') + 1)}, {"path", path}};
+  handed_out_.insert(path);
   if (serve_sources_) {
     auto [it, added] = source_refs_.emplace(path, int(source_paths_.size()) + 1);
     if (added) source_paths_.push_back(path);

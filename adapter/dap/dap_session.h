@@ -166,6 +166,9 @@ class DapSession {
   // dap_program.cpp
   void modules(const nlohmann::json& req);
   void loaded_sources(const nlohmann::json& req);
+  /// The primary source file of every compile unit with debug information in the
+  /// program's modules (absolute paths, whether or not they exist here).
+  static std::set<std::string> unit_sources(Debugger& d);
   void source(const nlohmann::json& req);
   void read_memory(const nlohmann::json& req);
   void disassemble(const nlohmann::json& req);
@@ -232,6 +235,7 @@ class DapSession {
   int next_data_id_ = 100000;                   ///< data breakpoint ids, apart from the Debugger's
   std::map<std::string, int> source_refs_;      ///< path -> sourceReference (remote sessions)
   std::vector<std::string> source_paths_;       ///< sourceReference - 1 -> path
+  std::set<std::string> handed_out_;            ///< every path source_json named to the client
   std::set<pid_t> known_threads_;
   std::map<std::string, nlohmann::json> known_modules_;  ///< id -> Module, as last announced
   std::optional<StopInfo> last_stop_;

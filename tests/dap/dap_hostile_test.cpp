@@ -1,9 +1,12 @@
 // `rewind dap` over real pipes given messages no editor sends: fields of the wrong type,
 // numbers out of range, requests out of order, huge counts. Each once killed the adapter
-// (exit 134 or SIGSEGV) or was answered with a truncated number; now each gets an error
+// (exit 134 or SIGSEGV), was answered with a truncated number, or read a file of the server's
+// machine (source); now each gets an error
 // response (or, when it is not a request at all, an output event), the numbers a client sent
 // come back exactly, and a valid request is still answered after it. Every message the
 // adapter sends is checked against the DAP schema.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
@@ -112,6 +115,22 @@ TEST_CASE("hostile DAP messages get an error response and the adapter goes on", 
   json dis = c.request("disassemble", {{"memoryReference", pc}, {"instructionCount", 4}});
   CHECK(dis["success"] == true);
   CHECK(dis["body"]["instructions"].size() == 4);
+
+  // source serves the program's own files only: not any file of the server's machine, not a
+  // device that never ends, not a FIFO that would block the server.
+  std::string fifo = trace.substr(0, trace.rfind('/')) + "/fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& path : {std::string("/etc/passwd"), std::string("/dev/zero"), fifo}) {
+    INFO("source " << path);
+    json r = c.request("source", {{"source", {{"path", path}}}});
+    CHECK(r["success"] == false);
+    CHECK(r["message"].get<std::string>().find("serves only the debugged program's source") !=
+          std::string::npos);
+    still_serving(c);
+  }
+  json own = c.request("source", {{"source", {{"path", SOURCE_C}}}});
+  REQUIRE(own["success"] == true);
+  CHECK(own["body"]["content"].get<std::string>().find("loop_sum") != std::string::npos);
 
   c.request("disconnect");
   c.check_schema();
