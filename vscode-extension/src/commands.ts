@@ -94,6 +94,7 @@ export function registerCommands(extensionDir: string, state: RewindSessionState
     vscode.commands.registerCommand('rewind.showTimeline', async () => {
       await vscode.commands.executeCommand('setContext', 'rewind.timelineVisible', true);
       await vscode.commands.executeCommand('rewind.timeline.focus');
+      await vscode.commands.executeCommand('rewind.timeline.revealCurrent');
     }),
     vscode.commands.registerCommand('rewind.timeline.refresh', () => state.refresh()),
   ];

@@ -57,15 +57,21 @@ export function createTimelineView(state: RewindSessionState): vscode.Disposable
     const s = state.snapshot;
     view.message = s?.error ? `Cannot read the timeline: ${s.error}` : '';
     view.description = !s ? '' : state.running ? 'running…' : `event ${s.event} / ${s.eventCount}`;
-    revealCurrent();
+    revealSoon();
   });
-  // Scrolls to the current event and selects it, once the view is shown.
+  // Scrolls to the current event and selects it, when the view is shown.
   const revealCurrent = () => {
     const current = provider.currentRow();
     if (current && view.visible) void view.reveal(current, { select: true, focus: false });
   };
+  // After the view has asked for its new rows (a reveal in the same tick as the change can
+  // find the old ones).
+  const revealSoon = () => setTimeout(revealCurrent, 0);
   const shown = view.onDidChangeVisibility((e) => {
-    if (e.visible) setTimeout(revealCurrent, 0);  // after the view has asked for its rows
+    if (e.visible) revealSoon();
   });
-  return vscode.Disposable.from(view, sub, shown);
+  // "rewind: Show Timeline" on a view already open: nothing else would scroll to the current
+  // event if an earlier reveal happened while the view was folded or resized.
+  const reveal = vscode.commands.registerCommand('rewind.timeline.revealCurrent', revealSoon);
+  return vscode.Disposable.from(view, sub, shown, reveal);
 }
