@@ -135,6 +135,9 @@ void Replayer::begin_event() {
                 std::to_string(pause_request_->rec_tid) + " to pause at");
   if (!e.buffered.empty()) fill_buffer(t, e);
   switch (e.kind) {
+    case EventKind::Exec:
+      if (t.at_first_exec) break;  // spawn_traced left it at its execve: on_exec runs it
+      [[fallthrough]];             // a later exec: reached at its syscall's entry
     case EventKind::Syscall:
     case EventKind::SyscallEntry:
       if (t.at_entry) {
@@ -143,14 +146,6 @@ void Replayer::begin_event() {
         if (t.state == TaskState::Exited)
           throw diverged(e, "the task already exited with status " + std::to_string(t.exit_status));
         cur_->goal = Goal::SyscallEntry;
-      }
-      break;
-    case EventKind::Exec:
-      if (!t.at_first_exec) {
-        if (t.at_entry)
-          t.at_entry = false;
-        else
-          cur_->goal = Goal::SyscallEntry;
       }
       break;
     case EventKind::Signal:
