@@ -75,11 +75,12 @@ T required(const nlohmann::json& args, const char* name) {
       throw RequestError(std::string("argument \"") + name +
                          "\" must be an integer in the range this request takes");
     return it->is_number_unsigned() ? T(it->get<uint64_t>()) : T(it->get<int64_t>());
-  }
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw RequestError(std::string("argument \"") + name + "\" has the wrong type");
+  } else {
+    try {
+      return it->get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw RequestError(std::string("argument \"") + name + "\" has the wrong type");
+    }
   }
 }
 

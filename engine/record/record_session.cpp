@@ -98,10 +98,8 @@ RecordResult RecordSession::run() {
   RecordSetup setup = prepare_recording(opts_);
   saver_ = std::make_unique<FileSaver>(setup.dir + "/" + kFilesDir);
   TraceMeta& meta = setup.meta;
-  have_stdout_ = setup.stdout_st.has_value();
-  have_stderr_ = setup.stderr_st.has_value();
-  if (have_stdout_) stdout_st_ = *setup.stdout_st;
-  if (have_stderr_) stderr_st_ = *setup.stderr_st;
+  stdout_st_ = setup.stdout_st;
+  stderr_st_ = setup.stderr_st;
   seccomp_ = setup.syscall_buffer;
   const std::string& path = setup.program;
   meta.exe_file = saver_->save(path, path);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/os/ptrace_ops.h"
@@ -118,9 +119,8 @@ class RecordSession {
   uint64_t ptrace_stops_ = 0;
   uint64_t buffered_syscalls_ = 0;
   uint64_t aborted_calls_ = 0;
-  struct stat stdout_st_ {
-  }, stderr_st_{};
-  bool have_stdout_ = false, have_stderr_ = false;
+  /// What rewind's stdout and stderr are (RecordSetup): writes to them are the output.
+  std::optional<struct stat> stdout_st_, stderr_st_;
   bool seccomp_ = false;  ///< syscall buffering: the filter traps syscalls (PTRACE_CONT runs)
 };
 

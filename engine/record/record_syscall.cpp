@@ -205,12 +205,12 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
 }
 
 OutputStream RecordSession::output_target(pid_t tid, uint64_t fd) {
-  if (fd > INT_MAX || (!have_stdout_ && !have_stderr_)) return OutputStream::None;
+  if (fd > INT_MAX || (!stdout_st_ && !stderr_st_)) return OutputStream::None;
   struct stat st;
   std::string p = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
   if (::stat(p.c_str(), &st) != 0) return OutputStream::None;
-  bool out = have_stdout_ && same_file(st, stdout_st_);
-  bool err = have_stderr_ && same_file(st, stderr_st_);
+  bool out = stdout_st_ && same_file(st, *stdout_st_);
+  bool err = stderr_st_ && same_file(st, *stderr_st_);
   if (out && err) return fd == 2 ? OutputStream::Stderr : OutputStream::Stdout;
   return out ? OutputStream::Stdout : err ? OutputStream::Stderr : OutputStream::None;
 }
