@@ -6,12 +6,16 @@
 namespace rwd {
 
 const Interpreter* ScriptStacks::interpreter(pid_t tid) {
+  InterpMemory mem(debugger_.target(tid));
+  return interpreter(mem);
+}
+
+const Interpreter* ScriptStacks::interpreter(InterpMemory& mem) {
   size_t modules = debugger_.modules().modules().size();
   if (modules == modules_seen_) return interpreter_.get();
   modules_seen_ = modules;  // a library came or went: look again
   interpreter_.reset();
   try {
-    InterpMemory mem(debugger_.target(tid));
     interpreter_ = find_interpreter(debugger_.modules(), mem);
     if (!interpreter_) modules_seen_ = SIZE_MAX;  // maybe not initialized yet
   } catch (const InterpReadError&) {
@@ -26,10 +30,8 @@ const std::vector<InterpFrame>& ScriptStacks::stack(pid_t tid) {
   auto it = stacks_.find(tid);
   if (it != stacks_.end()) return it->second;
   std::vector<InterpFrame>& out = stacks_[tid];
-  if (const Interpreter* in = interpreter(tid)) {
-    InterpMemory mem(debugger_.target(tid));
-    out = in->stack(mem, tid);
-  }
+  InterpMemory mem(debugger_.target(tid));  // one page cache for the search and the read
+  if (const Interpreter* in = interpreter(mem)) out = in->stack(mem, tid);
   return out;
 }
 

@@ -42,6 +42,8 @@ class ScriptStacks {
   std::optional<std::string> take_warning() { return std::exchange(warning_, std::nullopt); }
 
  private:
+  /// interpreter(), reading through `mem` (a stopped task's memory).
+  const Interpreter* interpreter(InterpMemory& mem);
   Debugger& debugger_;
   std::unique_ptr<Interpreter> interpreter_;
   size_t modules_seen_ = SIZE_MAX;  ///< module count when interpreter_ was last looked for
