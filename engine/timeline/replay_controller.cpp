@@ -34,57 +34,50 @@ ReplayController::~ReplayController() {
   thread_.shut_down();
 }
 
-void ReplayController::op_forward() {
+Next ReplayController::op_forward() {
   interrupt_ = false;
-  if (divert_resume(false)) return;
-  run_ = Run{};
-  run_.kind = Run::Forward;
+  if (divert_resume(false)) return Next::Resume;
+  run_ = Run(runs::Forward{});
+  return Next::Resume;
 }
 
-void ReplayController::op_step(pid_t tid) {
+Next ReplayController::op_step(pid_t tid) {
   interrupt_ = false;
-  if (divert_resume(true)) return;
-  run_ = Run{};
-  run_.kind = Run::StepInsn;
-  run_.tid = tid;
+  if (divert_resume(true)) return Next::Resume;
+  run_ = Run(runs::StepInsn{.tid = tid});
+  return Next::Resume;
 }
 
-void ReplayController::op_seek(uint64_t event) {
+Next ReplayController::op_seek(uint64_t event) {
   end_diversion();
-  Run r;
-  r.kind = Run::Goto;
-  r.target.kind = Point::Between;
-  r.target.event = event;
-  r.report.reason = StopReason::Seek;
-  run_ = r;
-  if (event <= session_->events_done()) throw Restart{};  // else: on from here, forwards
+  run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = event},
+                        .report = {.reason = StopReason::Seek}});
+  // An earlier event needs a new replay; a later one is on from here, forwards.
+  return event <= session_->events_done() ? Next::Replay : Next::Resume;
 }
 
 void ReplayController::main() {
-  Run first;
-  first.kind = Run::Goto;
-  first.target.kind = Point::Between;
-  first.target.event = 1;
-  first.report.reason = StopReason::TraceStart;
-  run_ = first;
+  run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = 1},
+                        .report = {.reason = StopReason::TraceStart}});
   for (;;) {
+    Next next;
     try {
-      replay();
-    } catch (const Restart&) {
-    } catch (const Shutdown&) {
-      end_diversion();
-      checkpoints_.clear();
-      session_.reset();
-      return;
+      next = replay();
     } catch (const std::exception& e) {
       session_.reset();
       thread_.fail(e.what());
       return;
     }
+    if (next == Next::Shutdown) {
+      end_diversion();
+      checkpoints_.clear();
+      session_.reset();
+      return;
+    }
   }
 }
 
-void ReplayController::replay() {
+Next ReplayController::replay() {
   session_.reset();
   bps_.forget_all();
   lifted_ = false;
@@ -98,45 +91,49 @@ void ReplayController::replay() {
   run_.start_event = from ? from->event : 0;
   if (debug_)
     fprintf(stderr, "rewind: timeline: replay (run %d) from event %llu (%zu checkpoints)\n",
-            int(run_.kind), (unsigned long long)run_.start_event, checkpoints_.size());
+            int(run_.kind.index()), (unsigned long long)run_.start_event, checkpoints_.size());
   session_ = from ? std::make_unique<ReplaySession>(opts_, *from->checkpoint)
                   : std::make_unique<ReplaySession>(opts_);
   entry_pending_.clear();
   last_entry_event_ = 0;
-  if (run_.pos > 0) session_->pause_in_buffer(run_.tid, run_.event + 1, run_.pos);
+  if (const StepCount* c = run_.step_count(); c && c->pos > 0)
+    session_->pause_in_buffer(c->tid, c->event + 1, c->pos);
   if (from) {
     last_event_ = from->last_event;
     entry_pending_ = from->entry_pending;
     last_entry_event_ = from->last_entry_event;
     checkpoints_.restart_clock();
-    on_between();
+    if (Next n = on_between(); n != Next::Resume) return n;
   }
   RunCommand cmd;
   for (;;) {
     ReplayStep st = session_->run(cmd);
     cmd = RunCommand{};
+    Next next = Next::Resume;
     switch (st.kind) {
       case ReplayStep::Resume:
         replaying_ = st.event;
-        cmd.request = before_resume(*st.task, st.request);
+        next = before_resume(*st.task, st.request, cmd);
         break;
       case ReplayStep::Stopped:
         replaying_ = st.event;
-        cmd.claimed = after_stop(*st.task, st.stop);
+        next = after_stop(*st.task, st.stop, cmd);
         break;
       case ReplayStep::PatchRequest:
         cmd.patch_allowed = begin_code_patch(*st.task, st.addr, st.len);
         break;
       case ReplayStep::EventDone:
-        event_done(*st.event);
+        next = event_done(*st.event);
         break;
       case ReplayStep::End:
-        return on_end();
+        next = on_end();
+        break;
     }
+    if (next != Next::Resume) return next;
   }
 }
 
-void ReplayController::event_done(const Event& e) {
+Next ReplayController::event_done(const Event& e) {
   last_event_ = e;
   bool was_exec = e.kind == EventKind::Exec;
   note_entries(last_event_);
@@ -164,7 +161,7 @@ void ReplayController::event_done(const Event& e) {
     }
   }
   maybe_checkpoint();
-  on_between();
+  return on_between();
 }
 
 void ReplayController::note_entries(const Event& e) {
@@ -225,7 +222,7 @@ void ReplayController::sync_breakpoints(const ReplayTask& t) {
   bps_.sync(t.pid, t.tid);
 }
 
-void ReplayController::pause(StopInfo si, const Point& here) {
+Next ReplayController::pause(StopInfo si, const Point& here) {
   si.event = session_->events_done();
   last_pause_event_ = si.event;
   last_pause_tid_ = here.tid;
@@ -235,13 +232,13 @@ void ReplayController::pause(StopInfo si, const Point& here) {
   if (si.tid == 0) si.tid = here.tid ? here.tid : last_event_.tid;
   if (debug_)
     fprintf(stderr, "rewind: timeline: pause (run %d, point kind %d) at event %llu\n",
-            int(run_.kind), int(here.kind), (unsigned long long)si.event);
+            int(run_.kind.index()), int(here.kind), (unsigned long long)si.event);
   here_ = here;
   for (auto& w : watches_.all()) {
     if (const ReplayTask* t = live(here.tid ? here.tid : last_event_.tid))
       w.last = rwd::read_memory(t->tid, w.addr, size_t(w.len));
   }
-  thread_.serve(si, [this] { return std::exchange(immediate_stop_, std::nullopt); });
+  return thread_.serve(si, [this] { return std::exchange(immediate_stop_, std::nullopt); });
 }
 
 const ReplayTask& ReplayController::task(pid_t rec_tid) const {

@@ -51,24 +51,26 @@ class ReplayController {
   /// Runs `fn` on the replay thread while it is paused; returns when done (ReplayThread).
   void call(std::function<void()> fn) { thread_.call(std::move(fn)); }
   /// Starts operation `op` on the replay thread and waits for the stop it ends at.
-  StopInfo operate(std::function<void()> op) { return thread_.operate(std::move(op)); }
+  StopInfo operate(std::function<Next()> op) { return thread_.operate(std::move(op)); }
   /// The stop the replay stands at.
   StopInfo current() { return thread_.current(); }
 
-  // --- Operations (run on the replay thread, inside pause()). ---
+  // --- Operations (run on the replay thread, inside pause()). Each sets the run and returns
+  // Resume (on forwards in this replay) or Replay (a new replay for that run). ---
 
-  void op_forward();
-  void op_step(pid_t tid);
-  void op_seek(uint64_t event);
-  void op_reverse_continue(Timeline::WatchStop at);
-  void op_reverse_step(pid_t tid);
+  Next op_forward();
+  Next op_step(pid_t tid);
+  Next op_seek(uint64_t event);
+  Next op_reverse_continue(Timeline::WatchStop at);
+  Next op_reverse_step(pid_t tid);
 
   // --- Answers to the replay's questions (ReplaySession::run, ReplayStep). ---
 
-  /// ReplayStep::Resume: `t` is about to run its own code with `request`; returns the
+  /// ReplayStep::Resume: `t` is about to run its own code with `request`; sets in `cmd` the
   /// request to use instead (PTRACE_SYSEMU_SINGLESTEP to run one instruction), after putting
-  /// breakpoints and watch registers in place and stepping off a breakpoint it stands on.
-  int before_resume(ReplayTask& t, int request);
+  /// breakpoints and watch registers in place and stepping off a breakpoint it stands on
+  /// (where an event left the task on a breakpoint, that hit pauses first).
+  Next before_resume(ReplayTask& t, int request, RunCommand& cmd);
   /// ReplayStep::PatchRequest: whether the replay may put a trampoline over `len` bytes at
   /// `addr` (the moved instructions would hide single steps, watchpoint addresses and
   /// breakpoints in those bytes).
@@ -83,17 +85,18 @@ class ReplayController {
   bool single_stepping(const ReplayTask& t) const;
 
   /// Whether the steps of `t` count now, for a reverse step's scan or its run to the
-  /// instruction before (Run::pos).
+  /// instruction before (StepCount::pos).
   bool counting_steps(const ReplayTask& t) const;
 
   /// True once after interrupt() was called during a user-visible forward run. A backward
   /// operation ends in a second replay whose stop must be exact: a reverse continue is cut
   /// short only between its scans (interrupt_reverse_continue), other ones not at all.
   bool take_interrupt();
-  void pause_interrupted(const Point& here);
-  /// ReplayStep::Stopped: returns true when `s` was the debugger's own stop (a breakpoint,
-  /// watchpoint or finished step, now handled), false when it is the replay's.
-  bool after_stop(ReplayTask& t, const Stop& s);
+  Next pause_interrupted(const Point& here);
+  /// ReplayStep::Stopped: sets `cmd.claimed` when `s` was the debugger's own stop (a
+  /// breakpoint, watchpoint or finished step, now handled), leaves it false when it is the
+  /// replay's.
+  Next after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd);
 
  private:
   // --- The replay thread. ---
@@ -101,11 +104,12 @@ class ReplayController {
   /// The replay thread's body: replays (replay()) until shut down or failed.
   void main();
   /// One replay for run_, from the checkpoint start_for() picks: drives the session
-  /// (ReplaySession::run) and answers its steps; ends by throwing Restart or Shutdown.
-  void replay();
+  /// (ReplaySession::run) and answers its steps; returns Replay (run_ holds the next run)
+  /// or Shutdown.
+  Next replay();
   /// After event `e` was replayed: breakpoint and watch-register bookkeeping for execs,
   /// mappings and forks, a checkpoint when due, then on_between().
-  void event_done(const Event& e);
+  Next event_done(const Event& e);
 
   /// Keeps entry_pending_ and last_entry_event_ up to date after event `e`.
   void note_entries(const Event& e);
@@ -135,12 +139,12 @@ class ReplayController {
 
   /// The task replaying `rec_tid` now, or nullptr.
   const ReplayTask* live(pid_t rec_tid) const;
-  void on_between();
-  void on_entry(ReplayTask& t);
-  void on_signal(ReplayTask& t, int sig);
+  Next on_between();
+  Next on_entry(ReplayTask& t);
+  Next on_signal(ReplayTask& t, int sig);
 
   /// A trap the debugger caused: a breakpoint (rip at it), a watchpoint or a single step.
-  void on_trap(ReplayTask& t, const Registers& r, bool breakpoint, uint64_t dr6);
+  Next on_trap(ReplayTask& t, const Registers& r, bool breakpoint, uint64_t dr6);
 
   /// `t` paused where its next step makes it use `pos` bytes of its buffered syscall records
   /// (the replay asked for it: Run::pos). From here its steps count. No point lies between
@@ -153,7 +157,11 @@ class ReplayController {
   /// the first iteration. At the target's rip with other registers, single-step that task
   /// iteration by iteration until the target is reached or the instruction is done.
   void follow_rep_target(const ReplayTask& t, const Registers& r);
-  void on_end();
+  /// The replay reached the trace's end: forward operations stay there.
+  Next on_end();
+  /// Pauses at the trace's end (`here`, reporting `si`) for as long as each operation is a
+  /// forward one: nothing lies beyond. Returns the first other operation's Next.
+  Next pause_at_end(const StopInfo& si, const Point& here);
 
   /// Whether event `e` may have replaced mapped pages (and so patched breakpoints).
   static bool changes_mappings(const Event& e);
@@ -181,23 +189,25 @@ class ReplayController {
   /// or its library cannot pause there: ReplaySession::can_pause_buffer).
   uint32_t buffer_pos(pid_t rec_tid) const;
 
-  /// Starts a scan from the trace's start to the current point, then continues `after`.
-  /// With count_steps, `after_hit` (not 0) makes the steps count once the current run's
-  /// hit number `after_hit` is passed (Run::after_hit), replaying from the same checkpoint.
-  void start_scan(After after, bool count_steps, uint64_t after_hit = 0);
+  /// Sets a scan from the trace's start to the current point, then continues `after`
+  /// (returns Replay). With count_steps, `after_hit` (not 0) makes the steps count once the
+  /// current run's hit number `after_hit` is passed (Run::after_hit), replaying from the same
+  /// checkpoint.
+  Next start_scan(After after, bool count_steps, uint64_t after_hit = 0);
 
   /// interrupt() during a reverse continue, in a scan that looks further back than the last
   /// one: that scan found no hit after event `below` (where it started), so the run stops
   /// there, as if it had run backwards that far. (During the first scan, the interrupt waits
   /// for it to end: before that, no point before the current one is known to be hit-free.)
-  void interrupt_reverse_continue();
+  Next interrupt_reverse_continue();
 
-  /// The scan reached the current point: choose where to go, and go (a new replay).
-  void scan_done();
+  /// The scan reached the current point: choose where to go, and go (returns Replay).
+  Next scan_done();
   void sync_breakpoints(const ReplayTask& t);
 
-  /// Stops here: tells the waiting caller, then serves calls until an operation resumes.
-  void pause(StopInfo si, const Point& here);
+  /// Stops here: tells the waiting caller, then serves calls until an operation resumes;
+  /// returns that operation's Next (or Shutdown).
+  Next pause(StopInfo si, const Point& here);
 
  public:
   // --- Inspection (replay thread, paused). ---

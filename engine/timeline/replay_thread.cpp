@@ -41,13 +41,12 @@ void ReplayThread::call(std::function<void()> fn) {
   if (failed_ && !job_done_) throw Error(error_);
 }
 
-StopInfo ReplayThread::operate(std::function<void()> op) {
+StopInfo ReplayThread::operate(std::function<Next()> op) {
   std::unique_lock lock(mu_);
   if (failed_) throw Error(error_);
   stopped_ = false;
-  job_ = std::move(op);
+  op_ = std::move(op);
   job_done_ = false;
-  resume_ = true;
   cv_.notify_all();
   cv_.wait(lock, [&] { return stopped_ || failed_; });
   if (failed_) throw Error(error_);
@@ -59,26 +58,27 @@ StopInfo ReplayThread::current() {
   return stop_;
 }
 
-void ReplayThread::serve(const StopInfo& si,
+Next ReplayThread::serve(const StopInfo& si,
                          const std::function<std::optional<StopInfo>()>& immediate) {
   std::unique_lock lock(mu_);
   stop_ = si;
   stopped_ = true;
   cv_.notify_all();
   for (;;) {
-    cv_.wait(lock, [&] { return job_ || shutdown_; });
-    if (shutdown_) throw Shutdown{};
+    cv_.wait(lock, [&] { return job_ || op_ || shutdown_; });
+    if (shutdown_) return Next::Shutdown;
     auto job = std::move(job_);
+    auto op = std::move(op_);
     job_ = nullptr;
-    bool op = resume_;
-    resume_ = false;
+    op_ = nullptr;
     lock.unlock();
     std::exception_ptr err;
-    bool restart = false;
+    Next next = Next::Resume;
     try {
-      job();
-    } catch (const Restart&) {
-      restart = true;
+      if (op)
+        next = op();
+      else
+        job();
     } catch (...) {
       err = std::current_exception();
     }
@@ -98,11 +98,7 @@ void ReplayThread::serve(const StopInfo& si,
       continue;
     }
     cv_.notify_all();
-    if (restart) {
-      lock.unlock();
-      throw Restart{};
-    }
-    if (op) return;
+    if (op) return next;
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -15,10 +16,11 @@
 
 namespace rwd {
 
-/// Thrown on the replay thread to abandon the current replay and start another.
-struct Restart {};
-/// Thrown on the replay thread when the timeline is destroyed.
-struct Shutdown {};
+/// What the replay thread does next, as an operation, a stop handler or serve() decides it:
+/// go on with the current replay (Resume), abandon it and start a new one for the run now
+/// set (Replay), or end because the timeline is being destroyed (Shutdown). Every handler
+/// that can pause returns one and its caller passes on anything but Resume at once.
+enum class [[nodiscard]] Next : uint8_t{Resume, Replay, Shutdown};
 
 /// The replay thread and the rendezvous between it and one caller thread. The caller side
 /// (start, call, operate, current, shut_down) blocks until the replay thread answers; the
@@ -37,19 +39,20 @@ class ReplayThread {
   /// Runs `fn` on the replay thread while it is stopped; returns when done, rethrowing what
   /// it threw. Throws Error once the replay has failed.
   void call(std::function<void()> fn);
-  /// Starts operation `op` on the replay thread and waits for the stop it ends at. An `op`
-  /// that throws (other than Restart) leaves the replay where it was and is rethrown by the
-  /// next call's wait. Throws Error once the replay has failed.
-  StopInfo operate(std::function<void()> op);
+  /// Starts operation `op` on the replay thread and waits for the stop it ends at. `op`
+  /// returns Resume to go on with the current replay, Replay to start a new one. An `op`
+  /// that throws leaves the replay where it was and is rethrown by the next call's wait.
+  /// Throws Error once the replay has failed.
+  StopInfo operate(std::function<Next()> op);
   /// The stop last reported.
   StopInfo current();
 
   /// Replay thread: reports `si` as the stop, then runs the caller's jobs until one starts
   /// an operation, and returns. After each operation, `immediate` may give the stop it ended
   /// at without replaying (a diversion ran): that stop is reported at once, and serving goes
-  /// on. Throws Restart when a job threw it (after answering the caller), Shutdown when the
-  /// timeline is being destroyed.
-  void serve(const StopInfo& si, const std::function<std::optional<StopInfo>()>& immediate);
+  /// on. Returns the operation's Next (Resume or Replay), or Shutdown when the timeline is
+  /// being destroyed.
+  Next serve(const StopInfo& si, const std::function<std::optional<StopInfo>()>& immediate);
   /// Replay thread: the replay failed with `message`; every waiting and later caller gets
   /// Error(message).
   void fail(const std::string& message);
@@ -58,8 +61,9 @@ class ReplayThread {
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::function<void()> job_;
-  bool job_done_ = false, resume_ = false, stopped_ = false, failed_ = false, shutdown_ = false;
+  std::function<void()> job_;  ///< a call()'s job
+  std::function<Next()> op_;   ///< an operate()'s operation
+  bool job_done_ = false, stopped_ = false, failed_ = false, shutdown_ = false;
   std::exception_ptr job_error_;
   std::string error_;
   StopInfo stop_;

@@ -12,13 +12,13 @@
 
 namespace rwd {
 
-void ReplayController::op_reverse_continue(Timeline::WatchStop at) {
+Next ReplayController::op_reverse_continue(Timeline::WatchStop at) {
   interrupt_ = false;
   reverse_watch_stop_ = at;
-  start_scan(After::ReverseContinue, false);
+  return start_scan(After::ReverseContinue, false);
 }
 
-void ReplayController::op_reverse_step(pid_t tid) {
+Next ReplayController::op_reverse_step(pid_t tid) {
   end_diversion();
   step_tid_ = tid;
   if (here_.kind != Point::Entry || here_.tid != tid) {
@@ -36,20 +36,15 @@ void ReplayController::op_reverse_step(pid_t tid) {
   }
   if (here_.kind == Point::Entry && here_.tid == tid) {
     // Before a syscall: the previous instruction ran between the last event and this one.
-    start_scan(After::ReverseStep, true);
-    return;
+    return start_scan(After::ReverseStep, true);
   }
   if (here_.kind == Point::Between && here_.event > 1) {
     const Event* last = &last_event_;
     if (last->kind == EventKind::Syscall && last->tid == tid) {
       // Just after a syscall: one instruction back is that syscall's entry.
-      Run r;
-      r.kind = Run::Goto;
-      r.target = entry_of_last_syscall(tid, here_.event);
-      r.report.reason = StopReason::Step;
-      r.report.tid = tid;
-      run_ = r;
-      throw Restart{};
+      run_ = Run(runs::Goto{.target = entry_of_last_syscall(tid, here_.event),
+                            .report = {.reason = StopReason::Step, .tid = tid}});
+      return Next::Replay;
     }
     if (last->kind == EventKind::Signal && last->tid == tid) {
       // At a signal handler's first instruction: one instruction back is where the signal
@@ -57,7 +52,7 @@ void ReplayController::op_reverse_step(pid_t tid) {
       step_from_ = here_.event - 1;
     }
   }
-  start_scan(After::ReverseStep, true);
+  return start_scan(After::ReverseStep, true);
 }
 
 Point ReplayController::entry_of_last_syscall(pid_t tid, uint64_t n) const {
@@ -76,19 +71,18 @@ uint32_t ReplayController::buffer_pos(pid_t rec_tid) const {
   return pos;
 }
 
-void ReplayController::start_scan(After after, bool count_steps, uint64_t after_hit) {
+Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_hit) {
   if (debug_)
     fprintf(stderr, "rewind: timeline: scan to point kind %d event %llu rip %llx\n",
             int(here_.kind), (unsigned long long)here_.event, (unsigned long long)here_.regs.rip);
-  Run r;
-  r.kind = Run::Scan;
-  r.target = here_;
-  r.after_write =
+  runs::Scan scan;
+  scan.target = here_;
+  scan.after_write =
       after == After::ReverseContinue && reverse_watch_stop_ == Timeline::WatchStop::AfterWrite;
   if (here_.kind == Point::Trap) {
     const ReplayTask* t = live(here_.tid);
     if (!t) throw Error("the current task is gone");
-    r.target.digest = digest_memory(t->tid);
+    scan.target.digest = digest_memory(t->tid);
     // A counting scan single-steps the task from where the target can first be, checking
     // each step; a breakpoint would only stop it at every earlier pass (thousands, in a
     // loop making buffered syscalls).
@@ -97,44 +91,45 @@ void ReplayController::start_scan(After after, bool count_steps, uint64_t after_
       bps_.add_internal(*internal_bp_);
     }
   }
+  uint64_t start_event = 0;
   if (count_steps) {
-    r.count_steps = true;
-    r.tid = step_tid_;
-    r.event = here_.kind == Point::Entry ? here_.event - 1 : here_.event;
+    StepCount c;
+    c.tid = step_tid_;
+    c.event = here_.kind == Point::Entry ? here_.event - 1 : here_.event;
     if (step_from_) {
       // Back from a signal's handler into the run before the signal event, which used all
       // of that event's buffered records.
-      r.event = *std::exchange(step_from_, std::nullopt);
-      if (session_->can_pause_buffer(r.tid)) r.pos = buffered_bytes_used(last_event_.buffered);
+      c.event = *std::exchange(step_from_, std::nullopt);
+      if (session_->can_pause_buffer(c.tid)) c.pos = buffered_bytes_used(last_event_.buffered);
     } else if (after_hit) {
-      r.after_hit = after_hit;
-      r.start_event = run_.start_event;
+      c.after_hit = after_hit;
+      start_event = run_.start_event;
     } else if (here_.kind != Point::Between) {
-      r.pos = buffer_pos(r.tid);
+      c.pos = buffer_pos(c.tid);
     }
+    scan.steps = c;
   }
   after_ = after;
-  run_ = r;
-  throw Restart{};
+  run_ = Run(std::move(scan));
+  run_.start_event = start_event;
+  return Next::Replay;
 }
 
-void ReplayController::interrupt_reverse_continue() {
+Next ReplayController::interrupt_reverse_continue() {
   if (internal_bp_) {
     bps_.remove_internal(*internal_bp_);
     internal_bp_.reset();
   }
-  Run next;
-  next.kind = Run::Goto;
-  next.target.kind = Point::Between;
-  next.target.event = run_.below;
-  next.report.reason = StopReason::Interrupted;
+  uint64_t below = run_.as<runs::Scan>()->below;
   after_ = After::None;
-  run_ = next;
-  throw Restart{};
+  run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = below},
+                        .report = {.reason = StopReason::Interrupted}});
+  return Next::Replay;
 }
 
-void ReplayController::scan_done() {
+Next ReplayController::scan_done() {
   Run done = run_;
+  const runs::Scan& scan = *done.as<runs::Scan>();
   std::optional<CodeSite> internal = internal_bp_;
   if (debug_)
     fprintf(stderr, "rewind: timeline: scan reached event %llu: %llu hits, %llu steps\n",
@@ -144,80 +139,59 @@ void ReplayController::scan_done() {
     bps_.remove_internal(*internal_bp_);
     internal_bp_.reset();
   }
-  Run next;
   if (after_ == After::ReverseContinue && done.hits == 0 && done.start_event > 0) {
-    // No hit between the checkpoint and now: look further back.
-    Run again = done;
+    // No hit between the checkpoint and now: look further back (after_ stays).
+    runs::Scan again = scan;
     again.below = done.start_event;
-    again.hits = 0;
-    again.last_hit_info.reset();
     if (internal) {  // the same target: the same site
       internal_bp_ = internal;
       bps_.add_internal(*internal);
     }
-    run_ = again;
-    throw Restart{};
+    run_ = Run(again);
+    return Next::Replay;
   }
   if (after_ == After::ReverseContinue) {
+    after_ = After::None;
     if (done.hits == 0) {
-      next.kind = Run::Goto;
-      next.target.kind = Point::Between;
-      next.target.event = 1;
-      next.report.reason = StopReason::TraceStart;
+      run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = 1},
+                            .report = {.reason = StopReason::TraceStart}});
     } else {
-      next.kind = Run::HitNumber;
-      next.after_write = done.after_write;
-      next.count = done.hits;
-      next.report = *done.last_hit_info;
-      next.start_event = done.start_event;
+      run_ = Run(runs::HitNumber{
+          .count = done.hits, .report = *done.last_hit_info, .after_write = scan.after_write});
+      run_.start_event = done.start_event;
     }
-  } else {  // ReverseStep: single-step to one instruction before the current point
-    if (done.steps == 0 && last_event_.kind == EventKind::Syscall && last_event_.tid == done.tid &&
-        last_event_.number == done.event && done.event > 1) {
-      // Nothing ran between the task's syscall and the target (a signal delivered as the
-      // syscall returned): one instruction back is that syscall's entry.
-      next.kind = Run::Goto;
-      next.target = entry_of_last_syscall(done.tid, done.event);
-      next.report.reason = StopReason::Step;
-      next.report.tid = done.tid;
-    } else if (done.steps == 0 && last_event_.kind == EventKind::Signal &&
-               last_event_.tid == done.tid && last_event_.number == done.event && done.event > 1) {
-      // At a signal handler's first instruction, reached by a step: one instruction back is
-      // where the signal arrived, in the run before the signal event (op_reverse_step does
-      // the same from the point just after that event).
-      Run again;
-      again.kind = Run::Scan;
-      again.count_steps = true;
-      again.tid = done.tid;
-      again.event = done.event - 1;
-      again.target.kind = Point::Between;
-      again.target.event = done.event;
-      if (session_->can_pause_buffer(done.tid))
-        again.pos = buffered_bytes_used(last_event_.buffered);
-      run_ = again;  // after_ stays ReverseStep
-      throw Restart{};
-    } else if (done.steps == 0) {
-      next.kind = Run::Goto;
-      next.target.kind = Point::Between;
-      next.target.event = done.event;
-      next.report.reason = done.event <= 1 ? StopReason::TraceStart : StopReason::Step;
-      next.report.tid = done.tid;
-    } else {
-      next.kind = Run::Steps;
-      next.tid = done.tid;
-      next.event = done.event;
-      next.pos = done.pos;
-      next.after_hit = done.after_hit;
-      next.start_event = done.start_event;
-      next.count = done.steps - 1;
-      next.report.reason = StopReason::Step;
-      next.report.tid = done.tid;
-    }
-    if (final_report_) next.report = *std::exchange(final_report_, std::nullopt);
+    return Next::Replay;
+  }
+  // ReverseStep: single-step to one instruction before the current point.
+  const StepCount& c = *scan.steps;
+  bool after_task_event = last_event_.tid == c.tid && last_event_.number == c.event && c.event > 1;
+  if (done.steps == 0 && after_task_event && last_event_.kind == EventKind::Signal) {
+    // At a signal handler's first instruction, reached by a step: one instruction back is
+    // where the signal arrived, in the run before the signal event (op_reverse_step does
+    // the same from the point just after that event). after_ stays ReverseStep.
+    StepCount before{.tid = c.tid, .event = c.event - 1};
+    if (session_->can_pause_buffer(c.tid)) before.pos = buffered_bytes_used(last_event_.buffered);
+    run_ = Run(runs::Scan{.target = {.kind = Point::Between, .event = c.event}, .steps = before});
+    return Next::Replay;
+  }
+  StopInfo report{.reason = StopReason::Step, .tid = c.tid};
+  if (final_report_)
+    report = *std::exchange(final_report_, std::nullopt);
+  else if (done.steps == 0 && !(after_task_event && last_event_.kind == EventKind::Syscall) &&
+           c.event <= 1)
+    report.reason = StopReason::TraceStart;
+  if (done.steps == 0 && after_task_event && last_event_.kind == EventKind::Syscall) {
+    // Nothing ran between the task's syscall and the target (a signal delivered as the
+    // syscall returned): one instruction back is that syscall's entry.
+    run_ = Run(runs::Goto{.target = entry_of_last_syscall(c.tid, c.event), .report = report});
+  } else if (done.steps == 0) {
+    run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
+  } else {
+    run_ = Run(runs::Steps{.from = c, .count = done.steps - 1, .report = report});
+    run_.start_event = done.start_event;
   }
   after_ = After::None;
-  run_ = next;
-  throw Restart{};
+  return Next::Replay;
 }
 
 }  // namespace rwd

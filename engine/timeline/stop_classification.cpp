@@ -19,7 +19,7 @@
 
 namespace rwd {
 
-int ReplayController::before_resume(ReplayTask& t, int request) {
+Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd) {
   if (!bps_.empty() || lifted_) sync_breakpoints(t);
   watches_.arm(t.tid);
   bool stepping = single_stepping(t);
@@ -32,8 +32,9 @@ int ReplayController::before_resume(ReplayTask& t, int request) {
     // entered a handler there): that is a hit too, at the point "just after the event".
     // (A single step landing on one is not: the step already stopped there.)
     at_event_start_ = resumed_in_[t.rec_tid] != session_->events_done() + 1;
-    if (at_event_start_) on_trap(t, r, true, 0);
+    Next next = at_event_start_ ? on_trap(t, r, true, 0) : Next::Resume;
     at_event_start_ = false;
+    if (next != Next::Resume) return next;
   }
   resumed_in_[t.rec_tid] = session_->events_done() + 1;
   if (bps_.patched(t.pid, r.rip)) {
@@ -42,11 +43,13 @@ int ReplayController::before_resume(ReplayTask& t, int request) {
     lifted_ = true;
     stepping_over_ = !stepping;
     stepped_ = true;
-    return PTRACE_SYSEMU_SINGLESTEP;
+    cmd.request = PTRACE_SYSEMU_SINGLESTEP;
+    return Next::Resume;
   }
   stepping_over_ = false;
   stepped_ = stepping;
-  return stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
+  cmd.request = stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
+  return Next::Resume;
 }
 
 bool ReplayController::begin_code_patch(const ReplayTask& t, uint64_t addr, size_t len) {
@@ -64,28 +67,27 @@ bool ReplayController::icebp_at(const ReplayTask& t, uint64_t rip) {
 }
 
 bool ReplayController::single_stepping(const ReplayTask& t) const {
-  return (run_.kind == Run::StepInsn && t.rec_tid == run_.tid) || counting_steps(t) ||
+  auto* step = run_.as<runs::StepInsn>();
+  return (step && t.rec_tid == step->tid) || counting_steps(t) ||
          (rep_step_tid_ && *rep_step_tid_ == t.rec_tid);
 }
 
 bool ReplayController::counting_steps(const ReplayTask& t) const {
-  if (!((run_.kind == Run::Scan && run_.count_steps) || run_.kind == Run::Steps) ||
-      t.rec_tid != run_.tid || session_->events_done() != run_.event)
-    return false;
-  if (run_.after_hit) return run_.hits >= run_.after_hit;
-  return run_.pos == 0 || paused_at_pos_;
+  const StepCount* c = run_.step_count();
+  if (!c || t.rec_tid != c->tid || session_->events_done() != c->event) return false;
+  if (c->after_hit) return run_.hits >= c->after_hit;
+  return c->pos == 0 || paused_at_pos_;
 }
 
 bool ReplayController::take_interrupt() {
-  if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) return false;
-  return interrupt_.exchange(false);
+  return run_.forward() && interrupt_.exchange(false);
 }
 
-void ReplayController::pause_interrupted(const Point& here) {
-  pause({.reason = StopReason::Interrupted}, here);
+Next ReplayController::pause_interrupted(const Point& here) {
+  return pause({.reason = StopReason::Interrupted}, here);
 }
 
-bool ReplayController::after_stop(ReplayTask& t, const Stop& s) {
+Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd) {
   if (debug_ && s.kind != Stop::Exited)
     fprintf(stderr,
             "rewind: timeline: stop kind %d sig %d at %llx (events done %llu, stepped %d)\n",
@@ -99,13 +101,14 @@ bool ReplayController::after_stop(ReplayTask& t, const Stop& s) {
   // may run the syscall again from its instruction (mmap, fork, exit: RemoteSyscall), which
   // must not meet an int3 there.
   if (s.kind != Stop::Signal) stepping_over_ = false;
-  if (s.kind == Stop::Exited) return false;
+  if (s.kind == Stop::Exited) return Next::Resume;
   if (s.kind == Stop::BufferPause) {
     on_buffer_pause(t, uint32_t(s.status));
-    return true;
+    cmd.claimed = true;
+    return Next::Resume;
   }
   if (s.kind != Stop::SyscallEntry && !session_->code_patched() && take_interrupt())
-    pause_interrupted(trap_point(t, get_regs(t.tid)));
+    if (Next n = pause_interrupted(trap_point(t, get_regs(t.tid))); n != Next::Resume) return n;
   if (s.kind == Stop::SyscallEntry) {
     if (stepped_) {
       // The syscall instruction saved rflags in r11 with the trap flag of our single step;
@@ -116,16 +119,12 @@ bool ReplayController::after_stop(ReplayTask& t, const Stop& s) {
         set_regs(t.tid, r);
       }
     }
-    on_entry(t);
-    return false;
+    return on_entry(t);
   }
-  if (s.kind != Stop::Signal) return false;
-  if (s.sig != SIGTRAP) {
-    on_signal(t, s.sig);
-    return false;
-  }
+  if (s.kind != Stop::Signal) return Next::Resume;
+  if (s.sig != SIGTRAP) return on_signal(t, s.sig);
   uint64_t dr6 = take_debug_status(t.tid);
-  if (dr6 & 1) return false;  // the replay's own breakpoint (reaching a recorded point)
+  if (dr6 & 1) return Next::Resume;  // the replay's own breakpoint (reaching a recorded point)
   Registers r = get_regs(t.tid);
   int code = siginfo_code(s.siginfo);
   if (stepped_ && code == TRAP_BRKPT && !(dr6 & (kSingleStepBit | kWatchBits)) &&
@@ -141,74 +140,61 @@ bool ReplayController::after_stop(ReplayTask& t, const Stop& s) {
   if (code == SI_KERNEL && bps_.patched(t.pid, r.rip - 1)) {
     r.rip -= 1;  // back onto the breakpoint's instruction
     set_regs(t.tid, r);
-    on_trap(t, r, true, dr6);
-    return true;
+    cmd.claimed = true;
+    return on_trap(t, r, true, dr6);
   }
   if (dr6 & (kSingleStepBit | kWatchBits)) {
+    cmd.claimed = true;
     if ((dr6 & kWatchBits) == 0 && registers_equal(r, resume_regs_)) {
       // A step trap before any instruction ran: the kernel reports one when a task resumed
       // from a syscall stop with a single step. Not a step: go on.
-      return true;
+      return Next::Resume;
     }
     if ((dr6 & kWatchBits) == 0 && stepping_over_) {
       stepping_over_ = false;
       // Stepped over a breakpoint for a continue: nothing to report, unless the step
       // landed on another breakpoint (a `ret` onto a breakpointed return address). That
       // one is hit now: the next resume steps over it without looking.
-      if (bps_.patched(t.pid, r.rip)) on_trap(t, r, true, 0);
-      return true;
+      return bps_.patched(t.pid, r.rip) ? on_trap(t, r, true, 0) : Next::Resume;
     }
     stepping_over_ = false;
-    on_trap(t, r, false, dr6);
-    return true;
+    return on_trap(t, r, false, dr6);
   }
-  return false;  // the program's own SIGTRAP, as recorded
+  return Next::Resume;  // the program's own SIGTRAP, as recorded
 }
 
-void ReplayController::on_between() {
+Next ReplayController::on_between() {
   uint64_t n = session_->events_done();
   Point here;
   here.kind = Point::Between;
   here.event = n;
   if (take_interrupt()) return pause_interrupted(here);
-  if (run_.kind == Run::Scan && after_ == After::ReverseContinue && run_.below &&
-      interrupt_.exchange(false))
+  auto* scan = run_.as<runs::Scan>();
+  if (scan && after_ == After::ReverseContinue && scan->below && interrupt_.exchange(false))
     return interrupt_reverse_continue();
-  switch (run_.kind) {
-    case Run::Forward:
-      if (stop_at_code_mappings_ && maps_code(last_event_)) {
-        return pause({.reason = StopReason::CodeMapped, .tid = last_event_.tid}, here);
-      }
-      return;
-    case Run::StepInsn:
-      if (last_event_.tid == run_.tid && consumes_instruction(last_event_)) {
-        return pause({.reason = StopReason::Step, .tid = run_.tid}, here);
-      }
-      return;
-    case Run::Goto:
-      if (reached(run_.target, here)) {
-        // A seek to the event that ended the last task (one killed by a signal: an exit
-        // stops at its entry, on_entry) is at the end of the trace.
-        StopInfo si = run_.report;
-        if (si.reason == StopReason::Seek && no_live_task()) si.reason = StopReason::TraceEnd;
-        return pause(si, here);
-      }
-      return;
-    case Run::Scan:
-      if (reached(run_.target, here)) return scan_done();
-      return;
-    case Run::HitNumber:
-      return;
-    case Run::Steps:
-      if (n == run_.event && run_.count == 0) {
-        StopInfo si = run_.report;
-        return pause(si, here);
-      }
-      return;
+  if (run_.as<runs::Forward>()) {
+    if (stop_at_code_mappings_ && maps_code(last_event_))
+      return pause({.reason = StopReason::CodeMapped, .tid = last_event_.tid}, here);
+  } else if (auto* step = run_.as<runs::StepInsn>()) {
+    if (last_event_.tid == step->tid && consumes_instruction(last_event_))
+      return pause({.reason = StopReason::Step, .tid = step->tid}, here);
+  } else if (auto* go = run_.as<runs::Goto>()) {
+    if (reached(go->target, here)) {
+      // A seek to the event that ended the last task (one killed by a signal: an exit
+      // stops at its entry, on_entry) is at the end of the trace.
+      StopInfo si = go->report;
+      if (si.reason == StopReason::Seek && no_live_task()) si.reason = StopReason::TraceEnd;
+      return pause(si, here);
+    }
+  } else if (scan) {
+    if (reached(scan->target, here)) return scan_done();
+  } else if (auto* steps = run_.as<runs::Steps>()) {
+    if (n == steps->from.event && steps->count == 0) return pause(steps->report, here);
   }
+  return Next::Resume;
 }
 
-void ReplayController::on_entry(ReplayTask& t) {
+Next ReplayController::on_entry(ReplayTask& t) {
   uint64_t next = session_->events_done() + 1;
   Point here;
   here.kind = Point::Entry;
@@ -218,55 +204,45 @@ void ReplayController::on_entry(ReplayTask& t) {
   bool ending = syscall_has(long(r.orig_rax), kExit) && session_->tasks().size() == 1;
   // The end of the trace is the last task at its exit, still inspectable: where forward
   // runs stop, and seeks to any later event (the exit's own, its task's end).
-  bool seek_past = run_.kind == Run::Goto && run_.report.reason == StopReason::Seek &&
-                   !reached(run_.target, here) && run_.target.event >= next;
-  if (ending && (run_.kind == Run::Forward || run_.kind == Run::StepInsn || seek_past)) {
-    StopInfo si{.reason = StopReason::TraceEnd, .tid = t.rec_tid};
-    pause(si, here);
+  auto* go = run_.as<runs::Goto>();
+  bool seek_past = go && go->report.reason == StopReason::Seek && !reached(go->target, here) &&
+                   go->target.event >= next;
+  if (ending && (run_.forward() || seek_past)) {
     // Nothing lies beyond: every forward operation ends here again.
-    for (;;) {
-      if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
-      pause(si, here);
-    }
+    return pause_at_end({.reason = StopReason::TraceEnd, .tid = t.rec_tid}, here);
   }
-  switch (run_.kind) {
-    case Run::Forward:
-    case Run::StepInsn:
-      return;
-    case Run::Goto:
-      if (reached(run_.target, here)) pause(run_.report, here);
-      return;
-    case Run::Scan:
-      if (counting_steps(t)) ++run_.steps;
-      if (reached(run_.target, here)) scan_done();
-      return;
-    case Run::Steps:
-      if (counting_steps(t) && run_.count > 0 && --run_.count == 0) pause(run_.report, here);
-      return;
-    case Run::HitNumber:
-      return;
+  if (go && reached(go->target, here)) return pause(go->report, here);
+  if (auto* scan = run_.as<runs::Scan>()) {
+    if (counting_steps(t)) ++run_.steps;
+    if (reached(scan->target, here)) return scan_done();
   }
+  if (auto* steps = run_.as<runs::Steps>())
+    if (counting_steps(t) && steps->count > 0 && --steps->count == 0)
+      return pause(steps->report, here);
+  return Next::Resume;
 }
 
-void ReplayController::on_signal(ReplayTask& t, int sig) {
+Next ReplayController::on_signal(ReplayTask& t, int sig) {
   // A recorded signal about to be delivered: the point a forward run stopped at for it (a
   // reverse step from there scans to it; a seek back goes to it). Only the timeline's own
   // traps show it otherwise, and the replay reaches it with its own breakpoint.
-  if ((run_.kind == Run::Scan || run_.kind == Run::Goto) && replaying_->kind == EventKind::Signal &&
-      replaying_->signo == sig && replaying_->tid == t.rec_tid && run_.target.kind == Point::Trap &&
-      reached(run_.target, trap_point(t, get_regs(t.tid)))) {
-    if (run_.kind == Run::Scan) return scan_done();
-    return pause(run_.report, trap_point(t, get_regs(t.tid)));
+  const Point* target = run_.target();
+  if (target && replaying_->kind == EventKind::Signal && replaying_->signo == sig &&
+      replaying_->tid == t.rec_tid && target->kind == Point::Trap &&
+      reached(*target, trap_point(t, get_regs(t.tid)))) {
+    if (run_.as<runs::Scan>()) return scan_done();
+    return pause(run_.as<runs::Goto>()->report, trap_point(t, get_regs(t.tid)));
   }
   // The arrival of a signal moves the task like an instruction (to its handler, or to its
   // end): reverse steps count it.
-  if (run_.kind == Run::Scan && counting_steps(t)) ++run_.steps;
-  if (run_.kind == Run::Steps && counting_steps(t) && run_.count > 0) --run_.count;
-  if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) return;
+  if (run_.as<runs::Scan>() && counting_steps(t)) ++run_.steps;
+  if (auto* steps = run_.as<runs::Steps>(); steps && counting_steps(t) && steps->count > 0)
+    --steps->count;
+  if (!run_.forward()) return Next::Resume;
   // Only the recorded signal itself; the replay's own traps (emulated rdtsc) are not stops.
   if (replaying_->kind != EventKind::Signal || replaying_->signo != sig ||
       replaying_->tid != t.rec_tid)
-    return;
+    return Next::Resume;
   Point here = trap_point(t, get_regs(t.tid));
   // A signal that ends the process (the trace's next event is this task killed by it):
   // nothing after it can be inspected, so this is also the end of the trace, and forward
@@ -279,16 +255,13 @@ void ReplayController::on_signal(ReplayTask& t, int sig) {
   si.tid = t.rec_tid;
   si.signo = sig;
   si.fatal = fatal;
-  pause(si, here);
-  if (!fatal) return;
+  if (Next n = pause(si, here); n != Next::Resume || !fatal) return n;
   si.reason = StopReason::TraceEnd;
-  for (;;) {
-    if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
-    pause(si, here);
-  }
+  if (!run_.forward()) return Next::Replay;
+  return pause_at_end(si, here);
 }
 
-void ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoint, uint64_t dr6) {
+Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoint, uint64_t dr6) {
   StopInfo si;
   si.tid = t.rec_tid;
   bool user_hit = false;
@@ -307,99 +280,99 @@ void ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
     user_hit = true;
   }
   bool stepped = (dr6 & kSingleStepBit) != 0;
-  switch (run_.kind) {
-    case Run::Forward:
-      if (user_hit) pause(si, trap_point(t, r));
-      return;
-    case Run::StepInsn:
-      if (user_hit || (stepped && t.rec_tid == run_.tid)) {
-        if (!user_hit) si.reason = StopReason::Step;
-        pause(si, trap_point(t, r));
-      }
-      return;
-    case Run::Goto:
-      if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
-          t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r))) {
-        rep_step_tid_.reset();
-        pause(run_.report, trap_point(t, r));
-      }
-      follow_rep_target(t, r);
-      return;
-    case Run::Scan: {
-      if (debug_ && r.rip == run_.target.regs.rip)
-        fprintf(stderr,
-                "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
-                (unsigned long long)session_->events_done(), (unsigned long long)run_.target.event);
-      if (stepped && counting_steps(t)) ++run_.steps;
-      if (session_->events_done() == run_.target.event && run_.target.kind == Point::Trap &&
-          t.rec_tid == run_.target.tid && reached(run_.target, trap_point(t, r))) {
-        // A write that trapped here happened before now: it counts, unless the reverse run
-        // stops after writes (that stop is now). A breakpoint here is now, not before.
-        if (si.reason == StopReason::Watchpoint && !run_.after_write) {
-          ++run_.hits;
-          si.event = session_->events_done();
-          run_.last_hit_info = si;
-        }
-        rep_step_tid_.reset();
-        return scan_done();
-      }
-      follow_rep_target(t, r);
-      if (user_hit) {
+  // At the target of a Goto or Scan: the task, event and state it names.
+  auto at_target = [&](const Point& target) {
+    return session_->events_done() == target.event && target.kind == Point::Trap &&
+           t.rec_tid == target.tid && reached(target, trap_point(t, r));
+  };
+  if (run_.as<runs::Forward>()) return user_hit ? pause(si, trap_point(t, r)) : Next::Resume;
+  if (auto* step = run_.as<runs::StepInsn>()) {
+    if (!user_hit && !(stepped && t.rec_tid == step->tid)) return Next::Resume;
+    if (!user_hit) si.reason = StopReason::Step;
+    return pause(si, trap_point(t, r));
+  }
+  if (auto* go = run_.as<runs::Goto>()) {
+    if (at_target(go->target)) {
+      rep_step_tid_.reset();
+      if (Next n = pause(go->report, trap_point(t, r)); n != Next::Resume) return n;
+    }
+    follow_rep_target(t, r);
+    return Next::Resume;
+  }
+  if (auto* scan = run_.as<runs::Scan>()) {
+    if (debug_ && r.rip == scan->target.regs.rip)
+      fprintf(stderr, "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
+              (unsigned long long)session_->events_done(), (unsigned long long)scan->target.event);
+    if (stepped && counting_steps(t)) ++run_.steps;
+    if (at_target(scan->target)) {
+      // A write that trapped here happened before now: it counts, unless the reverse run
+      // stops after writes (that stop is now). A breakpoint here is now, not before.
+      if (si.reason == StopReason::Watchpoint && !scan->after_write) {
         ++run_.hits;
         si.event = session_->events_done();
         run_.last_hit_info = si;
       }
-      return;
+      rep_step_tid_.reset();
+      return scan_done();
     }
-    case Run::HitNumber:
-      if (!user_hit) return;
-      if (++run_.hits < run_.count) {
-        si.event = session_->events_done();
-        run_.last_hit_info = si;
-        return;
-      }
-      if (run_.hits == run_.count) {
-        if (si.reason == StopReason::Watchpoint && !run_.after_write) {
-          // The trap comes after the write; a backward user stops before it (as gdb
-          // expects in reverse): one instruction back, reporting this write. When the hit
-          // before was this task's write in the same run between events, the steps count
-          // from there (a loop's previous write), else from the task's last event.
-          const auto& prev = run_.last_hit_info;
-          bool from_prev = prev && prev->reason == StopReason::Watchpoint &&
-                           prev->tid == t.rec_tid && prev->event == session_->events_done();
-          final_report_ = si;
-          here_ = trap_point(t, r);
-          step_tid_ = t.rec_tid;
-          start_scan(After::ReverseStep, true, from_prev ? run_.count - 1 : 0);
-        }
-        pause(si, trap_point(t, r));
-      }
-      return;
-    case Run::Steps: {
-      if (debug_)
-        fprintf(stderr, "rewind: timeline: steps run trap at %llx, stepped %d, left %llu\n",
-                (unsigned long long)r.rip, int(stepped), (unsigned long long)run_.count);
-      // Counted as the scan counted them: this trap's step before its hit.
-      bool counting = stepped && counting_steps(t);
-      if (user_hit) ++run_.hits;
-      if (counting && run_.count > 0 && --run_.count == 0) pause(run_.report, trap_point(t, r));
-      // No step at all: the point is the hit the steps start after.
-      if (run_.after_hit && run_.count == 0 && user_hit && run_.hits == run_.after_hit &&
-          t.rec_tid == run_.tid && session_->events_done() == run_.event)
-        pause(run_.report, trap_point(t, r));
-      return;
+    follow_rep_target(t, r);
+    if (user_hit) {
+      ++run_.hits;
+      si.event = session_->events_done();
+      run_.last_hit_info = si;
     }
+    return Next::Resume;
   }
+  if (auto* hit = run_.as<runs::HitNumber>()) {
+    if (!user_hit) return Next::Resume;
+    if (++run_.hits < hit->count) {
+      si.event = session_->events_done();
+      run_.last_hit_info = si;
+      return Next::Resume;
+    }
+    if (run_.hits != hit->count) return Next::Resume;
+    if (si.reason == StopReason::Watchpoint && !hit->after_write) {
+      // The trap comes after the write; a backward user stops before it (as gdb expects in
+      // reverse): one instruction back, reporting this write. When the hit before was this
+      // task's write in the same run between events, the steps count from there (a loop's
+      // previous write), else from the task's last event.
+      const auto& prev = run_.last_hit_info;
+      bool from_prev = prev && prev->reason == StopReason::Watchpoint && prev->tid == t.rec_tid &&
+                       prev->event == session_->events_done();
+      final_report_ = si;
+      here_ = trap_point(t, r);
+      step_tid_ = t.rec_tid;
+      return start_scan(After::ReverseStep, true, from_prev ? hit->count - 1 : 0);
+    }
+    return pause(si, trap_point(t, r));
+  }
+  auto& steps = *run_.as<runs::Steps>();
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: steps run trap at %llx, stepped %d, left %llu\n",
+            (unsigned long long)r.rip, int(stepped), (unsigned long long)steps.count);
+  // Counted as the scan counted them: this trap's step before its hit.
+  bool counting = stepped && counting_steps(t);
+  if (user_hit) ++run_.hits;
+  if (counting && steps.count > 0 && --steps.count == 0)
+    if (Next n = pause(steps.report, trap_point(t, r)); n != Next::Resume) return n;
+  // No step at all: the point is the hit the steps start after.
+  const StepCount& from = steps.from;
+  if (from.after_hit && steps.count == 0 && user_hit && run_.hits == from.after_hit &&
+      t.rec_tid == from.tid && session_->events_done() == from.event)
+    return pause(steps.report, trap_point(t, r));
+  return Next::Resume;
 }
 
 void ReplayController::on_buffer_pause(const ReplayTask& t, uint32_t pos) {
-  if (t.rec_tid == run_.tid && session_->events_done() == run_.event && pos == run_.pos)
+  const StepCount* c = run_.step_count();
+  if (c && t.rec_tid == c->tid && session_->events_done() == c->event && pos == c->pos)
     paused_at_pos_ = true;
 }
 
 void ReplayController::follow_rep_target(const ReplayTask& t, const Registers& r) {
-  if (run_.target.kind != Point::Trap || t.rec_tid != run_.target.tid ||
-      session_->events_done() != run_.target.event || r.rip != run_.target.regs.rip) {
+  const Point* target = run_.target();
+  if (!target || target->kind != Point::Trap || t.rec_tid != target->tid ||
+      session_->events_done() != target->event || r.rip != target->regs.rip) {
     if (rep_step_tid_ && *rep_step_tid_ == t.rec_tid) rep_step_tid_.reset();
     return;
   }
@@ -408,15 +381,18 @@ void ReplayController::follow_rep_target(const ReplayTask& t, const Registers& r
   if (rep_string_insn_length(code.data(), code.size()) > 0) rep_step_tid_ = t.rec_tid;
 }
 
-void ReplayController::on_end() {
+Next ReplayController::on_end() {
   Point here;
   here.kind = Point::Between;
   here.event = session_->events_done();
-  if (run_.kind == Run::Scan) return scan_done();  // the target was the end
-  StopInfo si{.reason = StopReason::TraceEnd, .tid = last_event_.tid};
+  if (run_.as<runs::Scan>()) return scan_done();  // the target was the end
+  return pause_at_end({.reason = StopReason::TraceEnd, .tid = last_event_.tid}, here);
+}
+
+Next ReplayController::pause_at_end(const StopInfo& si, const Point& here) {
   for (;;) {
-    pause(si, here);
-    if (run_.kind != Run::Forward && run_.kind != Run::StepInsn) throw Restart{};
+    if (Next n = pause(si, here); n != Next::Resume) return n;
+    if (!run_.forward()) return Next::Replay;
   }
 }
 

@@ -19,11 +19,11 @@ StopInfo Timeline::current() const {
 }
 
 StopInfo Timeline::resume_forward() {
-  return engine_->operate([this] { engine_->op_forward(); });
+  return engine_->operate([this] { return engine_->op_forward(); });
 }
 
 StopInfo Timeline::step_forward(pid_t tid) {
-  return engine_->operate([this, tid] { engine_->op_step(tid); });
+  return engine_->operate([this, tid] { return engine_->op_step(tid); });
 }
 
 void Timeline::set_output_listener(std::function<void(OutputStream, const std::string&)> listener) {
@@ -36,15 +36,15 @@ void Timeline::interrupt() {
 }
 
 StopInfo Timeline::resume_backward(WatchStop at) {
-  return engine_->operate([this, at] { engine_->op_reverse_continue(at); });
+  return engine_->operate([this, at] { return engine_->op_reverse_continue(at); });
 }
 
 StopInfo Timeline::step_backward(pid_t tid) {
-  return engine_->operate([this, tid] { engine_->op_reverse_step(tid); });
+  return engine_->operate([this, tid] { return engine_->op_reverse_step(tid); });
 }
 
 StopInfo Timeline::seek(uint64_t event) {
-  return engine_->operate([this, event] { engine_->op_seek(event); });
+  return engine_->operate([this, event] { return engine_->op_seek(event); });
 }
 
 void Timeline::set_stop_at_code_mappings(bool on) {

@@ -39,24 +39,16 @@ bool ReplayController::request_checkpoint() {
 
 const ReplayController::Saved* ReplayController::start_for(const Run& run) const {
   // Steps counted after a hit count hits from the checkpoint the hit was counted from.
-  if (run.after_hit) return checkpoints_.at(run.start_event);
-  uint64_t limit = 0;
-  switch (run.kind) {
-    case Run::Forward:
-    case Run::StepInsn:
-      return nullptr;
-    case Run::Goto:
-    case Run::Scan:
-      limit = run.target.kind == Point::Entry ? run.target.event - 1 : run.target.event;
-      if (run.kind == Run::Scan && run.count_steps) limit = std::min(limit, run.event);
-      if (run.kind == Run::Scan && run.below) limit = std::min(limit, run.below - 1);
-      return checkpoints_.latest_at_most(limit);
-    case Run::HitNumber:
-      return checkpoints_.at(run.start_event);
-    case Run::Steps:
-      return checkpoints_.latest_at_most(run.event);
-  }
-  return nullptr;
+  const StepCount* steps = run.step_count();
+  if (steps && steps->after_hit) return checkpoints_.at(run.start_event);
+  if (run.forward()) return nullptr;
+  if (run.as<runs::HitNumber>()) return checkpoints_.at(run.start_event);
+  if (auto* s = run.as<runs::Steps>()) return checkpoints_.latest_at_most(s->from.event);
+  const Point& target = *run.target();  // Goto, Scan
+  uint64_t limit = target.kind == Point::Entry ? target.event - 1 : target.event;
+  if (steps) limit = std::min(limit, steps->event);
+  if (auto* s = run.as<runs::Scan>(); s && s->below) limit = std::min(limit, s->below - 1);
+  return checkpoints_.latest_at_most(limit);
 }
 
 CheckpointStats ReplayController::checkpoint_stats() const {

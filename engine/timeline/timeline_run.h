@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "engine/arch/registers.h"
@@ -27,39 +29,93 @@ struct Point {
   MemoryDigest digest{};
 };
 
-/// What the current replay is for, and what it has counted.
-struct Run {
-  enum Kind : uint8_t {
-    Forward,    ///< user continue: stop at hits, signals, the end
-    StepInsn,   ///< user single step of `tid`
-    Goto,       ///< silently to `target`, then report `report`
-    Scan,       ///< silently to `target`, counting hits (and steps of `tid` after `event`)
-    HitNumber,  ///< silently to hit number `count`, then report it
-    Steps,      ///< silently to `count` single steps of `tid` after event `event`
-  } kind = Forward;
+/// Single steps of task `tid` that a reverse step counts, between event `event` and the next.
+/// They start where `tid` paused after using `pos` bytes of its buffered syscall records in
+/// the event after `event` (0: at `event`): between events a task may make thousands of
+/// buffered syscalls, and counting from the last one keeps a reverse step short. When
+/// `after_hit` is not 0 they start instead once the run has counted that many hits (from the
+/// checkpoint at Run::start_event, where these runs start): a reverse continue lands on a
+/// write by single-stepping from the write before it, not from the last event.
+struct StepCount {
   pid_t tid = 0;
-  uint64_t event = 0, count = 0;
+  uint64_t event = 0;
+  uint32_t pos = 0;
+  uint64_t after_hit = 0;
+};
+
+/// The kinds of run (Run::kind), each with what only it needs.
+namespace runs {
+/// A user's continue: stop at hits, signals, the end.
+struct Forward {};
+/// A user's single step of task `tid`.
+struct StepInsn {
+  pid_t tid = 0;
+};
+/// Silently to `target`, then report `report`.
+struct Goto {
   Point target;
   StopInfo report;
-  bool count_steps = false;  ///< Scan: single-step `tid` after `event`, counting steps
-  /// Scan with count_steps, Steps: the steps start where `tid` paused after using `pos`
-  /// bytes of its buffered syscall records in the event after `event` (0: at `event`).
-  /// Between events a task may make thousands of buffered syscalls: counting from the last
-  /// one keeps a reverse step short.
-  uint32_t pos = 0;
-  /// Scan with count_steps, Steps: when not 0, the steps start instead once the run has
-  /// counted this many hits (from the checkpoint at `start_event`, where these runs start):
-  /// a reverse continue lands on a write by single-stepping from the write before it, not
-  /// from the last event.
-  uint64_t after_hit = 0;
-  /// Scan and HitNumber of a reverse continue: a watchpoint hit stops just after the write
+};
+/// Silently to `target` (the point a reverse operation starts from), counting hits, and the
+/// single steps of `steps` when it is set (a reverse step).
+struct Scan {
+  Point target;
+  std::optional<StepCount> steps;
+  /// A reverse continue's watchpoint hit stops just after the write
   /// (Timeline::WatchStop::AfterWrite), so a write trapping at the target is not before it.
   bool after_write = false;
-  uint64_t below = 0;        ///< Scan: start from a checkpoint before this event (0: any)
+  uint64_t below = 0;  ///< start from a checkpoint before this event (0: any)
+};
+/// Silently to hit number `count` (from the checkpoint at Run::start_event), then report it.
+struct HitNumber {
+  uint64_t count = 0;
+  StopInfo report;
+  bool after_write = false;  ///< as Scan::after_write
+};
+/// Silently to `count` single steps of `from`, then report `report`.
+struct Steps {
+  StepCount from;
+  uint64_t count = 0;
+  StopInfo report;
+};
+}  // namespace runs
+
+/// What the current replay is for (its kind), and what it has counted.
+struct Run {
+  using Kind = std::variant<runs::Forward, runs::StepInsn, runs::Goto, runs::Scan, runs::HitNumber,
+                            runs::Steps>;
+  Kind kind;
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
   // Counted along the way.
   uint64_t hits = 0, steps = 0;
   std::optional<StopInfo> last_hit_info;
+
+  Run() = default;
+  Run(Kind k) : kind(std::move(k)) {}
+
+  /// The kind as `K`, or nullptr when the run is of another kind.
+  template <class K>
+  K* as() {
+    return std::get_if<K>(&kind);
+  }
+  template <class K>
+  const K* as() const {
+    return std::get_if<K>(&kind);
+  }
+  /// Whether it is a user's forward operation (continue, instruction step).
+  bool forward() const { return as<runs::Forward>() || as<runs::StepInsn>(); }
+  /// The point a Goto or Scan goes to (nullptr for other kinds).
+  const Point* target() const {
+    if (auto* g = as<runs::Goto>()) return &g->target;
+    if (auto* s = as<runs::Scan>()) return &s->target;
+    return nullptr;
+  }
+  /// The steps a Scan (of a reverse step) or a Steps run counts (nullptr: none).
+  const StepCount* step_count() const {
+    if (auto* s = as<runs::Scan>()) return s->steps ? &*s->steps : nullptr;
+    if (auto* s = as<runs::Steps>()) return &s->from;
+    return nullptr;
+  }
 };
 
 }  // namespace rwd
