@@ -1,6 +1,7 @@
 // Benchmark: how long the timeline takes to go backwards and to seek, on a trace of more than
-// 100,000 events (bench/many_events.c), and how much memory its checkpoints hold.
-// Usage: timeline_latency [--runs N]. Prints medians in milliseconds.
+// 100,000 events (bench/many_events.c), and how much memory its checkpoints hold. With
+// --threads, the same work split over four threads running at once (bench/mt_events.c).
+// Usage: timeline_latency [--runs N] [--threads]. Prints medians in milliseconds.
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -50,9 +51,12 @@ uint64_t pss_bytes(pid_t pid) {
 
 int main(int argc, char** argv) {
   int runs = 15;
-  for (int i = 1; i < argc; ++i)
+  bool threads = false;
+  for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-  std::string exe = MANY_EVENTS, rewind = REWIND_BIN;
+    if (!strcmp(argv[i], "--threads")) threads = true;
+  }
+  std::string exe = threads ? MT_EVENTS : MANY_EVENTS, rewind = REWIND_BIN;
   char tmpl[] = "/tmp/rewind-bench.XXXXXX";
   std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
 
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
   // Reverse single steps in the middle of the trace, between two syscalls.
   tl.seek(events / 2);
   StopInfo hit = tl.resume_forward();  // the next marker() call
+  tid = hit.tid;                       // the thread that made it
   tl.remove_breakpoint(tl.code_site(tl.current().tid, marker));
   for (int i = 0; i < 5; ++i) tl.step_forward(tid);
   std::vector<double> rstep;
@@ -118,7 +123,8 @@ int main(int argc, char** argv) {
   uint64_t pss = 0;
   for (pid_t p : cs.pids) pss += pss_bytes(p);
 
-  printf("timeline on bench/many_events.c: %llu events\n", (unsigned long long)events);
+  printf("timeline on bench/%s: %llu events\n",
+         threads ? "mt_events.c (4 threads)" : "many_events.c", (unsigned long long)events);
   printf("| measure | median ms | runs |\n| --- | ---: | ---: |\n");
   printf("| native run | %.1f | 1 |\n| record | %.1f | 1 |\n| replay -a | %.1f | 1 |\n", native,
          record, replay);
@@ -133,7 +139,6 @@ int main(int argc, char** argv) {
     printf("reverse-continue stops at events %llu, %llu, ... (hit %d times)\n",
            (unsigned long long)rcont_events[0], (unsigned long long)rcont_events[1],
            int(rcont_events.size()));
-  (void)hit;
   std::system(("rm -rf " + dir.substr(0, dir.size() - 6)).c_str());
   return 0;
 }

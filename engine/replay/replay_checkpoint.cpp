@@ -1,60 +1,33 @@
-// Checkpoints of a replay (DESIGN.md "Checkpoints and reverse execution"): a fork of the
-// replayed process injected at its last syscall instruction, and new replays continuing
-// from one (replay_session_impl.h).
+// Checkpoints of a replay (DESIGN.md "Checkpoints and reverse execution"): a stopped copy of
+// the replayed process (process_copy.h), and new replays continuing from one
+// (replay_session_impl.h).
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "engine/os/ptrace_ops.h"
-#include "engine/replay/remote_syscall.h"
+#include "engine/replay/process_copy.h"
 #include "engine/replay/replay_session_impl.h"
 
 namespace rwd {
 
-ReplayTask fork_task(ReplayTask& t) {
-  if (!t.syscall_insn) throw DivergenceError("task has no syscall instruction to fork with");
-  // What the next resume must do (deliver a signal, restart a syscall) belongs to the
-  // program's next run, not to the injected fork: set aside, then given to both.
-  ReplayTask pending = t;
-  t.resume_sig = 0;
-  t.restart_pending = t.signal_injected = false;
-  Registers saved = get_regs(t.tid);
-  RemoteSyscall rs(t, t.syscall_insn, saved);
-  rs.call(SYS_fork);
-  const Stop& s = rs.last_stop();
-  if (s.kind != Stop::Event || s.sig != PTRACE_EVENT_FORK)
-    throw DivergenceError("a checkpoint fork did not create a process");
-  ReplayTask c = t;
-  c.tid = c.pid = pid_t(get_event_msg(t.tid));
-  wait_new_task(c);
-  Stop exit_stop = run_to_stop(t, PTRACE_SYSCALL);  // the parent returns from fork
-  if (exit_stop.kind != Stop::SyscallExit)
-    throw DivergenceError("a checkpoint fork did not return in the replayed task");
-  set_regs(t.tid, saved);
-  set_regs(c.tid, saved);
-  for (ReplayTask* x : {&t, &c}) {
-    x->resume_sig = pending.resume_sig;
-    x->restart_pending = pending.restart_pending;
-    x->signal_injected = pending.signal_injected;
-  }
-  return c;
-}
-
-/// The forked copy of a single-task replay just after event `done`.
+/// The stopped copy of a replayed process just after event `done`.
 struct ReplaySession::Checkpoint {
   uint64_t done = 0;
-  std::map<pid_t, ReplayTask> tasks;  ///< one task: the stopped copy
+  std::map<pid_t, ReplayTask> tasks;  ///< the copy's threads, and ended tasks as records
   uint64_t points = 0, point_stops = 0;
   TraceReader::Position position;  ///< the reader just after event `done`
   ~Checkpoint() {
-    for (auto& [rec, t] : tasks) {
-      if (t.state == TaskState::Exited) continue;  // a record only: no process of its own
-      // A stopped tracee dies of SIGKILL at once; reap it (it is this process's child).
-      kill(t.tid, SIGKILL);
-      while (waitpid(t.tid, nullptr, __WALL) < 0 && errno == EINTR) {
+    // A stopped tracee dies of SIGKILL at once; reap every thread (they are this process's
+    // tracees). A thread group's leader is reported only after its other threads are reaped.
+    for (bool leaders : {false, true})
+      for (auto& [rec, t] : tasks) {
+        if (t.state == TaskState::Exited || (t.tid == t.pid) != leaders) continue;
+        kill(t.tid, SIGKILL);
+        while (waitpid(t.tid, nullptr, __WALL) < 0 && errno == EINTR) {
+        }
       }
-    }
   }
 };
 
@@ -66,18 +39,22 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position)
   std::vector<ReplayTask*> live;
   for (auto& [rec, t] : tasks_)
     if (t.state != TaskState::Exited) live.push_back(&t);
-  // Fork copies only the calling thread: processes with threads, and process trees, are not
-  // checkpointed (the timeline then starts over from the trace's start).
-  if (live.size() != 1) return nullptr;
-  ReplayTask& t = *live[0];
-  if (t.state != TaskState::Running || t.at_entry || t.vm_parent || !t.syscall_insn) return nullptr;
+  // One process, with any number of threads; process trees are not checkpointed yet (the
+  // timeline then starts over from the trace's start or an earlier checkpoint).
+  if (live.empty()) return nullptr;
+  bool can_fork = false;  // the leader forks (process_copy.h)
+  for (ReplayTask* t : live) {
+    if (t->pid != live[0]->pid || t->state != TaskState::Running || t->vm_parent) return nullptr;
+    can_fork |= t->tid == t->pid && (t->syscall_insn || t->at_entry);
+  }
+  if (!can_fork) return nullptr;
   CheckpointPtr c(new Checkpoint);
   c->done = done_;
   c->points = points_;
   c->point_stops = point_stops_;
   if (next_ && need_position) return nullptr;  // read ahead: the reader is past `done_`
   c->position = trace_.position();
-  c->tasks[t.rec_tid] = fork_task(t);
+  c->tasks = copy_process(live);
   // Threads that ended before this point but whose Exit event comes after it (their exit
   // syscall is replayed, the event that collects them not yet): kept as records, so that
   // replay from the checkpoint finds them at that event.
@@ -87,10 +64,16 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position)
 }
 
 ReplaySession::Impl::Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c) : Impl(o) {
-  for (auto& [rec, ct] : c.tasks) {
-    ReplayTask copy = ct;
-    tasks_[rec] = ct.state == TaskState::Exited ? copy : fork_task(copy);
+  // The checkpoint stays as it is: this replay continues in a copy of it.
+  std::map<pid_t, ReplayTask> stopped = c.tasks;
+  std::vector<ReplayTask*> threads;
+  for (auto& [rec, t] : stopped) {
+    if (t.state == TaskState::Exited)
+      tasks_[rec] = t;
+    else
+      threads.push_back(&t);
   }
+  for (auto& [rec, t] : copy_process(threads)) tasks_[rec] = t;
   root_started_ = true;
   points_ = c.points;
   point_stops_ = c.point_stops;
@@ -110,8 +93,12 @@ uint64_t ReplaySession::checkpoint_event(const Checkpoint& c) {
 std::vector<pid_t> ReplaySession::checkpoint_pids(const Checkpoint& c) {
   std::vector<pid_t> out;
   for (auto& [rec, t] : c.tasks)
-    if (t.state != TaskState::Exited) out.push_back(t.tid);
+    if (t.state != TaskState::Exited && t.tid == t.pid) out.push_back(t.pid);
   return out;
+}
+const ReplayTask* ReplaySession::checkpoint_task(const Checkpoint& c, pid_t rec_tid) {
+  auto it = c.tasks.find(rec_tid);
+  return it == c.tasks.end() || it->second.state == TaskState::Exited ? nullptr : &it->second;
 }
 
 }  // namespace rwd

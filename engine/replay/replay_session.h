@@ -98,18 +98,22 @@ class ReplaySession {
   /// The live tasks, by recorded tid.
   const std::map<pid_t, ReplayTask>& tasks() const;
   const TraceReader& trace() const;
-  /// Forks the replayed process now, between events. Returns nullptr when that is not
-  /// possible: more than one live task (fork copies only the calling thread), or a task in
-  /// the middle of an event. Call only between step()s.
+  /// Copies the replayed process now, between events, with all its threads
+  /// (process_copy.h). Returns nullptr when that is not possible: several live processes, a
+  /// task inside a real fork, or a process whose first thread (which forks) has ended or
+  /// has run no `syscall` instruction yet. Call only between step()s.
   CheckpointPtr checkpoint();
   /// A copy of the replayed process as it stands now, even in the middle of an event, to
   /// change and run freely and then throw away (a "diversion"); it cannot restart a replay.
-  /// nullptr when the process cannot be copied (threads, several processes).
+  /// nullptr when the process cannot be copied (as checkpoint()).
   CheckpointPtr diversion();
   /// The event a checkpoint was taken after.
   static uint64_t checkpoint_event(const Checkpoint& c);
   /// The real pids of a checkpoint's stopped processes.
   static std::vector<pid_t> checkpoint_pids(const Checkpoint& c);
+  /// The copy of task `rec_tid` in checkpoint `c` (its real pid and tid there), or nullptr
+  /// when that task is not live in it.
+  static const ReplayTask* checkpoint_task(const Checkpoint& c, pid_t rec_tid);
   /// Asks that task `rec_tid`, replaying up to event `event` (its own, carrying buffered
   /// records), pause once it has used `pos` bytes of that event's records (a record
   /// boundary): run() then reports a Stop::BufferPause there (buffer_fill.h). One request

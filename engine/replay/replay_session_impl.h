@@ -26,11 +26,6 @@ namespace rwd {
 /// bases stay as the kernel left them: arch_prctl(ARCH_SET_FS) changes fs_base.
 void finish_syscall(pid_t tid, const Registers& entry, int64_t result);
 
-/// Makes the stopped task `t` fork itself (a syscall injected at its last `syscall`
-/// instruction) and returns the new process, stopped before running any code with `t`'s
-/// registers. `t` is left as it was. Throws DivergenceError.
-ReplayTask fork_task(ReplayTask& t);
-
 class ReplaySession::Impl {
  public:
   /// Opens the trace (TraceError when it cannot be replayed here).

@@ -19,6 +19,17 @@ enum class TaskState : uint8_t {
   Exited,       ///< the task is gone; its status is known
 };
 
+/// Per-thread kernel state that the replay set by running the program's own syscalls for
+/// real (set_tid_address(2), set_robust_list(2), sigaltstack(2), clone(2)'s
+/// CLONE_CHILD_CLEARTID), kept so that a copy of the process (process_copy.h) gives each
+/// re-created thread the same. Addresses in the program's memory; 0: none.
+struct ThreadKernelState {
+  uint64_t clear_child_tid = 0;  ///< zeroed and futex-woken by the kernel when the thread ends
+  uint64_t robust_list = 0, robust_len = 0;     ///< head and its size (bytes)
+  uint64_t altstack_sp = 0, altstack_size = 0;  ///< alternate signal stack (0 size: none)
+  int altstack_flags = 0;                       ///< its ss_flags (SS_AUTODISARM)
+};
+
 /// A task of the replayed process tree.
 struct ReplayTask {
   pid_t rec_tid = 0;  ///< tid in the recording
@@ -49,6 +60,7 @@ struct ReplayTask {
   /// Its blocked-signal mask, read before a resume; dropped at every stop but a debugger
   /// trap (no syscall ran since: the mask can only have changed by that trap).
   std::optional<uint64_t> blocked;
+  ThreadKernelState kernel;  ///< what a copy of its process must give its thread
 };
 
 /// What stopped a task.

@@ -388,6 +388,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
   restore_exec(t, e, trace_);
   t.syscall_buffer = 0;  // the new image registers its own
   t.buffer_features = 0;
+  t.kernel = {};  // exec releases the old memory's tid address, robust list and signal stack
 }
 
 void Replayer::on_signal(ReplayTask& t, const Event& e, const Stop&) {

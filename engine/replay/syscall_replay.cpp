@@ -3,6 +3,8 @@
 // syscalls, exits and rt_sigreturn; and the task's syscall buffer around its events
 // (replay_session_impl.h).
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -21,6 +23,31 @@ namespace rwd {
 
 namespace {
 constexpr uint64_t kPage = 4096;
+
+/// Keeps t.kernel up to date after the replay ran syscall event `e` (entry registers `regs`)
+/// for real and it succeeded: the per-thread state a copy of the process must re-create.
+void note_thread_state(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (e.result < 0) return;
+  switch (e.syscallno()) {
+    case SYS_set_tid_address:
+      t.kernel.clear_child_tid = regs.rdi;
+      break;
+    case SYS_set_robust_list:
+      t.kernel.robust_list = regs.rdi;
+      t.kernel.robust_len = regs.rsi;
+      break;
+    case SYS_sigaltstack: {
+      if (!regs.rdi) break;
+      stack_t ss{};
+      read_memory_exact(t.tid, regs.rdi, &ss, sizeof ss);
+      bool off = ss.ss_flags & SS_DISABLE;
+      t.kernel.altstack_sp = off ? 0 : uint64_t(ss.ss_sp);
+      t.kernel.altstack_size = off ? 0 : ss.ss_size;
+      t.kernel.altstack_flags = off ? 0 : ss.ss_flags;
+      break;
+    }
+  }
+}
 }  // namespace
 
 void finish_syscall(pid_t tid, const Registers& entry, int64_t result) {
@@ -175,6 +202,14 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
     c.syscall_buffer = t.syscall_buffer;
     c.buffer_features = t.buffer_features;
   }
+  // The kernel's per-thread state of the new task (kernel/fork.c copy_process): no robust
+  // list; the alternate signal stack inherited unless it shares memory without vfork.
+  if (args.flags & CLONE_CHILD_CLEARTID) c.kernel.clear_child_tid = args.child_tid;
+  if (!args.shares_memory() || (args.flags & CLONE_VFORK)) {
+    c.kernel.altstack_sp = t.kernel.altstack_sp;
+    c.kernel.altstack_size = t.kernel.altstack_size;
+    c.kernel.altstack_flags = t.kernel.altstack_flags;
+  }
   wait_new_task(c);
   fix_child_tids(t, c, e, args);
   tasks_[e.child_tid] = c;
@@ -215,10 +250,12 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
     case ReplayPolicy::Emulate:
       return emulate(t, e, regs);
     case ReplayPolicy::Execute:
-      return execute_checked(t, e, regs);
+      execute_checked(t, e, regs);
+      return note_thread_state(t, e, regs);
     case ReplayPolicy::ExecuteSetResult: {
       execute(t, e, regs);
-      return finish_syscall(t.tid, regs, e.result);
+      finish_syscall(t.tid, regs, e.result);
+      return note_thread_state(t, e, regs);
     }
     case ReplayPolicy::Mmap:
       return replay_mmap(t, e, regs);

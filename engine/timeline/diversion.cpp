@@ -73,11 +73,13 @@ void ReplayController::begin_diversion(pid_t rec_tid) {
   task(rec_tid);
   // The copy carries the breakpoint patches of the live process; reads hide them alike.
   auto c = session_->diversion();
-  if (!c)
+  const ReplayTask* copy = c ? ReplaySession::checkpoint_task(*c, rec_tid) : nullptr;
+  if (!copy)
     throw Error(
-        "cannot change the program here: writes go to a copy of the process, and a "
-        "process with threads (or several processes) cannot be copied yet");
-  diversion_tid_ = diversion_pid_ = ReplaySession::checkpoint_pids(*c).at(0);
+        "cannot change the program here: writes go to a copy of the process, and this "
+        "point (several processes, or a task inside a fork) cannot be copied yet");
+  diversion_tid_ = copy->tid;
+  diversion_pid_ = copy->pid;
   diversion_rec_ = rec_tid;
   diversion_ = std::move(c);
   bps_.copy_patches(task(rec_tid).pid, diversion_pid_);

@@ -107,7 +107,8 @@ class Timeline {
   /// Writes `bytes` into task `tid`'s memory at `addr`, and sets its registers. Both happen
   /// in a diversion: a copy of the process made at the first write, which reads then show,
   /// and which is thrown away when the timeline moves; the replay never changes. Throws
-  /// Error when no copy can be made (a process with threads, or several processes).
+  /// Error when no copy can be made (several processes, a task inside a fork:
+  /// ReplaySession::checkpoint).
   void write_memory(pid_t tid, uint64_t addr, const std::vector<uint8_t>& bytes);
   void set_registers(pid_t tid, const Registers& regs);
   /// The live tasks at the current point.

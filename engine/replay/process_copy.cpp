@@ -1,0 +1,190 @@
+// Copies of a replayed process: a fork with every other thread re-created (process_copy.h).
+#include "engine/replay/process_copy.h"
+
+#include <elf.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include <string>
+
+#include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/replay/remote_syscall.h"
+
+namespace rwd {
+
+namespace {
+
+/// The flags a thread of the copy is created with: what pthread_create gives glibc's threads
+/// (sysdeps/unix/sysv/linux/createthread.c), less the tid writes and TLS, which the copy's
+/// registers and ThreadKernelState set.
+constexpr uint64_t kThreadFlags =
+    CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
+
+/// Room for the XSAVE area PTRACE_GETREGSET(NT_X86_XSTATE) returns (bytes): about 2.7 KiB
+/// with AVX-512, 11 KiB with AMX tiles.
+constexpr size_t kXstateRoom = 64 * 1024;
+
+/// Gives the stopped thread `c` of a copy the kernel state `k` by syscalls injected at `insn`,
+/// then puts its registers back. `altstack`: set the alternate signal stack too (a fork
+/// child inherits it; a clone with CLONE_VM starts without). Throws DivergenceError.
+void give_kernel_state(ReplayTask& c, uint64_t insn, const ThreadKernelState& k, bool altstack) {
+  Registers saved = get_regs(c.tid);
+  RemoteSyscall rs(c, insn, saved);
+  if (k.clear_child_tid) rs.call(SYS_set_tid_address, {k.clear_child_tid});
+  auto check = [&](int64_t r, const char* what) {
+    if (r != 0)
+      throw DivergenceError(std::string(what) + " of a copied thread failed (" +
+                            std::to_string(-r) + ")");
+  };
+  if (k.robust_list)
+    check(rs.call(SYS_set_robust_list, {k.robust_list, k.robust_len}), "set_robust_list");
+  if (altstack && k.altstack_size) {
+    // The stack_t goes below the thread's red zone (128 bytes); those bytes are put back.
+    uint64_t at = (saved.rsp - 256 - sizeof(stack_t)) & ~uint64_t(15);
+    std::vector<uint8_t> old = read_memory(c.tid, at, sizeof(stack_t));
+    stack_t ss{};
+    ss.ss_sp = reinterpret_cast<void*>(k.altstack_sp);
+    ss.ss_flags = k.altstack_flags;
+    ss.ss_size = k.altstack_size;
+    write_memory(c.tid, at, &ss, sizeof ss);
+    int64_t r = rs.call(SYS_sigaltstack, {at, 0});
+    write_memory(c.tid, at, old.data(), old.size());
+    check(r, "sigaltstack");
+  }
+  set_regs(c.tid, saved);
+}
+
+/// Copies the extended register state (x87, SSE, AVX...) of `from` to `to`.
+void copy_xstate(pid_t from, pid_t to) {
+  std::vector<uint8_t> buf(kXstateRoom);
+  iovec iov{buf.data(), buf.size()};
+  if (ptrace(PTRACE_GETREGSET, from, NT_X86_XSTATE, &iov) == 0) {
+    if (ptrace(PTRACE_SETREGSET, to, NT_X86_XSTATE, &iov) != 0)
+      throw SystemError("PTRACE_SETREGSET(NT_X86_XSTATE)", errno);
+    return;
+  }
+  user_fpregs_struct fp{};  // no XSAVE: the legacy area is all there is
+  if (ptrace(PTRACE_GETFPREGS, from, nullptr, &fp) != 0)
+    throw SystemError("PTRACE_GETFPREGS", errno);
+  if (ptrace(PTRACE_SETFPREGS, to, nullptr, &fp) != 0) throw SystemError("PTRACE_SETFPREGS", errno);
+}
+
+/// The `syscall` instruction to inject with in `t`: the one it waits at when at a syscall's
+/// entry, else the last one it ran (0: none known).
+uint64_t injection_insn(const ReplayTask& t, const Registers& now) {
+  return t.at_entry ? now.rip - 2 : t.syscall_insn;
+}
+
+/// Puts `t` (stopped anywhere) at the entry of the syscall whose entry registers are `entry`
+/// (a PTRACE_SYSEMU entry stop: rip after the instruction, orig_rax the number): it enters
+/// the syscall again from its instruction and stops there with the same registers.
+void stand_at_entry(ReplayTask& t, const Registers& entry) {
+  Registers enter = entry;
+  enter.rip -= 2;
+  enter.rax = entry.orig_rax;
+  set_regs(t.tid, enter);
+  Stop s = run_to_stop(t, PTRACE_SYSEMU);
+  if (s.kind != Stop::SyscallEntry || first_register_difference(entry, get_regs(t.tid)))
+    throw DivergenceError("copied thread " + std::to_string(t.rec_tid) +
+                          " did not stop at its syscall's entry");
+}
+
+/// Re-creates thread `orig` in the copy whose forking thread is `leader`: a clone injected in
+/// the leader at `insn`, then the original's state given to the new thread.
+ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& orig) {
+  Registers base = get_regs(leader.tid);
+  RemoteSyscall rs(leader, insn, base);
+  uint64_t flags = kThreadFlags;
+  if (orig.kernel.clear_child_tid) flags |= CLONE_CHILD_CLEARTID;
+  // clone(flags, stack, parent_tid, child_tid, tls) on x86-64; stack 0: the caller's (the
+  // new thread runs nothing before it gets its own registers).
+  rs.call(SYS_clone, {flags, 0, 0, orig.kernel.clear_child_tid, 0});
+  const Stop& s = rs.last_stop();
+  if (s.kind != Stop::Event || s.sig != PTRACE_EVENT_CLONE)
+    throw DivergenceError("a clone injected to copy thread " + std::to_string(orig.rec_tid) +
+                          " created no thread");
+  ReplayTask c = orig;
+  c.tid = pid_t(get_event_msg(leader.tid));
+  c.pid = leader.pid;
+  wait_new_task(c);
+  if (run_to_stop(leader, PTRACE_SYSCALL).kind != Stop::SyscallExit)
+    throw DivergenceError("an injected clone did not return in the copy");
+  if (leader.at_entry)
+    stand_at_entry(leader, base);
+  else
+    set_regs(leader.tid, base);
+  ThreadKernelState k = orig.kernel;
+  k.clear_child_tid = 0;  // set by the clone
+  give_kernel_state(c, insn, k, true);
+  copy_xstate(orig.tid, c.tid);
+  uint64_t mask = 0;
+  if (!try_get_sigmask(orig.tid, mask) || !try_set_sigmask(c.tid, mask))
+    throw DivergenceError("thread " + std::to_string(orig.rec_tid) + " is gone");
+  Registers r = get_regs(orig.tid);
+  if (orig.at_entry)
+    stand_at_entry(c, r);
+  else
+    set_regs(c.tid, r);
+  return c;
+}
+
+}  // namespace
+
+ReplayTask fork_task(ReplayTask& t) {
+  Registers saved = get_regs(t.tid);
+  uint64_t insn = injection_insn(t, saved);
+  if (!insn) throw DivergenceError("task has no syscall instruction to fork with");
+  // What the next resume must do (deliver a signal, restart a syscall) belongs to the
+  // program's next run, not to the injected fork: set aside, then given to both.
+  ReplayTask pending = t;
+  t.resume_sig = 0;
+  t.restart_pending = t.signal_injected = false;
+  RemoteSyscall rs(t, insn, saved);
+  rs.call(SYS_fork);
+  const Stop& s = rs.last_stop();
+  if (s.kind != Stop::Event || s.sig != PTRACE_EVENT_FORK)
+    throw DivergenceError("a checkpoint fork did not create a process");
+  ReplayTask c = t;
+  c.tid = c.pid = pid_t(get_event_msg(t.tid));
+  wait_new_task(c);
+  Stop exit_stop = run_to_stop(t, PTRACE_SYSCALL);  // the parent returns from fork
+  if (exit_stop.kind != Stop::SyscallExit)
+    throw DivergenceError("a checkpoint fork did not return in the replayed task");
+  set_regs(c.tid, saved);
+  // fork gives the child no tid address (without CLONE_CHILD_CLEARTID) and no robust list.
+  give_kernel_state(c, insn, t.kernel, false);
+  for (ReplayTask* x : {&t, &c}) {
+    if (t.at_entry)
+      stand_at_entry(*x, saved);
+    else
+      set_regs(x->tid, saved);
+  }
+  for (ReplayTask* x : {&t, &c}) {
+    x->resume_sig = pending.resume_sig;
+    x->restart_pending = pending.restart_pending;
+    x->signal_injected = pending.signal_injected;
+  }
+  return c;
+}
+
+std::map<pid_t, ReplayTask> copy_process(const std::vector<ReplayTask*>& threads) {
+  // The thread group's leader forks: the copy's leader must be the same thread, as the
+  // kernel treats a leader's exit apart (it is reported only once the other threads ended).
+  ReplayTask* forker = nullptr;
+  for (ReplayTask* t : threads)
+    if (t->tid == t->pid) forker = t;
+  if (!forker) throw DivergenceError("the process's first thread has ended: it cannot fork");
+  std::map<pid_t, ReplayTask> out;
+  ReplayTask& leader = out[forker->rec_tid] = fork_task(*forker);
+  uint64_t insn = injection_insn(leader, get_regs(leader.tid));
+  for (ReplayTask* t : threads)
+    if (t != forker) out[t->rec_tid] = clone_thread(leader, insn, *t);
+  return out;
+}
+
+}  // namespace rwd

@@ -1,0 +1,153 @@
+// Checkpoints of multi-threaded replays (engine/replay/process_copy.h), over real recordings
+// of tests/programs/pthreads.c (threads waiting on a condition variable and a mutex, one
+// spinning): a replay resumed from a checkpoint stands where the replay from the trace's start
+// stood when the checkpoint was taken — every thread's registers, FPU/SSE state, blocked
+// signals and syscall-entry wait, and the process's memory — and replays on to the recorded
+// end without diverging.
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/os/ptrace_ops.h"
+#include "engine/replay/replay_session.h"
+#include "engine/ticks/memory_digest.h"
+
+using namespace rwd;
+
+namespace {
+
+/// Records tests/programs/pthreads once (`chaos`: with --chaos); returns the trace directory.
+std::string record(bool chaos) {
+  char tmpl[] = "/tmp/rewind-thread-ckpt.XXXXXX";
+  std::string d = mkdtemp(tmpl);
+  std::string cmd = std::string(REWIND_BIN) + " record " + (chaos ? "--chaos " : "") + "-o " + d +
+                    "/trace " + PTHREADS_PROGRAM + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return d + "/trace";
+}
+
+/// What a user inspects of one thread at a stop.
+struct ThreadState {
+  Registers regs{};
+  user_fpregs_struct fp{};
+  uint64_t blocked = 0;
+  bool at_entry = false;
+};
+
+/// The state of every live task of `s` (by recorded tid) and the memory digest of its process.
+struct Snapshot {
+  std::map<pid_t, ThreadState> threads;
+  MemoryDigest digest{};
+};
+
+Snapshot snapshot(const ReplaySession& s) {
+  Snapshot out;
+  pid_t any = 0;
+  for (const auto& [rec, t] : s.tasks()) {
+    if (t.state == TaskState::Exited) continue;
+    ThreadState st;
+    st.regs = get_regs(t.tid);
+    REQUIRE(ptrace(PTRACE_GETFPREGS, t.tid, nullptr, &st.fp) == 0);
+    REQUIRE(try_get_sigmask(t.tid, st.blocked));
+    st.at_entry = t.at_entry;
+    out.threads[rec] = st;
+    any = t.tid;
+  }
+  REQUIRE(any != 0);
+  out.digest = digest_memory(any);
+  return out;
+}
+
+/// Checks that `now` is `then`, thread by thread.
+void check_same(const Snapshot& then, const Snapshot& now) {
+  REQUIRE(now.threads.size() == then.threads.size());
+  for (const auto& [rec, a] : then.threads) {
+    INFO("recorded thread " << rec);
+    REQUIRE(now.threads.count(rec) == 1);
+    const ThreadState& b = now.threads.at(rec);
+    auto diff = first_register_difference(a.regs, b.regs);
+    CHECK(diff.value_or("same registers") == "same registers");
+    CHECK(a.regs.fs_base == b.regs.fs_base);  // its TLS
+    CHECK(memcmp(&a.fp, &b.fp, sizeof a.fp) == 0);
+    CHECK(a.blocked == b.blocked);
+    CHECK(a.at_entry == b.at_entry);
+  }
+  CHECK(now.digest == then.digest);
+}
+
+/// Replays `trace` from its start, taking checkpoints where at least `min_threads` threads
+/// live (up to 4, spread over the run), and checks each as the file's comment says.
+void check_checkpoints(const std::string& trace, size_t min_threads) {
+  ReplayOptions opts;
+  opts.trace_dir = trace;
+  opts.echo_output = false;
+  struct Taken {
+    ReplaySession::CheckpointPtr checkpoint;
+    Snapshot state;
+    uint64_t event = 0;
+  };
+  std::vector<Taken> taken;
+  ReplaySession first(opts);
+  uint64_t last_taken = 0;
+  size_t most_threads = 0;
+  while (first.step()) {
+    size_t live = 0;
+    for (const auto& [rec, t] : first.tasks()) live += t.state != TaskState::Exited;
+    most_threads = std::max(most_threads, live);
+    if (live < min_threads || taken.size() >= 4 || first.events_done() < last_taken + 8) continue;
+    Snapshot before = snapshot(first);
+    auto c = first.checkpoint();
+    if (!c) continue;
+    // Taking it leaves the replay as it was.
+    check_same(before, snapshot(first));
+    last_taken = first.events_done();
+    taken.push_back({std::move(c), before, last_taken});
+  }
+  INFO("most live threads: " << most_threads);
+  REQUIRE(taken.size() >= 2);
+  // Both kinds of thread were copied: ones waiting at a syscall's entry (the condition
+  // variable, the mutex) and ones stopped in their own code.
+  size_t waiting = 0, running = 0;
+  for (const Taken& t : taken)
+    for (const auto& [rec, st] : t.state.threads) (st.at_entry ? waiting : running)++;
+  CHECK(waiting > 0);
+  CHECK(running > taken.size());
+  int exit_code = first.result().exit_code;
+  uint64_t events = first.events_done();
+  for (Taken& t : taken) {
+    INFO("checkpoint after event " << t.event);
+    for (int round = 0; round < 2; ++round) {  // a checkpoint serves more than one replay
+      ReplaySession again(opts, *t.checkpoint);
+      REQUIRE(again.events_done() == t.event);
+      check_same(t.state, snapshot(again));
+      // A checkpoint of the resumed replay works as well.
+      if (round == 1) {
+        auto nested = again.checkpoint();
+        REQUIRE(nested);
+        ReplaySession third(opts, *nested);
+        check_same(t.state, snapshot(third));
+      }
+      while (again.step()) {
+      }
+      CHECK(again.events_done() == events);
+      CHECK(again.result().exit_code == exit_code);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("checkpoints of a multi-threaded replay restore every thread and the memory") {
+  check_checkpoints(record(false), 3);
+}
+
+TEST_CASE("checkpoints of a chaos-scheduled multi-threaded replay restore every thread") {
+  check_checkpoints(record(true), 3);
+}
