@@ -12,6 +12,17 @@ namespace rwd {
 
 namespace {
 
+/// C's comparison operator `op` (==, !=, <, >, <=, >=) on two values of one type.
+template <class T>
+bool compare(const std::string& op, T x, T y) {
+  if (op == "==") return x == y;
+  if (op == "!=") return x != y;
+  if (op == "<") return x < y;
+  if (op == ">") return x > y;
+  if (op == "<=") return x <= y;
+  return x >= y;
+}
+
 // ---- Evaluation --------------------------------------------------------------------------
 
 TypePtr pointer_to(TypePtr target) {
@@ -302,31 +313,12 @@ class Evaluator {
     bool fp = is_float(a) || is_float(b);
     if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=") {
       int r;
-      if (fp) {
-        double x = as_double(a), y = as_double(b);
-        r = op == "=="   ? x == y
-            : op == "!=" ? x != y
-            : op == "<"  ? x < y
-            : op == ">"  ? x > y
-            : op == "<=" ? x <= y
-                         : x >= y;
-      } else if (int_result(a, b).rfind("unsigned", 0) == 0) {
-        uint64_t x = uint64_t(as_int(a)), y = uint64_t(as_int(b));
-        r = op == "=="   ? x == y
-            : op == "!=" ? x != y
-            : op == "<"  ? x < y
-            : op == ">"  ? x > y
-            : op == "<=" ? x <= y
-                         : x >= y;
-      } else {
-        int64_t x = as_int(a), y = as_int(b);
-        r = op == "=="   ? x == y
-            : op == "!=" ? x != y
-            : op == "<"  ? x < y
-            : op == ">"  ? x > y
-            : op == "<=" ? x <= y
-                         : x >= y;
-      }
+      if (fp)
+        r = compare(op, as_double(a), as_double(b));
+      else if (int_result(a, b).rfind("unsigned", 0) == 0)
+        r = compare(op, uint64_t(as_int(a)), uint64_t(as_int(b)));
+      else
+        r = compare(op, as_int(a), as_int(b));
       return int_value(r);
     }
     if (fp) {
