@@ -90,6 +90,9 @@ class ReplaySession::Impl {
   std::optional<ReplayStep> answer(const RunCommand& cmd);
   /// Takes the next event and does what comes before its task runs; sets its goal.
   void begin_event();
+  /// Before the Exit event of `t`, killed by signal `sig`: delivers `sig` to the thread of
+  /// its group that has it pending (the one that got it when recording), which ends them all.
+  void deliver_fatal_signal(const ReplayTask& t, int sig);
   /// The task stopped with `s`, a stop that is not the driver's: goes on towards the goal,
   /// or reaches it and applies the event. Throws DivergenceError.
   void on_goal_stop(const Stop& s);

@@ -160,6 +160,7 @@ void Replayer::begin_event() {
           kill(t.tid, SIGKILL);  // killed from outside while recorded
           wait_stop(t, PTRACE_SYSEMU);
         } else {
+          if (WIFSIGNALED(e.status)) deliver_fatal_signal(t, WTERMSIG(e.status));
           cur_->goal = Goal::Exit;
         }
       }
@@ -175,6 +176,18 @@ void Replayer::begin_event() {
     if (cur_->search->found()) on_goal_stop(Stop{});
   } else if (cur_->goal == Goal::None) {
     apply(Stop{});
+  }
+}
+
+void Replayer::deliver_fatal_signal(const ReplayTask& t, int sig) {
+  // The thread that received the signal when recording has it pending for its next resume
+  // (on_signal); another thread's Exit event can come first. Deliver it now: the kernel
+  // ends the whole thread group, and each Exit event collects its task's end.
+  for (auto& [rec, x] : tasks_) {
+    if (&x == &t || x.pid != t.pid || x.state == TaskState::Exited || x.resume_sig != sig) continue;
+    x.resume_sig = 0;
+    resume(x.tid, PTRACE_SYSEMU, sig);
+    return;
   }
 }
 
@@ -224,7 +237,12 @@ void Replayer::on_goal_stop(const Stop& s) {
       if (s.kind != Stop::Signal || s.sig != SIGSEGV) throw diverged(e, "expected rdtsc");
       break;
     case Goal::Exit:
-      if (s.kind != Stop::Exited) throw diverged(e, "the task should have ended");
+      if (s.kind != Stop::Exited)
+        throw diverged(e, "the task should have ended, but stopped (" +
+                              (s.kind == Stop::Signal  ? signal_name(s.sig)
+                               : s.kind == Stop::Event ? "ptrace event " + std::to_string(s.sig)
+                                                       : "at a syscall") +
+                              ")");
       break;
   }
   apply(s);
