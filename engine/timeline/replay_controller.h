@@ -152,6 +152,15 @@ class ReplayController {
   /// (after_stop has put a lifted breakpoint back already.)
   void on_buffer_pause(const ReplayTask& t, uint32_t pos);
 
+  /// A reverse continue's watchpoint hit number `hit` (reporting `si`) at registers `r` of
+  /// `t`, just after the write: goes one instruction back by counting single steps (from the
+  /// task's previous write in this run between events, else from its last event).
+  Next step_back_from_hit(const ReplayTask& t, const Registers& r, const StopInfo& si,
+                          uint64_t hit);
+  /// The address of the instruction of `t` that made watchpoint hit `si`, now at `r` just
+  /// after it (arch/write_insn.h), or nullopt when it cannot be told for sure.
+  std::optional<uint64_t> writing_insn(const ReplayTask& t, const Registers& r, const StopInfo& si);
+
   /// A target point can lie inside a repeated string instruction (`rep stos` stopped by a
   /// watchpoint or a step after some iterations): a breakpoint on its rip fires only before
   /// the first iteration. At the target's rip with other registers, single-step that task
@@ -263,6 +272,11 @@ class ReplayController {
   pid_t step_tid_ = 0;
   /// The timeline's own breakpoint for a scan (at its target's rip), if any.
   std::optional<CodeSite> internal_bp_;
+  /// The timeline's own breakpoint on a watched write's instruction (runs::PassCount,
+  /// runs::PassNumber), until the stop there.
+  std::optional<CodeSite> pass_bp_;
+  /// The task and address of the breakpoint the last resume stepped over, if it did.
+  std::optional<std::pair<pid_t, uint64_t>> stepped_off_;
   std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
   std::optional<uint64_t> step_from_;     ///< a reverse step counts steps from this event
   bool at_event_start_ = false;           ///< trap_point() names "just after the last event"

@@ -11,6 +11,7 @@
 #include "engine/arch/insn.h"
 #include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
+#include "engine/arch/write_insn.h"
 #include "engine/os/debug_registers.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
@@ -20,10 +21,16 @@
 namespace rwd {
 
 Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd) {
+  Registers r;
+  if (!try_get_regs(t.tid, r)) {
+    // Killed while stopped (its thread group is ending of another thread's fatal signal):
+    // the resume only collects its end.
+    cmd.request = request;
+    return Next::Resume;
+  }
   if (!bps_.empty() || lifted_) sync_breakpoints(t);
   watches_.arm(t.tid);
   bool stepping = single_stepping(t);
-  Registers r = get_regs(t.tid);
   resume_regs_ = r;
   if (bps_.patched(t.pid, r.rip) && bps_.has(t.pid, r.rip) &&
       !(last_pause_tid_ == t.rec_tid && last_pause_rip_ == r.rip &&
@@ -44,8 +51,10 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
     stepping_over_ = !stepping;
     stepped_ = true;
     cmd.request = PTRACE_SYSEMU_SINGLESTEP;
+    stepped_off_ = {t.rec_tid, r.rip};
     return Next::Resume;
   }
+  stepped_off_.reset();
   stepping_over_ = false;
   stepped_ = stepping;
   cmd.request = stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
@@ -244,11 +253,12 @@ Next ReplayController::on_signal(ReplayTask& t, int sig) {
       replaying_->tid != t.rec_tid)
     return Next::Resume;
   Point here = trap_point(t, get_regs(t.tid));
-  // A signal that ends the process (the trace's next event is this task killed by it):
-  // nothing after it can be inspected, so this is also the end of the trace, and forward
-  // operations stay here.
+  // A signal that ends the process (the trace's next event is a task of its thread group
+  // killed by it; the other threads' ends can come before its own): nothing after it can be
+  // inspected, so this is also the end of the trace, and forward operations stay here.
   const Event* next = session_->next_event();
-  bool fatal = next && next->kind == EventKind::Exit && next->tid == t.rec_tid &&
+  const ReplayTask* next_task = next ? live(next->tid) : nullptr;
+  bool fatal = next && next->kind == EventKind::Exit && next_task && next_task->pid == t.pid &&
                WIFSIGNALED(next->status) && WTERMSIG(next->status) == sig;
   StopInfo si;
   si.reason = StopReason::Signal;
@@ -333,18 +343,47 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
     if (run_.hits != hit->count) return Next::Resume;
     if (si.reason == StopReason::Watchpoint && !hit->after_write) {
       // The trap comes after the write; a backward user stops before it (as gdb expects in
-      // reverse): one instruction back, reporting this write. When the hit before was this
-      // task's write in the same run between events, the steps count from there (a loop's
-      // previous write), else from the task's last event.
-      const auto& prev = run_.last_hit_info;
-      bool from_prev = prev && prev->reason == StopReason::Watchpoint && prev->tid == t.rec_tid &&
-                       prev->event == session_->events_done();
-      final_report_ = si;
-      here_ = trap_point(t, r);
-      step_tid_ = t.rec_tid;
-      return start_scan(After::ReverseStep, true, from_prev ? hit->count - 1 : 0);
+      // reverse): one instruction back, reporting this write. Where the writing instruction
+      // is known, at the task's last arrival there before this hit.
+      if (auto w = writing_insn(t, r, si)) {
+        runs::PassCount count{.tid = t.rec_tid, .addr = *w, .hit = hit->count, .report = si};
+        pass_bp_ = site_in(t.pid, *w);
+        bps_.add_internal(*pass_bp_);
+        uint64_t start = run_.start_event;
+        run_ = Run(count);
+        run_.start_event = start;
+        return Next::Replay;
+      }
+      return step_back_from_hit(t, r, si, hit->count);
     }
     return pause(si, trap_point(t, r));
+  }
+  if (auto pc = run_.as<runs::PassCount>()) {
+    if (breakpoint && t.rec_tid == pc->tid && r.rip == pc->addr) ++run_.steps;
+    if (!user_hit) return Next::Resume;
+    if (++run_.hits < pc->hit) {
+      si.event = session_->events_done();
+      run_.last_hit_info = si;
+      return Next::Resume;
+    }
+    if (run_.hits != pc->hit) return Next::Resume;
+    if (stepped_off_ == std::pair(t.rec_tid, pc->addr) && run_.steps > 0) {
+      // The hit came as the task stepped over the writing instruction: its last arrival
+      // there is the point before the write.
+      runs::PassNumber go{
+          .tid = pc->tid, .addr = pc->addr, .count = run_.steps, .report = pc->report};
+      uint64_t start = run_.start_event;
+      run_ = Run(go);
+      run_.start_event = start;
+      return Next::Replay;
+    }
+    bps_.remove_internal(*std::exchange(pass_bp_, std::nullopt));
+    return step_back_from_hit(t, r, pc->report, pc->hit);
+  }
+  if (auto pn = run_.as<runs::PassNumber>()) {
+    if (breakpoint && t.rec_tid == pn->tid && r.rip == pn->addr && ++run_.steps == pn->count)
+      return pause(pn->report, trap_point(t, r));
+    return Next::Resume;
   }
   auto& steps = *run_.as<runs::Steps>();
   if (debug_)
@@ -361,6 +400,33 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       t.rec_tid == from.tid && session_->events_done() == from.event)
     return pause(steps.report, trap_point(t, r));
   return Next::Resume;
+}
+
+Next ReplayController::step_back_from_hit(const ReplayTask& t, const Registers& r,
+                                          const StopInfo& si, uint64_t hit) {
+  // When the hit before was this task's write in the same run between events, the steps
+  // count from there (a loop's previous write), else from the task's last event.
+  const auto& prev = run_.last_hit_info;
+  bool from_prev = prev && prev->reason == StopReason::Watchpoint && prev->tid == t.rec_tid &&
+                   prev->event == session_->events_done();
+  final_report_ = si;
+  here_ = trap_point(t, r);
+  step_tid_ = t.rec_tid;
+  return start_scan(After::ReverseStep, true, from_prev ? hit - 1 : 0);
+}
+
+std::optional<uint64_t> ReplayController::writing_insn(const ReplayTask& t, const Registers& r,
+                                                       const StopInfo& si) {
+  const Watch* w = nullptr;
+  for (const auto& x : watches_.all())
+    if (x.addr == si.addr) w = &x;
+  // Enough bytes before it to decode forwards from several earlier places (write_insn.h).
+  constexpr uint64_t kBefore = 64;
+  if (!w || r.rip < kBefore) return std::nullopt;
+  std::vector<uint8_t> code = rwd::read_memory(t.tid, r.rip - kBefore, kBefore);
+  if (code.size() != kBefore) return std::nullopt;  // the page before is not mapped
+  bps_.hide(t.pid, r.rip - kBefore, code);
+  return writing_insn_before(r.rip, code, r, w->addr, uint64_t(w->len));
 }
 
 void ReplayController::on_buffer_pause(const ReplayTask& t, uint32_t pos) {

@@ -42,7 +42,9 @@ const ReplayController::Saved* ReplayController::start_for(const Run& run) const
   const StepCount* steps = run.step_count();
   if (steps && steps->after_hit) return checkpoints_.at(run.start_event);
   if (run.forward()) return nullptr;
-  if (run.as<runs::HitNumber>()) return checkpoints_.at(run.start_event);
+  // Hits and passes count from the checkpoint the scan counted them from.
+  if (run.as<runs::HitNumber>() || run.as<runs::PassCount>() || run.as<runs::PassNumber>())
+    return checkpoints_.at(run.start_event);
   if (auto* s = run.as<runs::Steps>()) return checkpoints_.latest_at_most(s->from.event);
   const Point& target = *run.target();  // Goto, Scan
   uint64_t limit = target.kind == Point::Entry ? target.event - 1 : target.event;

@@ -78,12 +78,33 @@ struct Steps {
   uint64_t count = 0;
   StopInfo report;
 };
+/// A reverse continue's watchpoint hit number `hit` (from Run::start_event) came just after
+/// task `tid` ran the instruction at `addr`, which wrote the watched bytes
+/// (arch/write_insn.h). Silently to that hit, counting the task's arrivals at `addr` (an
+/// internal breakpoint) in Run::steps: when the hit comes right after the task stepped over
+/// `addr`, the point before the write is its last arrival there (a PassNumber run goes to
+/// it). Otherwise a reverse step from the hit finds it. Either way no single step runs from
+/// the task's last event: the cost does not grow with the distance to the last syscall.
+struct PassCount {
+  pid_t tid = 0;
+  uint64_t addr = 0;
+  uint64_t hit = 0;
+  StopInfo report;
+};
+/// Silently to task `tid`'s `count`-th arrival at `addr` (from Run::start_event), then report
+/// `report` there.
+struct PassNumber {
+  pid_t tid = 0;
+  uint64_t addr = 0;
+  uint64_t count = 0;
+  StopInfo report;
+};
 }  // namespace runs
 
 /// What the current replay is for (its kind), and what it has counted.
 struct Run {
   using Kind = std::variant<runs::Forward, runs::StepInsn, runs::Goto, runs::Scan, runs::HitNumber,
-                            runs::Steps>;
+                            runs::Steps, runs::PassCount, runs::PassNumber>;
   Kind kind;
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
   // Counted along the way.

@@ -3,7 +3,8 @@
 # totals, and each trace replays three times with its own total, byte-identical; a pthread
 # program (mutex, condition variable, spin-wait on an atomic flag), Python threads with a
 # queue and time.sleep, the use-after-free race (recorded until it crashes), and a process
-# killed by one thread's fault while another waits in an interrupted read all replay
+# killed by one thread's fault while another waits in an interrupted read all replay; the
+# queue race, recorded until it aborts, is debugged backwards under gdb to its racing write
 . "$(dirname "$0")/lib.sh"
 case "$1" in
   race)
@@ -95,6 +96,55 @@ PY
       fi
       [ "$i" -lt 5 ] || fail "no recording had the interrupted read last: $last_main"
     done
+    ;;
+  queue_race)
+    # The race a user brings (tests/programs/queue_race.c): recorded until it aborts, then
+    # under gdb, from the abort: a watchpoint on the corrupted slot's checksum and
+    # reverse-continues back to the write that put the bad checksum there, made by a
+    # producer whose own value is not the slot's (the other producer overwrote it).
+    need gdb
+    "$REWIND" record --chaos --until-failure=100 -o "$WORK/qr" "$TEST_PROGRAMS/queue_race" \
+      >"$WORK/qr.out" 2>"$WORK/qr.err"
+    rc=$?
+    [ "$rc" -eq 134 ] || { fail "expected an aborted recording (134), got $rc: $(tail -2 "$WORK/qr.err")"; finish; }
+    cat >"$WORK/qr.gdb" <<'GDB'
+set pagination off
+continue
+frame function check_item
+set $bad = it->checksum
+set $bad_value = it->value
+printf "ABORT value %ld checksum %ld slot %ld\n", $bad_value, $bad, slot
+watch -l q.slots[slot].checksum
+set $n = 0
+while $n < 40
+  reverse-continue
+  if v * 31 + 7 == $bad
+    loop_break
+  end
+  set $n = $n + 1
+end
+printf "RACING WRITE v %ld checksum %ld slot value %ld after %d\n", v, v * 31 + 7, s->value, $n
+bt 2
+info threads
+GDB
+    start=$(date +%s%N)
+    timeout 120 "$REWIND" replay "$WORK/qr" -- -batch -nx -x "$WORK/qr.gdb" >"$WORK/qr.gdb.out" 2>&1
+    grc=$?
+    ms=$((($(date +%s%N) - start) / 1000000))
+    [ "$grc" -eq 0 ] || fail "gdb exited $grc: $(tail -3 "$WORK/qr.gdb.out")"
+    out=$(cat "$WORK/qr.gdb.out")
+    abort=$(grep -m1 '^ABORT' <<<"$out")
+    racing=$(grep -m1 '^RACING WRITE' <<<"$out")
+    read -r _ _ bad_value _ bad _ _ <<<"$abort"
+    read -r _ _ _ v _ checksum _ _ slot_value _ n <<<"$racing"
+    if [ -n "$racing" ] && [ "$checksum" = "$bad" ] && [ "$slot_value" = "$bad_value" ] &&
+       [ "$v" != "$bad_value" ] && grep -q 'Hardware watchpoint 1: -location q.slots\[slot\].checksum' <<<"$out" &&
+       grep -Eq '^#1 .* producer \(' <<<"$out"; then
+      pass "reverse-continue found the racing write after $n earlier writes (${ms} ms in all): a producer writing the checksum of $v into a slot holding $slot_value"
+    else
+      fail "no racing write found: $abort / $racing"
+      tail -30 "$WORK/qr.gdb.out"
+    fi
     ;;
   *) echo "unknown case $1"; exit 2 ;;
 esac

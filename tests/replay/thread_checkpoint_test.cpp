@@ -23,12 +23,12 @@ using namespace rwd;
 
 namespace {
 
-/// Records tests/programs/pthreads once (`chaos`: with --chaos); returns the trace directory.
-std::string record(bool chaos) {
+/// Records tests/programs/pthreads once with `options`; returns the trace directory.
+std::string record(const std::string& options) {
   char tmpl[] = "/tmp/rewind-thread-ckpt.XXXXXX";
   std::string d = mkdtemp(tmpl);
-  std::string cmd = std::string(REWIND_BIN) + " record " + (chaos ? "--chaos " : "") + "-o " + d +
-                    "/trace " + PTHREADS_PROGRAM + " >/dev/null";
+  std::string cmd = std::string(REWIND_BIN) + " record " + options + " -o " + d + "/trace " +
+                    PTHREADS_PROGRAM + " >/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
   return d + "/trace";
 }
@@ -83,7 +83,8 @@ void check_same(const Snapshot& then, const Snapshot& now) {
 }
 
 /// Replays `trace` from its start, taking checkpoints where at least `min_threads` threads
-/// live (up to 4, spread over the run), and checks each as the file's comment says.
+/// live (up to 2 where a thread waits at a syscall's entry and 2 where none does, at least
+/// 4 events apart), and checks each as the file's comment says.
 void check_checkpoints(const std::string& trace, size_t min_threads) {
   ReplayOptions opts;
   opts.trace_dir = trace;
@@ -96,18 +97,24 @@ void check_checkpoints(const std::string& trace, size_t min_threads) {
   std::vector<Taken> taken;
   ReplaySession first(opts);
   uint64_t last_taken = 0;
-  size_t most_threads = 0;
+  size_t most_threads = 0, with_waiting = 0, without = 0;
   while (first.step()) {
     size_t live = 0;
-    for (const auto& [rec, t] : first.tasks()) live += t.state != TaskState::Exited;
+    bool waits = false;
+    for (const auto& [rec, t] : first.tasks()) {
+      live += t.state != TaskState::Exited;
+      waits |= t.state != TaskState::Exited && t.at_entry;
+    }
     most_threads = std::max(most_threads, live);
-    if (live < min_threads || taken.size() >= 4 || first.events_done() < last_taken + 8) continue;
+    size_t& kind = waits ? with_waiting : without;
+    if (live < min_threads || kind >= 2 || first.events_done() < last_taken + 4) continue;
     Snapshot before = snapshot(first);
     auto c = first.checkpoint();
     if (!c) continue;
     // Taking it leaves the replay as it was.
     check_same(before, snapshot(first));
     last_taken = first.events_done();
+    ++kind;
     taken.push_back({std::move(c), before, last_taken});
   }
   INFO("most live threads: " << most_threads);
@@ -145,9 +152,10 @@ void check_checkpoints(const std::string& trace, size_t min_threads) {
 }  // namespace
 
 TEST_CASE("checkpoints of a multi-threaded replay restore every thread and the memory") {
-  check_checkpoints(record(false), 3);
+  check_checkpoints(record(""), 3);
 }
 
-TEST_CASE("checkpoints of a chaos-scheduled multi-threaded replay restore every thread") {
-  check_checkpoints(record(true), 3);
+TEST_CASE("checkpoints of a chaos-scheduled, unbuffered multi-threaded replay") {
+  // Every syscall traced: threads wait in futex calls at their entries more often.
+  check_checkpoints(record("--chaos --no-syscall-buffer"), 3);
 }

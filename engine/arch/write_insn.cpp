@@ -1,0 +1,140 @@
+// Finding the instruction before a watchpoint trap (write_insn.h), with capstone's operand
+// details.
+#include "engine/arch/write_insn.h"
+
+#include <capstone/capstone.h>
+
+#include <map>
+
+namespace rwd {
+
+namespace {
+
+/// The value of 64-bit register `reg` (a capstone X86_REG_*) in `r`; nullopt for any other.
+std::optional<uint64_t> reg64(unsigned reg, const Registers& r) {
+  switch (reg) {
+    case X86_REG_RAX:
+      return r.rax;
+    case X86_REG_RBX:
+      return r.rbx;
+    case X86_REG_RCX:
+      return r.rcx;
+    case X86_REG_RDX:
+      return r.rdx;
+    case X86_REG_RSI:
+      return r.rsi;
+    case X86_REG_RDI:
+      return r.rdi;
+    case X86_REG_RBP:
+      return r.rbp;
+    case X86_REG_RSP:
+      return r.rsp;
+    case X86_REG_R8:
+      return r.r8;
+    case X86_REG_R9:
+      return r.r9;
+    case X86_REG_R10:
+      return r.r10;
+    case X86_REG_R11:
+      return r.r11;
+    case X86_REG_R12:
+      return r.r12;
+    case X86_REG_R13:
+      return r.r13;
+    case X86_REG_R14:
+      return r.r14;
+    case X86_REG_R15:
+      return r.r15;
+    default:
+      return std::nullopt;
+  }
+}
+
+/// Whether `insn` (decoded with details) writes register `reg` itself. (A write to a part of
+/// it would change the address computed from `after` too; the overlap check rejects that.)
+bool writes_reg(csh h, const cs_insn* insn, unsigned reg) {
+  cs_regs read, written;
+  uint8_t nread = 0, nwritten = 0;
+  if (cs_regs_access(h, insn, read, &nread, written, &nwritten) != CS_ERR_OK) return true;
+  for (uint8_t i = 0; i < nwritten; ++i)
+    if (written[i] == reg) return true;
+  return false;
+}
+
+/// Whether `insn` ending at `end` writes memory overlapping [addr, addr + len), by an
+/// explicit operand whose address `after` gives.
+bool stores_to(csh h, const cs_insn* insn, uint64_t end, const Registers& after, uint64_t addr,
+               uint64_t len) {
+  if (cs_insn_group(h, insn, CS_GRP_JUMP) || cs_insn_group(h, insn, CS_GRP_CALL) ||
+      cs_insn_group(h, insn, CS_GRP_RET) || cs_insn_group(h, insn, CS_GRP_INT) ||
+      insn->detail->x86.prefix[0] != 0)  // rep/lock prefixes: string or atomic forms
+    return false;
+  const cs_x86& x = insn->detail->x86;
+  for (uint8_t i = 0; i < x.op_count; ++i) {
+    const cs_x86_op& op = x.operands[i];
+    if (op.type != X86_OP_MEM || !(op.access & CS_AC_WRITE)) continue;
+    uint64_t ea = uint64_t(op.mem.disp);
+    if (op.mem.base == X86_REG_RIP) {
+      ea += end;
+    } else if (op.mem.base != X86_REG_INVALID) {
+      auto b = reg64(op.mem.base, after);
+      if (!b || writes_reg(h, insn, op.mem.base)) return false;
+      ea += *b;
+    }
+    if (op.mem.index != X86_REG_INVALID) {
+      auto v = reg64(op.mem.index, after);
+      if (!v || writes_reg(h, insn, op.mem.index)) return false;
+      ea += *v * uint64_t(op.mem.scale);
+    }
+    if (op.mem.segment == X86_REG_FS) ea += after.fs_base;
+    if (op.mem.segment == X86_REG_GS) ea += after.gs_base;
+    if (op.size == 0) return false;
+    if (ea < addr + len && addr < ea + op.size) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint8_t>& code,
+                                            const Registers& after, uint64_t addr, uint64_t len) {
+  csh h = 0;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return std::nullopt;
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_insn* insn = cs_malloc(h);
+  std::vector<uint64_t> candidates;  // starts of a store that ends at `end`, shortest first
+  for (size_t n = 1; n <= 15 && n <= code.size(); ++n) {
+    const uint8_t* p = code.data() + code.size() - n;
+    size_t size = n;
+    uint64_t pc = end - n;
+    if (!cs_disasm_iter(h, &p, &size, &pc, insn) || size != 0) continue;  // not exactly n bytes
+    if (stores_to(h, insn, end, after, addr, len)) candidates.push_back(end - n);
+  }
+  std::optional<uint64_t> found;
+  if (candidates.size() == 1) found = candidates[0];
+  if (candidates.size() > 1) {
+    // A suffix of an instruction often decodes as one too ("48 89 50 08" and "89 50 08"
+    // store to the same operand). Instruction streams resynchronise within a few
+    // instructions: decode forwards from each earlier byte, and keep the candidate that
+    // every decoding landing on `end` ends with.
+    std::map<uint64_t, int> votes;
+    int landed = 0;
+    uint64_t base = end - code.size();
+    for (size_t s = 0; s + 16 <= code.size(); ++s) {
+      const uint8_t* p = code.data() + s;
+      size_t size = code.size() - s;
+      uint64_t pc = base + s, last = 0;
+      while (size > 0 && cs_disasm_iter(h, &p, &size, &pc, insn)) last = insn->address;
+      if (size != 0) continue;  // stopped on bytes that do not decode, or past `end`
+      ++landed;
+      ++votes[last];
+    }
+    for (uint64_t c : candidates)
+      if (landed >= 4 && votes[c] == landed) found = c;
+  }
+  cs_free(insn, 1);
+  cs_close(&h);
+  return found;
+}
+
+}  // namespace rwd

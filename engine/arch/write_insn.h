@@ -1,0 +1,26 @@
+// Which instruction made a data write that a watchpoint trapped after (Intel SDM vol. 3,
+// 17.2.4: a data breakpoint traps after the instruction that accessed the address).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/arch/registers.h"
+
+namespace rwd {
+
+/// The address of the instruction that ends at `end` and wrote to memory overlapping
+/// [`addr`, `addr` + `len`), for a task stopped at `end` with registers `after` right after
+/// it ran. `code` holds the bytes at [`end` - code.size(), `end`) (64 give room to
+/// resynchronise). The instruction must have an explicit memory operand it writes whose
+/// address, computed from `after` (64-bit base and index registers the instruction does not
+/// change, rip-relative, fs/gs bases), overlaps the range. Decoding backwards is ambiguous:
+/// when several starts qualify (an instruction's suffix often decodes as the same store),
+/// the one kept is where every forward decoding from the earlier bytes that lands on `end`
+/// puts its last instruction. Returns nullopt when no start is certain (a push, call or
+/// string instruction, a jump after the write, decodings that disagree).
+std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint8_t>& code,
+                                            const Registers& after, uint64_t addr, uint64_t len);
+
+}  // namespace rwd
