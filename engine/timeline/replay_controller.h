@@ -152,6 +152,9 @@ class ReplayController {
   /// (after_stop has put a lifted breakpoint back already.)
   void on_buffer_pause(const ReplayTask& t, uint32_t pos);
 
+  /// Counts hit `si` of a run that goes to hit number `n`; true when it is hit `n` (the ones
+  /// before are remembered in Run::last_hit_info).
+  bool reaches_hit(StopInfo& si, uint64_t n);
   /// A reverse continue's watchpoint hit number `hit` (reporting `si`) at registers `r` of
   /// `t`, just after the write: goes one instruction back by counting single steps (from the
   /// task's previous write in this run between events, else from its last event).

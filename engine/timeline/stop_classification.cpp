@@ -334,13 +334,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
     return Next::Resume;
   }
   if (auto* hit = run_.as<runs::HitNumber>()) {
-    if (!user_hit) return Next::Resume;
-    if (++run_.hits < hit->count) {
-      si.event = session_->events_done();
-      run_.last_hit_info = si;
-      return Next::Resume;
-    }
-    if (run_.hits != hit->count) return Next::Resume;
+    if (!user_hit || !reaches_hit(si, hit->count)) return Next::Resume;
     if (si.reason == StopReason::Watchpoint && !hit->after_write) {
       // The trap comes after the write; a backward user stops before it (as gdb expects in
       // reverse): one instruction back, reporting this write. Where the writing instruction
@@ -360,13 +354,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
   }
   if (auto pc = run_.as<runs::PassCount>()) {
     if (breakpoint && t.rec_tid == pc->tid && r.rip == pc->addr) ++run_.steps;
-    if (!user_hit) return Next::Resume;
-    if (++run_.hits < pc->hit) {
-      si.event = session_->events_done();
-      run_.last_hit_info = si;
-      return Next::Resume;
-    }
-    if (run_.hits != pc->hit) return Next::Resume;
+    if (!user_hit || !reaches_hit(si, pc->hit)) return Next::Resume;
     if (stepped_off_ == std::pair(t.rec_tid, pc->addr) && run_.steps > 0) {
       // The hit came as the task stepped over the writing instruction: its last arrival
       // there is the point before the write.
@@ -400,6 +388,15 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       t.rec_tid == from.tid && session_->events_done() == from.event)
     return pause(steps.report, trap_point(t, r));
   return Next::Resume;
+}
+
+bool ReplayController::reaches_hit(StopInfo& si, uint64_t n) {
+  if (++run_.hits < n) {
+    si.event = session_->events_done();
+    run_.last_hit_info = si;
+    return false;
+  }
+  return run_.hits == n;
 }
 
 Next ReplayController::step_back_from_hit(const ReplayTask& t, const Registers& r,
