@@ -1,0 +1,262 @@
+// `rewind dap` starting programs itself over real pipes: Record & Debug with program, args,
+// cwd and env, in the client's terminal (runInTerminal), and a malformed header. Every
+// message the adapter sends is checked against the schema (dap_client.h).
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "engine/trace/trace_files.h"
+#include "tests/dap/dap_client.h"
+
+using nlohmann::json;
+TEST_CASE("Record & Debug: program, args, cwd and env; output as events", "[dap]") {
+  char tmpl[] = "/tmp/rewind-dap-record.XXXXXX";
+  std::string traces = mkdtemp(tmpl);
+  setenv("REWIND_TRACE_DIR", traces.c_str(), 1);  // where the adapter puts the new trace
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  json launch = c.request("launch", {{"program", "/bin/sh"},
+                                     {"args", {"-c", "echo foo=$FOO; pwd; echo oops >&2"}},
+                                     {"cwd", "/usr"},
+                                     {"env", {{"FOO", "bar"}, {"HOME", nullptr}}},
+                                     {"stopOnEntry", true}});
+  REQUIRE(launch["success"] == true);
+  std::string out, err;
+  for (const json& o : c.seen("output")) {
+    if (o["body"]["category"] == "stdout") out += o["body"]["output"].get<std::string>();
+    if (o["body"]["category"] == "stderr") err += o["body"]["output"].get<std::string>();
+  }
+  CHECK(out == "foo=bar\n/usr\n");
+  CHECK(err == "oops\n");
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  CHECK(stop["body"]["reason"] == "entry");
+  json when = c.request("rewind/when");
+  CHECK(when["body"]["event"] == 1);
+  REQUIRE(c.request("continue")["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "pause");  // the end of the recording
+  // The replay does not print the output again.
+  size_t outputs = 0;
+  for (const json& o : c.seen("output")) outputs += o["body"]["category"] == "stdout";
+  CHECK(outputs >= 1);
+  std::string again;
+  for (const json& o : c.seen("output"))
+    if (o["body"]["category"] == "stdout") again += o["body"]["output"].get<std::string>();
+  CHECK(again == out);
+  REQUIRE(c.request("terminate")["success"] == true);
+  CHECK(c.event("exited")["body"]["exitCode"] == 0);
+  c.check_schema();
+  std::system(("rm -rf " + traces).c_str());
+}
+
+TEST_CASE("a malformed header ends rewind dap with a one-line error", "[dap]") {
+  int to[2], from[2], err[2];
+  REQUIRE(pipe(to) == 0);
+  REQUIRE(pipe(from) == 0);
+  REQUIRE(pipe(err) == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(to[0], 0);
+    dup2(from[1], 1);
+    dup2(err[1], 2);
+    close(to[1]);
+    execl(REWIND_BIN, REWIND_BIN, "dap", nullptr);
+    _exit(127);
+  }
+  close(to[0]);
+  close(from[1]);
+  close(err[1]);
+  std::string garbage = "Content-Length: nope\r\n\r\n{}";
+  REQUIRE(write(to[1], garbage.data(), garbage.size()) == ssize_t(garbage.size()));
+  close(to[1]);
+  std::string message;
+  char ch;
+  while (read(err[0], &ch, 1) == 1) message += ch;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(message == "rewind: dap: DAP input: bad Content-Length header \"Content-Length: nope\"\n");
+}
+
+namespace {
+
+/// Does what an editor's terminal does with runInTerminal arguments: runs `args` in `cwd`
+/// with `env` applied (null removes a variable), stdin from /dev/null and stdout and stderr
+/// to the file `screen`. Returns the pid.
+pid_t run_in_fake_terminal(const json& args, const std::string& screen) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(args["cwd"].get<std::string>().c_str()) != 0) _exit(126);
+    for (auto& [name, value] : args["env"].items()) {
+      if (value.is_null())
+        unsetenv(name.c_str());
+      else
+        setenv(name.c_str(), value.get<std::string>().c_str(), 1);
+    }
+    int null = open("/dev/null", O_RDONLY), out = open(screen.c_str(), O_WRONLY | O_CREAT, 0600);
+    dup2(null, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    std::vector<std::string> argv = args["args"];
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    execvp(cargv[0], cargv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
+  char tmpl[] = "/tmp/rewind-dap-terminal.XXXXXX";
+  std::string traces = mkdtemp(tmpl);
+  setenv("REWIND_TRACE_DIR", traces.c_str(), 1);
+  std::string screen = traces + "/screen";
+  const json program = {{"program", "/bin/sh"},
+                        {"args", {"-c", "echo foo=$FOO home=${HOME-unset}; pwd; echo oops >&2"}},
+                        {"cwd", "/usr"},
+                        {"env", {{"FOO", "bar"}, {"HOME", nullptr}}},
+                        {"stopOnEntry", true}};
+
+  SECTION("the terminal runs rewind record; the session debugs what it recorded") {
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
+                                     {"supportsRunInTerminalRequest", true}})["success"] == true);
+    json launch_args = program;
+    launch_args["console"] = "integratedTerminal";
+    int launch = c.send("launch", launch_args);
+    json run = c.reverse_request("runInTerminal");
+    const json& a = run["arguments"];
+    CHECK(a["kind"] == "integrated");
+    CHECK(a["cwd"] == "/usr");
+    CHECK(a["env"] == json({{"FOO", "bar"}, {"HOME", nullptr}}));
+    std::vector<std::string> argv = a["args"];
+    REQUIRE(argv.size() >= 4);
+    CHECK(argv[0] == REWIND_BIN);
+    CHECK(argv[1] == "record");
+    CHECK(std::find(argv.begin(), argv.end(), "--status-file") != argv.end());
+    CHECK(argv.back() == "echo foo=$FOO home=${HOME-unset}; pwd; echo oops >&2");
+    pid_t terminal = run_in_fake_terminal(a, screen);
+    c.reply(run, true, {{"processId", terminal}});
+    json r = c.response(launch);
+    REQUIRE(r["success"] == true);
+    int status = 0;
+    REQUIRE(waitpid(terminal, &status, 0) == terminal);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    // The program's output went to the terminal, not to output events.
+    CHECK(file_text(screen) == "foo=bar home=unset\n/usr\noops\n");
+    for (const json& o : c.seen("output")) CHECK(o["body"]["category"] == "console");
+    c.event("initialized");
+    REQUIRE(c.request("configurationDone")["success"] == true);
+    CHECK(c.event("stopped")["body"]["reason"] == "entry");
+    REQUIRE(c.request("continue")["success"] == true);
+    CHECK(c.event("stopped")["body"]["reason"] == "pause");  // the end of the recording
+    REQUIRE(c.request("terminate")["success"] == true);
+    CHECK(c.event("exited")["body"]["exitCode"] == 0);
+    c.check_schema();
+  }
+
+  SECTION("a terminal the client cannot open fails the launch with the client's reason") {
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
+                                     {"supportsRunInTerminalRequest", true}})["success"] == true);
+    json launch_args = program;
+    launch_args["console"] = "externalTerminal";
+    int launch = c.send("launch", launch_args);
+    json run = c.reverse_request("runInTerminal");
+    CHECK(run["arguments"]["kind"] == "external");
+    c.reply(run, false, nullptr, "no terminal program configured");
+    json r = c.response(launch);
+    CHECK(r["success"] == false);
+    CHECK(r["message"].get<std::string>().find("no terminal program configured") !=
+          std::string::npos);
+    // No empty trace is left behind.
+    for (const auto& e : std::filesystem::directory_iterator(traces))
+      CHECK(e.path().filename().string().rfind("sh-", 0) != 0);
+    c.check_schema();
+  }
+
+  SECTION("a client without runInTerminal gets the output as events, and is told why") {
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    json launch_args = program;
+    launch_args["console"] = "integratedTerminal";
+    REQUIRE(c.request("launch", launch_args)["success"] == true);
+    std::string out, console;
+    for (const json& o : c.seen("output")) {
+      if (o["body"]["category"] == "stdout") out += o["body"]["output"].get<std::string>();
+      if (o["body"]["category"] == "console") console += o["body"]["output"].get<std::string>();
+    }
+    CHECK(out == "foo=bar home=unset\n/usr\n");
+    CHECK(console.find("does not support runInTerminal") != std::string::npos);
+    c.check_schema();
+  }
+
+  SECTION("a disconnect while the terminal records stops the program and keeps the trace") {
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
+                                     {"supportsRunInTerminalRequest", true}})["success"] == true);
+    int launch =
+        c.send("launch",
+               {{"program", "/bin/sleep"}, {"args", {"600"}}, {"console", "integratedTerminal"}});
+    json run = c.reverse_request("runInTerminal");
+    std::vector<std::string> argv = run["arguments"]["args"];
+    std::string status_file = *(std::find(argv.begin(), argv.end(), "--status-file") + 1);
+    pid_t terminal = run_in_fake_terminal(run["arguments"], screen);
+    c.reply(run, true, {{"processId", terminal}});
+    std::string trace_dir = *(std::find(argv.begin(), argv.end(), "-o") + 1);
+    // rewind record runs, and has started the program: it writes the trace's version file
+    // after it starts passing SIGTERM on to the program. (A SIGTERM before that ends rewind
+    // itself, and the launch fails instead. Its files/ directory comes earlier: waiting for
+    // a non-empty trace directory raced with that under ASan.)
+    auto started = [&] {
+      return access(status_file.c_str(), F_OK) == 0 &&
+             std::filesystem::exists(trace_dir + "/" + rwd::kVersionFile);
+    };
+    for (int i = 0; i < 400 && !started(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(started());
+    int disconnect = c.send("disconnect");
+    json r = c.response(launch);
+    CHECK(r["success"] == true);  // the trace so far is debuggable
+    CHECK(c.response(disconnect)["success"] == true);
+    int status = 0;
+    REQUIRE(waitpid(terminal, &status, 0) == terminal);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + SIGTERM);  // sleep was stopped, not left running
+    bool kept = false;
+    for (const auto& e : std::filesystem::directory_iterator(traces))
+      kept |= e.path().filename().string().rfind("sleep-", 0) == 0 &&
+              std::filesystem::exists(e.path() / "processes");
+    CHECK(kept);
+  }
+
+  SECTION("an unknown console is refused") {
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    json launch_args = program;
+    launch_args["console"] = "printer";
+    json r = c.request("launch", launch_args);
+    CHECK(r["success"] == false);
+    CHECK(r["message"].get<std::string>().find("unknown console \"printer\"") != std::string::npos);
+  }
+  std::system(("rm -rf " + traces).c_str());
+}
