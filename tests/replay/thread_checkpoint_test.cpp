@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -149,13 +150,20 @@ void check_checkpoints(const std::string& trace, size_t min_threads) {
   }
 }
 
+/// Checks the checkpoints of a recording made with `options`, then deletes it.
+void check_recording(const std::string& options) {
+  std::string trace = record(options);
+  check_checkpoints(trace, 3);
+  std::filesystem::remove_all(std::filesystem::path(trace).parent_path());
+}
+
 }  // namespace
 
 TEST_CASE("checkpoints of a multi-threaded replay restore every thread and the memory") {
-  check_checkpoints(record(""), 3);
+  check_recording("");
 }
 
 TEST_CASE("checkpoints of a chaos-scheduled, unbuffered multi-threaded replay") {
   // Every syscall traced: threads wait in futex calls at their entries more often.
-  check_checkpoints(record("--chaos --no-syscall-buffer"), 3);
+  check_recording("--chaos --no-syscall-buffer");
 }

@@ -9,18 +9,32 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace test {
 
+/// Temporary directories that are removed, with what they hold, when the test program
+/// ends (traces take tens of MB each; test runs must not fill the shared disk).
+struct TempDirs {
+  std::vector<std::string> dirs;
+  ~TempDirs() {
+    std::error_code ignored;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ignored);
+  }
+};
+
 /// The trace of `program` recorded by the rewind binary `rewind` (its output discarded),
 /// recorded on the first call for that program, and again when a test has deleted it since.
-/// Fails the test when recording fails.
+/// The traces are deleted when the test program ends. Fails the test when recording fails.
 inline const std::string& recorded_trace(const std::string& rewind, const std::string& program) {
   static std::map<std::string, std::string> traces;
+  static TempDirs made;
   auto it = traces.find(program);
   if (it != traces.end() && std::filesystem::exists(it->second)) return it->second;
   char tmpl[] = "/tmp/rewind-test-trace.XXXXXX";
   std::string dir = mkdtemp(tmpl);
+  made.dirs.push_back(dir);
   std::string cmd = rewind + " record -o " + dir + "/trace " + program + " >/dev/null 2>&1";
   REQUIRE(std::system(cmd.c_str()) == 0);
   return traces[program] = dir + "/trace";
