@@ -29,12 +29,13 @@ constexpr uint64_t kThreadFlags =
 /// with AVX-512, 11 KiB with AMX tiles.
 constexpr size_t kXstateRoom = 64 * 1024;
 
-/// Gives the stopped thread `c` of a copy the kernel state `k` by syscalls injected at `insn`,
-/// then puts its registers back. `altstack`: set the alternate signal stack too (a fork
-/// child inherits it; a clone with CLONE_VM starts without). Throws DivergenceError.
+/// Gives the stopped thread `c` of a copy the kernel state `k` by syscalls injected at `insn`
+/// (the caller gives it its registers afterwards). `altstack`: set the alternate signal stack
+/// too (a fork child inherits it; a clone with CLONE_VM starts without). Throws
+/// DivergenceError.
 void give_kernel_state(ReplayTask& c, uint64_t insn, const ThreadKernelState& k, bool altstack) {
-  Registers saved = get_regs(c.tid);
-  RemoteSyscall rs(c, insn, saved);
+  Registers now = get_regs(c.tid);
+  RemoteSyscall rs(c, insn, now);
   if (k.clear_child_tid) rs.call(SYS_set_tid_address, {k.clear_child_tid});
   auto check = [&](int64_t r, const char* what) {
     if (r != 0)
@@ -45,7 +46,7 @@ void give_kernel_state(ReplayTask& c, uint64_t insn, const ThreadKernelState& k,
     check(rs.call(SYS_set_robust_list, {k.robust_list, k.robust_len}), "set_robust_list");
   if (altstack && k.altstack_size) {
     // The stack_t goes below the thread's red zone (128 bytes); those bytes are put back.
-    uint64_t at = (saved.rsp - 256 - sizeof(stack_t)) & ~uint64_t(15);
+    uint64_t at = (now.rsp - 256 - sizeof(stack_t)) & ~uint64_t(15);
     std::vector<uint8_t> old = read_memory(c.tid, at, sizeof(stack_t));
     stack_t ss{};
     ss.ss_sp = reinterpret_cast<void*>(k.altstack_sp);
@@ -56,7 +57,6 @@ void give_kernel_state(ReplayTask& c, uint64_t insn, const ThreadKernelState& k,
     write_memory(c.tid, at, old.data(), old.size());
     check(r, "sigaltstack");
   }
-  set_regs(c.tid, saved);
 }
 
 /// Copies the extended register state (x87, SSE, AVX...) of `from` to `to`.
@@ -94,11 +94,20 @@ void stand_at_entry(ReplayTask& t, const Registers& entry) {
                           " did not stop at its syscall's entry");
 }
 
+/// Gives `t` back the registers `regs` it had before rewind ran syscalls in it: at the same
+/// syscall entry when it waits at one (ReplayTask::at_entry).
+void put_back(ReplayTask& t, const Registers& regs) {
+  if (t.at_entry)
+    stand_at_entry(t, regs);
+  else
+    set_regs(t.tid, regs);
+}
+
 /// Re-creates thread `orig` in the copy whose forking thread is `leader`: a clone injected in
-/// the leader at `insn`, then the original's state given to the new thread.
+/// the leader at `insn` (the caller puts the leader's registers back), then the original's
+/// state given to the new thread.
 ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& orig) {
-  Registers base = get_regs(leader.tid);
-  RemoteSyscall rs(leader, insn, base);
+  RemoteSyscall rs(leader, insn, get_regs(leader.tid));
   uint64_t flags = kThreadFlags;
   if (orig.kernel.clear_child_tid) flags |= CLONE_CHILD_CLEARTID;
   // clone(flags, stack, parent_tid, child_tid, tls) on x86-64; stack 0: the caller's (the
@@ -114,10 +123,6 @@ ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& ori
   wait_new_task(c);
   if (run_to_stop(leader, PTRACE_SYSCALL).kind != Stop::SyscallExit)
     throw DivergenceError("an injected clone did not return in the copy");
-  if (leader.at_entry)
-    stand_at_entry(leader, base);
-  else
-    set_regs(leader.tid, base);
   ThreadKernelState k = orig.kernel;
   k.clear_child_tid = 0;  // set by the clone
   give_kernel_state(c, insn, k, true);
@@ -125,11 +130,7 @@ ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& ori
   uint64_t mask = 0;
   if (!try_get_sigmask(orig.tid, mask) || !try_set_sigmask(c.tid, mask))
     throw DivergenceError("thread " + std::to_string(orig.rec_tid) + " is gone");
-  Registers r = get_regs(orig.tid);
-  if (orig.at_entry)
-    stand_at_entry(c, r);
-  else
-    set_regs(c.tid, r);
+  put_back(c, get_regs(orig.tid));
   return c;
 }
 
@@ -155,16 +156,10 @@ ReplayTask fork_task(ReplayTask& t) {
   Stop exit_stop = run_to_stop(t, PTRACE_SYSCALL);  // the parent returns from fork
   if (exit_stop.kind != Stop::SyscallExit)
     throw DivergenceError("a checkpoint fork did not return in the replayed task");
-  set_regs(c.tid, saved);
   // fork gives the child no tid address (without CLONE_CHILD_CLEARTID) and no robust list.
   give_kernel_state(c, insn, t.kernel, false);
   for (ReplayTask* x : {&t, &c}) {
-    if (t.at_entry)
-      stand_at_entry(*x, saved);
-    else
-      set_regs(x->tid, saved);
-  }
-  for (ReplayTask* x : {&t, &c}) {
+    put_back(*x, saved);
     x->resume_sig = pending.resume_sig;
     x->restart_pending = pending.restart_pending;
     x->signal_injected = pending.signal_injected;
@@ -181,9 +176,12 @@ std::map<pid_t, ReplayTask> copy_process(const std::vector<ReplayTask*>& threads
   if (!forker) throw DivergenceError("the process's first thread has ended: it cannot fork");
   std::map<pid_t, ReplayTask> out;
   ReplayTask& leader = out[forker->rec_tid] = fork_task(*forker);
-  uint64_t insn = injection_insn(leader, get_regs(leader.tid));
+  if (threads.size() == 1) return out;
+  Registers regs = get_regs(leader.tid);
+  uint64_t insn = injection_insn(leader, regs);
   for (ReplayTask* t : threads)
     if (t != forker) out[t->rec_tid] = clone_thread(leader, insn, *t);
+  put_back(leader, regs);  // once, after all the clones it made
   return out;
 }
 
