@@ -41,6 +41,13 @@ const std::map<uint64_t, bool>& BreakpointTable::addresses(pid_t pid) {
   return out;
 }
 
+bool BreakpointTable::empty() const {
+  if (!wanted_.empty()) return false;
+  for (const auto& [pid, patches] : patched_)
+    if (!patches.empty()) return false;
+  return true;
+}
+
 bool BreakpointTable::has(pid_t pid, uint64_t addr) {
   if (wanted_.empty()) return false;
   const auto& at = addresses(pid);

@@ -28,7 +28,9 @@ class BreakpointTable {
   void remove_internal(const CodeSite& site) { set(site, kInternal, false); }
   /// True when process `pid` has a debugger's breakpoint at `addr`.
   bool has(pid_t pid, uint64_t addr);
-  bool empty() const { return wanted_.empty(); }
+  /// True when no site is wanted and no patch is left in any process (a removed site's
+  /// int3 stays until that process's next sync()).
+  bool empty() const;
   /// Patches and unpatches process `pid` (through its task `tid`) to match the wanted set.
   void sync(pid_t pid, pid_t tid);
   /// Forgets process `pid`'s patches without touching its memory (it exec'd or ended). A

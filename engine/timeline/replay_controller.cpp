@@ -223,11 +223,7 @@ void ReplayController::sync_breakpoints(const ReplayTask& t) {
 }
 
 Next ReplayController::pause(StopInfo si, const Point& here) {
-  if (pass_bp_) {  // out of the process now: with no other breakpoint, no resume syncs
-    bps_.remove_internal(*std::exchange(pass_bp_, std::nullopt));
-    for (const auto& [rec, t] : session_->tasks())
-      if (t.state != TaskState::Exited) bps_.sync(t.pid, t.tid);
-  }
+  if (pass_bp_) bps_.remove_internal(*std::exchange(pass_bp_, std::nullopt));
   si.event = session_->events_done();
   last_pause_event_ = si.event;
   last_pause_tid_ = here.tid;
