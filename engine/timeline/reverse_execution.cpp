@@ -177,8 +177,7 @@ Next ReplayController::scan_done() {
   StopInfo report{.reason = StopReason::Step, .tid = c.tid};
   if (final_report_)
     report = *std::exchange(final_report_, std::nullopt);
-  else if (done.steps == 0 && !(after_task_event && last_event_.kind == EventKind::Syscall) &&
-           c.event <= 1)
+  else if (done.steps == 0 && c.event <= 1)  // (after_task_event needs c.event > 1)
     report.reason = StopReason::TraceStart;
   if (done.steps == 0 && after_task_event && last_event_.kind == EventKind::Syscall) {
     // Nothing ran between the task's syscall and the target (a signal delivered as the
