@@ -90,6 +90,8 @@ class ReplaySession::Impl {
   std::optional<ReplayStep> answer(const RunCommand& cmd);
   /// Takes the next event and does what comes before its task runs; sets its goal.
   void begin_event();
+  /// What stopped `t` (`s`), for a divergence message: "SIGSEGV", "syscall read"...
+  static std::string stop_text(const ReplayTask& t, const Stop& s);
   /// Before the Exit event of `t`, killed by signal `sig`: delivers `sig` to the thread of
   /// its group that has it pending (the one that got it when recording), which ends them all.
   void deliver_fatal_signal(const ReplayTask& t, int sig);

@@ -179,6 +179,23 @@ void Replayer::begin_event() {
   }
 }
 
+std::string Replayer::stop_text(const ReplayTask& t, const Stop& s) {
+  switch (s.kind) {
+    case Stop::Signal:
+      return signal_name(s.sig);
+    case Stop::SyscallEntry:
+    case Stop::SyscallExit:
+      return "syscall " + syscall_name(long(get_regs(t.tid).orig_rax));
+    case Stop::Event:
+      return "ptrace event " + std::to_string(s.sig);
+    case Stop::Exited:
+      return "the task's end";
+    case Stop::BufferPause:
+      return "a pause between its buffered syscalls";
+  }
+  return "a stop";
+}
+
 void Replayer::deliver_fatal_signal(const ReplayTask& t, int sig) {
   // The thread that received the signal when recording has it pending for its next resume
   // (on_signal); another thread's Exit event can come first. Deliver it now: the kernel
@@ -209,9 +226,8 @@ void Replayer::on_goal_stop(const Stop& s) {
       if (s.kind == Stop::Exited)
         throw diverged(
             e, "expected a syscall, but the task exited (status " + std::to_string(s.status) + ")");
-      throw diverged(e, "expected a syscall, but the task got " +
-                            (s.kind == Stop::Signal ? signal_name(s.sig) : "a ptrace event") +
-                            " at rip " + hex(get_regs(t.tid).rip));
+      throw diverged(e, "expected a syscall, but the task got " + stop_text(t, s) + " at rip " +
+                            hex(get_regs(t.tid).rip));
     case Goal::Point: {
       if (!cur_->search->found()) cur_->search->on_stop(s);
       if (!cur_->search->found()) return;  // on towards the point
@@ -227,22 +243,14 @@ void Replayer::on_goal_stop(const Stop& s) {
     }
     case Goal::Signal:
       if (s.kind != Stop::Signal || s.sig != e.signo)
-        throw diverged(e, "expected " + signal_name(e.signo) + ", got " +
-                              (s.kind == Stop::Signal ? signal_name(s.sig)
-                               : s.kind == Stop::SyscallEntry
-                                   ? "syscall " + syscall_name(long(get_regs(t.tid).orig_rax))
-                                   : std::string("the task's end")));
+        throw diverged(e, "expected " + signal_name(e.signo) + ", got " + stop_text(t, s));
       break;
     case Goal::Rdtsc:
       if (s.kind != Stop::Signal || s.sig != SIGSEGV) throw diverged(e, "expected rdtsc");
       break;
     case Goal::Exit:
       if (s.kind != Stop::Exited)
-        throw diverged(e, "the task should have ended, but stopped (" +
-                              (s.kind == Stop::Signal  ? signal_name(s.sig)
-                               : s.kind == Stop::Event ? "ptrace event " + std::to_string(s.sig)
-                                                       : "at a syscall") +
-                              ")");
+        throw diverged(e, "the task should have ended, but it got " + stop_text(t, s));
       break;
   }
   apply(s);
