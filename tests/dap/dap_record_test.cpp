@@ -122,6 +122,15 @@ std::string file_text(const std::string& path) {
   return s.str();
 }
 
+/// Initializes `c` as a client that can run a terminal and sends a launch of `program` with
+/// `console`; returns the launch's seq (the adapter asks runInTerminal before it answers).
+int launch_in_terminal(test::DapClient& c, json program, const std::string& console) {
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
+                                   {"supportsRunInTerminalRequest", true}})["success"] == true);
+  program["console"] = console;
+  return c.send("launch", program);
+}
+
 }  // namespace
 
 TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
@@ -137,11 +146,7 @@ TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
 
   SECTION("the terminal runs rewind record; the session debugs what it recorded") {
     test::DapClient c(REWIND_BIN);
-    REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
-                                     {"supportsRunInTerminalRequest", true}})["success"] == true);
-    json launch_args = program;
-    launch_args["console"] = "integratedTerminal";
-    int launch = c.send("launch", launch_args);
+    int launch = launch_in_terminal(c, program, "integratedTerminal");
     json run = c.reverse_request("runInTerminal");
     const json& a = run["arguments"];
     CHECK(a["kind"] == "integrated");
@@ -176,11 +181,7 @@ TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
 
   SECTION("a terminal the client cannot open fails the launch with the client's reason") {
     test::DapClient c(REWIND_BIN);
-    REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
-                                     {"supportsRunInTerminalRequest", true}})["success"] == true);
-    json launch_args = program;
-    launch_args["console"] = "externalTerminal";
-    int launch = c.send("launch", launch_args);
+    int launch = launch_in_terminal(c, program, "externalTerminal");
     json run = c.reverse_request("runInTerminal");
     CHECK(run["arguments"]["kind"] == "external");
     c.reply(run, false, nullptr, "no terminal program configured");
@@ -212,11 +213,8 @@ TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
 
   SECTION("a disconnect while the terminal records stops the program and keeps the trace") {
     test::DapClient c(REWIND_BIN);
-    REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
-                                     {"supportsRunInTerminalRequest", true}})["success"] == true);
     int launch =
-        c.send("launch",
-               {{"program", "/bin/sleep"}, {"args", {"600"}}, {"console", "integratedTerminal"}});
+        launch_in_terminal(c, {{"program", "/bin/sleep"}, {"args", {"600"}}}, "integratedTerminal");
     json run = c.reverse_request("runInTerminal");
     std::vector<std::string> argv = run["arguments"]["args"];
     std::string status_file = *(std::find(argv.begin(), argv.end(), "--status-file") + 1);
