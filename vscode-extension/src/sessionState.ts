@@ -27,6 +27,8 @@ export class RewindSessionState implements vscode.Disposable {
   running = false;
   private readonly disposables: vscode.Disposable[] = [];
   private generation = 0;
+  /** Ids of sessions that have ended: a refresh still in flight for one shows nothing. */
+  private readonly ended = new Set<string>();
 
   constructor() {
     this.disposables.push(
@@ -45,7 +47,9 @@ export class RewindSessionState implements vscode.Disposable {
         else this.clear();  // no session in focus, or another debugger's
       }),
       vscode.debug.onDidTerminateDebugSession((s) => {
-        if (this.snapshot?.session.id === s.id) this.clear();
+        this.ended.add(s.id);
+        // Also before the session's first snapshot: a refresh in flight must not show it.
+        if (!this.snapshot || this.snapshot.session.id === s.id) this.clear();
       }),
     );
   }
@@ -63,7 +67,7 @@ export class RewindSessionState implements vscode.Disposable {
 
   /** Reads the session's point, timeline and checkpoints again (after a stop). */
   async refresh(session = this.activeSession()): Promise<void> {
-    if (!session || session.type !== 'rewind') return;
+    if (!session || session.type !== 'rewind' || this.ended.has(session.id)) return;
     const generation = ++this.generation;
     this.running = false;
     let snap: RewindSnapshot;
@@ -81,6 +85,7 @@ export class RewindSessionState implements vscode.Disposable {
       snap = { ...this.snapshot, error: (e as Error).message };
     }
     if (generation !== this.generation) return;  // a later stop already refreshed
+    if (this.ended.has(session.id)) return;  // it ended while we asked
     this.snapshot = snap;
     this.changed.fire();
   }

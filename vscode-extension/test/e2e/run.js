@@ -247,6 +247,9 @@ async function stopDebugging() {
   await page.keyboard.press('Shift+F5');
   for (let i = 0; i < 300 && (await statusBarText()) !== null; i++) await page.waitForTimeout(200);
   assert.strictEqual(await statusBarText(), null, 'the session ended');
+  // And stays hidden: an answer to a request made before the end must not bring it back.
+  await page.waitForTimeout(1500);
+  assert.strictEqual(await statusBarText(), null, 'the status bar stays hidden after the session ended');
 }
 
 async function statusBarText() {
@@ -388,6 +391,9 @@ async function main() {
     await screenshot('open-trace-picker');
     await traceRow.click();
     await waitForHighlightedLine(bpLine, 'the replay started by Open Trace');
+    // The status bar follows the new session too (the same recording: the same event count).
+    for (let i = 0; i < 300 && !/^event \d+ \//.test((await statusBarText()) ?? ''); i++) await page.waitForTimeout(200);
+    assert.match((await statusBarText()) ?? '', new RegExp(`^event \\d+ / ${count}$`), 'the status bar of the replay started by Open Trace');
     await screenshot('open-trace-replay');
     await stopDebugging();
 
