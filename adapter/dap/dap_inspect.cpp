@@ -25,11 +25,8 @@ constexpr const char* kDwarfRegisterNames[] = {"rax", "rdx", "rcx", "rbx", "rsi"
 void DapSession::threads(const json& req) {
   Debugger& d = debugger();
   json out = json::array();
-  for (const TaskInfo& t : d.timeline().tasks()) {
-    std::string name = "task " + std::to_string(t.tid);
-    if (t.tid == t.pid) name += " (main)";
-    out.push_back({{"id", t.tid}, {"name", name}});
-  }
+  for (const TaskInfo& t : d.timeline().tasks())
+    out.push_back({{"id", t.tid}, {"name", task_display_name(t)}});
   respond(req, {{"threads", out}});
 }
 

@@ -55,7 +55,10 @@ void DapSession::begin_session(const json& args, bool serve_sources) {
 
 void DapSession::session_started(const json& req, const char* start_method) {
   respond(req);
+  root_pid_ = timeline_->current().tid;  // stopped at the first program's first instruction
   event("process", {{"name", timeline_->executable()},
+                    {"systemProcessId", root_pid_},
+                    {"pointerSize", 64},
                     {"isLocalProcess", !serve_sources_},
                     {"startMethod", start_method}});
   event("initialized");

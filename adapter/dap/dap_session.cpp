@@ -322,12 +322,39 @@ json DapSession::source_json(const std::string& path) {
 void DapSession::announce_changes() {
   // Threads that appeared or ended since the last stop.
   std::set<pid_t> now;
-  for (const TaskInfo& t : timeline_->tasks()) now.insert(t.tid);
+  std::map<pid_t, std::string> processes;  // recorded pid -> program
+  for (const TaskInfo& t : timeline_->tasks()) {
+    now.insert(t.tid);
+    if (t.tid == t.pid || !processes.count(t.pid)) processes[t.pid] = t.program;
+  }
   for (pid_t t : now)
     if (!known_threads_.count(t)) event("thread", {{"reason", "started"}, {"threadId", t}});
   for (pid_t t : known_threads_)
     if (!now.count(t)) event("thread", {{"reason", "exited"}, {"threadId", t}});
   known_threads_ = now;
+  // Processes: the launch's process event named the first; each later one that appears gets
+  // its own (DAP's "the debugger has begun debugging a new process"). DAP has no event for a
+  // process that ends: the console says so, as gdb prints "[Inferior 2 (process N) exited]".
+  std::string at = " at event " + std::to_string(timeline_->current().event);
+  for (auto& [pid, program] : processes) {
+    if (known_processes_.count(pid)) continue;
+    if (pid != root_pid_) {  // the first process had its event when the session started
+      event("process", {{"name", program.empty() ? "process " + std::to_string(pid) : program},
+                        {"systemProcessId", pid},
+                        {"isLocalProcess", !serve_sources_},
+                        {"startMethod", "attach"},
+                        {"pointerSize", 64}});
+      event("output", {{"category", "console"},
+                       {"output", "rewind: process " + std::to_string(pid) + " (" + program +
+                                      ") is live" + at + "\n"}});
+    }
+  }
+  for (auto& [pid, program] : known_processes_)
+    if (!processes.count(pid))
+      event("output", {{"category", "console"},
+                       {"output", "rewind: process " + std::to_string(pid) + " (" + program +
+                                      ") is not live" + at + "\n"}});
+  known_processes_ = processes;
   // Modules mapped or unmapped.
   std::map<std::string, json> mods;
   for (const auto& m : debugger_->modules().modules()) {

@@ -237,6 +237,8 @@ class DapSession {
   std::vector<std::string> source_paths_;       ///< sourceReference - 1 -> path
   std::set<std::string> handed_out_;            ///< every path source_json named to the client
   std::set<pid_t> known_threads_;
+  std::map<pid_t, std::string> known_processes_;  ///< recorded pid -> program, as last announced
+  pid_t root_pid_ = 0;  ///< the trace's first process (its process event came with the launch)
   std::map<std::string, nlohmann::json> known_modules_;  ///< id -> Module, as last announced
   std::optional<StopInfo> last_stop_;
   std::vector<uint64_t> user_checkpoints_;  ///< checkpoint id - 1 -> event it was taken after

@@ -283,6 +283,15 @@ class Session {
       return s;
     }
     if (v == "qsThreadInfo") return "l";
+    if (v.rfind("qThreadExtraInfo,", 0) == 0) {
+      // Shown by `info threads` after the thread: "PROGRAM [PID/TID]", so that a thread of
+      // another process of the trace (a fork()ed child) is told apart.
+      auto tid = parse_hex(v.substr(17));
+      if (!tid) return "E00";
+      for (const TaskInfo& t : tl_.tasks())
+        if (t.tid == pid_t(*tid)) return to_hex(task_display_name(t));
+      return "E01";
+    }
     if (v.rfind("qRcmd,", 0) == 0) return monitor(v.substr(6));
     if (v.rfind("qXfer:auxv:read::", 0) == 0) {
       auto bytes = tl_.auxv(thread_);

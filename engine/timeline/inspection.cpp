@@ -1,6 +1,8 @@
 // Reading the replayed program while the timeline is paused: registers (as the program sees
 // them at a syscall entry), memory with breakpoint patches hidden, tasks, the auxiliary
 // vector (replay_controller.h).
+#include <filesystem>
+
 #include "engine/errors.h"
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
@@ -39,6 +41,25 @@ std::vector<uint8_t> ReplayController::memory(pid_t rec_tid, uint64_t addr, size
   return bytes;
 }
 
+namespace {
+
+/// The name of the program that replayed process `pid` runs: the replay executes the trace's
+/// saved copies, named NAME-N (file_saver.cpp), so NAME is the recorded program's file name.
+/// Empty when /proc cannot tell.
+std::string program_name(pid_t pid) {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  if (ec) return "";
+  std::string name = exe.filename().string();
+  size_t dash = name.find_last_of('-');
+  if (dash != std::string::npos && dash + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dash + 1) == std::string::npos)
+    name.resize(dash);
+  return name;
+}
+
+}  // namespace
+
 std::vector<TaskInfo> ReplayController::task_list() const {
   std::vector<TaskInfo> out;
   for (auto& [rec, t] : session_->tasks()) {
@@ -47,6 +68,7 @@ std::vector<TaskInfo> ReplayController::task_list() const {
     i.tid = rec;
     for (auto& [rec2, t2] : session_->tasks())
       if (t2.tid == t.pid) i.pid = rec2;
+    i.program = program_name(t.pid);
     out.push_back(i);
   }
   return out;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rwd {
@@ -46,6 +47,16 @@ struct CheckpointStats {
 struct TaskInfo {
   pid_t tid = 0;  ///< recorded thread id
   pid_t pid = 0;  ///< recorded process id
+  /// The file name of the program its process runs at this point (after its last exec
+  /// so far); empty when it cannot be read.
+  std::string program;
 };
+
+/// How front ends name a task: "PROGRAM [PID/TID]" with its recorded ids (DAP's threads,
+/// gdb's `info threads`), "task [PID/TID]" when the program is unknown.
+inline std::string task_display_name(const TaskInfo& t) {
+  return (t.program.empty() ? std::string("task") : t.program) + " [" + std::to_string(t.pid) +
+         "/" + std::to_string(t.tid) + "]";
+}
 
 }  // namespace rwd

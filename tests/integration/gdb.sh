@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gdb drives a replay over rewind's gdb server: breakpoints, watchpoints, stepping and their
-# reverse forms, checked in gdb's own output (tests/programs/timeline_loop.c, built with -g).
+# reverse forms, checked in gdb's own output (tests/programs/timeline_loop.c, built with -g);
+# and a parent with its fork()ed worker: breakpoints in both processes, hit both ways.
 . "$(dirname "$0")/lib.sh"
 need gdb
 PROG="$TEST_PROGRAMS/timeline_loop"
@@ -163,4 +164,50 @@ timeout 120 "$REWIND" replay "$WORK/nullw.trace" -- -batch -nx -x "$WORK/crash.g
   || fail "crash: gdb failed: $(tail -3 "$WORK/crash.out")"
 expect crash 'Program received signal SIGSEGV, Segmentation fault. +poison \(n=0x[0-9a-f]+\) at [^ ]*null_write.c:[0-9]+ .*\$1 = \{value = 3, next = 0x0\} .*\$2 = 3 .*Program received signal SIGSEGV.*No more reverse-execution history. +poison' \
   "the crash is a signal stop; reverse-step goes back in poison(); forward again ends at the crash"
+
+# Two live processes (tests/programs/fork_worker.c: a parent and its fork()ed worker over
+# pipes): a breakpoint in the worker's function and one in the parent's are both hit, each
+# in its own process, forwards; then backwards the same hits in the reverse order. Which
+# process runs first between two events depends on the recording, so the check is on each
+# process's own order and on the reverse being the mirror of the forward run.
+"$REWIND" record -o "$WORK/fork" "$TEST_PROGRAMS/fork_worker" >"$WORK/fork.rec" 2>&1 ||
+  fail "recording fork_worker failed: $(tail -1 "$WORK/fork.rec")"
+cat >"$WORK/fork.gdb" <<'GDB'
+break worker_step
+break parent_got
+continue
+info threads
+continue
+continue
+continue
+continue
+continue
+echo ==back==\n
+reverse-continue
+reverse-continue
+reverse-continue
+reverse-continue
+reverse-continue
+GDB
+timeout 120 "$REWIND" replay "$WORK/fork" -- -batch -nx -x "$WORK/fork.gdb" >"$WORK/fork.out" 2>&1 ||
+  fail "gdb on fork_worker exited $?: $(tail -3 "$WORK/fork.out")"
+# Each hit as "w<job>" or "p<answer>", with the thread (recorded tid) that hit it.
+hits() {
+  sed -nE 's/^Thread [0-9]+ hit Breakpoint [0-9]+, worker_step \(job=([0-9]+)\).*/w\1/p;
+           s/^Thread [0-9]+ hit Breakpoint [0-9]+, parent_got \(answer=([0-9]+)\).*/p\1/p'
+}
+forward=$(sed '/==back==/q' "$WORK/fork.out" | hits | tr '\n' ' ')
+backward=$(sed '1,/==back==/d' "$WORK/fork.out" | hits | tr '\n' ' ')
+mirror=$(echo "$forward" | tr ' ' '\n' | sed '/^$/d' | head -n 5 | tac | tr '\n' ' ')
+[ "$(echo "$forward" | tr ' ' '\n' | grep '^w' | tr '\n' ' ')" = "w1 w2 w3 " ] &&
+  [ "$(echo "$forward" | tr ' ' '\n' | grep '^p' | tr '\n' ' ')" = "p1 p4 p9 " ] &&
+  pass "fork: forwards, the worker's hits w1 w2 w3 and the parent's p1 p4 p9 ($forward)" ||
+  { sed 's/^/    /' "$WORK/fork.out" | tail -40; fail "fork: forward hits were: $forward"; }
+[ "$backward" = "$mirror" ] && pass "fork: backwards, the same hits in reverse ($backward)" ||
+  { sed 's/^/    /' "$WORK/fork.out" | tail -40; fail "fork: backward hits $backward, expected $mirror"; }
+# info threads names both processes' threads by program and ids.
+grep -Eq 'Thread ([0-9]+) \(fork_worker \[([0-9]+)/\1\]\).*' "$WORK/fork.out" &&
+  [ "$(grep -Ec 'Thread [0-9]+ \(fork_worker \[[0-9]+/[0-9]+\]\)' "$WORK/fork.out")" -ge 2 ] &&
+  pass "fork: info threads shows each thread as 'fork_worker [PID/TID]'" ||
+  { sed 's/^/    /' "$WORK/fork.out" | tail -40; fail "fork: info threads did not name both processes"; }
 finish

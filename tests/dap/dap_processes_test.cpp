@@ -1,0 +1,114 @@
+// A trace of two live processes debugged over DAP: tests/programs/fork_worker.c, a parent
+// and its fork()ed worker talking over pipes. A line breakpoint in the worker's function and
+// one in the parent's are both hit, each only in its own process, forwards and then
+// backwards in the same session; the threads request names each thread "PROGRAM [PID/TID]";
+// the worker gets a process event when it appears.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/dap/dap_client.h"
+#include "tests/support/source_line.h"
+
+using nlohmann::json;
+using test::evaluate;
+using test::top_frame;
+
+namespace {
+
+/// One breakpoint stop: which function ("w" worker_step, "p" parent_got) with its argument,
+/// and the thread that stopped.
+struct Hit {
+  std::string where;
+  int tid = 0;
+  bool operator==(const Hit&) const = default;
+};
+
+Hit hit_of(test::DapClient& c, const json& stop) {
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  json top = top_frame(c, tid);
+  if (top["name"] == "worker_step") return {"w" + evaluate(c, top["id"], "job"), tid};
+  REQUIRE(top["name"] == "parent_got");
+  return {"p" + evaluate(c, top["id"], "answer"), tid};
+}
+
+}  // namespace
+
+TEST_CASE("a parent and its forked worker: breakpoints in each, hit both ways over DAP", "[dap]") {
+  char tmpl[] = "/tmp/rewind-dap-fork.XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string trace = dir + "/trace";
+  std::string cmd =
+      std::string(REWIND_BIN) + " record -o " + trace + " " + FORK_WORKER + " >/dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  json first_process = c.event("process");
+  const int parent = first_process["body"]["systemProcessId"];
+  c.event("initialized");
+  json lines = {{{"line", test::line_of(FORK_WORKER_C, "long answer = job * job;")}},
+                {{"line", test::line_of(FORK_WORKER_C, "total += answer;")}}};
+  json set =
+      c.request("setBreakpoints", {{"source", {{"path", FORK_WORKER_C}}}, {"breakpoints", lines}});
+  REQUIRE(set["body"]["breakpoints"][0]["verified"] == true);
+  REQUIRE(set["body"]["breakpoints"][1]["verified"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+
+  // Forwards: each process's hits in its own order; the worker is another process.
+  std::vector<Hit> forward;
+  int worker = 0;
+  for (int i = 0; i < 6; ++i) {
+    if (i > 0) REQUIRE(c.request("continue")["success"] == true);
+    forward.push_back(hit_of(c, c.event("stopped")));
+    const Hit& h = forward.back();
+    if (h.where[0] == 'p') {
+      CHECK(h.tid == parent);
+    } else {
+      CHECK(h.tid != parent);
+      if (!worker) worker = h.tid;
+      CHECK(h.tid == worker);
+    }
+    if (i == 0) {
+      // Both processes live: each thread by its program, process and thread ids.
+      json threads = c.request("threads")["body"]["threads"];
+      std::vector<std::string> names;
+      for (const json& t : threads) names.push_back(t["name"]);
+      std::string p = std::to_string(parent), w = std::to_string(worker);
+      CHECK(names == std::vector<std::string>{"fork_worker [" + p + "/" + p + "]",
+                                              "fork_worker [" + w + "/" + w + "]"});
+    }
+  }
+  std::vector<std::string> parent_hits, worker_hits;
+  for (const Hit& h : forward) (h.where[0] == 'p' ? parent_hits : worker_hits).push_back(h.where);
+  CHECK(parent_hits == std::vector<std::string>{"p1", "p4", "p9"});
+  CHECK(worker_hits == std::vector<std::string>{"w1", "w2", "w3"});
+  // The worker's process event, with its recorded pid.
+  std::vector<json> processes = c.seen("process");
+  REQUIRE(processes.size() == 2);
+  CHECK(processes[1]["body"]["systemProcessId"] == worker);
+  CHECK(processes[1]["body"]["name"] == "fork_worker");
+
+  // Backwards from the last hit: the same hits in the reverse order, in the same threads.
+  std::vector<Hit> backward;
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(c.request("reverseContinue")["success"] == true);
+    backward.push_back(hit_of(c, c.event("stopped")));
+  }
+  std::vector<Hit> expected(forward.rbegin() + 1, forward.rend());
+  CHECK(backward == expected);
+  // And forwards again to the parent's last hit.
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(c.request("continue")["success"] == true);
+    c.event("stopped");
+  }
+  json top = top_frame(c, parent);
+  CHECK(top["name"] == "parent_got");
+  CHECK(evaluate(c, top["id"], "answer") == "9");
+  REQUIRE(c.request("disconnect")["success"] == true);
+  c.check_schema();
+  std::system(("rm -rf " + dir).c_str());
+}
