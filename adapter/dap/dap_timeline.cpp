@@ -56,6 +56,11 @@ void DapSession::timeline_events(const json& req) {
               {"kind", event_kind_name(e->kind)},
               {"description", e->text}};
     if (!e->syscall.empty()) j["syscall"] = e->syscall;
+    // A thread switch: the recorder ran another task for the event before (the replay's
+    // schedule), so the user sees which thread ran when.
+    if (const EventEntry* before = n > 1 ? events_->at(n - 1) : nullptr;
+        before && before->tid != e->tid && e->tid != 0)  // the end is no task's
+      j["switchedFrom"] = before->tid;
     out.push_back(j);
   }
   respond(req, {{"events", out}, {"currentEvent", now}, {"eventCount", total}});

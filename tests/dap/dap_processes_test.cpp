@@ -2,7 +2,7 @@
 // and its fork()ed worker talking over pipes. A line breakpoint in the worker's function and
 // one in the parent's are both hit, each only in its own process, forwards and then
 // backwards in the same session; the threads request names each thread "PROGRAM [PID/TID]";
-// the worker gets a process event when it appears.
+// the worker gets a process event when it appears; rewind/timeline marks the thread switches.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
@@ -91,6 +91,21 @@ TEST_CASE("a parent and its forked worker: breakpoints in each, hit both ways ov
   REQUIRE(processes.size() == 2);
   CHECK(processes[1]["body"]["systemProcessId"] == worker);
   CHECK(processes[1]["body"]["name"] == "fork_worker");
+
+  // The timeline shows the schedule: an event of another task than the one before names
+  // the task it switched from; in this trace both processes take turns.
+  json tl = c.request("rewind/timeline", {{"start", 1}, {"count", 10000}})["body"]["events"];
+  int switches = 0;
+  for (size_t i = 1; i < tl.size(); ++i) {
+    INFO("event " << tl[i]["event"]);
+    bool other = tl[i]["threadId"] != 0 && tl[i]["threadId"] != tl[i - 1]["threadId"];
+    CHECK(tl[i].contains("switchedFrom") == other);
+    if (other) {
+      CHECK(tl[i]["switchedFrom"] == tl[i - 1]["threadId"]);
+      ++switches;
+    }
+  }
+  CHECK(switches >= 4);  // to the worker and back, at least twice
 
   // Backwards from the last hit: the same hits in the reverse order, in the same threads.
   std::vector<Hit> backward;

@@ -5,6 +5,8 @@
 export interface TimelineEvent {
   event: number;
   threadId?: number;
+  /** Set when another task ran the event before: a thread switch of the recorded schedule. */
+  switchedFrom?: number;
   kind: string;
   syscall?: string;
   description?: string;
@@ -22,7 +24,7 @@ export interface TimelineRow {
   event: number;
   /** "#4711  write = 6 [stdout]". */
   label: string;
-  /** "task 1234 · current" and the like. */
+  /** "task 1234 · switch from task 1233 · current" and the like. */
   description: string;
   /** A codicon name for the row's icon. */
   icon: string;
@@ -62,6 +64,7 @@ export function timelineRows(
     const here = checkpoints.filter((c) => c.event === e.event).map((c) => c.id);
     const notes: string[] = [];
     if (e.threadId) notes.push(`task ${e.threadId}`);
+    if (e.switchedFrom) notes.push(`switch from task ${e.switchedFrom}`);
     if (here.length) notes.push(`checkpoint ${here.join(', ')}`);
     const current = e.event === body.currentEvent;
     if (current) notes.push('current');

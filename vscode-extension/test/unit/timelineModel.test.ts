@@ -24,6 +24,19 @@ describe('timeline rows and the status bar', () => {
     assert.strictEqual(rows[2].icon, 'debug-stop');
     assert.strictEqual(rows[3].description, '', 'the end belongs to no task');
   });
+  it('marks thread switches', () => {
+    const rows = timelineRows({
+      currentEvent: 3,
+      eventCount: 9,
+      events: [
+        { event: 2, threadId: 100, kind: 'sched', description: 'preempted' },
+        { event: 3, threadId: 101, switchedFrom: 100, kind: 'syscall', description: 'read = 8' },
+      ],
+    });
+    assert.strictEqual(rows[0].description, 'task 100');
+    assert.strictEqual(rows[0].icon, 'arrow-swap');
+    assert.strictEqual(rows[1].description, 'task 101 · switch from task 100 · current');
+  });
   it('formats the status bar and checks typed event numbers', () => {
     assert.strictEqual(eventStatusText(4711, 120000), 'event 4711 / 120000');
     assert.strictEqual(parseEventNumber(' #12 ', 45), 12);
