@@ -1,7 +1,9 @@
 // Benchmark: how long the timeline takes to go backwards and to seek, on a trace of more than
 // 100,000 events (bench/many_events.c), and how much memory its checkpoints hold. With
-// --threads, the same work split over four threads running at once (bench/mt_events.c).
-// Usage: timeline_latency [--runs N] [--threads]. Prints medians in milliseconds.
+// --threads, the same work split over four threads running at once (bench/mt_events.c);
+// with --processes, over four fork()ed processes (bench/mp_events.c).
+// Usage: timeline_latency [--runs N] [--threads | --processes]. Prints medians in
+// milliseconds.
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -51,12 +53,12 @@ uint64_t pss_bytes(pid_t pid) {
 
 int main(int argc, char** argv) {
   int runs = 15;
-  bool threads = false;
+  std::string exe = MANY_EVENTS, what = "many_events.c", rewind = REWIND_BIN;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-    if (!strcmp(argv[i], "--threads")) threads = true;
+    if (!strcmp(argv[i], "--threads")) exe = MT_EVENTS, what = "mt_events.c (4 threads)";
+    if (!strcmp(argv[i], "--processes")) exe = MP_EVENTS, what = "mp_events.c (4 processes)";
   }
-  std::string exe = threads ? MT_EVENTS : MANY_EVENTS, rewind = REWIND_BIN;
   char tmpl[] = "/tmp/rewind-bench.XXXXXX";
   std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
 
@@ -123,8 +125,7 @@ int main(int argc, char** argv) {
   uint64_t pss = 0;
   for (pid_t p : cs.pids) pss += pss_bytes(p);
 
-  printf("timeline on bench/%s: %llu events\n",
-         threads ? "mt_events.c (4 threads)" : "many_events.c", (unsigned long long)events);
+  printf("timeline on bench/%s: %llu events\n", what.c_str(), (unsigned long long)events);
   printf("| measure | median ms | runs |\n| --- | ---: | ---: |\n");
   printf("| native run | %.1f | 1 |\n| record | %.1f | 1 |\n| replay -a | %.1f | 1 |\n", native,
          record, replay);

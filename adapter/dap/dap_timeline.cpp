@@ -73,8 +73,8 @@ void DapSession::checkpoints(const json& req) {
   if (action == "add") {
     if (!timeline_->add_checkpoint())
       throw RequestError(
-          "a checkpoint can be taken only just after an event (rewind/seek there first) and "
-          "in a single-threaded process");
+          "a checkpoint can be taken only just after an event (rewind/seek there first), and "
+          "not while a task is inside a fork or processes share writable memory");
     uint64_t ev = timeline_->current().event;
     user_checkpoints_.push_back(ev);
     respond(req, {{"id", user_checkpoints_.size()}, {"event", ev}});

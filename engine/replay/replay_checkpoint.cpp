@@ -1,18 +1,19 @@
 // Checkpoints of a replay (DESIGN.md "Checkpoints and reverse execution"): a stopped copy of
-// the replayed process (process_copy.h), and new replays continuing from one
+// every replayed process (process_copy.h), and new replays continuing from one
 // (replay_session_impl.h).
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/replay/process_copy.h"
 #include "engine/replay/replay_session_impl.h"
 
 namespace rwd {
 
-/// The stopped copy of a replayed process just after event `done`.
+/// The stopped copies of the replayed processes just after event `done`.
 struct ReplaySession::Checkpoint {
   uint64_t done = 0;
   std::map<pid_t, ReplayTask> tasks;  ///< the copy's threads, and ended tasks as records
@@ -35,26 +36,61 @@ void ReplaySession::CheckpointDeleter::operator()(Checkpoint* c) const {
   delete c;
 }
 
+namespace {
+
+/// `tasks` grouped by process (real pid): each thread group is copied on its own.
+std::map<pid_t, std::vector<ReplayTask*>> by_process(const std::vector<ReplayTask*>& tasks) {
+  std::map<pid_t, std::vector<ReplayTask*>> out;
+  for (ReplayTask* t : tasks) out[t->pid].push_back(t);
+  return out;
+}
+
+/// True when process `pid` maps memory that is both shared and writable (MAP_SHARED): its
+/// copy would share those pages with the replay, which goes on changing them.
+bool maps_shared_writable(pid_t pid) {
+  for (const ProcMapping& m : read_proc_maps(pid))
+    if (m.shared && m.write) return true;
+  return false;
+}
+
+/// Copies every process of `processes`, each by its own fork (process_copy.h), into one map
+/// by recorded tid. Throws DivergenceError as copy_process does.
+std::map<pid_t, ReplayTask> copy_processes(
+    const std::map<pid_t, std::vector<ReplayTask*>>& processes) {
+  std::map<pid_t, ReplayTask> out;
+  for (const auto& [pid, threads] : processes) out.merge(copy_process(threads));
+  return out;
+}
+
+}  // namespace
+
 ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position) {
   std::vector<ReplayTask*> live;
   for (auto& [rec, t] : tasks_)
     if (t.state != TaskState::Exited) live.push_back(&t);
-  // One process, with any number of threads; process trees are not checkpointed yet (the
-  // timeline then starts over from the trace's start or an earlier checkpoint).
   if (live.empty()) return nullptr;
-  bool can_fork = false;  // the leader forks (process_copy.h)
-  for (ReplayTask* t : live) {
-    if (t->pid != live[0]->pid || t->state != TaskState::Running || t->vm_parent) return nullptr;
-    can_fork |= t->tid == t->pid && (t->syscall_insn || t->at_entry);
+  // Every live process, with all its threads, each copied by its own fork. The copies need
+  // no family ties: the syscalls between processes (wait4, kill, pipes) are emulated from
+  // the trace. Not copied (the timeline then starts over from an earlier checkpoint): a
+  // task inside a fork or sharing its parent's memory (vfork), a process whose leader has
+  // ended or knows no `syscall` instruction, and memory shared between processes
+  // (MAP_SHARED and writable), which a copy would share with the replay.
+  auto processes = by_process(live);
+  for (const auto& [pid, threads] : processes) {
+    bool can_fork = false;  // the leader forks (process_copy.h)
+    for (ReplayTask* t : threads) {
+      if (t->state != TaskState::Running || t->vm_parent) return nullptr;
+      can_fork |= t->tid == t->pid && (t->syscall_insn || t->at_entry);
+    }
+    if (!can_fork || maps_shared_writable(pid)) return nullptr;
   }
-  if (!can_fork) return nullptr;
   CheckpointPtr c(new Checkpoint);
   c->done = done_;
   c->points = points_;
   c->point_stops = point_stops_;
   if (next_ && need_position) return nullptr;  // read ahead: the reader is past `done_`
   c->position = trace_.position();
-  c->tasks = copy_process(live);
+  c->tasks = copy_processes(processes);
   // Threads that ended before this point but whose Exit event comes after it (their exit
   // syscall is replayed, the event that collects them not yet): kept as records, so that
   // replay from the checkpoint finds them at that event.
@@ -73,7 +109,7 @@ ReplaySession::Impl::Impl(const ReplayOptions& o, const ReplaySession::Checkpoin
     else
       threads.push_back(&t);
   }
-  for (auto& [rec, t] : copy_process(threads)) tasks_[rec] = t;
+  for (auto& [rec, t] : copy_processes(by_process(threads))) tasks_[rec] = t;
   root_started_ = true;
   points_ = c.points;
   point_stops_ = c.point_stops;

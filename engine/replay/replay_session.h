@@ -98,10 +98,12 @@ class ReplaySession {
   /// The live tasks, by recorded tid.
   const std::map<pid_t, ReplayTask>& tasks() const;
   const TraceReader& trace() const;
-  /// Copies the replayed process now, between events, with all its threads
-  /// (process_copy.h). Returns nullptr when that is not possible: several live processes, a
-  /// task inside a real fork, or a process whose first thread (which forks) has ended or
-  /// has run no `syscall` instruction yet. Call only between step()s.
+  /// Copies every live replayed process now, between events, each with all its threads
+  /// (process_copy.h). Returns nullptr when that is not possible: a task inside a real fork
+  /// or sharing its parent's memory (vfork), a process whose first thread (which forks) has
+  /// ended or has run no `syscall` instruction yet, or memory mapped shared and writable
+  /// (its copy would share the pages the replay goes on changing). Call only between
+  /// step()s.
   CheckpointPtr checkpoint();
   /// A copy of the replayed process as it stands now, even in the middle of an event, to
   /// change and run freely and then throw away (a "diversion"); it cannot restart a replay.

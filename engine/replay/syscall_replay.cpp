@@ -198,6 +198,10 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   c.tid = pid_t(get_event_msg(t.tid));
   c.pid = s.sig == PTRACE_EVENT_CLONE && args.thread() ? t.pid : c.tid;
   if (args.shares_memory() && !args.thread()) c.vm_parent = t.tid;
+  // It starts just after the clone's `syscall` instruction, which its memory holds too (a
+  // copy or the same): a copy of its process can be made there (process_copy.h) before it
+  // makes a syscall of its own, or when it makes only buffered ones.
+  c.syscall_insn = regs.rip - 2;
   if (c.pid == c.tid) {  // a copy of, or the same, memory
     c.syscall_buffer = t.syscall_buffer;
     c.buffer_features = t.buffer_features;
@@ -215,6 +219,11 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   tasks_[e.child_tid] = c;
   t.state = TaskState::ForkPending;
   t.fork_result = e.result;
+  // The recording saw the parent return from its fork at this event: it does so now, running
+  // none of its own code, so that it stands where the recording says (rax the child's pid)
+  // and its process can be copied for a checkpoint. A vfork's parent waits in the kernel
+  // until its child execs or exits: it returns at its next event (begin_event).
+  if (!(args.flags & CLONE_VFORK)) finish_fork(t);
 }
 
 void Replayer::fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e,

@@ -77,7 +77,7 @@ void ReplayController::begin_diversion(pid_t rec_tid) {
   if (!copy)
     throw Error(
         "cannot change the program here: writes go to a copy of the process, and this "
-        "point (several processes, or a task inside a fork) cannot be copied yet");
+        "point (a task inside a fork, or memory shared between processes) cannot be copied");
   diversion_tid_ = copy->tid;
   diversion_pid_ = copy->pid;
   diversion_rec_ = rec_tid;

@@ -107,7 +107,7 @@ class Timeline {
   /// Writes `bytes` into task `tid`'s memory at `addr`, and sets its registers. Both happen
   /// in a diversion: a copy of the process made at the first write, which reads then show,
   /// and which is thrown away when the timeline moves; the replay never changes. Throws
-  /// Error when no copy can be made (several processes, a task inside a fork:
+  /// Error when no copy can be made (a task inside a fork, memory shared between processes:
   /// ReplaySession::checkpoint).
   void write_memory(pid_t tid, uint64_t addr, const std::vector<uint8_t>& bytes);
   void set_registers(pid_t tid, const Registers& regs);
@@ -117,9 +117,10 @@ class Timeline {
   uint64_t event_count() const;
   /// Path of the executable the trace started (its saved copy in the trace).
   std::string executable() const;
-  /// Takes a checkpoint here, kept (never thinned) until the timeline ends. Only just after
-  /// an event (after a seek, for instance) and for a single-threaded process; returns false
-  /// otherwise.
+  /// Takes a checkpoint here, kept (never thinned) until the timeline ends: a copy of every
+  /// live process with all its threads. Only just after an event (after a seek, for
+  /// instance) and where the processes can be copied (ReplaySession::checkpoint); returns
+  /// false otherwise.
   bool add_checkpoint();
   /// The checkpoints held now.
   CheckpointStats checkpoints();

@@ -17,7 +17,7 @@ bool ReplayController::maybe_checkpoint(bool requested) {
   for (auto& [rec, t] : session_->tasks())
     if (t.state != TaskState::Exited) bps_.unpatch(t.pid, t.tid);
   auto c = session_->checkpoint();
-  if (!c) {  // threads or several processes: no checkpoint
+  if (!c) {  // a fork in progress, shared memory...: no checkpoint (ReplaySession::checkpoint)
     checkpoints_.restart_clock();
     return false;
   }

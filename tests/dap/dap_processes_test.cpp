@@ -2,7 +2,8 @@
 // and its fork()ed worker talking over pipes. A line breakpoint in the worker's function and
 // one in the parent's are both hit, each only in its own process, forwards and then
 // backwards in the same session; the threads request names each thread "PROGRAM [PID/TID]";
-// the worker gets a process event when it appears; rewind/timeline marks the thread switches.
+// the worker gets a process event when it appears; rewind/timeline marks the thread switches;
+// a checkpoint taken on request holds both processes.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
@@ -115,14 +116,37 @@ TEST_CASE("a parent and its forked worker: breakpoints in each, hit both ways ov
   }
   std::vector<Hit> expected(forward.rbegin() + 1, forward.rend());
   CHECK(backward == expected);
-  // And forwards again to the parent's last hit.
-  for (int i = 0; i < 5; ++i) {
-    REQUIRE(c.request("continue")["success"] == true);
+  // A checkpoint of both processes on request, just after an event where both live: the
+  // first such event from here on where no task is inside its fork (just after the fork's
+  // event the parent still is, and a copy is refused). Then go on, and come back to it.
+  uint64_t here = c.request("rewind/when")["body"]["event"];
+  json added;
+  for (uint64_t e = here; e < here + 20 && added["success"] != true; ++e) {
+    REQUIRE(c.request("rewind/seek", {{"event", e}})["success"] == true);
     c.event("stopped");
+    if (c.request("threads")["body"]["threads"].size() != 2) break;
+    added = c.request("rewind/checkpoints", {{"action", "add"}});
+    here = e;
   }
-  json top = top_frame(c, parent);
-  CHECK(top["name"] == "parent_got");
-  CHECK(evaluate(c, top["id"], "answer") == "9");
+  INFO(added.dump());
+  REQUIRE(added["success"] == true);
+  CHECK(added["body"]["event"] == here);
+  REQUIRE(c.request("continue")["success"] == true);
+  c.event("stopped");
+  REQUIRE(c.request("rewind/checkpoints",
+                    {{"action", "restore"}, {"id", added["body"]["id"]}})["success"] == true);
+  c.event("stopped");
+  CHECK(c.request("rewind/when")["body"]["event"] == here);
+  CHECK(c.request("threads")["body"]["threads"].size() == 2);
+  // And forwards again from the restored checkpoint, to the parent's last hit.
+  bool last = false;
+  for (int i = 0; i < 6 && !last; ++i) {
+    REQUIRE(c.request("continue")["success"] == true);
+    json stop = c.event("stopped");
+    if (stop["body"]["reason"] != "breakpoint") break;
+    last = hit_of(c, stop) == Hit{"p9", parent};
+  }
+  CHECK(last);
   REQUIRE(c.request("disconnect")["success"] == true);
   c.check_schema();
   std::system(("rm -rf " + dir).c_str());

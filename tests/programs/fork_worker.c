@@ -1,11 +1,17 @@
 // A parent and a fork()ed worker alive at once, talking over two pipes: the parent sends
-// three jobs, the worker squares each in worker_step() and sends it back, the parent adds
-// each answer in parent_got(). Both processes run the same program (no exec), so one
-// breakpoint in each function is hit only in its own process. For the tests of breakpoints
-// per process, in both directions, over the debugger core, DAP and gdb.
+// JOBS jobs (3 unless the build says otherwise), the worker squares each in worker_step() and
+// sends it back, the parent adds each answer in parent_got(). Both processes run the same
+// program (no exec), so one breakpoint in each function is hit only in its own process. For
+// the tests of breakpoints per process in both directions (DAP, gdb), of checkpoints of
+// process trees, and the timeline's random walk over two processes (built with more JOBS).
+// Arguments are ignored.
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef JOBS
+#define JOBS 3
+#endif
 
 static long total;
 
@@ -35,7 +41,9 @@ int main(void) {
   }
   close(to_worker[0]);
   close(to_parent[1]);
-  for (long job = 1; job <= 3; ++job) {
+  long expected = 0;
+  for (long job = 1; job <= JOBS; ++job) {
+    expected += job * job;
     long answer = 0;
     if (write(to_worker[1], &job, sizeof job) != sizeof job) return 1;
     if (read(to_parent[0], &answer, sizeof answer) != sizeof answer) return 1;
@@ -45,5 +53,5 @@ int main(void) {
   int status = 0;
   waitpid(pid, &status, 0);
   printf("total %ld, worker status %d\n", total, WEXITSTATUS(status));
-  return total == 14 ? 0 : 1;
+  return total == expected ? 0 : 1;
 }
