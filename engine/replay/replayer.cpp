@@ -414,7 +414,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
   restore_exec(t, e, trace_);
   t.syscall_buffer = 0;  // the new image registers its own
   t.buffer_features = 0;
-  t.kernel = {};  // exec releases the old memory's tid address, robust list and signal stack
+  t.kernel = {};       // exec releases the old memory's tid address, robust list and signal stack
   t.syscall_insn = 0;  // that was in the old image: none known in the new one until it runs one
 }
 
