@@ -108,7 +108,11 @@ PY
     # The race a user brings (tests/programs/queue_race.c): recorded until it aborts, then
     # under gdb, from the abort: a watchpoint on the corrupted slot's checksum and
     # reverse-continues back to the write that put the bad checksum there, made by a
-    # producer whose own value is not the slot's (the other producer overwrote it).
+    # producer whose own value is not the one the consumer saw: the other producer's. At
+    # that write the slot holds either the other producer's value (it overwrote the slot
+    # between this producer's value and checksum) or this producer's own (the consumer's
+    # copy mixed the slot's old value with this new checksum: a take() preempted between
+    # its two loads); one CI run saw the second.
     need gdb
     "$REWIND" record --chaos --until-failure=100 -o "$WORK/qr" "$TEST_PROGRAMS/queue_race" \
       >"$WORK/qr.out" 2>"$WORK/qr.err"
@@ -144,10 +148,12 @@ GDB
     racing=$(grep -m1 '^RACING WRITE' <<<"$out")
     read -r _ _ bad_value _ bad _ _ <<<"$abort"
     read -r _ _ _ v _ checksum _ _ slot_value _ n <<<"$racing"
-    if [ -n "$racing" ] && [ "$checksum" = "$bad" ] && [ "$slot_value" = "$bad_value" ] &&
-       [ "$v" != "$bad_value" ] && grep -q 'Hardware watchpoint 1: -location q.slots\[slot\].checksum' <<<"$out" &&
+    # Producer P's values are P * 1,000,000 + i: the consumer's value is the other producer's.
+    if [ -n "$racing" ] && [ "$checksum" = "$bad" ] && [ "$v" != "$bad_value" ] &&
+       [ $((v / 1000000)) != $((bad_value / 1000000)) ] &&
+       { [ "$slot_value" = "$bad_value" ] || [ "$slot_value" = "$v" ]; } && grep -q 'Hardware watchpoint 1: -location q.slots\[slot\].checksum' <<<"$out" &&
        grep -Eq '^#1 .* producer \(' <<<"$out"; then
-      pass "reverse-continue found the racing write after $n earlier writes (${ms} ms in all): a producer writing the checksum of $v into a slot holding $slot_value"
+      pass "reverse-continue found the racing write after $n earlier writes (${ms} ms in all): producer $((v / 1000000)) writing the checksum of $v into a slot holding $slot_value; the consumer saw producer $((bad_value / 1000000))'s $bad_value"
     else
       fail "no racing write found: $abort / $racing"
       tail -30 "$WORK/qr.gdb.out"
