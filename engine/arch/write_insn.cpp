@@ -137,4 +137,32 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
   return found;
 }
 
+bool may_write_memory(const std::vector<uint8_t>& code, uint64_t at, size_t len) {
+  csh h = 0;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return true;
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_insn* insn = cs_malloc(h);
+  const uint8_t* p = code.data();
+  size_t size = code.size();
+  uint64_t pc = at;
+  bool writes = false;
+  while (!writes && pc < at + len) {
+    if (!cs_disasm_iter(h, &p, &size, &pc, insn)) {
+      writes = true;  // undecodable: assume the worst
+      break;
+    }
+    const cs_x86& x = insn->detail->x86;
+    for (uint8_t i = 0; i < x.op_count; ++i) {
+      const cs_x86_op& op = x.operands[i];
+      if (op.type == X86_OP_MEM && (op.access == 0 || (op.access & CS_AC_WRITE))) writes = true;
+    }
+    if (writes_reg(h, insn, X86_REG_RSP) || cs_insn_group(h, insn, CS_GRP_CALL) ||
+        cs_insn_group(h, insn, CS_GRP_INT))
+      writes = true;
+  }
+  cs_free(insn, 1);
+  cs_close(&h);
+  return writes;
+}
+
 }  // namespace rwd

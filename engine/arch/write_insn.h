@@ -23,4 +23,12 @@ namespace rwd {
 std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint8_t>& code,
                                             const Registers& after, uint64_t addr, uint64_t len);
 
+/// Whether the instructions that start in [`at`, `at` + `len`) of `code` (the bytes at `at`,
+/// at least through the last of them) may write memory: an explicit memory operand written
+/// (or of unknown access), or an implicit write to the stack (push, call, enter: any
+/// instruction that changes rsp, pop included, to stay on the safe side). True as well when
+/// the bytes do not decode. For moving code aside while data watchpoints are armed: a write
+/// made by a moved instruction would trap at the copy's address.
+bool may_write_memory(const std::vector<uint8_t>& code, uint64_t at, size_t len);
+
 }  // namespace rwd

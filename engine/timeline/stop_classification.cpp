@@ -62,11 +62,19 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
 }
 
 bool ReplayController::begin_code_patch(const ReplayTask& t, uint64_t addr, size_t len) {
-  // The patch moves instructions elsewhere: single steps, watchpoints (they report the
-  // moved instruction's address) and breakpoints in the patched bytes need them in place.
-  if (!watches_.empty() || lifted_ || single_stepping(t) || rep_step_tid_) return false;
+  // The patch moves instructions elsewhere: single steps and breakpoints in the patched
+  // bytes (the debugger's, and the timeline's own at a writing instruction) need them in
+  // place. So do write watchpoints when a moved instruction may write memory (its write
+  // would trap at the copy's address), and read-and-write ones always. The trampoline's own
+  // code reads and writes only its own page.
+  if (lifted_ || single_stepping(t) || rep_step_tid_) return false;
   for (uint64_t a = addr; a < addr + len; ++a)
-    if (bps_.has(t.pid, a)) return false;
+    if (bps_.has(t.pid, a) || bps_.patched(t.pid, a)) return false;
+  // A read-and-write watchpoint would trap at a moved read too: then nothing is moved.
+  for (const Watch& w : watches_.all())
+    if (w.kind != WatchKind::Write) return false;
+  if (!watches_.empty() && may_write_memory(rwd::read_memory(t.tid, addr, len + 16), addr, len))
+    return false;
   return true;
 }
 

@@ -142,7 +142,7 @@ TEST_CASE("a parent and its forked worker: breakpoints in each, hit both ways ov
   bool last = false;
   for (int i = 0; i < 6 && !last; ++i) {
     REQUIRE(c.request("continue")["success"] == true);
-    json stop = c.event("stopped");
+    json stop = c.event("stopped");  // at the recording's end: reason "pause"
     if (stop["body"]["reason"] != "breakpoint") break;
     last = hit_of(c, stop) == Hit{"p9", parent};
   }

@@ -45,3 +45,20 @@ TEST_CASE("rip-relative stores count; pushes and calls are not told") {
   after.rsp = 0x7ffc0000;
   CHECK_FALSE(writing_insn_before(end, code_ending_with({0x55}), after, 0x7ffc0000, 8));
 }
+
+TEST_CASE("code that may write memory is told from code that only reads and computes") {
+  // The spin of queue_race.c's put(): mov 0x2ee0(%rip),%rax; mov %rax,%rdx; cmp $0xf,%rdx.
+  std::vector<uint8_t> reads = {0x48, 0x8b, 0x05, 0xe0, 0x2e, 0x00, 0x00, 0x48,
+                                0x89, 0xc2, 0x48, 0x83, 0xfa, 0x0f, 0x90, 0x90};
+  CHECK_FALSE(may_write_memory(reads, 0x401000, 14));
+  // The store mov %rdx,0x8(%rax), and a push, a call, a string store and a locked add.
+  CHECK(may_write_memory({0x48, 0x89, 0x50, 0x08}, 0x401000, 4));
+  CHECK(may_write_memory({0x55}, 0x401000, 1));
+  CHECK(may_write_memory({0xe8, 0x00, 0x00, 0x00, 0x00}, 0x401000, 5));
+  CHECK(may_write_memory({0xf3, 0x48, 0xab}, 0x401000, 3));
+  CHECK(may_write_memory({0xf0, 0x48, 0x01, 0x07}, 0x401000, 4));
+  // Only instructions that start in the range count: the store after it does not.
+  CHECK_FALSE(may_write_memory({0x48, 0x89, 0xc2, 0x48, 0x89, 0x50, 0x08}, 0x401000, 3));
+  // Bytes that do not decode (an instruction cut short) are taken to write.
+  CHECK(may_write_memory({0x48, 0x8b}, 0x401000, 2));  // cut short
+}
