@@ -325,7 +325,7 @@ void DapSession::announce_changes() {
   std::map<pid_t, std::string> processes;  // recorded pid -> program
   for (const TaskInfo& t : timeline_->tasks()) {
     now.insert(t.tid);
-    if (t.tid == t.pid || !processes.count(t.pid)) processes[t.pid] = t.program;
+    processes[t.pid] = t.program;  // the same for every thread of a process
   }
   for (pid_t t : now)
     if (!known_threads_.count(t)) event("thread", {{"reason", "started"}, {"threadId", t}});

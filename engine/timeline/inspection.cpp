@@ -2,6 +2,7 @@
 // them at a syscall entry), memory with breakpoint patches hidden, tasks, the auxiliary
 // vector (replay_controller.h).
 #include <filesystem>
+#include <map>
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
@@ -62,13 +63,16 @@ std::string program_name(pid_t pid) {
 
 std::vector<TaskInfo> ReplayController::task_list() const {
   std::vector<TaskInfo> out;
+  std::map<pid_t, std::string> programs;  // real pid -> program: read once per process
   for (auto& [rec, t] : session_->tasks()) {
     if (t.state == TaskState::Exited) continue;
     TaskInfo i;
     i.tid = rec;
     for (auto& [rec2, t2] : session_->tasks())
       if (t2.tid == t.pid) i.pid = rec2;
-    i.program = program_name(t.pid);
+    auto [it, fresh] = programs.try_emplace(t.pid);
+    if (fresh) it->second = program_name(t.pid);
+    i.program = it->second;
     out.push_back(i);
   }
   return out;
