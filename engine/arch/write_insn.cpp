@@ -94,14 +94,34 @@ bool stores_to(csh h, const cs_insn* insn, uint64_t end, const Registers& after,
   return false;
 }
 
+/// A capstone x86-64 decoder with operand details and one instruction buffer, closed when it
+/// goes out of scope. `ok` is false when capstone could not open.
+struct Decoder {
+  csh h = 0;
+  cs_insn* insn = nullptr;
+  bool ok = false;
+  Decoder() {
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return;
+    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+    insn = cs_malloc(h);
+    ok = insn != nullptr;
+  }
+  ~Decoder() {
+    if (insn) cs_free(insn, 1);
+    if (h) cs_close(&h);
+  }
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
+};
+
 }  // namespace
 
 std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint8_t>& code,
                                             const Registers& after, uint64_t addr, uint64_t len) {
-  csh h = 0;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return std::nullopt;
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  cs_insn* insn = cs_malloc(h);
+  Decoder d;
+  if (!d.ok) return std::nullopt;
+  csh h = d.h;
+  cs_insn* insn = d.insn;
   std::vector<uint64_t> candidates;  // starts of a store that ends at `end`, shortest first
   for (size_t n = 1; n <= 15 && n <= code.size(); ++n) {
     const uint8_t* p = code.data() + code.size() - n;
@@ -132,37 +152,27 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
     for (uint64_t c : candidates)
       if (landed >= 4 && votes[c] == landed) found = c;
   }
-  cs_free(insn, 1);
-  cs_close(&h);
   return found;
 }
 
 bool may_write_memory(const std::vector<uint8_t>& code, uint64_t at, size_t len) {
-  csh h = 0;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return true;
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  cs_insn* insn = cs_malloc(h);
+  Decoder d;
+  if (!d.ok) return true;
   const uint8_t* p = code.data();
   size_t size = code.size();
   uint64_t pc = at;
-  bool writes = false;
-  while (!writes && pc < at + len) {
-    if (!cs_disasm_iter(h, &p, &size, &pc, insn)) {
-      writes = true;  // undecodable: assume the worst
-      break;
-    }
-    const cs_x86& x = insn->detail->x86;
+  while (pc < at + len) {
+    if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) return true;  // undecodable: the worst
+    const cs_x86& x = d.insn->detail->x86;
     for (uint8_t i = 0; i < x.op_count; ++i) {
       const cs_x86_op& op = x.operands[i];
-      if (op.type == X86_OP_MEM && (op.access == 0 || (op.access & CS_AC_WRITE))) writes = true;
+      if (op.type == X86_OP_MEM && (op.access == 0 || (op.access & CS_AC_WRITE))) return true;
     }
-    if (writes_reg(h, insn, X86_REG_RSP) || cs_insn_group(h, insn, CS_GRP_CALL) ||
-        cs_insn_group(h, insn, CS_GRP_INT))
-      writes = true;
+    if (writes_reg(d.h, d.insn, X86_REG_RSP) || cs_insn_group(d.h, d.insn, CS_GRP_CALL) ||
+        cs_insn_group(d.h, d.insn, CS_GRP_INT))
+      return true;
   }
-  cs_free(insn, 1);
-  cs_close(&h);
-  return writes;
+  return false;
 }
 
 }  // namespace rwd
