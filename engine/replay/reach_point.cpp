@@ -41,6 +41,8 @@ std::string describe(const Stop& s, pid_t tid) {
       return "a ptrace event";
     case Stop::BufferPause:
       return "a pause in its syscall buffer";
+    case Stop::Interrupted:
+      return "an interrupt";
   }
   return "?";
 }

@@ -55,6 +55,9 @@ struct RunCommand {
   int request = 0;            ///< after Resume: resume with this request (0: as asked)
   bool claimed = false;       ///< after Stopped: the stop was the driver's own
   bool patch_allowed = true;  ///< after PatchRequest
+  /// After Resume: while this flag is true, the task is stopped where it runs
+  /// (Stop::Interrupted, a ReplayStep::Stopped that the driver must claim); null: never.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 /// One replay of a trace from its start. Owns the replayed processes: destroying the

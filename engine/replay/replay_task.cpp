@@ -11,6 +11,7 @@
 #include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/interruptible_wait.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/replay/buffer_fill.h"
 
@@ -46,7 +47,7 @@ bool debugger_trap(const Stop& s, int request) {
 // and skips resetting SIGTRAP's action: a divergence after a reverse step through
 // posix_spawn). The mask read before the resume is put back after such a trap. (The kernel
 // also resets a blocked SIGTRAP's handler to SIG_DFL; that is not undone.)
-Stop run_once(ReplayTask& t, int request) {
+Stop run_once(ReplayTask& t, int request, const std::atomic<bool>* interrupt) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
   if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
@@ -57,7 +58,7 @@ Stop run_once(ReplayTask& t, int request) {
     if (try_get_sigmask(t.tid, mask)) t.blocked = mask;
   }
   resume(t.tid, request, sig);  // fails only if the task died: wait_stop collects its status
-  Stop s = wait_stop(t, request);
+  Stop s = wait_stop(t, request, interrupt);
   if (debugger_trap(s, request)) {
     if (t.blocked && (*t.blocked & (1ull << (SIGTRAP - 1)))) try_set_sigmask(t.tid, *t.blocked);
   } else {
@@ -79,14 +80,9 @@ Stop run_to_stop(ReplayTask& t, int request) {
   }
 }
 
-Stop wait_stop(ReplayTask& t, int request) {
+Stop wait_stop(ReplayTask& t, int request, const std::atomic<bool>* interrupt) {
   for (;;) {
-    int status = 0;
-    pid_t r = waitpid(t.tid, &status, __WALL);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw_errno("waitpid(" + std::to_string(t.tid) + ")");
-    }
+    int status = wait_interruptible(t.tid, interrupt, t.interrupt_sent);
     Stop s;
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       s.kind = Stop::Exited;
@@ -101,7 +97,16 @@ Stop wait_stop(ReplayTask& t, int request) {
                                                                     : Stop::SyscallEntry;
       return s;
     }
-    if (event == PTRACE_EVENT_STOP) {  // group-stop or a new child's first stop
+    if (event == PTRACE_EVENT_STOP && sig == SIGTRAP && t.interrupt_sent) {
+      // Our PTRACE_INTERRUPT's stop (ptrace(2): its WSTOPSIG is SIGTRAP). One that comes
+      // after the run it was sent for ended otherwise is resumed as if it had not happened.
+      t.interrupt_sent = false;
+      if (interrupt) {
+        s.kind = Stop::Interrupted;
+        return s;
+      }
+    }
+    if (event == PTRACE_EVENT_STOP) {  // group-stop, a new child's first stop, a late interrupt
       resume(t.tid, request, 0);
       continue;
     }

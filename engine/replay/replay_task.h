@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -46,6 +47,7 @@ struct ReplayTask {
   /// rewind restarts the syscall as the kernel did when recording (arch signal.c rules).
   bool restart_pending = false;
   bool signal_injected = false;  ///< rewind sent it a signal to be delivered at the next resume
+  bool interrupt_sent = false;   ///< a PTRACE_INTERRUPT was sent; its stop has not been seen
   uint64_t syscall_insn = 0;     ///< address of a `syscall` instruction it ran (for injection)
   /// Its librewind_preload.so syscall buffer (0: none): registered by the task, or its fork
   /// parent's (preload/README.md).
@@ -73,7 +75,9 @@ struct Stop {
     Signal,
     Event,
     Exited,
-    BufferPause
+    BufferPause,
+    /// Stopped where it was by a PTRACE_INTERRUPT that the caller's flag asked for (run_once).
+    Interrupted
   } kind = SyscallEntry;
   int sig = 0;                         ///< Signal: the signal; Event: PTRACE_EVENT_*
   int status = 0;                      ///< Exited: raw wait status
@@ -84,8 +88,11 @@ struct Stop {
 /// did not cause (a real SIGCHLD from a replayed child) are suppressed; group-stops are
 /// resumed. A syscall entry that is a pause between buffered records is returned as it is
 /// (at_buffer_pause tells). After a debugger trap, a blocked SIGTRAP is blocked again (the
-/// kernel unblocks it to deliver the trap). Throws SystemError.
-Stop run_once(ReplayTask& t, int request);
+/// kernel unblocks it to deliver the trap). While `interrupt` (may be null) is true, a task
+/// that runs on is stopped where it is (interruptible_wait.h) and Stop::Interrupted returned;
+/// without it, such a stop left over from an earlier run is resumed and not returned.
+/// Throws SystemError.
+Stop run_once(ReplayTask& t, int request, const std::atomic<bool>* interrupt = nullptr);
 
 /// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL, PTRACE_SINGLESTEP) until its
 /// next stop of interest, as run_once, and handles a pause between buffered records
@@ -94,8 +101,9 @@ Stop run_once(ReplayTask& t, int request);
 /// ReplaySession::run(). Throws SystemError, DivergenceError.
 Stop run_to_stop(ReplayTask& t, int request);
 
-/// Waits for `t`'s next stop without resuming it first (same filtering as run_to_stop).
-Stop wait_stop(ReplayTask& t, int request);
+/// Waits for `t`'s next stop without resuming it first (same filtering as run_to_stop;
+/// `interrupt` as for run_once).
+Stop wait_stop(ReplayTask& t, int request, const std::atomic<bool>* interrupt = nullptr);
 
 /// Waits for a newly created task's first stop (PTRACE_EVENT_STOP) and leaves it stopped
 /// there, before it ran any code. Throws DivergenceError if it stops otherwise.

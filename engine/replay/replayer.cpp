@@ -192,6 +192,8 @@ std::string Replayer::stop_text(const ReplayTask& t, const Stop& s) {
       return "the task's end";
     case Stop::BufferPause:
       return "a pause between its buffered syscalls";
+    case Stop::Interrupted:
+      return "an interrupt";
   }
   return "a stop";
 }
@@ -308,7 +310,7 @@ std::optional<ReplayStep> Replayer::answer(const RunCommand& cmd) {
       return std::nullopt;
     case Await::Request: {
       ReplayTask& t = cur_task();
-      last_stop_ = run_once(t, cmd.request ? cmd.request : PTRACE_SYSEMU);
+      last_stop_ = run_once(t, cmd.request ? cmd.request : PTRACE_SYSEMU, cmd.interrupt);
       if (last_stop_.kind == Stop::SyscallEntry && at_buffer_pause(t)) {
         last_stop_.kind = Stop::BufferPause;
         last_stop_.status = int(take_buffer_pause(t));
@@ -325,7 +327,8 @@ std::optional<ReplayStep> Replayer::answer(const RunCommand& cmd) {
       if (cur_task().stop_at_pause) on_goal_stop(last_stop_);
       return std::nullopt;
     case Await::Claim:
-      if (!cmd.claimed) on_goal_stop(last_stop_);
+      // An interrupt is only ever the driver's: the task goes on towards the goal.
+      if (!cmd.claimed && last_stop_.kind != Stop::Interrupted) on_goal_stop(last_stop_);
       return std::nullopt;
     case Await::Patch:
       cur_->search->patch_answer(cmd.patch_allowed);

@@ -58,6 +58,9 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   stepping_over_ = false;
   stepped_ = stepping;
   cmd.request = stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
+  // A user's continue may run for long without a stop (a loop with no syscall): a pause
+  // must stop it there. Reverse operations are exact replays and are not cut short.
+  if (!stepping && run_.forward()) cmd.interrupt = &interrupt_;
   return Next::Resume;
 }
 
@@ -122,6 +125,14 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
   if (s.kind == Stop::BufferPause) {
     on_buffer_pause(t, uint32_t(s.status));
     cmd.claimed = true;
+    return Next::Resume;
+  }
+  if (s.kind == Stop::Interrupted) {
+    // Stopped where it ran for a pause (before_resume passed the flag): a point between
+    // events like any trap. Where a trampoline is in place the pause waits for its end.
+    cmd.claimed = true;
+    if (!session_->code_patched() && take_interrupt())
+      return pause_interrupted(trap_point(t, get_regs(t.tid)));
     return Next::Resume;
   }
   if (s.kind != Stop::SyscallEntry && !session_->code_patched() && take_interrupt())

@@ -1,0 +1,19 @@
+// Test program for time travel far from any syscall: compute() runs a loop with no syscall
+// for about two seconds (the first argument is its pass count), then main prints the result.
+// A pause must stop the replay inside compute(); a reverse step from there must not replay
+// every instruction since the program's last syscall.
+#include <stdio.h>
+#include <stdlib.h>
+
+unsigned long long state;
+
+__attribute__((noinline)) unsigned long long compute(unsigned long long n) {
+  for (unsigned long long i = 0; i < n; ++i) state = state * 6364136223846793005ull + i;
+  return state;
+}
+
+int main(int argc, char** argv) {
+  unsigned long long n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000000ull;
+  printf("%llu\n", compute(n));
+  return 0;
+}
