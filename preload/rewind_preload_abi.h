@@ -16,7 +16,11 @@
 #define RWD_UNTRACED_IP (RWD_UNTRACED_PAGE + 2)
 
 /* rewind's own syscall numbers (no kernel syscall has them; without rewind they fail with
- * ENOSYS, and the library stays off). */
+ * ENOSYS, and the library stays off). A program's own call of these numbers fails with ENOSYS
+ * as natively: rewind tells the library's calls by their registers (a registration's size
+ * argument and deferral range in the library's code, a file whose name starts with
+ * RWD_LIBRARY_NAME; a pause's or divergence report's r12 pointing at the task's buffer). */
+#define RWD_LIBRARY_NAME "librewind_preload.so"
 /* register_buffer(buffer, size, defer_start, defer_end, features, desched_fd): the calling
  * task's buffer, the code range where the recorder must not stop the task at an arbitrary
  * point, what this library can do (RWD_FEATURE_*; libraries before the features existed pass

@@ -58,6 +58,12 @@ std::string syscall_name(long nr) {
   return "syscall_" + std::to_string(nr);
 }
 
+bool syscall_number_known(long nr) {
+  for (const auto& e : kNames)
+    if (e.nr == nr) return true;
+  return false;
+}
+
 bool is_restart_result(int64_t result) {
   return result == -512 || result == -513 || result == -514 || result == -516;
 }

@@ -107,6 +107,12 @@ bool syscall_has(long nr, SyscallFlag f);
 /// The kernel's name for syscall `nr` ("epoll_pwait2"), or "syscall_NNN" when unknown.
 std::string syscall_name(long nr);
 
+/// Whether `nr` is a syscall number of the kernel headers rewind was built with
+/// (syscall_names.inc, generated from <asm/unistd_64.h>). Numbers outside it (negative ones,
+/// numbers past the table, other tools' private numbers) fail with ENOSYS natively
+/// (syscall(2): the kernel's answer to a number it does not implement).
+bool syscall_number_known(long nr);
+
 /// True for the kernel-internal results that ask for a restart when no handler runs
 /// (include/linux/errno.h in the kernel: ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
 /// ERESTART_RESTARTBLOCK); a tracer sees them at a syscall's exit when a signal interrupted it.

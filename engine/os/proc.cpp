@@ -115,4 +115,15 @@ std::vector<std::string> read_proc_cmdline(pid_t tid) {
   return argv;
 }
 
+bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix) {
+  for (const ProcMapping& m : read_proc_maps(pid)) {
+    if (addr < m.start || addr >= m.end) continue;
+    std::string_view base = m.path;
+    if (auto slash = base.rfind('/'); slash != std::string_view::npos)
+      base.remove_prefix(slash + 1);
+    return base.substr(0, prefix.size()) == prefix;
+  }
+  return false;
+}
+
 }  // namespace rwd

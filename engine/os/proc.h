@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rwd {
@@ -27,6 +28,10 @@ std::string strip_deleted_suffix(std::string path);
 
 /// Reads /proc/PID/maps. Throws SystemError.
 std::vector<ProcMapping> read_proc_maps(pid_t pid);
+
+/// Whether address `addr` of process `pid` lies in a mapping of a file whose base name
+/// starts with `prefix` (read from /proc/PID/maps; false when none maps it).
+bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix);
 
 /// The state letter of task `tid` ("R", "S", "D", "Z", "X", "t"...: the field after the
 /// command name in /proc/TID/stat), or '\0' when the task is gone.

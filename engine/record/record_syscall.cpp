@@ -15,6 +15,7 @@
 #include "engine/arch/clone_args.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/proc.h"
 #include "engine/record/blocking.h"
 #include "engine/record/exec_capture.h"
 #include "engine/record/record_session.h"
@@ -41,7 +42,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
   }
   long nr = long(t.entry.orig_rax);
-  if (nr == RWD_SYS_REGISTER_BUFFER) {
+  // The library's registration names its buffer's size and its own code (its deferral
+  // range): a program's own syscall(1000, ...) does not, and fails with ENOSYS (below).
+  if (nr == RWD_SYS_REGISTER_BUFFER && t.entry.rsi == RWD_BUFFER_SIZE &&
+      maps_file_named(t.pid, t.entry.rdx, RWD_LIBRARY_NAME)) {
     // librewind_preload.so's registration: rewind answers it, the kernel never sees it.
     Registers r = t.entry;
     r.orig_rax = uint64_t(-1);
@@ -53,6 +57,17 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     return resume_syscall(t);
   }
   const SyscallSpec* spec = syscall_spec(nr);
+  if (!spec && !syscall_number_known(nr)) {
+    // A number the kernel does not implement (negative, past its table, another tool's or
+    // rewind's private numbers made by the program itself): -ENOSYS, as natively, recorded
+    // as the call's result. The kernel never sees it.
+    Registers r = t.entry;
+    r.orig_rax = uint64_t(-1);
+    set_regs(t.tid, r);
+    t.skip_syscall = true;
+    t.skip_result = -ENOSYS;
+    return resume_syscall(t);
+  }
   if (!spec)
     throw UnsupportedError("syscall " + std::to_string(nr) + " (" + syscall_name(nr) +
                            ") is not supported yet");
@@ -96,7 +111,9 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     result = t.skip_result;
     set_regs(t.tid, regs);
   }
-  if (nr == RWD_SYS_REGISTER_BUFFER) {
+  if (!syscall_spec(nr)) {
+    // rewind's registration, or a number the kernel does not implement (-ENOSYS): only the
+    // result, no memory.
     Event e;
     e.kind = EventKind::Syscall;
     e.tid = t.tid;

@@ -54,9 +54,15 @@ void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32
   write_records(t, t.records, 0, to, t.pauses.empty() ? RWD_END_MARK : RWD_PAUSE_MARK);
 }
 
+bool made_by_library(const ReplayTask& t, const Registers& r) {
+  return t.syscall_buffer != 0 && r.r12 == t.syscall_buffer;
+}
+
 bool at_buffer_pause(const ReplayTask& t) {
   // Without a pause ahead the library never makes it.
-  return !t.pauses.empty() && get_regs(t.tid).orig_rax == RWD_SYS_PAUSE;
+  if (t.pauses.empty()) return false;
+  Registers r = get_regs(t.tid);
+  return r.orig_rax == RWD_SYS_PAUSE && made_by_library(t, r);
 }
 
 uint32_t take_buffer_pause(ReplayTask& t) {

@@ -20,6 +20,14 @@ namespace rwd {
 /// record boundary or the task's library cannot pause.
 void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses);
 
+/// Whether the syscall `t` stands at the entry of (registers `r`) was made by
+/// librewind_preload.so's replay of a buffered call, which holds the task's buffer header in
+/// r12 (entry.S): only then is RWD_SYS_PAUSE or RWD_SYS_DIVERGED rewind's own
+/// (rewind_preload_abi.h); a program's own call of that number got -ENOSYS when recorded.
+/// (Its address does not tell: the library's stubs also make the calls of the program's
+/// patched syscall sites, libc's syscall() among them.)
+bool made_by_library(const ReplayTask& t, const Registers& r);
+
 /// True if `t`, just stopped at a syscall entry, made RWD_SYS_PAUSE (asked for by a pause).
 bool at_buffer_pause(const ReplayTask& t);
 

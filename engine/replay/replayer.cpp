@@ -219,7 +219,7 @@ void Replayer::on_goal_stop(const Stop& s) {
     case Goal::SyscallEntry:
       if (s.kind == Stop::SyscallEntry) {
         Registers r = get_regs(t.tid);
-        if (r.orig_rax == RWD_SYS_DIVERGED)
+        if (r.orig_rax == RWD_SYS_DIVERGED && made_by_library(t, r))
           throw diverged(e, "the program made syscall " + syscall_name(long(r.rdi)) +
                                 " where the recording buffered " + syscall_name(long(r.rsi)));
         buffer_reached(t, e);

@@ -254,6 +254,8 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
     return;
   }
   const SyscallSpec* spec = syscall_spec(nr);
+  // A number the kernel does not implement: the recorder answered -ENOSYS (record_syscall.cpp).
+  if (!spec && !syscall_number_known(nr) && e.result == -ENOSYS) return emulate(t, e, regs);
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
   switch (spec->replay) {
     case ReplayPolicy::Emulate:
