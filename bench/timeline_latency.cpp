@@ -1,8 +1,10 @@
 // Benchmark: how long the timeline takes to go backwards and to seek, on a trace of more than
 // 100,000 events (bench/many_events.c), and how much memory its checkpoints hold. With
 // --threads, the same work split over four threads running at once (bench/mt_events.c);
-// with --processes, over four fork()ed processes (bench/mp_events.c).
-// Usage: timeline_latency [--runs N] [--threads | --processes]. Prints medians in
+// with --processes, over four fork()ed processes (bench/mp_events.c). With --far, reverse
+// steps far from any syscall instead: in bench/long_compute.c's loop, paused after growing
+// stretches of replay (far_steps()).
+// Usage: timeline_latency [--runs N] [--threads | --processes | --far]. Prints medians in
 // milliseconds.
 #include <sys/syscall.h>
 
@@ -14,6 +16,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/timeline/timeline.h"
@@ -49,6 +52,51 @@ uint64_t pss_bytes(pid_t pid) {
   return 0;
 }
 
+/// --far: reverse steps in a loop that makes no syscall for seconds, from points reached by
+/// pausing a continue after `delays` of replay. Their cost grows with that stretch (each step
+/// replays it, at native speed plus the counting trampoline's), not with its instructions
+/// (single steps from the last syscall: about 5 us each, hours here).
+int far_steps(const std::string& rewind, int runs) {
+  char tmpl[] = "/tmp/rewind-bench.XXXXXX";
+  std::string top = mkdtemp(tmpl), dir = top + "/trace";
+  auto t0 = Clock::now();
+  if (std::system((std::string(LONG_COMPUTE) + " >/dev/null").c_str()) != 0) return 1;
+  double native = ms_since(t0);
+  if (std::system((rewind + " record -o " + dir + " " + LONG_COMPUTE + " >/dev/null").c_str()) != 0)
+    return 1;
+  printf("reverse steps far from any syscall, bench/long_compute.c (native run %.0f ms)\n", native);
+  printf("| paused after (ms of replay) | reverse-step median ms | forward step ms | runs |\n");
+  printf("| ---: | ---: | ---: | ---: |\n");
+  for (int delay : {100, 400, 1600}) {
+    Timeline tl(dir);
+    StopInfo paused;
+    std::thread run([&] { paused = tl.resume_forward(); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    tl.interrupt();
+    run.join();
+    if (paused.reason != StopReason::Interrupted) {
+      fprintf(stderr, "the continue was not paused (reason %d)\n", int(paused.reason));
+      return 1;
+    }
+    std::vector<double> back;
+    double fwd = 0;
+    for (int i = 0; i < std::max(1, runs / 5); ++i) {
+      t0 = Clock::now();
+      tl.step_backward(paused.tid);
+      back.push_back(ms_since(t0));
+      if (i == 0) {
+        t0 = Clock::now();
+        tl.step_forward(paused.tid);
+        fwd = ms_since(t0);
+        tl.step_backward(paused.tid);
+      }
+    }
+    printf("| %d | %.0f | %.1f | %zu |\n", delay, median(back), fwd, back.size());
+  }
+  std::system(("rm -rf " + top).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +106,7 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     if (!strcmp(argv[i], "--threads")) exe = MT_EVENTS, what = "mt_events.c (4 threads)";
     if (!strcmp(argv[i], "--processes")) exe = MP_EVENTS, what = "mp_events.c (4 processes)";
+    if (!strcmp(argv[i], "--far")) return far_steps(rewind, runs);
   }
   char tmpl[] = "/tmp/rewind-bench.XXXXXX";
   std::string dir = std::string(mkdtemp(tmpl)) + "/trace";

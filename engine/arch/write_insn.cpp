@@ -114,7 +114,47 @@ struct Decoder {
   Decoder& operator=(const Decoder&) = delete;
 };
 
+/// For each start of an instruction that ends at `end`: how many forward decodings from the
+/// bytes of `code` (which end at `end`) land on `end` with it as their last instruction;
+/// and how many land on `end` at all.
+std::pair<int, std::map<uint64_t, int>> landing_votes(Decoder& d, uint64_t end,
+                                                      const std::vector<uint8_t>& code) {
+  std::map<uint64_t, int> votes;
+  int landed = 0;
+  uint64_t base = end - code.size();
+  for (size_t s = 0; s + 16 <= code.size(); ++s) {
+    const uint8_t* p = code.data() + s;
+    size_t size = code.size() - s;
+    uint64_t pc = base + s, last = 0;
+    while (size > 0 && cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) last = d.insn->address;
+    if (size != 0) continue;  // stopped on bytes that do not decode, or past `end`
+    ++landed;
+    ++votes[last];
+  }
+  return {landed, votes};
+}
+
 }  // namespace
+
+std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code) {
+  Decoder d;
+  if (!d.ok) return std::nullopt;
+  auto [landed, votes] = landing_votes(d, end, code);
+  for (const auto& [start, n] : votes) {
+    if (landed < 4 || n != landed) continue;
+    // Whether it can go on to `end`: not an unconditional jump, a return or an interrupt.
+    const uint8_t* p = code.data() + (start - (end - code.size()));
+    size_t size = size_t(end - start);
+    uint64_t pc = start;
+    if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) return std::nullopt;
+    if (d.insn->id == X86_INS_JMP || cs_insn_group(d.h, d.insn, CS_GRP_RET) ||
+        cs_insn_group(d.h, d.insn, CS_GRP_CALL) || cs_insn_group(d.h, d.insn, CS_GRP_INT) ||
+        d.insn->id == X86_INS_UD2 || d.insn->id == X86_INS_HLT || d.insn->id == X86_INS_SYSCALL)
+      return std::nullopt;
+    return start;
+  }
+  return std::nullopt;
+}
 
 std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint8_t>& code,
                                             const Registers& after, uint64_t addr, uint64_t len) {
@@ -137,18 +177,7 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
     // store to the same operand). Instruction streams resynchronise within a few
     // instructions: decode forwards from each earlier byte, and keep the candidate that
     // every decoding landing on `end` ends with.
-    std::map<uint64_t, int> votes;
-    int landed = 0;
-    uint64_t base = end - code.size();
-    for (size_t s = 0; s + 16 <= code.size(); ++s) {
-      const uint8_t* p = code.data() + s;
-      size_t size = code.size() - s;
-      uint64_t pc = base + s, last = 0;
-      while (size > 0 && cs_disasm_iter(h, &p, &size, &pc, insn)) last = insn->address;
-      if (size != 0) continue;  // stopped on bytes that do not decode, or past `end`
-      ++landed;
-      ++votes[last];
-    }
+    auto [landed, votes] = landing_votes(d, end, code);
     for (uint64_t c : candidates)
       if (landed >= 4 && votes[c] == landed) found = c;
   }

@@ -23,6 +23,13 @@ namespace rwd {
 std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint8_t>& code,
                                             const Registers& after, uint64_t addr, uint64_t len);
 
+/// The start of the instruction that ends at `end` and may go on to it (not an unconditional
+/// jump, a call, a return, a syscall, an interrupt, ud2 or hlt), where at least four forward
+/// decodings of `code` (the bytes before `end`; 64 give room to resynchronise) land on `end` and
+/// all agree on it. nullopt otherwise. The instruction a task ran just before `end` is this one
+/// unless code jumped to `end`.
+std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code);
+
 /// Whether the instructions that start in [`at`, `at` + `len`) of `code` (the bytes at `at`,
 /// at least through the last of them) may write memory: an explicit memory operand written
 /// (or of unknown access), or an implicit write to the stack (push, call, enter: any

@@ -11,11 +11,14 @@ namespace rwd {
 namespace {
 
 constexpr uint64_t kPage = 4096;
-/// An upper bound on a trampoline's code (about 300 bytes with the displaced instructions).
-constexpr uint64_t kMaxCode = 512;
+/// An upper bound on a trampoline's code (about 300 bytes with the displaced instructions,
+/// 600 for a counting one comparing stack words).
+constexpr uint64_t kMaxCode = 1024;
 /// The mapping at most: the code's pages (it may cross one page boundary) and a data page
 /// (saved rsp, 16 expected values, a 64-byte stack).
 constexpr uint64_t kMaxTrampoline = 3 * 4096;
+/// Stack words a counting trampoline compares at most (PassChecks::stack_words).
+constexpr size_t kMaxStackWords = 16;
 /// Room left below the main stack, which may grow down during the search.
 constexpr uint64_t kStackRoom = 16ull << 20;
 constexpr uint64_t kLowest = 0x10000;                  // vm.mmap_min_addr's usual value
@@ -124,6 +127,12 @@ uint64_t choose_address(uint64_t x, const std::vector<ProcMapping>& maps, uint32
 
 }  // namespace
 
+std::optional<uint64_t> moved_copy(const PointTrampoline& p, uint64_t addr) {
+  for (const auto& [from, to] : p.moved)
+    if (from == addr) return to;
+  return std::nullopt;
+}
+
 std::optional<uint64_t> next_masked_match(uint64_t from, uint32_t mask, uint32_t value) {
   value &= mask;
   uint64_t u = from;
@@ -142,13 +151,16 @@ std::optional<uint64_t> next_masked_match(uint64_t from, uint32_t mask, uint32_t
 std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
                                                      const std::vector<uint8_t>& code, uint64_t x,
                                                      const Registers& want,
-                                                     const std::vector<ProcMapping>& maps) {
+                                                     const std::vector<ProcMapping>& maps,
+                                                     PassChecks checks) {
+  const bool counting = kind == PatchKind::Count;
+  if (kind == PatchKind::Jump) checks = {.registers = true, .stop_at = 0};
   // Which instruction starts the jump covers: known before the trampoline's address is.
-  const size_t patch_len = kind == PatchKind::Jump ? 5 : 1;
+  const size_t patch_len = kind == PatchKind::Int3 ? 1 : 5;
   auto probe = displace_instructions(code.data(), code.size(), x, x, patch_len);
   if (!probe) return std::nullopt;
   uint32_t mask = 0, value = 0;
-  if (kind == PatchKind::Jump) punning_constraint(probe->boundaries, mask, value);
+  if (kind != PatchKind::Int3) punning_constraint(probe->boundaries, mask, value);
   uint64_t t = choose_address(x, maps, mask, value);
   if (!t) return std::nullopt;
 
@@ -166,6 +178,9 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   // Addresses filled in once the code is laid out.
   uint64_t skip = 0, saved_rsp = 0, stack_top = 0, back = x + probe->covered;
   uint64_t expected[kCompareCount + 1] = {};  // + rsp
+  uint64_t counter = 0, stop_at = 0, check_count = 0, stack_differs = 0;
+  const size_t words = std::min<size_t>(checks.stack_words.size(), kMaxStackWords);
+  uint64_t stack_expected[kMaxStackWords] = {};
   Emitter e(t);
   if (kind == PatchKind::Int3) {
     // Only the instruction's copy and the jump back; the task traps at the point itself.
@@ -184,27 +199,63 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   }
   // Switch to the trampoline's own stack: the program's may hold live data below its red zone
   // (a signal frame is not the only writer there), and its contents are part of the state.
-  e.rip_relative({0x48, 0x89, 0x25}, &saved_rsp);  // mov [rip+saved_rsp], rsp
-  e.rip_relative({0x48, 0x8d, 0x25}, &stack_top);  // lea rsp, [rip+stack_top]
-  e.bytes({0x9c});                                 // pushfq
-  for (size_t i = 0; i < kCompareCount; ++i) {
-    uint8_t reg = kCompares[i].reg;
-    // cmp reg, [rip+expected_i]: REX.W (+R for r8-r15) 3b /r, ModRM 00 reg 101
-    e.rip_relative({uint8_t(0x48 | (reg >= 8 ? 0x04 : 0)), 0x3b, uint8_t(0x05 | ((reg & 7) << 3))},
-                   &expected[i]);
-    e.bytes({0x0f, 0x85});  // jne skip
-    e.disp(&skip);
+  e.rip_relative({0x48, 0x89, 0x25}, &saved_rsp);              // mov [rip+saved_rsp], rsp
+  e.rip_relative({0x48, 0x8d, 0x25}, &stack_top);              // lea rsp, [rip+stack_top]
+  e.bytes({0x9c});                                             // pushfq
+  if (counting) e.rip_relative({0x48, 0xff, 0x05}, &counter);  // inc qword [rip+counter]
+  // Where a register that differs goes: the pass count's check, or on with the program.
+  const uint64_t* differs = counting ? &check_count : &skip;
+  if (checks.registers) {
+    for (size_t i = 0; i < kCompareCount; ++i) {
+      uint8_t reg = kCompares[i].reg;
+      // cmp reg, [rip+expected_i]: REX.W (+R for r8-r15) 3b /r, ModRM 00 reg 101
+      e.rip_relative(
+          {uint8_t(0x48 | (reg >= 8 ? 0x04 : 0)), 0x3b, uint8_t(0x05 | ((reg & 7) << 3))},
+          &expected[i]);
+      e.bytes({0x0f, 0x85});  // jne differs
+      e.disp(differs);
+    }
+    e.bytes({0x50});                                               // push rax
+    e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);                // mov rax, [rip+saved_rsp]
+    e.rip_relative({0x48, 0x3b, 0x05}, &expected[kCompareCount]);  // cmp rax, [rip+expected_rsp]
+    e.bytes({0x58});                                               // pop rax (flags kept)
+    e.bytes({0x0f, 0x85});                                         // jne differs
+    e.disp(differs);
+    if (words > 0) {
+      e.bytes({0x50, 0x51});                           // push rax; push rcx
+      e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);  // mov rax, [rip+saved_rsp]
+      for (size_t i = 0; i < words; ++i) {
+        e.bytes({0x48, 0x8b, 0x48, uint8_t(8 * i)});             // mov rcx, [rax+8i]
+        e.rip_relative({0x48, 0x3b, 0x0d}, &stack_expected[i]);  // cmp rcx, [rip+word_i]
+        e.bytes({0x0f, 0x85});                                   // jne stack_differs
+        e.disp(&stack_differs);
+      }
+      e.bytes({0x59, 0x58});  // pop rcx; pop rax (flags kept)
+    }
+    e.bytes({0x9d});                                 // popfq
+    e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
+    e.bytes({0xcc});                                 // int3: every register matches
+    p.match_trap = e.here();
   }
-  e.bytes({0x50});                                               // push rax
-  e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);                // mov rax, [rip+saved_rsp]
-  e.rip_relative({0x48, 0x3b, 0x05}, &expected[kCompareCount]);  // cmp rax, [rip+expected_rsp]
-  e.bytes({0x58});                                               // pop rax (flags kept)
-  e.bytes({0x0f, 0x85});                                         // jne skip
-  e.disp(&skip);
-  e.bytes({0x9d});                                 // popfq
-  e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
-  e.bytes({0xcc});                                 // int3: every register matches
-  p.match_trap = e.here();
+  if (words > 0) {
+    stack_differs = e.here();
+    e.bytes({0x59, 0x58});  // pop rcx; pop rax (flags kept)
+    e.bytes({0xe9});        // jmp differs
+    e.disp(differs);
+  }
+  if (counting) {
+    check_count = e.here();
+    e.bytes({0x50});                               // push rax
+    e.rip_relative({0x48, 0x8b, 0x05}, &counter);  // mov rax, [rip+counter]
+    e.rip_relative({0x48, 0x3b, 0x05}, &stop_at);  // cmp rax, [rip+stop_at]
+    e.bytes({0x58});                               // pop rax (flags kept)
+    e.bytes({0x0f, 0x85});                         // jne skip
+    e.disp(&skip);
+    e.bytes({0x9d});                                 // popfq
+    e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
+    e.bytes({0xcc});                                 // int3: the pass asked for
+    p.count_trap = e.here();
+  }
   skip = e.here();
   e.bytes({0x9d});                                 // popfq
   e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
@@ -220,14 +271,23 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   // The data page: saved rsp, the expected values, then the stack (pushfq, push rax).
   saved_rsp = data;
   for (size_t i = 0; i <= kCompareCount; ++i) expected[i] = data + 8 * (i + 1);
+  counter = data + 8 * (kCompareCount + 2);
+  stop_at = counter + 8;
+  for (size_t i = 0; i < words; ++i) stack_expected[i] = stop_at + 8 * (i + 1);
   stack_top = data + kPage - 64;
   if (!e.resolve()) return std::nullopt;
   p.code = std::move(e.code());
   p.data_addr = data;
-  p.data.assign(8 * (kCompareCount + 2), 0);
+  p.data.assign(8 * (kCompareCount + 4 + words), 0);
+  for (size_t i = 0; i < words; ++i)
+    std::memcpy(p.data.data() + (stack_expected[i] - data), &checks.stack_words[i], 8);
   for (size_t i = 0; i <= kCompareCount; ++i) {
     uint64_t v = i < kCompareCount ? want.*kCompares[i].field : want.rsp;
     std::memcpy(p.data.data() + 8 * (i + 1), &v, 8);
+  }
+  if (counting) {
+    p.count_addr = counter;
+    std::memcpy(p.data.data() + (stop_at - data), &checks.stop_at, 8);  // the counter starts at 0
   }
 
   int64_t rel = int64_t(t - (x + 5));

@@ -29,6 +29,20 @@ enum class PatchKind : uint8_t {
   /// a hardware breakpoint), and goes on through the trampoline's copy of the instruction
   /// without a single step. For points whose following bytes code jumps into.
   Int3,
+  /// A jump to code that counts the passes (a 64-bit counter in the data page, at
+  /// PointTrampoline::count_addr) and stops the task at pass number PassChecks::stop_at
+  /// (count_trap), and, with PassChecks::registers, when the registers match (match_trap).
+  Count,
+};
+
+/// What a PatchKind::Count trampoline checks at each pass, after counting it.
+struct PassChecks {
+  bool registers = false;  ///< trap at match_trap when the registers equal `want`
+  uint64_t stop_at = 0;    ///< trap at count_trap at this pass (the first is 1; 0: never)
+  /// With `registers`: the 8-byte words from the task's rsp upwards that must match too (at
+  /// most 16; all within its stack). Code built without optimisation keeps its loop counters
+  /// there, and its registers repeat from one pass of a loop to the next.
+  std::vector<uint64_t> stack_words{};
 };
 
 /// Where and what to write for one search.
@@ -43,22 +57,30 @@ struct PointTrampoline {
   std::vector<uint8_t> data;   ///< the saved rsp's slot and the expected register values
   std::vector<uint8_t> patch;  ///< what replaces the bytes at `point`: the jump, then int3s
   uint64_t match_trap = 0;     ///< rip at the trap the trampoline takes when registers match
+  uint64_t count_trap = 0;     ///< Count: rip at the trap it takes at PassChecks::stop_at
+  uint64_t count_addr = 0;     ///< Count: where the pass counter lies (in the data page)
   uint64_t resume = 0;  ///< where a task whose state is not the point goes on (displaced code)
   /// For each later instruction the patch covers: its address, and its copy's address in
   /// the trampoline, where a task that enters (or stands on) it goes on.
   std::vector<std::pair<uint64_t, uint64_t>> moved;
 };
 
-/// Plans a trampoline of `kind` for a point at `x` with the recorded registers `want` (Jump:
-/// the 15 general-purpose registers and rsp are compared in the task; the caller checks the
-/// rest and the memory digest at the trap). `code` holds the bytes at `x` (at least 32 if
+/// Plans a trampoline of `kind` for a point at `x` with the recorded registers `want` (Jump,
+/// and Count with `checks.registers`: the 15 general-purpose registers and rsp are compared
+/// in the task; the caller checks the rest and the memory digest at the trap; `checks` only
+/// for Count). `code` holds the bytes at `x` (at least 32 if
 /// mapped). `maps` are the task's mappings; the trampoline goes in a gap within a 32-bit
 /// jump of `x`, not within 16 MiB below the stack. Returns nullopt when the instructions at
 /// `x` cannot be moved (displace_instructions) or no gap fits.
 std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
                                                      const std::vector<uint8_t>& code, uint64_t x,
                                                      const Registers& want,
-                                                     const std::vector<ProcMapping>& maps);
+                                                     const std::vector<ProcMapping>& maps,
+                                                     PassChecks checks = {});
+
+/// The address of `p`'s copy of the covered instruction at `addr` (a later instruction the
+/// patch covers, which code may jump to), if one starts there.
+std::optional<uint64_t> moved_copy(const PointTrampoline& p, uint64_t addr);
 
 /// The smallest u >= `from` (u < 2^32) whose bytes selected by `mask` equal those of `value`;
 /// nullopt if none. (The search for a jump displacement with given bytes.)

@@ -47,14 +47,6 @@ std::string describe(const Stop& s, pid_t tid) {
   return "?";
 }
 
-/// The address of the trampoline's copy of the covered instruction at `addr`, if one starts
-/// there.
-std::optional<uint64_t> moved_copy(const PointTrampoline& p, uint64_t addr) {
-  for (const auto& [from, to] : p.moved)
-    if (from == addr) return to;
-  return std::nullopt;
-}
-
 bool debug_points() {
   return getenv("REWIND_DEBUG_POINTS") != nullptr;
 }

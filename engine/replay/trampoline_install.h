@@ -29,6 +29,11 @@ class TrampolineInstall {
   /// Puts the original code back only (for a task that cannot run syscalls now), where the
   /// patch is still there.
   void restore_code() noexcept;
+  /// Forgets the installation without touching the task (its process is gone, or is being
+  /// thrown away with the replay).
+  void abandon() noexcept { patched_ = mapped_ = false; }
+  /// The plan installed.
+  const PointTrampoline& plan() const { return plan_; }
   ~TrampolineInstall() { restore_code(); }
 
  private:

@@ -59,7 +59,7 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
   const std::map<uint64_t, bool>& wanted = addresses(pid);
   auto& mine = patched_[key(pid)];
   for (auto it = mine.begin(); it != mine.end();) {
-    if (wanted.count(it->first)) {
+    if (wanted.count(it->first) && !kept_out(it->first)) {
       ++it;
       continue;
     }
@@ -67,7 +67,7 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
     it = mine.erase(it);
   }
   for (const auto& [addr, user] : wanted) {
-    if (mine.count(addr)) continue;
+    if (mine.count(addr) || kept_out(addr)) continue;
     auto orig = read_memory(tid, addr, 1);
     if (orig.empty()) continue;  // not mapped yet: pending
     write_memory(tid, addr, &kInt3, 1);

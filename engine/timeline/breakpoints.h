@@ -65,6 +65,12 @@ class BreakpointTable {
   void lift(pid_t pid, pid_t tid, uint64_t addr);
   /// True if `addr` holds a patched int3 in `pid`.
   bool patched(pid_t pid, uint64_t addr) const;
+  /// Keeps patches out of addresses [lo, hi) in every process (a counting trampoline's
+  /// bytes, pass_trap.h): sync() takes those out and puts none in. keep_out(0, 0) ends it.
+  void keep_out(uint64_t lo, uint64_t hi) {
+    keep_lo_ = lo;
+    keep_hi_ = hi;
+  }
   /// Puts the original bytes back into `bytes`, read from `pid` at `addr`.
   void hide(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) const;
 
@@ -83,7 +89,9 @@ class BreakpointTable {
   const std::map<uint64_t, bool>& addresses(pid_t pid);
   std::map<pid_t, std::map<uint64_t, uint8_t>> patched_;  ///< pid -> address -> original byte
   std::map<pid_t, std::map<uint64_t, bool>> resolved_;    ///< pid -> addresses(pid)
-  std::map<pid_t, pid_t> shared_;  ///< process -> the process whose memory it shares
+  std::map<pid_t, pid_t> shared_;       ///< process -> the process whose memory it shares
+  uint64_t keep_lo_ = 0, keep_hi_ = 0;  ///< keep_out()
+  bool kept_out(uint64_t addr) const { return addr >= keep_lo_ && addr < keep_hi_; }
 };
 
 }  // namespace rwd

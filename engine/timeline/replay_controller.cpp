@@ -78,6 +78,9 @@ void ReplayController::main() {
 }
 
 Next ReplayController::replay() {
+  pass_trap_.abandon();  // in the replay thrown away
+  run_.passes = 0;
+  run_.pass_reached = false;
   session_.reset();
   bps_.forget_all();
   lifted_ = false;
@@ -134,6 +137,14 @@ Next ReplayController::replay() {
 }
 
 Next ReplayController::event_done(const Event& e) {
+  if (pass_trap_.installed()) {
+    // Its interval ended without the stop it was for (a checkpoint must not copy it).
+    try {
+      pass_trap_.remove();
+    } catch (const Error&) {
+      pass_trap_.abandon();  // its task is gone
+    }
+  }
   last_event_ = e;
   bool was_exec = e.kind == EventKind::Exec;
   note_entries(last_event_);
@@ -219,6 +230,8 @@ CodeSite ReplayController::site_in(pid_t pid, uint64_t addr) {
 }
 
 void ReplayController::sync_breakpoints(const ReplayTask& t) {
+  auto w = pass_want();
+  bps_.keep_out(w ? w->x : 0, w ? w->x + w->reach : 0);
   bps_.sync(t.pid, t.tid);
 }
 

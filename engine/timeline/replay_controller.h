@@ -24,6 +24,7 @@
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/breakpoints.h"
 #include "engine/timeline/checkpoint_store.h"
+#include "engine/timeline/pass_trap.h"
 #include "engine/timeline/replay_thread.h"
 #include "engine/timeline/timeline.h"
 #include "engine/timeline/timeline_run.h"
@@ -215,6 +216,33 @@ class ReplayController {
 
   /// The scan reached the current point: choose where to go, and go (returns Replay).
   Next scan_done();
+
+  // --- Reverse steps by counted passes (pass_steps.cpp). ---
+
+  /// The counting trampoline the current run wants: in task `tid`'s interval after event
+  /// `event`, at `x`, with `checks` (the registers of `want`, or a pass number).
+  struct PassWant {
+    pid_t tid = 0;
+    uint64_t event = 0;
+    uint64_t x = 0;
+    uint64_t reach = PassTrap::kPatchReach;  ///< bytes from x its patch may cover
+    PassChecks checks;
+    Registers want{};
+  };
+  std::optional<PassWant> pass_want() const;
+  /// A reverse step from a point between events of task step_tid_ (here_): counts the task's
+  /// passes at the point's instruction up to the point (Scan::count_passes), then single-steps
+  /// from the pass before (StepCount::after_pass). Returns nullopt where that cannot be used
+  /// (another task's point, a rep-prefixed string instruction there, REWIND_REVERSE_STEP=steps):
+  /// the steps then count from the task's last event.
+  std::optional<Next> start_pass_scan();
+  /// The scan counting passes reached the point: Run::passes of them.
+  Next pass_scan_done(const Run& done);
+  /// Installs the run's counting trampoline in `t` when it is due (before `t` resumes);
+  /// falls back to counting steps from the event (returns Replay) when it cannot be installed.
+  Next install_pass_trap(ReplayTask& t);
+  /// An int3 trap of `t` (registers `r`) that may be the counting trampoline's; nullopt if not.
+  std::optional<Next> on_pass_trap(ReplayTask& t, Registers r);
   void sync_breakpoints(const ReplayTask& t);
 
   /// Stops here: tells the waiting caller, then serves calls until an operation resumes;
@@ -282,6 +310,9 @@ class ReplayController {
   std::optional<std::pair<pid_t, uint64_t>> stepped_off_;
   std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
   std::optional<uint64_t> step_from_;     ///< a reverse step counts steps from this event
+  PassTrap pass_trap_;                    ///< the run's counting trampoline, when installed
+  /// The scan a reverse step by counted passes falls back to (steps from the last event).
+  std::optional<runs::Scan> pass_fallback_;
   bool at_event_start_ = false;           ///< trap_point() names "just after the last event"
   std::map<pid_t, uint64_t> resumed_in_;  ///< task -> 1 + events done at its last resume
   /// Where the last stop was reported (resuming from a breakpoint there steps over it).

@@ -52,6 +52,8 @@ Next ReplayController::op_reverse_step(pid_t tid) {
       step_from_ = here_.event - 1;
     }
   }
+  if (!step_from_)
+    if (auto n = start_pass_scan()) return *n;
   return start_scan(After::ReverseStep, true);
 }
 
@@ -162,6 +164,7 @@ Next ReplayController::scan_done() {
     }
     return Next::Replay;
   }
+  if (scan.count_passes) return pass_scan_done(done);
   // ReverseStep: single-step to one instruction before the current point.
   const StepCount& c = *scan.steps;
   bool after_task_event = last_event_.tid == c.tid && last_event_.number == c.event && c.event > 1;

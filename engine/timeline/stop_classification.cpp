@@ -30,6 +30,7 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   }
   if (!bps_.empty() || lifted_) sync_breakpoints(t);
   watches_.arm(t.tid);
+  if (Next n = install_pass_trap(t); n != Next::Resume) return n;
   bool stepping = single_stepping(t);
   resume_regs_ = r;
   if (bps_.patched(t.pid, r.rip) && bps_.has(t.pid, r.rip) &&
@@ -71,6 +72,8 @@ bool ReplayController::begin_code_patch(const ReplayTask& t, uint64_t addr, size
   // would trap at the copy's address), and read-and-write ones always. The trampoline's own
   // code reads and writes only its own page.
   if (lifted_ || single_stepping(t) || rep_step_tid_) return false;
+  // Nor into the bytes a counting trampoline is (or will be) patched over.
+  if (auto w = pass_want(); w && addr < w->x + w->reach && w->x < addr + len) return false;
   for (uint64_t a = addr; a < addr + len; ++a)
     if (bps_.has(t.pid, a) || bps_.patched(t.pid, a)) return false;
   // A read-and-write watchpoint would trap at a moved read too: then nothing is moved.
@@ -96,6 +99,7 @@ bool ReplayController::counting_steps(const ReplayTask& t) const {
   const StepCount* c = run_.step_count();
   if (!c || t.rec_tid != c->tid || session_->events_done() != c->event) return false;
   if (c->after_hit) return run_.hits >= c->after_hit;
+  if (c->after_pass) return run_.pass_reached;
   return c->pos == 0 || paused_at_pos_;
 }
 
@@ -165,6 +169,12 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
       fprintf(stderr, "rewind: timeline: step trap without DR6.BS at %llx\n",
               (unsigned long long)r.rip);
   }
+  if (code == SI_KERNEL) {
+    if (auto n = on_pass_trap(t, r)) {
+      cmd.claimed = true;
+      return *n;
+    }
+  }
   if (code == SI_KERNEL && bps_.patched(t.pid, r.rip - 1)) {
     r.rip -= 1;  // back onto the breakpoint's instruction
     set_regs(t.tid, r);
@@ -217,7 +227,10 @@ Next ReplayController::on_between() {
   } else if (scan) {
     if (reached(scan->target, here)) return scan_done();
   } else if (auto* steps = run_.as<runs::Steps>()) {
-    if (n == steps->from.event && steps->count == 0) return pause(steps->report, here);
+    // No step at all from the event: the point is just after it. (Steps after a pass stop
+    // at that pass instead, on_pass_trap.)
+    if (n == steps->from.event && steps->count == 0 && !steps->from.after_pass)
+      return pause(steps->report, here);
   }
   return Next::Resume;
 }

@@ -40,7 +40,7 @@ bool ReplayController::request_checkpoint() {
 const ReplayController::Saved* ReplayController::start_for(const Run& run) const {
   // Steps counted after a hit count hits from the checkpoint the hit was counted from.
   const StepCount* steps = run.step_count();
-  if (steps && steps->after_hit) return checkpoints_.at(run.start_event);
+  if (steps && (steps->after_hit || steps->after_pass)) return checkpoints_.at(run.start_event);
   if (run.forward()) return nullptr;
   // Hits and passes count from the checkpoint the scan counted them from.
   if (run.as<runs::HitNumber>() || run.as<runs::PassCount>() || run.as<runs::PassNumber>())

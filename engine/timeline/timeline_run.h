@@ -36,11 +36,16 @@ struct Point {
 /// `after_hit` is not 0 they start instead once the run has counted that many hits (from the
 /// checkpoint at Run::start_event, where these runs start): a reverse continue lands on a
 /// write by single-stepping from the write before it, not from the last event.
+/// When `after_pass` is not 0 they start instead at the task's pass number `after_pass` at
+/// `pass_addr` in that interval (counted by a PassTrap): a reverse step from a point far from
+/// the last event single-steps from the pass before the point's own, not from the event.
 struct StepCount {
   pid_t tid = 0;
   uint64_t event = 0;
   uint32_t pos = 0;
   uint64_t after_hit = 0;
+  uint64_t after_pass = 0;
+  uint64_t pass_addr = 0;
 };
 
 /// The kinds of run (Run::kind), each with what only it needs.
@@ -65,6 +70,17 @@ struct Scan {
   /// (Timeline::WatchStop::AfterWrite), so a write trapping at the target is not before it.
   bool after_write = false;
   uint64_t below = 0;  ///< start from a checkpoint before this event (0: any)
+  /// Counts the passes of the target's task at the target's instruction in the target's
+  /// interval (a PassTrap that also stops at the target's registers) into Run::passes, for a
+  /// reverse step from a point between events (the first of its three replays).
+  bool count_passes = false;
+  /// With count_passes: count the passes at this instruction instead (the one just before
+  /// the target's, when the target is the first pass at its own), and find the target with
+  /// an internal breakpoint at its instruction.
+  uint64_t count_at = 0;
+  uint64_t count_len = 0;  ///< bytes from count_at to the target's instruction (patch room)
+  /// With count_passes: the target task's stack words from its rsp up (PassChecks).
+  std::vector<uint64_t> stack_words{};
 };
 /// Silently to hit number `count` (from the checkpoint at Run::start_event), then report it.
 struct HitNumber {
@@ -109,6 +125,8 @@ struct Run {
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
   // Counted along the way.
   uint64_t hits = 0, steps = 0;
+  uint64_t passes = 0;        ///< Scan::count_passes: the passes up to the target, its own too
+  bool pass_reached = false;  ///< StepCount::after_pass: that pass came (steps count now)
   std::optional<StopInfo> last_hit_info;
 
   Run() = default;

@@ -67,6 +67,21 @@ TEST_CASE("pause stops a replay inside a loop that makes no syscall", "[dap]") {
   unsigned long long i = value_of(c, "i", frame["id"]);
   CHECK(i > 0);
   CHECK(i < 2000000000ull);
+  // One instruction back and forth: it comes back although the last syscall lies hundreds of
+  // millions of instructions behind (single steps from there would never end).
+  std::string pc = frame["instructionPointerReference"];
+  REQUIRE(c.request("stepBack", {{"threadId", tid}, {"granularity", "instruction"}})["success"] ==
+          true);
+  CHECK(c.event("stopped")["body"]["reason"] == "step");
+  json back = innermost_frame(c, tid);
+  CHECK(back["name"] == "compute");
+  CHECK(back["instructionPointerReference"] != pc);
+  REQUIRE(c.request("next", {{"threadId", tid}, {"granularity", "instruction"}})["success"] ==
+          true);
+  CHECK(c.event("stopped")["body"]["reason"] == "step");
+  json again = innermost_frame(c, tid);
+  CHECK(again["instructionPointerReference"] == pc);
+  CHECK(value_of(c, "i", again["id"]) == i);
   // It is a point of the replay like any other: the run goes on from it to the same result.
   REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
   json end = c.event("stopped");

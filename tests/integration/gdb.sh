@@ -210,4 +210,34 @@ grep -Eq 'Thread ([0-9]+) \(fork_worker \[([0-9]+)/\1\]\).*' "$WORK/fork.out" &&
   [ "$(grep -Ec 'Thread [0-9]+ \(fork_worker \[[0-9]+/[0-9]+\]\)' "$WORK/fork.out")" -ge 2 ] &&
   pass "fork: info threads shows each thread as 'fork_worker [PID/TID]'" ||
   { sed 's/^/    /' "$WORK/fork.out" | tail -40; fail "fork: info threads did not name both processes"; }
+
+# A reverse step far from any syscall (issue 25): back from the write to `half`, made once in
+# the middle of compute_loop's 100,000,000-pass loop, reached by a watchpoint in reverse.
+"$REWIND" record -o "$WORK/far" "$TEST_PROGRAMS/compute_loop" 100000000 >"$WORK/far.rec" 2>&1 ||
+  fail "compute_loop: record failed: $(tail -2 "$WORK/far.rec")"
+cat >"$WORK/far.gdb" <<'GDB'
+break exit
+continue
+watch -l half
+reverse-continue
+print i
+print/x $pc
+reverse-stepi
+print/x $pc
+stepi
+print/x $pc
+print i
+GDB
+timeout 120 "$REWIND" replay "$WORK/far" -- -batch -nx -x "$WORK/far.gdb" >"$WORK/far.out" 2>&1 ||
+  fail "gdb on compute_loop exited $?: $(tail -3 "$WORK/far.out")"
+# $1 = i at the write, $2 = the writing instruction; one back is another instruction, one
+# forward is the writing one again, with the same i.
+if tr '\n' ' ' <"$WORK/far.out" |
+  grep -Eq '\$1 = 50000000 +\$2 = (0x[0-9a-f]+) .*\$3 = 0x[0-9a-f]+ .*\$4 = \1 +\$5 = 50000000'; then
+  [ "$(sed -n 's/^\$2 = //p' "$WORK/far.out")" != "$(sed -n 's/^\$3 = //p' "$WORK/far.out")" ] &&
+    pass "far: reverse-stepi and stepi around a write 50,000,000 passes into a loop with no syscall" ||
+    fail "far: reverse-stepi did not move"
+else
+  fail "far: gdb said:"; sed 's/^/    /' "$WORK/far.out" | tail -25
+fi
 finish

@@ -1,19 +1,25 @@
 // Test program for time travel far from any syscall: compute() runs a loop with no syscall
-// for about two seconds (the first argument is its pass count), then main prints the result.
-// A pause must stop the replay inside compute(); a reverse step from there must not replay
-// every instruction since the program's last syscall.
+// for about three seconds (the first argument is its pass count), then main prints the
+// result. Halfway through it writes `half` once. A pause must stop the replay inside
+// compute(); a reverse step from there, or from that write (a watchpoint's reverse hit), must
+// not single-step every instruction since the program's last syscall.
 #include <stdio.h>
 #include <stdlib.h>
 
-unsigned long long state;
+unsigned long long state, half;
 
 __attribute__((noinline)) unsigned long long compute(unsigned long long n) {
-  for (unsigned long long i = 0; i < n; ++i) state = state * 6364136223846793005ull + i;
+  for (unsigned long long i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ull + i;
+    state ^= state >> 29;
+    if (i == n / 2) half = state;
+  }
   return state;
 }
 
 int main(int argc, char** argv) {
   unsigned long long n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000000ull;
-  printf("%llu\n", compute(n));
+  unsigned long long result = compute(n);
+  printf("%llu %llu\n", result, half);
   return 0;
 }

@@ -116,6 +116,14 @@ void on_trap(int, siginfo_t*, void* ctx) {
   greg_t* r = uc->uc_mcontext.gregs;
   const PointTrampoline& p = *g_run.plan;
   uint64_t rip = uint64_t(r[REG_RIP]);
+  if (p.kind == PatchKind::Count && rip == p.count_trap) {
+    // The pass asked for: the counter, in the data page, says which.
+    ++g_run.matches;
+    std::memcpy(g_run.regs, r, sizeof g_run.regs);
+    std::memcpy(&g_run.passes, reinterpret_cast<void*>(p.count_addr), 8);
+    r[REG_RIP] = greg_t(p.resume);
+    return;
+  }
   if (rip == p.match_trap) {
     // Registers matched (Jump), or a pass of the point (Int3): the program's registers.
     ++g_run.passes;
@@ -227,5 +235,46 @@ TEST_CASE("a register-compare trampoline traps only at the wanted pass", "[tramp
   }
   SECTION("a loop that jumps into the patched bytes") {
     check_loop(jumpy_loop, jumpy_loop_point, 5000, 4000, true);
+  }
+}
+
+TEST_CASE("a counting trampoline stops at the pass asked for and counts every pass",
+          "[trampoline]") {
+  struct Case {
+    uint64_t (*loop)(uint64_t);
+    char* label;
+    bool interior;
+  };
+  for (const Case& c : {Case{tramp_test_plain, tramp_test_plain_point, false},
+                        Case{jumpy_loop, jumpy_loop_point, true}}) {
+    auto* loop = c.loop;
+    char* label = c.label;
+    bool interior = c.interior;
+    const uint64_t point = reinterpret_cast<uint64_t>(label);
+    tramp_test_counter = 0;
+    const uint64_t expected = loop(5000);
+    std::vector<uint8_t> code(label, label + 32);
+    PassChecks checks{.registers = false, .stop_at = 1234};
+    auto count = plan_point_trampoline(PatchKind::Count, code, point, Registers{},
+                                       read_proc_maps(getpid()), checks);
+    REQUIRE(count);
+    REQUIRE(count->count_trap != 0);
+    CHECK(count->count_addr >= count->data_addr);
+    CHECK(count->count_addr < count->data_addr + 4096);
+    g_run = Run{};
+    CHECK(run_patched(loop, 5000, *count) == expected);  // the loop's result is untouched
+    CHECK(g_run.matches == 1);                           // one trap: pass 1234
+    CHECK(g_run.passes == 1234);
+    if (interior) CHECK(g_run.interior > 0);
+    // The loops count their passes in rax: the next pass asked for stops one later.
+    uint64_t rax = uint64_t(g_run.regs[REG_RAX]);
+    checks.stop_at = 1235;
+    auto next = plan_point_trampoline(PatchKind::Count, code, point, Registers{},
+                                      read_proc_maps(getpid()), checks);
+    REQUIRE(next);
+    g_run = Run{};
+    CHECK(run_patched(loop, 5000, *next) == expected);
+    CHECK(g_run.passes == 1235);
+    CHECK(uint64_t(g_run.regs[REG_RAX]) == rax + 1);
   }
 }

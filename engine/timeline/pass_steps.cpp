@@ -1,0 +1,217 @@
+// Reverse steps from a point far from the task's last event (DESIGN.md: "the cost of a
+// backward operation must not grow with the number of instructions since the last event").
+// Three replays from the same checkpoint: the first counts the task's passes at the point's
+// instruction up to the point, in the task itself (a counting trampoline, pass_trap.h); the
+// second single-steps from the pass before it to the point, counting the steps; the third
+// stops one step earlier. The single steps cover one pass of a loop, not the whole stretch
+// since the last syscall.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/arch/insn.h"
+#include "engine/arch/write_insn.h"
+#include "engine/errors.h"
+#include "engine/os/proc.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/ticks/memory_digest.h"
+#include "engine/timeline/replay_controller.h"
+
+namespace rwd {
+
+std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
+  if (auto* scan = run_.as<runs::Scan>(); scan && scan->count_passes) {
+    if (scan->count_at)  // its patch covers that one instruction, up to the target's
+      return PassWant{.tid = scan->target.tid,
+                      .event = scan->target.event,
+                      .x = scan->count_at,
+                      .reach = scan->count_len,
+                      .checks = {.registers = false, .stop_at = 0}};
+    return PassWant{.tid = scan->target.tid,
+                    .event = scan->target.event,
+                    .x = scan->target.regs.rip,
+                    .checks = {.registers = true, .stop_at = 0, .stack_words = scan->stack_words},
+                    .want = scan->target.regs};
+  }
+  if (const StepCount* c = run_.step_count(); c && c->after_pass)
+    return PassWant{.tid = c->tid,
+                    .event = c->event,
+                    .x = c->pass_addr,
+                    .checks = {.registers = false, .stop_at = c->after_pass}};
+  return std::nullopt;
+}
+
+std::optional<Next> ReplayController::start_pass_scan() {
+  const char* method = getenv("REWIND_REVERSE_STEP");
+  if (method && std::strcmp(method, "steps") == 0) return std::nullopt;
+  if (here_.kind != Point::Trap || here_.tid != step_tid_) return std::nullopt;
+  const ReplayTask* t = live(here_.tid);
+  if (!t) return std::nullopt;
+  std::vector<uint8_t> code = rwd::read_memory(t->tid, here_.regs.rip, 16);
+  bps_.hide(t->pid, here_.regs.rip, code);
+  // A string instruction's passes at its address are its iterations, which a moved copy
+  // runs without coming back there.
+  if (code.empty() || rep_string_insn_length(code.data(), code.size()) > 0) return std::nullopt;
+  // After buffered syscalls in this interval, the steps count from the last one's pause,
+  // which lies after the event and most often after the pass before the point's.
+  uint32_t pos = buffer_pos(here_.tid);
+  if (pos > 0) return std::nullopt;
+  runs::Scan scan;
+  scan.target = here_;
+  scan.target.digest = digest_memory(t->tid);
+  scan.count_passes = true;
+  // The words of its stack from rsp up (those mapped), for the trampoline to tell apart the
+  // passes whose registers are the same.
+  for (const ProcMapping& m : read_proc_maps(t->pid)) {
+    if (here_.regs.rsp < m.start || here_.regs.rsp >= m.end) continue;
+    size_t n = std::min<uint64_t>(16, (m.end - here_.regs.rsp) / 8);
+    scan.stack_words.resize(n);
+    if (n) read_memory_exact(t->tid, here_.regs.rsp, scan.stack_words.data(), n * 8);
+    break;
+  }
+  StepCount c{.tid = here_.tid, .event = here_.event, .pos = pos};
+  pass_fallback_ = runs::Scan{.target = scan.target, .steps = c};
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: reverse step by passes at %llx, event %llu\n",
+            (unsigned long long)here_.regs.rip, (unsigned long long)here_.event);
+  after_ = After::ReverseStep;
+  run_ = Run(std::move(scan));
+  return Next::Replay;
+}
+
+Next ReplayController::pass_scan_done(const Run& done) {
+  const runs::Scan& scan = *done.as<runs::Scan>();
+  const uint64_t x = scan.target.regs.rip;
+  const ReplayTask* t = live(scan.target.tid);
+  uint64_t passes = done.passes;
+  if (pass_trap_.installed()) {  // found by the breakpoint at the target's instruction
+    passes = t ? pass_trap_.passes(t->tid) : 0;
+    pass_trap_.remove();
+  }
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: %llu passes at %llx up to the point\n",
+            (unsigned long long)passes, (unsigned long long)(scan.count_at ? scan.count_at : x));
+  if (!scan.count_at && passes == 1 && t) {
+    // The point is the task's first pass at its instruction since its last event. The
+    // instructions before it in the code (each able to go on to the next) most often ran just
+    // before: count the passes of the nearest one that leaves room for the jump before the
+    // point's instruction (the breakpoint there stays outside the patch) up to the point,
+    // found by that breakpoint (its first pass is the point).
+    constexpr uint64_t kBack = 96;
+    std::vector<uint8_t> code = rwd::read_memory(t->tid, x - kBack, kBack);
+    bps_.hide(t->pid, x - kBack, code);
+    uint64_t end = x;
+    for (int n = 0; n < 8 && code.size() == kBack; ++n) {
+      std::vector<uint8_t> before(code.begin(), code.end() - long(x - end));
+      auto y = insn_before(end, before);
+      if (!y) break;
+      end = *y;
+      if (x - end < 5) continue;  // the jump would cover the point's instruction
+      runs::Scan again = scan;
+      again.count_at = end;
+      again.count_len = x - end;
+      internal_bp_ = site_in(t->pid, x);
+      bps_.add_internal(*internal_bp_);
+      run_ = Run(again);
+      run_.start_event = done.start_event;
+      return Next::Replay;
+    }
+  }
+  // The point's own pass is the last one counted at its instruction, not at the one before.
+  uint64_t before = scan.count_at ? passes : (passes > 0 ? passes - 1 : 0);
+  if (before == 0) {
+    // No pass to start the steps from: count steps from the event (after_ stays ReverseStep).
+    run_ = Run(*pass_fallback_);
+    return Next::Replay;
+  }
+  StepCount c{.tid = scan.target.tid,
+              .event = scan.target.event,
+              .after_pass = before,
+              .pass_addr = scan.count_at ? scan.count_at : x};
+  run_ = Run(runs::Scan{.target = scan.target, .steps = c});
+  run_.start_event = done.start_event;
+  return Next::Replay;
+}
+
+Next ReplayController::install_pass_trap(ReplayTask& t) {
+  auto w = pass_want();
+  if (!w || pass_trap_.installed() || run_.pass_reached || t.rec_tid != w->tid ||
+      session_->events_done() != w->event)
+    return Next::Resume;
+  // Not while a signal waits for the task's next resume: the mmap run in the task to make
+  // the trampoline's page would deliver it. Nor where the task stands in the bytes to patch:
+  // its first pass there would be the point just after the event, whose state (orig_rax
+  // after a syscall) a trap in the trampoline does not keep.
+  uint64_t rip = get_regs(t.tid).rip;
+  bool standing = rip >= w->x && rip < w->x + w->reach;
+  if (!standing && t.resume_sig == 0 && !t.signal_injected && !t.restart_pending) {
+    std::vector<uint8_t> code = rwd::read_memory(t.tid, w->x, 32);
+    bps_.hide(t.pid, w->x, code);
+    try {
+      if (code.size() == 32 && pass_trap_.install(t, w->x, code, w->want, w->checks, w->reach)) {
+        if (debug_)
+          fprintf(stderr, "rewind: timeline: counting trampoline at %llx, task at %llx\n",
+                  (unsigned long long)w->x, (unsigned long long)get_regs(t.tid).rip);
+        return Next::Resume;
+      }
+    } catch (const Error& e) {
+      // The task did not run the mmap as asked: this replay is thrown away (below).
+      pass_trap_.abandon();
+      if (debug_) fprintf(stderr, "rewind: timeline: counting trampoline: %s\n", e.what());
+    }
+  }
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: no counting trampoline at %llx: steps from the event\n",
+            (unsigned long long)w->x);
+  run_ = Run(*pass_fallback_);
+  after_ = After::ReverseStep;
+  return Next::Replay;
+}
+
+std::optional<Next> ReplayController::on_pass_trap(ReplayTask& t, Registers r) {
+  if (!pass_trap_.installed() || t.pid != pass_trap_.pid()) return std::nullopt;
+  uint64_t go_on = 0;
+  PassTrap::Trap kind = pass_trap_.classify(r.rip, go_on);
+  if (debug_ && kind != PassTrap::Trap::None)
+    fprintf(stderr, "rewind: timeline: counting trampoline trap %d at %llx, pass %llu\n", int(kind),
+            (unsigned long long)r.rip, (unsigned long long)pass_trap_.passes(t.tid));
+  switch (kind) {
+    case PassTrap::Trap::None:
+      return std::nullopt;
+    case PassTrap::Trap::Entered:
+      r.rip = go_on;
+      set_regs(t.tid, r);
+      return Next::Resume;
+    case PassTrap::Trap::Match: {
+      // The registers as at the instruction, the trampoline's rip aside.
+      r.rip = pass_trap_.point();
+      set_regs(t.tid, r);
+      auto* scan = run_.as<runs::Scan>();
+      if (scan && scan->count_passes && t.rec_tid == scan->target.tid &&
+          session_->events_done() == scan->target.event &&
+          reached(scan->target, trap_point(t, r))) {
+        run_.passes = pass_trap_.passes(t.tid);
+        pass_trap_.remove();
+        return scan_done();
+      }
+      r.rip = go_on;  // same registers, other memory: on through the moved instructions
+      set_regs(t.tid, r);
+      return Next::Resume;
+    }
+    case PassTrap::Trap::Count: {
+      // The pass the steps start after: the trampoline goes, the steps count from here.
+      r.rip = pass_trap_.point();
+      set_regs(t.tid, r);
+      pass_trap_.remove();
+      run_.pass_reached = true;
+      if (auto* steps = run_.as<runs::Steps>(); steps && steps->count == 0)
+        return pause(steps->report, trap_point(t, r));
+      return Next::Resume;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace rwd
