@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <vector>
 
 #include "engine/errors.h"
@@ -38,8 +39,19 @@ RecordSetup prepare_recording(const RecordOptions& opts) {
   if (s.program.empty()) throw Error("cannot find program '" + opts.argv[0] + "'");
   if (!opts.output_dir.empty()) {
     s.dir = opts.output_dir;
+    // Missing parents are made, as `mkdir -p` would; the directory itself must be new or
+    // empty.
+    std::error_code ec;
+    std::filesystem::path parent = std::filesystem::absolute(s.dir, ec).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (::mkdir(s.dir.c_str(), 0755) != 0 && !(errno == EEXIST && is_empty_dir(s.dir)))
       throw SystemError("create trace directory " + s.dir, errno);
+    // latest-trace follows it too, so that a bare `rewind replay` opens it (rr does the
+    // same). Without a traces root (no HOME), the trace is only where -o put it.
+    try {
+      s.traces_root = traces_root();
+    } catch (const Error&) {
+    }
   } else {
     s.traces_root = traces_root();
     s.dir = create_trace_dir(s.traces_root, s.program.substr(s.program.find_last_of('/') + 1));

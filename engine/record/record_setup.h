@@ -19,7 +19,7 @@ namespace rwd {
 struct RecordSetup {
   std::string program;      ///< the executable found for argv[0] (find_program)
   std::string dir;          ///< the trace directory, created with its files/ directory
-  std::string traces_root;  ///< where NAME-N traces live (latest-trace is set there); "" with -o
+  std::string traces_root;  ///< where NAME-N traces live (latest-trace is set there); "" if none
   /// The trace's meta so far: argv, environment (with the preload library's variables when
   /// buffering), cwd, start time, ticks. exe_file is the session's to fill (FileSaver).
   TraceMeta meta;

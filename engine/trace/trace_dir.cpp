@@ -86,7 +86,13 @@ void set_latest_trace(const std::string& root, const std::string& dir) {
   std::string link = root + "/latest-trace";
   std::string tmp = link + ".tmp" + std::to_string(getpid());
   ::unlink(tmp.c_str());
-  std::string target = dir.substr(dir.find_last_of('/') + 1);
+  // A trace under the root by its name (the root can move); one elsewhere (record -o) by its
+  // absolute path.
+  std::error_code ec;
+  auto abs_dir = std::filesystem::weakly_canonical(dir, ec);
+  auto abs_root = std::filesystem::weakly_canonical(root, ec);
+  std::string target =
+      abs_dir.parent_path() == abs_root ? abs_dir.filename().string() : abs_dir.string();
   if (::symlink(target.c_str(), tmp.c_str()) != 0) throw_errno("symlink " + tmp);
   if (::rename(tmp.c_str(), link.c_str()) != 0) throw_errno("rename " + tmp);
 }

@@ -18,7 +18,8 @@ std::string create_trace_dir(const std::string& root, const std::string& name);
 /// True when `dir` is an existing directory with no entries (`record -o` may write there).
 bool is_empty_dir(const std::string& dir);
 
-/// Points root/latest-trace at `dir` (atomically replaced).
+/// Points root/latest-trace at `dir` (atomically replaced): by name when `dir` lies in
+/// `root`, else by absolute path.
 void set_latest_trace(const std::string& root, const std::string& dir);
 
 /// Resolves a user's TRACE argument: empty means latest-trace; an existing path is used as

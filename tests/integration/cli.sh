@@ -26,19 +26,21 @@ out=$("$REWIND" record -o "$WORK/nodash" sh -c 'echo "$@"' sh -v -- x)
 "$REWIND" record --help | grep -q "PROGRAM \[ARGS...\]" && pass "record --help" || fail "record --help"
 "$REWIND" --help | grep -q "replay" && pass "--help lists commands" || fail "--help"
 
-# Naming: NAME-N in $REWIND_TRACE_DIR, latest-trace follows the newest; nothing else printed.
-"$REWIND" record date >"$WORK/d0.out" 2>"$WORK/d0.err" || fail "record date"
-"$REWIND" record date >/dev/null 2>&1
-[ -d "$REWIND_TRACE_DIR/date-0" ] && [ -d "$REWIND_TRACE_DIR/date-1" ] && pass "traces named date-0, date-1" || fail "trace names: $(ls "$REWIND_TRACE_DIR")"
-[ "$(readlink "$REWIND_TRACE_DIR/latest-trace")" = "date-1" ] && pass "latest-trace -> date-1" || fail "latest-trace"
-[ ! -s "$WORK/d0.err" ] && pass "record prints nothing of its own" || fail "record printed: $(cat "$WORK/d0.err")"
-"$REWIND" replay -a >"$WORK/latest.out" 2>&1 || fail "replay of the latest trace"
 "$REWIND" record -v -o "$WORK/explicit" sh -c 'exit 7' 2>"$WORK/v.err"
 rc=$?
 [ "$rc" -eq 7 ] && pass "record exits with the program's status" || fail "exit status $rc"
 grep -q "recorded [0-9]* events .*to $WORK/explicit" "$WORK/v.err" && pass "-v reports the trace" || fail "-v: $(cat "$WORK/v.err")"
 "$REWIND" replay -a "$WORK/explicit"
 [ $? -eq 7 ] && pass "replay exits with the recorded status" || fail "replay status"
+
+# Naming: NAME-N in $REWIND_TRACE_DIR, latest-trace follows the newest (record -o
+# too, below); nothing else printed.
+"$REWIND" record date >"$WORK/d0.out" 2>"$WORK/d0.err" || fail "record date"
+"$REWIND" record date >/dev/null 2>&1
+[ -d "$REWIND_TRACE_DIR/date-0" ] && [ -d "$REWIND_TRACE_DIR/date-1" ] && pass "traces named date-0, date-1" || fail "trace names: $(ls "$REWIND_TRACE_DIR")"
+[ "$(readlink "$REWIND_TRACE_DIR/latest-trace")" = "date-1" ] && pass "latest-trace -> date-1" || fail "latest-trace"
+[ ! -s "$WORK/d0.err" ] && pass "record prints nothing of its own" || fail "record printed: $(cat "$WORK/d0.err")"
+"$REWIND" replay -a >"$WORK/latest.out" 2>&1 || fail "replay of the latest trace"
 one_line_error "replay of a missing trace" 1 "^rewind: .*no-such-trace" "$REWIND" replay "$WORK/no-such-trace"
 one_line_error "replay -s with a bad port" 2 "^rewind: " "$REWIND" replay -s 70000 "$WORK/explicit"
 
@@ -80,6 +82,16 @@ fi
 "$REWIND" rm date-0 && [ ! -e "$REWIND_TRACE_DIR/date-0" ] && pass "rm date-0" || fail "rm"
 "$REWIND" rm date-1 && [ ! -e "$REWIND_TRACE_DIR/latest-trace" ] && pass "rm of the latest removes latest-trace" || fail "rm latest"
 one_line_error "rm of a non-trace" 1 "not a rewind trace" "$REWIND" rm "$WORK"
+
+# record -o makes missing parents, and latest-trace follows it: a bare replay opens it.
+"$REWIND" record -o "$WORK/new/parents/t" date >"$WORK/o.rec" 2>&1 &&
+  [ -f "$WORK/new/parents/t/processes" ] && pass "record -o into missing parent directories" ||
+  fail "record -o into missing parents: $(tail -2 "$WORK/o.rec")"
+[ "$(readlink "$REWIND_TRACE_DIR/latest-trace")" = "$WORK/new/parents/t" ] &&
+  pass "latest-trace -> the -o trace (absolute)" ||
+  fail "latest-trace after record -o: $(readlink "$REWIND_TRACE_DIR/latest-trace")"
+"$REWIND" replay -a >"$WORK/o.rep" 2>&1 && cmp -s "$WORK/o.rec" "$WORK/o.rep" &&
+  pass "a bare replay replays the -o trace" || fail "bare replay after -o: $(tail -2 "$WORK/o.rep")"
 
 # What cannot be recorded yet stops the recording with its name, keeping the trace so far.
 if command -v python3 >/dev/null; then
