@@ -82,7 +82,10 @@ std::string FileSaver::save(const std::string& source, const std::string& path) 
   std::string name = base_name(path) + "-" + std::to_string(counter_++);
   std::string dest = dir_ + "/" + name;
   bool done = false;
-  if (is_system_path(path)) {
+  // A hard link keeps the file's mode: a setuid or setgid program exec'd from the trace would
+  // run with ASLR on (the kernel's secure exec), in another address space than recorded.
+  // Those are copied, without the bits.
+  if (is_system_path(path) && !(st.st_mode & (S_ISUID | S_ISGID))) {
     struct stat orig;
     if (::stat(path.c_str(), &orig) == 0 && orig.st_dev == st.st_dev && orig.st_ino == st.st_ino)
       done = ::linkat(AT_FDCWD, path.c_str(), AT_FDCWD, dest.c_str(), AT_SYMLINK_FOLLOW) == 0;

@@ -15,6 +15,13 @@ case "$1" in
     printf 'int twice(int x) { return 2 * x; }\n' >"$WORK/small.c"
     record_and_replay gcc gcc -c "$WORK/small.c" -o "$WORK/small.o"
     [ -s "$WORK/small.o" ] || fail "gcc produced no object file while recorded" ;;
+  setuid)  # a setuid program: its saved copy must not be setuid (exec would turn ASLR on)
+    need passwd
+    [ -u "$(command -v passwd)" ] || { echo "passwd is not setuid here"; exit 77; }
+    record_and_replay setuid passwd --help
+    for f in "$WORK"/setuid.trace/files/passwd-*; do
+      [ -u "$f" ] && fail "the trace's copy of passwd is setuid: $(ls -l "$f")"
+    done ;;
   unknown_syscalls)  # numbers the kernel does not implement: ENOSYS, as natively
     native=$("$TEST_PROGRAMS/unknown_syscalls")
     echo "$native" | grep -q "^every call failed with ENOSYS" || fail "natively: $native"
