@@ -347,6 +347,11 @@ S("madvise", replay="EXECUTE")
 for _name in ["msync", "mincore", "mlock", "munlock", "mlockall", "munlockall"]:
     S(_name)
 S("arch_prctl", replay="EXECUTE")
+# Memory protection keys (pkeys(7)): the keys and the pages' keys are process state that later
+# faults depend on, so replay runs them too (V8, and so Node.js, allocates one at start).
+S("pkey_alloc", replay="EXECUTE")
+S("pkey_free", replay="EXECUTE")
+S("pkey_mprotect", replay="EXECUTE", flags=["MAPS_CODE"])
 
 # --- Signals: handler state is real in replay, so that faults are delivered the same way. ---
 S("rt_sigaction", replay="EXECUTE")

@@ -9,6 +9,11 @@
 namespace rwd {
 
 int64_t RemoteSyscall::call(long nr, std::array<uint64_t, 6> a) {
+  enter(nr, a);
+  return finish(nr);
+}
+
+void RemoteSyscall::enter(long nr, std::array<uint64_t, 6> a) {
   Registers r = base_;
   r.rip = insn_;
   r.rax = uint64_t(nr);
@@ -27,6 +32,9 @@ int64_t RemoteSyscall::call(long nr, std::array<uint64_t, 6> a) {
   if (s.kind != Stop::SyscallEntry)
     throw DivergenceError("task " + std::to_string(t_.rec_tid) + " did not enter " +
                           syscall_name(nr) + " when rewind ran it");
+}
+
+int64_t RemoteSyscall::finish(long nr) {
   last_ = run_to_stop(t_, PTRACE_SYSCALL);
   if (last_.kind == Stop::Event || last_.kind == Stop::Exited) return 0;
   if (last_.kind != Stop::SyscallExit)

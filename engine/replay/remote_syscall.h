@@ -22,6 +22,11 @@ class RemoteSyscall {
   /// Executes syscall `nr` with up to six arguments; returns the raw result (-errno on error).
   /// Throws DivergenceError if the task does not stop as expected.
   int64_t call(long nr, std::array<uint64_t, 6> args = {});
+  /// call() in two halves: enter() runs the task to syscall `nr`'s entry stop; finish()
+  /// lets it run the syscall and returns as call() does. Between them the caller may collect
+  /// what the syscall will wait on (the other threads an exit_group ends).
+  void enter(long nr, std::array<uint64_t, 6> args = {});
+  int64_t finish(long nr);
   /// The stop that ended the last call (an Event stop for fork-like syscalls).
   const Stop& last_stop() const { return last_; }
   void set_insn(uint64_t insn) { insn_ = insn; }

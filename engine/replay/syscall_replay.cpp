@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "engine/arch/syscall_table.h"
 #include "engine/os/ptrace_ops.h"
@@ -239,7 +240,28 @@ void Replayer::fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event
 
 void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs) {
   RemoteSyscall rs(t, regs.rip - 2, regs);
-  rs.call(long(regs.orig_rax), {regs.rdi});
+  long nr = long(regs.orig_rax);
+  rs.enter(nr, {regs.rdi});
+  if (nr == SYS_exit_group && t.tid == t.pid) {
+    // The leader's own end is reported only once its group's other threads are collected
+    // (wait(2)): they die now, in their stops, of the group's exit; collect them first (their
+    // Exit events come later and find them ended).
+    resume(t.tid, PTRACE_SYSCALL, 0);
+    for (auto& [rec, x] : tasks_) {
+      if (&x == &t || x.pid != t.pid || x.state == TaskState::Exited) continue;
+      int status = 0;
+      while (waitpid(x.tid, &status, __WALL) == x.tid && WIFSTOPPED(status)) {
+        // (a stop reported before the kill took effect)
+        ptrace(PTRACE_CONT, x.tid, nullptr, nullptr);
+      }
+      x.state = TaskState::Exited;
+      x.exit_status = status;
+    }
+    Stop s = wait_stop(t, PTRACE_SYSCALL);
+    if (s.kind != Stop::Exited) throw diverged(e, "the task did not end");
+    return;
+  }
+  rs.finish(nr);
   if (rs.last_stop().kind != Stop::Exited) throw diverged(e, "the task did not end");
 }
 

@@ -15,6 +15,13 @@ case "$1" in
     printf 'int twice(int x) { return 2 * x; }\n' >"$WORK/small.c"
     record_and_replay gcc gcc -c "$WORK/small.c" -o "$WORK/small.o"
     [ -s "$WORK/small.o" ] || fail "gcc produced no object file while recorded" ;;
+  node) need node  # V8 allocates a memory protection key; worker threads end with the process
+    record_and_replay node node -e 'console.log(1 + 1, Math.random(), Date.now())' ;;
+  gdb) need gdb  # threads that wait while the main thread's exit_group ends them
+    record_and_replay gdb gdb --version ;;
+  xz) need xz
+    head -c 2000000 /dev/urandom >"$WORK/xz.in"
+    record_and_replay xz xz -T2 -c "$WORK/xz.in" ;;
   setuid)  # a setuid program: its saved copy must not be setuid (exec would turn ASLR on)
     need passwd
     [ -u "$(command -v passwd)" ] || { echo "passwd is not setuid here"; exit 77; }
