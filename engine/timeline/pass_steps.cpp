@@ -122,9 +122,7 @@ Next ReplayController::pass_scan_done(const Run& done) {
   // The point's own pass is the last one counted at its instruction, not at the one before.
   uint64_t before = scan.count_at ? passes : (passes > 0 ? passes - 1 : 0);
   if (before == 0) {
-    // No pass to start the steps from: count steps from the event (after_ stays ReverseStep).
-    run_ = Run(*pass_fallback_);
-    return Next::Replay;
+    return pass_fall_back("no pass to start the steps from");
   }
   StepCount c{.tid = scan.target.tid,
               .event = scan.target.event,
@@ -162,9 +160,11 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
       if (debug_) fprintf(stderr, "rewind: timeline: counting trampoline: %s\n", e.what());
     }
   }
-  if (debug_)
-    fprintf(stderr, "rewind: timeline: no counting trampoline at %llx: steps from the event\n",
-            (unsigned long long)w->x);
+  return pass_fall_back("no counting trampoline at the instruction");
+}
+
+Next ReplayController::pass_fall_back(const char* why) {
+  if (debug_) fprintf(stderr, "rewind: timeline: %s: steps from the event\n", why);
   run_ = Run(*pass_fallback_);
   after_ = After::ReverseStep;
   return Next::Replay;

@@ -145,16 +145,10 @@ Next ReplayController::event_done(const Event& e) {
       pass_trap_.abandon();  // its task is gone
     }
   }
-  if (const StepCount* c = run_.step_count(); c && c->after_pass && e.number > c->event) {
-    // The steps after a counted pass did not reach the point within its interval: count
-    // them from the event instead (slower, never wrong).
-    if (debug_)
-      fprintf(stderr, "rewind: timeline: steps after pass %llu missed the point: from the event\n",
-              (unsigned long long)c->after_pass);
-    run_ = Run(*pass_fallback_);
-    after_ = After::ReverseStep;
-    return Next::Replay;
-  }
+  // The steps after a counted pass did not reach the point within its interval: count them
+  // from the event instead (slower, never wrong).
+  if (const StepCount* c = run_.step_count(); c && c->after_pass && e.number > c->event)
+    return pass_fall_back("the steps after the counted pass missed the point");
   last_event_ = e;
   bool was_exec = e.kind == EventKind::Exec;
   note_entries(last_event_);

@@ -241,6 +241,9 @@ class ReplayController {
   /// Installs the run's counting trampoline in `t` when it is due (before `t` resumes);
   /// falls back to counting steps from the event (returns Replay) when it cannot be installed.
   Next install_pass_trap(ReplayTask& t);
+  /// Gives up counting passes for this reverse step (`why`, for REWIND_DEBUG_TIMELINE): its
+  /// steps count from the task's last event instead (returns Replay).
+  Next pass_fall_back(const char* why);
   /// An int3 trap of `t` (registers `r`) that may be the counting trampoline's; nullopt if not.
   std::optional<Next> on_pass_trap(ReplayTask& t, Registers r);
   void sync_breakpoints(const ReplayTask& t);

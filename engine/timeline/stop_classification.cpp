@@ -477,12 +477,9 @@ void ReplayController::follow_rep_target(const ReplayTask& t, const Registers& r
 }
 
 Next ReplayController::on_end() {
-  if (const StepCount* c = run_.step_count(); c && c->after_pass) {
-    // As in event_done: the steps after a counted pass missed the point; from the event.
-    run_ = Run(*pass_fallback_);
-    after_ = After::ReverseStep;
-    return Next::Replay;
-  }
+  // As in event_done: the steps after a counted pass missed the point.
+  if (const StepCount* c = run_.step_count(); c && c->after_pass)
+    return pass_fall_back("the trace ended before the point");
   Point here;
   here.kind = Point::Between;
   here.event = session_->events_done();
