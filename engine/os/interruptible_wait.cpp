@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
 
 namespace rwd {
 
@@ -70,12 +71,8 @@ class WakeTimer {
 }  // namespace
 
 int wait_interruptible(pid_t tid, const std::atomic<bool>* wanted, bool& sent) {
+  if (!wanted || sent) return wait_task(tid);
   int status = 0;
-  if (!wanted || sent) {
-    while (waitpid(tid, &status, __WALL) < 0)
-      if (errno != EINTR) throw_errno("waitpid(" + std::to_string(tid) + ")");
-    return status;
-  }
   thread_local WakeTimer timer;
   // Without a timer (timer_create failed) the flag is still checked at every EINTR.
   bool ticking = timer.set(kInterruptPollMs);
