@@ -6,7 +6,9 @@
 #include <cstdio>
 
 #include "adapter/dap/dap_server.h"
+#include "adapter/dap/dap_token.h"
 #include "cli/commands.h"
+#include "engine/trace/trace_dir.h"
 
 namespace rwd::cli {
 
@@ -26,18 +28,31 @@ Runner add_dap(CLI::App& app) {
       "dap", "Serve the Debug Adapter Protocol on stdin/stdout (editors start this)");
   auto listen = std::make_shared<std::string>();
   auto token = std::make_shared<std::string>();
+  auto token_file = std::make_shared<std::string>();
+  auto any_trace = std::make_shared<bool>(false);
   cmd->add_option("--listen", *listen,
-                  "Serve on TCP instead, one client after another: [HOST:]PORT (HOST defaults "
+                  "Serve on TCP instead, one client at a time: [HOST:]PORT (HOST defaults "
                   "to 127.0.0.1; PORT 0 picks a free port)");
-  cmd->add_option("--token", *token,
-                  "A secret clients must give as \"token\" in launch or attach (required for "
-                  "a HOST that is not loopback)");
-  cmd->footer("See docs/dap.md for the launch and attach arguments and rewind's own requests.");
-  return [listen, token] {
+  auto* token_opt = cmd->add_option(
+      "--token", *token,
+      "With --listen: the secret clients must give as \"token\" in launch or attach "
+      "(default: a random one, written to TRACES/dap-PORT.token; visible in ps: prefer "
+      "--token-file)");
+  cmd->add_option("--token-file", *token_file,
+                  "With --listen: read the token from this file (first line; mode 600)")
+      ->excludes(token_opt);
+  cmd->add_flag("--allow-any-trace", *any_trace,
+                "With --listen: let clients debug traces outside the traces directory");
+  cmd->footer(
+      "See docs/dap.md for the launch and attach arguments, rewind's own requests, and "
+      "the TCP server's security rules.");
+  return [listen, token, token_file, any_trace] {
     DapSessionOptions opts;
     opts.token = *token;
     opts.rewind_exe = self_exe();
     if (!listen->empty()) {
+      if (!token_file->empty()) opts.token = read_token_file(*token_file);
+      if (!*any_trace) opts.trace_root = traces_root();
       std::string host = "127.0.0.1", port = *listen;
       size_t colon = listen->rfind(':');
       if (colon != std::string::npos) {
@@ -55,6 +70,12 @@ Runner add_dap(CLI::App& app) {
       }
       serve_dap_tcp(host, uint16_t(p), opts);
       return 0;
+    }
+    if (!token->empty() || !token_file->empty() || *any_trace) {
+      std::fprintf(stderr,
+                   "rewind: dap: --token, --token-file and --allow-any-trace are for --listen "
+                   "(an editor that starts rewind dap is trusted)\n");
+      return kUsageError;
     }
     // stdout carries the protocol: anything else printed there would corrupt it.
     int out = dup(STDOUT_FILENO);

@@ -27,6 +27,12 @@ void DapSession::check_token(const json& args) {
                                               "refused");
 }
 
+std::string DapSession::client_trace(const json& args) {
+  std::string arg = optional_arg<std::string>(args, "trace", "");
+  return opts_.trace_root.empty() ? resolve_trace(arg)
+                                  : resolve_trace_within(arg, opts_.trace_root);
+}
+
 void DapSession::open_trace(const std::string& trace, bool echo_output) {
   timeline_ = std::make_unique<Timeline>(trace);
   if (echo_output)
@@ -111,8 +117,7 @@ void DapSession::launch(const json& req) {
     // The program's output was shown as it ran: the replay does not show it again.
     open_trace(trace, false);
   } else if (mode == "replay") {
-    trace = resolve_trace(optional_arg<std::string>(args, "trace", ""));
-    open_trace(trace, true);
+    open_trace(client_trace(args), true);
   } else {
     throw RequestError("unknown launch mode \"" + mode + "\": use \"record\" or \"replay\"");
   }
@@ -122,7 +127,7 @@ void DapSession::launch(const json& req) {
 void DapSession::attach(const json& req) {
   const json& args = arguments(req);
   begin_session(args, true);  // the client may be on another machine, without the sources
-  open_trace(resolve_trace(optional_arg<std::string>(args, "trace", "")), true);
+  open_trace(client_trace(args), true);
   session_started(req, "attach");
 }
 

@@ -1,15 +1,19 @@
 #include "adapter/dap/dap_server.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <asio/ip/tcp.hpp>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <optional>
 #include <thread>
 
+#include "adapter/dap/dap_token.h"
 #include "adapter/dap/dap_wire.h"
+#include "engine/trace/trace_dir.h"
 
 namespace rwd {
 
@@ -62,6 +66,12 @@ std::string serve_dap_session(int in_fd, int out_fd, const DapSessionOptions& op
   std::string broken;
   std::thread reader([&] {
     DapReader in(in_fd, wake[0]);
+    if (opts.auth_timeout_ms > 0)
+      in.set_deadline(
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(opts.auth_timeout_ms),
+          [&] { return !session.authenticated(); },
+          "no token within " + std::to_string(opts.auth_timeout_ms / 1000) +
+              " s of connecting: connection closed");
     try {
       while (auto body = in.next()) {
         session.on_arrival(*body);
@@ -77,6 +87,8 @@ std::string serve_dap_session(int in_fd, int out_fd, const DapSessionOptions& op
     if (!session.handle(*body)) break;
   (void)!write(wake[1], "x", 1);
   reader.join();
+  // A client dropped for want of a token hears why (the last message it gets).
+  if (!broken.empty() && !session.authenticated()) session.tell("rewind: " + broken + "\n");
   close(wake[0]);
   close(wake[1]);
   return broken;
@@ -89,12 +101,52 @@ bool is_loopback_host(const std::string& host) {
   return !ec && addr.is_loopback();
 }
 
-void serve_dap_tcp(const std::string& host, uint16_t port, const DapSessionOptions& opts,
-                   int max_sessions) {
-  if (!is_loopback_host(host) && opts.token.empty())
-    throw Error("listening on " + host +
-                " (not a loopback address) needs --token: anyone who can reach the port could "
-                "read the recorded program's memory");
+namespace {
+
+/// Clients turned away at once, each on its own short-lived thread, at most this many at a
+/// time (more are closed without an answer).
+constexpr int kMaxBusyAnswers = 8;
+std::atomic<int> busy_answers = 0;
+
+/// Answers a client that connected while another is served: its first request (read for at
+/// most 2 s) gets an error response saying so, then the connection closes. Owns `fd`.
+void answer_busy(int fd, std::string served) {
+  std::string message = "this rewind server is busy with another client (" + served +
+                        "): connect again when it has disconnected";
+  try {
+    DapReader in(fd);
+    in.set_deadline(
+        std::chrono::steady_clock::now() + std::chrono::seconds(2), [] { return true; },
+        "no request");
+    json req = json::parse(in.next().value_or("{}"), nullptr, false);
+    if (req.is_object() && req.value("type", json()) == "request" &&
+        req.value("seq", json()).is_number_integer() && req["seq"].get<int64_t>() > 0)
+      write_dap_message(
+          fd, json{{"seq", 1},
+                   {"type", "response"},
+                   {"request_seq", req["seq"]},
+                   {"success", false},
+                   {"command",
+                    req.value("command", json()).is_string() ? req["command"] : json("initialize")},
+                   {"message", message},
+                   {"body", {{"error", {{"id", 1}, {"format", message}, {"showUser", true}}}}}}
+                  .dump(-1, ' ', false, json::error_handler_t::replace));
+    else
+      write_dap_message(fd, json{{"seq", 1},
+                                 {"type", "event"},
+                                 {"event", "output"},
+                                 {"body", {{"category", "important"}, {"output", message + "\n"}}}}
+                                .dump());
+  } catch (const Error&) {
+  }
+  ::shutdown(fd, SHUT_RDWR);
+  ::close(fd);
+  --busy_answers;
+}
+
+}  // namespace
+
+void serve_dap_tcp(const std::string& host, uint16_t port, DapSessionOptions opts) {
   asio::io_context io;
   asio::error_code ec;
   auto addr = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
@@ -107,22 +159,61 @@ void serve_dap_tcp(const std::string& host, uint16_t port, const DapSessionOptio
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
     throw Error("cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
-  std::fprintf(stderr, "rewind: DAP server listening on %s:%u\n", host.c_str(),
-               unsigned(acceptor.local_endpoint().port()));
+  uint16_t bound = acceptor.local_endpoint().port();
+  // Every client authenticates: without a token given, a fresh one in a private file.
+  std::string token_file;
+  if (opts.token.empty()) {
+    opts.token = random_token();
+    token_file = write_token_file(traces_root(), bound, opts.token);
+  }
+  if (opts.auth_timeout_ms == 0) opts.auth_timeout_ms = 10000;
+  std::fprintf(stderr, "rewind: DAP server listening on %s:%u\n", host.c_str(), unsigned(bound));
+  if (!token_file.empty())
+    std::fprintf(stderr,
+                 "rewind: clients must give the token held in %s (\"token\" in launch or "
+                 "attach)\n",
+                 token_file.c_str());
   std::fflush(stderr);
-  for (int served = 0; max_sessions == 0 || served < max_sessions; ++served) {
+  std::atomic<bool> busy = false;
+  std::string served;  // the client being served, for the busy answer
+  std::thread session;
+  for (;;) {
     asio::ip::tcp::socket socket(io);
     acceptor.accept(socket, ec);
     if (ec) throw Error("accept: " + ec.message());
     auto peer = socket.remote_endpoint(ec);
     std::string who = ec ? "?" : peer.address().to_string() + ":" + std::to_string(peer.port());
-    std::fprintf(stderr, "rewind: DAP client %s connected\n", who.c_str());
-    int fd = socket.native_handle();
-    std::string broken = serve_dap_session(fd, fd, opts);
-    socket.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    int fd = ::dup(socket.native_handle());
     socket.close(ec);
-    std::fprintf(stderr, "rewind: DAP client %s %s\n", who.c_str(),
-                 broken.empty() ? "disconnected" : ("dropped: " + broken).c_str());
+    if (fd < 0) continue;
+    if (busy) {
+      std::fprintf(stderr, "rewind: DAP client %s turned away: busy with %s\n", who.c_str(),
+                   served.c_str());
+      if (busy_answers < kMaxBusyAnswers) {
+        ++busy_answers;
+        std::thread(answer_busy, fd, served).detach();
+      } else {
+        ::close(fd);
+      }
+      continue;
+    }
+    if (session.joinable()) session.join();
+    busy = true;
+    served = who;
+    std::fprintf(stderr, "rewind: DAP client %s connected\n", who.c_str());
+    session = std::thread([fd, who, &opts, &busy] {
+      std::string broken;
+      try {
+        broken = serve_dap_session(fd, fd, opts);
+      } catch (const Error& e) {
+        broken = e.what();
+      }
+      ::shutdown(fd, SHUT_RDWR);
+      ::close(fd);
+      std::fprintf(stderr, "rewind: DAP client %s %s\n", who.c_str(),
+                   broken.empty() ? "disconnected" : ("dropped: " + broken).c_str());
+      busy = false;
+    });
   }
 }
 

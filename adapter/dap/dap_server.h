@@ -18,11 +18,12 @@ std::string serve_dap_session(int in_fd, int out_fd, const DapSessionOptions& op
 /// True when `host` is a loopback address (127.0.0.0/8, ::1, "localhost").
 bool is_loopback_host(const std::string& host);
 
-/// Listens on `host`:`port` (port 0: any free port) and serves clients one after another.
-/// Says "rewind: DAP server listening on HOST:PORT" on stderr once ready. A non-loopback
-/// host needs a token (opts.token). Throws Error when the address cannot be bound; returns
-/// only after `max_sessions` sessions (0: never).
-void serve_dap_tcp(const std::string& host, uint16_t port, const DapSessionOptions& opts,
-                   int max_sessions = 0);
+/// Listens on `host`:`port` (port 0: any free port) and serves one client at a time, for
+/// ever; a client that connects meanwhile gets a "busy" error response at once. Every
+/// client must give the token (opts.token; when empty, a random one is written to
+/// TRACES_ROOT/dap-PORT.token, mode 0600, and its path printed) within opts.auth_timeout_ms
+/// (default 10 s). Says "rewind: DAP server listening on HOST:PORT" on stderr once ready.
+/// Throws Error when the address cannot be bound.
+void serve_dap_tcp(const std::string& host, uint16_t port, DapSessionOptions opts);
 
 }  // namespace rwd

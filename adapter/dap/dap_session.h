@@ -30,6 +30,13 @@ struct DapSessionOptions {
   std::string token;
   /// The rewind executable, run as `rewind record` for Record & Debug launches.
   std::string rewind_exe = "/proc/self/exe";
+  /// When non-empty, replay and attach open only traces inside this directory (a TCP server
+  /// without --allow-any-trace): a path outside it, or missing, gets one and the same
+  /// answer, so that a client cannot probe the server's file system.
+  std::string trace_root;
+  /// When positive, a client that has not given the token within this many milliseconds of
+  /// connecting is disconnected (a TCP server: one idle connection must not hold it).
+  int auth_timeout_ms = 0;
 };
 
 /// Handles the requests of one client. handle() is called from one thread, one message at
@@ -51,6 +58,14 @@ class DapSession {
   void on_arrival(const std::string& body);
   /// Tells the session its client went away without disconnecting: anything running stops.
   void on_client_gone();
+  /// True once the client gave the right token, or when the session needs none.
+  /// Thread-safe (read by the connection's reading thread for opts.auth_timeout_ms).
+  bool authenticated() const { return opts_.token.empty() || authenticated_; }
+  /// Sends `text` as an output event of category "important" (VS Code shows it in a
+  /// notification). Call from the handling thread.
+  void tell(const std::string& text) {
+    event("output", {{"category", "important"}, {"output", text}});
+  }
 
  private:
   using Handler = void (DapSession::*)(const nlohmann::json& req);
@@ -118,6 +133,9 @@ class DapSession {
   void begin_session(const nlohmann::json& args, bool serve_sources);
   /// Answers a launch or attach whose trace is open, then `process` and `initialized`.
   void session_started(const nlohmann::json& req, const char* start_method);
+  /// The trace a replay launch or an attach names ("trace"; default the latest), inside
+  /// opts_.trace_root when that is set. Throws Error when there is no such trace.
+  std::string client_trace(const nlohmann::json& args);
   void open_trace(const std::string& trace, bool echo_output);
   void configuration_done(const nlohmann::json& req);
 
@@ -217,7 +235,7 @@ class DapSession {
   bool stop_on_entry_ = false, configured_ = false, ended_ = false, lines_from_1_ = true;
   /// The client gave the token (DapOptions::token) in launch or attach; without a token to
   /// check, true from the start.
-  bool authenticated_ = false;
+  std::atomic<bool> authenticated_ = false;
   bool client_invalidated_ = false;
   /// Sources are served through the `source` request (each Source has a sourceReference):
   /// the client may be on another machine, without the files. Attach sessions do this by

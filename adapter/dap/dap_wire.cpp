@@ -1,6 +1,7 @@
 #include "adapter/dap/dap_wire.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,16 +11,39 @@
 
 namespace rwd {
 
+void DapReader::set_deadline(std::chrono::steady_clock::time_point deadline,
+                             std::function<bool()> applies, std::string why) {
+  deadline_ = deadline;
+  deadline_applies_ = std::move(applies);
+  deadline_why_ = std::move(why);
+}
+
+int DapReader::poll_timeout() {
+  if (!deadline_) return -1;
+  if (!deadline_applies_()) {
+    deadline_.reset();
+    return -1;
+  }
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  *deadline_ - std::chrono::steady_clock::now())
+                  .count();
+  if (left <= 0) throw Error(deadline_why_);
+  return int(std::min<long long>(left, 200));
+}
+
 bool DapReader::fill() {
   char chunk[65536];
   for (;;) {
-    if (wake_fd_ >= 0) {
+    int timeout = poll_timeout();
+    if (wake_fd_ >= 0 || timeout >= 0) {
       pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-      if (poll(fds, 2, -1) < 0) {
+      int n = poll(fds, wake_fd_ >= 0 ? 2 : 1, timeout);
+      if (n < 0) {
         if (errno == EINTR) continue;
         throw_errno("poll DAP input");
       }
-      if (fds[1].revents) return false;
+      if (n == 0) continue;  // quiet peer: check the deadline again
+      if (wake_fd_ >= 0 && fds[1].revents) return false;
     }
     ssize_t n = ::read(fd_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
@@ -51,6 +75,9 @@ std::optional<std::string> DapReader::next() {
       length = std::strtol(line.c_str() + key.size(), &stop, 10);
       if (length < 0 || stop == line.c_str() + key.size())
         throw Error("DAP input: bad Content-Length header \"" + line + "\"");
+      if (size_t(length) > kMaxBody)
+        throw Error("DAP input: a message of " + std::to_string(length) +
+                    " bytes (more than 16 MiB: not DAP?)");
     }
     pos = eol + 2;
   }
@@ -93,7 +120,8 @@ void write_dap_message(int fd, const std::string& body) {
   std::string msg = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   size_t off = 0;
   while (off < msg.size()) {
-    ssize_t n = ::write(fd, msg.data() + off, msg.size() - off);
+    ssize_t n = ::send(fd, msg.data() + off, msg.size() - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = ::write(fd, msg.data() + off, msg.size() - off);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw_errno("write DAP output");
     off += size_t(n);

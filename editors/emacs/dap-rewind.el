@@ -48,7 +48,9 @@
 (dap-register-debug-template
  "rewind: Attach to remote replay"
  (list :type "rewind" :request "attach" :name "rewind: Attach"
-       :debugServer 4711 :host "127.0.0.1"))
+       :debugServer 4711 :host "127.0.0.1"
+       ;; The server's token: `rewind dap --listen' prints the file that holds it.
+       :token ""))
 
 (defun dap-rewind-step-back ()
   "Step back to the previous line of the stopped thread (DAP stepBack)."

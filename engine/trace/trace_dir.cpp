@@ -114,6 +114,27 @@ std::string resolve_trace(const std::string& arg) {
   throw Error("no trace named '" + arg + "' (see `rewind ls`)");
 }
 
+std::string resolve_trace_within(const std::string& arg, const std::string& root) {
+  auto real = [](const std::string& p) {
+    char buf[PATH_MAX];
+    return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
+  };
+  std::string inside = real(root);
+  std::string path;
+  if (arg.empty()) {
+    path = real(root + "/latest-trace");
+  } else {
+    path = real(arg[0] == '/' ? arg : root + "/" + arg);
+  }
+  if (inside.empty() || path.size() <= inside.size() + 1 ||
+      path.compare(0, inside.size() + 1, inside + "/") != 0 || !is_dir(path) ||
+      ::access((path + "/" + kVersionFile).c_str(), F_OK) != 0)
+    throw Error(arg.empty() ? "no latest trace among this server's traces (" + root + ")"
+                            : "no trace '" + arg + "' among this server's traces (" + root +
+                                  "; a server started with --allow-any-trace opens others)");
+  return path;
+}
+
 std::vector<std::string> list_traces(const std::string& root) {
   std::vector<std::string> out;
   DIR* d = ::opendir(root.c_str());

@@ -26,6 +26,13 @@ void set_latest_trace(const std::string& root, const std::string& dir);
 /// is; otherwise a name under the traces root. Throws Error with a hint when nothing matches.
 std::string resolve_trace(const std::string& arg);
 
+/// resolve_trace for a client that may only open traces inside `root` (a `rewind dap
+/// --listen` server): a name or a path relative to root (an absolute path is taken as is),
+/// whose real path, symbolic links and ".." resolved, must be a trace directory inside
+/// root. Throws Error, with the same message for a path that is missing, outside root or
+/// not a trace (so that answers reveal nothing of the file system).
+std::string resolve_trace_within(const std::string& arg, const std::string& root);
+
 /// Names (not paths) of the trace directories under root, sorted by name.
 std::vector<std::string> list_traces(const std::string& root);
 

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adapter/dap/dap_wire.h"
@@ -28,12 +30,17 @@ namespace test {
 class DapServer {
  public:
   /// Starts `rewind dap --listen LISTEN [extra...]` and waits for it to say its port.
+  /// `env` is added to the server's environment (REWIND_TRACE_DIR, for one). When neither
+  /// --token nor --token-file is in `extra`, the token the server made is read from the
+  /// file it names (token()).
   DapServer(const std::string& rewind, const std::string& listen,
-            const std::vector<std::string>& extra = {}) {
+            const std::vector<std::string>& extra = {},
+            const std::vector<std::pair<std::string, std::string>>& env = {}) {
     int err[2];
     REQUIRE(pipe(err) == 0);
     pid_ = fork();
     if (pid_ == 0) {
+      for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
       dup2(err[1], 2);
       close(err[0]);
       std::vector<std::string> args = {rewind, "dap", "--listen", listen};
@@ -54,6 +61,15 @@ class DapServer {
       if (line.find("listening on") != std::string::npos && at != std::string::npos)
         port_ = std::atoi(line.c_str() + at + 1);
     }
+    bool given = std::find(extra.begin(), extra.end(), "--token") != extra.end() ||
+                 std::find(extra.begin(), extra.end(), "--token-file") != extra.end();
+    if (port_ > 0 && !given) {
+      std::string line = read_line();
+      size_t from = line.find("held in "), to = line.find(" (");
+      REQUIRE(from != std::string::npos);
+      token_file_ = line.substr(from + 8, to - from - 8);
+      std::ifstream(token_file_) >> token_;
+    }
   }
   ~DapServer() {
     if (pid_ > 0) {
@@ -63,6 +79,10 @@ class DapServer {
     close(err_);
   }
   int port() const { return port_; }
+  /// The token clients must give; "" when it was given on the server's command line.
+  const std::string& token() const { return token_; }
+  /// The file the server wrote its token to ("" when it was given).
+  const std::string& token_file() const { return token_file_; }
   /// The server's first line on stderr (the error when it refused to start).
   const std::string& first_line() const { return first_line_; }
   /// Waits for the server to exit; returns its wait status.
@@ -83,7 +103,7 @@ class DapServer {
  private:
   pid_t pid_ = -1;
   int err_ = -1, port_ = 0;
-  std::string first_line_;
+  std::string first_line_, token_, token_file_;
 };
 
 class DapClient {
