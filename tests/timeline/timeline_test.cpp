@@ -275,6 +275,40 @@ TEST_CASE("stepping back across a write() syscall lands on its syscall instructi
   CHECK(tl.registers(tid).rip == after.rip);
 }
 
+TEST_CASE("stepping back from just after an rdtsc lands on the rdtsc instruction") {
+  // The dynamic loader reads the time stamp counter (recorded as rdtsc events). A reverse
+  // step from the point just after one once stayed there, and a reverse line step from it
+  // never ended (DAP fuzzing found it).
+  std::vector<uint64_t> rdtsc_events;
+  {
+    TraceReader r(trace());
+    while (auto e = r.next())
+      if (e->kind == EventKind::Rdtsc && rdtsc_events.size() < 3) rdtsc_events.push_back(e->number);
+  }
+  REQUIRE(!rdtsc_events.empty());
+  Timeline tl(trace());
+  pid_t tid = tl.current().tid;
+  for (uint64_t n : rdtsc_events) {
+    INFO("rdtsc event " << n);
+    REQUIRE(tl.seek(n).event == n);
+    Registers after = tl.registers(tid);
+    StopInfo back = tl.step_backward(tid);
+    REQUIRE(back.reason == StopReason::Step);
+    CHECK(back.event == n - 1);
+    Registers before = tl.registers(tid);
+    CHECK(before.rip == after.rip - 2);
+    auto insn = tl.read_memory(tid, before.rip, 2);
+    REQUIRE(insn.size() == 2);
+    CHECK((insn[0] == 0x0f && insn[1] == 0x31));  // rdtsc
+    // Forwards over it again: the recorded counter value, the event replayed.
+    StopInfo fwd = tl.step_forward(tid);
+    CHECK(fwd.event == n);
+    CHECK(tl.registers(tid).rip == after.rip);
+    CHECK(tl.registers(tid).rax == after.rax);
+    CHECK(tl.registers(tid).rdx == after.rdx);
+  }
+}
+
 TEST_CASE("reverse steps through buffered syscalls return to the same states") {
   // bench/many_events makes a getppid before each marker call: recorded with syscall
   // buffering, its 120,000 calls are records inside a few events, and a reverse step counts
