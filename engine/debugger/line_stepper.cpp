@@ -176,8 +176,14 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
   bool overshot = false, step = true;
   for (int n = 0; n < kMaxInstructions && !overshot; ++n) {
     if (step) {
+      uint64_t event = tl_.current().event;
+      Registers regs = tl_.registers(tid);
       StopInfo s = tl_.step_backward(tid);
       if (done(s)) return s;
+      // A step that did not move (same event, same registers: the start of the recording,
+      // or an engine fault) would repeat for ever: stop here.
+      Registers now = tl_.registers(tid);
+      if (s.event == event && std::memcmp(&regs, &now, sizeof regs) == 0) return step_stop(s);
     }
     step = true;
     Frame f = frame_of(tid);
