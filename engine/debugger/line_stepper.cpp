@@ -169,6 +169,10 @@ StopInfo LineStepper::step_forward(pid_t tid, StepKind kind) {
 StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
   Frame ref = frame_of(tid);
   if (kind == StepKind::Out) return finish(tid, Direction::Backward, ref);
+  // A frame that cannot be unwound (the loader's _start: no CFI, no line information) has
+  // no callee or caller to tell apart: one instruction back, instead of a search for the
+  // start of a line run that never ended.
+  if (!ref.cfa) return tl_.step_backward(tid);
   uint32_t start_line = 0;
   row_start_line(ref.pc, &start_line);
   uint64_t start_pc = ref.pc;
@@ -234,6 +238,7 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
       step_fwd = false;
       continue;
     }
+    if (f.cfa > ref.cfa) return step_stop(s);  // out of the frame: the line is behind us
     uint32_t line = 0;
     if (f.cfa == ref.cfa && row_start_line(f.pc, &line) == target) return step_stop(s);
   }

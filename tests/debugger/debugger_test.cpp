@@ -208,6 +208,26 @@ TEST_CASE("step into, finish, and their reverse forms", "[debugger]") {
   }
 }
 
+TEST_CASE("reverse-next in a frame that cannot be unwound goes back one instruction",
+          "[debugger]") {
+  // The loader's _start (hand-written, no CFI, no line information) just after _dl_start
+  // returned into it: a reverse line step from there once searched for a line start for
+  // ever (DAP fuzzing found it); it goes back one instruction, onto _dl_start's return.
+  Session s(DEMO_GCC_O0);
+  uint64_t entry = s.tl.registers(s.tid).rip;  // the loader's entry: mov %rsp,%rdi; call
+  BreakpointSpec after_call;
+  after_call.address = entry + 8;
+  s.dbg.set_instruction_breakpoints({after_call});
+  REQUIRE(s.dbg.resume(Direction::Forward).stop.reason == StopReason::Breakpoint);
+  s.dbg.set_instruction_breakpoints({});
+  REQUIRE(s.tl.registers(s.tid).rip == entry + 8);
+  DebugStop back = s.dbg.step(s.tid, StepKind::Over, Direction::Backward);
+  REQUIRE(back.stop.reason == StopReason::Step);
+  auto ret = s.tl.read_memory(s.tid, s.tl.registers(s.tid).rip, 1);
+  REQUIRE(ret.size() == 1);
+  CHECK(ret[0] == 0xc3);  // _dl_start's ret
+}
+
 TEST_CASE("a watch expression becomes a hardware watchpoint, both ways", "[debugger]") {
   Session s(DEMO_GCC_O0);
   auto bps = s.dbg.set_source_breakpoints("symbols_demo.c", {s.at("total += i;")});
