@@ -209,6 +209,21 @@ class DapClient {
     rwd::write_dap_message(out_, r.dump());
   }
 
+  /// Fails the next read that waits more than `limit` (a hung adapter becomes a test
+  /// failure with a message, not a CTest timeout). Call before each wait.
+  void deadline(std::chrono::seconds limit) {
+    reader_->set_deadline(
+        std::chrono::steady_clock::now() + limit, [] { return true; },
+        "the adapter sent nothing for " + std::to_string(limit.count()) + " s");
+  }
+
+  /// Forgets the messages kept for response() and event() (they stay in seen() and the
+  /// schema check): for long runs that do not read every answer.
+  void drop_kept() { events_.clear(); }
+
+  /// Every message received so far, in order.
+  const std::vector<nlohmann::json>& received() const { return all_; }
+
   /// Every event named `name` received so far (kept or dropped), in order.
   std::vector<nlohmann::json> seen(const std::string& name) const {
     std::vector<nlohmann::json> out;
