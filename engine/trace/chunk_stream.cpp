@@ -16,7 +16,7 @@ namespace rwd {
 namespace {
 constexpr char kFileMagic[8] = {'R', 'W', 'N', 'D', 'S', 'T', 'R', 'M'};
 constexpr uint32_t kChunkMagic = fourcc("CHNK");
-constexpr size_t kFileHeaderBytes = 16;
+constexpr size_t kFileHeaderBytes = 24;
 constexpr size_t kChunkHeaderBytes = 24;
 constexpr int kZstdLevel = 1;
 
@@ -71,7 +71,7 @@ uint64_t write_chunks(int fd, const std::vector<uint8_t>& raw, uint32_t records,
 }
 }  // namespace
 
-ChunkWriter::ChunkWriter(std::string path, uint32_t kind, SerialWorker* worker)
+ChunkWriter::ChunkWriter(std::string path, uint32_t kind, SerialWorker* worker, uint64_t trace_id)
     : path_(std::move(path)), worker_(worker) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw_errno("create " + path_);
@@ -79,6 +79,7 @@ ChunkWriter::ChunkWriter(std::string path, uint32_t kind, SerialWorker* worker)
   h.raw(kFileMagic, 8);
   h.u32(kTraceFormatVersion);
   h.u32(kind);
+  h.u64(trace_id);
   write_all(fd_, h.data().data(), h.size(), path_);
   file_size_ = h.size();
 }
@@ -125,7 +126,8 @@ void ChunkWriter::sync() {
   if (::fdatasync(fd_) != 0) throw_errno("fdatasync " + path_);
 }
 
-ChunkReader::ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail)
+ChunkReader::ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail,
+                         std::optional<uint64_t> trace_id)
     : path_(std::move(path)), tolerate_(tolerate_torn_tail) {
   f_ = std::fopen(path_.c_str(), "rbe");
   if (!f_) throw TraceError(path_ + ": cannot open: " + std::strerror(errno));
@@ -137,16 +139,33 @@ ChunkReader::ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tai
     throw TraceError(path_, 0, "file too short for a trace stream header");
   if (std::memcmp(h, kFileMagic, 8) != 0)
     throw TraceError(path_, 0, "not a rewind trace stream (bad magic)");
-  ByteReader r({h + 8, 8}, path_, 8);
+  ByteReader r({h + 8, kFileHeaderBytes - 8}, path_, 8);
   uint32_t version = r.u32(), k = r.u32();
+  trace_id_ = r.u64();
   if (version > kTraceFormatVersion)
     throw TraceError(path_, 8,
                      "trace format version " + std::to_string(version) +
                          " is newer than this rewind supports (" +
                          std::to_string(kTraceFormatVersion) + "); upgrade rewind");
   if (version == 0) throw TraceError(path_, 8, "invalid trace format version 0");
+  if (version < kTraceFormatVersion)
+    throw TraceError(path_, 8,
+                     "trace format version " + std::to_string(version) +
+                         " is older than this rewind reads (" +
+                         std::to_string(kTraceFormatVersion) + "); record the program again");
   if (k != kind) throw TraceError(path_, 12, "stream kind does not match its file name");
+  if (trace_id && *trace_id != trace_id_)
+    throw TraceError(path_, 16,
+                     "belongs to another recording (trace id " + hex_id(trace_id_) +
+                         ", the trace's meta says " + hex_id(*trace_id) +
+                         "): files of two traces were mixed");
   pos_ = kFileHeaderBytes;
+}
+
+std::string hex_id(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
+  return buf;
 }
 
 ChunkReader::~ChunkReader() {

@@ -1,6 +1,7 @@
 // One stream file of a trace: a header followed by self-checking, zstd-compressed chunks.
 // Layout (little-endian), documented for users in docs/trace-format.md:
-//   header: "RWNDSTRM" (8 bytes), u32 format version, u32 stream kind (FourCC)
+//   header: "RWNDSTRM" (8 bytes), u32 format version, u32 stream kind (FourCC),
+//           u64 trace id (random, the same in every stream of one trace)
 //   chunk:  u32 'CHNK', u32 raw size, u32 compressed size, u32 record count,
 //           u64 XXH64 of the 16 header bytes before it and the compressed payload, payload
 #pragma once
@@ -17,7 +18,8 @@
 namespace rwd {
 
 /// Trace format version written by this build; readers refuse newer versions.
-constexpr uint32_t kTraceFormatVersion = 2;  // 2: events carry buffered syscall records
+/// 2: events carry buffered syscall records; 3: every stream header holds the trace id.
+constexpr uint32_t kTraceFormatVersion = 3;
 /// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
 constexpr uint32_t kMaxChunkBytes = 64u << 20;
 
@@ -36,8 +38,10 @@ constexpr uint32_t fourcc(const char (&s)[5]) {
 class ChunkWriter {
  public:
   /// Creates (truncates) `path`. `worker`, if given, compresses and writes this stream's chunks
-  /// and must outlive the writer. Throws SystemError.
-  ChunkWriter(std::string path, uint32_t kind, SerialWorker* worker = nullptr);
+  /// and must outlive the writer. `trace_id` goes in the header (every stream of a trace has
+  /// the same). Throws SystemError.
+  ChunkWriter(std::string path, uint32_t kind, SerialWorker* worker = nullptr,
+              uint64_t trace_id = 0);
   /// Flushes and waits for the worker; errors are dropped here (call sync() to see them).
   ~ChunkWriter();
   ChunkWriter(const ChunkWriter&) = delete;
@@ -71,8 +75,10 @@ class ChunkReader {
  public:
   /// Opens `path` and checks its header. `tolerate_torn_tail`: an incomplete or unreadable
   /// last chunk ends the stream quietly (recording was interrupted) instead of raising.
-  /// Throws TraceError naming the file and offset.
-  ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail);
+  /// `trace_id`, when given, must be the id in the header (a stream of another recording
+  /// swapped in is refused). Throws TraceError naming the file and offset.
+  ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail,
+              std::optional<uint64_t> trace_id = std::nullopt);
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
@@ -84,6 +90,8 @@ class ChunkReader {
   /// True when next() ended at a torn tail rather than a clean end of file.
   bool torn() const { return torn_; }
   const std::string& path() const { return path_; }
+  /// The trace id in the stream's header.
+  uint64_t trace_id() const { return trace_id_; }
   /// Size of the file in bytes.
   uint64_t file_size() const { return size_; }
   /// Where the next chunk starts (with chunk_offset(), what seek() takes back).
@@ -100,6 +108,10 @@ class ChunkReader {
   uint64_t chunk_offset_ = 0;
   bool tolerate_ = false;
   bool torn_ = false;
+  uint64_t trace_id_ = 0;
 };
+
+/// A trace id as 16 hexadecimal digits (for messages).
+std::string hex_id(uint64_t id);
 
 }  // namespace rwd

@@ -43,33 +43,49 @@ void check_version(const std::string& dir) {
                          std::to_string(kTraceFormatVersion) + "); record the program again");
 }
 
-std::vector<uint8_t> single_record(const std::string& path, uint32_t kind) {
-  ChunkReader r(path, kind, false);
+/// The one record of a small stream (meta, processes); its header's trace id in `*id`
+/// (checked against `*id` first when `expected`).
+std::vector<uint8_t> single_record(const std::string& path, uint32_t kind, uint64_t* id,
+                                   bool expected) {
+  ChunkReader r(path, kind, false, expected ? std::optional<uint64_t>(*id) : std::nullopt);
+  *id = r.trace_id();
   auto c = r.next();
   if (!c) throw TraceError(path, r.file_size(), "empty file");
   return *c;
 }
+
+/// The trace id of `dir`, from its meta stream's header.
+uint64_t trace_id_of(const std::string& dir) {
+  return ChunkReader(dir + "/" + kMetaFile, kMetaKind, false).trace_id();
+}
+
 }  // namespace
 
 TraceMeta read_trace_meta(const std::string& dir) {
   check_version(dir);
   std::string p = dir + "/" + kMetaFile;
-  return decode_meta(single_record(p, kMetaKind), p);
+  uint64_t id = 0;
+  return decode_meta(single_record(p, kMetaKind, &id, false), p);
 }
 
 std::optional<TraceSummary> read_trace_summary(const std::string& dir) {
   std::string p = dir + "/" + kProcessesFile;
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-  return decode_summary(single_record(p, kProcessesKind), p);
+  uint64_t id = trace_id_of(dir);
+  return decode_summary(single_record(p, kProcessesKind, &id, true), p);
 }
 
 TraceReader::TraceReader(std::string dir) : dir_(std::move(dir)) {
   meta_ = read_trace_meta(dir_);
   summary_ = read_trace_summary(dir_);
+  uint64_t id = trace_id_of(dir_);
   bool tolerate = !summary_.has_value();
-  events_ = std::make_unique<ChunkReader>(dir_ + "/" + kEventsFile, kEventsKind, tolerate);
-  data_ = std::make_unique<ChunkReader>(dir_ + "/" + kDataFile, kDataKind, tolerate);
+  events_ = std::make_unique<ChunkReader>(dir_ + "/" + kEventsFile, kEventsKind, tolerate, id);
+  data_ = std::make_unique<ChunkReader>(dir_ + "/" + kDataFile, kDataKind, tolerate, id);
+  if (summary_)
+    for (const ProcessInfo& p : summary_->processes)
+      if (p.ppid == 0) root_pid_ = p.pid;
   if (summary_) {
     if (events_->file_size() != summary_->events_bytes)
       throw TraceError(
@@ -130,6 +146,12 @@ std::optional<Event> TraceReader::next() {
                      "event " + std::to_string(e.number) + " follows event " +
                          std::to_string(last_) + " (corrupted trace)");
   last_ = e.number;
+  if (e.kind == EventKind::Exit && summary_ && e.tid == root_pid_ &&
+      e.status != summary_->root_status)
+    throw TraceError(dir_ + "/" + kProcessesFile, 0,
+                     "the first process's exit status (" + std::to_string(summary_->root_status) +
+                         ") disagrees with its exit event " + std::to_string(e.number) + " (" +
+                         std::to_string(e.status) + "): altered trace");
   if (e.kind == EventKind::End) {
     done_ = true;
     return std::nullopt;

@@ -1,6 +1,7 @@
 #include "trace_writer.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,18 @@ int64_t now_ns() {
 }
 }  // namespace
 
+namespace {
+
+/// A fresh random trace id (getrandom(2); never 0).
+uint64_t new_trace_id() {
+  uint64_t id = 0;
+  while (id == 0)
+    if (getrandom(&id, sizeof id, 0) != sizeof id && errno != EINTR) throw_errno("getrandom");
+  return id;
+}
+
+}  // namespace
+
 int exit_code_for_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -36,7 +49,7 @@ int exit_code_for_status(int status) {
 }
 
 TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta)
-    : dir_(std::move(dir)), compressor_(kMaxQueuedBytes) {
+    : dir_(std::move(dir)), compressor_(kMaxQueuedBytes), trace_id_(new_trace_id()) {
   if (::mkdir((dir_ + "/" + kFilesDir).c_str(), 0755) != 0 && errno != EEXIST)
     throw_errno("mkdir " + dir_ + "/" + kFilesDir);
   {
@@ -45,12 +58,13 @@ TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta)
     if (!v) throw Error("cannot write " + dir_ + "/" + kVersionFile);
   }
   {
-    ChunkWriter m(dir_ + "/" + kMetaFile, kMetaKind);
+    ChunkWriter m(dir_ + "/" + kMetaFile, kMetaKind, nullptr, trace_id_);
     m.append(encode_meta(meta));
     m.sync();
   }
-  events_ = std::make_unique<ChunkWriter>(dir_ + "/" + kEventsFile, kEventsKind, &compressor_);
-  data_ = std::make_unique<ChunkWriter>(dir_ + "/" + kDataFile, kDataKind, &compressor_);
+  events_ =
+      std::make_unique<ChunkWriter>(dir_ + "/" + kEventsFile, kEventsKind, &compressor_, trace_id_);
+  data_ = std::make_unique<ChunkWriter>(dir_ + "/" + kDataFile, kDataKind, &compressor_, trace_id_);
   last_flush_ns_ = now_ns();
 }
 
@@ -84,7 +98,7 @@ void TraceWriter::finish(TraceSummary summary) {
   summary.data_bytes = data_->file_size();
   std::string tmp = dir_ + "/" + kProcessesFile + ".tmp";
   {
-    ChunkWriter p(tmp, kProcessesKind);
+    ChunkWriter p(tmp, kProcessesKind, nullptr, trace_id_);
     p.append(encode_summary(summary));
     p.sync();
   }

@@ -36,6 +36,7 @@ class TraceWriter {
  private:
   std::string dir_;
   SerialWorker compressor_;  // outlives events_ and data_, which queue jobs on it
+  uint64_t trace_id_;        // random, in the header of every stream of this trace
   std::unique_ptr<ChunkWriter> events_, data_;
   uint64_t next_ = 1;
   int64_t last_flush_ns_ = 0;

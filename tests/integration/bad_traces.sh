@@ -46,6 +46,31 @@ rc=$?
   && pass "corrupted: $out" || fail "corrupted trace (rc $rc): $out"
 "$REWIND" dump "$WORK/corrupt" >/dev/null 2>&1 && fail "dump must refuse a corrupted trace"
 
+# The exit status in `processes` no longer matches the first process's exit event (each
+# stream's checksums intact): replay says so instead of exiting with the altered status.
+"$TRACE_TAMPER" "$WORK/good" "$WORK/status" 0 root_status 256 || fail "tamper tool failed"
+out=$("$REWIND" replay -a "$WORK/status" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+  echo "$out" | grep -q "/status/processes: offset 0: the first process's exit status (256) disagrees with its exit event [0-9]* (0): altered trace"   && pass "altered exit status: $out" || fail "altered exit status (rc $rc): $out"
+"$REWIND" dump "$WORK/status" >/dev/null 2>&1 && fail "dump must refuse an altered exit status"
+
+# Streams of another recording swapped in: each reader names the file that does not belong.
+"$REWIND" record -o "$WORK/other" true >/dev/null 2>&1 || fail "record true"
+for stream in events data processes; do
+  cp -r "$WORK/good" "$WORK/mixed-$stream"
+  cp "$WORK/other/$stream" "$WORK/mixed-$stream/$stream"
+  for cmd in "replay -a" dump ps; do
+    out=$("$REWIND" $cmd "$WORK/mixed-$stream" 2>&1 >/dev/null)
+    rc=$?
+    [ "$rc" -ne 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+      echo "$out" | grep -q "mixed-$stream/$stream: offset 16: belongs to another recording (trace id [0-9a-f]*, the trace's meta says [0-9a-f]*): files of two traces were mixed" ||
+      { [ "$cmd" = ps ] && [ "$stream" != processes ] && [ "$rc" -eq 0 ]; } ||
+      fail "$stream of another trace under rewind $cmd (rc $rc): $out"
+  done
+done
+pass "streams of another trace refused by replay -a, dump and ps"
+
 # Newer format version.
 cp -r "$WORK/good" "$WORK/future"
 echo "rewind trace format 99" >"$WORK/future/version"

@@ -2,6 +2,7 @@
 // so that only replay's divergence detection can notice. Used by tests/integration/tamper.sh.
 //   trace_tamper IN OUT EVENT REGISTER DELTA   add DELTA to REGISTER of event EVENT
 //   trace_tamper IN OUT EVENT result DELTA     add DELTA to the recorded syscall result
+//   trace_tamper IN OUT 0 root_status DELTA    add DELTA to the exit status in `processes`
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,8 +48,13 @@ int main(int argc, char** argv) {
       }
       w.write(*e);
     }
+    rwd::TraceSummary summary = *r.summary();
+    if (what == "root_status") {
+      summary.root_status += int32_t(delta);
+      changed = true;
+    }
     if (!changed) throw rwd::Error("event or field not found");
-    w.finish(*r.summary());
+    w.finish(summary);
   } catch (const rwd::Error& e) {
     std::fprintf(stderr, "trace_tamper: %s\n", e.what());
     return 1;

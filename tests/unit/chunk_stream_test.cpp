@@ -72,26 +72,26 @@ TEST_CASE("an empty flush writes no chunk") {
 TEST_CASE("a flipped byte is reported with file and chunk offset") {
   TestDir d;
   write_two_chunks(d / "s");
-  // First chunk starts at 16 (after the file header); its payload at 16 + 24.
-  flip_byte(d / "s", 16 + 24 + 3);
+  // First chunk starts at 24 (after the file header); its payload at 24 + 24.
+  flip_byte(d / "s", 24 + 24 + 3);
   std::string msg = error_of([&] {
     ChunkReader r(d / "s", kKind, false);
     while (r.next()) {
     }
   });
-  CHECK(msg == d / "s" + ": offset 16: chunk checksum mismatch (corrupted trace)");
+  CHECK(msg == d / "s" + ": offset 24: chunk checksum mismatch (corrupted trace)");
 }
 
 TEST_CASE("a corrupted size field is caught before any allocation") {
   TestDir d;
   write_two_chunks(d / "s");
-  flip_byte(d / "s", 16 + 11);  // high byte of the compressed size
+  flip_byte(d / "s", 24 + 11);  // high byte of the compressed size
   std::string msg = error_of([&] {
     ChunkReader r(d / "s", kKind, false);
     while (r.next()) {
     }
   });
-  CHECK(msg.find("offset 16: chunk size out of bounds") != std::string::npos);
+  CHECK(msg.find("offset 24: chunk size out of bounds") != std::string::npos);
 }
 
 TEST_CASE("a torn tail is an error, unless the reader tolerates an interrupted recording") {
@@ -117,14 +117,28 @@ TEST_CASE("headers are checked: magic, version, kind") {
   CHECK(error_of([&] {
           ChunkReader r(d / "s", fourcc("OTHR"), false);
         }).find("stream kind does not match") != std::string::npos);
-  flip_byte(d / "s", 8);  // version 2 -> 66
+  flip_byte(d / "s", 8);  // version 3 -> 67
   CHECK(error_of([&] {
           ChunkReader r(d / "s", kKind, false);
-        }).find("trace format version 66 is newer than this rewind supports (2)") !=
+        }).find("trace format version 67 is newer than this rewind supports (3)") !=
         std::string::npos);
   flip_byte(d / "s", 0);
   CHECK(error_of([&] { ChunkReader r(d / "s", kKind, false); }) ==
         d / "s" + ": offset 0: not a rewind trace stream (bad magic)");
   CHECK(error_of([&] { ChunkReader r(d / "missing", kKind, false); }).find("cannot open") !=
         std::string::npos);
+}
+
+TEST_CASE("a stream of another trace is refused by its trace id") {
+  TestDir d;
+  {
+    ChunkWriter w(d / "s", kKind, nullptr, 0x1234);
+    w.append({1, 2, 3});
+  }
+  CHECK(ChunkReader(d / "s", kKind, false).trace_id() == 0x1234);
+  CHECK(ChunkReader(d / "s", kKind, false, 0x1234).next());
+  CHECK(error_of([&] { ChunkReader r(d / "s", kKind, false, 0x5678); }) ==
+        d / "s" +
+            ": offset 16: belongs to another recording (trace id 0000000000001234, the "
+            "trace's meta says 0000000000005678): files of two traces were mixed");
 }
