@@ -10,6 +10,7 @@
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
+#include "engine/trace/saved_files.h"
 
 namespace rwd {
 
@@ -105,6 +106,13 @@ std::string FileSaver::save(const std::string& source, const std::string& path) 
     }
     ::fchmod(out, 0555);  // executables are exec'd from the trace at replay
     ::close(out);
+  }
+  // Its size and checksum, for the replay to tell a truncated or replaced copy.
+  try {
+    append_file_sum(dir_.substr(0, dir_.rfind('/')), name, sum_of_fd(in, path));
+  } catch (...) {
+    ::close(in);
+    throw;
   }
   ::close(in);
   saved_[key] = name;

@@ -7,6 +7,7 @@
 #include "engine/errors.h"
 #include "engine/trace/bytes.h"
 #include "engine/trace/event_codec.h"
+#include "engine/trace/saved_files.h"
 #include "engine/trace/trace_files.h"
 
 namespace rwd {
@@ -188,10 +189,8 @@ void TraceReader::seek(const Position& p) {
 std::string TraceReader::file_path(const std::string& name) const {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
     throw TraceError(events_->path(), events_->chunk_offset(), "bad saved-file name in event");
-  std::string p = dir_ + "/" + kFilesDir + "/" + name;
-  struct stat st;
-  if (::stat(p.c_str(), &st) != 0) throw TraceError(p + ": saved file is missing from the trace");
-  return p;
+  check_saved_file(dir_, name);
+  return dir_ + "/" + kFilesDir + "/" + name;
 }
 
 }  // namespace rwd

@@ -71,6 +71,32 @@ for stream in events data processes; do
 done
 pass "streams of another trace refused by replay -a, dump and ps"
 
+# A saved file truncated, or changed in place: the replay names it before using it. (Saved
+# system files are hard links: each is replaced by an altered copy, never written to.)
+replace_saved() {  # replace_saved TRACE NAME BYTES-TO-KEEP|flip
+  local f="$1/files/$2"
+  if [ "$3" = flip ]; then
+    cp "$f" "$WORK/copy" && printf 'X' | dd of="$WORK/copy" bs=1 seek=100 conv=notrunc 2>/dev/null
+  else
+    head -c "$3" "$f" >"$WORK/copy"
+  fi
+  rm -f "$f" && mv "$WORK/copy" "$f"
+}
+cp -r "$WORK/good" "$WORK/shortlib"
+lib=$(cd "$WORK/shortlib/files" && ls | grep '^libc\.so')
+replace_saved "$WORK/shortlib" "$lib" 50000
+out=$("$REWIND" replay -a "$WORK/shortlib" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+  echo "$out" | grep -q "shortlib/files/$lib: 50000 bytes, the recording saved [0-9]* (truncated or replaced saved file)"   && pass "truncated saved file: $out" || fail "truncated saved file (rc $rc): $out"
+cp -r "$WORK/good" "$WORK/altered"
+exe=$(cd "$WORK/altered/files" && ls | grep '^date-')
+replace_saved "$WORK/altered" "$exe" flip
+out=$("$REWIND" replay -a "$WORK/altered" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -eq 1 ] && echo "$out" | grep -q "altered/files/$exe: checksum differs from the one recorded (altered saved file)"   && pass "altered saved file: $out" || fail "altered saved file (rc $rc): $out"
+"$REWIND" replay -a "$WORK/good" >/dev/null 2>&1 || fail "the untouched trace must still replay"
+
 # Newer format version.
 cp -r "$WORK/good" "$WORK/future"
 echo "rewind trace format 99" >"$WORK/future/version"
