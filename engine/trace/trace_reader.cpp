@@ -147,6 +147,7 @@ std::optional<Event> TraceReader::next() {
                      "event " + std::to_string(e.number) + " follows event " +
                          std::to_string(last_) + " (corrupted trace)");
   last_ = e.number;
+  if (e.number == 1) root_pid_ = e.tid;  // the first process's exec, whatever `processes` says
   if (e.kind == EventKind::Exit && summary_ && e.tid == root_pid_ &&
       e.status != summary_->root_status)
     throw TraceError(dir_ + "/" + kProcessesFile, 0,

@@ -54,7 +54,7 @@ class TraceReader {
   std::string dir_;
   TraceMeta meta_;
   std::optional<TraceSummary> summary_;
-  int32_t root_pid_ = 0;  // the first process (its exit event must match the summary)
+  int32_t root_pid_ = 0;  // the first process: its exit event must match the summary
   std::unique_ptr<ChunkReader> events_, data_;
   std::vector<uint8_t> chunk_;
   size_t chunk_pos_ = 0;
