@@ -39,7 +39,8 @@ TEST_CASE("Record & Debug of the race sample over TCP: a data breakpoint both wa
   REQUIRE(server.port() > 0);
   test::DapClient c(server.port());
   REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  json launch = c.request("launch", {{"program", RACE_COUNTER}, {"cwd", SAMPLES_DIR}});
+  json launch = c.request(
+      "launch", {{"program", RACE_COUNTER}, {"cwd", SAMPLES_DIR}, {"token", server.token()}});
   REQUIRE(launch["success"] == true);
   std::string printed;
   for (const json& o : c.seen("output"))
