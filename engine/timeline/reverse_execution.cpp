@@ -46,8 +46,7 @@ Next ReplayController::op_reverse_step(pid_t tid) {
                             .report = {.reason = StopReason::Step, .tid = tid}});
       return Next::Replay;
     }
-    if ((last->kind == EventKind::Signal || last->kind == EventKind::Rdtsc) &&
-        last->tid == tid) {
+    if ((last->kind == EventKind::Signal || last->kind == EventKind::Rdtsc) && last->tid == tid) {
       // At a signal handler's first instruction: one instruction back is where the signal
       // arrived, in the run that led to the signal event. Just after an rdtsc: one
       // instruction back is the rdtsc itself, the last step of the run that led to it
