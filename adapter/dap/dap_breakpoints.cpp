@@ -1,6 +1,7 @@
 // Breakpoints of every DAP kind: source lines, functions, instructions, signals (exception
 // filters) and data (hardware watchpoints).
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <sstream>
 
@@ -260,22 +261,25 @@ std::string DapSession::data_breakpoint_description(const StopInfo& stop, std::v
   return "Hardware watchpoint at " + hex(stop.addr);
 }
 
+uint32_t DapSession::line_in(int64_t line) const {
+  if (line < 0 || line >= INT32_MAX)
+    throw RequestError("line " + std::to_string(line) + " is out of range");
+  return uint32_t(line + (lines_from_1_ ? 0 : 1));
+}
+
 void DapSession::breakpoint_locations(const json& req) {
   Debugger& d = debugger();
   const json& args = arguments(req);
   std::string path = optional_arg<std::string>(required<json>(args, "source"), "path", "");
   uint32_t first = line_in(required<int64_t>(args, "line"));
   uint32_t last = line_in(optional_arg<int64_t>(args, "endLine", line_out(first)));
-  last = std::min(last, first + 10000);
   json out = json::array();
   std::set<uint32_t> lines;
   for (const auto& m : d.modules().modules()) {
     DwarfIndex* dw = m->dwarf();
-    if (!dw || path.empty()) continue;
-    for (uint32_t line = first; line <= last; ++line) {
-      uint32_t bound = 0;
-      if (!dw->line_addresses(path, line, &bound).empty() && bound == line) lines.insert(line);
-    }
+    if (!dw || path.empty() || last < first) continue;
+    std::set<uint32_t> here = dw->lines_with_code(path, first, last);
+    lines.insert(here.begin(), here.end());
   }
   for (uint32_t l : lines) out.push_back({{"line", line_out(l)}});
   respond(req, {{"breakpoints", out}});

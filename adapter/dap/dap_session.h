@@ -121,7 +121,9 @@ class DapSession {
   void disconnect(const nlohmann::json& req);
   void cancel(const nlohmann::json& req);
   int line_out(uint32_t line) const { return int(line) - (lines_from_1_ ? 0 : 1); }
-  uint32_t line_in(int64_t line) const { return uint32_t(line + (lines_from_1_ ? 0 : 1)); }
+  /// A client's line number as rewind's (from 1). Throws RequestError when it is out of
+  /// range (negative, or past 2^31): never truncated to another line.
+  uint32_t line_in(int64_t line) const;
   nlohmann::json source_json(const std::string& path);
 
   // dap_launch.cpp

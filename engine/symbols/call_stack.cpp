@@ -2,6 +2,8 @@
 
 #include <dwarf.h>
 
+#include "engine/symbols/source_path.h"
+
 namespace rwd {
 
 namespace {
@@ -15,7 +17,7 @@ std::string unit_file(DwarfIndex& dw, size_t unit, uint64_t n) {
   if (!cu || dwarf_srcfiles(cu.raw(), &files, &count, nullptr) != DW_DLV_OK) return out;
   // DWARF 5 numbers files from 0; earlier versions from 1 (DWARF 5 section 6.2.4).
   int64_t index = cu.version() >= 5 ? int64_t(n) : int64_t(n) - 1;
-  if (index >= 0 && index < count) out = files[index];
+  if (index >= 0 && index < count) out = normal_source_path(files[index]);
   for (Dwarf_Signed i = 0; i < count; ++i) dwarf_dealloc(dw.file().dbg(), files[i], DW_DLA_STRING);
   dwarf_dealloc(dw.file().dbg(), files, DW_DLA_LIST);
   return out;

@@ -7,15 +7,9 @@
 #include <unordered_map>
 
 #include "engine/errors.h"
+#include "engine/symbols/source_path.h"
 
 namespace rwd {
-
-bool path_matches(const std::string& path, const std::string& file) {
-  if (path == file) return true;
-  if (file.size() >= path.size()) return false;
-  return path.compare(path.size() - file.size(), file.size(), file) == 0 &&
-         (file[0] == '/' || path[path.size() - file.size() - 1] == '/');
-}
 
 DwarfIndex::DwarfIndex(const std::string& path) : file_(std::make_unique<DwarfFile>(path)) {
   Dwarf_Debug dbg = file_->dbg();
@@ -96,7 +90,8 @@ const LineTable& DwarfIndex::lines(size_t unit) {
           dwarf_dealloc(file_->dbg(), name, DW_DLA_STRING);
         }
         it = file_index.emplace(fileno, uint32_t(d.lines.files.size())).first;
-        d.lines.files.push_back(s);
+        d.lines.files.push_back(normal_source_path(s));
+        d.lines.real_files.push_back(real_source_path(s));
       }
       row.file = it->second;
       d.lines.rows.push_back(row);
@@ -369,14 +364,41 @@ std::optional<std::pair<size_t, LineRow>> DwarfIndex::line_at(uint64_t addr) {
   return std::nullopt;
 }
 
+std::vector<std::vector<bool>> DwarfIndex::files_named(const std::string& file) {
+  std::string want = normal_source_path(file), want_real = real_source_path(file);
+  std::vector<std::vector<bool>> named(units_.size());
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const LineTable& t = lines(u);
+    for (size_t f = 0; f < t.files.size(); ++f)
+      named[u].push_back(path_matches(t.files[f], want) ||
+                         path_matches(t.real_files[f], want_real));
+  }
+  return named;
+}
+
+std::set<uint32_t> DwarfIndex::lines_with_code(const std::string& file, uint32_t first,
+                                               uint32_t last) {
+  std::vector<std::vector<bool>> named = files_named(file);
+  std::set<uint32_t> out;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const LineTable& t = lines(u);
+    for (const auto& r : t.rows)
+      if (r.is_stmt && !r.end_sequence && r.line >= first && r.line <= last &&
+          r.file < t.files.size() && named[u][r.file])
+        out.insert(r.line);
+  }
+  return out;
+}
+
 std::vector<uint64_t> DwarfIndex::line_addresses(const std::string& file, uint32_t line,
                                                  uint32_t* bound_line) {
+  std::vector<std::vector<bool>> named = files_named(file);
   uint32_t best = 0;
   for (size_t u = 0; u < units_.size(); ++u) {
     const LineTable& t = lines(u);
     for (const auto& r : t.rows)
       if (r.is_stmt && !r.end_sequence && r.line >= line && (!best || r.line < best) &&
-          r.file < t.files.size() && path_matches(t.files[r.file], file))
+          r.file < t.files.size() && named[u][r.file])
         best = r.line;
   }
   if (bound_line) *bound_line = best;
@@ -387,7 +409,7 @@ std::vector<uint64_t> DwarfIndex::line_addresses(const std::string& file, uint32
     const LineTable& t = lines(u);
     for (const auto& r : t.rows) {
       if (!r.is_stmt || r.end_sequence || r.line != best || r.file >= t.files.size() ||
-          !path_matches(t.files[r.file], file))
+          !named[u][r.file])
         continue;
       DieOffset key = r.addr;  // code outside any known function: one location per address
       if (const FunctionInfo* f = function_at(r.addr)) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,10 @@ struct LineRow {
 
 /// A unit's line table: rows in sequence order (ascending addresses within a sequence).
 struct LineTable {
-  std::vector<std::string> files;  ///< absolute paths where known
+  /// Absolute paths where known, normalized ("." and ".." collapsed: normal_source_path).
+  std::vector<std::string> files;
+  /// The same files with symbolic links resolved where they exist (real_source_path).
+  std::vector<std::string> real_files;
   std::vector<LineRow> rows;
 };
 
@@ -106,6 +110,9 @@ class DwarfIndex {
   /// addresses, ascending.
   std::vector<uint64_t> line_addresses(const std::string& file, uint32_t line,
                                        uint32_t* bound_line = nullptr);
+  /// The lines from `first` to `last` of `file` that have code (is_stmt rows), where a
+  /// breakpoint binds without moving (DAP breakpointLocations). One pass over the rows.
+  std::set<uint32_t> lines_with_code(const std::string& file, uint32_t first, uint32_t last);
   /// The first address after the prologue of `fn` (DWARF prologue_end when present, else
   /// the address of the second line of the function, as gdb's prologue analysis does).
   uint64_t after_prologue(const FunctionInfo& fn);
@@ -122,15 +129,14 @@ class DwarfIndex {
   };
   void read_unit(size_t unit);
   void read_all_units();
+  /// Per unit, per file index: whether the file is the one a user named `file` (normalized,
+  /// or with symbolic links resolved; path_matches).
+  std::vector<std::vector<bool>> files_named(const std::string& file);
 
   std::unique_ptr<DwarfFile> file_;
   std::vector<CompileUnit> units_;
   std::vector<UnitData> data_;
   bool all_read_ = false;
 };
-
-/// True when `path` names `file`: equal, or `file` is a suffix of `path` at a '/'
-/// ("src/a.c" matches "/home/u/src/a.c").
-bool path_matches(const std::string& path, const std::string& file);
 
 }  // namespace rwd

@@ -112,6 +112,23 @@ TEST_CASE("hostile DAP messages get an error response and the adapter goes on", 
     CHECK(r["success"] == false);
     still_serving(c);
   }
+  // breakpointLocations over the widest range a line can have is one pass over the line
+  // tables (it once looked up each line in turn: minutes under ASan); past it, an error.
+  json wide = c.request("breakpointLocations",
+                        {{"source", {{"path", SOURCE_C}}}, {"line", 1}, {"endLine", 2147483646}});
+  REQUIRE(wide["success"] == true);
+  json narrow = c.request("breakpointLocations",
+                          {{"source", {{"path", SOURCE_C}}}, {"line", 1}, {"endLine", 10000}});
+  CHECK(wide["body"]["breakpoints"] == narrow["body"]["breakpoints"]);
+  CHECK(wide["body"]["breakpoints"].size() > 10);
+  for (json line : {json(INT64_MAX), json(-5), json(4294967297ll)}) {
+    INFO("line " << line.dump());
+    json r = c.request("breakpointLocations",
+                       {{"source", {{"path", SOURCE_C}}}, {"line", 1}, {"endLine", line}});
+    CHECK(r["success"] == false);
+    CHECK(r["message"].get<std::string>().find("out of range") != std::string::npos);
+    still_serving(c);
+  }
   json dis = c.request("disassemble", {{"memoryReference", pc}, {"instructionCount", 4}});
   CHECK(dis["success"] == true);
   CHECK(dis["body"]["instructions"].size() == 4);

@@ -1,0 +1,108 @@
+// Source paths as real builds write them (issue 30): a program compiled out of source
+// (`cd build && gcc ../src/history.c`: DWARF names "../src/history.c" against the build
+// directory), through a path holding "..", or from a symbolic link to the source tree. Over
+// DAP, a line breakpoint set with the file's plain absolute path binds and is hit in each, and
+// the stop names the file without "..".
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/dap/dap_client.h"
+
+using nlohmann::json;
+
+namespace {
+
+const char* kSource = R"(#include <stdio.h>
+static int total;
+void add(int v) {
+  total += v;
+}
+int main(void) {
+  for (int i = 0; i < 3; i++) add(i);
+  printf("%d\n", total);
+  return 0;
+}
+)";
+constexpr int kAddLine = 4;  // total += v;
+
+struct Build {
+  std::string name;       // for messages
+  std::string command;    // run in the project directory; makes ./prog
+  std::string stop_path;  // the path the stop must name
+};
+
+}  // namespace
+
+TEST_CASE("line breakpoints bind in out-of-source, '..' and symlinked builds", "[dap][paths]") {
+  char tmpl[] = "/tmp/rewind-paths.XXXXXX";
+  std::string proj = mkdtemp(tmpl);
+  std::filesystem::create_directories(proj + "/src");
+  std::filesystem::create_directories(proj + "/build");
+  std::ofstream(proj + "/src/history.c") << kSource;
+  REQUIRE(symlink((proj + "/src").c_str(), (proj + "/link").c_str()) == 0);
+  std::string real = proj + "/src/history.c";
+  std::vector<Build> builds = {
+      {"gcc, out of source", "cd build && gcc -g -O0 ../src/history.c -o ../prog", real},
+      {"gcc, a path with ..", "gcc -g -O0 " + proj + "/build/../src/./history.c -o prog", real},
+      {"gcc, through a symlinked tree", "gcc -g -O0 " + proj + "/link/history.c -o prog",
+       proj + "/link/history.c"},
+  };
+  if (std::system("command -v clang >/dev/null 2>&1") == 0)
+    builds.push_back(
+        {"clang, out of source", "cd build && clang -g -O0 ../src/history.c -o ../prog", real});
+  for (const Build& b : builds) {
+    INFO(b.name);
+    REQUIRE(std::system(("cd " + proj + " && " + b.command).c_str()) == 0);
+    std::string trace = proj + "/trace";
+    std::filesystem::remove_all(trace);
+    REQUIRE(std::system((std::string(REWIND_BIN) + " record -o " + trace + " " + proj +
+                         "/prog >/dev/null 2>&1")
+                            .c_str()) == 0);
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+    c.event("initialized");
+    // By the real path; for the symlinked build, also by the link's path.
+    json set = c.request("setBreakpoints",
+                         {{"source", {{"path", real}}}, {"breakpoints", {{{"line", kAddLine}}}}});
+    REQUIRE(set["success"] == true);
+    CHECK(set["body"]["breakpoints"][0]["verified"] == true);
+    CHECK(set["body"]["breakpoints"][0]["line"] == kAddLine);
+    REQUIRE(c.request("configurationDone")["success"] == true);
+    json stop = c.event("stopped");
+    CHECK(stop["body"]["reason"] == "breakpoint");
+    json frame =
+        c.request("stackTrace", {{"threadId", stop["body"]["threadId"]}})["body"]["stackFrames"][0];
+    CHECK(frame["line"] == kAddLine);
+    CHECK(frame["source"]["path"] == b.stop_path);
+    CHECK(c.request("evaluate",
+                    {{"expression", "v"}, {"frameId", frame["id"]}})["body"]["result"] == "0");
+    c.request("disconnect");
+    c.check_schema();
+  }
+  // Built from the real tree, asked for through the link: the link is resolved too.
+  REQUIRE(std::system(("cd " + proj + " && gcc -g -O0 " + real + " -o prog").c_str()) == 0);
+  std::string trace = proj + "/trace";
+  std::filesystem::remove_all(trace);
+  REQUIRE(std::system((std::string(REWIND_BIN) + " record -o " + trace + " " + proj +
+                       "/prog >/dev/null 2>&1")
+                          .c_str()) == 0);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  json set = c.request("setBreakpoints", {{"source", {{"path", proj + "/link/history.c"}}},
+                                          {"breakpoints", {{{"line", kAddLine}}}}});
+  CHECK(set["body"]["breakpoints"][0]["verified"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "breakpoint");
+  c.request("disconnect");
+  std::filesystem::remove_all(proj);
+}
