@@ -26,6 +26,12 @@ struct StaleReferenceError : RequestError {
   using RequestError::RequestError;
 };
 
+/// A failure while a request ran after its response was sent (continue, steps): the error
+/// was told in events (output, terminated), so dispatch sends no second response.
+struct AnsweredError : Error {
+  using Error::Error;
+};
+
 /// The request's "arguments" object (an empty object when absent or not an object).
 inline const nlohmann::json& arguments(const nlohmann::json& req) {
   static const nlohmann::json empty = nlohmann::json::object();

@@ -12,6 +12,22 @@ DebugStop DapSession::running(const std::function<DebugStop()>& op) {
     DebugStop s = op();
     running_ = nullptr;
     return s;
+  } catch (const Error& e) {
+    running_ = nullptr;
+    // The client waits for a stop (the request was answered before it ran): say what went
+    // wrong, then stop where the replay is; a replay that failed (a divergence) cannot go
+    // on, and the session ends (DAP terminated) instead of leaving the client waiting.
+    event("output",
+          {{"category", "important"}, {"output", std::string("rewind: ") + e.what() + "\n"}});
+    try {
+      DebugStop s;
+      s.stop = timeline_->current();
+      (void)timeline_->registers(s.stop.tid);  // throws once the replay has failed
+      return s;
+    } catch (const Error&) {
+      event("terminated");
+      throw AnsweredError(e.what());
+    }
   } catch (...) {
     running_ = nullptr;
     throw;

@@ -210,9 +210,9 @@ void serve_dap_tcp(const std::string& host, uint16_t port, DapSessionOptions opt
       }
       ::shutdown(fd, SHUT_RDWR);
       ::close(fd);
+      busy = false;  // free before it says so: a client reading the log may connect at once
       std::fprintf(stderr, "rewind: DAP client %s %s\n", who.c_str(),
                    broken.empty() ? "disconnected" : ("dropped: " + broken).c_str());
-      busy = false;
     });
   }
 }

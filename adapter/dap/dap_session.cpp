@@ -27,6 +27,7 @@ void DapSession::respond(const json& req, json body) {
             {"command", string_member(req, "command")}};
   if (!body.empty()) r["body"] = std::move(body);
   post(std::move(r));
+  answered_ = true;
 }
 
 void DapSession::fail(const json& req, const std::string& message, bool show_user) {
@@ -220,8 +221,11 @@ void DapSession::dispatch(const json& req) {
     fail(req, "rewind does not support the \"" + command + "\" request");
     return;
   }
+  answered_ = false;
   try {
     (this->*(it->second))(req);
+  } catch (const AnsweredError& e) {
+    if (!answered_) fail(req, e.what());  // failed before its response (rewind/seek)
   } catch (const StaleReferenceError& e) {
     fail(req, e.what(), false);
   } catch (const Error& e) {

@@ -220,6 +220,7 @@ class DapSession {
   DapSessionOptions opts_;
   std::mutex send_mu_;
   int seq_ = 1;
+  bool answered_ = false;  // the request being dispatched got its response
   std::unique_ptr<Timeline> timeline_;
   std::unique_ptr<Debugger> debugger_;
   std::unique_ptr<EventIndex> events_;

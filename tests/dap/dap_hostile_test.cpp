@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "tests/dap/dap_client.h"
@@ -152,4 +153,39 @@ TEST_CASE("hostile DAP messages get an error response and the adapter goes on", 
   c.request("disconnect");
   c.check_schema();
   std::system(("rm -rf " + trace.substr(0, trace.rfind('/'))).c_str());
+}
+
+TEST_CASE("a replay that diverges while running ends the session instead of hanging", "[dap]") {
+  // A trace altered after recording (one register of the last write) diverges during the
+  // run after configurationDone, whose response was already sent: the client once waited
+  // for a stopped event for ever. Now it hears why, then terminated.
+  std::string good = test::recorded_trace(REWIND_BIN, DEMO);
+  std::string dir = good.substr(0, good.rfind('/'));
+  std::string bad = dir + "/diverging";
+  std::string find_write =
+      std::string(REWIND_BIN) + " dump " + good +
+      " | awk '$3 == \"syscall\" && $4 == \"write\" { n = $1 } END { print n }'";
+  FILE* p = popen(find_write.c_str(), "r");
+  char buf[32] = {};
+  REQUIRE(fgets(buf, sizeof buf, p) != nullptr);
+  pclose(p);
+  std::string event = std::string(buf).substr(0, std::string(buf).find('\n'));
+  REQUIRE(!event.empty());
+  REQUIRE(std::system((std::string(TRACE_TAMPER) + " " + good + " " + bad + " " + event + " rdi 1")
+                          .c_str()) == 0);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", bad}})["success"] == true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  c.deadline(std::chrono::seconds(60));
+  c.event("terminated");
+  bool told = false;
+  for (const json& o : c.seen("output"))
+    told = told || o["body"]["output"].get<std::string>().find("rewind: replay diverged at event " +
+                                                               event) == 0;
+  CHECK(told);
+  CHECK(c.seen("stopped").empty());
+  c.check_schema();
+  std::filesystem::remove_all(bad);
 }
