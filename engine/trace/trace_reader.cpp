@@ -55,32 +55,41 @@ std::vector<uint8_t> single_record(const std::string& path, uint32_t kind, uint6
   return *c;
 }
 
-/// The trace id of `dir`, from its meta stream's header.
-uint64_t trace_id_of(const std::string& dir) {
-  return ChunkReader(dir + "/" + kMetaFile, kMetaKind, false).trace_id();
+/// The meta record of `dir`, and its trace id in `*id`.
+TraceMeta meta_and_id(const std::string& dir, uint64_t* id) {
+  check_version(dir);
+  std::string p = dir + "/" + kMetaFile;
+  return decode_meta(single_record(p, kMetaKind, id, false), p);
+}
+
+/// The summary of `dir`, whose stream must carry trace id `id`; nullopt when the recording
+/// did not end normally.
+std::optional<TraceSummary> summary_with_id(const std::string& dir, uint64_t id) {
+  std::string p = dir + "/" + kProcessesFile;
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+  return decode_summary(single_record(p, kProcessesKind, &id, true), p);
 }
 
 }  // namespace
 
 TraceMeta read_trace_meta(const std::string& dir) {
-  check_version(dir);
-  std::string p = dir + "/" + kMetaFile;
   uint64_t id = 0;
-  return decode_meta(single_record(p, kMetaKind, &id, false), p);
+  return meta_and_id(dir, &id);
 }
 
 std::optional<TraceSummary> read_trace_summary(const std::string& dir) {
   std::string p = dir + "/" + kProcessesFile;
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-  uint64_t id = trace_id_of(dir);
-  return decode_summary(single_record(p, kProcessesKind, &id, true), p);
+  uint64_t id = ChunkReader(dir + "/" + kMetaFile, kMetaKind, false).trace_id();
+  return summary_with_id(dir, id);
 }
 
 TraceReader::TraceReader(std::string dir) : dir_(std::move(dir)) {
-  meta_ = read_trace_meta(dir_);
-  summary_ = read_trace_summary(dir_);
-  uint64_t id = trace_id_of(dir_);
+  uint64_t id = 0;  // read once, from meta: every other stream must carry it
+  meta_ = meta_and_id(dir_, &id);
+  summary_ = summary_with_id(dir_, id);
   bool tolerate = !summary_.has_value();
   events_ = std::make_unique<ChunkReader>(dir_ + "/" + kEventsFile, kEventsKind, tolerate, id);
   data_ = std::make_unique<ChunkReader>(dir_ + "/" + kDataFile, kDataKind, tolerate, id);
