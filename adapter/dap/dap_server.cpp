@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include "adapter/dap/dap_args.h"
+#include "adapter/dap/dap_channel.h"
 #include "adapter/dap/dap_token.h"
 #include "adapter/dap/dap_wire.h"
 #include "engine/trace/trace_dir.h"
@@ -119,24 +121,19 @@ void answer_busy(int fd, std::string served) {
         std::chrono::steady_clock::now() + std::chrono::seconds(2), [] { return true; },
         "no request");
     json req = json::parse(in.next().value_or("{}"), nullptr, false);
-    if (req.is_object() && req.value("type", json()) == "request" &&
-        req.value("seq", json()).is_number_integer() && req["seq"].get<int64_t>() > 0)
-      write_dap_message(
-          fd, json{{"seq", 1},
-                   {"type", "response"},
-                   {"request_seq", req["seq"]},
-                   {"success", false},
-                   {"command",
-                    req.value("command", json()).is_string() ? req["command"] : json("initialize")},
-                   {"message", message},
-                   {"body", {{"error", {{"id", 1}, {"format", message}, {"showUser", true}}}}}}
-                  .dump(-1, ' ', false, json::error_handler_t::replace));
-    else
+    std::optional<int64_t> seq = message_seq(req);
+    std::string command = string_member(req, "command");
+    if (string_member(req, "type") == "request" && seq && *seq > 0) {
+      json r = error_response(*seq, command.empty() ? "initialize" : command, message);
+      r["seq"] = 1;
+      write_dap_message(fd, r.dump(-1, ' ', false, json::error_handler_t::replace));
+    } else {
       write_dap_message(fd, json{{"seq", 1},
                                  {"type", "event"},
                                  {"event", "output"},
                                  {"body", {{"category", "important"}, {"output", message + "\n"}}}}
                                 .dump());
+    }
   } catch (const Error&) {
   }
   ::shutdown(fd, SHUT_RDWR);

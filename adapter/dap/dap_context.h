@@ -1,0 +1,157 @@
+// What the DAP request handlers share (lldb-dap's DAP object is the model): the session's
+// options, what the client said it supports, the trace being debugged, the references
+// handed out, and the few steps several handlers take (reporting a stop, running a resume so
+// that pause can interrupt it, naming sources, frames and variables).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "adapter/dap/dap_channel.h"
+#include "adapter/dap/dap_references.h"
+#include "adapter/dap/event_index.h"
+#include "adapter/dap/protocol/dap_types.h"
+#include "engine/debugger/debugger.h"
+#include "engine/debugger/script_stacks.h"
+
+namespace rwd {
+
+/// How a session is served.
+struct DapSessionOptions {
+  /// When non-empty, launch and attach must carry `"token": token` (a TCP server: `rewind
+  /// dap --listen`); a wrong or missing token is refused and the session ends.
+  std::string token;
+  /// The rewind executable, run as `rewind record` for Record & Debug launches.
+  std::string rewind_exe = "/proc/self/exe";
+  /// When non-empty, replay and attach open only traces inside this directory (a TCP server
+  /// without --allow-any-trace): a path outside it, or missing, gets one and the same
+  /// answer, so that a client cannot probe the server's file system.
+  std::string trace_root;
+  /// When positive, a client that has not given the token within this many milliseconds of
+  /// connecting is disconnected (a TCP server: one idle connection must not hold it).
+  int auth_timeout_ms = 0;
+};
+
+/// What the client told initialize it supports (DAP InitializeRequestArguments).
+struct ClientFeatures {
+  bool lines_from_1 = true;        ///< linesStartAt1
+  bool invalidated_event = false;  ///< supportsInvalidatedEvent
+  bool run_in_terminal = false;    ///< supportsRunInTerminalRequest
+};
+
+/// The state of one DAP session that request handlers read and change, and their shared
+/// steps. Used from the handling thread; the atomics also from the connection's reading
+/// thread (pause, disconnect).
+class DapContext {
+ public:
+  DapContext(DapChannel& out, DapSessionOptions opts) : out(out), opts(std::move(opts)) {}
+
+  DapChannel& out;
+  const DapSessionOptions opts;
+  ClientFeatures client;
+
+  // The trace being debugged (after launch or attach).
+  std::unique_ptr<Timeline> timeline;
+  std::unique_ptr<Debugger> dbg;          ///< over timeline; debugger() checks it is there
+  std::unique_ptr<ScriptStacks> scripts;  ///< over dbg, made with it
+  std::unique_ptr<EventIndex> events;     ///< rewind/timeline's index, made when first asked
+  std::string trace_dir;
+  int exit_code = -1;  ///< the recorded program's exit status (-1: not known)
+  pid_t root_pid = 0;  ///< the trace's first process (its process event came with the launch)
+
+  // Session settings from launch or attach.
+  bool stop_on_entry = false;
+  bool configured = false;  ///< configurationDone came
+  /// Sources are served through the `source` request (each Source has a sourceReference):
+  /// the client may be on another machine, without the files.
+  bool serve_sources = false;
+  /// "merged" (Python frames in stackTrace), "separate" (only in rewind/interpreterStack) or
+  /// "off": the launch's "interpreterFrames".
+  std::string interp_mode = "merged";
+
+  // Life cycle, read by the session.
+  bool ended = false;  ///< the session is over (disconnect, terminate, a refused token)
+  /// The client gave the right token (DapSessionOptions::token); without a token to check,
+  /// not needed. Read by the connection's reading thread.
+  std::atomic<bool> authenticated = false;
+
+  // Set and read across threads: what pause and disconnect interrupt.
+  std::atomic<Timeline*> running_timeline{nullptr};  ///< the timeline while a resume runs
+  std::atomic<pid_t> recording{0};                   ///< the `rewind record` process while it runs
+  std::mutex pause_mu;
+  std::set<int64_t> interrupting_pauses;  ///< seqs of pauses that interrupted a running op
+
+  // References handed to the client.
+  StopReferences refs;
+  SourceReferences sources;
+  DataBreakpoints data_breakpoints;
+  std::vector<uint64_t> user_checkpoints;  ///< checkpoint id - 1 -> event it was taken after
+  std::optional<StopInfo> last_stop;
+
+  /// The debugger. Throws RequestError before launch or attach.
+  Debugger& debugger();
+  /// A line of rewind's (from 1) in the client's numbering.
+  int line_out(uint32_t line) const { return int(line) - (client.lines_from_1 ? 0 : 1); }
+  /// A client's line number as rewind's (from 1). Throws RequestError when it is out of
+  /// range (negative, or past 2^31): never truncated to another line.
+  uint32_t line_in(int64_t line) const;
+  /// `path` as a DAP Source, noted as named to the client.
+  dap::Source source(const std::string& path);
+  /// The thread a request names (the stopped thread without one). Throws RequestError when
+  /// it is not live at this point.
+  pid_t thread(std::optional<pid_t> id);
+  /// The frame a frameId names (the stopped thread's innermost without one). Throws
+  /// StaleReferenceError for an id from before the program last moved.
+  FrameRef frame(std::optional<int> id);
+  /// A value as a DAP Variable, with a variablesReference for its children.
+  dap::Variable variable(const std::string& name, const Value& v, pid_t tid);
+  /// A breakpoint as a DAP Breakpoint.
+  dap::Breakpoint breakpoint(const Breakpoint& bp);
+  /// A module as a DAP Module.
+  static dap::Module module(const Module& m);
+  /// Where the program stands: rewind/when's body and rewind/seek's.
+  nlohmann::json when();
+
+  // dap_stops.cpp
+  /// Runs `op` (a resume or a step) so that pause and disconnect can interrupt it. A failure
+  /// is told in an output event; when the replay cannot go on, a terminated event follows
+  /// and AnsweredError is thrown.
+  DebugStop running(const std::function<DebugStop()>& op);
+  /// Reports a stop: forgets the old references, tells the threads, processes, modules and
+  /// breakpoints that changed, then sends the stopped event. `step_reason` is the reason
+  /// for a stop at no breakpoint ("step", "pause", "entry", "goto").
+  void stopped(const DebugStop& d, const std::string& step_reason = "step");
+
+  // dap_interp.cpp: Python and R frames (engine/interp) in stackTrace, scopes, evaluate.
+  /// The Python or R frames of task `tid` at this stop; empty when the program is not a
+  /// supported CPython or GNU R, or with "interpreterFrames": "off".
+  const std::vector<InterpFrame>& interp_stack(pid_t tid);
+  /// stackTrace's frames in "merged" mode (Interpreter::mix): the interpreter's own native
+  /// frames replaced by the script frames they run; empty without script frames.
+  std::vector<MixedFrame> merged_stack(pid_t tid);
+  /// Whether the innermost frame stackTrace shows for `tid` is a Python frame (merged mode):
+  /// DAP steps then go by the script's lines.
+  bool python_on_top(pid_t tid);
+  /// An interpreter frame as a DAP StackFrame with id `id`.
+  dap::StackFrame interp_frame_json(const InterpFrame& f, int id);
+  /// The interpreter frame a FrameRef names, or nullptr for a native one.
+  const InterpFrame* interp_frame(const FrameRef& ref);
+
+ private:
+  void announce_changes();
+  std::string data_breakpoint_description(const StopInfo& stop, std::vector<int>& ids);
+
+  std::set<pid_t> known_threads_;
+  std::map<pid_t, std::string> known_processes_;         ///< recorded pid -> program, as announced
+  std::map<std::string, nlohmann::json> known_modules_;  ///< id -> Module, as announced
+};
+
+}  // namespace rwd

@@ -1,0 +1,102 @@
+// Moving through the recording: continue and steps both ways, pause, restart, seek.
+#include "adapter/dap/handlers/dap_handlers.h"
+
+namespace rwd::handlers {
+
+using nlohmann::json;
+
+void resume(DapContext& c, const dap::NoArguments&, DapRequest& r) {
+  Debugger& d = c.debugger();
+  bool back = r.command() == "reverseContinue";
+  r.respond({{"allThreadsContinued", true}});
+  // Reaching either end of the recording is a pause (with a description saying which).
+  c.stopped(c.running([&] { return d.resume(back ? Direction::Backward : Direction::Forward); }),
+            "pause");
+}
+
+void step(DapContext& c, const dap::StepArguments& a, DapRequest& r) {
+  Debugger& d = c.debugger();
+  std::string cmd = r.command();
+  pid_t tid = c.thread(a.thread_id);
+  if (a.granularity != "statement" && a.granularity != "line" && a.granularity != "instruction")
+    throw RequestError("unknown granularity \"" + a.granularity + "\"");
+  r.respond();
+  Direction dir = cmd == "stepBack" ? Direction::Backward : Direction::Forward;
+  if (a.granularity == "instruction" && cmd != "stepOut") {
+    // One instruction; "stepIn" and "next" differ only at a call, which gdb's stepi and
+    // nexti treat alike at this level (DAP leaves it to the adapter).
+    c.stopped(c.running([&] { return d.step_instruction(tid, dir); }));
+    return;
+  }
+  StepKind kind = cmd == "stepIn"    ? StepKind::Into
+                  : cmd == "stepOut" ? StepKind::Out
+                                     : StepKind::Over;
+  if (c.python_on_top(tid)) {
+    // The task runs Python code and its innermost frame shown is a Python frame: step by
+    // the script's lines (engine/debugger/python_stepper.h).
+    try {
+      const PythonReader& python = *c.scripts->interpreter(tid)->python();
+      c.stopped(c.running([&] { return d.step_python(tid, python, kind, dir); }));
+      return;
+    } catch (const Error& e) {
+      c.out.output("console", std::string("rewind: ") + e.what() + "; stepping by C lines\n");
+    }
+  }
+  c.stopped(c.running([&] { return d.step(tid, kind, dir); }));
+}
+
+void pause(DapContext& c, const dap::NoArguments&, DapRequest& r) {
+  // A running continue was interrupted when this request arrived (DapSession::on_arrival),
+  // and its stop was reported; a program already stopped stays where it is and says so again.
+  c.debugger();
+  r.respond();
+  {
+    std::lock_guard lock(c.pause_mu);
+    if (c.interrupting_pauses.erase(message_seq(r.message).value_or(-1))) return;
+  }
+  DebugStop s;
+  s.stop = c.timeline->current();
+  s.stop.reason = StopReason::Interrupted;
+  c.stopped(s, "pause");
+}
+
+void restart(DapContext& c, const dap::NoArguments&, DapRequest& r) {
+  Debugger& d = c.debugger();
+  // Back to the start of the recording, then on as after configurationDone.
+  r.respond();
+  c.out.event("continued",
+              {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
+  DebugStop s;
+  s.stop = c.timeline->seek(1);
+  d.refresh();
+  d.reset_hit_counts();  // a hit condition counts from the start again, as in a new run
+  if (c.client.invalidated_event) c.out.event("invalidated", {{"areas", json::array({"all"})}});
+  if (c.stop_on_entry) {
+    s.stop.reason = StopReason::TraceStart;
+    c.stopped(s, "entry");
+    return;
+  }
+  c.stopped(c.running([&] { return d.resume(Direction::Forward); }));
+}
+
+void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r) {
+  Debugger& d = c.debugger();
+  uint64_t count = c.timeline->event_count();
+  if (a.event < 1 || uint64_t(a.event) > count)
+    throw RequestError("event " + std::to_string(a.event) + " is not in this trace (events 1 to " +
+                       std::to_string(count) + ")");
+  c.out.event("continued",
+              {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
+  DebugStop s;
+  s.stop = c.running([&] {
+              DebugStop moved;
+              moved.stop = c.timeline->seek(uint64_t(a.event));
+              return moved;
+            }).stop;
+  d.refresh();
+  r.respond(c.when());
+  if (c.client.invalidated_event) c.out.event("invalidated", {{"areas", json::array({"all"})}});
+  c.stopped(s, "goto");
+}
+
+}  // namespace rwd::handlers
