@@ -140,11 +140,14 @@ TEST_CASE("hostile DAP messages get an error response and the adapter goes on", 
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   for (const std::string& path : {std::string("/etc/passwd"), std::string("/dev/zero"), fifo}) {
     INFO("source " << path);
-    json r = c.request("source", {{"source", {{"path", path}}}});
-    CHECK(r["success"] == false);
-    CHECK(r["message"].get<std::string>().find("serves only the debugged program's source") !=
-          std::string::npos);
-    still_serving(c);
+    // A sourceReference of 0 or below names no reference: the path is checked all the same.
+    for (int ref : {0, -1}) {
+      json r = c.request("source", {{"source", {{"path", path}, {"sourceReference", ref}}}});
+      CHECK(r["success"] == false);
+      CHECK(r["message"].get<std::string>().find("serves only the debugged program's source") !=
+            std::string::npos);
+      still_serving(c);
+    }
   }
   json own = c.request("source", {{"source", {{"path", SOURCE_C}}}});
   REQUIRE(own["success"] == true);
