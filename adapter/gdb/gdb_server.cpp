@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapter/gdb/gdb_monitor.h"
 #include "adapter/gdb/gdb_packet.h"
 #include "adapter/gdb/gdb_signals.h"
 #include "engine/errors.h"
@@ -307,19 +308,12 @@ class Session {
     return "";
   }
 
-  /// `monitor` commands: "when" prints the current event number.
+  /// `monitor` commands (gdb_monitor.h): the text goes to gdb's console in an O packet.
   std::string monitor(std::string_view hex_cmd) {
     auto bytes = from_hex(hex_cmd);
     if (!bytes) return "E01";
-    std::string cmd(bytes->begin(), bytes->end());
-    std::string out;
-    if (cmd == "when") {
-      out = "Current event: " + std::to_string(last_stop_.event) + " (of " +
-            std::to_string(tl_.event_count()) + ")\n";
-    } else {
-      out = "rewind: unknown monitor command '" + cmd + "'; known: when\n";
-    }
-    send("O" + to_hex(out));
+    send("O" + to_hex(monitor_.run(std::string(bytes->begin(), bytes->end()), thread_,
+                                   last_stop_.event)));
     return "OK";
   }
 
@@ -443,6 +437,7 @@ class Session {
     WatchKind kind;
   };
   Timeline& tl_;
+  MonitorCommands monitor_{tl_};
   asio::ip::tcp::socket& socket_;
   PacketReader reader_;
   bool acks_ = true, no_ack_next_ = false;

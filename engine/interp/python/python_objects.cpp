@@ -185,7 +185,7 @@ std::string python_repr(InterpMemory& m, const PythonLayout& l, uint64_t obj, st
   }
   if (flags & py::kDictSubclass)
     return "{dict of " + std::to_string(m.i64(obj + py::kDictUsed)) + "}";
-  return "<" + type + " object at 0x" + hex(obj) + ">";
+  return "<" + type + " object at " + hex(obj) + ">";
 }
 
 int python_line(const std::vector<uint8_t>& table, int firstlineno, uint64_t lasti) {
