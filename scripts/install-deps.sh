@@ -15,6 +15,7 @@ pkgs=(
   libc6-dbg clang                      # the symbol tests: libc's separate debug info; clang builds
   catch2                               # unit tests
   python3 r-base-core sqlite3 gcc file # programs the integration tests record
+  python3-dev                          # CPython's headers: its offsets checked against their DWARF
   tmux                                 # a real terminal for the Ctrl-C test
   gdb                                  # `rewind replay` runs it; the gdb test drives it
   emacs-nox elpa-dap-mode              # a real editor for the DAP test (editors/emacs)

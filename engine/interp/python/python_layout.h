@@ -1,7 +1,8 @@
 // Struct offsets of CPython 3.11, 3.12 and 3.13 on x86-64 Linux, by minor version: the data
 // the Python frame reader walks with. Values from docs/interpreter-frames.md
 // §1.3, computed with offsetof against each version's own headers (3.13's equal what its
-// _Py_DebugOffsets reports).
+// _Py_DebugOffsets reports). tests/interp/python_layout_test reads every one back from the
+// DWARF of a program built against each installed version's headers.
 #pragma once
 
 #include <cstdint>

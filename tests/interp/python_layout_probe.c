@@ -1,0 +1,30 @@
+// A program that holds one variable of each CPython structure the frame reader walks, built
+// with -g against one CPython version's own headers (internal ones included): its DWARF gives
+// the offsets python_layout_test compares with engine/interp/python/python_layout.cpp.
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <internal/pycore_frame.h>
+#include <internal/pycore_interp.h>
+#include <internal/pycore_runtime.h>
+_PyRuntimeState probe_runtime;
+PyInterpreterState probe_interp;
+PyThreadState probe_tstate;
+#if PY_MINOR_VERSION < 13
+_PyCFrame probe_cframe;
+#endif
+_PyInterpreterFrame probe_frame;
+PyCodeObject probe_code;
+PyASCIIObject probe_ascii;
+PyCompactUnicodeObject probe_compact;
+PyTypeObject probe_type;
+PyBytesObject probe_bytes;
+PyTupleObject probe_tuple;
+PyListObject probe_list;
+PyLongObject probe_long;
+PyFloatObject probe_float;
+PyDictObject probe_dict;
+PyCellObject probe_cell;
+PyVarObject probe_var;
+int main(void) {
+  return 0;
+}
