@@ -7,19 +7,9 @@ need gdb
 PROG="$TEST_PROGRAMS/timeline_loop"
 "$REWIND" record -o "$WORK/t" "$PROG" >"$WORK/rec.out" 2>&1 || fail "record failed"
 
-# gdb_run NAME: runs gdb in batch mode with the commands on stdin over `rewind replay`.
-gdb_run() {
-  cat >"$WORK/$1.gdb"
-  timeout 120 "$REWIND" replay "$WORK/t" -- -batch -nx -x "$WORK/$1.gdb" >"$WORK/$1.out" 2>&1
-  local rc=$?
-  [ "$rc" -eq 0 ] || fail "$1: gdb exited $rc: $(tail -3 "$WORK/$1.out")"
-}
-# expect NAME REGEX WHAT: the gdb output of NAME matches REGEX (grep -E, across lines as one).
-expect() {
-  if tr '\n' ' ' <"$WORK/$1.out" | grep -Eq -- "$2"; then pass "$1: $3"; else
-    fail "$1: $3; gdb said:"; sed 's/^/    /' "$WORK/$1.out" | tail -25
-  fi
-}
+# gdb_run NAME: gdb over the replay of timeline_loop, commands on stdin (lib.sh gdb_batch).
+gdb_run() { gdb_batch "$WORK/t" "$1"; }
+expect() { expect_output "$@"; }
 
 gdb_run loop <<'GDB'
 break tick

@@ -10,19 +10,8 @@ need gdb
 [ -x /usr/lib/R/bin/exec/R ] || fail "R is missing (scripts/install-deps.sh installs r-base-core)"
 PROGS="$SOURCE_DIR/tests/programs"
 
-# gdb_run TRACE NAME: runs gdb in batch mode with the commands on stdin over `rewind replay`.
-gdb_run() {
-  cat >"$WORK/$2.gdb"
-  timeout 180 "$REWIND" replay "$WORK/$1" -- -batch -nx -x "$WORK/$2.gdb" >"$WORK/$2.out" 2>&1
-  local rc=$?
-  [ "$rc" -eq 0 ] || fail "$2: gdb exited $rc: $(tail -3 "$WORK/$2.out")"
-}
-# expect NAME REGEX WHAT: the gdb output of NAME matches REGEX (grep -E, across lines as one).
-expect() {
-  if tr '\n' ' ' <"$WORK/$1.out" | grep -Eq -- "$2"; then pass "$1: $3"; else
-    fail "$1: $3; gdb said:"; sed 's/^/    /' "$WORK/$1.out" | tail -40
-  fi
-}
+gdb_run() { gdb_batch "$WORK/$1" "$2"; }  # lib.sh
+expect() { expect_output "$@"; }
 
 "$REWIND" record -o "$WORK/py" /usr/bin/python3 "$PROGS/nested_calls.py" >"$WORK/py.rec" 2>&1 ||
   fail "recording python3 failed: $(tail -3 "$WORK/py.rec")"

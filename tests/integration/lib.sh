@@ -57,3 +57,18 @@ record_and_replay() {
   RC=$rc
   return $((1 - ok))
 }
+
+# gdb_batch TRACE NAME: runs gdb in batch mode over `rewind replay TRACE` with the commands
+# on stdin (kept in $WORK/NAME.gdb); its output goes to $WORK/NAME.out.
+gdb_batch() {
+  cat >"$WORK/$2.gdb"
+  timeout 180 "$REWIND" replay "$1" -- -batch -nx -x "$WORK/$2.gdb" >"$WORK/$2.out" 2>&1
+  local rc=$?
+  [ "$rc" -eq 0 ] || fail "$2: gdb exited $rc: $(tail -3 "$WORK/$2.out")"
+}
+# expect_output NAME REGEX WHAT: $WORK/NAME.out matches REGEX (grep -E, across lines as one).
+expect_output() {
+  if tr '\n' ' ' <"$WORK/$1.out" | grep -Eq -- "$2"; then pass "$1: $3"; else
+    fail "$1: $3; the output was:"; sed 's/^/    /' "$WORK/$1.out" | tail -40
+  fi
+}

@@ -19,6 +19,33 @@ BreakpointSpec spec_of(const dap::BreakpointConditions& b) {
   return s;
 }
 
+BreakpointSpec spec_of(const DapContext& c, const dap::SourceBreakpoint& b) {
+  BreakpointSpec s = spec_of(b);
+  s.line = c.line_in(b.line);
+  s.log_message = b.log_message;
+  return s;
+}
+
+BreakpointSpec spec_of(const DapContext&, const dap::FunctionBreakpoint& b) {
+  BreakpointSpec s = spec_of(b);
+  s.function = b.name;
+  return s;
+}
+
+BreakpointSpec spec_of(const DapContext&, const dap::InstructionBreakpoint& b) {
+  BreakpointSpec s = spec_of(b);
+  s.address = parse_address(b.instruction_reference) + uint64_t(b.offset);
+  return s;
+}
+
+/// The engine's specs for a request's breakpoints, in order.
+template <class B>
+std::vector<BreakpointSpec> specs_of(const DapContext& c, const std::vector<B>& breakpoints) {
+  std::vector<BreakpointSpec> specs;
+  for (const B& b : breakpoints) specs.push_back(spec_of(c, b));
+  return specs;
+}
+
 /// Answers a breakpoint request with what became of each breakpoint.
 void respond_breakpoints(DapContext& c, DapRequest& r, const std::vector<Breakpoint>& bps) {
   json out = json::array();
@@ -95,38 +122,19 @@ WatchInfo watch_target(DapContext& c, const dap::DataBreakpointInfoArguments& a)
 void set_breakpoints(DapContext& c, const dap::SetBreakpointsArguments& a, DapRequest& r) {
   Debugger& d = c.debugger();
   if (a.source.path.empty()) throw RequestError("setBreakpoints needs source.path");
-  std::vector<BreakpointSpec> specs;
-  for (const dap::SourceBreakpoint& b : a.breakpoints) {
-    BreakpointSpec s = spec_of(b);
-    s.line = c.line_in(b.line);
-    s.log_message = b.log_message;
-    specs.push_back(s);
-  }
-  respond_breakpoints(c, r, d.set_source_breakpoints(a.source.path, specs));
+  respond_breakpoints(c, r, d.set_source_breakpoints(a.source.path, specs_of(c, a.breakpoints)));
 }
 
 void set_function_breakpoints(DapContext& c, const dap::SetFunctionBreakpointsArguments& a,
                               DapRequest& r) {
   Debugger& d = c.debugger();
-  std::vector<BreakpointSpec> specs;
-  for (const dap::FunctionBreakpoint& b : a.breakpoints) {
-    BreakpointSpec s = spec_of(b);
-    s.function = b.name;
-    specs.push_back(s);
-  }
-  respond_breakpoints(c, r, d.set_function_breakpoints(specs));
+  respond_breakpoints(c, r, d.set_function_breakpoints(specs_of(c, a.breakpoints)));
 }
 
 void set_instruction_breakpoints(DapContext& c, const dap::SetInstructionBreakpointsArguments& a,
                                  DapRequest& r) {
   Debugger& d = c.debugger();
-  std::vector<BreakpointSpec> specs;
-  for (const dap::InstructionBreakpoint& b : a.breakpoints) {
-    BreakpointSpec s = spec_of(b);
-    s.address = parse_address(b.instruction_reference) + uint64_t(b.offset);
-    specs.push_back(s);
-  }
-  respond_breakpoints(c, r, d.set_instruction_breakpoints(specs));
+  respond_breakpoints(c, r, d.set_instruction_breakpoints(specs_of(c, a.breakpoints)));
 }
 
 void set_exception_breakpoints(DapContext& c, const dap::SetExceptionBreakpointsArguments& a,
