@@ -178,6 +178,7 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
   uint64_t start_pc = ref.pc;
   uint32_t target = 0;  // the line whose first row this step goes back to (0: not found yet)
   bool overshot = false, step = true;
+  bool entered = false;  // went into a callee (reverse-step enters one, as gdb's does)
   for (int n = 0; n < kMaxInstructions && !overshot; ++n) {
     if (step) {
       uint64_t event = tl_.current().event;
@@ -192,8 +193,9 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
     step = true;
     Frame f = frame_of(tid);
     if (f.cfa && ref.cfa && f.cfa < ref.cfa) {  // back into a callee, at its return
-      if (kind == StepKind::Into && f.has_lines) {
-        ref = f;  // reverse-step: into the callee, to its last line
+      if (kind == StepKind::Into && f.has_lines && !entered) {
+        ref = f;         // reverse-step: into the callee, to its last line; calls made on that line
+        entered = true;  // are stepped back over
         row_start_line(f.pc, &target);
         continue;
       }
@@ -223,7 +225,10 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
   }
   if (!overshot) return step_stop(tl_.current());
   // Forward again to the first is_stmt row of `target` in the frame: where next would stop.
+  // Optimized code (a -O2 library) may have none in this run of the line: then back to the
+  // run's first instruction, where gdb's reverse-step stops too.
   bool step_fwd = true;
+  uint64_t run_start = 0;  // the pc of the run's first instruction, once passed
   for (int n = 0; n < kMaxInstructions; ++n) {
     StopInfo s = tl_.current();
     if (step_fwd) {
@@ -238,9 +243,29 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
       step_fwd = false;
       continue;
     }
-    if (f.cfa > ref.cfa) return step_stop(s);  // out of the frame: the line is behind us
     uint32_t line = 0;
     if (f.cfa == ref.cfa && row_start_line(f.pc, &line) == target) return step_stop(s);
+    if (f.cfa == ref.cfa && line == target) {
+      if (!run_start) run_start = f.pc;
+      continue;
+    }
+    // Out of the frame, or on another line: the run had no is_stmt row.
+    return run_start ? back_to(tid, run_start, ref) : step_stop(s);
+  }
+  return step_stop(tl_.current());
+}
+
+StopInfo LineStepper::back_to(pid_t tid, uint64_t pc, const Frame& frame) {
+  for (int n = 0; n < kMaxInstructions; ++n) {
+    StopInfo s = tl_.step_backward(tid);
+    if (done(s)) return s;
+    Frame f = frame_of(tid);
+    if (f.cfa && frame.cfa && f.cfa < frame.cfa) {  // back into a callee the run called
+      s = back_over_callee(tid, f);
+      if (done(s)) return s;
+      f = frame_of(tid);
+    }
+    if (f.pc == pc && f.cfa == frame.cfa) return step_stop(s);
   }
   return step_stop(tl_.current());
 }

@@ -50,6 +50,9 @@ class LineStepper {
   uint32_t row_start_line(uint64_t pc, uint32_t* line);
   StopInfo finish(pid_t tid, Direction dir, const Frame& f);
   StopInfo back_over_callee(pid_t tid, const Frame& callee);
+  /// Steps task `tid` backwards to `pc` in `frame` (a point it passed since), back over the
+  /// calls made on the way.
+  StopInfo back_to(pid_t tid, uint64_t pc, const Frame& frame);
   StopInfo step_forward(pid_t tid, StepKind kind);
   StopInfo step_backward(pid_t tid, StepKind kind);
   bool done(const StopInfo& s) const { return s.reason != StopReason::Step; }
