@@ -127,8 +127,11 @@ class DapContext {
   DebugStop running(const std::function<DebugStop()>& op);
   /// Reports a stop: forgets the old references, tells the threads, processes, modules and
   /// breakpoints that changed, then sends the stopped event. `step_reason` is the reason
-  /// for a stop at no breakpoint ("step", "pause", "entry", "goto").
-  void stopped(const DebugStop& d, const std::string& step_reason = "step");
+  /// for a stop at no breakpoint ("step", "pause", "entry", "goto"). After a move
+  /// backwards the event's description starts with "◀ reverse · " (VS Code shows no other
+  /// sign of the direction: vscode#77323).
+  void stopped(const DebugStop& d, const std::string& step_reason = "step",
+               Direction dir = Direction::Forward);
 
   // dap_interp.cpp: Python and R frames (engine/interp) in stackTrace, scopes, evaluate.
   /// The Python or R frames of task `tid` at this stop; empty when the program is not a

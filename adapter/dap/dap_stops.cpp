@@ -94,16 +94,17 @@ std::string DapContext::data_breakpoint_description(const StopInfo& stop, std::v
       for (size_t i = 0; i < bytes.size() && i < 8; ++i) v |= uint64_t(bytes[i]) << (8 * i);
       return hex(v);
     };
-    std::string head = b.kind == WatchKind::Write
-                           ? "Hardware watchpoint " + std::to_string(b.id)
-                           : "Hardware access (read/write) watchpoint " + std::to_string(b.id);
+    // gdb's words, without the id: a data breakpoint's id is rewind's own (100000 and up),
+    // not a number the user ever saw.
+    std::string head = b.kind == WatchKind::Write ? "Hardware watchpoint"
+                                                  : "Hardware access (read/write) watchpoint";
     if (stop.old_value == stop.new_value) return head + ": " + b.name + ": " + show(stop.new_value);
     return head + ": " + b.name + ": " + show(stop.old_value) + " → " + show(stop.new_value);
   }
   return "Hardware watchpoint at " + hex(stop.addr);
 }
 
-void DapContext::stopped(const DebugStop& d, const std::string& step_reason) {
+void DapContext::stopped(const DebugStop& d, const std::string& step_reason, Direction dir) {
   refs.clear();
   if (scripts) scripts->new_stop();
   last_stop = d.stop;
@@ -149,6 +150,9 @@ void DapContext::stopped(const DebugStop& d, const std::string& step_reason) {
       break;
   }
   if (!ids.empty()) body["hitBreakpointIds"] = ids;
+  if (dir == Direction::Backward)
+    body["description"] =
+        "◀ reverse · " + body.value("description", body["reason"].get<std::string>());
   out.event("stopped", body);
 }
 

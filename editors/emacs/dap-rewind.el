@@ -11,7 +11,9 @@
 ;; server on stdin/stdout), or connects to a `rewind dap --listen PORT' server when the
 ;; configuration has :debugServer PORT (and :host).  dap-mode has no reverse-execution
 ;; commands of its own: `dap-rewind-step-back' and `dap-rewind-reverse-continue' send DAP's
-;; stepBack and reverseContinue for the stopped thread, like `dap-next' sends next.
+;; stepBack and reverseContinue for the stopped thread, like `dap-next' sends next;
+;; `dap-rewind-step-in-back' and `dap-rewind-step-out-back' send rewind's own
+;; rewind/stepInBack and rewind/stepOutBack (gdb's reverse-step and reverse-finish).
 
 ;;; Code:
 
@@ -61,6 +63,16 @@
   "Run backwards to the previous breakpoint hit (DAP reverseContinue)."
   (interactive)
   (dap--step "reverseContinue" (dap--cur-session-or-die)))
+
+(defun dap-rewind-step-in-back ()
+  "Step back into the last line of a function called on the line before (rewind/stepInBack)."
+  (interactive)
+  (dap--step "rewind/stepInBack" (dap--cur-session-or-die)))
+
+(defun dap-rewind-step-out-back ()
+  "Go back out of the current function to its call in the caller (rewind/stepOutBack)."
+  (interactive)
+  (dap--step "rewind/stepOutBack" (dap--cur-session-or-die)))
 
 (provide 'dap-rewind)
 ;;; dap-rewind.el ends here

@@ -157,6 +157,11 @@ TEST_CASE("merged: steps go by the script's lines once a Python frame is on top"
   f = step("stepIn");
   CHECK(f["name"] == "Pipeline.stage");
   CHECK(f["line"] == test::line_of(SCRIPT, "def stage("));
+  // rewind/stepOutBack: from the callee's first line back to the call in the caller, before
+  // it ran; stepIn from there enters the call again.
+  CHECK(step("rewind/stepOutBack")["line"] == call_line);
+  f = step("stepIn");
+  CHECK(f["line"] == test::line_of(SCRIPT, "def stage("));
   CHECK(step("stepOut")["line"] == call_line);
   c.check_schema();
 }

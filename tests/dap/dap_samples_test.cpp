@@ -183,9 +183,10 @@ TEST_CASE("Record & Debug of the crash sample: the crash, then the write of the 
     REQUIRE(c.request("reverseContinue")["success"] == true);
     json back = c.event("stopped");
     CHECK(back["body"]["reason"] == "data breakpoint");
+    // Reached going backwards; gdb's words for the watchpoint, without rewind's internal id.
     CHECK(back["body"]["description"] ==
-          "Hardware access (read/write) watchpoint " +
-              std::to_string(data["body"]["breakpoints"][0]["id"].get<int>()) + ": pick: 0x0");
+          "◀ reverse · Hardware access (read/write) watchpoint: pick: 0x0");
+    CHECK(back["body"]["hitBreakpointIds"] == json::array({data["body"]["breakpoints"][0]["id"]}));
     frame = top_frame(c, tid);
     CHECK(frame["line"] == test::line_of(source, "struct item* pick = table[r % 4];"));
     CHECK(evaluate(c, frame["id"], "r % 4") == "3");
@@ -203,7 +204,7 @@ TEST_CASE("Record & Debug of the crash sample: the crash, then the write of the 
       CHECK(at <= before);
       before = at;
       if (s["body"]["reason"] != "data breakpoint") {
-        CHECK(s["body"]["description"] == "The start of the recording");
+        CHECK(s["body"]["description"] == "◀ reverse · The start of the recording");
         break;
       }
     }

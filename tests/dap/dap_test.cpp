@@ -381,7 +381,8 @@ TEST_CASE("pause stops a running continue, forwards and backwards", "[dap]") {
   REQUIRE(c.request("pause", {{"threadId", 1}})["success"] == true);
   json back = c.event("stopped");
   CHECK(back["body"]["reason"] == "pause");
-  CHECK(!back["body"].contains("description"));  // not the start of the recording
+  // Not the start of the recording: only the mark of a move backwards.
+  CHECK(back["body"]["description"] == "◀ reverse · pause");
   uint64_t back_at = c.request("rewind/when")["body"]["event"];
   CHECK(back_at > 1);
   CHECK(back_at < total);

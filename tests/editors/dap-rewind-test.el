@@ -57,14 +57,17 @@
       (line-number-at-pos))))
 
 (ert-deftest dap-rewind-record-and-debug ()
-  "Record & Debug in a terminal buffer, a breakpoint, continue, step back, reverse-continue."
+  "Record & Debug in a terminal buffer, a breakpoint, continue, step back, reverse-continue,
+step out and in backwards."
   (let* ((out (dap-rewind-test--env "OUT"))
          (source (dap-rewind-test--env "SOURCE"))
          (program (dap-rewind-test--env "PROGRAM"))
          (process-environment (cons (concat "REWIND_TRACE_DIR=" out "/traces")
                                     process-environment))
          (add-line (dap-rewind-test--line-of source "total += i;"))
-         (store-line (dap-rewind-test--line-of source "sink = total;")))
+         (store-line (dap-rewind-test--line-of source "sink = total;"))
+         (call-line (dap-rewind-test--line-of source "int sum = loop_sum(3);"))
+         (return-line (dap-rewind-test--line-of source "return total;")))
     (setq dap-breakpoints-file (expand-file-name "breakpoints" out)
           dap-rewind-command (list (dap-rewind-test--env "REWIND") "dap")
           ;; A terminal buffer without vterm (not packaged in Debian 12).
@@ -105,6 +108,21 @@
     (should (= (dap-rewind-test--stopped-line source) store-line))
     (should (equal (dap-rewind-test--eval "i") "0"))
     (should (equal (dap-rewind-test--eval "total") "0"))
+    ;; rewind's own reverse steps: out of loop_sum backwards to its call in main, forward
+    ;; over it (the breakpoint toggled off first, as with F9), then back into its last line
+    ;; (the closing brace, after `return total;').
+    (with-current-buffer (get-file-buffer source)
+      (goto-char (point-min))
+      (forward-line (1- store-line))
+      (dap-breakpoint-toggle))
+    (dap-rewind-step-out-back)
+    (should (= (dap-rewind-test--stopped-line source) call-line))
+    (dap-next (dap--cur-session))
+    (should (= (dap-rewind-test--stopped-line source) (1+ call-line)))
+    (should (equal (dap-rewind-test--eval "sum") "3"))
+    (dap-rewind-step-in-back)
+    (should (= (dap-rewind-test--stopped-line source) (1+ return-line)))
+    (should (equal (dap-rewind-test--eval "total") "3"))
     ;; Disconnect ends the session.
     (let ((session (dap--cur-session)))
       (dap-disconnect session)

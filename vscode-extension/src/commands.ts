@@ -1,5 +1,6 @@
 // The palette commands: Record & Debug Current Program, Open Trace…, Go to Event…, Add
-// Checkpoint, Show Timeline, and the Timeline view's seek and refresh.
+// Checkpoint, Show Timeline, the Timeline view's seek and refresh, and the reverse steps DAP
+// has no request for (Step Into Backwards, Step Out Backwards: buttons on the debug toolbar).
 import * as vscode from 'vscode';
 import { isExecutableFile } from './adapterLocation';
 import { programForFile } from './configuration';
@@ -26,6 +27,25 @@ async function seek(state: RewindSessionState, event: number): Promise<void> {
     await session.customRequest('rewind/seek', { event });
   } catch (e) {
     void vscode.window.showErrorMessage(`rewind: cannot go to event ${event}: ${(e as Error).message}`);
+  }
+}
+
+/** The thread selected in the Call Stack view when it is `session`'s (undefined: the adapter
+ *  takes the thread that stopped). */
+function selectedThread(session: vscode.DebugSession): number | undefined {
+  const item = vscode.debug.activeStackItem;
+  return item && item.session.id === session.id ? item.threadId : undefined;
+}
+
+/** Sends one of rewind's reverse steps (docs/dap.md: rewind/stepInBack, rewind/stepOutBack). */
+async function reverseStep(state: RewindSessionState, command: string): Promise<void> {
+  const session = requireSession(state);
+  if (!session) return;
+  const threadId = selectedThread(session);
+  try {
+    await session.customRequest(command, threadId === undefined ? {} : { threadId });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`rewind: ${(e as Error).message}`);
   }
 }
 
@@ -97,5 +117,7 @@ export function registerCommands(extensionDir: string, state: RewindSessionState
       await vscode.commands.executeCommand('rewind.timeline.revealCurrent');
     }),
     vscode.commands.registerCommand('rewind.timeline.refresh', () => state.refresh()),
+    vscode.commands.registerCommand('rewind.stepInBack', () => reverseStep(state, 'rewind/stepInBack')),
+    vscode.commands.registerCommand('rewind.stepOutBack', () => reverseStep(state, 'rewind/stepOutBack')),
   ];
 }

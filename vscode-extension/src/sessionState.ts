@@ -2,7 +2,7 @@
 // replay stands (`rewind/when`), the events around it (`rewind/timeline`) and the user's
 // checkpoints (`rewind/checkpoints`), for the Timeline view and the status bar.
 import * as vscode from 'vscode';
-import { TimelineBody } from './timelineModel';
+import { MoveDirection, moveDirection, TimelineBody } from './timelineModel';
 
 /** What the views show: the session's point in the recording and the events around it. */
 export interface RewindSnapshot {
@@ -25,6 +25,8 @@ export class RewindSessionState implements vscode.Disposable {
   snapshot?: RewindSnapshot;
   /** Whether the focused rewind session is running (between continued and stopped). */
   running = false;
+  /** Which way the focused session's last move went (VS Code itself shows no sign of it). */
+  direction: MoveDirection = 'forward';
   private readonly disposables: vscode.Disposable[] = [];
   private generation = 0;
   /** Ids of sessions that have ended: a refresh still in flight for one shows nothing. */
@@ -35,6 +37,12 @@ export class RewindSessionState implements vscode.Disposable {
       this.changed,
       vscode.debug.registerDebugAdapterTrackerFactory('rewind', {
         createDebugAdapterTracker: (session) => ({
+          onWillReceiveMessage: (m: { type?: string; command?: string; arguments?: { event?: number } }) => {
+            if (m.type !== 'request' || !m.command) return;
+            if (this.snapshot && this.snapshot.session.id !== session.id) return;
+            const d = moveDirection(m.command, m.arguments, this.snapshot?.event);
+            if (d) this.direction = d;
+          },
           onDidSendMessage: (m: { type?: string; event?: string }) => {
             if (m.type !== 'event') return;
             if (m.event === 'stopped') void this.refresh(session);
@@ -100,6 +108,7 @@ export class RewindSessionState implements vscode.Disposable {
     this.generation++;
     this.snapshot = undefined;
     this.running = false;
+    this.direction = 'forward';
     this.changed.fire();
   }
 

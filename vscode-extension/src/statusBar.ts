@@ -1,5 +1,5 @@
-// The status bar item "event 4711 / 120000" while a rewind session is in focus; clicking it
-// runs "rewind: Go to Event…".
+// The status bar item "event 4711 / 120000" while a rewind session is in focus ("◀ reverse ·
+// event 4711 / 120000" after a move backwards); clicking it runs "rewind: Go to Event…".
 import * as vscode from 'vscode';
 import { RewindSessionState } from './sessionState';
 import { eventStatusText } from './timelineModel';
@@ -15,7 +15,7 @@ export function createEventStatusItem(state: RewindSessionState): vscode.Disposa
       item.hide();
       return;
     }
-    item.text = `$(history) ${eventStatusText(s.event, s.eventCount)}`;
+    item.text = `$(history) ${eventStatusText(s.event, s.eventCount, state.direction === 'backward')}`;
     item.tooltip = state.running
       ? 'rewind: the replay is running'
       : 'rewind: the last event replayed, of the recording\'s events. Click to go to another event.';

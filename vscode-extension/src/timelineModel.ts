@@ -80,8 +80,28 @@ export function timelineRows(
 }
 
 /** The status bar text for the current point: "event 4711 / 120000". */
-export function eventStatusText(event: number, eventCount: number): string {
-  return `event ${event} / ${eventCount}`;
+export function eventStatusText(event: number, eventCount: number, backwards = false): string {
+  return `${backwards ? '◀ reverse · ' : ''}event ${event} / ${eventCount}`;
+}
+
+/** Which way a request sent to the adapter moves the replay. */
+export type MoveDirection = 'forward' | 'backward';
+
+const BACKWARD_REQUESTS = new Set(['stepBack', 'reverseContinue', 'rewind/stepInBack', 'rewind/stepOutBack']);
+const FORWARD_REQUESTS = new Set(['continue', 'next', 'stepIn', 'stepOut', 'restart', 'configurationDone']);
+
+/**
+ * The way request `command` moves the replay (DAP's steps and continues, and rewind's own
+ * requests of docs/dap.md), undefined for a request that does not move it. A `rewind/seek`
+ * goes backwards when its event comes before `currentEvent`.
+ */
+export function moveDirection(command: string, args: { event?: number } | undefined,
+  currentEvent: number | undefined): MoveDirection | undefined {
+  if (BACKWARD_REQUESTS.has(command)) return 'backward';
+  if (FORWARD_REQUESTS.has(command)) return 'forward';
+  if (command === 'rewind/seek' && typeof args?.event === 'number' && currentEvent !== undefined)
+    return args.event < currentEvent ? 'backward' : 'forward';
+  return undefined;
 }
 
 /**

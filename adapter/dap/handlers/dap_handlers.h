@@ -99,7 +99,7 @@ void set_expression(DapContext& c, const dap::SetExpressionArguments& a, DapRequ
 // execution.cpp
 /// continue and reverseContinue.
 void resume(DapContext& c, const dap::NoArguments& a, DapRequest& r);
-/// next, stepIn, stepOut and stepBack.
+/// next, stepIn, stepOut, stepBack, rewind/stepInBack and rewind/stepOutBack.
 void step(DapContext& c, const dap::StepArguments& a, DapRequest& r);
 void pause(DapContext& c, const dap::NoArguments& a, DapRequest& r);
 void restart(DapContext& c, const dap::NoArguments& a, DapRequest& r);

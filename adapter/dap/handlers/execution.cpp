@@ -10,39 +10,44 @@ void resume(DapContext& c, const dap::NoArguments&, DapRequest& r) {
   bool back = r.command() == "reverseContinue";
   r.respond({{"allThreadsContinued", true}});
   // Reaching either end of the recording is a pause (with a description saying which).
-  c.stopped(c.running([&] { return d.resume(back ? Direction::Backward : Direction::Forward); }),
-            "pause");
+  Direction dir = back ? Direction::Backward : Direction::Forward;
+  c.stopped(c.running([&] { return d.resume(dir); }), "pause", dir);
 }
 
 void step(DapContext& c, const dap::StepArguments& a, DapRequest& r) {
   Debugger& d = c.debugger();
+  // The steps of DAP (next, stepIn, stepOut; stepBack is a reverse next) and rewind's own
+  // reverse ones: rewind/stepInBack (gdb's reverse-step) and rewind/stepOutBack
+  // (reverse-finish: back to the call in the caller).
   std::string cmd = r.command();
   pid_t tid = c.thread(a.thread_id);
   if (a.granularity != "statement" && a.granularity != "line" && a.granularity != "instruction")
     throw RequestError("unknown granularity \"" + a.granularity + "\"");
   r.respond();
-  Direction dir = cmd == "stepBack" ? Direction::Backward : Direction::Forward;
-  if (a.granularity == "instruction" && cmd != "stepOut") {
+  Direction dir = cmd == "stepBack" || cmd == "rewind/stepInBack" || cmd == "rewind/stepOutBack"
+                      ? Direction::Backward
+                      : Direction::Forward;
+  StepKind kind = cmd == "stepIn" || cmd == "rewind/stepInBack"     ? StepKind::Into
+                  : cmd == "stepOut" || cmd == "rewind/stepOutBack" ? StepKind::Out
+                                                                    : StepKind::Over;
+  if (a.granularity == "instruction" && kind != StepKind::Out) {
     // One instruction; "stepIn" and "next" differ only at a call, which gdb's stepi and
     // nexti treat alike at this level (DAP leaves it to the adapter).
-    c.stopped(c.running([&] { return d.step_instruction(tid, dir); }));
+    c.stopped(c.running([&] { return d.step_instruction(tid, dir); }), "step", dir);
     return;
   }
-  StepKind kind = cmd == "stepIn"    ? StepKind::Into
-                  : cmd == "stepOut" ? StepKind::Out
-                                     : StepKind::Over;
   if (c.python_on_top(tid)) {
     // The task runs Python code and its innermost frame shown is a Python frame: step by
     // the script's lines (engine/debugger/python_stepper.h).
     try {
       const PythonReader& python = *c.scripts->interpreter(tid)->python();
-      c.stopped(c.running([&] { return d.step_python(tid, python, kind, dir); }));
+      c.stopped(c.running([&] { return d.step_python(tid, python, kind, dir); }), "step", dir);
       return;
     } catch (const Error& e) {
       c.out.output("console", std::string("rewind: ") + e.what() + "; stepping by C lines\n");
     }
   }
-  c.stopped(c.running([&] { return d.step(tid, kind, dir); }));
+  c.stopped(c.running([&] { return d.step(tid, kind, dir); }), "step", dir);
 }
 
 void pause(DapContext& c, const dap::NoArguments&, DapRequest& r) {
@@ -82,6 +87,7 @@ void restart(DapContext& c, const dap::NoArguments&, DapRequest& r) {
 void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r) {
   Debugger& d = c.debugger();
   uint64_t count = c.timeline->event_count();
+  uint64_t from = c.timeline->current().event;
   if (a.event < 1 || uint64_t(a.event) > count)
     throw RequestError("event " + std::to_string(a.event) + " is not in this trace (events 1 to " +
                        std::to_string(count) + ")");
@@ -96,7 +102,7 @@ void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r) {
   d.refresh();
   r.respond(c.when());
   if (c.client.invalidated_event) c.out.event("invalidated", {{"areas", json::array({"all"})}});
-  c.stopped(s, "goto");
+  c.stopped(s, "goto", uint64_t(a.event) < from ? Direction::Backward : Direction::Forward);
 }
 
 }  // namespace rwd::handlers

@@ -38,6 +38,8 @@ const std::vector<RequestHandler>& request_handlers() {
       {"stepIn", typed(&step), nullptr},
       {"stepOut", typed(&step), nullptr},
       {"stepBack", typed(&step), "supportsStepBack"},
+      {"rewind/stepInBack", typed(&step), nullptr},
+      {"rewind/stepOutBack", typed(&step), nullptr},
       {"pause", typed(&pause), nullptr},
       {"modules", typed(&modules), "supportsModulesRequest"},
       {"loadedSources", typed(&loaded_sources), "supportsLoadedSourcesRequest"},

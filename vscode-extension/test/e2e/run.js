@@ -2,8 +2,9 @@
 // Debian's chromium with playwright-core. It installs the built .vsix, opens samples/, sets a
 // breakpoint in samples/c/crash.c, starts "rewind: Record & Debug", and checks on screen: the
 // stop at the breakpoint, a value in the Variables view, Step Back moving the highlighted line
-// up, Reverse Continue going back to the previous hit, the Timeline view and the status bar,
-// and a click on a Timeline event. Asserts on the DOM; saves a screenshot of each step.
+// up (the status bar and the Call Stack saying "◀ reverse"), rewind's Step Into Backwards and
+// Step Out Backwards buttons, Reverse Continue going back to the previous hit, the Timeline
+// view and the status bar, and a click on a Timeline event. Asserts on the DOM; saves a screenshot of each step.
 //
 // Environment: CODE_SERVER_PREFIX (default build/code-server, made by
 // scripts/install-code-server.sh), REWIND_BIN (default build/rewind), SAMPLES_BIN (default
@@ -252,6 +253,12 @@ async function stopDebugging() {
   assert.strictEqual(await statusBarText(), null, 'the status bar stays hidden after the session ended');
 }
 
+/** Waits until the status bar item's text matches `re`. */
+async function waitForStatus(re, what) {
+  for (let i = 0; i < 300 && !re.test((await statusBarText()) ?? ''); i++) await page.waitForTimeout(200);
+  assert.match((await statusBarText()) ?? '', re, what);
+}
+
 async function statusBarText() {
   return page.evaluate(() => {
     const item = [...document.querySelectorAll('.statusbar-item')].find((e) => /event \d+ \/ \d+/.test(e.textContent));
@@ -318,11 +325,30 @@ async function main() {
     await waitForVariable('total', '3', 'second hit');
     await screenshot('second-hit');
 
-    // Step Back: the highlighted line moves up to the printf before it.
+    // Step Back: the highlighted line moves up to the printf before it, and the status bar
+    // says the last move went backwards (VS Code itself shows no sign of it).
     await clickDebugButton('Step Back');
     await waitForHighlightedLine(printLine, 'step back');
     await waitForVariable('i', '1', 'step back');
+    await waitForStatus(/^◀ reverse · event \d+ \/ \d+$/, 'the status bar after Step Back');
+    // The Call Stack's header shows the stopped event's description: the direction too.
+    await page.locator('.pane-header', { hasText: /Call Stack.*◀ reverse/ }).first().waitFor();
     await screenshot('step-back');
+
+    // Step Over, forwards again: the status bar drops the mark. Then rewind's own buttons:
+    // Step Into Backwards goes into the last line of puts (gcc's printf of a plain string; libc, no source here), Step Out
+    // Backwards comes back to the call in main, before it ran.
+    await clickDebugButton('Step Over');
+    await waitForHighlightedLine(bpLine, 'step over');
+    await waitForStatus(/^event \d+ \/ \d+$/, 'the status bar after Step Over');
+    await clickDebugButton('Step Into Backwards');
+    await page.locator('.debug-call-stack .monaco-list-row', { hasText: /puts/ }).first().waitFor();
+    await waitForStatus(/^◀ reverse · event \d+ \/ \d+$/, 'the status bar after Step Into Backwards');
+    await screenshot('step-into-backwards');
+    await clickDebugButton('Step Out Backwards');
+    await waitForHighlightedLine(printLine, 'step out backwards');
+    await waitForVariable('i', '1', 'step out backwards');
+    await screenshot('step-out-backwards');
 
     // Reverse Continue: back to the previous hit of the breakpoint (i = 0).
     await clickDebugButton('Reverse');  // VS Code labels Reverse Continue "Reverse"
@@ -358,9 +384,10 @@ async function main() {
     const writeRow = rows.filter({ hasText: /write = \d+ \[stdout\]/ }).first();
     const writeEvent = Number(/#(\d+)/.exec(await writeRow.textContent())[1]);
     await writeRow.click();
+    const atWrite = `${writeEvent < event ? '◀ reverse · ' : ''}event ${writeEvent} / ${count}`;
     const deadline = Date.now() + STEP_TIMEOUT;
-    while (Date.now() < deadline && (await statusBarText()) !== `event ${writeEvent} / ${count}`) await page.waitForTimeout(200);
-    assert.strictEqual(await statusBarText(), `event ${writeEvent} / ${count}`, 'the status bar after a timeline click');
+    while (Date.now() < deadline && (await statusBarText()) !== atWrite) await page.waitForTimeout(200);
+    assert.strictEqual(await statusBarText(), atWrite, 'the status bar after a timeline click');
     await rows.filter({ hasText: new RegExp(`#${writeEvent}\\b.*current`) }).first().waitFor();
     const title = timeline.locator('.pane-header');
     for (let i = 0; i < 50 && !(await title.textContent()).includes(`event ${writeEvent} / ${count}`); i++)
@@ -376,8 +403,9 @@ async function main() {
     await runCommand('rewind: Go to Event…');
     await page.locator('.quick-input-widget input').fill('5');
     await page.keyboard.press('Enter');
-    for (let i = 0; i < 300 && (await statusBarText()) !== `event 5 / ${count}`; i++) await page.waitForTimeout(200);
-    assert.strictEqual(await statusBarText(), `event 5 / ${count}`, 'the status bar after Go to Event 5');
+    const at5 = `${5 < writeEvent ? '◀ reverse · ' : ''}event 5 / ${count}`;
+    for (let i = 0; i < 300 && (await statusBarText()) !== at5; i++) await page.waitForTimeout(200);
+    assert.strictEqual(await statusBarText(), at5, 'the status bar after Go to Event 5');
     await screenshot('checkpoint-and-go-to-event');
 
     await stopDebugging();

@@ -27,6 +27,11 @@ describe('package.json', () => {
     for (const c of pkg.contributes.commands)
       assert.ok(src.includes(`registerCommand('${c.command}'`), c.command);
     const keys = pkg.contributes.keybindings.map((k: any) => k.command);
-    assert.deepStrictEqual(keys.sort(), ['workbench.action.debug.reverseContinue', 'workbench.action.debug.stepBack']);
+    assert.deepStrictEqual(keys.sort(), ['rewind.stepInBack', 'rewind.stepOutBack',
+      'workbench.action.debug.reverseContinue', 'workbench.action.debug.stepBack']);
+    // rewind's reverse steps are buttons on the debug toolbar of rewind sessions.
+    const toolbar = pkg.contributes.menus['debug/toolBar'].map((m: any) => [m.command, m.when]);
+    assert.deepStrictEqual(toolbar, [['rewind.stepInBack', "debugType == 'rewind'"],
+      ['rewind.stepOutBack', "debugType == 'rewind'"]]);
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { eventStatusText, parseEventNumber, timelineRows } from '../../src/timelineModel';
+import { eventStatusText, moveDirection, parseEventNumber, timelineRows } from '../../src/timelineModel';
 
 describe('timeline rows and the status bar', () => {
   const body = {
@@ -39,9 +39,21 @@ describe('timeline rows and the status bar', () => {
   });
   it('formats the status bar and checks typed event numbers', () => {
     assert.strictEqual(eventStatusText(4711, 120000), 'event 4711 / 120000');
+    assert.strictEqual(eventStatusText(4711, 120000, true), '◀ reverse · event 4711 / 120000');
     assert.strictEqual(parseEventNumber(' #12 ', 45), 12);
     assert.match(String(parseEventNumber('0', 45)), /events 1 to 45/);
     assert.match(String(parseEventNumber('46', 45)), /events 1 to 45/);
     assert.match(String(parseEventNumber('ten', 45)), /event number/);
+  });
+  it('tells which way a request moves the replay', () => {
+    for (const c of ['stepBack', 'reverseContinue', 'rewind/stepInBack', 'rewind/stepOutBack'])
+      assert.strictEqual(moveDirection(c, {}, 10), 'backward', c);
+    for (const c of ['continue', 'next', 'stepIn', 'stepOut', 'restart', 'configurationDone'])
+      assert.strictEqual(moveDirection(c, {}, 10), 'forward', c);
+    assert.strictEqual(moveDirection('rewind/seek', { event: 4 }, 10), 'backward');
+    assert.strictEqual(moveDirection('rewind/seek', { event: 12 }, 10), 'forward');
+    assert.strictEqual(moveDirection('rewind/seek', { event: 4 }, undefined), undefined);
+    for (const c of ['threads', 'stackTrace', 'evaluate', 'rewind/when'])
+      assert.strictEqual(moveDirection(c, {}, 10), undefined, c);
   });
 });

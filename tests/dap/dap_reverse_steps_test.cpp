@@ -1,0 +1,116 @@
+// rewind's reverse steps beyond DAP's one stepBack (a reverse next): rewind/stepOutBack (gdb's
+// reverse-finish, back to the call in the caller) and rewind/stepInBack (gdb's reverse-step,
+// into the last line of a callee), by lines and by instructions, over a real pipe on a replay
+// of tests/programs/symbols_demo.c.
+#include <catch2/catch.hpp>
+
+#include "tests/dap/dap_client.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
+
+using nlohmann::json;
+using test::evaluate;
+using test::top_frame;
+
+namespace {
+
+uint32_t line_of(const std::string& marker) {
+  return test::line_of(SOURCE_C, marker);
+}
+
+/// Sends step request `command` for `tid` and returns the stopped event.
+json step(test::DapClient& c, const std::string& command, int tid, json extra = json::object()) {
+  extra["threadId"] = tid;
+  json r = c.request(command, extra);
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  return c.event("stopped");
+}
+
+}  // namespace
+
+TEST_CASE("rewind/stepOutBack and rewind/stepInBack", "[dap]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, DEMO);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  REQUIRE(c.request("setFunctionBreakpoints",
+                    {{"breakpoints", {{{"name", "loop_sum"}}}}})["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "function breakpoint");
+  int tid = stop["body"]["threadId"];
+  REQUIRE(top_frame(c, tid)["name"] == "loop_sum");
+  REQUIRE(c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}})["success"] == true);
+
+  // Out of loop_sum backwards: main, on the line of the call, before it ran (sum is not set
+  // yet); a step forward from there runs the call again and sets it.
+  CHECK(step(c, "rewind/stepOutBack", tid)["body"]["reason"] == "step");
+  json frame = top_frame(c, tid);
+  CHECK(frame["name"] == "main");
+  CHECK(frame["line"] == line_of("int sum = loop_sum(3);"));
+  CHECK(step(c, "next", tid)["body"]["reason"] == "step");
+  frame = top_frame(c, tid);
+  CHECK(frame["line"] == line_of("ratio = scaled(ratio, count);"));
+  CHECK(evaluate(c, frame["id"], "sum") == "3");
+
+  // Back into loop_sum from the line after its call: its last line, with its final state.
+  step(c, "rewind/stepInBack", tid);
+  frame = top_frame(c, tid);
+  CHECK(frame["name"] == "loop_sum");
+  CHECK(frame["line"] == line_of("return total;") + 1);  // the closing brace: its last row
+  CHECK(evaluate(c, frame["id"], "total") == "3");
+  // ...and out again, backwards: the call in main.
+  step(c, "rewind/stepOutBack", tid);
+  frame = top_frame(c, tid);
+  CHECK(frame["name"] == "main");
+  CHECK(frame["line"] == line_of("int sum = loop_sum(3);"));
+
+  // stepBack (a reverse next) from the same place steps over calls instead: back from the
+  // scaled line over loop_sum, to its call line, never inside.
+  step(c, "next", tid);
+  REQUIRE(top_frame(c, tid)["line"] == line_of("ratio = scaled(ratio, count);"));
+  step(c, "stepBack", tid);
+  frame = top_frame(c, tid);
+  CHECK(frame["name"] == "main");
+  CHECK(frame["line"] == line_of("int sum = loop_sum(3);"));
+
+  // By instructions, stepInBack is one instruction back.
+  std::string pc = top_frame(c, tid)["instructionPointerReference"];
+  step(c, "rewind/stepInBack", tid, {{"granularity", "instruction"}});
+  CHECK(top_frame(c, tid)["instructionPointerReference"] != pc);
+  step(c, "stepIn", tid, {{"granularity", "instruction"}});
+  CHECK(top_frame(c, tid)["instructionPointerReference"] == pc);
+
+  // Into a libc function built with -O2 (printf, with Debian's libc6-dbg lines), whose last
+  // line's run has no is_stmt row: its first instruction, as gdb's reverse-step; then out
+  // again to the call in main.
+  const uint32_t printf_line = line_of("printf(\"%s %d %g %s %d %d %d %d\\n\"");
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", SOURCE_C}}},
+                                       {"breakpoints", {{{"line", printf_line}}}}})["success"] ==
+          true);
+  REQUIRE(step(c, "continue", tid)["body"]["reason"] == "breakpoint");
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", SOURCE_C}}},
+                                       {"breakpoints", json::array()}})["success"] == true);
+  // next over the statement (its arguments on the line below are rows of their own), to
+  // main's return.
+  for (int i = 0; i < 4 && top_frame(c, tid)["line"] != printf_line + 2; ++i) step(c, "next", tid);
+  REQUIRE(top_frame(c, tid)["line"] == printf_line + 2);
+  step(c, "rewind/stepInBack", tid);
+  json st = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"];
+  REQUIRE(st.size() >= 2);
+  CHECK(st[0]["name"].get<std::string>().find("printf") != std::string::npos);
+  CHECK(st[1]["name"] == "main");
+  CHECK(st[1]["line"] == printf_line);
+  step(c, "rewind/stepOutBack", tid);
+  frame = top_frame(c, tid);
+  CHECK(frame["name"] == "main");
+  CHECK(frame["line"] == printf_line);
+
+  // A thread that is not live is refused, as for the other steps.
+  json bad = c.request("rewind/stepOutBack", {{"threadId", 999999}});
+  CHECK(bad["success"] == false);
+  c.request("disconnect");
+  c.check_schema();
+}
