@@ -23,7 +23,8 @@ uint32_t DapContext::line_in(int64_t line) const {
 }
 
 dap::Source DapContext::source(const std::string& path) {
-  return {path.substr(path.find_last_of('/') + 1), path, sources.name(path, serve_sources)};
+  std::string here = source_map.to_local(path);
+  return {here.substr(here.find_last_of('/') + 1), here, sources.name(here, serve_sources)};
 }
 
 pid_t DapContext::thread(std::optional<pid_t> id) {

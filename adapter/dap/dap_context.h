@@ -19,6 +19,7 @@
 #include "adapter/dap/dap_references.h"
 #include "adapter/dap/event_index.h"
 #include "adapter/dap/protocol/dap_types.h"
+#include "adapter/dap/source_map.h"
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/script_stacks.h"
 
@@ -76,6 +77,8 @@ class DapContext {
   /// "merged" (Python frames in stackTrace), "separate" (only in rewind/interpreterStack) or
   /// "off": the launch's "interpreterFrames".
   std::string interp_mode = "merged";
+  /// Where the trace's sources are here (launch's "sourceMap" and "substitutePath").
+  SourceMap source_map;
 
   // Life cycle, read by the session.
   bool ended = false;  ///< the session is over (disconnect, terminate, a refused token)
@@ -103,7 +106,8 @@ class DapContext {
   /// A client's line number as rewind's (from 1). Throws RequestError when it is out of
   /// range (negative, or past 2^31): never truncated to another line.
   uint32_t line_in(int64_t line) const;
-  /// `path` as a DAP Source, noted as named to the client.
+  /// `path` (as the debug information names it) as a DAP Source, with its path here
+  /// (source_map), noted as named to the client.
   dap::Source source(const std::string& path);
   /// The thread a request names (the stopped thread without one). Throws RequestError when
   /// it is not live at this point.

@@ -2,7 +2,8 @@
 // (`cd build && gcc ../src/history.c`: DWARF names "../src/history.c" against the build
 // directory), through a path holding "..", or from a symbolic link to the source tree. Over
 // DAP, a line breakpoint set with the file's plain absolute path binds and is hit in each, and
-// the stop names the file without "..".
+// the stop names the file without "..". Sources moved since the recording are found through
+// the launch's sourceMap or substitutePath.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,6 +90,77 @@ TEST_CASE("line breakpoints bind in out-of-source, '..' and symlinked builds", "
                     {{"expression", "v"}, {"frameId", frame["id"]}})["body"]["result"] == "0");
     c.request("disconnect");
     c.check_schema();
+  }
+  std::filesystem::remove_all(proj);
+}
+
+TEST_CASE("sourceMap and substitutePath: sources moved since the recording", "[dap][paths]") {
+  char tmpl[] = "/tmp/rewind-paths.XXXXXX";
+  std::string proj = mkdtemp(tmpl);
+  std::filesystem::create_directories(proj + "/src");
+  std::ofstream(proj + "/src/history.c") << kSource;
+  REQUIRE(std::system(
+              ("cd " + proj + " && gcc -g -O0 " + proj + "/src/history.c -o prog").c_str()) == 0);
+  std::string trace = proj + "/trace";
+  REQUIRE(std::system((std::string(REWIND_BIN) + " record -o " + trace + " " + proj +
+                       "/prog >/dev/null 2>&1")
+                          .c_str()) == 0);
+  // The tree moves (a checkout elsewhere, another machine): the recording names the old path.
+  std::filesystem::rename(proj + "/src", proj + "/moved");
+  const std::string here = proj + "/moved/history.c";
+  const json forms[] = {
+      {{"sourceMap", {{proj + "/src", proj + "/moved"}}}},
+      {{"substitutePath", {{{"from", proj + "/src/"}, {"to", proj + "/moved"}}}}},
+  };
+  for (const json& form : forms) {
+    INFO(form.dump());
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    json args = form;
+    args["mode"] = "replay";
+    args["trace"] = trace;
+    REQUIRE(c.request("launch", args)["success"] == true);
+    c.event("initialized");
+    json set = c.request("setBreakpoints",
+                         {{"source", {{"path", here}}}, {"breakpoints", {{{"line", kAddLine}}}}});
+    REQUIRE(set["success"] == true);
+    CHECK(set["body"]["breakpoints"][0]["verified"] == true);
+    CHECK(set["body"]["breakpoints"][0]["source"]["path"] == here);
+    REQUIRE(c.request("configurationDone")["success"] == true);
+    json stop = c.event("stopped");
+    CHECK(stop["body"]["reason"] == "breakpoint");
+    json frame =
+        c.request("stackTrace", {{"threadId", stop["body"]["threadId"]}})["body"]["stackFrames"][0];
+    CHECK(frame["line"] == kAddLine);
+    CHECK(frame["source"]["path"] == here);
+    json content = c.request("source", {{"source", {{"path", here}}}});
+    REQUIRE(content["success"] == true);
+    CHECK(content["body"]["content"] == kSource);
+    bool listed = false;
+    json loaded = c.request("loadedSources");
+    INFO(loaded.dump());
+    for (const json& s : loaded["body"]["sources"]) listed |= s["path"] == here;
+    CHECK(listed);
+    c.request("disconnect");
+    c.check_schema();
+  }
+  // Without the map the moved file is unknown: the breakpoint does not bind.
+  {
+    test::DapClient c(REWIND_BIN);
+    REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+    c.event("initialized");
+    json set = c.request("setBreakpoints",
+                         {{"source", {{"path", here}}}, {"breakpoints", {{{"line", kAddLine}}}}});
+    CHECK(set["body"]["breakpoints"][0]["verified"] == false);
+    // A map with a relative path is refused, naming it.
+    test::DapClient bad(REWIND_BIN);
+    REQUIRE(bad.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    json r = bad.request(
+        "launch",
+        {{"mode", "replay"}, {"trace", trace}, {"sourceMap", {{"build", proj + "/moved"}}}});
+    CHECK(r["success"] == false);
+    CHECK(r["message"].get<std::string>().find("\"build\"") != std::string::npos);
   }
   std::filesystem::remove_all(proj);
 }

@@ -122,7 +122,9 @@ WatchInfo watch_target(DapContext& c, const dap::DataBreakpointInfoArguments& a)
 void set_breakpoints(DapContext& c, const dap::SetBreakpointsArguments& a, DapRequest& r) {
   Debugger& d = c.debugger();
   if (a.source.path.empty()) throw RequestError("setBreakpoints needs source.path");
-  respond_breakpoints(c, r, d.set_source_breakpoints(a.source.path, specs_of(c, a.breakpoints)));
+  respond_breakpoints(
+      c, r,
+      d.set_source_breakpoints(c.source_map.to_built(a.source.path), specs_of(c, a.breakpoints)));
 }
 
 void set_function_breakpoints(DapContext& c, const dap::SetFunctionBreakpointsArguments& a,
@@ -240,7 +242,8 @@ void breakpoint_locations(DapContext& c, const dap::BreakpointLocationsArguments
   for (const auto& m : d.modules().modules()) {
     DwarfIndex* dw = m->dwarf();
     if (!dw || a.source.path.empty() || last < first) continue;
-    std::set<uint32_t> here = dw->lines_with_code(a.source.path, first, last);
+    std::set<uint32_t> here =
+        dw->lines_with_code(c.source_map.to_built(a.source.path), first, last);
     lines.insert(here.begin(), here.end());
   }
   json out = json::array();

@@ -48,7 +48,8 @@ dap::StackFrame native_frame(DapContext& c, const StackFrame& f, int id) {
   // A source the client cannot open (a library's, built elsewhere) is left out: the frame
   // then has only its instructionPointerReference, and VS Code shows the disassembly
   // instead of an editor with an error.
-  if (!f.file.empty() && (c.serve_sources || ::access(f.file.c_str(), R_OK) == 0))
+  if (!f.file.empty() &&
+      (c.serve_sources || ::access(c.source_map.to_local(f.file).c_str(), R_OK) == 0))
     out.source = c.source(f.file);
   else
     out.presentation_hint = "subtle";

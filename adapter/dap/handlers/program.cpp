@@ -89,7 +89,7 @@ void loaded_sources(DapContext& c, const dap::NoArguments&, DapRequest& r) {
   // exists on this machine (sources of system libraries usually do not).
   json out = json::array();
   for (const std::string& p : unit_sources(c.debugger())) {
-    std::ifstream probe(p);
+    std::ifstream probe(c.source_map.to_local(p));
     if (probe) out.push_back(c.source(p));
   }
   r.respond({{"sources", out}});
@@ -102,7 +102,8 @@ void source(DapContext& c, const dap::SourceArguments& a, DapRequest& r) {
   // Only the program's own sources: files the adapter named to the client (stack frames,
   // breakpoints, loaded sources) or that its debug information names. Never any file of
   // the server's machine a client asks for.
-  if (ref <= 0 && !c.sources.named(path) && (!c.dbg || !unit_sources(*c.dbg).count(path)))
+  if (ref <= 0 && !c.sources.named(path) &&
+      (!c.dbg || !unit_sources(*c.dbg).count(c.source_map.to_built(path))))
     throw RequestError("rewind serves only the debugged program's source files, not " + path);
   r.respond({{"content", valid_utf8(read_source_file(path))}, {"mimeType", "text/x-c"}});
 }

@@ -37,6 +37,7 @@ void begin_session(DapContext& c, const dap::SessionArguments& a, bool serve_sou
   c.stop_on_entry = a.stop_on_entry;
   c.serve_sources = a.sources_from_server.value_or(serve_sources);
   c.interp_mode = a.interpreter_frames;
+  for (const auto& [from, to] : a.source_map) c.source_map.add(from, to);
   if (c.interp_mode != "merged" && c.interp_mode != "separate" && c.interp_mode != "off")
     throw RequestError("unknown interpreterFrames \"" + c.interp_mode +
                        "\": use \"merged\", \"separate\" or \"off\"");

@@ -1,5 +1,7 @@
 #include "adapter/dap/protocol/dap_arguments.h"
 
+#include <map>
+
 #include "adapter/dap/dap_args.h"
 
 namespace rwd::dap {
@@ -38,6 +40,12 @@ void read_session(const json& j, SessionArguments& a) {
   a.sources_from_server = maybe<bool>(j, "sourcesFromServer");
   a.interpreter_frames = optional_arg<std::string>(j, "interpreterFrames", "merged");
   a.trace = optional_arg<std::string>(j, "trace", "");
+  for (const auto& [from, to] :
+       optional_arg<std::map<std::string, std::string>>(j, "sourceMap", {}))
+    a.source_map.emplace_back(from, to);
+  for (const json& rule : optional_arg<std::vector<json>>(j, "substitutePath", {}))
+    a.source_map.emplace_back(required<std::string>(rule, "from"),
+                              required<std::string>(rule, "to"));
 }
 
 }  // namespace

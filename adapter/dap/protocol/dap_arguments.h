@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rwd::dap {
@@ -32,6 +33,9 @@ struct SessionArguments {
   std::optional<bool> sources_from_server;    ///< sourcesFromServer (default: attach yes)
   std::string interpreter_frames = "merged";  ///< "merged", "separate" or "off"
   std::string trace;                          ///< the trace to replay ("": the latest)
+  /// Source path prefixes as built → as here: "sourceMap" ({"/build/dir": "/here/dir"},
+  /// CodeLLDB's form) then "substitutePath" ([{"from": ..., "to": ...}], delve's form).
+  std::vector<std::pair<std::string, std::string>> source_map;
 };
 
 /// launch: Record & Debug ("record") or replay a trace ("replay").
