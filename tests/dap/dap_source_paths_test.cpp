@@ -40,6 +40,18 @@ struct Build {
   std::string request_path;  // the path the breakpoint is set by
 };
 
+/// Sends configurationDone and returns the innermost frame of the stop that follows, checked
+/// to be the breakpoint at kAddLine.
+json run_to_breakpoint(test::DapClient& c) {
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  CHECK(stop["body"]["reason"] == "breakpoint");
+  json frame =
+      c.request("stackTrace", {{"threadId", stop["body"]["threadId"]}})["body"]["stackFrames"][0];
+  CHECK(frame["line"] == kAddLine);
+  return frame;
+}
+
 }  // namespace
 
 TEST_CASE("line breakpoints bind in out-of-source, '..' and symlinked builds", "[dap][paths]") {
@@ -79,12 +91,7 @@ TEST_CASE("line breakpoints bind in out-of-source, '..' and symlinked builds", "
     REQUIRE(set["success"] == true);
     CHECK(set["body"]["breakpoints"][0]["verified"] == true);
     CHECK(set["body"]["breakpoints"][0]["line"] == kAddLine);
-    REQUIRE(c.request("configurationDone")["success"] == true);
-    json stop = c.event("stopped");
-    CHECK(stop["body"]["reason"] == "breakpoint");
-    json frame =
-        c.request("stackTrace", {{"threadId", stop["body"]["threadId"]}})["body"]["stackFrames"][0];
-    CHECK(frame["line"] == kAddLine);
+    json frame = run_to_breakpoint(c);
     CHECK(frame["source"]["path"] == b.stop_path);
     CHECK(c.request("evaluate",
                     {{"expression", "v"}, {"frameId", frame["id"]}})["body"]["result"] == "0");
@@ -126,12 +133,7 @@ TEST_CASE("sourceMap and substitutePath: sources moved since the recording", "[d
     REQUIRE(set["success"] == true);
     CHECK(set["body"]["breakpoints"][0]["verified"] == true);
     CHECK(set["body"]["breakpoints"][0]["source"]["path"] == here);
-    REQUIRE(c.request("configurationDone")["success"] == true);
-    json stop = c.event("stopped");
-    CHECK(stop["body"]["reason"] == "breakpoint");
-    json frame =
-        c.request("stackTrace", {{"threadId", stop["body"]["threadId"]}})["body"]["stackFrames"][0];
-    CHECK(frame["line"] == kAddLine);
+    json frame = run_to_breakpoint(c);
     CHECK(frame["source"]["path"] == here);
     json content = c.request("source", {{"source", {{"path", here}}}});
     REQUIRE(content["success"] == true);
