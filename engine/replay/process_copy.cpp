@@ -146,7 +146,11 @@ ReplayTask fork_task(ReplayTask& t) {
   t.resume_sig = 0;
   t.restart_pending = t.signal_injected = false;
   RemoteSyscall rs(t, insn, saved);
-  rs.call(SYS_fork);
+  // A fork whose copy is the child of t's parent (CLONE_PARENT), not of t: for the first
+  // process that is rewind itself, which reaps the copy when it kills it. A child of t would
+  // stay a zombie while t lives (t never waits for it), one for each checkpoint or
+  // diversion dropped.
+  rs.call(SYS_clone, {CLONE_PARENT | SIGCHLD, 0, 0, 0, 0});
   const Stop& s = rs.last_stop();
   if (s.kind != Stop::Event || s.sig != PTRACE_EVENT_FORK)
     throw DivergenceError("a checkpoint fork did not create a process");
