@@ -29,7 +29,8 @@ BLOCKS = {"NEVER": "Never", "UNLESS_REGULAR": "UnlessRegular", "MAY_BLOCK": "May
 PRELOAD_BLOCKS = {"NEVER": "NEVER", "UNLESS_REGULAR": "UNLESS_REGULAR", "MAY_BLOCK": "MAY_BLOCK",
                   "FUTEX_OP": "MAY_BLOCK", "FCNTL_LOCK": "NEVER"}
 FLAGS = {"CHANGES_MAPPINGS": "kChangesMappings", "MAPS_CODE": "kMapsCode",
-         "FORK_LIKE": "kForkLike", "EXEC": "kExec", "EXIT": "kExit"}
+         "FORK_LIKE": "kForkLike", "EXEC": "kExec", "EXIT": "kExit",
+         "RETURNS_ADDRESS": "kReturnsAddress"}
 
 
 def fail(msg):

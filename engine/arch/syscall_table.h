@@ -49,6 +49,7 @@ enum SyscallFlag : uint8_t {
   kForkLike = 4,         ///< creates a task (fork, vfork, clone, clone3)
   kExec = 8,             ///< execve, execveat
   kExit = 16,            ///< exit, exit_group
+  kReturnsAddress = 32,  ///< a success returns an address (mmap, mremap, brk): shown in hex
 };
 
 /// How the size of an out-parameter is computed. Recording a few bytes more than the kernel

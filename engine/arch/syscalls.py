@@ -338,11 +338,11 @@ S("set_tid_address", replay="EXECUTE_SET_RESULT")
 S("rseq", record="ENOSYS")
 
 # --- Address space: run for real at the recorded addresses. ---
-S("brk", replay="EXECUTE")
-S("mmap", replay="MMAP", flags=["CHANGES_MAPPINGS", "MAPS_CODE"])
+S("brk", replay="EXECUTE", flags=["RETURNS_ADDRESS"])
+S("mmap", replay="MMAP", flags=["CHANGES_MAPPINGS", "MAPS_CODE", "RETURNS_ADDRESS"])
 S("munmap", replay="EXECUTE", flags=["CHANGES_MAPPINGS"])
 S("mprotect", replay="EXECUTE", flags=["MAPS_CODE"])
-S("mremap", replay="MREMAP", flags=["CHANGES_MAPPINGS"])
+S("mremap", replay="MREMAP", flags=["CHANGES_MAPPINGS", "RETURNS_ADDRESS"])
 S("madvise", replay="EXECUTE")
 for _name in ["msync", "mincore", "mlock", "munlock", "mlockall", "munlockall"]:
     S(_name)

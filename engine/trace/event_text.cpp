@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "engine/arch/registers.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
@@ -39,8 +40,11 @@ std::string describe_event(const Event& e) {
 static std::string describe_kind(const Event& e) {
   switch (e.kind) {
     case EventKind::Syscall: {
-      std::string s = syscall_name(e.syscallno()) + " = " + std::to_string(e.result);
-      if (e.result < 0 && e.result > -4096) s += " (" + error_name(-e.result) + ")";
+      bool error = e.result < 0 && e.result > -4096;
+      bool address = !error && syscall_has(e.syscallno(), kReturnsAddress);
+      std::string s = syscall_name(e.syscallno()) + " = " +
+                      (address ? hex(uint64_t(e.result)) : std::to_string(e.result));
+      if (error) s += " (" + error_name(-e.result) + ")";
       if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
       if (e.output != OutputStream::None)
         s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";

@@ -306,6 +306,21 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   for (const json& f : in_write)
     if (f.contains("source"))
       CHECK(access(f["source"]["path"].get<std::string>().c_str(), R_OK) == 0);
+  // The last events (exit_group, the exit, the end) have no point after them with a live
+  // task: a seek there stops at the end and says why, naming the event asked for.
+  uint64_t last = when["body"]["eventCount"];
+  json at_end = c.request("rewind/seek", {{"event", last}});
+  REQUIRE(at_end["success"] == true);
+  CHECK(c.event("stopped")["body"]["description"].get<std::string>().find(
+            "The end of the recording") != std::string::npos);
+  CHECK(at_end["body"]["event"] < last);
+  bool told = false;
+  for (const json& o : c.seen("output"))
+    told |= o["body"]["output"].get<std::string>().find(
+                "event " + std::to_string(last) +
+                " (the end of the recording) comes after the program's last instruction") !=
+            std::string::npos;
+  CHECK(told);
   REQUIRE(c.request("rewind/seek", {{"event", now_event}})["success"] == true);
   c.event("stopped");
 

@@ -101,6 +101,17 @@ void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r) {
             }).stop;
   d.refresh();
   r.respond(c.when());
+  if (s.stop.event < uint64_t(a.event)) {
+    // The events that end the program (its exit_group, the exits, the trace's end) have no
+    // point after them with a live task: say so rather than land silently earlier.
+    if (!c.events) c.events = std::make_unique<EventIndex>(c.trace_dir);
+    const EventEntry* e = c.events->at(uint64_t(a.event));
+    c.out.output("important", "rewind: event " + std::to_string(a.event) +
+                                  (e ? " (" + e->text + ")" : std::string()) +
+                                  " comes after the program's last instruction: the replay "
+                                  "stops at the end of the recording, just after event " +
+                                  std::to_string(s.stop.event) + "\n");
+  }
   if (c.client.invalidated_event) c.out.event("invalidated", {{"areas", json::array({"all"})}});
   c.stopped(s, "goto", uint64_t(a.event) < from ? Direction::Backward : Direction::Forward);
 }
