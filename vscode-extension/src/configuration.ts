@@ -143,3 +143,25 @@ function resolveAttach(config: RewindConfiguration): Resolved {
   if (!config.host) config.host = '127.0.0.1';
   return { kind: 'start', config };
 }
+
+/**
+ * The configurations a new launch.json starts with: Record & Debug of `picked` (the program
+ * the user chose; without one, the program is asked for at each launch) and Replay trace.
+ * A program inside `workspaceFolder` is written as `${workspaceFolder}/...`.
+ */
+export function initialConfigurations(
+  picked: { program: string; args?: string[] } | undefined,
+  workspaceFolder: string | undefined,
+): RewindConfiguration[] {
+  const record: RewindConfiguration = { type: 'rewind', request: 'launch', name: 'rewind: Record & Debug' };
+  if (picked) {
+    const rel = workspaceFolder ? path.relative(workspaceFolder, picked.program) : undefined;
+    record.program = rel !== undefined && !rel.startsWith('..') && !path.isAbsolute(rel)
+      ? `\${workspaceFolder}/${rel}`
+      : picked.program;
+    record.args = picked.args ?? [];
+  }
+  record.cwd = '${workspaceFolder}';
+  return [record, { type: 'rewind', request: 'launch', name: 'rewind: Replay trace', mode: 'replay' }];
+}
+

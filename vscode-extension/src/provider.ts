@@ -2,26 +2,21 @@
 // and defaults, checks and pickers before a session starts (configuration.ts holds the rules).
 import * as vscode from 'vscode';
 import { isExecutableFile } from './adapterLocation';
-import { RewindConfiguration, resolveConfiguration } from './configuration';
+import { initialConfigurations, RewindConfiguration, resolveConfiguration } from './configuration';
 import { pickProgram, pickTrace } from './pickers';
 
 /** Resolves rewind debug configurations (VS Code's DebugConfigurationProvider). */
 export class RewindConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(private readonly extensionDir: string) {}
 
-  /** The configurations a new launch.json starts with. */
-  provideDebugConfigurations(): vscode.DebugConfiguration[] {
-    return [
-      {
-        type: 'rewind',
-        request: 'launch',
-        name: 'rewind: Record & Debug',
-        program: '${workspaceFolder}/a.out',
-        args: [],
-        cwd: '${workspaceFolder}',
-      },
-      { type: 'rewind', request: 'launch', name: 'rewind: Replay trace', mode: 'replay' },
-    ];
+  /**
+   * The configurations a new launch.json starts with (the only source of them: package.json
+   * declares none, or VS Code would write each twice): the program to record is picked, as
+   * for a launch without one.
+   */
+  async provideDebugConfigurations(folder?: vscode.WorkspaceFolder): Promise<vscode.DebugConfiguration[]> {
+    const picked = await pickProgram();
+    return initialConfigurations(picked, folder?.uri.fsPath) as vscode.DebugConfiguration[];
   }
 
   /** Fills defaults and asks for what is missing; undefined cancels the launch. */

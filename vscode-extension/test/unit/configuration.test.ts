@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { ResolveContext, resolveConfiguration, programForFile } from '../../src/configuration';
+import { initialConfigurations, ResolveContext, resolveConfiguration, programForFile } from '../../src/configuration';
 
 function ctx(over: Partial<ResolveContext> = {}): ResolveContext & { asked: string[] } {
   const asked: string[] = [];
@@ -111,5 +111,16 @@ describe('programForFile', () => {
     assert.deepStrictEqual(programForFile('/ws/app', exe), { program: '/ws/app', args: [] });
     assert.deepStrictEqual(programForFile('/ws/a.R', exe), { program: 'Rscript', args: ['/ws/a.R'] });
     assert.strictEqual(programForFile('/ws/main.c', exe), undefined);
+  });
+  it('starts a new launch.json with the picked program, once each', () => {
+    const [record, replay] = initialConfigurations({ program: '/ws/build/app', args: ['-v'] }, '/ws');
+    assert.strictEqual(record.program, '${workspaceFolder}/build/app');
+    assert.deepStrictEqual(record.args, ['-v']);
+    assert.strictEqual(replay.mode, 'replay');
+    assert.strictEqual(initialConfigurations({ program: '/usr/bin/ls' }, '/ws')[0].program, '/usr/bin/ls');
+    assert.strictEqual(initialConfigurations({ program: '/wsx/app' }, '/ws')[0].program, '/wsx/app');
+    // Nothing picked: no program, asked for at each launch (no a.out guessed).
+    assert.ok(!('program' in initialConfigurations(undefined, '/ws')[0]));
+    assert.strictEqual(initialConfigurations(undefined, '/ws').length, 2);
   });
 });
