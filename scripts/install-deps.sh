@@ -16,6 +16,7 @@ pkgs=(
   catch2                               # unit tests
   python3 r-base-core sqlite3 gcc file # programs the integration tests record
   python3-dev                          # CPython's headers: its offsets checked against their DWARF
+  meson ninja-build                    # real build systems' source paths (the DAP paths test)
   tmux                                 # a real terminal for the Ctrl-C test
   gdb                                  # `rewind replay` runs it; the gdb test drives it
   emacs-nox elpa-dap-mode              # a real editor for the DAP test (editors/emacs)

@@ -1,6 +1,7 @@
 // Source paths as real builds write them (issue 30): a program compiled out of source
 // (`cd build && gcc ../src/history.c`: DWARF names "../src/history.c" against the build
-// directory), through a path holding "..", or from a symbolic link to the source tree. Over
+// directory), through a path holding "..", from a symbolic link to the source tree, and by
+// CMake and Meson out of source. Over
 // DAP, a line breakpoint set with the file's plain absolute path binds and is hit in each, and
 // the stop names the file without "..". Sources moved since the recording are found through
 // the launch's sourceMap or substitutePath.
@@ -60,6 +61,11 @@ TEST_CASE("line breakpoints bind in out-of-source, '..' and symlinked builds", "
   std::filesystem::create_directories(proj + "/src");
   std::filesystem::create_directories(proj + "/build");
   std::ofstream(proj + "/src/history.c") << kSource;
+  std::ofstream(proj + "/src/CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.13)\nproject(history C)\nadd_executable(prog "
+         "history.c)\n";
+  std::ofstream(proj + "/src/meson.build")
+      << "project('history', 'c')\nexecutable('prog', 'history.c')\n";
   REQUIRE(symlink((proj + "/src").c_str(), (proj + "/link").c_str()) == 0);
   std::string real = proj + "/src/history.c";
   std::vector<Build> builds = {
@@ -71,6 +77,18 @@ TEST_CASE("line breakpoints bind in out-of-source, '..' and symlinked builds", "
       {"gcc, the real tree asked for through the link", "gcc -g -O0 " + real + " -o prog", real,
        proj + "/link/history.c"},
   };
+  // Real build systems, out of source: CMake passes absolute paths; Meson compiles
+  // "../src/history.c" from its build directory (scripts/install-deps.sh installs both).
+  builds.push_back(
+      {"CMake, Debug, out of source",
+       "rm -rf build-cmake && cmake -S src -B build-cmake -DCMAKE_BUILD_TYPE=Debug "
+       ">/dev/null && cmake --build build-cmake >/dev/null && cp build-cmake/prog prog",
+       real, real});
+  builds.push_back(
+      {"Meson, debug, out of source",
+       "rm -rf build-meson && meson setup --buildtype=debug build-meson src >/dev/null "
+       "&& ninja -C build-meson >/dev/null && cp build-meson/prog prog",
+       real, real});
   if (std::system("command -v clang >/dev/null 2>&1") == 0)
     builds.push_back({"clang, out of source",
                       "cd build && clang -g -O0 ../src/history.c -o ../prog", real, real});
