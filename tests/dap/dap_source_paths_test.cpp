@@ -16,23 +16,19 @@
 #include <vector>
 
 #include "tests/dap/dap_client.h"
+#include "tests/support/source_line.h"
 
 using nlohmann::json;
 
 namespace {
 
-const char* kSource = R"(#include <stdio.h>
-static int total;
-void add(int v) {
-  total += v;
+/// The program's text (tests/programs/path_history.c), copied into each project.
+std::string program_text() {
+  std::ifstream in(PATH_HISTORY_C);
+  REQUIRE(in);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
-int main(void) {
-  for (int i = 0; i < 3; i++) add(i);
-  printf("%d\n", total);
-  return 0;
-}
-)";
-constexpr int kAddLine = 4;  // total += v;
+const int kAddLine = test::line_of(PATH_HISTORY_C, "total += v;");
 
 struct Build {
   std::string name;          // for messages
@@ -60,7 +56,7 @@ TEST_CASE("line breakpoints bind in out-of-source, '..' and symlinked builds", "
   std::string proj = mkdtemp(tmpl);
   std::filesystem::create_directories(proj + "/src");
   std::filesystem::create_directories(proj + "/build");
-  std::ofstream(proj + "/src/history.c") << kSource;
+  std::ofstream(proj + "/src/history.c") << program_text();
   std::ofstream(proj + "/src/CMakeLists.txt")
       << "cmake_minimum_required(VERSION 3.13)\nproject(history C)\nadd_executable(prog "
          "history.c)\n";
@@ -123,7 +119,7 @@ TEST_CASE("sourceMap and substitutePath: sources moved since the recording", "[d
   char tmpl[] = "/tmp/rewind-paths.XXXXXX";
   std::string proj = mkdtemp(tmpl);
   std::filesystem::create_directories(proj + "/src");
-  std::ofstream(proj + "/src/history.c") << kSource;
+  std::ofstream(proj + "/src/history.c") << program_text();
   REQUIRE(std::system(
               ("cd " + proj + " && gcc -g -O0 " + proj + "/src/history.c -o prog").c_str()) == 0);
   std::string trace = proj + "/trace";
@@ -155,7 +151,7 @@ TEST_CASE("sourceMap and substitutePath: sources moved since the recording", "[d
     CHECK(frame["source"]["path"] == here);
     json content = c.request("source", {{"source", {{"path", here}}}});
     REQUIRE(content["success"] == true);
-    CHECK(content["body"]["content"] == kSource);
+    CHECK(content["body"]["content"] == program_text());
     bool listed = false;
     json loaded = c.request("loadedSources");
     INFO(loaded.dump());

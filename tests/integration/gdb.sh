@@ -235,27 +235,17 @@ fi
 # information names "../src/history.c" against the build directory): gdb binds a breakpoint
 # given by the file's absolute path and stops there in the replay, forwards and backwards.
 mkdir -p "$WORK/oos/src" "$WORK/oos/build"
-cat >"$WORK/oos/src/history.c" <<'C'
-#include <stdio.h>
-static int total;
-void add(int v) {
-  total += v;
-}
-int main(void) {
-  for (int i = 0; i < 3; i++) add(i);
-  printf("%d\n", total);
-  return 0;
-}
-C
+cp "$SOURCE_DIR/tests/programs/path_history.c" "$WORK/oos/src/history.c"
 (cd "$WORK/oos/build" && gcc -g -O0 ../src/history.c -o prog) || fail "oos: gcc failed"
 "$REWIND" record -o "$WORK/oos.trace" "$WORK/oos/build/prog" >/dev/null 2>&1 || fail "oos: record failed"
+ADD_LINE=$(grep -n "total += v;" "$WORK/oos/src/history.c" | cut -d: -f1)
 gdb_batch "$WORK/oos.trace" oos <<GDB
-break $WORK/oos/src/history.c:4
+break $WORK/oos/src/history.c:$ADD_LINE
 continue
 continue
 reverse-continue
 print v
 GDB
-expect oos "Breakpoint 1, add \(v=0\) at [^ ]*history.c:4 .*Breakpoint 1, add \(v=1\) .*Breakpoint 1, add \(v=0\) .*\\\$1 = 0" \
+expect oos "Breakpoint 1, add \(v=0\) at [^ ]*history.c:$ADD_LINE .*Breakpoint 1, add \(v=1\) .*Breakpoint 1, add \(v=0\) .*\\\$1 = 0" \
   "a breakpoint by absolute path in an out-of-source build, hit forwards and backwards"
 finish
