@@ -65,6 +65,9 @@ RequestHandler::Serve typed(void (*fn)(DapContext&, const Args&, DapRequest&)) {
   return [fn](DapContext& c, DapRequest& r) { fn(c, arguments(r.message).get<Args>(), r); };
 }
 
+/// The handlers: each serves the DAP request (or rewind's own, docs/dap.md) that
+/// request_table.cpp names it for, as the DAP specification's "Requests" defines it; errors
+/// are thrown (RequestError and the engine's Error) and answered by DapSession.
 namespace handlers {
 // session.cpp
 void initialize(DapContext& c, const dap::InitializeArguments& a, DapRequest& r);
