@@ -16,6 +16,12 @@ Debugger& DapContext::debugger() {
   return *dbg;
 }
 
+EventIndex& DapContext::event_index() {
+  // A session opens one trace (launch and attach refuse a second).
+  if (!events_) events_ = std::make_unique<EventIndex>(trace_dir);
+  return *events_;
+}
+
 uint32_t DapContext::line_in(int64_t line) const {
   if (line < 0 || line >= INT32_MAX)
     throw RequestError("line " + std::to_string(line) + " is out of range");

@@ -63,8 +63,9 @@ class DapContext {
   std::unique_ptr<Timeline> timeline;
   std::unique_ptr<Debugger> dbg;          ///< over timeline; debugger() checks it is there
   std::unique_ptr<ScriptStacks> scripts;  ///< over dbg, made with it
-  std::unique_ptr<EventIndex> events;     ///< rewind/timeline's index, made when first asked
   std::string trace_dir;
+  /// The trace's events by number (rewind/timeline, seek messages), read on first use.
+  EventIndex& event_index();
   int exit_code = -1;  ///< the recorded program's exit status (-1: not known)
   pid_t root_pid = 0;  ///< the trace's first process (its process event came with the launch)
 
@@ -159,6 +160,7 @@ class DapContext {
   std::set<pid_t> known_threads_;
   std::map<pid_t, std::string> known_processes_;         ///< recorded pid -> program, as announced
   std::map<std::string, nlohmann::json> known_modules_;  ///< id -> Module, as announced
+  std::unique_ptr<EventIndex> events_;                   ///< event_index(), made on first use
 };
 
 }  // namespace rwd

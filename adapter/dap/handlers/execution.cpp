@@ -104,8 +104,7 @@ void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r) {
   if (s.stop.event < uint64_t(a.event)) {
     // The events that end the program (its exit_group, the exits, the trace's end) have no
     // point after them with a live task: say so rather than land silently earlier.
-    if (!c.events) c.events = std::make_unique<EventIndex>(c.trace_dir);
-    const EventEntry* e = c.events->at(uint64_t(a.event));
+    const EventEntry* e = c.event_index().at(uint64_t(a.event));
     c.out.output("important", "rewind: event " + std::to_string(a.event) +
                                   (e ? " (" + e->text + ")" : std::string()) +
                                   " comes after the program's last instruction: the replay "

@@ -61,7 +61,6 @@ void open_trace(DapContext& c, const std::string& trace, bool echo_output) {
   c.dbg = std::make_unique<Debugger>(*c.timeline);
   c.scripts = std::make_unique<ScriptStacks>(*c.dbg);
   c.trace_dir = trace;
-  c.events.reset();
   TraceReader reader(trace);
   if (reader.summary()) c.exit_code = exit_code_for_status(reader.summary()->root_status);
 }

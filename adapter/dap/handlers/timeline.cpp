@@ -19,14 +19,14 @@ void when(DapContext& c, const dap::NoArguments&, DapRequest& r) {
 
 void timeline_events(DapContext& c, const dap::TimelineArguments& a, DapRequest& r) {
   c.debugger();
-  if (!c.events) c.events = std::make_unique<EventIndex>(c.trace_dir);
-  uint64_t total = c.events->entries().size();
+  EventIndex& events = c.event_index();
+  uint64_t total = events.entries().size();
   uint64_t now = c.timeline->current().event;
   uint64_t count = std::min<uint64_t>(a.count.value_or(kDefaultEvents), kMaxEvents);
   uint64_t start = std::max<uint64_t>(a.start.value_or(now > count / 2 ? now - count / 2 : 1), 1);
   json out = json::array();
   for (uint64_t n = start; n < start + count && n <= total; ++n) {
-    const EventEntry* e = c.events->at(n);
+    const EventEntry* e = events.at(n);
     json j = {{"event", e->number},
               {"threadId", e->tid},
               {"kind", event_kind_name(e->kind)},
@@ -34,7 +34,7 @@ void timeline_events(DapContext& c, const dap::TimelineArguments& a, DapRequest&
     if (!e->syscall.empty()) j["syscall"] = e->syscall;
     // A thread switch: the recorder ran another task for the event before (the replay's
     // schedule), so the user sees which thread ran when.
-    if (const EventEntry* before = n > 1 ? c.events->at(n - 1) : nullptr;
+    if (const EventEntry* before = n > 1 ? events.at(n - 1) : nullptr;
         before && before->tid != e->tid && e->tid != 0)  // the end is no task's
       j["switchedFrom"] = before->tid;
     out.push_back(j);
