@@ -60,14 +60,15 @@ bool DapSession::handle(const std::string& body) {
   std::string type = string_member(req, "type");
   if (type == "response") return true;
   std::optional<int64_t> seq = message_seq(req);
-  if (type != "request" || !seq || *seq < 1 || string_member(req, "command").empty()) {
-    // A response must name its request by a seq of 1 or more (the DAP schema): without one,
-    // the message is refused in an output event.
-    if (type == "request" && seq && *seq >= 1)
+  if (type != "request" || !seq || *seq < 0 || string_member(req, "command").empty()) {
+    // A response must name its request by its seq: without one, the message is refused in an
+    // output event. The DAP schema numbers messages from 1, but nvim-dap 0.6.0 (the release
+    // for Debian 12's Neovim) numbers its requests from 0, so 0 is served too.
+    if (type == "request" && seq && *seq >= 0)
       out_.fail(req, "a request needs an integer \"seq\" and a string \"command\"");
     else
       out_.output("important", type == "request"
-                                   ? "rewind: a request without an integer \"seq\" (1 or more) "
+                                   ? "rewind: a request without an integer \"seq\" (0 or more) "
                                      "was ignored\n"
                                    : "rewind: a message that is not a request was ignored\n");
     return true;
