@@ -20,5 +20,6 @@ pkgs=(
   tmux                                 # a real terminal for the Ctrl-C test
   gdb                                  # `rewind replay` runs it; the gdb test drives it
   emacs-nox elpa-dap-mode              # a real editor for the DAP test (editors/emacs)
+  neovim vim-nox                       # Neovim and Vim (with Python 3) for the editor tests
 )
 "$(dirname "$0")/apt-install-missing.sh" "${pkgs[@]}"
