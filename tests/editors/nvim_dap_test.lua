@@ -84,6 +84,35 @@ local function eval(expression)
   return result
 end
 
+-- With CAPTURE set (scripts/capture-neovim.sh runs this test in a real terminal), the screen
+-- after the step back is held for a screenshot: the scopes sidebar is opened, CAPTURE.ready
+-- written, and the test waits for CAPTURE.done.
+local function hold_for_capture()
+  local capture = os.getenv('CAPTURE')
+  if not capture then
+    return
+  end
+  local widgets = require('dap.ui.widgets')
+  widgets.sidebar(widgets.scopes, { width = 40 }, 'vsplit').open()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):find('dap-terminal', 1, true) then
+      vim.api.nvim_win_set_height(win, 6)
+    end
+  end
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(source_buf))
+  vim.cmd('normal! zz')
+  vim.cmd('highlight SignColumn guibg=NONE ctermbg=NONE')
+  local opened = vim.loop.now()
+  wait('the scopes to be shown', function()
+    return vim.loop.now() - opened > 1000
+  end)
+  vim.cmd('redraw!')
+  vim.fn.writefile({}, capture .. '.ready')
+  wait('the screenshot', function()
+    return vim.loop.fs_stat(capture .. '.done') ~= nil
+  end, 60000)
+end
+
 local function line_of(text)
   for number, line in ipairs(vim.api.nvim_buf_get_lines(source_buf, 0, -1, false)) do
     if line:find(text, 1, true) then
@@ -139,6 +168,7 @@ local function run()
   check('step back', add_line, stop_after(dap.step_back))
   check('i after step back', '2', eval('i'))
   check('total after step back', '1', eval('total'))
+  hold_for_capture()
 
   -- Reverse-continue: the breakpoint's earlier hits, latest first.
   check('reverse-continue', store_line, stop_after(dap.reverse_continue))
