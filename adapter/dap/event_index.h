@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "adapter/dap/event_origin.h"
 #include "engine/trace/event.h"
 
 namespace rwd {
@@ -19,6 +20,7 @@ struct EventEntry {
   EventKind kind = EventKind::Syscall;
   std::string syscall;  ///< Syscall and SyscallEntry events: the syscall's name
   std::string text;     ///< what it did (describe_event)
+  EventOrigin origin = EventOrigin::Program;  ///< the program's, the loader's or rewind's
 };
 
 /// All events of a trace, read on construction (about a second for 100,000 events).

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -239,6 +240,20 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   bool has_write = false;
   for (const json& e : tl["body"]["events"]) has_write |= e.value("syscall", "") == "write";
   CHECK(has_write);
+  // Each event says whose it was: the loader's start-up, rewind's own set-up (the syscall
+  // buffer's registration, libc's patching), or the program's (no "origin").
+  std::map<std::string, std::set<std::string>> by_origin;
+  for (const json& e : tl["body"]["events"])
+    by_origin[e.value("origin", "program")].insert(
+        e.value("syscall", e["kind"].get<std::string>()));
+  CHECK(tl["body"]["events"][0].count("origin") == 0);  // the exec
+  CHECK(by_origin["loader"].count("openat") == 1);      // the loader opens libc
+  CHECK(by_origin["loader"].count("write") == 0);
+  CHECK(by_origin["rewind"].count("rewind_register_buffer") == 1);
+  CHECK(by_origin["rewind"].count("mprotect") == 1);  // the untraced page, libc's patching
+  CHECK(by_origin["rewind"].count("write") == 0);
+  CHECK(by_origin["program"].count("write") == 1);
+  CHECK(by_origin["program"].count("rewind_register_buffer") == 0);
   CHECK(c.request("exceptionInfo", {{"threadId", tid}})["success"] == false);
   CHECK(c.request("rewind/seek", {{"event", 0}})["success"] == false);
 

@@ -32,6 +32,7 @@ void timeline_events(DapContext& c, const dap::TimelineArguments& a, DapRequest&
               {"kind", event_kind_name(e->kind)},
               {"description", e->text}};
     if (!e->syscall.empty()) j["syscall"] = e->syscall;
+    if (e->origin != EventOrigin::Program) j["origin"] = event_origin_name(e->origin);
     // A thread switch: the recorder ran another task for the event before (the replay's
     // schedule), so the user sees which thread ran when.
     if (const EventEntry* before = n > 1 ? events.at(n - 1) : nullptr;
