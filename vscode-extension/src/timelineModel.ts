@@ -10,6 +10,8 @@ export interface TimelineEvent {
   kind: string;
   syscall?: string;
   description?: string;
+  /** Whose event it was when not the program's: the dynamic loader's or rewind's own. */
+  origin?: 'loader' | 'rewind';
 }
 
 /** A `rewind/timeline` response body. */
@@ -31,7 +33,24 @@ export interface TimelineRow {
   current: boolean;
   /** Ids of the user's checkpoints at this event. */
   checkpoints: number[];
+  /** Whose event it was: the program's, the dynamic loader's or rewind's own. */
+  origin: 'program' | 'loader' | 'rewind';
 }
+
+/** Consecutive loader events of the Timeline, folded under one row. */
+export interface TimelineGroup {
+  group: true;
+  /** "start-up: the dynamic loader". */
+  label: string;
+  /** "#2–#47 · 44 events". */
+  description: string;
+  rows: TimelineRow[];
+  /** Whether the current event is one of them (the group is then shown open). */
+  current: boolean;
+}
+
+/** A top-level node of the Timeline: an event or a folded group of loader events. */
+export type TimelineNode = TimelineRow | TimelineGroup;
 
 const ICONS: Record<string, string> = {
   syscall: 'symbol-method',
@@ -65,6 +84,7 @@ export function timelineRows(
     const notes: string[] = [];
     if (e.threadId) notes.push(`task ${e.threadId}`);
     if (e.switchedFrom) notes.push(`switch from task ${e.switchedFrom}`);
+    if (e.origin === 'rewind') notes.push('rewind\'s own');
     if (here.length) notes.push(`checkpoint ${here.join(', ')}`);
     const current = e.event === body.currentEvent;
     if (current) notes.push('current');
@@ -75,8 +95,50 @@ export function timelineRows(
       icon: current ? 'debug-stackframe' : ICONS[e.kind] ?? 'circle-small',
       current,
       checkpoints: here,
+      origin: e.origin ?? 'program',
     };
   });
+}
+
+/**
+ * What the Timeline shows of `rows`: rewind's own events left out (unless
+ * `showRewindEvents`, or the one the replay stands at), and each run of two or more loader
+ * events (rewind's hidden ones do not break a run) folded into one "start-up" group.
+ */
+export function timelineNodes(rows: TimelineRow[], showRewindEvents = false): TimelineNode[] {
+  const nodes: TimelineNode[] = [];
+  let run: TimelineRow[] = [];
+  const flush = () => {
+    if (run.length >= 2) {
+      const first = run[0].event, last = run[run.length - 1].event;
+      nodes.push({
+        group: true,
+        label: first <= 2 ? 'start-up: the dynamic loader' : 'the dynamic loader',
+        description: `#${first}–#${last} · ${run.length} events`,
+        rows: run,
+        current: run.some((r) => r.current),
+      });
+    } else {
+      nodes.push(...run);
+    }
+    run = [];
+  };
+  for (const row of rows) {
+    if (row.origin === 'rewind' && !showRewindEvents && !row.current) continue;
+    if (row.origin === 'loader') {
+      run.push(row);
+      continue;
+    }
+    flush();
+    nodes.push(row);
+  }
+  flush();
+  return nodes;
+}
+
+/** Whether `node` is a folded group of loader events. */
+export function isTimelineGroup(node: TimelineNode): node is TimelineGroup {
+  return (node as TimelineGroup).group === true;
 }
 
 /** The status bar text for the current point: "event 4711 / 120000". */

@@ -3,36 +3,71 @@
 // clicking an event goes there (`rewind/seek`).
 import * as vscode from 'vscode';
 import { RewindSessionState } from './sessionState';
-import { TimelineRow, timelineRows } from './timelineModel';
+import {
+  isTimelineGroup, TimelineGroup, TimelineNode, TimelineRow, timelineNodes, timelineRows,
+} from './timelineModel';
 
-/** The tree data behind the Timeline view: one flat level of event rows. */
-export class TimelineProvider implements vscode.TreeDataProvider<TimelineRow> {
+/** Whether the Timeline lists rewind's own events (rewind.timeline.showRewindEvents). */
+function showRewindEvents(): boolean {
+  return vscode.workspace.getConfiguration('rewind').get<boolean>('timeline.showRewindEvents') ?? false;
+}
+
+/** The tree data behind the Timeline view: event rows, runs of the dynamic loader's events
+ *  folded into a group, rewind's own events left out unless the setting shows them. */
+export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
-  private rows: TimelineRow[] = [];
+  private nodes: TimelineNode[] = [];
+  private parents = new Map<TimelineRow, TimelineGroup>();
 
   constructor(private readonly state: RewindSessionState) {
-    state.onDidChange(() => {
+    const update = () => {
       const s = state.snapshot;
-      this.rows = s?.timeline ? timelineRows(s.timeline, s.checkpoints) : [];
+      const rows = s?.timeline ? timelineRows(s.timeline, s.checkpoints) : [];
+      this.nodes = timelineNodes(rows, showRewindEvents());
+      this.parents = new Map();
+      for (const n of this.nodes) if (isTimelineGroup(n)) for (const r of n.rows) this.parents.set(r, n);
       this.changed.fire();
+    };
+    state.onDidChange(update);
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('rewind.timeline.showRewindEvents')) update();
     });
   }
 
   /** The row of the current event, if it is in the listed window. */
   currentRow(): TimelineRow | undefined {
-    return this.rows.find((r) => r.current);
-  }
-
-  getChildren(element?: TimelineRow): TimelineRow[] {
-    return element ? [] : this.rows;
-  }
-
-  getParent(): undefined {
+    for (const n of this.nodes) {
+      if (!isTimelineGroup(n)) {
+        if (n.current) return n;
+      } else if (n.current) {
+        return n.rows.find((r) => r.current);
+      }
+    }
     return undefined;
   }
 
-  getTreeItem(row: TimelineRow): vscode.TreeItem {
+  getChildren(element?: TimelineNode): TimelineNode[] {
+    if (!element) return this.nodes;
+    return isTimelineGroup(element) ? element.rows : [];
+  }
+
+  getParent(node: TimelineNode): TimelineGroup | undefined {
+    return isTimelineGroup(node) ? undefined : this.parents.get(node);
+  }
+
+  getTreeItem(node: TimelineNode): vscode.TreeItem {
+    if (isTimelineGroup(node)) {
+      const item = new vscode.TreeItem(node.label, node.current
+        ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `loader-${node.rows[0].event}`;
+      item.description = node.description;
+      item.iconPath = new vscode.ThemeIcon('package');
+      item.tooltip = `${node.rows.length} events of the dynamic loader (ld.so): loading the program's libraries.`;
+      item.contextValue = 'loaderEvents';
+      return item;
+    }
+    const row = node;
     const item = new vscode.TreeItem(
       row.current ? { label: row.label, highlights: [[0, row.label.length]] } : row.label,
     );

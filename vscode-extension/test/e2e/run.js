@@ -372,6 +372,9 @@ async function main() {
     assert.ok(texts.some((t) => /write = \d+ \[stdout\]/.test(t)), `the timeline lists the program's writes: ${JSON.stringify(texts)}`);
     const current = texts.filter((t) => /current/.test(t));
     assert.strictEqual(current.length, 1, `one current event: ${JSON.stringify(current)}`);
+    // rewind's own events (its preload library's set-up) are not listed.
+    assert.ok(!texts.some((t) => /rewind_register_buffer|perf_event_open/.test(t)),
+      `rewind's own events are hidden: ${JSON.stringify(texts)}`);
     const status = await statusBarText();
     assert.ok(status, 'a status bar item shows the current event');
     const [, event, count] = /event (\d+) \/ (\d+)/.exec(status).map(Number);
@@ -406,6 +409,13 @@ async function main() {
     const at5 = `${5 < writeEvent ? '◀ reverse · ' : ''}event 5 / ${count}`;
     for (let i = 0; i < 300 && (await statusBarText()) !== at5; i++) await page.waitForTimeout(200);
     assert.strictEqual(await statusBarText(), at5, 'the status bar after Go to Event 5');
+    // Event 5 is the dynamic loader's: the Timeline folds the start-up into one group, open
+    // around the current event.
+    await rows.filter({ hasText: /#5\b.*current/ }).first().waitFor();
+    const startup = rows.filter({ hasText: /start-up: the dynamic loader/ }).first();
+    await startup.waitFor();
+    assert.strictEqual(await startup.getAttribute('aria-expanded'), 'true', 'the start-up group holding event 5 is open');
+    assert.match(await startup.textContent(), /#2–#\d+ · \d+ events/, 'the group says which events it holds');
     await screenshot('checkpoint-and-go-to-event');
 
     await stopDebugging();
