@@ -29,6 +29,13 @@ StopInfo LineStepper::breakpoint_stop(pid_t tid, uint64_t pc) {
   return b;
 }
 
+StopInfo LineStepper::stop_at_user_breakpoint(pid_t tid, uint64_t pc, uint32_t from_line) {
+  uint32_t line = 0;
+  uint32_t start = row_start_line(pc, &line);
+  if (start && start != from_line) return step_stop(tl_.current());
+  return breakpoint_stop(tid, pc);
+}
+
 LineStepper::Frame LineStepper::frame_of(pid_t tid) {
   TimelineTarget target(tl_, tid);
   Frame f;
@@ -159,7 +166,8 @@ StopInfo LineStepper::step_forward(pid_t tid, StepKind kind) {
       ref_line = line;
       continue;
     }
-    if (f.pc != start_pc && user_bp_(tid, f.pc)) return breakpoint_stop(tid, f.pc);
+    if (f.pc != start_pc && user_bp_(tid, f.pc))
+      return stop_at_user_breakpoint(tid, f.pc, ref_line);
     uint32_t line = 0, start = row_start_line(f.pc, &line);
     if (start && start != ref_line) return step_stop(tl_.current());
   }
@@ -213,7 +221,8 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
       row_start_line(f.pc, &target);
       continue;
     }
-    if (f.pc != start_pc && user_bp_(tid, f.pc)) return breakpoint_stop(tid, f.pc);
+    if (f.pc != start_pc && user_bp_(tid, f.pc))
+      return stop_at_user_breakpoint(tid, f.pc, start_line);
     uint32_t line = 0;
     row_start_line(f.pc, &line);
     if (line == 0) continue;

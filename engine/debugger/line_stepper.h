@@ -58,6 +58,11 @@ class LineStepper {
   bool done(const StopInfo& s) const { return s.reason != StopReason::Step; }
   /// The current point reported as a stop at the user breakpoint at `pc` (a step reached it).
   StopInfo breakpoint_stop(pid_t tid, uint64_t pc);
+  /// A user breakpoint met at `pc` during a line step, from a line `from_line`: reported as
+  /// the step's own end (StopReason::Step) when `pc` starts a statement of another line, where
+  /// the step stops anyway (so a client says "paused on step" after stepping onto a
+  /// breakpoint's line, either way), else as a breakpoint hit.
+  StopInfo stop_at_user_breakpoint(pid_t tid, uint64_t pc, uint32_t from_line);
 
   Timeline& tl_;
   ModuleList& modules_;

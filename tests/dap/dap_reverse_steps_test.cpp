@@ -114,3 +114,39 @@ TEST_CASE("rewind/stepOutBack and rewind/stepInBack", "[dap]") {
   c.request("disconnect");
   c.check_schema();
 }
+
+TEST_CASE("a step onto a breakpoint's line, either way, stops as a step", "[dap]") {
+  // VS Code says "Paused on breakpoint" for a stop whose reason is breakpoint: after Step Back
+  // onto a line that holds one, the user stepped, and the hit is not new.
+  std::string trace = test::recorded_trace(REWIND_BIN, DEMO);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  const uint32_t add_line = line_of("total += i;"), store_line = line_of("sink = total;");
+  json lines = json::array({{{"line", add_line}}, {{"line", store_line}}});
+  REQUIRE(c.request("setBreakpoints",
+                    {{"source", {{"path", SOURCE_C}}}, {"breakpoints", lines}})["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  REQUIRE(top_frame(c, tid)["line"] == add_line);
+  // Forwards onto the next breakpoint's line, and back onto the first one's: steps.
+  stop = step(c, "next", tid);
+  CHECK(stop["body"]["reason"] == "step");
+  CHECK(top_frame(c, tid)["line"] == store_line);
+  stop = step(c, "stepBack", tid);
+  CHECK(stop["body"]["reason"] == "step");
+  CHECK(stop["body"]["description"] == "◀ reverse · step");
+  json frame = top_frame(c, tid);
+  CHECK(frame["line"] == add_line);
+  CHECK(evaluate(c, frame["id"], "total") == "0");
+  // A continue still reports the breakpoints it runs into, both ways.
+  CHECK(step(c, "continue", tid)["body"]["reason"] == "breakpoint");
+  CHECK(top_frame(c, tid)["line"] == store_line);
+  CHECK(step(c, "reverseContinue", tid)["body"]["reason"] == "breakpoint");
+  CHECK(top_frame(c, tid)["line"] == add_line);
+  c.request("disconnect");
+  c.check_schema();
+}
