@@ -4,28 +4,42 @@
 
 namespace rwd {
 
+namespace {
+/// Numbers start again from 1 past this (DAP's references are 32-bit and positive).
+constexpr int64_t kMaxReference = int64_t(1) << 30;
+}  // namespace
+
+void StopReferences::clear() {
+  frame_base_ += int64_t(frames_.size());
+  var_base_ += int64_t(vars_.size());
+  if (frame_base_ > kMaxReference) frame_base_ = 0;
+  if (var_base_ > kMaxReference) var_base_ = 0;
+  frames_.clear();
+  vars_.clear();
+}
+
 int StopReferences::add_frame(FrameRef f) {
   frames_.push_back(f);
-  return int(frames_.size());
+  return int(frame_base_ + int64_t(frames_.size()));
 }
 
 const FrameRef& StopReferences::frame(int64_t id) const {
-  if (id < 1 || size_t(id) > frames_.size())
+  if (id <= frame_base_ || id - frame_base_ > int64_t(frames_.size()))
     throw StaleReferenceError("unknown frameId " + std::to_string(id) +
                               " (frame ids last until the program moves)");
-  return frames_[size_t(id) - 1];
+  return frames_[size_t(id - frame_base_ - 1)];
 }
 
 int StopReferences::add_variables(VarRef v) {
   vars_.push_back(std::move(v));
-  return int(vars_.size());
+  return int(var_base_ + int64_t(vars_.size()));
 }
 
 const VarRef& StopReferences::variables(int64_t id) const {
-  if (id < 1 || size_t(id) > vars_.size())
+  if (id <= var_base_ || id - var_base_ > int64_t(vars_.size()))
     throw StaleReferenceError("unknown variablesReference " + std::to_string(id) +
                               " (references last until the program moves)");
-  return vars_[size_t(id) - 1];
+  return vars_[size_t(id - var_base_ - 1)];
 }
 
 int SourceReferences::name(const std::string& path, bool serve) {

@@ -32,9 +32,11 @@ struct VarRef {
   Value value;       ///< Children: the value whose members or elements these are
 };
 
-/// The frame and variable references handed out since the last stop, from 1. Throws
-/// StaleReferenceError for a number from before the program last moved (clients race with
-/// stops: VS Code asks for an old frame's scopes after a seek).
+/// The frame and variable references handed out since the last stop. Numbers are never
+/// reused across stops (each stop's go on from the last one's): a number from before the
+/// program last moved throws StaleReferenceError (clients race with stops: VS Code asks for an
+/// old frame's scopes after a seek), and a client that compares frames by id (VS Code keeps
+/// its old call stack on screen until it sees one that differs) sees new frames as new.
 class StopReferences {
  public:
   /// Numbers `f` as a frameId.
@@ -46,14 +48,13 @@ class StopReferences {
   /// What variablesReference `id` names.
   const VarRef& variables(int64_t id) const;
   /// Forgets every reference: the program moved.
-  void clear() {
-    frames_.clear();
-    vars_.clear();
-  }
+  void clear();
 
  private:
-  std::vector<FrameRef> frames_;  ///< frameId - 1 -> the frame
-  std::vector<VarRef> vars_;      ///< variablesReference - 1 -> what it names
+  std::vector<FrameRef> frames_;  ///< frameId - frame_base_ - 1 -> the frame
+  std::vector<VarRef> vars_;      ///< variablesReference - var_base_ - 1 -> what it names
+  int64_t frame_base_ = 0;        ///< frameIds up to this one are from earlier stops
+  int64_t var_base_ = 0;          ///< likewise for variablesReferences
 };
 
 /// The source files named to the client. When sources are served (the client may be on

@@ -225,7 +225,9 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   CHECK(evaluate(c, top_frame(c, tid)["id"], "total") == "0");
 
   // The REPL's completions and rewind's own requests.
-  json comp = c.request("completions", {{"text", "glo"}, {"column", 4}, {"frameId", frame["id"]}});
+  // (The frame of the stop now: ids from before the next are stale.)
+  json comp = c.request("completions",
+                        {{"text", "glo"}, {"column", 4}, {"frameId", top_frame(c, tid)["id"]}});
   std::vector<std::string> labels;
   for (const json& t : comp["body"]["targets"]) labels.push_back(t["label"]);
   CHECK(std::find(labels.begin(), labels.end(), "global_counter") != labels.end());

@@ -333,6 +333,12 @@ async function main() {
     await waitForStatus(/^◀ reverse · event \d+ \/ \d+$/, 'the status bar after Step Back');
     // The Call Stack's header shows the stopped event's description: the direction too.
     await page.locator('.pane-header', { hasText: /Call Stack.*◀ reverse/ }).first().waitFor();
+    // VS Code loads the frames below the top one 420 ms after the stop; once it has, the
+    // Call Stack offers no "Load More Stack Frames" (the whole stack is there).
+    await page.waitForTimeout(1500);
+    const stackRows = await page.locator('.debug-call-stack .monaco-list-row').allTextContents();
+    assert.ok(!stackRows.some((t) => /Load More Stack Frames/i.test(t)),
+      `the whole stack is shown after Step Back: ${JSON.stringify(stackRows)}`);
     await screenshot('step-back');
 
     // Step Over, forwards again: the status bar drops the mark. Then rewind's own buttons:
