@@ -19,6 +19,7 @@
 #include "adapter/dap/dap_references.h"
 #include "adapter/dap/event_index.h"
 #include "adapter/dap/protocol/dap_types.h"
+#include "adapter/dap/recorded_run.h"
 #include "adapter/dap/source_map.h"
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/script_stacks.h"
@@ -67,6 +68,8 @@ class DapContext {
   /// The trace's events by number (rewind/timeline, seek messages), read on first use.
   EventIndex& event_index();
   int exit_code = -1;  ///< the recorded program's exit status (-1: not known)
+  /// Record & Debug: the recording this session made (its output, its program file).
+  std::optional<RecordedRun> recorded;
   pid_t root_pid = 0;  ///< the trace's first process (its process event came with the launch)
 
   // Session settings from launch or attach.

@@ -56,6 +56,62 @@ TEST_CASE("Record & Debug: program, args, cwd and env; output as events", "[dap]
   std::system(("rm -rf " + traces).c_str());
 }
 
+TEST_CASE("Record & Debug: the recording's output, grouped, again after a restart; a rebuild",
+          "[dap]") {
+  char tmpl[] = "/tmp/rewind-dap-rerecord.XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  setenv("REWIND_TRACE_DIR", (dir + "/traces").c_str(), 1);
+  std::string program = dir + "/greet";
+  std::filesystem::copy_file("/bin/echo", program);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"program", program},
+                               {"args", {"hello"}},
+                               {"stopOnEntry", true}})["success"] == true);
+  // The output came as it ran, in a group headed by what was recorded.
+  auto grouped_output = [&](size_t from) {
+    std::vector<json> outputs = c.seen("output");
+    std::string text;
+    for (size_t i = from; i < outputs.size(); ++i) {
+      const json& b = outputs[i]["body"];
+      if (b.contains("group")) text += "[" + b["group"].get<std::string>() + "]";
+      if (b["category"] == "stdout" || b.contains("group")) text += b["output"].get<std::string>();
+    }
+    return text;
+  };
+  CHECK(grouped_output(0) == "[start]rewind: recording " + program + "\nhello\n[end]");
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  REQUIRE(c.event("stopped")["body"]["reason"] == "entry");
+
+  // VS Code clears its console before a restart: the recording's output comes again.
+  size_t before = c.seen("output").size();
+  REQUIRE(c.request("restart")["success"] == true);
+  REQUIRE(c.event("stopped")["body"]["reason"] == "entry");
+  CHECK(grouped_output(before) ==
+        "[start]rewind: the output of the recording of " + program + "\nhello\n[end]");
+  CHECK(c.seen("rewind/programChanged").empty());
+
+  // Rebuilt (a new file in its place): a restart still replays the old recording, and says so.
+  std::filesystem::copy_file("/bin/echo", program + ".new");
+  std::filesystem::rename(program + ".new", program);
+  before = c.seen("output").size();
+  REQUIRE(c.request("restart")["success"] == true);
+  json changed = c.event("rewind/programChanged");  // before the stop
+  CHECK(changed["body"]["program"] == program);
+  REQUIRE(c.event("stopped")["body"]["reason"] == "entry");
+  bool said = false;
+  std::vector<json> outputs = c.seen("output");
+  for (size_t i = before; i < outputs.size(); ++i)
+    said |= outputs[i]["body"]["category"] == "console" &&
+            outputs[i]["body"]["output"].get<std::string>().find(
+                "has changed since it was recorded") != std::string::npos;
+  CHECK(said);
+  REQUIRE(c.request("terminate")["success"] == true);
+  c.check_schema();
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a malformed header ends rewind dap with a one-line error", "[dap]") {
   int to[2], from[2], err[2];
   REQUIRE(pipe(to) == 0);

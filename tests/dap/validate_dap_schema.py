@@ -4,7 +4,8 @@
 Usage: validate_dap_schema.py SCHEMA MESSAGES
 MESSAGES is a JSON array of the messages an adapter sent. A response is checked against
 <Command>Response (ErrorResponse when it failed; rewind's own rewind/* requests against the
-generic Response), an event against <Event>Event. Prints one line per invalid message and
+generic Response), an event against <Event>Event (rewind's own rewind/* events against the
+generic Event). Prints one line per invalid message and
 exits 1 if there was any; prints how many were checked otherwise.
 """
 import json
@@ -23,6 +24,8 @@ def definition_for(msg, definitions):
         name = command[:1].upper() + command[1:] + "Response"
     elif msg.get("type") == "event":
         event = msg.get("event", "")
+        if event.startswith("rewind/"):
+            return "Event"
         name = event[:1].upper() + event[1:] + "Event"
     elif msg.get("type") == "request":  # a reverse request (runInTerminal)
         command = msg.get("command", "")

@@ -69,6 +69,20 @@ void restart(DapContext& c, const dap::NoArguments&, DapRequest& r) {
   Debugger& d = c.debugger();
   // Back to the start of the recording, then on as after configurationDone.
   r.respond();
+  if (c.recorded) {
+    // VS Code clears its debug console before a restart: the recording's output, shown as
+    // it ran, is shown again. A program rebuilt since is not what this replays: say so.
+    c.recorded->show(c.out, "rewind: the output of the recording of " + c.recorded->program());
+    if (c.recorded->program_changed()) {
+      // In the console (an "important" output would be a second notification in VS Code,
+      // whose extension offers Record Again on the event).
+      c.out.output("console", "rewind: " + c.recorded->program() +
+                                  " has changed since it was recorded: this replays the "
+                                  "recording of the old build. Record it again to debug "
+                                  "the new one.\n");
+      c.out.event("rewind/programChanged", {{"program", c.recorded->program()}});
+    }
+  }
   c.out.event("continued",
               {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
   DebugStop s;

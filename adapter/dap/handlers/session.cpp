@@ -87,6 +87,7 @@ std::string record_program(DapContext& c, const dap::LaunchArguments& a) {
                        "\": use \"internalConsole\", \"integratedTerminal\" or "
                        "\"externalTerminal\"");
   RecordingPlan plan = plan_recording(a.program, c.opts.rewind_exe);
+  c.recorded.emplace(plan.path);
   ProgramRecording rec;
   if (a.console != "internalConsole" && c.client.run_in_terminal) {
     rec = record_in_terminal(
@@ -103,10 +104,21 @@ std::string record_program(DapContext& c, const dap::LaunchArguments& a) {
       c.out.output("console",
                    "rewind: this client cannot run a program in a terminal (it does not "
                    "support runInTerminal): the program's output is shown here\n");
-    rec = record_for_client(plan, c.recording,
-                            [&c](const std::string& category, const std::string& text) {
-                              c.out.output(category, text);
-                            });
+    // The program's output, as it runs, in a group that says it is the recording's.
+    c.out.event("output", {{"category", "console"},
+                           {"output", "rewind: recording " + plan.path + "\n"},
+                           {"group", "start"}});
+    try {
+      rec = record_for_client(plan, c.recording,
+                              [&c](const std::string& category, const std::string& text) {
+                                c.out.output(category, text);
+                                c.recorded->keep(category, text);
+                              });
+    } catch (...) {
+      c.out.event("output", {{"category", "console"}, {"output", ""}, {"group", "end"}});
+      throw;
+    }
+    c.out.event("output", {{"category", "console"}, {"output", ""}, {"group", "end"}});
   }
   c.exit_code = rec.exit_code;
   std::string how = rec.exit_code > 128 && rec.exit_code < 128 + 65
