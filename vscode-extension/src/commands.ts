@@ -1,10 +1,11 @@
 // The palette commands: Record & Debug Current Program, Open Trace…, Go to Event…, Add
-// Checkpoint, Show Timeline, the Timeline view's seek and refresh, and the reverse steps DAP
+// Checkpoint, Show Timeline, Record Again, the Timeline view's seek and refresh, and the reverse steps DAP
 // has no request for (Step Into Backwards, Step Out Backwards: buttons on the debug toolbar).
 import * as vscode from 'vscode';
 import { isExecutableFile } from './adapterLocation';
 import { programForFile } from './configuration';
 import { pickProgram, pickTrace } from './pickers';
+import { recordAgain } from './recordAgain';
 import { RewindSessionState } from './sessionState';
 import { parseEventNumber } from './timelineModel';
 
@@ -117,6 +118,10 @@ export function registerCommands(extensionDir: string, state: RewindSessionState
       await vscode.commands.executeCommand('rewind.timeline.revealCurrent');
     }),
     vscode.commands.registerCommand('rewind.timeline.refresh', () => state.refresh()),
+    vscode.commands.registerCommand('rewind.recordAgain', async () => {
+      const session = requireSession(state);
+      if (session) await recordAgain(session);
+    }),
     vscode.commands.registerCommand('rewind.stepInBack', () => reverseStep(state, 'rewind/stepInBack')),
     vscode.commands.registerCommand('rewind.stepOutBack', () => reverseStep(state, 'rewind/stepOutBack')),
   ];

@@ -1,10 +1,12 @@
 // The rewind extension's entry point: registers the "rewind" debug type's configuration
-// provider and adapter factory, the commands, the Timeline view and the status bar item.
+// provider and adapter factory, the commands, the Timeline view, the status bar item, and the
+// offer to record a rebuilt program again.
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { RewindAdapterFactory } from './factory';
 import { createInterpreterStackView } from './interpreterStackView';
 import { RewindConfigurationProvider } from './provider';
+import { watchProgramChanges } from './recordAgain';
 import { RewindSessionState } from './sessionState';
 import { createEventStatusItem } from './statusBar';
 import { createTimelineView } from './timelineView';
@@ -21,6 +23,7 @@ export function activate(context: vscode.ExtensionContext): void {
     createInterpreterStackView(state),
     createEventStatusItem(state),
     ...registerCommands(dir, state),
+    watchProgramChanges(),
     vscode.debug.onDidStartDebugSession((s) => {
       if (s.type === 'rewind') void vscode.commands.executeCommand('setContext', 'rewind.timelineVisible', true);
     }),

@@ -424,20 +424,46 @@ async function main() {
     assert.match(await startup.textContent(), /#2–#\d+ · \d+ events/, 'the group says which events it holds');
     await screenshot('checkpoint-and-go-to-event');
 
+    // Restart: VS Code clears the Debug Console first; the recording's output comes back,
+    // under a heading that says it is the recording's. The program was rebuilt meanwhile
+    // (its file's time changed, as a build changes it): a notification offers Record Again,
+    // which records it anew (the next trace, crash-1) and stops at the breakpoint again.
+    const crashBinary = path.join(samplesBin, 'crash');
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(crashBinary, later, later);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+F5');  // Restart
+    const consoleRows = page.locator('.repl .monaco-list-row');
+    await consoleRows.filter({ hasText: /rewind: the output of the recording of .*crash/ }).first().waitFor();
+    await consoleRows.filter({ hasText: /plums/ }).first().waitFor();  // printed before the crash, if any
+    log('the recording\'s output is in the Debug Console again after Restart');
+    const changed = page.locator('.notification-toast', { hasText: /has changed since it was recorded/ }).first();
+    await changed.waitFor();
+    await screenshot('restart-program-changed');
+    await changed.locator('.monaco-button', { hasText: 'Record Again' }).click();
+    await consoleRows.filter({ hasText: /recorded .*crash-1; now debugging its replay/ }).first().waitFor({ timeout: 120000 });
+    await waitForHighlightedLine(bpLine, 'the stop after Record Again');
+    await waitForStatus(/^event \d+ \/ \d+$/, 'the status bar of the new recording');
+    assert.strictEqual(await page.locator('.debug-toolbar .monaco-select-box').count(), 0,
+      'one debug session: the old one ended before the new recording started');
+    await screenshot('record-again');
+
     await stopDebugging();
 
     // rewind: Open Trace… lists the recorded traces, the latest first; picking the one just
     // recorded replays it, to the breakpoint's first hit.
     await runCommand('rewind: Open Trace…');
-    const traceRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'crash-0' }).first();
+    const traceRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'crash-1' }).first();
     await traceRow.waitFor();
-    assert.match(await traceRow.textContent(), /latest · \d+ events/, 'the picker describes the trace');
+    const picked = /latest · (\d+) events/.exec(await traceRow.textContent());
+    assert.ok(picked, 'the picker describes the trace');
+    const pickedCount = Number(picked[1]);  // crash-1's: its run may have crashed, unlike crash-0's
     await screenshot('open-trace-picker');
     await traceRow.click();
     await waitForHighlightedLine(bpLine, 'the replay started by Open Trace');
-    // The status bar follows the new session too (the same recording: the same event count).
-    for (let i = 0; i < 300 && !/^event \d+ \//.test((await statusBarText()) ?? ''); i++) await page.waitForTimeout(200);
-    assert.match((await statusBarText()) ?? '', new RegExp(`^event \\d+ / ${count}$`), 'the status bar of the replay started by Open Trace');
+    // The status bar follows the new session too (the picked recording's event count).
+    for (let i = 0; i < 300 && !new RegExp(`^event \\d+ / ${pickedCount}$`).test((await statusBarText()) ?? ''); i++) await page.waitForTimeout(200);
+    assert.match((await statusBarText()) ?? '', new RegExp(`^event \\d+ / ${pickedCount}$`), 'the status bar of the replay started by Open Trace');
     await screenshot('open-trace-replay');
     await stopDebugging();
 
@@ -476,7 +502,7 @@ async function main() {
     await page.locator('.tab', { hasText: 'nested_calls.py' }).waitFor();
     await screenshot('python-stack');
     await stopDebugging();
-    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, open trace, Python/R Stack');
+    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack');
   } catch (e) {
     await screenshot('failure').catch(() => {});
     // What the side bar's views showed, for a failure seen only in a CI log.
