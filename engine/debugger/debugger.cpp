@@ -270,7 +270,7 @@ std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::st
   return ids;
 }
 
-DebugStop Debugger::resume(Direction dir) {
+DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
   DebugStop out;
   for (;;) {
     if (dir == Direction::Forward) {
@@ -287,6 +287,10 @@ DebugStop Debugger::resume(Direction dir) {
           rebound_.push_back(id);
       continue;
     }
+    bool others = only_tid && out.stop.tid != only_tid;
+    if (others &&
+        (out.stop.reason == StopReason::Watchpoint || out.stop.reason == StopReason::Breakpoint))
+      continue;
     if (out.stop.reason == StopReason::Watchpoint) {
       auto w = watches_.find(out.stop.addr);
       bool unchanged = out.stop.old_value == out.stop.new_value;
@@ -334,8 +338,8 @@ DebugStop Debugger::step_python(pid_t tid, const PythonReader& python, StepKind 
   }
 }
 
-DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir) {
-  return step_stop(stepper_.step(tid, kind, dir));
+DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir, bool single_thread) {
+  return step_stop(stepper_.step(tid, kind, dir, single_thread));
 }
 
 DebugStop Debugger::step_instruction(pid_t tid, Direction dir) {

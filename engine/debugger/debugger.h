@@ -95,9 +95,11 @@ class Debugger {
   /// is pending (its code not mapped yet), a forward run also pauses where new code is mapped
   /// (Timeline::set_stop_at_code_mappings) to bind it, so a hit in a library loaded during
   /// the run is not missed.
-  DebugStop resume(Direction dir);
+  /// With `only_tid`, the breakpoints and watchpoints other tasks meet do not stop it (DAP's
+  /// singleThread: the other tasks run as recorded, as if held).
+  DebugStop resume(Direction dir, pid_t only_tid = 0);
   /// A source line step of task `tid` (recorded tid).
-  DebugStop step(pid_t tid, StepKind kind, Direction dir);
+  DebugStop step(pid_t tid, StepKind kind, Direction dir, bool single_thread = false);
   /// A step of task `tid` by lines of the Python code it runs (python_stepper.h), `python`
   /// being its process's interpreter. Throws Error when the task runs no Python frame.
   DebugStop step_python(pid_t tid, const PythonReader& python, StepKind kind, Direction dir);

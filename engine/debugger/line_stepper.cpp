@@ -84,7 +84,7 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
       StopInfo s = tl_.resume_forward();
       if (s.reason != StopReason::Breakpoint) return s;
       if (s.tid == tid && s.addr == ret && tl_.registers(tid).rsp == f.cfa) return step_stop(s);
-      if (user_bp_(s.tid, s.addr)) return s;
+      if (user_breakpoint(s.tid, s.addr)) return s;
       // The same return address reached by a deeper (recursive) call: keep going.
     }
   }
@@ -97,7 +97,7 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
     StopInfo s;
     for (;;) {
       s = tl_.resume_backward();
-      if (s.reason != StopReason::Breakpoint || user_bp_(s.tid, s.addr)) break;
+      if (s.reason != StopReason::Breakpoint || user_breakpoint(s.tid, s.addr)) break;
     }
     tl_.remove_watchpoint(slot, 8, WatchKind::Write);
     if (s.reason == StopReason::Watchpoint && s.addr == slot && s.tid == tid) return step_stop(s);
@@ -112,7 +112,7 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
       StopInfo s = tl_.resume_backward();
       if (s.reason != StopReason::Breakpoint) return s;
       if (s.tid == tid && s.addr == f.entry && tl_.registers(tid).rsp == slot) break;
-      if (user_bp_(s.tid, s.addr)) return s;
+      if (user_breakpoint(s.tid, s.addr)) return s;
     }
   }
   return tl_.step_backward(tid);
@@ -123,8 +123,11 @@ StopInfo LineStepper::back_over_callee(pid_t tid, const Frame& callee) {
   return finish(tid, Direction::Backward, callee);
 }
 
-StopInfo LineStepper::step(pid_t tid, StepKind kind, Direction dir) {
-  return dir == Direction::Forward ? step_forward(tid, kind) : step_backward(tid, kind);
+StopInfo LineStepper::step(pid_t tid, StepKind kind, Direction dir, bool single_thread) {
+  only_tid_ = single_thread ? tid : 0;
+  StopInfo s = dir == Direction::Forward ? step_forward(tid, kind) : step_backward(tid, kind);
+  only_tid_ = 0;
+  return s;
 }
 
 StopInfo LineStepper::step_forward(pid_t tid, StepKind kind) {

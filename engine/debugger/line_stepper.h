@@ -36,8 +36,10 @@ class LineStepper {
 
   /// Performs the step for task `tid` (a recorded tid). Returns the timeline's stop: reason
   /// Step when the step completed, or whatever ended it early (a breakpoint, a signal, the
-  /// start or end of the trace).
-  StopInfo step(pid_t tid, StepKind kind, Direction dir);
+  /// start or end of the trace). With `single_thread` (DAP's singleThread), only `tid`'s
+  /// breakpoints end it early: the other tasks still run as recorded (a replay cannot hold
+  /// them), but as if stopped, their breakpoints do not interrupt the step.
+  StopInfo step(pid_t tid, StepKind kind, Direction dir, bool single_thread = false);
 
  private:
   struct Frame {
@@ -63,11 +65,16 @@ class LineStepper {
   /// the step stops anyway (so a client says "paused on step" after stepping onto a
   /// breakpoint's line, either way), else as a breakpoint hit.
   StopInfo stop_at_user_breakpoint(pid_t tid, uint64_t pc, uint32_t from_line);
+  /// Whether a user breakpoint at `addr` stops task `tid` during this step (see step()).
+  bool user_breakpoint(pid_t tid, uint64_t addr) {
+    return (only_tid_ == 0 || tid == only_tid_) && user_bp_(tid, addr);
+  }
 
   Timeline& tl_;
   ModuleList& modules_;
   BreakpointRefs& bps_;
   std::function<bool(pid_t, uint64_t)> user_bp_;
+  pid_t only_tid_ = 0;  ///< the stepping task when only its breakpoints count (0: any task's)
 };
 
 }  // namespace rwd

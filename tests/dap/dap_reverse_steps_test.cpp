@@ -3,6 +3,7 @@
 // into the last line of a callee), by lines and by instructions, over a real pipe on a replay
 // of tests/programs/symbols_demo.c.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
@@ -147,6 +148,57 @@ TEST_CASE("a step onto a breakpoint's line, either way, stops as a step", "[dap]
   CHECK(top_frame(c, tid)["line"] == store_line);
   CHECK(step(c, "reverseContinue", tid)["body"]["reason"] == "breakpoint");
   CHECK(top_frame(c, tid)["line"] == add_line);
+  c.request("disconnect");
+  c.check_schema();
+}
+
+TEST_CASE("singleThread: only the stepping thread's breakpoints stop a continue or a step",
+          "[dap]") {
+  // tests/programs/pthreads.c: three consumer threads, each entering and leaving `consumer`
+  // once. With singleThread (DAP: the other threads stay suspended) the other consumers'
+  // hits do not stop a continue or a step; a replay cannot hold them (they run as recorded),
+  // but it ignores their breakpoints.
+  std::string trace = test::recorded_trace(REWIND_BIN, PTHREADS_PROGRAM);
+  test::DapClient c(REWIND_BIN);
+  json init = c.request("initialize", {{"adapterID", "rewind"}});
+  REQUIRE(init["body"]["supportsSingleThreadExecutionRequests"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  const uint32_t entry_line = test::line_of(PTHREADS_C, "long mine = 0;");
+  const uint32_t lock_line = test::line_of(PTHREADS_C, "pthread_mutex_lock(&lock);");
+  const uint32_t return_line = test::line_of(PTHREADS_C, "return (void*)mine");
+  json lines = json::array({{{"line", entry_line}}, {{"line", return_line}}});
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", PTHREADS_C}}},
+                                       {"breakpoints", lines}})["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  const int first = stop["body"]["threadId"];
+  REQUIRE(top_frame(c, first)["line"] == entry_line);
+  // A step and a continue of the first consumer: its next line, its return.
+  stop = step(c, "next", first, {{"singleThread", true}});
+  CHECK(stop["body"]["reason"] == "step");
+  CHECK(top_frame(c, first)["line"] == lock_line);
+  stop = step(c, "continue", first, {{"singleThread", true}});
+  CHECK(stop["body"]["threadId"] == first);
+  CHECK(top_frame(c, first)["line"] == return_line);
+  // Without singleThread, another consumer's hit comes next.
+  stop = step(c, "continue", first);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  const int other = stop["body"]["threadId"];
+  REQUIRE(other != first);
+  // Backwards for that one: the first consumer's return and entry, before, do not stop it.
+  stop = step(c, "reverseContinue", other, {{"singleThread", true}});
+  CHECK((stop["body"]["reason"] != "breakpoint" || stop["body"]["threadId"] == other));
+  // Forwards for the first one from its return: the others' hits, after, do not stop it.
+  REQUIRE(c.request("rewind/seek", {{"event", 1}})["success"] == true);
+  c.event("stopped");
+  stop = step(c, "continue", first);  // the first consumer's entry, as at the start
+  REQUIRE(stop["body"]["threadId"] == first);
+  stop = step(c, "continue", first, {{"singleThread", true}});
+  REQUIRE(top_frame(c, first)["line"] == return_line);
+  stop = step(c, "continue", first, {{"singleThread", true}});
+  CHECK((stop["body"]["reason"] != "breakpoint" || stop["body"]["threadId"] == first));
   c.request("disconnect");
   c.check_schema();
 }

@@ -101,7 +101,7 @@ void set_variable(DapContext& c, const dap::SetVariableArguments& a, DapRequest&
 void set_expression(DapContext& c, const dap::SetExpressionArguments& a, DapRequest& r);
 // execution.cpp
 /// continue and reverseContinue.
-void resume(DapContext& c, const dap::NoArguments& a, DapRequest& r);
+void resume(DapContext& c, const dap::ContinueArguments& a, DapRequest& r);
 /// next, stepIn, stepOut, stepBack, rewind/stepInBack and rewind/stepOutBack.
 void step(DapContext& c, const dap::StepArguments& a, DapRequest& r);
 void pause(DapContext& c, const dap::NoArguments& a, DapRequest& r);

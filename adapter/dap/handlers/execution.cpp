@@ -5,13 +5,14 @@ namespace rwd::handlers {
 
 using nlohmann::json;
 
-void resume(DapContext& c, const dap::NoArguments&, DapRequest& r) {
+void resume(DapContext& c, const dap::ContinueArguments& a, DapRequest& r) {
   Debugger& d = c.debugger();
   bool back = r.command() == "reverseContinue";
+  pid_t only = a.single_thread ? c.thread(a.thread_id) : 0;
   r.respond({{"allThreadsContinued", true}});
   // Reaching either end of the recording is a pause (with a description saying which).
   Direction dir = back ? Direction::Backward : Direction::Forward;
-  c.stopped(c.running([&] { return d.resume(dir); }), "pause", dir);
+  c.stopped(c.running([&] { return d.resume(dir, only); }), "pause", dir);
 }
 
 void step(DapContext& c, const dap::StepArguments& a, DapRequest& r) {
@@ -47,7 +48,7 @@ void step(DapContext& c, const dap::StepArguments& a, DapRequest& r) {
       c.out.output("console", std::string("rewind: ") + e.what() + "; stepping by C lines\n");
     }
   }
-  c.stopped(c.running([&] { return d.step(tid, kind, dir); }), "step", dir);
+  c.stopped(c.running([&] { return d.step(tid, kind, dir, a.single_thread); }), "step", dir);
 }
 
 void pause(DapContext& c, const dap::NoArguments&, DapRequest& r) {

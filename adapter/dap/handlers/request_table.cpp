@@ -93,7 +93,7 @@ json capabilities() {
                {"supportsClipboardContext", true},
                {"supportsSteppingGranularity", true},
                {"supportsExceptionFilterOptions", true},
-               {"supportsSingleThreadExecutionRequests", false}};
+               {"supportsSingleThreadExecutionRequests", true}};
   // One capability per request: true exactly when the request is served.
   for (const auto& r : request_handlers())
     if (r.capability && !(caps.contains(r.capability) && caps[r.capability] == true))

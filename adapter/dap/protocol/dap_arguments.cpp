@@ -181,9 +181,15 @@ void from_json(const json& j, CompletionsArguments& a) {
   a.frame_id = reference<int>(j, "frameId");
 }
 
+void from_json(const json& j, ContinueArguments& a) {
+  from_json(j, static_cast<ThreadArguments&>(a));
+  a.single_thread = optional_arg<bool>(j, "singleThread", false);
+}
+
 void from_json(const json& j, StepArguments& a) {
   from_json(j, static_cast<ThreadArguments&>(a));
   a.granularity = optional_arg<std::string>(j, "granularity", "statement");
+  a.single_thread = optional_arg<bool>(j, "singleThread", false);
 }
 
 void from_json(const json& j, ModulesArguments& a) {

@@ -159,8 +159,13 @@ struct CompletionsArguments : FrameArguments {
   std::optional<size_t> column;  ///< from 1; absent: the end of the text
 };
 /// next, stepIn, stepOut, stepBack.
+/// continue and reverseContinue.
+struct ContinueArguments : ThreadArguments {
+  bool single_thread = false;  ///< "singleThread": only this thread's breakpoints stop it
+};
 struct StepArguments : ThreadArguments {
   std::string granularity = "statement";  ///< "statement", "line" or "instruction"
+  bool single_thread = false;  ///< "singleThread": only this thread's breakpoints end the step
 };
 struct ModulesArguments {
   size_t start_module = 0;
@@ -222,6 +227,7 @@ void from_json(const nlohmann::json& j, EvaluateArguments& a);
 void from_json(const nlohmann::json& j, SetVariableArguments& a);
 void from_json(const nlohmann::json& j, SetExpressionArguments& a);
 void from_json(const nlohmann::json& j, CompletionsArguments& a);
+void from_json(const nlohmann::json& j, ContinueArguments& a);
 void from_json(const nlohmann::json& j, StepArguments& a);
 void from_json(const nlohmann::json& j, ModulesArguments& a);
 void from_json(const nlohmann::json& j, SourceArguments& a);
