@@ -17,6 +17,9 @@ bool is_loader_file(const std::string& path) {
   return base.rfind("ld-", 0) == 0 && base.find(".so") != std::string::npos;
 }
 
+/// The most events from a buffer's mmap to its register call (rwd_register_thread makes 7).
+constexpr size_t kMaxRegistrationEvents = 16;
+
 bool is_syscall(const Event& e, long number) {
   return e.kind == EventKind::Syscall && e.syscallno() == number;
 }
@@ -89,6 +92,11 @@ void EventOriginTracker::add(const Event& e, size_t index, std::vector<EventOrig
     t.since_buffer.clear();
   }
   if (t.buffer) t.since_buffer.push_back(index);
+  // The registration is a handful of calls; a program's own mmap of that size is no buffer.
+  if (t.since_buffer.size() > kMaxRegistrationEvents) {
+    t.buffer = 0;
+    t.since_buffer.clear();
+  }
   if (is_syscall(e, RWD_SYS_REGISTER_BUFFER)) {
     if (t.buffer && r.rdi == t.buffer) {
       for (size_t i : t.since_buffer) origins[i] = EventOrigin::Rewind;
