@@ -18,11 +18,12 @@ finish() { [ "$FAILED" -eq 0 ] && echo "PASS" || echo "FAILED"; exit "$FAILED"; 
 
 # vendor_dir: the folder of third-party editor clients the project hands its tests (nvim-dap,
 # vimspector; ../shared/vendor/README.md): $REWIND_VENDOR_DIR, else shared/vendor beside the
-# source tree or inside it. Prints the first that exists (or the first candidate).
+# source tree or inside it, else where the project's machines keep it (/work/shared/vendor,
+# for a clone made elsewhere). Prints the first that exists (or the first candidate).
 vendor_dir() {
   local d
   for d in ${REWIND_VENDOR_DIR:+"$REWIND_VENDOR_DIR"} "$SOURCE_DIR/../shared/vendor" \
-    "$SOURCE_DIR/shared/vendor"; do
+    "$SOURCE_DIR/shared/vendor" /work/shared/vendor; do
     [ -d "$d" ] && { (cd "$d" && pwd); return; }
   done
   echo "${REWIND_VENDOR_DIR:-$SOURCE_DIR/../shared/vendor}"
