@@ -239,6 +239,12 @@ async function waitForVariable(name, value, what) {
 async function clickDebugButton(label) {
   const button = page.locator(`.debug-toolbar .action-item a[aria-label^="${label}"], .debug-toolbar .action-item [aria-label^="${label}"]`).first();
   await button.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+  // Just after a stop VS Code may still show a button disabled (its debugState context
+  // follows the stop a moment later): a click then does nothing. Wait until it is enabled.
+  const deadline = Date.now() + STEP_TIMEOUT;
+  while (Date.now() < deadline &&
+         await button.evaluate((b) => b.classList.contains('disabled') || b.getAttribute('aria-disabled') === 'true'))
+    await page.waitForTimeout(100);
   await button.click();
 }
 
