@@ -39,6 +39,15 @@ class DapChannel {
   void output(const std::string& category, const std::string& text) {
     event("output", {{"category", category}, {"output", text}});
   }
+  /// Opens an output group headed `title` (OutputEvent's "group": "start"): the output events
+  /// up to output_group_end() are shown under it.
+  void output_group_start(const std::string& title) {
+    event("output", {{"category", "console"}, {"output", title + "\n"}, {"group", "start"}});
+  }
+  /// Closes the output group output_group_start() opened.
+  void output_group_end() {
+    event("output", {{"category", "console"}, {"output", ""}, {"group", "end"}});
+  }
   /// Sends a reverse request (DAP runInTerminal) and waits for the client's response.
   /// Throws Error when the client goes away or does not answer within a minute.
   nlohmann::json request(const std::string& command, nlohmann::json args);

@@ -32,12 +32,12 @@ void RecordedRun::keep(const std::string& category, const std::string& text) {
 
 void RecordedRun::show(DapChannel& out, const std::string& title) const {
   if (output_.empty()) return;
-  out.event("output", {{"category", "console"}, {"output", title + "\n"}, {"group", "start"}});
+  out.output_group_start(title);
   for (const auto& [category, text] : output_) out.output(category, text);
   if (truncated_)
     out.output("console", "rewind: (the output past its first " + std::to_string(kMaxOutput >> 20) +
                               " MiB is not shown again)\n");
-  out.event("output", {{"category", "console"}, {"output", ""}, {"group", "end"}});
+  out.output_group_end();
 }
 
 bool RecordedRun::program_changed() const {

@@ -105,9 +105,7 @@ std::string record_program(DapContext& c, const dap::LaunchArguments& a) {
                    "rewind: this client cannot run a program in a terminal (it does not "
                    "support runInTerminal): the program's output is shown here\n");
     // The program's output, as it runs, in a group that says it is the recording's.
-    c.out.event("output", {{"category", "console"},
-                           {"output", "rewind: recording " + plan.path + "\n"},
-                           {"group", "start"}});
+    c.out.output_group_start("rewind: recording " + plan.path);
     try {
       rec = record_for_client(plan, c.recording,
                               [&c](const std::string& category, const std::string& text) {
@@ -115,10 +113,10 @@ std::string record_program(DapContext& c, const dap::LaunchArguments& a) {
                                 c.recorded->keep(category, text);
                               });
     } catch (...) {
-      c.out.event("output", {{"category", "console"}, {"output", ""}, {"group", "end"}});
+      c.out.output_group_end();
       throw;
     }
-    c.out.event("output", {{"category", "console"}, {"output", ""}, {"group", "end"}});
+    c.out.output_group_end();
   }
   c.exit_code = rec.exit_code;
   std::string how = rec.exit_code > 128 && rec.exit_code < 128 + 65
