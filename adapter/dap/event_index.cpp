@@ -8,8 +8,7 @@ namespace rwd {
 
 EventIndex::EventIndex(const std::string& dir) {
   TraceReader reader(dir);
-  EventOriginTracker origin_tracker;
-  std::vector<EventOrigin> origins;
+  EventOriginTracker origins;
   while (auto e = reader.next()) {
     EventEntry entry;
     entry.number = e->number;
@@ -19,10 +18,9 @@ EventIndex::EventIndex(const std::string& dir) {
       entry.syscall = syscall_name(e->syscallno());
     entry.text = describe_event(*e);
     entries_.push_back(std::move(entry));
-    origins.push_back(EventOrigin::Program);
-    origin_tracker.add(*e, entries_.size() - 1, origins);
+    origins.add(*e);
   }
-  for (size_t i = 0; i < origins.size(); ++i) entries_[i].origin = origins[i];
+  for (size_t i = 0; i < entries_.size(); ++i) entries_[i].origin = origins.origins()[i];
   if (reader.last_event() > entries_.size()) {  // the End event, which next() keeps to itself
     EventEntry end;
     end.number = reader.last_event();

@@ -50,7 +50,9 @@ bool EventOriginTracker::in_loader(const Task& t, uint64_t rip) const {
   return false;
 }
 
-void EventOriginTracker::add(const Event& e, size_t index, std::vector<EventOrigin>& origins) {
+void EventOriginTracker::add(const Event& e) {
+  size_t index = origins_.size();
+  origins_.push_back(EventOrigin::Program);
   Task& t = task(e.tid);
   EventOrigin origin = EventOrigin::Program;
   const Registers& r = e.regs;
@@ -99,7 +101,7 @@ void EventOriginTracker::add(const Event& e, size_t index, std::vector<EventOrig
   }
   if (is_syscall(e, RWD_SYS_REGISTER_BUFFER)) {
     if (t.buffer && r.rdi == t.buffer) {
-      for (size_t i : t.since_buffer) origins[i] = EventOrigin::Rewind;
+      for (size_t i : t.since_buffer) origins_[i] = EventOrigin::Rewind;
       if (e.result != 0 && int64_t(r.r9) >= 0) t.close_fd = int64_t(r.r9);
       if (e.result < 0) t.unmap_buffer = t.buffer;
       // The process's first registration (just after the untraced page) is followed by
@@ -110,7 +112,7 @@ void EventOriginTracker::add(const Event& e, size_t index, std::vector<EventOrig
     t.buffer = 0;
     t.since_buffer.clear();
   }
-  if (origins[index] == EventOrigin::Program) origins[index] = origin;
+  if (origins_[index] == EventOrigin::Program) origins_[index] = origin;
   // A new task: a thread shares its process's loader text; a forked process has a copy (the
   // same addresses).
   if (e.kind == EventKind::Syscall && e.child_tid > 0) task(e.child_tid).loader = t.loader;

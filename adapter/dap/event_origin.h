@@ -35,10 +35,11 @@ const char* event_origin_name(EventOrigin origin);
 ///   rip: a program's calls forwarded by the preload library come from the same instruction.
 class EventOriginTracker {
  public:
-  /// Takes event `e`, the `index`th fed (from 0). Its origin, and the origins of earlier events
-  /// it settles (the calls before a register call), are written into `origins`, which the
-  /// caller grows by one before each call.
-  void add(const Event& e, size_t index, std::vector<EventOrigin>& origins);
+  /// Takes the next event. It may also settle the origin of earlier ones (the calls before a
+  /// register call).
+  void add(const Event& e);
+  /// The origin of each event taken, in order (final once every event is taken).
+  const std::vector<EventOrigin>& origins() const { return origins_; }
 
  private:
   struct Range {
@@ -57,6 +58,7 @@ class EventOriginTracker {
   Task& task(pid_t tid);
   bool in_loader(const Task& t, uint64_t rip) const;
   std::map<pid_t, Task> tasks_;
+  std::vector<EventOrigin> origins_;
 };
 
 }  // namespace rwd
