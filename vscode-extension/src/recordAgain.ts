@@ -15,16 +15,15 @@ export async function recordAgain(session: vscode.DebugSession): Promise<void> {
   // The new session starts once the old one has ended (stopDebugging resolves earlier), so
   // that the two never run side by side.
   const ended = new Promise<void>((resolve) => {
-    const sub = vscode.debug.onDidTerminateDebugSession((s) => {
-      if (s.id === session.id) {
-        sub.dispose();
-        resolve();
-      }
-    });
-    setTimeout(() => {
+    const done = () => {
+      clearTimeout(timer);
       sub.dispose();
       resolve();
-    }, 10000);
+    };
+    const sub = vscode.debug.onDidTerminateDebugSession((s) => {
+      if (s.id === session.id) done();
+    });
+    const timer = setTimeout(done, 10000);
   });
   await vscode.debug.stopDebugging(session);
   await ended;
