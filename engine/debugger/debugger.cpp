@@ -10,7 +10,8 @@ namespace rwd {
 Debugger::Debugger(Timeline& timeline)
     : tl_(timeline),
       refs_(timeline),
-      stepper_(timeline, modules_, refs_,
+      steps_(timeline, modules_),
+      stepper_(timeline, modules_, refs_, steps_,
                [this](pid_t tid, uint64_t addr) { return stops_step(tid, addr); }) {
   moved();
 }
@@ -344,7 +345,7 @@ DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir, bool single_th
 
 DebugStop Debugger::step_instruction(pid_t tid, Direction dir) {
   DebugStop out;
-  out.stop = dir == Direction::Forward ? tl_.step_forward(tid) : tl_.step_backward(tid);
+  out.stop = dir == Direction::Forward ? steps_.forward(tid) : steps_.backward(tid);
   moved();
   return out;
 }

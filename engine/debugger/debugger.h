@@ -103,7 +103,8 @@ class Debugger {
   /// A step of task `tid` by lines of the Python code it runs (python_stepper.h), `python`
   /// being its process's interpreter. Throws Error when the task runs no Python frame.
   DebugStop step_python(pid_t tid, const PythonReader& python, StepKind kind, Direction dir);
-  /// One instruction of task `tid`.
+  /// One instruction of task `tid`; rewind's own code in the process counts as one
+  /// (ProgramSteps).
   DebugStop step_instruction(pid_t tid, Direction dir);
 
   /// The call stack of task `tid` at the current point (cached until the timeline moves).
@@ -170,6 +171,7 @@ class Debugger {
   Timeline& tl_;
   ModuleList modules_;
   BreakpointRefs refs_;
+  ProgramSteps steps_;
   LineStepper stepper_;
   std::map<int, Breakpoint> breakpoints_;
   int next_id_ = 1;

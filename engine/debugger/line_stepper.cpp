@@ -115,11 +115,11 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
       if (user_breakpoint(s.tid, s.addr)) return s;
     }
   }
-  return tl_.step_backward(tid);
+  return steps_.backward(tid);
 }
 
 StopInfo LineStepper::back_over_callee(pid_t tid, const Frame& callee) {
-  if (!callee.cfa) return tl_.step_backward(tid);  // not unwindable: one instruction at a time
+  if (!callee.cfa) return steps_.backward(tid);  // not unwindable: one instruction at a time
   return finish(tid, Direction::Backward, callee);
 }
 
@@ -137,7 +137,7 @@ StopInfo LineStepper::step_forward(pid_t tid, StepKind kind) {
   row_start_line(ref.pc, &ref_line);
   uint64_t start_pc = ref.pc;
   for (int n = 0; n < kMaxInstructions; ++n) {
-    StopInfo s = tl_.step_forward(tid);
+    StopInfo s = steps_.forward(tid);
     if (done(s)) return s;
     Frame f = frame_of(tid);
     if (f.cfa && ref.cfa && f.cfa < ref.cfa) {  // entered a called function
@@ -146,7 +146,7 @@ StopInfo LineStepper::step_forward(pid_t tid, StepKind kind) {
         const FunctionInfo* fn = m->dwarf()->function_at(m->to_link(f.pc));
         uint64_t body = fn ? m->to_runtime(m->dwarf()->after_prologue(*fn)) : f.pc;
         while (tl_.registers(tid).rip != body) {
-          StopInfo t = tl_.step_forward(tid);
+          StopInfo t = steps_.forward(tid);
           if (done(t)) return t;
           if (frame_of(tid).cfa != f.cfa) break;  // the prologue called out: stop here
         }
@@ -183,7 +183,7 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
   // A frame that cannot be unwound (the loader's _start: no CFI, no line information) has
   // no callee or caller to tell apart: one instruction back, instead of a search for the
   // start of a line run that never ended.
-  if (!ref.cfa) return tl_.step_backward(tid);
+  if (!ref.cfa) return steps_.backward(tid);
   uint32_t start_line = 0;
   row_start_line(ref.pc, &start_line);
   uint64_t start_pc = ref.pc;
@@ -194,7 +194,7 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
     if (step) {
       uint64_t event = tl_.current().event;
       Registers regs = tl_.registers(tid);
-      StopInfo s = tl_.step_backward(tid);
+      StopInfo s = steps_.backward(tid);
       if (done(s)) return s;
       // A step that did not move (same event, same registers: the start of the recording,
       // or an engine fault) would repeat for ever: stop here.
@@ -244,7 +244,7 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
   for (int n = 0; n < kMaxInstructions; ++n) {
     StopInfo s = tl_.current();
     if (step_fwd) {
-      s = tl_.step_forward(tid);
+      s = steps_.forward(tid);
       if (done(s)) return s;
     }
     step_fwd = true;
@@ -269,7 +269,7 @@ StopInfo LineStepper::step_backward(pid_t tid, StepKind kind) {
 
 StopInfo LineStepper::back_to(pid_t tid, uint64_t pc, const Frame& frame) {
   for (int n = 0; n < kMaxInstructions; ++n) {
-    StopInfo s = tl_.step_backward(tid);
+    StopInfo s = steps_.backward(tid);
     if (done(s)) return s;
     Frame f = frame_of(tid);
     if (f.cfa && frame.cfa && f.cfa < frame.cfa) {  // back into a callee the run called

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "engine/debugger/breakpoint_refs.h"
+#include "engine/debugger/program_steps.h"
 #include "engine/symbols/module_list.h"
 #include "engine/timeline/timeline.h"
 
@@ -29,10 +30,15 @@ enum class StepKind : uint8_t {
 class LineStepper {
  public:
   /// `user_breakpoint` says whether a user breakpoint (whose condition holds) is at an
-  /// address for a task; a step that reaches one stops there, as gdb's do.
+  /// address for a task; a step that reaches one stops there, as gdb's do. Instructions are
+  /// stepped through `steps` (rewind's own code in the process is one instruction).
   LineStepper(Timeline& timeline, ModuleList& modules, BreakpointRefs& breakpoints,
-              std::function<bool(pid_t, uint64_t)> user_breakpoint)
-      : tl_(timeline), modules_(modules), bps_(breakpoints), user_bp_(std::move(user_breakpoint)) {}
+              ProgramSteps& steps, std::function<bool(pid_t, uint64_t)> user_breakpoint)
+      : tl_(timeline),
+        modules_(modules),
+        bps_(breakpoints),
+        steps_(steps),
+        user_bp_(std::move(user_breakpoint)) {}
 
   /// Performs the step for task `tid` (a recorded tid). Returns the timeline's stop: reason
   /// Step when the step completed, or whatever ended it early (a breakpoint, a signal, the
@@ -73,6 +79,7 @@ class LineStepper {
   Timeline& tl_;
   ModuleList& modules_;
   BreakpointRefs& bps_;
+  ProgramSteps& steps_;
   std::function<bool(pid_t, uint64_t)> user_bp_;
   pid_t only_tid_ = 0;  ///< the stepping task when only its breakpoints count (0: any task's)
 };

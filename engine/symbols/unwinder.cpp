@@ -206,4 +206,10 @@ std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& module
   return frames;
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> preload_code(const ModuleList& modules) {
+  for (const auto& m : modules.modules())
+    if (auto l = preload_layout(m.get())) return std::make_pair(l->lo, l->hi);
+  return std::nullopt;
+}
+
 }  // namespace rwd

@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/symbols/module_list.h"
@@ -45,5 +47,9 @@ struct PhysicalFrame {
 /// Stops early (never throws) at the outermost frame or where unwinding fails.
 std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& modules, pid_t tid,
                                         size_t max_frames = 256);
+
+/// The runtime range [lo, hi) of librewind_preload.so's code among `modules`; nullopt when
+/// the library is not loaded (a process started without it, or before the loader maps it).
+std::optional<std::pair<uint64_t, uint64_t>> preload_code(const ModuleList& modules);
 
 }  // namespace rwd

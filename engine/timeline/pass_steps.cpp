@@ -43,12 +43,53 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
   return std::nullopt;
 }
 
+namespace {
+
+/// Whether code near `addr` in process `pid` (up to `before` bytes before it, 16 after) holds
+/// a `jmp rel32` into librewind_preload.so: a syscall site the library patched
+/// (preload/patch.c). A counting trampoline there would be in place before the site is
+/// patched when a replay starts from an earlier checkpoint: the library would then not know
+/// the site, and the replay would diverge. A stray 0xe9 byte only costs the faster method.
+bool near_patched_site(pid_t pid, pid_t tid, uint64_t addr, uint64_t before,
+                       const BreakpointTable& bps) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const ProcMapping& m : read_proc_maps(pid)) {
+    // A replay maps the trace's saved copy: files/librewind_preload.so-N (trace-format.md).
+    static const std::string kName = "librewind_preload.so";
+    std::string path = strip_deleted_suffix(m.path);
+    if (path.compare(path.rfind('/') + 1, kName.size(), kName) != 0) continue;
+    lo = std::min(lo, m.start);
+    hi = std::max(hi, m.end);
+  }
+  if (hi == 0) return false;
+  constexpr uint8_t kJmpRel32 = 0xe9;
+  std::vector<uint8_t> code = rwd::read_memory(tid, addr - before, before + 16);
+  bps.hide(pid, addr - before, code);
+  for (size_t i = 0; i + 5 <= code.size(); ++i) {
+    if (code[i] != kJmpRel32) continue;
+    int32_t rel = 0;
+    std::memcpy(&rel, &code[i + 1], sizeof rel);
+    uint64_t target = addr - before + i + 5 + uint64_t(int64_t(rel));
+    if (target >= lo && target < hi) return true;
+  }
+  return false;
+}
+
+/// How far back pass_scan_done() may move the count to an earlier instruction (bytes).
+constexpr uint64_t kBack = 96;
+
+}  // namespace
+
 std::optional<Next> ReplayController::start_pass_scan() {
   const char* method = getenv("REWIND_REVERSE_STEP");
   if (method && std::strcmp(method, "steps") == 0) return std::nullopt;
   if (here_.kind != Point::Trap || here_.tid != step_tid_) return std::nullopt;
   const ReplayTask* t = live(here_.tid);
   if (!t) return std::nullopt;
+  // Inside the code a reverse step skips: the steps from the last event pass the point
+  // before it (Run::landing), which a count from the pass before may not.
+  if (skip_hi_ && here_.regs.rip >= skip_lo_ && here_.regs.rip < skip_hi_) return std::nullopt;
+  if (near_patched_site(t->pid, t->tid, here_.regs.rip, kBack, bps_)) return std::nullopt;
   std::vector<uint8_t> code = rwd::read_memory(t->tid, here_.regs.rip, 16);
   bps_.hide(t->pid, here_.regs.rip, code);
   // A string instruction's passes at its address are its iterations, which a moved copy
@@ -99,7 +140,6 @@ Next ReplayController::pass_scan_done(const Run& done) {
     // before: count the passes of the nearest one that leaves room for the jump before the
     // point's instruction (the breakpoint there stays outside the patch) up to the point,
     // found by that breakpoint (its first pass is the point).
-    constexpr uint64_t kBack = 96;
     std::vector<uint8_t> code = rwd::read_memory(t->tid, x - kBack, kBack);
     bps_.hide(t->pid, x - kBack, code);
     uint64_t end = x;

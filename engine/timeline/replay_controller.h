@@ -63,7 +63,7 @@ class ReplayController {
   Next op_step(pid_t tid);
   Next op_seek(uint64_t event);
   Next op_reverse_continue(Timeline::WatchStop at);
-  Next op_reverse_step(pid_t tid);
+  Next op_reverse_step(pid_t tid, uint64_t skip_lo = 0, uint64_t skip_hi = 0);
 
   // --- Answers to the replay's questions (ReplaySession::run, ReplayStep). ---
 
@@ -88,6 +88,9 @@ class ReplayController {
   /// Whether the steps of `t` count now, for a reverse step's scan or its run to the
   /// instruction before (StepCount::pos).
   bool counting_steps(const ReplayTask& t) const;
+  /// Counts a step of the reverse step's task that left it at `rip` (Run::steps), and notes
+  /// it as Run::landing when `rip` is outside the skipped range (nullopt: never a landing).
+  void count_step(std::optional<uint64_t> rip);
 
   /// True once after interrupt() was called during a user-visible forward run. A backward
   /// operation ends in a second replay whose stop must be exact: a reverse continue is cut
@@ -304,6 +307,8 @@ class ReplayController {
   /// Where the reverse continue in progress stops for a watchpoint hit.
   Timeline::WatchStop reverse_watch_stop_ = Timeline::WatchStop::BeforeWrite;
   pid_t step_tid_ = 0;
+  /// The code range a reverse step goes back past (Timeline::step_backward); hi 0: none.
+  uint64_t skip_lo_ = 0, skip_hi_ = 0;
   /// The timeline's own breakpoint for a scan (at its target's rip), if any.
   std::optional<CodeSite> internal_bp_;
   /// The timeline's own breakpoint on a watched write's instruction (runs::PassCount,

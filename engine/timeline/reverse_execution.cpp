@@ -18,9 +18,11 @@ Next ReplayController::op_reverse_continue(Timeline::WatchStop at) {
   return start_scan(After::ReverseContinue, false);
 }
 
-Next ReplayController::op_reverse_step(pid_t tid) {
+Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t skip_hi) {
   end_diversion();
   step_tid_ = tid;
+  skip_lo_ = skip_lo;
+  skip_hi_ = skip_hi;
   if (here_.kind != Point::Entry || here_.tid != tid) {
     auto it = entry_pending_.find(tid);
     const ReplayTask* t = live(tid);
@@ -180,6 +182,16 @@ Next ReplayController::scan_done() {
     run_ = Run(runs::Scan{.target = {.kind = Point::Between, .event = c.event}, .steps = before});
     return Next::Replay;
   }
+  if (skip_hi_ && done.landing == 0 && done.steps > 0 && c.pos > 0 && !c.after_hit &&
+      !c.after_pass) {
+    // Every step since the task's last buffered syscall was in the skipped code (the
+    // library made it on the way to this point): count again from the event, before the
+    // library was entered. after_ stays ReverseStep.
+    StepCount from_event = c;
+    from_event.pos = 0;
+    run_ = Run(runs::Scan{.target = scan.target, .steps = from_event});
+    return Next::Replay;
+  }
   StopInfo report{.reason = StopReason::Step, .tid = c.tid};
   if (final_report_)
     report = *std::exchange(final_report_, std::nullopt);
@@ -191,12 +203,25 @@ Next ReplayController::scan_done() {
     run_ = Run(runs::Goto{.target = entry_of_last_syscall(c.tid, c.event), .report = report});
   } else if (done.steps == 0) {
     run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
+  } else if (skip_hi_ && done.landing > 0 && done.landing < done.steps) {
+    // Back past the skipped code: to the last step that left the task outside it.
+    run_ = Run(runs::Steps{.from = c, .count = done.landing, .report = report});
+    run_.start_event = done.start_event;
+  } else if (skip_hi_ && done.landing == 0 && c.pos == 0 && !c.after_hit && !c.after_pass) {
+    // Every step since the event was in the skipped code: back to the event, at least.
+    run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
   } else {
     run_ = Run(runs::Steps{.from = c, .count = done.steps - 1, .report = report});
     run_.start_event = done.start_event;
   }
   after_ = After::None;
+  skip_hi_ = 0;
   return Next::Replay;
+}
+
+void ReplayController::count_step(std::optional<uint64_t> rip) {
+  ++run_.steps;
+  if (skip_hi_ && rip && (*rip < skip_lo_ || *rip >= skip_hi_)) run_.landing = run_.steps;
 }
 
 }  // namespace rwd

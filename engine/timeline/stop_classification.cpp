@@ -254,7 +254,7 @@ Next ReplayController::on_entry(ReplayTask& t) {
   }
   if (go && reached(go->target, here)) return pause(go->report, here);
   if (auto* scan = run_.as<runs::Scan>()) {
-    if (counting_steps(t)) ++run_.steps;
+    if (counting_steps(t)) count_step(r.rip);
     if (reached(scan->target, here)) return scan_done();
   }
   if (auto* steps = run_.as<runs::Steps>())
@@ -276,7 +276,8 @@ Next ReplayController::on_signal(ReplayTask& t, int sig) {
   }
   // The arrival of a signal moves the task like an instruction (to its handler, or to its
   // end): reverse steps count it.
-  if (run_.as<runs::Scan>() && counting_steps(t)) ++run_.steps;
+  // (Never a landing past skipped code: a Steps run does not stop at a signal's arrival.)
+  if (run_.as<runs::Scan>() && counting_steps(t)) count_step(std::nullopt);
   if (auto* steps = run_.as<runs::Steps>(); steps && counting_steps(t) && steps->count > 0)
     --steps->count;
   if (!run_.forward()) return Next::Resume;
@@ -345,7 +346,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
     if (debug_ && r.rip == scan->target.regs.rip)
       fprintf(stderr, "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
               (unsigned long long)session_->events_done(), (unsigned long long)scan->target.event);
-    if (stepped && counting_steps(t)) ++run_.steps;
+    if (stepped && counting_steps(t)) count_step(r.rip);
     if (at_target(scan->target)) {
       // A write that trapped here happened before now: it counts, unless the reverse run
       // stops after writes (that stop is now). A breakpoint here is now, not before.

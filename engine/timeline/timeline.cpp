@@ -39,8 +39,9 @@ StopInfo Timeline::resume_backward(WatchStop at) {
   return engine_->operate([this, at] { return engine_->op_reverse_continue(at); });
 }
 
-StopInfo Timeline::step_backward(pid_t tid) {
-  return engine_->operate([this, tid] { return engine_->op_reverse_step(tid); });
+StopInfo Timeline::step_backward(pid_t tid, uint64_t skip_lo, uint64_t skip_hi) {
+  return engine_->operate(
+      [this, tid, skip_lo, skip_hi] { return engine_->op_reverse_step(tid, skip_lo, skip_hi); });
 }
 
 StopInfo Timeline::seek(uint64_t event) {

@@ -60,7 +60,11 @@ class Timeline {
   /// that syscall's entry: rip on the `syscall` instruction, rax its number, memory as before
   /// it ran; rcx and r11 hold what the instruction itself put there (the return address and
   /// rflags), their earlier values being lost to the kernel as on real hardware.
-  StopInfo step_backward(pid_t tid);
+  /// With a range [skip_lo, skip_hi) of code (runtime addresses; skip_hi 0: none), the step
+  /// goes back past instructions there to the last point before now where the task stood
+  /// outside it (one replay, whatever their number), when that point lies after the task's
+  /// last event (or the pass it counts steps from); else one instruction back.
+  StopInfo step_backward(pid_t tid, uint64_t skip_lo = 0, uint64_t skip_hi = 0);
   /// Goes to the point just after event `event` was replayed (1 = the first exec).
   StopInfo seek(uint64_t event);
 

@@ -125,6 +125,8 @@ struct Run {
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
   // Counted along the way.
   uint64_t hits = 0, steps = 0;
+  /// The last of `steps` that left the task outside the code a reverse step skips (0: none).
+  uint64_t landing = 0;
   uint64_t passes = 0;        ///< Scan::count_passes: the passes up to the target, its own too
   bool pass_reached = false;  ///< StepCount::after_pass: that pass came (steps count now)
   std::optional<StopInfo> last_hit_info;

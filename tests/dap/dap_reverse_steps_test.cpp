@@ -202,3 +202,85 @@ TEST_CASE("singleThread: only the stepping thread's breakpoints stop a continue 
   c.request("disconnect");
   c.check_schema();
 }
+
+TEST_CASE("an instruction step over a syscall made through rewind's library is one step", "[dap]") {
+  // libc's syscall sites jump into librewind_preload.so, which the stack hides (the task is
+  // shown at the site). Steps must hide it too: a step back from just after the program's
+  // write once stayed on the same pc for ever (each step went one instruction back inside the
+  // library, invisible), and a step forward from the site stopped in the library's stub.
+  std::string trace = test::recorded_trace(REWIND_BIN, DEMO);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  const int tid = stop["body"]["threadId"];
+  json tl = c.request("rewind/timeline", {{"start", 1}, {"count", 100000}});
+  uint64_t write_event = 0;
+  for (const json& e : tl["body"]["events"])
+    if (e.value("syscall", "") == "write" && e.count("origin") == 0) write_event = e["event"];
+  REQUIRE(write_event > 0);
+  REQUIRE(c.request("rewind/seek", {{"event", write_event}})["success"] == true);
+  c.event("stopped");
+
+  // Where librewind_preload.so is mapped: no step may stop there.
+  uint64_t lib_lo = 0, lib_hi = 0;
+  const json modules = c.request("modules");
+  for (const json& m : modules["body"]["modules"])
+    if (m["name"] == "librewind_preload.so") {
+      std::string range = m["addressRange"];
+      lib_lo = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+      lib_hi = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+    }
+  REQUIRE(lib_hi > lib_lo);
+  auto pc_of = [&] {
+    std::string pc = top_frame(c, tid)["instructionPointerReference"];
+    return std::stoull(pc, nullptr, 16);
+  };
+  auto event_now = [&] { return c.request("rewind/when")["body"]["event"].get<uint64_t>(); };
+  const uint64_t after_write = pc_of();  // shown at the site, just after its `syscall`
+  CHECK(top_frame(c, tid)["name"].get<std::string>().find("write") != std::string::npos);
+
+  // Back: one step is the whole syscall; the next ones go on back through libc's write.
+  std::vector<uint64_t> back;
+  for (int i = 0; i < 3; ++i) {
+    CHECK(step(c, "stepBack", tid, {{"granularity", "instruction"}})["body"]["reason"] == "step");
+    back.push_back(pc_of());
+    CHECK((back.back() < lib_lo || back.back() >= lib_hi));
+  }
+  CHECK(back[0] < after_write);
+  CHECK(event_now() == write_event - 1);  // before the write
+  CHECK(back[1] < back[0]);
+  CHECK(back[2] < back[1]);
+  CHECK(top_frame(c, tid)["name"].get<std::string>().find("write") != std::string::npos);
+
+  // Forward again, one instruction at a time: the same pcs, and the write in one step.
+  step(c, "stepIn", tid, {{"granularity", "instruction"}});
+  CHECK(pc_of() == back[1]);
+  step(c, "stepIn", tid, {{"granularity", "instruction"}});
+  CHECK(pc_of() == back[0]);
+  CHECK(event_now() == write_event - 1);
+  step(c, "stepIn", tid, {{"granularity", "instruction"}});
+  const uint64_t past = pc_of();
+  CHECK(event_now() == write_event);
+  CHECK((past < lib_lo || past >= lib_hi));
+  CHECK(past > back[0]);
+  // ...and back over it once more: the site.
+  step(c, "stepBack", tid, {{"granularity", "instruction"}});
+  CHECK(pc_of() == back[0]);
+  CHECK(event_now() == write_event - 1);
+
+  // By lines, from just after the write: back out of libc's write, into its caller.
+  REQUIRE(c.request("rewind/seek", {{"event", write_event}})["success"] == true);
+  c.event("stopped");
+  std::string callee = top_frame(c, tid)["name"];
+  step(c, "stepBack", tid);
+  json frame = top_frame(c, tid);
+  const uint64_t pc =
+      std::stoull(frame["instructionPointerReference"].get<std::string>(), nullptr, 16);
+  CHECK((pc < lib_lo || pc >= lib_hi));
+  CHECK((frame["name"] != callee || pc != after_write));
+  c.request("disconnect");
+  c.check_schema();
+}
