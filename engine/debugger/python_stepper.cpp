@@ -8,17 +8,15 @@
 
 namespace rwd {
 
-namespace {
-
 /// Write watchpoints on 8-byte words, removed when the step ends.
-class Watches {
+class StepWatches {
  public:
-  explicit Watches(Timeline& tl) : tl_(tl) {}
-  ~Watches() {
+  explicit StepWatches(Timeline& tl) : tl_(tl) {}
+  ~StepWatches() {
     for (uint64_t w : words_) tl_.remove_watchpoint(w, 8, WatchKind::Write);
   }
-  Watches(const Watches&) = delete;
-  Watches& operator=(const Watches&) = delete;
+  StepWatches(const StepWatches&) = delete;
+  StepWatches& operator=(const StepWatches&) = delete;
   void add(uint64_t word) {
     if (!word || std::find(words_.begin(), words_.end(), word) != words_.end()) return;
     if (!tl_.add_watchpoint(word, 8, WatchKind::Write))
@@ -40,6 +38,8 @@ class Watches {
   std::vector<uint64_t> words_;
 };
 
+namespace {
+
 bool readable(const std::vector<InterpFrame>& st) {
   return !st.empty() && st[0].error.empty();
 }
@@ -53,7 +53,7 @@ StopInfo landed(StopInfo s) {
 
 /// Watches what a step from `start` follows: the innermost frame's instruction word (not for
 /// Out) and its caller's.
-void watch_frames(Watches& w, const std::vector<InterpFrame>& start, StepKind kind) {
+void watch_frames(StepWatches& w, const std::vector<InterpFrame>& start, StepKind kind) {
   if (kind != StepKind::Out) w.add(start[0].step_word);
   if (start.size() > 1) w.add(start[1].step_word);
 }
@@ -108,7 +108,7 @@ StopInfo PythonStepper::forward(pid_t tid, StepKind kind, const std::vector<Inte
   const InterpFrame& f = start[0];
   const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
   size_t depth = start.size();
-  Watches w(tl_);
+  StepWatches w(tl_);
   watch_frames(w, start, kind);
   // Into: the thread's current-frame word, until a call is seen; then the called frame's
   // instruction word.
@@ -143,7 +143,7 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
   const InterpFrame& f = start[0];
   const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
   size_t depth = start.size();
-  Watches w(tl_);
+  StepWatches w(tl_);
   watch_frames(w, start, kind);
   auto ours = [&](const std::vector<InterpFrame>& st) {
     return readable(st) && st.size() == depth && st[0].address == f.address;
@@ -158,6 +158,11 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
         return landed(n);
     }
   };
+  // Into: the thread's current-frame word, whose write as a callee returns into this frame
+  // (the new value this frame, the old one the callee) is the first sign of a call met going
+  // back; then into the callee, as gdb's reverse-step enters a function from its end.
+  uint64_t frames_word = kind == StepKind::Into ? current_frame(tid).first : 0;
+  w.add(frames_word);
   // The reverse run stops just after each write of a watched word (no single steps: a stop
   // before the write would single-step the task from its last event, over every call made
   // since), where the word names the instruction starting there. Going back through this
@@ -171,6 +176,15 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
     StopInfo s = tl_.resume_backward(Timeline::WatchStop::AfterWrite);
     if (ends_step(s, w.words())) return s;
     if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
+    if (frames_word && s.addr == frames_word) {
+      uint64_t callee = word_value(s.old_value);
+      if (word_value(s.new_value) == f.address && callee && callee != f.address &&
+          (!caller || callee != caller->address)) {
+        w.remove(frames_word);
+        return back_into_callee(tid, callee, depth + 1, w);
+      }
+      continue;  // a push, or this frame's own
+    }
     std::vector<InterpFrame> st = stack(tid);
     if (s.addr == f.step_word && ours(st)) {
       int line = st[0].line;
@@ -189,6 +203,42 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
     // a step forward from there steps over (or into) the whole call.
     if (caller && s.addr == caller->step_word && current_frame(tid).second == caller->address)
       return landed(s);
+  }
+}
+
+StopInfo PythonStepper::back_into_callee(pid_t tid, uint64_t callee, size_t depth, StepWatches& w) {
+  const uint64_t word = py_.step_word(callee);
+  w.add(word);
+  auto in_callee = [&](const std::vector<InterpFrame>& st) {
+    return readable(st) && st.size() == depth && st[0].address == callee;
+  };
+  // Forward to the callee's first instruction on line `line` (any line: 0).
+  auto forward_to = [&](int line) {
+    for (;;) {
+      StopInfo n = tl_.resume_forward();
+      if (ends_step(n, w.words())) return n;
+      if (n.reason != StopReason::Watchpoint || n.tid != tid || n.addr != word) continue;
+      std::vector<InterpFrame> st = stack(tid);
+      if (in_callee(st) && (line == 0 || st[0].line == line)) return landed(n);
+    }
+  };
+  // Back through the callee's instructions (its calls write other words): the first is on
+  // its last line; the first on another line comes just before that line's run.
+  int last = 0;
+  for (;;) {
+    StopInfo s = tl_.resume_backward(Timeline::WatchStop::AfterWrite);
+    if (ends_step(s, w.words())) return s;
+    if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
+    std::vector<InterpFrame> st = stack(tid);
+    if (s.addr == word && in_callee(st)) {
+      if (last == 0) {
+        last = st[0].line;
+      } else if (st[0].line != last) {
+        return forward_to(last);
+      }
+      continue;
+    }
+    if (s.addr != word) return forward_to(last);  // back before the call: its run began it
   }
 }
 

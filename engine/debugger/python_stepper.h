@@ -19,6 +19,8 @@
 
 namespace rwd {
 
+class StepWatches;  // python_stepper.cpp
+
 /// Steps one task of a timeline by Python lines.
 class PythonStepper {
  public:
@@ -34,7 +36,9 @@ class PythonStepper {
   /// calls made through C code, such as a key function of sorted(), are stepped over); Out
   /// stops in the caller after the return. Backward: Over stops at the start of the previous
   /// line of the frame (calls on it are stepped over), or at the call in the caller from the
-  /// frame's first line; Into is Over; Out stops at the call in the caller. Returns a stop
+  /// frame's first line; Into instead enters the last Python function that returned into the
+  /// frame on the way (a call on this line or the previous one), at the start of its last
+  /// line, as gdb's reverse-step does; Out stops at the call in the caller. Returns a stop
   /// with reason Step when the step completed, or whatever ended it early (a user breakpoint,
   /// a signal, either end of the trace). Throws Error when the task runs no Python frame or
   /// no debug register is free for the watchpoints.
@@ -51,6 +55,10 @@ class PythonStepper {
   bool ends_step(const StopInfo& s, const std::vector<uint64_t>& words) const;
   StopInfo forward(pid_t tid, StepKind kind, const std::vector<InterpFrame>& start);
   StopInfo backward(pid_t tid, StepKind kind, const std::vector<InterpFrame>& start);
+  /// A backward Into that met the return of frame `callee` (at stack depth `depth`) into
+  /// the stepping frame: back to the start of the callee's last line, watching its
+  /// instruction word in `w` too.
+  StopInfo back_into_callee(pid_t tid, uint64_t callee, size_t depth, StepWatches& w);
 
   Timeline& tl_;
   const PythonReader& py_;

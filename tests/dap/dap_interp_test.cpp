@@ -154,6 +154,21 @@ TEST_CASE("merged: steps go by the script's lines once a Python frame is on top"
   CHECK(step("stepBack")["line"] == call_line);
   CHECK(step("stepBack")["line"] == test::line_of(SCRIPT, "if depth == 0:"));
   CHECK(step("next")["line"] == call_line);
+  // rewind/stepInBack (gdb's reverse-step) from the next line: into the call made on this
+  // one, at the start of the callee's last line, one Python frame deeper; stepOut from there
+  // comes back to the call line, and stepBack (a reverse next) steps over the call instead.
+  CHECK(step("next")["line"] == call_line + 1);
+  const size_t depth =
+      c.request("rewind/interpreterStack", {{"threadId", tid}})["body"]["frames"].size();
+  f = step("rewind/stepInBack");
+  CHECK(f["name"] == "Pipeline.stage");
+  CHECK(f["line"] == sleep_line + 2);  // return big
+  CHECK(c.request("rewind/interpreterStack", {{"threadId", tid}})["body"]["frames"].size() ==
+        depth + 1);
+  CHECK(test::evaluate(c, f["id"], "depth") == "0");
+  CHECK(step("stepOut")["line"] == call_line);
+  CHECK(step("next")["line"] == call_line + 1);
+  CHECK(step("stepBack")["line"] == call_line);
   f = step("stepIn");
   CHECK(f["name"] == "Pipeline.stage");
   CHECK(f["line"] == test::line_of(SCRIPT, "def stage("));
