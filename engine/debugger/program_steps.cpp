@@ -1,5 +1,7 @@
 #include "engine/debugger/program_steps.h"
 
+#include <cstring>
+
 #include "engine/symbols/unwinder.h"
 
 namespace rwd {
@@ -35,8 +37,15 @@ StopInfo ProgramSteps::backward(pid_t tid) {
   // made): then the step stops at the event, still inside, and the next one goes on.
   StopInfo s = tl_.step_backward(tid, code->first, code->second);
   for (int n = 0;
-       n < kMaxLibraryInstructions && s.reason == StopReason::Step && in_library(tid, *code); ++n)
+       n < kMaxLibraryInstructions && s.reason == StopReason::Step && in_library(tid, *code); ++n) {
+    // A step that did not move (the task has not run since the last event, another task's)
+    // would repeat for ever: stop there.
+    Registers before = tl_.registers(tid);
+    uint64_t event = s.event;
     s = tl_.step_backward(tid, code->first, code->second);
+    Registers now = tl_.registers(tid);
+    if (s.event == event && std::memcmp(&before, &now, sizeof now) == 0) break;
+  }
   return s;
 }
 
