@@ -41,6 +41,7 @@ STAT, STATX, STATFS, TIMESPEC, TIMEVAL, TIMEZONE = 144, 256, 120, 16, 16, 8
 RUSAGE, SIGINFO, RLIMIT, UTSNAME, SYSINFO, TMS = 144, 128, 16, 390, 112, 32
 ITIMERVAL, ITIMERSPEC, SIGSET, SOCKLEN, EPOLL_EVENT, POLLFD = 32, 32, 8, 4, 12, 8
 MMSGHDR, CAP_DATA, SCHED_PARAM = 64, 24, 4
+TIMEX, MQ_ATTR = 208, 64
 
 
 def _out(arg, rule, n=0, size_arg=-1, on_error=False):
@@ -218,6 +219,7 @@ S("sendfile", out=[fixed(2, 8)], blocks="MAY_BLOCK")
 S("copy_file_range", out=[fixed(1, 8), fixed(3, 8)],
   buffer=NO_OUT("REGULAR_FILE", "NO_OFFSETS"))
 S("splice", out=[fixed(1, 8), fixed(3, 8)], blocks="MAY_BLOCK")
+S("vmsplice", out=[iov(1, 2)], blocks="MAY_BLOCK")  # from a pipe into the iovecs, or to one
 S("getxattr", out=[result(2, 3)], buffer=BY_RESULT(2, 3))
 S("lgetxattr", out=[result(2, 3)], buffer=BY_RESULT(2, 3))
 S("fgetxattr", out=[result(2, 3)], buffer=BY_RESULT(2, 3, "REGULAR_FILE"))
@@ -231,7 +233,10 @@ S("removexattr", buffer=NO_OUT())
 S("lremovexattr", buffer=NO_OUT())
 S("fremovexattr")
 S("memfd_create")
+S("inotify_init")
 S("inotify_init1")
+S("fanotify_init")
+S("fanotify_mark")
 S("inotify_add_watch")
 S("inotify_rm_watch")
 S("eventfd")
@@ -280,6 +285,24 @@ S("sendmsg", blocks="MAY_BLOCK", buffer=NO_OUT("NOT_OUTPUT"))
 S("recvmsg", out=CUSTOM, blocks="MAY_BLOCK", buffer=VECTOR("MSG_READ"))
 S("sendmmsg", out=[result_times(1, 2, MMSGHDR)], blocks="MAY_BLOCK")
 
+# --- POSIX message queues (mq_overview(7)) and System V IPC (sysvipc(7)): emulated; what a
+# receive or a control call writes is recorded. SysV shared memory (shmget, shmat) is not
+# here: an attached segment is memory shared with other processes. ---
+S("mq_open")
+S("mq_unlink")
+S("mq_timedsend", blocks="MAY_BLOCK")
+S("mq_timedreceive", out=[result(1, 2), fixed(3, 4)], blocks="MAY_BLOCK")
+S("mq_notify")
+S("mq_getsetattr", out=[fixed(2, MQ_ATTR)])
+S("msgget")
+S("msgsnd", blocks="MAY_BLOCK")
+S("msgrcv", out=CUSTOM, blocks="MAY_BLOCK")  # the message type, then the text
+S("msgctl", out=CUSTOM)
+S("semget")
+S("semop", blocks="MAY_BLOCK")
+S("semtimedop", blocks="MAY_BLOCK")
+S("semctl", out=CUSTOM)
+
 # --- Time and randomness: the nondeterminism rewind exists to capture. ---
 S("clock_gettime", out=[fixed(1, TIMESPEC)], buffer=FIXED(1, TIMESPEC, when="ARG1_SET"))
 S("clock_getres", out=[fixed(1, TIMESPEC)])
@@ -301,6 +324,9 @@ S("timer_delete")
 S("timerfd_create")
 S("timerfd_settime", out=[fixed(3, ITIMERSPEC)])
 S("timerfd_gettime", out=[fixed(1, ITIMERSPEC)])
+S("clock_settime")  # the kernel's answer (EPERM unless privileged) is recorded
+S("clock_adjtime", out=[fixed(1, TIMEX)])
+S("adjtimex", out=[fixed(0, TIMEX)])
 
 # --- Identity and system information. ---
 for _name in ["getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid",
@@ -336,6 +362,11 @@ S("set_tid_address", replay="EXECUTE_SET_RESULT")
 # Restartable sequences let the kernel write the CPU number into memory at any time: reported
 # unavailable, as rr does, and glibc falls back to plain syscalls.
 S("rseq", record="ENOSYS")
+# io_uring shares rings of requests with the kernel, which completes them at any time; a
+# userfaultfd's faults are answered by another thread. Both unavailable, as rr does: liburing
+# users fall back to plain syscalls.
+for _name in ["io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd"]:
+    S(_name, record="ENOSYS")
 
 # --- Address space: run for real at the recorded addresses. ---
 S("brk", replay="EXECUTE", flags=["RETURNS_ADDRESS"])
@@ -347,6 +378,10 @@ S("madvise", replay="EXECUTE")
 for _name in ["msync", "mincore", "mlock", "munlock", "mlockall", "munlockall"]:
     S(_name)
 S("arch_prctl", replay="EXECUTE")
+# The LDT and I/O port permissions are process state later instructions depend on.
+S("modify_ldt", replay="EXECUTE")
+S("iopl", replay="EXECUTE")
+S("ioperm", replay="EXECUTE")
 # Memory protection keys (pkeys(7)): the keys and the pages' keys are process state that later
 # faults depend on, so replay runs them too (V8, and so Node.js, allocates one at start).
 S("pkey_alloc", replay="EXECUTE")
@@ -377,4 +412,7 @@ S("exit_group", replay="EXIT", flags=["EXIT"])
 S("wait4", out=[fixed(1, 4), fixed(3, RUSAGE)], blocks="MAY_BLOCK")
 S("waitid", out=[fixed(2, SIGINFO), fixed(4, RUSAGE)], blocks="MAY_BLOCK")
 S("pidfd_open")
+S("pidfd_getfd")
+S("process_vm_readv", out=[iov(1, 2)])  # into this process's iovecs
+S("acct")
 S("pidfd_send_signal")

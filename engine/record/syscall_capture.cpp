@@ -1,7 +1,9 @@
 #include "syscall_capture.h"
 
 #include <fcntl.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
+#include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -41,8 +43,29 @@ void add_iov(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t 
   }
 }
 
+/// Bytes System V IPC call `nr` writes at its buffer argument for command `cmd` (msgctl(2),
+/// semctl(2)); 0 for the commands that only read it or take no buffer. A GETALL writes one
+/// unsigned short per semaphore of the set (`semid`), counted here by an IPC_STAT.
+uint64_t sysv_ctl_output(long nr, uint64_t id, uint64_t cmd) {
+  cmd &= ~uint64_t(0x100);  // IPC_64, which the kernel ignores on x86-64
+  if (nr == SYS_msgctl) {
+    if (cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY) return sizeof(msqid_ds);
+    if (cmd == IPC_INFO || cmd == MSG_INFO) return sizeof(msginfo);
+    return 0;
+  }
+  if (cmd == IPC_STAT || cmd == SEM_STAT || cmd == SEM_STAT_ANY) return sizeof(semid_ds);
+  if (cmd == IPC_INFO || cmd == SEM_INFO) return sizeof(seminfo);
+  if (cmd == GETALL) {
+    semid_ds ds{};
+    if (::semctl(int(id), 0, IPC_STAT, &ds) != 0)
+      throw UnsupportedError("semctl GETALL on a semaphore set rewind cannot inspect");
+    return ds.sem_nsems * sizeof(unsigned short);
+  }
+  return 0;
+}
+
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
-// fcntl(2), prctl(2), recvmsg(2)).
+// fcntl(2), prctl(2), recvmsg(2), msgrcv(2), msgctl(2), semctl(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -90,6 +113,15 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
       add_iov(out, tid, reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen, uint64_t(result));
       return true;
     }
+    case SYS_msgrcv:  // struct msgbuf: the type (a long), then the text
+      if (result >= 0) add(out, tid, a[1], sizeof(long) + uint64_t(result));
+      return true;
+    case SYS_msgctl:
+      if (result >= 0) add(out, tid, a[2], sysv_ctl_output(SYS_msgctl, a[0], a[1]));
+      return true;
+    case SYS_semctl:
+      if (result >= 0) add(out, tid, a[3], sysv_ctl_output(SYS_semctl, a[0], a[2]));
+      return true;
     default:
       return false;
   }
@@ -176,6 +208,15 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       return out;
     case SYS_prctl:
       add_range(a[1], 16);
+      return out;
+    case SYS_msgrcv:
+      add_range(a[1], sizeof(long) + a[2]);
+      return out;
+    case SYS_msgctl:
+      add_range(a[2], sysv_ctl_output(SYS_msgctl, a[0], a[1]));
+      return out;
+    case SYS_semctl:
+      add_range(a[3], sysv_ctl_output(SYS_semctl, a[0], a[2]));
       return out;
     case SYS_recvmsg: {
       struct msghdr h;
