@@ -412,6 +412,11 @@ S("exit_group", replay="EXIT", flags=["EXIT"])
 S("wait4", out=[fixed(1, 4), fixed(3, RUSAGE)], blocks="MAY_BLOCK")
 S("waitid", out=[fixed(2, SIGINFO), fixed(4, RUSAGE)], blocks="MAY_BLOCK")
 S("pidfd_open")
+# Namespaces (namespaces(7)): recorded as the kernel answered, emulated in replay (the
+# replayed process stays where it was: its file and identity calls are emulated too). A PID
+# namespace is refused (engine/record/record_syscall.cpp).
+S("unshare")
+S("setns")
 S("pidfd_getfd")
 S("process_vm_readv", out=[iov(1, 2)])  # into this process's iovecs
 S("acct")

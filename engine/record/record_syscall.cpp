@@ -3,6 +3,7 @@
 // file a mmap maps, the output a write makes; fork-like syscalls' new tasks
 // (record_session.h).
 #include <limits.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -22,6 +23,21 @@
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
+
+namespace {
+
+/// Whether the call at `t`'s syscall entry puts a process into another PID namespace:
+/// unshare(2) or clone(2)/clone3 with CLONE_NEWPID, setns(2) naming that type. Its tasks would
+/// see other pids than the recorder tracks (the other namespaces change nothing rewind
+/// relies on: the calls are recorded, replay emulates them).
+bool enters_pid_namespace(const SyscallSpec& spec, const RecordTask& t) {
+  long nr = long(t.entry.orig_rax);
+  if (nr == SYS_unshare) return t.entry.rdi & CLONE_NEWPID;
+  if (nr == SYS_setns) return t.entry.rsi == CLONE_NEWPID;
+  return spec.has(kForkLike) && (decode_clone_args(t.tid, t.entry).flags & CLONE_NEWPID);
+}
+
+}  // namespace
 
 namespace {
 bool same_file(const struct stat& a, const struct stat& b) {
@@ -78,6 +94,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     throw UnsupportedError(
         "the program creates a process sharing its memory (clone with CLONE_VM but not "
         "CLONE_THREAD); this is not supported yet");
+  if (enters_pid_namespace(*spec, t))
+    throw UnsupportedError(
+        "the program creates or enters a PID namespace (CLONE_NEWPID); this is not supported "
+        "yet");
   if (spec->record == RecordPolicy::Enosys) {
     // Not run: the program sees it unavailable (syscalls.py says why for each).
     Registers r = t.entry;

@@ -51,6 +51,16 @@ case "$1" in
       grep -q "^io_uring_setup Function not implemented" "$out" || fail "$name: io_uring_setup ran"
       grep -q "^userfaultfd Function not implemented" "$out" || fail "$name: userfaultfd ran"
     done ;;
+  unshare)  # a user and a UTS namespace, as sandboxes make them; a PID namespace is refused
+    need unshare
+    unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }
+    record_and_replay unshare unshare -r -u sh -c 'id -u; hostname'
+    [ "$(head -1 "$WORK/unshare.rec.out")" = 0 ] || fail "unshare -r: not uid 0 inside: $(cat "$WORK/unshare.rec.out")"
+    "$REWIND" record -o "$WORK/pidns.trace" unshare -r -p -f true >"$WORK/pidns.out" 2>&1 \
+      && fail "a PID namespace was recorded" \
+      || { grep -q "PID namespace (CLONE_NEWPID)" "$WORK/pidns.out" \
+        && pass "a PID namespace is refused in one line: $(tail -1 "$WORK/pidns.out")" \
+        || fail "unclear refusal: $(cat "$WORK/pidns.out")"; } ;;
   *) echo "unknown case $1"; exit 2 ;;
 esac
 finish
