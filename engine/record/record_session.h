@@ -43,6 +43,9 @@ class RecordSession {
   void handle_stop(RecordTask& t, int status);
   /// A syscall's entry: refused, answered without the kernel, or let run (record_syscall.cpp).
   void on_syscall_entry(RecordTask& t);
+  /// prctl(PR_GET_TSC) and prctl(PR_SET_TSC) at `t`'s entry: answered without the kernel from
+  /// the mode the program set (ThreadGroup::tsc_mode); false for other options.
+  bool answer_tsc_prctl(RecordTask& t);
   /// A syscall's exit: its event, with result and out-parameters (record_syscall.cpp).
   void on_syscall_exit(RecordTask& t);
   /// PTRACE_EVENT_FORK/VFORK/CLONE: the fork-like syscall's event and the new task.

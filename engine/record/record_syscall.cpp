@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -98,7 +99,9 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     throw UnsupportedError(
         "the program creates or enters a PID namespace (CLONE_NEWPID); this is not supported "
         "yet");
-  if (spec->record == RecordPolicy::Enosys) {
+  if (nr == SYS_prctl && answer_tsc_prctl(t)) {
+    // Answered here: the program sees its own setting, not rewind's (record_task.h).
+  } else if (spec->record == RecordPolicy::Enosys) {
     // Not run: the program sees it unavailable (syscalls.py says why for each).
     Registers r = t.entry;
     r.orig_rax = uint64_t(-1);
@@ -120,6 +123,30 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     return schedule(g);
   }
   resume_syscall(t);
+}
+
+bool RecordSession::answer_tsc_prctl(RecordTask& t) {
+  ThreadGroup& g = group(t);
+  int64_t result = 0;
+  if (t.entry.rdi == PR_GET_TSC) {
+    int mode = g.tsc_mode;
+    try {
+      write_memory(t.tid, t.entry.rsi, &mode, sizeof mode);
+    } catch (const SystemError&) {
+      result = -EFAULT;  // an unmapped pointer, as the kernel says
+    }
+  } else if (t.entry.rdi == PR_SET_TSC &&
+             (t.entry.rsi == PR_TSC_ENABLE || t.entry.rsi == PR_TSC_SIGSEGV)) {
+    g.tsc_mode = int(t.entry.rsi);
+  } else {
+    return false;  // another option, or an invalid mode: the kernel answers
+  }
+  Registers r = t.entry;
+  r.orig_rax = uint64_t(-1);
+  set_regs(t.tid, r);
+  t.skip_syscall = true;
+  t.skip_result = result;
+  return true;
 }
 
 void RecordSession::on_syscall_exit(RecordTask& t) {
@@ -214,6 +241,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   if (c.pid == child) {  // a copy of (or, vfork, the same) memory, with the parent's buffers
     c.buffer = t.buffer;
     cg.buffer_exclusions = group(t).buffer_exclusions;
+    cg.tsc_mode = group(t).tsc_mode;  // inherited by fork(2)
   }
   cg.members.push_back(child);
   if (cg.members.size() == 2 && cg.active) {

@@ -83,6 +83,9 @@ struct ThreadGroup {
   /// or exited: a thread's buffer outlives it) and those a fork copied from the parent. Replay
   /// writes into all of them, so every point of the process leaves them out. Cleared by exec.
   std::vector<std::pair<uint64_t, uint64_t>> buffer_exclusions;
+  /// The time-stamp counter mode the program set and sees (prctl(2) PR_SET_TSC, PR_GET_TSC;
+  /// 1 is PR_TSC_ENABLE): the real mode stays rewind's PR_TSC_SIGSEGV, which traps rdtsc.
+  int tsc_mode = 1;
 };
 
 }  // namespace rwd

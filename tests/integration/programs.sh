@@ -51,6 +51,15 @@ case "$1" in
       grep -q "^io_uring_setup Function not implemented" "$out" || fail "$name: io_uring_setup ran"
       grep -q "^userfaultfd Function not implemented" "$out" || fail "$name: userfaultfd ran"
     done ;;
+  prctl_state)  # PR_GET_TSC shows the program's mode, not rewind's; its own seccomp filter
+    native=$("$TEST_PROGRAMS/prctl_state")
+    echo "$native" | grep -q "^prctl_state done" || fail "natively: $native"
+    for opts in "" --no-syscall-buffer; do
+      name=prctl_state${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/prctl_state"
+      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] \
+        || fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
+    done ;;
   unshare)  # a user and a UTS namespace, as sandboxes make them; a PID namespace is refused
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }

@@ -1,0 +1,48 @@
+// Process settings a program reads back (prctl(2)) and a seccomp filter of its own: under
+// rewind it must see what it sees natively (programs.sh prctl_state compares the two).
+// rewind traps rdtsc with PR_TSC_SIGSEGV; the program still reads PR_TSC_ENABLE, then the
+// mode it set itself. Its filter makes getppid fail with errno 77, recorded and replayed.
+// Arguments are ignored.
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+static int tsc_mode(void) {
+  int mode = -1;
+  prctl(PR_GET_TSC, &mode, 0, 0, 0);
+  return mode;
+}
+
+int main(void) {
+  printf("tsc mode %d\n", tsc_mode());
+  unsigned long long t1 = __rdtsc(), t2 = __rdtsc();
+  printf("rdtsc advances: %d\n", t2 >= t1);
+  int r = prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+  printf("set sigsegv %d, mode %d\n", r, tsc_mode());
+  r = prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0);
+  printf("set enable %d, mode %d\n", r, tsc_mode());
+  errno = 0;
+  r = prctl(PR_SET_TSC, 7, 0, 0, 0);
+  printf("set invalid %d errno %d\n", r, errno);
+  printf("dumpable %d\n", prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 77),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {sizeof filter / sizeof filter[0], filter};
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  printf("seccomp filter %d\n", prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+  errno = 0;
+  long parent = syscall(SYS_getppid);
+  printf("getppid %ld errno %d\n", parent, errno);
+  printf("prctl_state done\n");
+  return 0;
+}
