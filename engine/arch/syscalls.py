@@ -284,6 +284,7 @@ S("recvfrom", out=[result(1, 2), len_ptr(4, 5), fixed(5, SOCKLEN)], blocks="MAY_
 S("sendmsg", blocks="MAY_BLOCK", buffer=NO_OUT("NOT_OUTPUT"))
 S("recvmsg", out=CUSTOM, blocks="MAY_BLOCK", buffer=VECTOR("MSG_READ"))
 S("sendmmsg", out=[result_times(1, 2, MMSGHDR)], blocks="MAY_BLOCK")
+S("recvmmsg", out=CUSTOM, blocks="MAY_BLOCK")  # each message as recvmsg's, and its msg_len
 
 # --- POSIX message queues (mq_overview(7)) and System V IPC (sysvipc(7)): emulated; what a
 # receive or a control call writes is recorded. SysV shared memory (shmget, shmat) is not

@@ -64,8 +64,19 @@ uint64_t sysv_ctl_output(long nr, uint64_t id, uint64_t cmd) {
   return 0;
 }
 
+/// What the kernel wrote for one received message (recvmsg(2), recvmmsg(2)): its header
+/// (`header_size` bytes at `header`: msg_namelen, msg_controllen, msg_flags, and recvmmsg's
+/// msg_len, updated), the sender's address, the control data and `len` bytes of data.
+void add_received(std::vector<MemoryRegion>& out, pid_t tid, uint64_t header, size_t header_size,
+                  const msghdr& h, uint64_t len) {
+  add(out, tid, header, header_size);
+  add(out, tid, reinterpret_cast<uint64_t>(h.msg_name), h.msg_namelen);
+  add(out, tid, reinterpret_cast<uint64_t>(h.msg_control), h.msg_controllen);
+  add_iov(out, tid, reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen, len);
+}
+
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
-// fcntl(2), prctl(2), recvmsg(2), msgrcv(2), msgctl(2), semctl(2)).
+// fcntl(2), prctl(2), recvmsg(2), recvmmsg(2), msgrcv(2), msgctl(2), semctl(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -107,12 +118,17 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
       if (result < 0) return true;
       struct msghdr h;
       read_memory_exact(tid, a[1], &h, sizeof h);
-      add(out, tid, a[1], sizeof h);  // msg_namelen, msg_controllen, msg_flags updated
-      add(out, tid, reinterpret_cast<uint64_t>(h.msg_name), h.msg_namelen);
-      add(out, tid, reinterpret_cast<uint64_t>(h.msg_control), h.msg_controllen);
-      add_iov(out, tid, reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen, uint64_t(result));
+      add_received(out, tid, a[1], sizeof h, h, uint64_t(result));
       return true;
     }
+    case SYS_recvmmsg:  // `result` messages, each header followed by its msg_len
+      for (int64_t i = 0; i < result; ++i) {
+        uint64_t at = a[1] + uint64_t(i) * sizeof(mmsghdr);
+        mmsghdr m;
+        read_memory_exact(tid, at, &m, sizeof m);
+        add_received(out, tid, at, sizeof m, m.msg_hdr, m.msg_len);
+      }
+      return true;
     case SYS_msgrcv:  // struct msgbuf: the type (a long), then the text
       if (result >= 0) add(out, tid, a[1], sizeof(long) + uint64_t(result));
       return true;
@@ -218,13 +234,18 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
     case SYS_semctl:
       add_range(a[3], sysv_ctl_output(SYS_semctl, a[0], a[2]));
       return out;
-    case SYS_recvmsg: {
-      struct msghdr h;
-      read_memory_exact(tid, a[1], &h, sizeof h);
-      add_range(a[1], sizeof h);
-      add_range(reinterpret_cast<uint64_t>(h.msg_name), h.msg_namelen);
-      add_range(reinterpret_cast<uint64_t>(h.msg_control), h.msg_controllen);
-      add_iov_ranges(reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen);
+    case SYS_recvmsg:
+    case SYS_recvmmsg: {
+      uint64_t count = spec.nr == SYS_recvmsg ? 1 : std::min<uint64_t>(a[2], kMaxIov);
+      size_t size = spec.nr == SYS_recvmsg ? sizeof(msghdr) : sizeof(mmsghdr);
+      for (uint64_t i = 0; i < count; ++i) {
+        struct msghdr h;
+        read_memory_exact(tid, a[1] + i * size, &h, sizeof h);
+        add_range(a[1] + i * size, size);
+        add_range(reinterpret_cast<uint64_t>(h.msg_name), h.msg_namelen);
+        add_range(reinterpret_cast<uint64_t>(h.msg_control), h.msg_controllen);
+        add_iov_ranges(reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen);
+      }
       return out;
     }
     default:

@@ -47,6 +47,7 @@ case "$1" in
       grep -q "^sem: 3 semaphores, values 2 3 9" "$out" || fail "$name: semaphores: $(grep sem: "$out")"
       grep -q "^msg: 1 queued, got 12 bytes of type 5: hello queue" "$out" || fail "$name: $(grep msg: "$out")"
       grep -q "^mq: 2 queued, got second (priority 7)" "$out" || fail "$name: $(grep mq: "$out")"
+      grep -q "^mmsg: sent 2, received 2: one (3) two! (4)" "$out" || fail "$name: $(grep mmsg: "$out")"
       # Unavailable while recorded, as under rr (liburing falls back to plain syscalls).
       grep -q "^io_uring_setup Function not implemented" "$out" || fail "$name: io_uring_setup ran"
       grep -q "^userfaultfd Function not implemented" "$out" || fail "$name: userfaultfd ran"

@@ -1,7 +1,8 @@
-// Syscalls of message queues, System V IPC, time adjustment, inotify, pidfds, process memory
-// and pipes, each printing what it got, for programs.sh (ipc_calls): recorded and replayed
-// twice, the output must be the same each time. io_uring_setup and userfaultfd report ENOSYS
-// under rewind (as under rr); natively they may work. Arguments are ignored.
+// Syscalls of message queues, System V IPC, sockets (sendmmsg, recvmmsg), time adjustment,
+// inotify, pidfds, process memory and pipes, each printing what it got, for programs.sh
+// (ipc_calls): recorded and replayed twice, the output must be the same each time. io_uring_setup
+// and userfaultfd report ENOSYS under rewind (as under rr); natively they may work. Arguments are
+// ignored.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <sys/uio.h>
@@ -75,6 +77,25 @@ static void sysv_semaphores(void) {
   printf("sem: %lu semaphores, values %u %u %u\n", (unsigned long)ds.sem_nsems, vals[0], vals[1],
          vals[2]);
   printf("semctl IPC_RMID %d\n", semctl(s, 0, IPC_RMID));
+}
+
+static void socket_batches(void) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) return;
+  char a[] = "one", b[] = "two!";
+  struct iovec out[2] = {{a, 3}, {b, 4}};
+  struct mmsghdr send[2] = {{.msg_hdr = {.msg_iov = &out[0], .msg_iovlen = 1}},
+                            {.msg_hdr = {.msg_iov = &out[1], .msg_iovlen = 1}}};
+  int sent = sendmmsg(sv[0], send, 2, 0);
+  char x[8] = {0}, y[8] = {0};
+  struct iovec in[2] = {{x, sizeof x}, {y, sizeof y}};
+  struct mmsghdr recv[2] = {{.msg_hdr = {.msg_iov = &in[0], .msg_iovlen = 1}},
+                            {.msg_hdr = {.msg_iov = &in[1], .msg_iovlen = 1}}};
+  int got = recvmmsg(sv[1], recv, 2, 0, NULL);
+  printf("mmsg: sent %d, received %d: %s (%u) %s (%u)\n", sent, got, x, recv[0].msg_len, y,
+         recv[1].msg_len);
+  close(sv[0]);
+  close(sv[1]);
 }
 
 static void clocks(void) {
@@ -139,6 +160,7 @@ int main(void) {
   mqueue();
   sysv_messages();
   sysv_semaphores();
+  socket_batches();
   clocks();
   inotify();
   process_memory();
