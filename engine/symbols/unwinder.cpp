@@ -158,12 +158,35 @@ std::optional<PhysicalFrame> frame_at_site(UnwindContext& c, const PreloadLayout
   return p;
 }
 
+/// When the task stands in a syscall site's stub itself (its `syscall` for clone, fork or
+/// rt_sigreturn, or any other of its instructions: the stubs have no unwind information),
+/// the registers of the program at that site, as frame_at_site() shows them. Only the
+/// `call rwd_entry` and the `lea 0x80(%rsp),%rsp` after it run with rsp lowered below the
+/// red zone (preload/patch.c, put_entry_call).
+std::optional<FrameRegisters> stopped_in_stub(UnwindContext& c, const PreloadLayout& l) {
+  uint64_t pc = c.regs.value[16];
+  if (pc < l.stubs || pc >= l.stubs_end) return std::nullopt;
+  uint64_t stub = l.stubs + (pc - l.stubs) / RWD_STUB_SIZE * RWD_STUB_SIZE, site = 0;
+  if (!c.read(stub + RWD_STUB_SITE_OFFSET, &site, sizeof site) || !site) return std::nullopt;
+  static const uint8_t kCall = 0xe8;
+  static const uint8_t kRaise[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
+  uint8_t code[8] = {};
+  bool lowered = c.read(pc, code, sizeof code) &&
+                 (code[0] == kCall || std::memcmp(code, kRaise, sizeof kRaise) == 0);
+  FrameRegisters r = c.regs;
+  r.set(16, site + 2);
+  if (lowered) r.set(UNW_X86_64_RSP, r.value[UNW_X86_64_RSP] + RWD_STUB_RED_ZONE);
+  return r;
+}
+
 }  // namespace
 
 std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& modules, pid_t tid,
                                         size_t max_frames) {
   std::vector<PhysicalFrame> frames;
   UnwindContext c{target, modules, frame_registers(target.registers(tid))};
+  if (auto l = preload_layout(modules.module_at(c.regs.value[16])))
+    if (auto site = stopped_in_stub(c, *l)) c.regs = *site;
   unw_cursor_t cursor;
   if (unw_init_remote(&cursor, address_space(), &c) != 0) return frames;
   PhysicalFrame f;

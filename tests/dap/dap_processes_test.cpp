@@ -187,6 +187,7 @@ TEST_CASE("steps of a process that waits while the other one runs end", "[dap]")
     // Shown at the program's read, as the stack shows a task inside rewind's library.
     json st = c.request("stackTrace", {{"threadId", parent}})["body"]["stackFrames"];
     REQUIRE(!st.empty());
+    INFO(st.dump());
     bool in_main = false;
     for (const json& f : st) in_main |= f["name"] == "main";
     CHECK(in_main);
