@@ -95,6 +95,12 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     throw UnsupportedError(
         "the program creates a process sharing its memory (clone with CLONE_VM but not "
         "CLONE_THREAD); this is not supported yet");
+  if (nr == SYS_exit && t.tid == t.pid && g.members.size() > 1)
+    // The leader's end is reported only once the other threads have ended (wait(2)); the
+    // recorder would wait for it while they wait for their turn.
+    throw UnsupportedError(
+        "the main thread exits while other threads run on (pthread_exit from main); this is "
+        "not supported yet");
   if (enters_pid_namespace(*spec, t))
     throw UnsupportedError(
         "the program creates or enters a PID namespace (CLONE_NEWPID); this is not supported "

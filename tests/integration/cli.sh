@@ -99,6 +99,9 @@ if command -v python3 >/dev/null; then
     "$REWIND" record -o "$WORK/unsup" python3 -c 'import ctypes; ctypes.CDLL(None).syscall(29, 0, 4096, 0)'
   "$REWIND" replay -a "$WORK/unsup" 2>&1 | grep -q "recording was interrupted" && pass "the partial trace replays" || fail "partial trace"
 fi
+# The main thread's pthread_exit while another thread runs on: refused, not a hang.
+one_line_error "main thread exits first" 1 "^rewind: the main thread exits while other threads run on" \
+  timeout 60 "$REWIND" record -o "$WORK/leader" "$TEST_PROGRAMS/leader_exit"
 
 # --status-file (how a debug adapter follows a recording it started in a terminal).
 "$REWIND" record --status-file "$WORK/st.ok" -o "$WORK/st" sh -c 'exit 3'
