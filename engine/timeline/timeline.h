@@ -63,7 +63,9 @@ class Timeline {
   /// With a range [skip_lo, skip_hi) of code (runtime addresses; skip_hi 0: none), the step
   /// goes back past instructions there to the last point before now where the task stood
   /// outside it (one replay, whatever their number), when that point lies after the task's
-  /// last event (or the pass it counts steps from); else one instruction back.
+  /// last event; when the task ran only inside the range since that event, to just after the
+  /// event (the caller steps back again from there); else (counting from an earlier pass at
+  /// the same instruction found no such point) one instruction back.
   StopInfo step_backward(pid_t tid, uint64_t skip_lo = 0, uint64_t skip_hi = 0);
   /// Goes to the point just after event `event` was replayed (1 = the first exec).
   StopInfo seek(uint64_t event);
