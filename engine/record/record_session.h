@@ -43,6 +43,9 @@ class RecordSession {
   void handle_stop(RecordTask& t, int status);
   /// A syscall's entry: refused, answered without the kernel, or let run (record_syscall.cpp).
   void on_syscall_entry(RecordTask& t);
+  /// Cancels `t`'s syscall at its entry (the kernel never runs it); its exit stop reports
+  /// `result` (RecordTask::skip_syscall).
+  void answer_syscall(RecordTask& t, int64_t result);
   /// prctl(PR_GET_TSC) and prctl(PR_SET_TSC) at `t`'s entry: answered without the kernel from
   /// the mode the program set (ThreadGroup::tsc_mode); false for other options.
   bool answer_tsc_prctl(RecordTask& t);

@@ -38,9 +38,6 @@ bool enters_pid_namespace(const SyscallSpec& spec, const RecordTask& t) {
   return spec.has(kForkLike) && (decode_clone_args(t.tid, t.entry).flags & CLONE_NEWPID);
 }
 
-}  // namespace
-
-namespace {
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -64,12 +61,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   if (nr == RWD_SYS_REGISTER_BUFFER && t.entry.rsi == RWD_BUFFER_SIZE &&
       maps_file_named(t.pid, t.entry.rdx, RWD_LIBRARY_NAME)) {
     // librewind_preload.so's registration: rewind answers it, the kernel never sees it.
-    Registers r = t.entry;
-    r.orig_rax = uint64_t(-1);
-    set_regs(t.tid, r);
-    t.skip_syscall = true;
-    t.skip_result =
-        seccomp_ ? t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9) : -ENOSYS;
+    answer_syscall(t, -ENOSYS);
+    const Registers& r = t.entry;
+    if (seccomp_)
+      t.skip_result = t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9);
     if (t.skip_result >= 0) group(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
     return resume_syscall(t);
   }
@@ -78,11 +73,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     // A number the kernel does not implement (negative, past its table, another tool's or
     // rewind's private numbers made by the program itself): -ENOSYS, as natively, recorded
     // as the call's result. The kernel never sees it.
-    Registers r = t.entry;
-    r.orig_rax = uint64_t(-1);
-    set_regs(t.tid, r);
-    t.skip_syscall = true;
-    t.skip_result = -ENOSYS;
+    answer_syscall(t, -ENOSYS);
     return resume_syscall(t);
   }
   if (!spec)
@@ -109,11 +100,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
   } else if (spec->record == RecordPolicy::Enosys) {
     // Not run: the program sees it unavailable (syscalls.py says why for each).
-    Registers r = t.entry;
-    r.orig_rax = uint64_t(-1);
-    set_regs(t.tid, r);
-    t.skip_syscall = true;
-    t.skip_result = -ENOSYS;
+    answer_syscall(t, -ENOSYS);
   }
   t.snap = snapshot_entry(t.tid, *spec, t.entry);
   if (spec->has(kExit)) {
@@ -147,12 +134,16 @@ bool RecordSession::answer_tsc_prctl(RecordTask& t) {
   } else {
     return false;  // another option, or an invalid mode: the kernel answers
   }
+  answer_syscall(t, result);
+  return true;
+}
+
+void RecordSession::answer_syscall(RecordTask& t, int64_t result) {
   Registers r = t.entry;
-  r.orig_rax = uint64_t(-1);
+  r.orig_rax = uint64_t(-1);  // no syscall: the kernel goes straight to the exit stop
   set_regs(t.tid, r);
   t.skip_syscall = true;
   t.skip_result = result;
-  return true;
 }
 
 void RecordSession::on_syscall_exit(RecordTask& t) {
