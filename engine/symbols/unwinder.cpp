@@ -141,18 +141,27 @@ std::optional<PreloadLayout> preload_layout(const Module* m) {
   return l;
 }
 
+/// The address of the `syscall` instruction whose stub holds `pc`, when `pc` lies in the stub
+/// area of librewind_preload.so (laid out as `l`; the site is kept in the stub at
+/// RWD_STUB_SITE_OFFSET).
+std::optional<uint64_t> stub_site(UnwindContext& c, const PreloadLayout& l, uint64_t pc) {
+  if (pc < l.stubs || pc >= l.stubs_end) return std::nullopt;
+  uint64_t stub = l.stubs + (pc - l.stubs) / RWD_STUB_SIZE * RWD_STUB_SIZE, site = 0;
+  if (!c.read(stub + RWD_STUB_SITE_OFFSET, &site, sizeof site) || !site) return std::nullopt;
+  return site;
+}
+
 /// When `f` (reached by a return) is a syscall site's stub in librewind_preload.so (laid out
 /// as `l`), returns the frame of the program at that site, as a stop at the site's syscall
 /// would show it: pc just after the `syscall` instruction, rsp as it was before the stub
 /// lowered it, the callee-saved registers as unwound (rewind_preload_abi.h, RWD_STUB_*).
 std::optional<PhysicalFrame> frame_at_site(UnwindContext& c, const PreloadLayout& l,
                                            const PhysicalFrame& f) {
-  if (f.pc < l.stubs || f.pc >= l.stubs_end) return std::nullopt;
-  uint64_t stub = l.stubs + (f.pc - l.stubs) / RWD_STUB_SIZE * RWD_STUB_SIZE, site = 0;
-  if (!c.read(stub + RWD_STUB_SITE_OFFSET, &site, sizeof site) || !site) return std::nullopt;
+  std::optional<uint64_t> site = stub_site(c, l, f.pc);
+  if (!site) return std::nullopt;
   PhysicalFrame p;
   p.regs = f.regs;
-  p.pc = site + 2;
+  p.pc = *site + 2;
   p.regs.set(16, p.pc);
   p.regs.set(UNW_X86_64_RSP, f.regs.value[UNW_X86_64_RSP] + RWD_STUB_RED_ZONE);
   return p;
@@ -165,16 +174,15 @@ std::optional<PhysicalFrame> frame_at_site(UnwindContext& c, const PreloadLayout
 /// red zone (preload/patch.c, put_entry_call).
 std::optional<FrameRegisters> stopped_in_stub(UnwindContext& c, const PreloadLayout& l) {
   uint64_t pc = c.regs.value[16];
-  if (pc < l.stubs || pc >= l.stubs_end) return std::nullopt;
-  uint64_t stub = l.stubs + (pc - l.stubs) / RWD_STUB_SIZE * RWD_STUB_SIZE, site = 0;
-  if (!c.read(stub + RWD_STUB_SITE_OFFSET, &site, sizeof site) || !site) return std::nullopt;
+  std::optional<uint64_t> site = stub_site(c, l, pc);
+  if (!site) return std::nullopt;
   static const uint8_t kCall = 0xe8;
   static const uint8_t kRaise[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
   uint8_t code[8] = {};
   bool lowered = c.read(pc, code, sizeof code) &&
                  (code[0] == kCall || std::memcmp(code, kRaise, sizeof kRaise) == 0);
   FrameRegisters r = c.regs;
-  r.set(16, site + 2);
+  r.set(16, *site + 2);
   if (lowered) r.set(UNW_X86_64_RSP, r.value[UNW_X86_64_RSP] + RWD_STUB_RED_ZONE);
   return r;
 }
