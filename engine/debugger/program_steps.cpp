@@ -36,11 +36,11 @@ StopInfo ProgramSteps::backward(pid_t tid) {
   // it (one replay). That point may lie before the task's last event (a syscall the library
   // made): then the step stops at the event, still inside, and the next one goes on.
   StopInfo s = tl_.step_backward(tid, code->first, code->second);
-  for (int n = 0;
-       n < kMaxLibraryInstructions && s.reason == StopReason::Step && in_library(tid, *code); ++n) {
+  for (int n = 0; n < kMaxLibraryInstructions && s.reason == StopReason::Step; ++n) {
+    Registers before = tl_.registers(tid);
+    if (before.rip < code->first || before.rip >= code->second) break;  // out of the library
     // A step that did not move (the task has not run since the last event, another task's)
     // would repeat for ever: stop there.
-    Registers before = tl_.registers(tid);
     uint64_t event = s.event;
     s = tl_.step_backward(tid, code->first, code->second);
     Registers now = tl_.registers(tid);

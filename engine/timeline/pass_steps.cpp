@@ -45,15 +45,16 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
 
 namespace {
 
-/// Whether code near `addr` in process `pid` (up to `before` bytes before it, 16 after) holds
+/// Whether code near `addr` in process `pid` (mapped as `maps`; read through its task `tid`;
+/// up to `before` bytes before it, 16 after) holds
 /// a `jmp rel32` into librewind_preload.so: a syscall site the library patched
 /// (preload/patch.c). A counting trampoline there would be in place before the site is
 /// patched when a replay starts from an earlier checkpoint: the library would then not know
 /// the site, and the replay would diverge. A stray 0xe9 byte only costs the faster method.
-bool near_patched_site(pid_t pid, pid_t tid, uint64_t addr, uint64_t before,
-                       const BreakpointTable& bps) {
+bool near_patched_site(const std::vector<ProcMapping>& maps, pid_t pid, pid_t tid, uint64_t addr,
+                       uint64_t before, const BreakpointTable& bps) {
   uint64_t lo = UINT64_MAX, hi = 0;
-  for (const ProcMapping& m : read_proc_maps(pid)) {
+  for (const ProcMapping& m : maps) {
     // A replay maps the trace's saved copy: files/librewind_preload.so-N (trace-format.md).
     static const std::string kName = "librewind_preload.so";
     std::string path = strip_deleted_suffix(m.path);
@@ -89,7 +90,8 @@ std::optional<Next> ReplayController::start_pass_scan() {
   // Inside the code a reverse step skips: the steps from the last event pass the point
   // before it (Run::landing), which a count from the pass before may not.
   if (skip_hi_ && here_.regs.rip >= skip_lo_ && here_.regs.rip < skip_hi_) return std::nullopt;
-  if (near_patched_site(t->pid, t->tid, here_.regs.rip, kBack, bps_)) return std::nullopt;
+  const std::vector<ProcMapping> maps = read_proc_maps(t->pid);
+  if (near_patched_site(maps, t->pid, t->tid, here_.regs.rip, kBack, bps_)) return std::nullopt;
   std::vector<uint8_t> code = rwd::read_memory(t->tid, here_.regs.rip, 16);
   bps_.hide(t->pid, here_.regs.rip, code);
   // A string instruction's passes at its address are its iterations, which a moved copy
@@ -105,7 +107,7 @@ std::optional<Next> ReplayController::start_pass_scan() {
   scan.count_passes = true;
   // The words of its stack from rsp up (those mapped), for the trampoline to tell apart the
   // passes whose registers are the same.
-  for (const ProcMapping& m : read_proc_maps(t->pid)) {
+  for (const ProcMapping& m : maps) {
     if (here_.regs.rsp < m.start || here_.regs.rsp >= m.end) continue;
     size_t n = std::min<uint64_t>(16, (m.end - here_.regs.rsp) / 8);
     scan.stack_words.resize(n);
