@@ -22,6 +22,8 @@ enum class ReplayPolicy : uint8_t {
   Fork,              ///< fork, vfork, clone, clone3: run for real, the child gets its rec tid
   Exit,              ///< exit, exit_group: run for real; the task must end
   Sigreturn,         ///< rt_sigreturn: run for real (restores the signal frame's registers)
+  SysvShm,           ///< shmat: a segment of the replayer's own attached at the recorded address,
+                     ///< holding the recorded contents; shmctl: emulated, IPC_RMID drops it
 };
 
 /// How the recorder handles a syscall.

@@ -15,14 +15,16 @@ Vocabulary (mirrors engine/arch/syscall_table.h):
   replay   EMULATE: not run in replay; result and out-parameters come from the trace.
            EXECUTE: run for real (address space, signal state); the result must match.
            EXECUTE_SET_RESULT: run for real, then the recorded result is set (it names a tid).
-           MMAP, MREMAP, FORK, EXIT, SIGRETURN: run by the replayer's code for that kind.
+           MMAP, MREMAP, FORK, EXIT, SIGRETURN, SYSV_SHM: run by the replayer's code for that
+           kind.
   record   RECORD: run by the kernel and recorded. ENOSYS: the recorder answers -ENOSYS
            without running it (as rr does for rseq), and replay emulates that answer.
   out      out-parameters (what the kernel writes): fixed(arg, bytes), result(arg, cap_arg),
            result_times(arg, cap_arg, elem), arg_bytes(arg, size_arg),
            arg_times(arg, size_arg, elem), len_ptr(arg, len_arg), iov(arg, count_arg),
            fdset(arg, nfds_arg); fixed_always: written on failure too. CUSTOM: decided by an
-           argument's value in engine/record/syscall_capture.cpp (ioctl, fcntl, prctl, recvmsg).
+           argument's value in engine/record/syscall_capture.cpp (ioctl, fcntl, prctl, recvmsg,
+           System V IPC).
   output   BUFFER / IOV: what a write-like call sends, for replay to print it again.
   blocks   NEVER, UNLESS_REGULAR (may wait unless the fd is a regular file), MAY_BLOCK,
            FUTEX_OP (by futex operation), FCNTL_LOCK (F_SETLKW, F_OFD_SETLKW): the recorder
@@ -287,8 +289,10 @@ S("sendmmsg", out=[result_times(1, 2, MMSGHDR)], blocks="MAY_BLOCK")
 S("recvmmsg", out=CUSTOM, blocks="MAY_BLOCK")  # each message as recvmsg's, and its msg_len
 
 # --- POSIX message queues (mq_overview(7)) and System V IPC (sysvipc(7)): emulated; what a
-# receive or a control call writes is recorded. SysV shared memory (shmget, shmat) is not
-# here: an attached segment is memory shared with other processes. ---
+# receive or a control call writes is recorded. A System V shared memory segment is memory
+# shared between processes, like MAP_SHARED|MAP_ANONYMOUS (shmop(2)): shmat records the
+# segment's contents at the attach and replay attaches a segment of the replayer's own
+# (engine/replay/sysv_segments.h); shmctl's IPC_RMID drops it there. ---
 S("mq_open")
 S("mq_unlink")
 S("mq_timedsend", blocks="MAY_BLOCK")
@@ -303,6 +307,10 @@ S("semget")
 S("semop", blocks="MAY_BLOCK")
 S("semtimedop", blocks="MAY_BLOCK")
 S("semctl", out=CUSTOM)
+S("shmget")
+S("shmat", replay="SYSV_SHM", out=CUSTOM, flags=["CHANGES_MAPPINGS", "RETURNS_ADDRESS"])
+S("shmdt", replay="EXECUTE", flags=["CHANGES_MAPPINGS"])
+S("shmctl", replay="SYSV_SHM", out=CUSTOM)
 
 # --- Time and randomness: the nondeterminism rewind exists to capture. ---
 S("clock_gettime", out=[fixed(1, TIMESPEC)], buffer=FIXED(1, TIMESPEC, when="ARG1_SET"))

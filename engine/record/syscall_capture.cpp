@@ -4,11 +4,15 @@
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include <algorithm>
+
 #include "engine/errors.h"
+#include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 
 namespace rwd {
@@ -44,13 +48,19 @@ void add_iov(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t 
 }
 
 /// Bytes System V IPC call `nr` writes at its buffer argument for command `cmd` (msgctl(2),
-/// semctl(2)); 0 for the commands that only read it or take no buffer. A GETALL writes one
-/// unsigned short per semaphore of the set (`semid`), counted here by an IPC_STAT.
+/// semctl(2), shmctl(2)); 0 for the commands that only read it or take no buffer. A GETALL writes
+/// one unsigned short per semaphore of the set (`semid`), counted here by an IPC_STAT.
 uint64_t sysv_ctl_output(long nr, uint64_t id, uint64_t cmd) {
   cmd &= ~uint64_t(0x100);  // IPC_64, which the kernel ignores on x86-64
   if (nr == SYS_msgctl) {
     if (cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY) return sizeof(msqid_ds);
     if (cmd == IPC_INFO || cmd == MSG_INFO) return sizeof(msginfo);
+    return 0;
+  }
+  if (nr == SYS_shmctl) {
+    if (cmd == IPC_STAT || cmd == SHM_STAT || cmd == SHM_STAT_ANY) return sizeof(shmid_ds);
+    if (cmd == IPC_INFO) return sizeof(shminfo);
+    if (cmd == SHM_INFO) return sizeof(shm_info);
     return 0;
   }
   if (cmd == IPC_STAT || cmd == SEM_STAT || cmd == SEM_STAT_ANY) return sizeof(semid_ds);
@@ -62,6 +72,34 @@ uint64_t sysv_ctl_output(long nr, uint64_t id, uint64_t cmd) {
     return ds.sem_nsems * sizeof(unsigned short);
   }
   return 0;
+}
+
+/// The contents of the System V segment that shmat(2) attached at `at`: each page holding
+/// anything but zeros, and always the last page, so that the regions end where the segment
+/// ends (replay sizes its own segment by that: engine/replay/sysv_segments.h). Neighbouring
+/// pages make one region, of at most kMaxOut bytes. Reading attaches no more than the program
+/// did: the segment's pages are the program's to read.
+void add_segment(std::vector<MemoryRegion>& out, pid_t tid, uint64_t at) {
+  constexpr uint64_t kPage = 4096, kBlock = 1 << 20;
+  uint64_t end = 0;
+  for (const ProcMapping& m : read_proc_maps(tid))
+    if (m.start == at) end = m.end;
+  if (end <= at) throw UnsupportedError("shmat: no segment mapped at " + hex(at));
+  for (uint64_t b = at; b < end; b += kBlock) {
+    std::vector<uint8_t> bytes = read_memory(tid, b, std::min(kBlock, end - b));
+    if (bytes.size() != std::min(kBlock, end - b))
+      throw UnsupportedError("shmat: cannot read the segment at " + hex(b));
+    for (uint64_t p = 0; p < bytes.size(); p += kPage) {
+      const uint8_t* page = bytes.data() + p;
+      bool last = b + p + kPage >= end;
+      if (!last && std::all_of(page, page + kPage, [](uint8_t c) { return c == 0; })) continue;
+      if (!out.empty() && out.back().addr + out.back().bytes.size() == b + p &&
+          out.back().bytes.size() + kPage <= kMaxOut)
+        out.back().bytes.insert(out.back().bytes.end(), page, page + kPage);
+      else
+        out.push_back({b + p, std::vector<uint8_t>(page, page + kPage)});
+    }
+  }
 }
 
 /// What the kernel wrote for one received message (recvmsg(2), recvmmsg(2)): its header
@@ -76,7 +114,8 @@ void add_received(std::vector<MemoryRegion>& out, pid_t tid, uint64_t header, si
 }
 
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
-// fcntl(2), prctl(2), recvmsg(2), recvmmsg(2), msgrcv(2), msgctl(2), semctl(2)).
+// fcntl(2), prctl(2), recvmsg(2), recvmmsg(2), msgrcv(2), msgctl(2), semctl(2), shmctl(2),
+// shmat(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -137,6 +176,12 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
       return true;
     case SYS_semctl:
       if (result >= 0) add(out, tid, a[3], sysv_ctl_output(SYS_semctl, a[0], a[2]));
+      return true;
+    case SYS_shmctl:
+      if (result >= 0) add(out, tid, a[2], sysv_ctl_output(SYS_shmctl, a[0], a[1]));
+      return true;
+    case SYS_shmat:
+      if (result >= 0) add_segment(out, tid, uint64_t(result));
       return true;
     default:
       return false;
@@ -233,6 +278,9 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       return out;
     case SYS_semctl:
       add_range(a[3], sysv_ctl_output(SYS_semctl, a[0], a[2]));
+      return out;
+    case SYS_shmctl:
+      add_range(a[2], sysv_ctl_output(SYS_shmctl, a[0], a[1]));
       return out;
     case SYS_recvmsg:
     case SYS_recvmmsg: {

@@ -45,11 +45,12 @@ std::map<pid_t, std::vector<ReplayTask*>> by_process(const std::vector<ReplayTas
   return out;
 }
 
-/// True when process `pid` maps memory that is both shared and writable (MAP_SHARED): its
-/// copy would share those pages with the replay, which goes on changing them.
-bool maps_shared_writable(pid_t pid) {
+/// True when process `pid` maps memory that is both shared and writable (MAP_SHARED), or a
+/// System V segment ("/SYSV" in /proc/PID/maps, proc(5)) even read-only: its copy would share
+/// those pages with the replay, which goes on changing them.
+bool maps_shared_memory(pid_t pid) {
   for (const ProcMapping& m : read_proc_maps(pid))
-    if (m.shared && m.write) return true;
+    if (m.shared && (m.write || m.path.rfind("/SYSV", 0) == 0)) return true;
   return false;
 }
 
@@ -74,7 +75,7 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position)
   // the trace. Not copied (the timeline then starts over from an earlier checkpoint): a
   // task inside a fork or sharing its parent's memory (vfork), a process whose leader has
   // ended or knows no `syscall` instruction, and memory shared between processes
-  // (MAP_SHARED and writable), which a copy would share with the replay.
+  // (MAP_SHARED and writable, System V segments), which a copy would share with the replay.
   auto processes = by_process(live);
   for (const auto& [pid, threads] : processes) {
     bool can_fork = false;  // the leader forks (process_copy.h)
@@ -82,7 +83,7 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position)
       if (t->state != TaskState::Running || t->vm_parent) return nullptr;
       can_fork |= t->tid == t->pid && (t->syscall_insn || t->at_entry);
     }
-    if (!can_fork || maps_shared_writable(pid)) return nullptr;
+    if (!can_fork || maps_shared_memory(pid)) return nullptr;
   }
   CheckpointPtr c(new Checkpoint);
   c->done = done_;

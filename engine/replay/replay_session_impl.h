@@ -16,6 +16,7 @@
 #include "engine/replay/replay_session.h"
 #include "engine/replay/replay_task.h"
 #include "engine/replay/replayer.h"
+#include "engine/replay/sysv_segments.h"
 #include "engine/trace/event.h"
 #include "engine/trace/trace_reader.h"
 
@@ -50,6 +51,7 @@ class ReplaySession::Impl {
   ReplayOptions opts_;
   TraceReader trace_;
   std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
+  SysvSegments sysv_;                  ///< System V shared memory the replay attached
   uint64_t done_ = 0;
   /// ReplaySession::pause_in_buffer's request.
   struct PauseRequest {
@@ -122,6 +124,9 @@ class ReplaySession::Impl {
   void execute_checked(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_mmap(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_mremap(ReplayTask& t, const Event& e, const Registers& regs);
+  /// shmat: attaches the replay's segment (sysv_) at the recorded address, with the recorded
+  /// contents; shmctl: emulated, and IPC_RMID drops the replay's segment.
+  void replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_fork(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_exit(ReplayTask& t, const Event& e, const Registers& regs);
   /// Ends the event in progress (its search first: a trampoline goes out of the code) and

@@ -1,12 +1,13 @@
 // Replaying syscall events, by the replay policy of the syscall table (syscall_table.h):
 // emulated from the trace, run for real, or by the code for mmap, mremap, fork-like
-// syscalls, exits and rt_sigreturn; and the task's syscall buffer around its events
-// (replay_session_impl.h).
+// syscalls, exits, rt_sigreturn and System V shared memory; and the task's syscall buffer around
+// its events (replay_session_impl.h).
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -185,6 +186,33 @@ void Replayer::replay_mremap(ReplayTask& t, const Event& e, const Registers& reg
                           hex(uint64_t(e.result)) + " when recorded");
 }
 
+void Replayer::replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& regs) {
+  int rec_id = int(regs.rdi);
+  if (e.syscallno() == SYS_shmctl) {
+    emulate(t, e, regs);
+    if (e.result == 0 && (regs.rsi & ~uint64_t(0x100)) == IPC_RMID) sysv_.remove(rec_id);
+    return;
+  }
+  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  // The recorder saved the segment's pages that held data and always its last one
+  // (syscall_capture.cpp): the regions end where the segment ends.
+  uint64_t at = uint64_t(e.result), end = at;
+  for (const auto& m : e.memory) {
+    if (m.addr < at) throw TraceError(trace_.dir() + "/events: " + where(e) + ": bad segment");
+    end = std::max<uint64_t>(end, m.addr + m.bytes.size());
+  }
+  if (end == at || (end - at) % kPage)
+    throw TraceError(trace_.dir() + "/events: " + where(e) + ": the segment's size is missing");
+  int real = sysv_.real_id(rec_id, end - at);
+  for (const auto& m : e.memory) sysv_.write(rec_id, m.addr - at, m.bytes);
+  RemoteSyscall rs(t, regs.rip - 2, regs);
+  int64_t r = rs.call(SYS_shmat, {uint64_t(real), at, regs.rdx & (SHM_RDONLY | SHM_EXEC)});
+  finish_syscall(t.tid, regs, r);
+  if (r != e.result)
+    throw diverged(e, "shmat returned " + hex(uint64_t(r)) + " in replay, " +
+                          hex(uint64_t(e.result)) + " when recorded");
+}
+
 void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs) {
   if (e.child_tid == 0) return emulate(t, e, regs);  // the fork failed when recorded
   RemoteSyscall rs(t, regs.rip - 2, regs);
@@ -294,6 +322,8 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
       return replay_mmap(t, e, regs);
     case ReplayPolicy::Mremap:
       return replay_mremap(t, e, regs);
+    case ReplayPolicy::SysvShm:
+      return replay_sysv_shm(t, e, regs);
     case ReplayPolicy::Fork:
       return replay_fork(t, e, regs);
     case ReplayPolicy::Exit:

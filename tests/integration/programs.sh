@@ -61,6 +61,28 @@ case "$1" in
       [ "$(cat "$WORK/$name.rec.out")" = "$native" ] \
         || fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
     done ;;
+  sysv_shm)  # System V shared memory: a segment from before the recording, one shared with a child
+    for opts in "" --no-syscall-buffer; do
+      name=sysv_shm${opts:+_traced}
+      : >"$WORK/$name.key"  # ftok's file: a segment key of this test's own
+      "$TEST_PROGRAMS/sysv_shm" create "$WORK/$name.key" || fail "$name: cannot create the segment natively"
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/sysv_shm" use "$WORK/$name.key"
+      out="$WORK/$name.rec.out"
+      grep -q "^sysv_shm done" "$out" || fail "$name: the program did not run to its end: $(tail -3 "$out" "$WORK/$name.rec.err")"
+      grep -q "^pre: 'left before the recording' 'and on its second page'" "$out" ||
+        fail "$name: the segment from before: $(grep pre: "$out")"
+      grep -q "^answer: the child saw 'from the parent' and 'x', mark 'c'" "$out" ||
+        fail "$name: shared with the child: $(grep answer: "$out")"
+      grep -q "^read-only: the same answer" "$out" || fail "$name: $(grep read-only: "$out")"
+      grep -q "^new: 10000 bytes, 2 attached" "$out" || fail "$name: IPC_STAT: $(grep new: "$out")"
+    done
+    # Each replay's segments go with it: none is left behind (ipcs(1) lists the host's).
+    if command -v ipcs >/dev/null; then
+      left=$(ipcs -m | wc -l)
+      "$REWIND" replay -a "$TRACE" >/dev/null 2>&1
+      [ "$(ipcs -m | wc -l)" = "$left" ] ||
+        fail "a replay left a System V segment behind: $(ipcs -m)"
+    fi ;;
   unshare)  # a user and a UTS namespace, as sandboxes make them; a PID namespace is refused
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }
