@@ -359,6 +359,9 @@ S("getrlimit", out=[fixed(1, RLIMIT)], buffer=FIXED(1, RLIMIT))
 S("prlimit64", out=[fixed(3, RLIMIT)], buffer=FIXED(3, RLIMIT, when="ARG2_NULL"))
 S("getrusage", out=[fixed(1, RUSAGE)], buffer=FIXED(1, RUSAGE))
 S("prctl", out=CUSTOM)
+# The program's own filters (seccomp(2)) act while recording; their answers (an errno, a
+# SIGSYS) are recorded like any result or signal, so replay installs none.
+S("seccomp", out=CUSTOM)
 S("getcpu", out=[fixed(0, 4), fixed(1, 4)])
 S("sched_yield", blocks="MAY_BLOCK")
 S("sched_getaffinity", out=[result(2, 1)])

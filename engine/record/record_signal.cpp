@@ -60,9 +60,15 @@ Event RecordSession::signal_event(RecordTask& t, int sig, const SigInfo& si) {
 
 void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si) {
   // The desched counter, if the library has it on, would signal every step's stop.
-  if (t.buffer.must_not_stop_at(get_regs(t.tid).rip)) t.buffer.settle_desched(t.tid);
+  uint64_t at = get_regs(t.tid).rip;
+  if (t.buffer.must_not_stop_at(at)) t.buffer.settle_desched(t.tid);
   step_out_of_buffer_code(t);
   Registers regs = get_regs(t.tid);
+  // Stepped out: the task now stands at a step's SIGTRAP stop, and resuming it with `sig`
+  // there would hand the handler a plain SI_USER siginfo (ptrace(2), "Signal-delivery-stop":
+  // a changed signal number rewrites it). Its own siginfo (a SIGSYS's syscall number) goes
+  // with it.
+  if (regs.rip != at) set_siginfo(t.tid, si);
   if (size_t len = rep_insn_at(t.tid, regs.rip)) {
     // No breakpoint can find a point inside a string instruction again: let it finish.
     t.deferred_sig = sig;

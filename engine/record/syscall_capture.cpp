@@ -1,6 +1,7 @@
 #include "syscall_capture.h"
 
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/sem.h>
@@ -114,8 +115,8 @@ void add_received(std::vector<MemoryRegion>& out, pid_t tid, uint64_t header, si
 }
 
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
-// fcntl(2), prctl(2), recvmsg(2), recvmmsg(2), msgrcv(2), msgctl(2), semctl(2), shmctl(2),
-// shmat(2)).
+// fcntl(2), prctl(2), seccomp(2), recvmsg(2), recvmmsg(2), msgrcv(2), msgctl(2), semctl(2),
+// shmctl(2), shmat(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -152,6 +153,10 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
         default:
           break;  // the rest return their value or write nothing
       }
+      return true;
+    case SYS_seccomp:
+      if (result >= 0 && a[0] == SECCOMP_GET_NOTIF_SIZES)
+        add(out, tid, a[2], sizeof(seccomp_notif_sizes));
       return true;
     case SYS_recvmsg: {
       if (result < 0) return true;
