@@ -237,7 +237,14 @@ void Replayer::on_goal_stop(const Stop& s) {
       cur_->search.reset();
       buffer_reached(t, e);
       if (e.kind == EventKind::Sched) break;
-      // A signal sent from outside: at its point, send it again and let it arrive.
+      // A signal sent from outside: at its point, send it again and let it arrive. If the
+      // task blocks it now, it arrived inside a call that unblocked it for a while
+      // (rt_sigsuspend, ppoll, pselect6, epoll_pwait with a mask: signal(7)), which replay
+      // emulates and so never changed the mask: unblocked for its delivery. The handler's
+      // recorded frame (on_signal) holds the mask that its rt_sigreturn puts back.
+      uint64_t mask = 0;
+      uint64_t bit = 1ull << (e.signo - 1);
+      if (try_get_sigmask(t.tid, mask) && (mask & bit)) try_set_sigmask(t.tid, mask & ~bit);
       syscall(SYS_tgkill, t.pid, t.tid, e.signo);
       t.signal_injected = true;
       cur_->goal = Goal::Signal;
