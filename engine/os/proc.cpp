@@ -126,4 +126,20 @@ bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix) {
   return false;
 }
 
+int fd_status_flags(pid_t tid, int fd) {
+  std::ifstream in("/proc/" + std::to_string(tid) + "/fdinfo/" + std::to_string(fd));
+  std::string key;
+  while (in >> key) {
+    if (key != "flags:") continue;
+    std::string octal;
+    in >> octal;
+    try {
+      return int(std::stoul(octal, nullptr, 8));
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
 }  // namespace rwd

@@ -33,6 +33,10 @@ std::vector<ProcMapping> read_proc_maps(pid_t pid);
 /// starts with `prefix` (read from /proc/PID/maps; false when none maps it).
 bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix);
 
+/// The status flags of task `tid`'s descriptor `fd` (O_RDWR, O_APPEND..., from the "flags:"
+/// line of /proc/TID/fdinfo/FD, proc(5)), or -1 when it has no such descriptor.
+int fd_status_flags(pid_t tid, int fd);
+
 /// The state letter of task `tid` ("R", "S", "D", "Z", "X", "t"...: the field after the
 /// command name in /proc/TID/stat), or '\0' when the task is gone.
 char proc_task_state(pid_t tid);

@@ -10,7 +10,6 @@
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
-#include "engine/trace/saved_files.h"
 
 namespace rwd {
 
@@ -62,60 +61,98 @@ void copy_fd(int in, int out, const std::string& what, uint64_t& copied) {
 }
 }  // namespace
 
-std::string FileSaver::save(const std::string& source, const std::string& path) {
+int FileSaver::open_regular(const std::string& source, const std::string& path, struct stat& st) {
   int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) throw_errno("open " + path + " to save it in the trace");
-  struct stat st;
   if (::fstat(in, &st) != 0) {
     ::close(in);
     throw_errno("stat " + path);
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(in);
-    return "";
+    return -1;
   }
+  return in;
+}
+
+std::string FileSaver::save(const std::string& source, const std::string& path) {
+  struct stat st;
+  int in = open_regular(source, path, st);
+  if (in < 0) return "";
   auto key = std::make_tuple(st.st_dev, st.st_ino, st.st_size,
                              int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+  std::string name;
   if (auto it = saved_.find(key); it != saved_.end()) {
-    ::close(in);
-    return it->second;
+    name = it->second;
+  } else {
+    try {
+      name = store(in, st, path, nullptr);
+    } catch (...) {
+      ::close(in);
+      throw;
+    }
+    saved_[key] = name;
   }
+  ::close(in);
+  return name;
+}
+
+FileSaver::SharedSave FileSaver::save_shared(const std::string& source, const std::string& path) {
+  struct stat st;
+  int in = open_regular(source, path, st);
+  if (in < 0) return {};
+  SharedSave out;
+  try {
+    auto [it, added] = shared_numbers_.try_emplace({st.st_dev, st.st_ino}, 0);
+    if (added) it->second = uint32_t(shared_numbers_.size());
+    out.number = it->second;
+    SavedFileSum sum = sum_of_fd(in, path);
+    auto key = std::make_tuple(st.st_dev, st.st_ino, off_t(sum.size), int64_t(sum.xxh64));
+    if (auto s = shared_saved_.find(key); s != shared_saved_.end()) {
+      out.name = s->second;
+    } else {
+      out.name = store(in, st, path, &sum);
+      shared_saved_[key] = out.name;
+    }
+  } catch (...) {
+    ::close(in);
+    throw;
+  }
+  ::close(in);
+  return out;
+}
+
+std::string FileSaver::store(int in, const struct stat& st, const std::string& path,
+                             const SavedFileSum* sum) {
   std::string name = base_name(path) + "-" + std::to_string(counter_++);
   std::string dest = dir_ + "/" + name;
   bool done = false;
   // A hard link keeps the file's mode: a setuid or setgid program exec'd from the trace would
   // run with ASLR on (the kernel's secure exec), in another address space than recorded.
-  // Those are copied, without the bits.
-  if (is_system_path(path) && !(st.st_mode & (S_ISUID | S_ISGID))) {
+  // Those are copied, without the bits. A file saved for a shared mapping is always copied:
+  // the program changes it in place.
+  if (!sum && is_system_path(path) && !(st.st_mode & (S_ISUID | S_ISGID))) {
     struct stat orig;
     if (::stat(path.c_str(), &orig) == 0 && orig.st_dev == st.st_dev && orig.st_ino == st.st_ino)
       done = ::linkat(AT_FDCWD, path.c_str(), AT_FDCWD, dest.c_str(), AT_SYMLINK_FOLLOW) == 0;
   }
   if (!done) {
     int out = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (out < 0) {
-      ::close(in);
-      throw_errno("create " + dest);
-    }
+    if (out < 0) throw_errno("create " + dest);
     try {
-      if (::ioctl(out, FICLONE, in) != 0) copy_fd(in, out, path, copied_);
+      if (::ioctl(out, FICLONE, in) != 0) {
+        if (::lseek(in, 0, SEEK_SET) != 0) throw_errno("seek " + path);
+        copy_fd(in, out, path, copied_);
+      }
     } catch (...) {
       ::close(out);
-      ::close(in);
       throw;
     }
     ::fchmod(out, 0555);  // executables are exec'd from the trace at replay
     ::close(out);
   }
   // Its size and checksum, for the replay to tell a truncated or replaced copy.
-  try {
-    append_file_sum(dir_.substr(0, dir_.rfind('/')), name, sum_of_fd(in, path));
-  } catch (...) {
-    ::close(in);
-    throw;
-  }
-  ::close(in);
-  saved_[key] = name;
+  append_file_sum(dir_.substr(0, dir_.rfind('/')), name, sum ? *sum : sum_of_fd(in, path));
   return name;
 }
 

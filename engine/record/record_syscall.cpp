@@ -2,6 +2,7 @@
 // (unsupported, answered -ENOSYS, may block); at its exit, its result and out-parameters, the
 // file a mmap maps, the output a write makes; fork-like syscalls' new tasks
 // (record_session.h).
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -197,10 +198,21 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     if (spec->output != OutputKind::None && result > 0)
       e.output = output_target(t.tid, t.entry.rdi);
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
-      std::string fd = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(int(t.entry.r8));
+      int fd = int(t.entry.r8);
+      std::string source = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);
       char target[PATH_MAX] = {};
-      ssize_t n = ::readlink(fd.c_str(), target, sizeof target - 1);
-      e.file = saver_->save(fd, n > 0 ? std::string(target, size_t(n)) : fd);
+      ssize_t n = ::readlink(source.c_str(), target, sizeof target - 1);
+      std::string path = n > 0 ? std::string(target, size_t(n)) : source;
+      // A file shared with other processes, which can change it through the mapping: its
+      // contents now, and its number (replay shares one copy per file).
+      bool shared = (t.entry.r10 & MAP_SHARED_VALIDATE) != MAP_PRIVATE;
+      if (shared && (fd_status_flags(t.tid, fd) & O_ACCMODE) == O_RDWR) {
+        auto saved = saver_->save_shared(source, path);
+        e.file = saved.name;
+        e.shared_file = saved.name.empty() ? 0 : saved.number;
+      } else {
+        e.file = saver_->save(source, path);
+      }
     }
     write(e);
   }

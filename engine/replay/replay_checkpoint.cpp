@@ -46,11 +46,14 @@ std::map<pid_t, std::vector<ReplayTask*>> by_process(const std::vector<ReplayTas
 }
 
 /// True when process `pid` maps memory that is both shared and writable (MAP_SHARED), or a
-/// System V segment ("/SYSV" in /proc/PID/maps, proc(5)) even read-only: its copy would share
+/// System V segment ("/SYSV" in /proc/PID/maps, proc(5)) or a replay's copy of a shared file
+/// (shared_files.h) even read-only: its copy would share
 /// those pages with the replay, which goes on changing them.
 bool maps_shared_memory(pid_t pid) {
   for (const ProcMapping& m : read_proc_maps(pid))
-    if (m.shared && (m.write || m.path.rfind("/SYSV", 0) == 0)) return true;
+    if (m.shared &&
+        (m.write || m.path.rfind("/SYSV", 0) == 0 || m.path.rfind(SharedFiles::kMapName, 0) == 0))
+      return true;
   return false;
 }
 

@@ -16,6 +16,7 @@
 #include "engine/replay/replay_session.h"
 #include "engine/replay/replay_task.h"
 #include "engine/replay/replayer.h"
+#include "engine/replay/shared_files.h"
 #include "engine/replay/sysv_segments.h"
 #include "engine/trace/event.h"
 #include "engine/trace/trace_reader.h"
@@ -52,6 +53,7 @@ class ReplaySession::Impl {
   TraceReader trace_;
   std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
   SysvSegments sysv_;                  ///< System V shared memory the replay attached
+  SharedFiles shared_;                 ///< the copies of files mapped shared (shared_files.h)
   uint64_t done_ = 0;
   /// ReplaySession::pause_in_buffer's request.
   struct PauseRequest {

@@ -151,18 +151,23 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
     if (!(flags & MAP_ANONYMOUS)) flags = (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | MAP_PRIVATE;
     r = rs.call(SYS_mmap, {target, len, prot, flags | MAP_ANONYMOUS, uint64_t(-1), 0});
   } else {
-    // Map the trace's copy. First put anonymous memory there to hold the path for openat.
+    // Map the trace's copy, or for a shared file the replay's one copy of it, set to the
+    // contents the recorder saved now. First put anonymous memory there to hold the path for
+    // openat.
     std::string path = trace_.file_path(e.file);
+    if (e.shared_file) path = shared_.sync(e.shared_file, path);
     if (path.size() + 1 > kPage)
       throw Error("trace path too long: " + path);  // mmap is page-granular
     r = rs.call(SYS_mmap, {target, len, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
     if (r != int64_t(target)) throw diverged(e, "cannot map memory at " + hex(target));
     write_memory(t.tid, target, path.c_str(), path.size() + 1);
-    int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), target, O_RDONLY | O_CLOEXEC});
+    uint64_t mode = e.shared_file ? O_RDWR : O_RDONLY;
+    int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), target, mode | O_CLOEXEC});
     if (fd < 0) throw diverged(e, "replayed task cannot open " + path);
-    // Shared file mappings become private: replay must never write to the saved file.
-    uint64_t fflags = (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | MAP_PRIVATE;
+    // Other shared file mappings become private: replay must never write to the saved file.
+    uint64_t fflags =
+        (flags & ~uint64_t(MAP_SHARED_VALIDATE)) | (e.shared_file ? MAP_SHARED : MAP_PRIVATE);
     r = rs.call(SYS_mmap, {target, len, prot, fflags, uint64_t(fd), regs.r9});
     rs.call(SYS_close, {uint64_t(fd)});
   }

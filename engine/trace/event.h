@@ -60,7 +60,11 @@ struct Event {
   int64_t result = 0;     ///< Syscall: the return value (rax at exit)
   int32_t child_tid = 0;  ///< Syscall fork/vfork/clone: recorded tid of the new task
   OutputStream output = OutputStream::None;  ///< Syscall write-like: where the bytes went
-  std::string file;                    ///< Syscall mmap of a file / Exec: saved file under files/
+  std::string file;  ///< Syscall mmap of a file / Exec: saved file under files/
+  /// Syscall mmap of a file shared with other processes (MAP_SHARED, open for writing): the
+  /// file's number among those of the recording (1-based, one per device and inode); replay
+  /// maps one shared copy per number. 0 otherwise.
+  uint32_t shared_file = 0;
   std::vector<MemoryRegion> memory;    ///< Syscall: out-parameters. Exec: writable mappings.
   int32_t signo = 0;                   ///< Signal: signal number
   bool synchronous = false;            ///< Signal: raised by the instruction itself (fault)

@@ -63,6 +63,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
       w.i32(e.child_tid);
       w.u8(uint8_t(e.output));
       w.str(e.file);
+      w.u32(e.shared_file);
       break;
     case EventKind::Exec:
       w.str(e.file);
@@ -128,6 +129,7 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
       e.child_tid = r.i32();
       e.output = OutputStream(r.u8() % 3);
       e.file = r.str();
+      e.shared_file = r.u32();
       break;
     case EventKind::Exec: {
       e.file = r.str();

@@ -83,6 +83,32 @@ case "$1" in
       [ "$(ipcs -m | wc -l)" = "$left" ] ||
         fail "a replay left a System V segment behind: $(ipcs -m)"
     fi ;;
+  shared_file)  # a file mapped shared by three processes, each mapping it itself; it grows
+    for opts in "" --no-syscall-buffer; do
+      name=shared_file${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/shared_file" "$WORK/$name.shared"
+      out="$WORK/$name.rec.out"
+      grep -q "^first child: exit 0, wrote 'pong from the first child'" "$out" &&
+        grep -q "^second child: exit 0, wrote 'seen by the second child'" "$out" &&
+        grep -q "^shared_file done" "$out" || fail "$name: natively shared writes not seen: $(cat "$out")"
+    done ;;
+  sqlite3_wal)  # SQLite in WAL mode: connections of several processes share the -shm index
+    need sqlite3
+    cd "$WORK" || exit 1  # the database's files go there
+    record_and_replay sqlite3_wal sh -c '
+      sqlite3 wal.db "PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3);" &&
+      { sqlite3 wal.db "INSERT INTO t VALUES (4);" & sqlite3 wal.db "SELECT count(*) FROM t;"; wait; } &&
+      sqlite3 wal.db "PRAGMA journal_mode; SELECT sum(x) FROM t;"'
+    out="$WORK/sqlite3_wal.rec.out"
+    [ "$(head -1 "$out")" = wal ] && [ "$(tail -1 "$out")" = 10 ] && [ "$(tail -2 "$out" | head -1)" = wal ] ||
+      fail "sqlite3 in WAL mode, recorded: $(cat "$out" "$WORK/sqlite3_wal.rec.err")" ;;
+  shell_jobs)  # background jobs and wait: SIGCHLD arrives inside rt_sigsuspend (dash), or not
+    record_and_replay dash_jobs sh -c '(sleep 0.05 & echo started; wait) && echo after'
+    [ "$(cat "$WORK/dash_jobs.rec.out")" = "$(printf 'started\nafter')" ] || fail "sh: $(cat "$WORK/dash_jobs.rec.out")"
+    if command -v bash >/dev/null; then
+      record_and_replay bash_jobs bash -c 'sleep 0.05 & sleep 0.01 & wait; echo "both done $?"'
+      [ "$(cat "$WORK/bash_jobs.rec.out")" = "both done 0" ] || fail "bash: $(cat "$WORK/bash_jobs.rec.out")"
+    fi ;;
   unshare)  # a user and a UTS namespace, as sandboxes make them; a PID namespace is refused
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }

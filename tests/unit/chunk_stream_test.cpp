@@ -117,10 +117,10 @@ TEST_CASE("headers are checked: magic, version, kind") {
   CHECK(error_of([&] {
           ChunkReader r(d / "s", fourcc("OTHR"), false);
         }).find("stream kind does not match") != std::string::npos);
-  flip_byte(d / "s", 8);  // version 3 -> 67
+  flip_byte(d / "s", 8);  // version 4 -> 68
   CHECK(error_of([&] {
           ChunkReader r(d / "s", kKind, false);
-        }).find("trace format version 67 is newer than this rewind supports (3)") !=
+        }).find("trace format version 68 is newer than this rewind supports (4)") !=
         std::string::npos);
   flip_byte(d / "s", 0);
   CHECK(error_of([&] { ChunkReader r(d / "s", kKind, false); }) ==

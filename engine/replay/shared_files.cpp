@@ -1,0 +1,72 @@
+#include "shared_files.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "engine/errors.h"
+
+namespace rwd {
+
+namespace {
+/// pread until `n` bytes or the end of the file; returns the count. Throws SystemError.
+size_t read_full(int fd, uint8_t* buf, size_t n, off_t at, const std::string& what) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, buf + got, n - got, at + off_t(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw_errno("read " + what);
+    if (r == 0) break;
+    got += size_t(r);
+  }
+  return got;
+}
+}  // namespace
+
+SharedFiles::~SharedFiles() {
+  for (auto& [n, fd] : fds_) ::close(fd);
+}
+
+std::string SharedFiles::sync(uint32_t number, const std::string& saved_path) {
+  auto it = fds_.find(number);
+  if (it == fds_.end()) {
+    int fd = memfd_create(kMapName + std::strlen("/memfd:"), MFD_CLOEXEC);
+    if (fd < 0) throw_errno("create the replay's copy of a shared file");
+    it = fds_.emplace(number, fd).first;
+  }
+  int copy = it->second;
+  int in = ::open(saved_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw_errno("open " + saved_path);
+  try {
+    struct stat st;
+    if (::fstat(in, &st) != 0) throw_errno("stat " + saved_path);
+    if (::ftruncate(copy, st.st_size) != 0)
+      throw_errno("resize the replay's copy of a shared file");
+    constexpr size_t kBlock = 4096, kChunk = 1 << 20;
+    std::vector<uint8_t> want(kChunk), have(kChunk);
+    for (off_t at = 0; at < st.st_size; at += off_t(kChunk)) {
+      size_t n = read_full(in, want.data(), kChunk, at, saved_path);
+      size_t h = read_full(copy, have.data(), n, at, "the replay's copy of a shared file");
+      for (size_t b = 0; b < n; b += kBlock) {
+        size_t len = std::min(kBlock, n - b);
+        if (b + len <= h && std::memcmp(want.data() + b, have.data() + b, len) == 0) continue;
+        if (::pwrite(copy, want.data() + b, len, at + off_t(b)) != ssize_t(len))
+          throw_errno("write the replay's copy of a shared file");
+      }
+      if (n < kChunk) break;
+    }
+  } catch (...) {
+    ::close(in);
+    throw;
+  }
+  ::close(in);
+  return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(copy);
+}
+
+}  // namespace rwd

@@ -1,0 +1,35 @@
+// Files that recorded processes mapped shared and could write (MAP_SHARED, open for
+// writing: SQLite's -shm index, LMDB with MDB_WRITEMAP): the processes saw each other's
+// writes through the file's pages. Replay gives each such file (Event::shared_file) one copy
+// of its own, a memfd of the replayer that every replayed mapping of the file maps shared,
+// set at each mapping to the contents the recorder saved then. rr's EmuFs plays this part.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace rwd {
+
+/// The replay's copies of shared files, by the recording's file number.
+class SharedFiles {
+ public:
+  SharedFiles() = default;
+  ~SharedFiles();
+  SharedFiles(const SharedFiles&) = delete;
+  SharedFiles& operator=(const SharedFiles&) = delete;
+
+  /// Makes the copy of file `number` (created on first use) hold what saved file
+  /// `saved_path` holds, size included, and returns the path by which a replayed task opens
+  /// it (/proc/PID/fd/N of the replayer). Only the 4 KiB blocks that differ are written, so
+  /// the pages other processes map stay as they are where nothing changed. Throws
+  /// SystemError.
+  std::string sync(uint32_t number, const std::string& saved_path);
+  /// The name /proc/PID/maps shows for a mapping of a copy (with " (deleted)" after it).
+  static constexpr const char* kMapName = "/memfd:rewind-shared-file";
+
+ private:
+  std::map<uint32_t, int> fds_;  ///< memfd by file number
+};
+
+}  // namespace rwd
