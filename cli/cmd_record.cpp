@@ -58,6 +58,10 @@ Runner add_record(CLI::App& app) {
   cmd->add_flag("--chaos", opts->chaos,
                 "Chaos mode: random time slices and scheduling order between threads, so that "
                 "rare interleavings show up more often");
+  cmd->add_flag("--wait", opts->wait_all,
+                "Record until every process the program started has ended; without it the "
+                "recording ends with the program, and processes it left running (a daemon) "
+                "are killed, as rr does");
   if (const char* b = getenv("REWIND_SYSCALL_BUFFER")) opts->syscall_buffer = b[0] != '0';
   cmd->add_flag_callback(
       "--syscall-buffer", [opts] { opts->syscall_buffer = true; },

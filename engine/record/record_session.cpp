@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
@@ -155,6 +156,7 @@ RecordResult RecordSession::run() {
         // while we handled its stop. Its exit, and its threads', are the next stops.
         if (e.error() != ESRCH) throw;
       }
+      if (root_ended_ && !opts_.wait_all && !rest_killed_ && !tasks_.empty()) kill_the_rest();
     }
   } catch (const Error&) {
     set_tick_timer(0, 0);
@@ -182,6 +184,20 @@ RecordResult RecordSession::run() {
   getrusage(RUSAGE_SELF, &ru);
   r.peak_memory = uint64_t(ru.ru_maxrss) * 1024;  // getrusage(2): ru_maxrss is in kilobytes
   return r;
+}
+
+void RecordSession::kill_the_rest() {
+  rest_killed_ = true;
+  std::set<pid_t> processes;
+  for (auto& [tid, t] : tasks_) {
+    processes.insert(t.pid);
+    kill(tid, SIGKILL);  // each end is recorded as its stop comes, as a kill from outside
+  }
+  std::fprintf(stderr,
+               "rewind: the program ended; %zu process%s it left running %s killed "
+               "(rewind record --wait waits for them)\n",
+               processes.size(), processes.size() == 1 ? "" : "es",
+               processes.size() == 1 ? "was" : "were");
 }
 
 void RecordSession::on_tick() {
@@ -384,7 +400,10 @@ void RecordSession::on_exit(RecordTask& t, int status) {
     it->second.ended = true;
     it->second.status = status;
   }
-  if (t.tid == root_) root_status_ = status;
+  if (t.tid == root_) {
+    root_status_ = status;
+    root_ended_ = true;
+  }
   release_vfork_parent(t.tid);
   ThreadGroup& g = group(t);
   std::erase(g.members, t.tid);

@@ -66,6 +66,9 @@ class RecordSession {
   void on_exit(RecordTask& t, int status);
   /// The SIGALRM tick: flushes the trace, ends time slices, notices blocked syscalls.
   void on_tick();
+  /// The first process ended and --wait was not given: kills every task left (a daemon the
+  /// program started), saying so on stderr; their ends are recorded as their stops come.
+  void kill_the_rest();
   /// Resumes `t` into user code (delivering `sig`), starting its time slice.
   void run_user(RecordTask& t, int sig = 0);
   /// When no task of `g` runs user code, picks the next ready one (SchedulePolicy) and runs it.
@@ -117,6 +120,8 @@ class RecordSession {
   std::vector<pid_t> process_order_;
   pid_t root_ = 0;
   int root_status_ = 0;
+  bool root_ended_ = false;  ///< the first process's first thread has ended
+  bool rest_killed_ = false;  ///< the processes the first one left running were killed
   uint64_t ticks_ = 0;
   uint64_t last_flush_tick_ = 0;
   bool periodic_ = false;     ///< the timer ticks every policy_.tick_us()

@@ -17,6 +17,10 @@ struct RecordOptions {
   /// without a ptrace stop. On unless --no-syscall-buffer; without the library next to
   /// rewind, the recording says so and traces every syscall.
   bool syscall_buffer = true;
+  /// --wait: record until every recorded process has ended. Without it the recording ends
+  /// with the first process, as rr's does: processes it left running (a daemon) are killed,
+  /// and their ends (SIGKILL) are recorded.
+  bool wait_all = false;
 };
 
 /// The outcome of a recording.

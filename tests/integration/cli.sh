@@ -103,6 +103,27 @@ fi
 one_line_error "main thread exits first" 1 "^rewind: the main thread exits while other threads run on" \
   timeout 60 "$REWIND" record -o "$WORK/leader" "$TEST_PROGRAMS/leader_exit"
 
+# A program that leaves a daemon running (double fork, setsid): the recording ends with the
+# program, as rr's does (the daemon is killed and its end recorded), and replays; --wait
+# waits for the daemon.
+start=$(date +%s)
+timeout 60 "$REWIND" record -o "$WORK/daemon" sh -c '(setsid sleep 30 &); echo started' \
+  >"$WORK/daemon.out" 2>"$WORK/daemon.err" </dev/null
+rc=$? took=$(($(date +%s) - start))
+[ "$rc" = 0 ] && [ "$took" -lt 20 ] && [ "$(cat "$WORK/daemon.out")" = started ] &&
+  grep -q "^rewind: the program ended; 1 process it left running was killed" "$WORK/daemon.err" &&
+  pass "record ends with the program, the daemon killed (${took} s)" ||
+  fail "daemon: rc $rc after ${took} s: $(cat "$WORK/daemon.out" "$WORK/daemon.err")"
+"$REWIND" replay -a "$WORK/daemon" >"$WORK/daemon.rep" 2>&1 && [ "$(cat "$WORK/daemon.rep")" = started ] &&
+  "$REWIND" dump "$WORK/daemon" | grep -q "exit .*SIGKILL" &&
+  pass "the trace with the killed daemon replays" || fail "daemon replay: $(tail -3 "$WORK/daemon.rep")"
+timeout 60 "$REWIND" record --wait -o "$WORK/waited" sh -c '(setsid sh -c "sleep 0.3; echo late" &); echo early' \
+  >"$WORK/waited.out" 2>&1 </dev/null
+[ "$(cat "$WORK/waited.out")" = "$(printf 'early\nlate')" ] &&
+  "$REWIND" replay -a "$WORK/waited" >"$WORK/waited.rep" 2>&1 && cmp -s "$WORK/waited.out" "$WORK/waited.rep" &&
+  pass "record --wait waits for the daemon, and replays" ||
+  fail "record --wait: $(cat "$WORK/waited.out") / replay: $(cat "$WORK/waited.rep")"
+
 # --status-file (how a debug adapter follows a recording it started in a terminal).
 "$REWIND" record --status-file "$WORK/st.ok" -o "$WORK/st" sh -c 'exit 3'
 [ "$(cat "$WORK/st.ok")" = "{\"exit_code\":3,\"state\":\"finished\",\"trace\":\"$WORK/st\"}" ] &&

@@ -34,7 +34,9 @@ TEST_CASE("address-space syscalls run for real; unknown ones are unsupported") {
   CHECK(syscall_spec(SYS_exit_group)->replay == ReplayPolicy::Exit);
   CHECK(syscall_spec(SYS_rt_sigreturn)->replay == ReplayPolicy::Sigreturn);
   CHECK(syscall_spec(SYS_set_tid_address)->replay == ReplayPolicy::ExecuteSetResult);
-  CHECK(syscall_spec(SYS_shmget) == nullptr);  // System V shared memory: not yet
+  CHECK(syscall_spec(SYS_shmat)->replay == ReplayPolicy::SysvShm);
+  CHECK(syscall_spec(SYS_shmdt)->replay == ReplayPolicy::Execute);
+  CHECK(syscall_spec(SYS_kexec_load) == nullptr);  // not recorded
   CHECK(syscall_spec(SYS_io_uring_setup)->record == RecordPolicy::Enosys);  // as rr answers
   CHECK(syscall_spec(100000) == nullptr);
   for (long nr = 0; nr < 470; ++nr)
