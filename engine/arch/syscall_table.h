@@ -24,6 +24,8 @@ enum class ReplayPolicy : uint8_t {
   Sigreturn,         ///< rt_sigreturn: run for real (restores the signal frame's registers)
   SysvShm,           ///< shmat: a segment of the replayer's own attached at the recorded address,
                      ///< holding the recorded contents; shmctl: emulated, IPC_RMID drops it
+  VmWrite,           ///< process_vm_writev: emulated, and the bytes it wrote are written into
+                     ///< the replayed process the recorded pid names
 };
 
 /// How the recorder handles a syscall.

@@ -15,8 +15,8 @@ Vocabulary (mirrors engine/arch/syscall_table.h):
   replay   EMULATE: not run in replay; result and out-parameters come from the trace.
            EXECUTE: run for real (address space, signal state); the result must match.
            EXECUTE_SET_RESULT: run for real, then the recorded result is set (it names a tid).
-           MMAP, MREMAP, FORK, EXIT, SIGRETURN, SYSV_SHM: run by the replayer's code for that
-           kind.
+           MMAP, MREMAP, FORK, EXIT, SIGRETURN, SYSV_SHM, VM_WRITE: run by the replayer's
+           code for that kind.
   record   RECORD: run by the kernel and recorded. ENOSYS: the recorder answers -ENOSYS
            without running it (as rr does for rseq), and replay emulates that answer.
   out      out-parameters (what the kernel writes): fixed(arg, bytes), result(arg, cap_arg),
@@ -366,6 +366,12 @@ S("getcpu", out=[fixed(0, 4), fixed(1, 4)])
 S("sched_yield", blocks="MAY_BLOCK")
 S("sched_getaffinity", out=[result(2, 1)])
 S("sched_getparam", out=[fixed(1, SCHED_PARAM)])
+S("sched_rr_get_interval", out=[fixed(1, TIMESPEC)])
+S("futex_waitv", blocks="MAY_BLOCK")
+S("kcmp")
+# Landlock (landlock(7)): the ruleset applies while recording; replay emulates the answers.
+for _name in ["landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"]:
+    S(_name)
 S("sched_getattr", out=[arg_bytes(1, 2)])
 S("futex", blocks="FUTEX_OP", buffer=NO_OUT(when="FUTEX_KNOWN"))
 S("get_robust_list", out=[fixed(1, 8), fixed(2, 8)])
@@ -387,8 +393,15 @@ S("munmap", replay="EXECUTE", flags=["CHANGES_MAPPINGS"])
 S("mprotect", replay="EXECUTE", flags=["MAPS_CODE"])
 S("mremap", replay="MREMAP", flags=["CHANGES_MAPPINGS", "RETURNS_ADDRESS"])
 S("madvise", replay="EXECUTE")
-for _name in ["msync", "mincore", "mlock", "munlock", "mlockall", "munlockall"]:
+for _name in ["msync", "mlock", "mlock2", "munlock", "mlockall", "munlockall"]:
     S(_name)
+S("mincore", out=CUSTOM)  # one byte per page of the range
+# NUMA placement and page advice to other processes change where pages live, not what they
+# hold (set_mempolicy(2), mbind(2), migrate_pages(2), process_madvise(2)).
+for _name in ["set_mempolicy", "mbind", "migrate_pages", "move_pages", "set_mempolicy_home_node",
+              "process_madvise"]:
+    S(_name)
+S("get_mempolicy", out=CUSTOM)  # the mode, then a node mask of maxnode bits
 S("arch_prctl", replay="EXECUTE")
 # The LDT and I/O port permissions are process state later instructions depend on.
 S("modify_ldt", replay="EXECUTE")
@@ -409,7 +422,8 @@ S("rt_sigpending", out=[fixed(0, SIGSET)])
 S("rt_sigtimedwait", out=[fixed(1, SIGINFO)], blocks="MAY_BLOCK")
 S("rt_sigsuspend", blocks="MAY_BLOCK")
 S("pause", blocks="MAY_BLOCK")
-for _name in ["kill", "tkill", "tgkill", "rt_sigqueueinfo", "signalfd4"]:
+for _name in ["kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "signalfd",
+              "signalfd4"]:
     S(_name)
 S("restart_syscall", blocks="MAY_BLOCK")
 
@@ -431,5 +445,8 @@ S("unshare")
 S("setns")
 S("pidfd_getfd")
 S("process_vm_readv", out=[iov(1, 2)])  # into this process's iovecs
+# Into another process's memory: replay writes the same bytes into the replayed process the
+# recorded pid names (a process outside the recording is not replayed).
+S("process_vm_writev", replay="VM_WRITE")
 S("acct")
 S("pidfd_send_signal")

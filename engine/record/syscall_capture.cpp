@@ -115,8 +115,8 @@ void add_received(std::vector<MemoryRegion>& out, pid_t tid, uint64_t header, si
 }
 
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
-// fcntl(2), prctl(2), seccomp(2), recvmsg(2), recvmmsg(2), msgrcv(2), msgctl(2), semctl(2),
-// shmctl(2), shmat(2)).
+// fcntl(2), prctl(2), mincore(2), get_mempolicy(2), seccomp(2), recvmsg(2), recvmmsg(2), msgrcv(2),
+// msgctl(2), semctl(2), shmctl(2), shmat(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -152,6 +152,15 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
           break;
         default:
           break;  // the rest return their value or write nothing
+      }
+      return true;
+    case SYS_mincore:
+      if (result == 0) add(out, tid, a[2], (a[1] + 4095) / 4096);
+      return true;
+    case SYS_get_mempolicy:
+      if (result == 0) {
+        add(out, tid, a[0], 4);
+        add(out, tid, a[1], (std::min<uint64_t>(a[2], 1 << 20) + 63) / 64 * 8);
       }
       return true;
     case SYS_seccomp:
@@ -277,6 +286,13 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       return out;
     case SYS_msgrcv:
       add_range(a[1], sizeof(long) + a[2]);
+      return out;
+    case SYS_mincore:
+      add_range(a[2], (a[1] + 4095) / 4096);
+      return out;
+    case SYS_get_mempolicy:
+      add_range(a[0], 4);
+      add_range(a[1], (std::min<uint64_t>(a[2], 1 << 20) + 63) / 64 * 8);
       return out;
     case SYS_msgctl:
       add_range(a[2], sysv_ctl_output(SYS_msgctl, a[0], a[1]));

@@ -129,6 +129,8 @@ class ReplaySession::Impl {
   /// shmat: attaches the replay's segment (sysv_) at the recorded address, with the recorded
   /// contents; shmctl: emulated, and IPC_RMID drops the replay's segment.
   void replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& regs);
+  /// process_vm_writev: emulated; the bytes it wrote go into the replayed target process.
+  void replay_vm_write(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_fork(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_exit(ReplayTask& t, const Event& e, const Registers& regs);
   /// Ends the event in progress (its search first: a trampoline goes out of the code) and

@@ -1,7 +1,7 @@
 // Replaying syscall events, by the replay policy of the syscall table (syscall_table.h):
 // emulated from the trace, run for real, or by the code for mmap, mremap, fork-like
-// syscalls, exits, rt_sigreturn and System V shared memory; and the task's syscall buffer around
-// its events (replay_session_impl.h).
+// syscalls, exits, rt_sigreturn, System V shared memory and process_vm_writev; and the task's
+// syscall buffer around its events (replay_session_impl.h).
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -9,7 +9,11 @@
 #include <sys/ptrace.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "engine/arch/syscall_table.h"
 #include "engine/os/ptrace_ops.h"
@@ -218,6 +222,35 @@ void Replayer::replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& r
                           hex(uint64_t(e.result)) + " when recorded");
 }
 
+void Replayer::replay_vm_write(ReplayTask& t, const Event& e, const Registers& regs) {
+  emulate(t, e, regs);
+  auto target = tasks_.find(pid_t(regs.rdi));
+  if (e.result <= 0 || target == tasks_.end() || target->second.state == TaskState::Exited)
+    return;  // nothing written, or into a process outside the recording
+  // The kernel copies the local iovecs' bytes, in order, into the remote ones, and returns
+  // how many it wrote (process_vm_writev(2)): the same bytes, read from this task's memory.
+  constexpr uint64_t kMaxIov = 1024;  // IOV_MAX
+  auto iovs = [&](uint64_t at, uint64_t count) {
+    std::vector<iovec> v(std::min(count, kMaxIov));
+    if (!v.empty()) read_memory_exact(t.tid, at, v.data(), v.size() * sizeof(iovec));
+    return v;
+  };
+  std::vector<uint8_t> bytes;
+  for (const iovec& io : iovs(regs.rsi, regs.rdx)) {
+    size_t n = std::min<size_t>(io.iov_len, size_t(e.result) - bytes.size());
+    std::vector<uint8_t> part = read_memory(t.tid, uint64_t(io.iov_base), n);
+    bytes.insert(bytes.end(), part.begin(), part.end());
+    if (bytes.size() >= size_t(e.result)) break;
+  }
+  size_t done = 0;
+  for (const iovec& io : iovs(regs.r10, regs.r8)) {
+    size_t n = std::min(io.iov_len, bytes.size() - done);
+    if (n) write_memory(target->second.tid, uint64_t(io.iov_base), bytes.data() + done, n);
+    done += n;
+    if (done == bytes.size()) break;
+  }
+}
+
 void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs) {
   if (e.child_tid == 0) return emulate(t, e, regs);  // the fork failed when recorded
   RemoteSyscall rs(t, regs.rip - 2, regs);
@@ -329,6 +362,8 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
       return replay_mremap(t, e, regs);
     case ReplayPolicy::SysvShm:
       return replay_sysv_shm(t, e, regs);
+    case ReplayPolicy::VmWrite:
+      return replay_vm_write(t, e, regs);
     case ReplayPolicy::Fork:
       return replay_fork(t, e, regs);
     case ReplayPolicy::Exit:

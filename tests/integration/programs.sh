@@ -48,6 +48,10 @@ case "$1" in
       grep -q "^msg: 1 queued, got 12 bytes of type 5: hello queue" "$out" || fail "$name: $(grep msg: "$out")"
       grep -q "^mq: 2 queued, got second (priority 7)" "$out" || fail "$name: $(grep mq: "$out")"
       grep -q "^mmsg: sent 2, received 2: one (3) two! (4)" "$out" || fail "$name: $(grep mmsg: "$out")"
+      grep -q "^process_vm_writev 22, the child read it" "$out" || fail "$name: $(grep process_vm_writev "$out")"
+      grep -q "^mincore 0: 1100" "$out" || fail "$name: $(grep mincore "$out")"
+      grep -q "^kcmp same vm 0" "$out" || fail "$name: $(grep kcmp "$out")"
+      grep -q "^get_mempolicy 0: mode 0" "$out" || fail "$name: $(grep get_mempolicy "$out")"
       # Unavailable while recorded, as under rr (liburing falls back to plain syscalls).
       grep -q "^io_uring_setup Function not implemented" "$out" || fail "$name: io_uring_setup ran"
       grep -q "^userfaultfd Function not implemented" "$out" || fail "$name: userfaultfd ran"

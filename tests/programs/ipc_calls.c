@@ -1,8 +1,8 @@
 // Syscalls of message queues, System V IPC, sockets (sendmmsg, recvmmsg), time adjustment,
-// inotify, pidfds, process memory and pipes, each printing what it got, for programs.sh
-// (ipc_calls): recorded and replayed twice, the output must be the same each time. io_uring_setup
-// and userfaultfd report ENOSYS under rewind (as under rr); natively they may work. Arguments are
-// ignored.
+// inotify, pidfds, process memory (process_vm_writev into a child) and pipes, each printing what it
+// got, for programs.sh (ipc_calls): recorded and replayed twice, the output must be the same each
+// time. io_uring_setup and userfaultfd report ENOSYS under rewind (as under rr); natively they may
+// work. Arguments are ignored.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +13,14 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +145,54 @@ static void process_memory(void) {
   printf("vmsplice %ld, read %ld: %s\n", (long)w, (long)r, back);
 }
 
+/// process_vm_writev into a child process: the child waits on a pipe, then reads what the
+/// parent wrote into its memory and exits with a status that says whether it got it.
+static void write_child_memory(void) {
+  static char mailbox[32] = "empty";
+  int go[2];
+  if (pipe(go) != 0) return;
+  pid_t child = fork();
+  if (child == 0) {
+    char c;
+    if (read(go[0], &c, 1) != 1) _exit(2);
+    _exit(strcmp(mailbox, "written by the parent") == 0 ? 0 : 1);
+  }
+  static char text[] = "written by the parent";
+  struct iovec from = {text, sizeof text}, to = {mailbox, sizeof text};
+  ssize_t n = syscall(SYS_process_vm_writev, child, &from, 1, &to, 1, 0);
+  int status = 0;
+  if (write(go[1], "x", 1) != 1 || waitpid(child, &status, 0) != child) return;
+  printf("process_vm_writev %ld, the child %s\n", (long)n,
+         WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "read it" : "did not read it");
+  close(go[0]);
+  close(go[1]);
+}
+
+/// Memory residency and policy, membarrier, scheduling and process comparison calls: what
+/// the kernel writes back is recorded (mincore's page vector, get_mempolicy's mode).
+static void memory_and_scheduling(void) {
+  char* p = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  p[0] = p[4096] = 1;  // two pages of four in memory
+  unsigned char vec[4] = {9, 9, 9, 9};
+  long r = syscall(SYS_mincore, p, 4 * 4096, vec);
+  printf("mincore %ld: %d%d%d%d\n", r, vec[0] & 1, vec[1] & 1, vec[2] & 1, vec[3] & 1);
+  printf("mlock2 %ld\n", syscall(SYS_mlock2, p, 4096, 0));
+  munmap(p, 4 * 4096);
+  long cmds = syscall(SYS_membarrier, 0 /* MEMBARRIER_CMD_QUERY */, 0, 0);
+  printf("membarrier query: %s\n", cmds > 0 ? "some commands" : strerror(errno));
+  struct timespec slice = {-1, -1};
+  r = syscall(SYS_sched_rr_get_interval, 0, &slice);
+  printf("sched_rr_get_interval %ld: %s\n", r, slice.tv_sec >= 0 ? "a slice" : "none");
+  printf("kcmp same vm %ld\n", syscall(SYS_kcmp, getpid(), getpid(), 1 /* KCMP_VM */, 0, 0));
+  int mode = -1;
+  unsigned long nodes[2] = {0};
+  r = syscall(SYS_get_mempolicy, &mode, nodes, 128, NULL, 0);
+  printf("get_mempolicy %ld: mode %d\n", r, mode);
+  r = syscall(SYS_landlock_create_ruleset, NULL, 0, 1 /* LANDLOCK_CREATE_RULESET_VERSION */);
+  printf("landlock: %s\n", r > 0 ? "a version" : strerror(errno));
+}
+
 static void unavailable(void) {
   struct io_uring_params params;
   memset(&params, 0, sizeof params);
@@ -164,6 +214,8 @@ int main(void) {
   clocks();
   inotify();
   process_memory();
+  write_child_memory();
+  memory_and_scheduling();
   unavailable();
   printf("ipc_calls done\n");
   return 0;
