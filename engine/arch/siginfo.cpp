@@ -33,7 +33,9 @@ bool is_synchronous_fault(int sig, const SigInfo& si) {
 bool sent_by_this_process(const SigInfo& si) {
   pid_t pid;
   std::memcpy(&pid, si.data() + kPidOffset, sizeof pid);
-  return siginfo_code(si) == SI_TKILL && pid == getpid();
+  // Inside a PID namespace below rewind's, a sender outside it shows as pid 0
+  // (pid_namespaces(7)); a sender inside it always has a number there.
+  return siginfo_code(si) == SI_TKILL && (pid == getpid() || pid == 0);
 }
 
 }  // namespace rwd

@@ -19,7 +19,8 @@ bool is_synchronous_fault(int sig, const SigInfo& si);
 /// siginfo_t.si_fd: the descriptor of an I/O signal (F_SETSIG, fcntl(2); si_code POLL_IN...).
 int siginfo_fd(const SigInfo& si);
 
-/// True when this process sent the signal with tgkill(2) (si_code SI_TKILL, si_pid ours).
+/// True when this process sent the signal with tgkill(2) (si_code SI_TKILL, si_pid ours, or 0
+/// as a task in a PID namespace below ours sees us).
 bool sent_by_this_process(const SigInfo& si);
 
 }  // namespace rwd

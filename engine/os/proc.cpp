@@ -126,6 +126,20 @@ bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix) {
   return false;
 }
 
+std::vector<pid_t> ns_pids(pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  std::vector<pid_t> out;
+  while (std::getline(in, line)) {
+    if (line.rfind("NSpid:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    long v;
+    while (fields >> v) out.push_back(pid_t(v));
+    break;
+  }
+  return out;
+}
+
 int fd_status_flags(pid_t tid, int fd) {
   std::ifstream in("/proc/" + std::to_string(tid) + "/fdinfo/" + std::to_string(fd));
   std::string key;

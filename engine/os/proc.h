@@ -33,6 +33,10 @@ std::vector<ProcMapping> read_proc_maps(pid_t pid);
 /// starts with `prefix` (read from /proc/PID/maps; false when none maps it).
 bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix);
 
+/// Task `tid`'s ids in each PID namespace it is in, from the one /proc belongs to (rewind's)
+/// down to its own (the "NSpid:" line of /proc/TID/status, proc(5)); empty when it is gone.
+std::vector<pid_t> ns_pids(pid_t tid);
+
 /// The status flags of task `tid`'s descriptor `fd` (O_RDWR, O_APPEND..., from the "flags:"
 /// line of /proc/TID/fdinfo/FD, proc(5)), or -1 when it has no such descriptor.
 int fd_status_flags(pid_t tid, int fd);

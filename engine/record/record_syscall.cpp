@@ -28,17 +28,6 @@ namespace rwd {
 
 namespace {
 
-/// Whether the call at `t`'s syscall entry puts a process into another PID namespace:
-/// unshare(2) or clone(2)/clone3 with CLONE_NEWPID, setns(2) naming that type. Its tasks would
-/// see other pids than the recorder tracks (the other namespaces change nothing rewind
-/// relies on: the calls are recorded, replay emulates them).
-bool enters_pid_namespace(const SyscallSpec& spec, const RecordTask& t) {
-  long nr = long(t.entry.orig_rax);
-  if (nr == SYS_unshare) return t.entry.rdi & CLONE_NEWPID;
-  if (nr == SYS_setns) return t.entry.rsi == CLONE_NEWPID;
-  return spec.has(kForkLike) && (decode_clone_args(t.tid, t.entry).flags & CLONE_NEWPID);
-}
-
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -93,10 +82,11 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     throw UnsupportedError(
         "the main thread exits while other threads run on (pthread_exit from main); this is "
         "not supported yet");
-  if (enters_pid_namespace(*spec, t))
+  // Inside a PID namespace the program names processes by numbers replay cannot map to its
+  // tasks (fork results are mapped: on_fork_event).
+  if (nr == SYS_process_vm_writev && ns_pids(t.tid).size() > 1)
     throw UnsupportedError(
-        "the program creates or enters a PID namespace (CLONE_NEWPID); this is not supported "
-        "yet");
+        "process_vm_writev inside a PID namespace (CLONE_NEWPID) is not supported yet");
   if (nr == SYS_prctl && answer_tsc_prctl(t)) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
   } else if (spec->record == RecordPolicy::Enosys) {
@@ -241,6 +231,14 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   e.regs = t.entry;
   e.result = child;
   e.child_tid = child;
+  // Inside a PID namespace the parent knows the child by another number than rewind does
+  // (the child's id at the parent's namespace level), and the child itself by a third when it
+  // starts a namespace of its own (pid_namespaces(7)).
+  std::vector<pid_t> parent_ids = ns_pids(t.tid), child_ids = ns_pids(child);
+  if (!parent_ids.empty() && child_ids.size() >= parent_ids.size()) {
+    e.result = child_ids[parent_ids.size() - 1];
+    if (child_ids.back() != e.result) e.child_own_tid = child_ids.back();
+  }
   write(e);
   t.fork_recorded = true;
   RecordTask& c = tasks_[child];

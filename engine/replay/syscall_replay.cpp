@@ -296,12 +296,13 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
 void Replayer::fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e,
                               const CloneArgs& args) {
   // The kernel wrote the new task's real tid where clone was asked to (CLONE_PARENT_SETTID,
-  // CLONE_CHILD_SETTID, clone(2)); the program must see the recorded one, as it did.
-  uint32_t tid = uint32_t(e.child_tid);
+  // CLONE_CHILD_SETTID, clone(2)); the program must see the recorded one, as it did: the
+  // parent's number for the child, and the child's own (they differ in a PID namespace).
+  uint32_t tid = uint32_t(e.result), own = uint32_t(e.child_own_tid ? e.child_own_tid : e.result);
   if ((args.flags & CLONE_PARENT_SETTID) && args.parent_tid)
     write_memory(parent.tid, args.parent_tid, &tid, 4);
   if ((args.flags & CLONE_CHILD_SETTID) && args.child_tid)
-    write_memory(child.tid, args.child_tid, &tid, 4);
+    write_memory(child.tid, args.child_tid, &own, 4);
 }
 
 void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs) {

@@ -57,8 +57,13 @@ struct Event {
   /// Syscall: registers at syscall entry (orig_rax is the number). Signal: at delivery.
   /// Exec: right after the exec. Rdtsc: after emulation (rip past the instruction).
   Registers regs{};
-  int64_t result = 0;     ///< Syscall: the return value (rax at exit)
-  int32_t child_tid = 0;  ///< Syscall fork/vfork/clone: recorded tid of the new task
+  int64_t result = 0;  ///< Syscall: the return value (rax at exit)
+  /// Syscall fork/vfork/clone: recorded tid of the new task (rewind's number for it; `result`
+  /// is the parent's number for it, which differs inside a PID namespace).
+  int32_t child_tid = 0;
+  /// Syscall fork/vfork/clone: the new task's own tid (in its own PID namespace: what
+  /// CLONE_CHILD_SETTID writes), when it differs from `result`; else 0.
+  int32_t child_own_tid = 0;
   OutputStream output = OutputStream::None;  ///< Syscall write-like: where the bytes went
   std::string file;  ///< Syscall mmap of a file / Exec: saved file under files/
   /// Syscall mmap of a file shared with other processes (MAP_SHARED, open for writing): the

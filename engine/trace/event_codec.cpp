@@ -64,6 +64,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
       w.u8(uint8_t(e.output));
       w.str(e.file);
       w.u32(e.shared_file);
+      w.i32(e.child_own_tid);
       break;
     case EventKind::Exec:
       w.str(e.file);
@@ -130,6 +131,7 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
       e.output = OutputStream(r.u8() % 3);
       e.file = r.str();
       e.shared_file = r.u32();
+      e.child_own_tid = r.i32();
       break;
     case EventKind::Exec: {
       e.file = r.str();
