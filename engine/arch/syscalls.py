@@ -210,6 +210,12 @@ for _name in ["rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "l
 for _name in ["mknod", "mknodat", "utime", "utimes", "futimesat", "fallocate", "sync", "syncfs",
               "sync_file_range", "readahead", "dup", "dup2", "dup3", "tee"]:
     S(_name, blocks="MAY_BLOCK" if _name == "tee" else "NEVER")
+# Mounts and the root directory (mount(2), the new mount API of fsopen(2)..., chroot(2)): they
+# act while recording, in the program's own mount namespace; replay resolves no path (file
+# calls are emulated, exec and mmap use the trace's copies), so it emulates them.
+for _name in ["mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen",
+              "fsconfig", "fsmount", "fspick", "mount_setattr", "sethostname", "setdomainname"]:
+    S(_name)
 S("ftruncate", buffer=NO_OUT("REGULAR_FILE"))
 S("fsync", buffer=NO_OUT("REGULAR_FILE"))
 S("fdatasync", buffer=NO_OUT("REGULAR_FILE"))
