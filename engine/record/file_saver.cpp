@@ -4,9 +4,13 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <utility>
+#include <vector>
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
@@ -30,34 +34,61 @@ std::string base_name(std::string p) {
   return b;
 }
 
-void copy_fd(int in, int out, const std::string& what, uint64_t& copied) {
-  for (;;) {
-    ssize_t n = copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0);
-    if (n == 0) return;
+/// Copies bytes [from, to) of `in` to the same place in `out`. Throws SystemError.
+void copy_range(int in, int out, off_t from, off_t to, const std::string& what, uint64_t& copied) {
+  off_t at = from;
+  while (at < to) {
+    off_t src = at, dst = at;
+    ssize_t n = copy_file_range(in, &src, out, &dst, size_t(std::min<off_t>(to - at, 1 << 30)), 0);
     if (n > 0) {
+      at += n;
       copied += uint64_t(n);
       continue;
     }
+    if (n == 0) return;  // the file shrank meanwhile
     if (errno == EINTR) continue;
     if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
       throw_errno("copy " + what);
     break;  // fall back to read/write
   }
   char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(in, buf, sizeof buf);
+  while (at < to) {
+    ssize_t n = ::pread(in, buf, size_t(std::min<off_t>(to - at, sizeof buf)), at);
     if (n == 0) return;
     if (n < 0) {
       if (errno == EINTR) continue;
       throw_errno("read " + what);
     }
     for (ssize_t off = 0; off < n;) {
-      ssize_t w = ::write(out, buf + off, size_t(n - off));
+      ssize_t w = ::pwrite(out, buf + off, size_t(n - off), at + off);
       if (w < 0) throw_errno("write copy of " + what);
       off += w;
     }
+    at += n;
     copied += uint64_t(n);
   }
+}
+
+/// Copies open file `in` (`size` bytes) into `out`, keeping its holes: only the data extents
+/// are written, and the copy is given the file's size. Refuses before writing when the data
+/// would leave less than 5% of `out`'s file system (at most kKeepFree bytes) free: a trace
+/// never fills the disk. Throws SystemError, Error.
+void copy_fd(int in, int out, off_t size, const std::string& what, uint64_t& copied) {
+  auto extents = data_extents(in, uint64_t(size));
+  uint64_t data = 0;
+  for (const auto& [from, to] : extents) data += uint64_t(to - from);
+  struct statvfs fs;
+  if (::fstatvfs(out, &fs) == 0) {
+    constexpr uint64_t kKeepFree = 256ull << 20;
+    uint64_t avail = uint64_t(fs.f_bavail) * fs.f_frsize;
+    uint64_t keep = std::min<uint64_t>(kKeepFree, uint64_t(fs.f_blocks) * fs.f_frsize / 20);
+    if (data + keep > avail)
+      throw Error("saving " + what + " (" + std::to_string(data >> 20) +
+                  " MiB of data) would fill the trace's file system (" +
+                  std::to_string(avail >> 20) + " MiB free)");
+  }
+  for (const auto& [from, to] : extents) copy_range(in, out, off_t(from), off_t(to), what, copied);
+  if (::ftruncate(out, size) != 0) throw_errno("size the copy of " + what);
 }
 }  // namespace
 
@@ -141,18 +172,34 @@ std::string FileSaver::store(int in, const struct stat& st, const std::string& p
     if (out < 0) throw_errno("create " + dest);
     try {
       if (::ioctl(out, FICLONE, in) != 0) {
-        if (::lseek(in, 0, SEEK_SET) != 0) throw_errno("seek " + path);
-        copy_fd(in, out, path, copied_);
+        copy_fd(in, out, st.st_size, path, copied_);
       }
     } catch (...) {
       ::close(out);
+      ::unlink(dest.c_str());  // no partial copy left in the trace
       throw;
     }
     ::fchmod(out, 0555);  // executables are exec'd from the trace at replay
     ::close(out);
   }
-  // Its size and checksum, for the replay to tell a truncated or replaced copy.
-  append_file_sum(dir_.substr(0, dir_.rfind('/')), name, sum ? *sum : sum_of_fd(in, path));
+  // Its size and checksum, for the replay to tell a truncated or replaced copy: of the copy
+  // itself (the sum covers its data extents, and a copy's holes need not fall where the
+  // original's did), or of the linked file.
+  SavedFileSum saved;
+  if (done) {
+    saved = sum_of_fd(in, path);  // the linked file is the same file
+  } else {
+    int copy = ::open(dest.c_str(), O_RDONLY | O_CLOEXEC);
+    if (copy < 0) throw_errno("open " + dest);
+    try {
+      saved = sum_of_fd(copy, dest);
+    } catch (...) {
+      ::close(copy);
+      throw;
+    }
+    ::close(copy);
+  }
+  append_file_sum(dir_.substr(0, dir_.rfind('/')), name, saved);
   return name;
 }
 

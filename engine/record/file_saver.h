@@ -47,8 +47,10 @@ class FileSaver {
   /// Opens `source` and stats it into `st`; -1 when it is not a regular file. Throws
   /// SystemError.
   int open_regular(const std::string& source, const std::string& path, struct stat& st);
-  /// Stores open file `in` (stat `st`, original `path`) under a new name and appends its sum
-  /// (`sum` when known: then it is always copied, never linked). Returns the name.
+  /// Stores open file `in` (stat `st`, original `path`) under a new name, keeping its holes,
+  /// and appends the sum of what was stored. A file with a known `sum` (a shared one) is
+  /// always copied, never linked. Returns the name. Throws SystemError, and Error when the
+  /// copy would fill the trace's file system.
   std::string store(int in, const struct stat& st, const std::string& path,
                     const SavedFileSum* sum);
 

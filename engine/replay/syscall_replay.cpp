@@ -162,7 +162,9 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
     if (e.shared_file) path = shared_.sync(e.shared_file, path);
     if (path.size() + 1 > kPage)
       throw Error("trace path too long: " + path);  // mmap is page-granular
-    r = rs.call(SYS_mmap, {target, len, PROT_READ | PROT_WRITE,
+    // One page: the file's mapping replaces it (a writable anonymous mapping as long as a
+    // huge file's would exceed what the kernel commits).
+    r = rs.call(SYS_mmap, {target, kPage, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
     if (r != int64_t(target)) throw diverged(e, "cannot map memory at " + hex(target));
     write_memory(t.tid, target, path.c_str(), path.size() + 1);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -16,22 +17,45 @@
 
 namespace rwd {
 
+std::vector<std::pair<uint64_t, uint64_t>> data_extents(int fd, uint64_t size) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (uint64_t at = 0; at < size;) {
+    off_t data = ::lseek(fd, off_t(at), SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;  // only a hole from `at` on
+    if (data < 0) return {{0, size}};       // no SEEK_DATA here
+    off_t hole = ::lseek(fd, data, SEEK_HOLE);
+    uint64_t end = hole < 0 || uint64_t(hole) > size ? size : uint64_t(hole);
+    if (end <= uint64_t(data)) return {{0, size}};
+    out.emplace_back(uint64_t(data), end);
+    at = end;
+  }
+  return out;
+}
+
 SavedFileSum sum_of_fd(int fd, const std::string& what) {
+  struct stat sb;
+  if (::fstat(fd, &sb) != 0) throw_errno("stat " + what);
+  SavedFileSum s;
+  s.size = uint64_t(sb.st_size);
   XXH64_state_t* st = XXH64_createState();
   XXH64_reset(st, 0);
-  SavedFileSum s;
   char buf[1 << 16];
-  for (off_t off = 0;;) {
-    ssize_t n = ::pread(fd, buf, sizeof buf, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      XXH64_freeState(st);
-      throw_errno("read " + what);
+  try {
+    for (const auto& [from, to] : data_extents(fd, s.size)) {
+      uint64_t header[2] = {from, to - from};
+      XXH64_update(st, header, sizeof header);
+      for (uint64_t off = from; off < to;) {
+        ssize_t n = ::pread(fd, buf, size_t(std::min<uint64_t>(sizeof buf, to - off)), off_t(off));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw_errno("read " + what);
+        if (n == 0) break;
+        XXH64_update(st, buf, size_t(n));
+        off += uint64_t(n);
+      }
     }
-    if (n == 0) break;
-    XXH64_update(st, buf, size_t(n));
-    off += n;
-    s.size += uint64_t(n);
+  } catch (...) {
+    XXH64_freeState(st);
+    throw;
   }
   s.xxh64 = XXH64_digest(st);
   XXH64_freeState(st);

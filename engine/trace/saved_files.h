@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rwd {
 
@@ -17,8 +19,13 @@ struct SavedFileSum {
   uint64_t xxh64 = 0;
 };
 
-/// The size and XXH64 of the open file `fd` (read from its start to its end). Throws
-/// SystemError.
+/// The data extents of open file `fd` of `size` bytes, as [start, end) byte ranges, from
+/// lseek(2)'s SEEK_DATA and SEEK_HOLE: a sparse file's holes are left out. The whole file where
+/// the file system cannot tell.
+std::vector<std::pair<uint64_t, uint64_t>> data_extents(int fd, uint64_t size);
+
+/// The size of the open file `fd` and the XXH64 of its data extents (each one's offset and
+/// length, then its bytes): a sparse file's holes are not read. Throws SystemError.
 SavedFileSum sum_of_fd(int fd, const std::string& what);
 
 /// Appends "NAME SIZE XXH64" to `trace_dir`/files.sums (one line per saved file, written

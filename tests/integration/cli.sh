@@ -124,6 +124,21 @@ timeout 60 "$REWIND" record --wait -o "$WORK/waited" sh -c '(setsid sh -c "sleep
   pass "record --wait waits for the daemon, and replays" ||
   fail "record --wait: $(cat "$WORK/waited.out") / replay: $(cat "$WORK/waited.rep")"
 
+# A mapped file that would fill the trace's file system stops the recording in one line,
+# before writing it (a small tmpfs holds the trace; mounting one needs root).
+if [ "$(id -u)" = 0 ] && command -v python3 >/dev/null && mkdir -p "$WORK/small" &&
+  mount -t tmpfs -o size=64m rewind-test "$WORK/small" 2>/dev/null; then
+  head -c 100000000 /dev/urandom >"$WORK/big.bin"
+  one_line_error "a file too big for the trace's disk" 1 \
+    "^rewind: saving $WORK/big.bin (95 MiB of data) would fill the trace's file system" \
+    "$REWIND" record -o "$WORK/small/t" python3 -c \
+    "import mmap; f = open('$WORK/big.bin', 'rb'); mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)"
+  ls "$WORK/small/t/files" | grep -q "^big.bin-" && fail "the refused file was written: $(ls -l "$WORK/small/t/files")"
+  umount "$WORK/small"
+else
+  echo "skip: the disk-space check needs root to mount a small tmpfs"
+fi
+
 # --status-file (how a debug adapter follows a recording it started in a terminal).
 "$REWIND" record --status-file "$WORK/st.ok" -o "$WORK/st" sh -c 'exit 3'
 [ "$(cat "$WORK/st.ok")" = "{\"exit_code\":3,\"state\":\"finished\",\"trace\":\"$WORK/st\"}" ] &&

@@ -113,6 +113,21 @@ case "$1" in
       record_and_replay bash_jobs bash -c 'sleep 0.05 & sleep 0.01 & wait; echo "both done $?"'
       [ "$(cat "$WORK/bash_jobs.rec.out")" = "both done 0" ] || fail "bash: $(cat "$WORK/bash_jobs.rec.out")"
     fi ;;
+  sparse_file)  # a 64 GiB sparse file mapped: the trace keeps its holes (a few bytes of data)
+    need python3
+    export WORK
+    python3 -c 'import os; f = open(os.environ["WORK"] + "/big.sparse", "wb"); f.truncate(64 << 30); f.seek(40 << 30); f.write(b"needle"); f.close()' ||
+      { echo "cannot make a sparse file here"; exit 77; }
+    [ "$(du -k "$WORK/big.sparse" | cut -f1)" -lt 10240 ] || { echo "this file system has no holes"; exit 77; }
+    record_and_replay sparse python3 -c '
+import mmap, os
+with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    print(len(m) >> 30, "GiB mapped:", m[40 << 30:(40 << 30) + 6].decode(), m[1 << 30])'
+    [ "$(cat "$WORK/sparse.rec.out")" = "64 GiB mapped: needle 0" ] || fail "sparse: $(cat "$WORK/sparse.rec.out" "$WORK/sparse.rec.err")"
+    used=$(du -sk "$TRACE" | cut -f1)
+    [ "$used" -lt 65536 ] && pass "the trace of a 64 GiB sparse mapping uses $used KiB" ||
+      fail "the trace of a 64 GiB sparse mapping uses $used KiB" ;;
   unshare)  # user, UTS and PID namespaces, as sandboxes make them
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }
@@ -131,6 +146,13 @@ t = threading.Thread(target=lambda: seen.append(threading.get_native_id() != os.
 t.start(); t.join(); print("pid", os.getpid(), "thread has its own id:", seen[0])'
       [ "$(cat "$WORK/pidns_threads.rec.out")" = "pid 1 thread has its own id: True" ] ||
         fail "threads in a PID namespace: $(cat "$WORK/pidns_threads.rec.out" "$WORK/pidns_threads.rec.err")"
+    fi
+    # A mount namespace with a tmpfs mounted in it, as sandboxes build their file systems.
+    if command -v mount >/dev/null; then
+      record_and_replay mountns unshare -r -m sh -c \
+        'mount -t tmpfs scratch /mnt && echo inside >/mnt/file && cat /mnt/file && umount /mnt && echo unmounted'
+      [ "$(cat "$WORK/mountns.rec.out")" = "$(printf 'inside\nunmounted')" ] ||
+        fail "mount namespace: $(cat "$WORK/mountns.rec.out" "$WORK/mountns.rec.err")"
     fi ;;
   *) echo "unknown case $1"; exit 2 ;;
 esac
