@@ -405,6 +405,10 @@ void RecordSession::on_exit(RecordTask& t, int status) {
     root_ended_ = true;
   }
   release_vfork_parent(t.tid);
+  if (!groups_.count(t.pid)) {  // a main thread that ended first: its threads are all gone
+    tasks_.erase(t.tid);
+    return update_timer();
+  }
   ThreadGroup& g = group(t);
   std::erase(g.members, t.tid);
   std::erase(g.ready, t.tid);

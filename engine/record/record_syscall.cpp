@@ -76,12 +76,6 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     throw UnsupportedError(
         "the program creates a process sharing its memory (clone with CLONE_VM but not "
         "CLONE_THREAD); this is not supported yet");
-  if (nr == SYS_exit && t.tid == t.pid && g.members.size() > 1)
-    // The leader's end is reported only once the other threads have ended (wait(2)); the
-    // recorder would wait for it while they wait for their turn.
-    throw UnsupportedError(
-        "the main thread exits while other threads run on (pthread_exit from main); this is "
-        "not supported yet");
   // Inside a PID namespace the program names processes by numbers replay cannot map to its
   // tasks (fork results are mapped: on_fork_event).
   if (nr == SYS_process_vm_writev && ns_pids(t.tid).size() > 1)
@@ -100,6 +94,18 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     e.tid = t.tid;
     e.regs = t.entry;
     write(e);
+    if (nr == SYS_exit && t.tid == t.pid && g.members.size() > 1) {
+      // The main thread ends while other threads run on (pthread_exit from main): the kernel
+      // reports its end only once they have all ended (wait(2)). It leaves its process's
+      // turns now; its Exit event comes with that report.
+      std::erase(g.members, t.tid);
+      std::erase(g.ready, t.tid);
+      bool was_active = g.active == t.tid;
+      if (was_active) g.active = 0;
+      resume_syscall(t);
+      if (was_active) schedule(g);
+      return;
+    }
   } else if (syscall_may_block(t.entry) && g.active == t.tid) {
     t.blocked = true;
     g.active = 0;

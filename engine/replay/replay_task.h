@@ -37,8 +37,11 @@ struct ReplayTask {
   pid_t tid = 0;      ///< real tid in this replay
   pid_t pid = 0;      ///< real thread group id in this replay
   TaskState state = TaskState::Running;
-  int resume_sig = 0;          ///< signal to deliver at the next resume
-  int64_t fork_result = 0;     ///< ForkPending: the recorded result to set at syscall exit
+  int resume_sig = 0;       ///< signal to deliver at the next resume
+  int64_t fork_result = 0;  ///< ForkPending: the recorded result to set at syscall exit
+  /// Exited: a main thread that ended while its other threads ran on; the kernel reports its
+  /// status (not yet in exit_status) once they have ended.
+  bool status_pending = false;
   int exit_status = 0;         ///< Exited: raw wait status
   bool at_first_exec = false;  ///< stopped at the entry of the first program's execve
   pid_t vm_parent = 0;         ///< vfork/CLONE_VM child: real tid of the parent sharing its memory

@@ -155,7 +155,13 @@ void Replayer::begin_event() {
       cur_->goal = Goal::Rdtsc;
       break;
     case EventKind::Exit:
-      if (t.state != TaskState::Exited) {
+      if (t.status_pending) {  // a main thread that ended first: its threads have ended now
+        int status = 0;
+        while (waitpid(t.tid, &status, __WALL) < 0 && errno == EINTR) {
+        }
+        t.exit_status = status;
+        t.status_pending = false;
+      } else if (t.state != TaskState::Exited) {
         if (killed) {
           kill(t.tid, SIGKILL);  // killed from outside while recorded
           wait_stop(t, PTRACE_SYSEMU);

@@ -311,6 +311,17 @@ void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs)
   RemoteSyscall rs(t, regs.rip - 2, regs);
   long nr = long(regs.orig_rax);
   rs.enter(nr, {regs.rdi});
+  bool threads_left = false;
+  for (auto& [rec, x] : tasks_)
+    threads_left |= &x != &t && x.pid == t.pid && x.state != TaskState::Exited;
+  if (nr == SYS_exit && t.tid == t.pid && threads_left) {
+    // The main thread ends first (pthread_exit from main): the kernel reports its end once
+    // the other threads have ended (wait(2)); its Exit event collects it then (begin_event).
+    resume(t.tid, PTRACE_CONT, 0);
+    t.state = TaskState::Exited;
+    t.status_pending = true;
+    return;
+  }
   if (nr == SYS_exit_group && t.tid == t.pid) {
     // The leader's own end is reported only once its group's other threads are collected
     // (wait(2)): they die now, in their stops, of the group's exit; collect them first (their

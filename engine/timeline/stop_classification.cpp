@@ -242,7 +242,10 @@ Next ReplayController::on_entry(ReplayTask& t) {
   here.event = next;
   here.tid = t.rec_tid;
   Registers r = get_regs(t.tid);
-  bool ending = syscall_has(long(r.orig_rax), kExit) && session_->tasks().size() == 1;
+  // (A main thread that ended first stays listed, as Exited, until its status comes.)
+  size_t live_tasks = 0;
+  for (const auto& [rec, x] : session_->tasks()) live_tasks += x.state != TaskState::Exited;
+  bool ending = syscall_has(long(r.orig_rax), kExit) && live_tasks == 1;
   // The end of the trace is the last task at its exit, still inspectable: where forward
   // runs stop, and seeks to any later event (the exit's own, its task's end).
   auto* go = run_.as<runs::Goto>();

@@ -99,9 +99,6 @@ if command -v python3 >/dev/null; then
     "$REWIND" record -o "$WORK/unsup" python3 -c 'import ctypes; ctypes.CDLL(None).syscall(246, 0, 0, 0, 0)'
   "$REWIND" replay -a "$WORK/unsup" 2>&1 | grep -q "recording was interrupted" && pass "the partial trace replays" || fail "partial trace"
 fi
-# The main thread's pthread_exit while another thread runs on: refused, not a hang.
-one_line_error "main thread exits first" 1 "^rewind: the main thread exits while other threads run on" \
-  timeout 60 "$REWIND" record -o "$WORK/leader" "$TEST_PROGRAMS/leader_exit"
 
 # A program that leaves a daemon running (double fork, setsid): the recording ends with the
 # program, as rr's does (the daemon is killed and its end recorded), and replays; --wait

@@ -128,6 +128,27 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
     used=$(du -sk "$TRACE" | cut -f1)
     [ "$used" -lt 65536 ] && pass "the trace of a 64 GiB sparse mapping uses $used KiB" ||
       fail "the trace of a 64 GiB sparse mapping uses $used KiB" ;;
+  process_ends)  # stopped and continued children, a child killed meanwhile, exit(2) of all threads
+    native=$("$TEST_PROGRAMS/process_ends")
+    for opts in "" --no-syscall-buffer; do
+      name=process_ends${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/process_ends"
+      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
+        fail "$name: recorded, the program saw other ends than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
+    done ;;
+  leader_exit)  # the main thread ends first (pthread_exit): recorded, replayed, and under gdb
+    record_and_replay leader_exit "$TEST_PROGRAMS/leader_exit"
+    [ "$(cat "$WORK/leader_exit.rec.out")" = "$(printf 'the main thread exits alone\nthe worker ends the process')" ] ||
+      fail "leader_exit: $(cat "$WORK/leader_exit.rec.out" "$WORK/leader_exit.rec.err")"
+    if command -v gdb >/dev/null; then  # to the end, where only the worker is left, and back
+      timeout 120 "$REWIND" replay "$TRACE" -- -batch -ex 'break worker' -ex continue -ex continue \
+        -ex reverse-continue -ex 'info threads' >"$WORK/leader_gdb.out" 2>&1
+      [ "$(grep -c "hit Breakpoint 1, worker" "$WORK/leader_gdb.out")" = 2 ] &&
+        grep -q "No more reverse-execution history" "$WORK/leader_gdb.out" &&
+        ! grep -q "Could not read registers" "$WORK/leader_gdb.out" &&
+        pass "gdb: to the end after the main thread's exit, and back to the worker" ||
+        fail "gdb on leader_exit: $(tail -15 "$WORK/leader_gdb.out")"
+    fi ;;
   unshare)  # user, UTS and PID namespaces, as sandboxes make them
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }

@@ -1,5 +1,5 @@
 // The main thread ends with pthread_exit while a second thread runs on and ends the process
-// (exit status 0 natively). rewind refuses it in one line, without hanging (cli.sh).
+// (exit status 0 natively): recorded and replayed, also under gdb (programs.sh leader_exit).
 // Arguments are ignored.
 #include <pthread.h>
 #include <stdio.h>
