@@ -137,6 +137,25 @@ NEWER = {451: "cachestat", 452: "fchmodat2", 453: "map_shadow_stack", 454: "fute
          462: "mseal", 463: "setxattrat", 464: "getxattrat", 465: "listxattrat",
          466: "removexattrat", 467: "open_tree_attr"}
 
+# The newer syscalls whose rules are plain (the rest of NEWER stays unsupported): recorded as
+# the kernel answers (ENOSYS on kernels before them), emulated in replay. Sizes from their
+# uapi structs: struct cachestat is 5 u64; statmount fills its buffer, listmount writes u64
+# mount ids; lsm_* take a u32 size by pointer. mseal runs for real: it decides later
+# munmap/mprotect results.
+CACHESTAT = 40
+S("fchmodat2", buffer=NO_OUT())
+S("cachestat", out=[fixed(2, CACHESTAT)])
+S("futex_wake")
+S("futex_wait", blocks="MAY_BLOCK")
+S("futex_requeue")
+S("statmount", out=[arg_bytes(1, 2)])
+S("listmount", out=[result_times(1, 2, 8)])
+S("lsm_get_self_attr", out=[len_ptr(1, 2), fixed(2, 4)])
+S("lsm_set_self_attr")
+S("lsm_list_modules", out=[len_ptr(0, 1), fixed(1, 4)])
+S("mseal", replay="EXECUTE")
+S("open_tree_attr")
+
 # ioctl requests known by name (ioctl_tty(2), ioctl_fionread(2), ioctl_ficlone(2)): the bytes
 # the kernel writes at argument 2 (0: nothing), and, where the preload library buffers the
 # request, its fd_check. Other requests are decoded from their _IOC direction and size bits.
