@@ -10,37 +10,16 @@
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/os/vdso_symbols.h"
 
 namespace rwd {
-
-namespace {
-constexpr uint64_t kMaxArgs = 1 << 20;
-}  // namespace
-
-void disable_vdso(pid_t tid, const Registers& regs) {
-  // Initial stack (System V x86-64 ABI 3.4.1): argc, argv[], NULL, envp[], NULL, auxv pairs.
-  uint64_t p = regs.rsp, argc = 0;
-  read_memory_exact(tid, p, &argc, 8);
-  if (argc > kMaxArgs) return;
-  p += 8 * (argc + 2);
-  for (uint64_t v = 1, n = 0; v != 0 && n < kMaxArgs; ++n, p += 8) read_memory_exact(tid, p, &v, 8);
-  for (int n = 0; n < 64; ++n, p += 16) {
-    uint64_t type = 0;
-    read_memory_exact(tid, p, &type, 8);
-    if (type == AT_NULL) return;
-    if (type == AT_SYSINFO_EHDR) {
-      uint64_t ignore = AT_IGNORE;
-      write_memory(tid, p, &ignore, 8);
-    }
-  }
-}
 
 Event capture_exec(pid_t tid, FileSaver& saver) {
   Event e;
   e.kind = EventKind::Exec;
   e.tid = tid;
   e.regs = get_regs(tid);
-  disable_vdso(tid, e.regs);
+  hide_vdso_symbols(tid, vdso_base(tid));  // glibc then makes the time syscalls, recorded
   std::string proc = "/proc/" + std::to_string(tid);
   char exe[PATH_MAX] = {};
   ssize_t n = ::readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);

@@ -10,11 +10,6 @@
 
 namespace rwd {
 
-/// Turns the vDSO off for the new image by rewriting AT_SYSINFO_EHDR in the auxiliary vector
-/// on the stack to AT_IGNORE (getauxval(3)): glibc then makes real, recorded syscalls for
-/// clock_gettime, gettimeofday, time and getcpu. Throws SystemError.
-void disable_vdso(pid_t tid, const Registers& regs);
-
 /// Builds the Exec event for a task stopped at the exit of a successful execve: registers,
 /// every mapping but [vdso]/[vvar]/[vsyscall] with its file saved through `saver`, the
 /// contents of every writable or anonymous mapping (stack, .data, .bss), the saved

@@ -61,9 +61,9 @@ PY
 "$REWIND" dump date-0 >"$WORK/dump.txt"
 head -1 "$WORK/dump.txt" | grep -q "^ *1 .* exec  *date$" && pass "dump starts with the exec" || fail "dump: $(head -1 "$WORK/dump.txt")"
 "$REWIND" dump --json date-0 >"$WORK/dump.json"
-# The vDSO is off, so date's clock read is a syscall, recorded: an event of its own, or (the
+# The vDSO's functions are hidden, so date's clock read is a syscall, recorded: an event of its own, or (the
 # default, syscall buffering) a record carried by the next event.
-python3 - "$WORK/dump.json" <<'PY' && pass "date's clock read is a recorded syscall (vDSO off)" || fail "no clock_gettime syscall in the trace"
+python3 - "$WORK/dump.json" <<'PY' && pass "date's clock read is a recorded syscall (vDSO functions hidden)" || fail "no clock_gettime syscall in the trace"
 import json, sys
 events = json.load(open(sys.argv[1]))
 calls = [e.get("syscall") for e in events] + [b["syscall"] for e in events for b in e.get("buffered", [])]

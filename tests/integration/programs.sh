@@ -149,6 +149,12 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
         pass "gdb: to the end after the main thread's exit, and back to the worker" ||
         fail "gdb on leader_exit: $(tail -15 "$WORK/leader_gdb.out")"
     fi ;;
+  vdso)  # a program that walks the vDSO's symbols finds a valid image, and nothing to call
+    "$TEST_PROGRAMS/vdso_walk" | grep -q "^vDSO: ELF image, some functions, __vdso_clock_gettime found" ||
+      { echo "no usable vDSO here: $("$TEST_PROGRAMS/vdso_walk")"; exit 77; }
+    record_and_replay vdso "$TEST_PROGRAMS/vdso_walk"
+    [ "$(cat "$WORK/vdso.rec.out")" = "vDSO: ELF image, some functions, __vdso_clock_gettime not found; clock_gettime 0" ] ||
+      fail "vdso: $(cat "$WORK/vdso.rec.out" "$WORK/vdso.rec.err")" ;;
   unshare)  # user, UTS and PID namespaces, as sandboxes make them
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }
