@@ -95,7 +95,7 @@ class Session {
  public:
   Session(Timeline& tl, asio::ip::tcp::socket& socket) : tl_(tl), socket_(socket) {
     last_stop_ = tl_.current();
-    thread_ = last_stop_.tid;
+    thread_ = stop_thread_ = last_stop_.tid;
   }
 
   void run() {
@@ -159,9 +159,18 @@ class Session {
         send("");  // binary writes: gdb falls back to M
         return true;
       case 'H':
+        // Hg picks the thread whose registers and memory gdb reads; Hc the one that 's' and
+        // 'bs' step (gdb's remote protocol, "H op thread-id"). Reading another thread's
+        // registers (info threads, thread apply) must not move the step. gdb sends "Hc0"
+        // (any thread) before a reverse step in all-stop mode: the thread that stopped last,
+        // the one gdb shows, steps.
         if (p.size() > 2) {
           auto t = parse_hex(v.substr(2));
-          if (t && *t != 0) thread_ = pid_t(*t);
+          pid_t tid = t && *t != 0 && v.substr(2) != "-1" ? pid_t(*t) : 0;
+          if (v[1] == 'c')
+            step_thread_ = tid;
+          else if (tid)
+            thread_ = tid;
         }
         send("OK");
         return true;
@@ -175,10 +184,10 @@ class Session {
       case 'c':
         return report(interruptible([&] { return tl_.resume_forward(); }));
       case 's':
-        return report(tl_.step_forward(thread_));
+        return report(tl_.step_forward(step_thread()));
       case 'b':
         if (p == "bc") return report(interruptible([&] { return tl_.resume_backward(); }));
-        if (p == "bs") return report(tl_.step_backward(thread_));
+        if (p == "bs") return report(tl_.step_backward(step_thread()));
         send("");
         return true;
       case 'k':
@@ -233,7 +242,7 @@ class Session {
 
   bool report(const StopInfo& s) {
     last_stop_ = s;
-    thread_ = s.tid;
+    thread_ = stop_thread_ = s.tid;
     send(stop_reply(s, false, kind_of(s)));
     return true;
   }
@@ -442,7 +451,13 @@ class Session {
   PacketReader reader_;
   bool acks_ = true, no_ack_next_ = false;
   StopInfo last_stop_;
-  pid_t thread_ = 0;
+  pid_t thread_ = 0;       ///< Hg: registers and memory; set to the thread of each stop
+  pid_t step_thread_ = 0;  ///< Hc: the thread 's' and 'bs' step; 0: any
+  pid_t stop_thread_ = 0;  ///< the thread of the last stop reply
+  /// The thread a step moves: Hc's, else the last stop's, else the general thread.
+  pid_t step_thread() const {
+    return step_thread_ ? step_thread_ : stop_thread_ ? stop_thread_ : thread_;
+  }
   std::vector<W> watches_;
   std::map<uint64_t, CodeSite> breakpoints_;  ///< gdb's software breakpoints by address
 };

@@ -148,6 +148,15 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
         ! grep -q "Could not read registers" "$WORK/leader_gdb.out" &&
         pass "gdb: to the end after the main thread's exit, and back to the worker" ||
         fail "gdb on leader_exit: $(tail -15 "$WORK/leader_gdb.out")"
+      # info threads reads the other thread's registers (Hg): reverse-stepi still steps the
+      # selected thread (Hc), back into the worker's prologue.
+      timeout 120 "$REWIND" replay "$TRACE" -- -batch -ex 'break worker' -ex continue \
+        -ex 'info threads' -ex reverse-stepi -ex 'thread' >"$WORK/leader_step.out" 2>&1
+      grep -q "static void\* worker(void\* arg) {" "$WORK/leader_step.out" &&
+        ! grep -q "received signal SIGTRAP" "$WORK/leader_step.out" &&
+        grep -q "Current thread is 2 " "$WORK/leader_step.out" &&
+        pass "gdb: reverse-stepi after info threads steps the selected thread" ||
+        fail "reverse-stepi after info threads: $(sed -n '/hit Breakpoint/,$p' "$WORK/leader_step.out")"
     fi ;;
   vdso)  # a program that walks the vDSO's symbols finds a valid image, and nothing to call
     "$TEST_PROGRAMS/vdso_walk" | grep -q "^vDSO: ELF image, some functions, __vdso_clock_gettime found" ||
