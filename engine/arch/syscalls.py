@@ -464,8 +464,8 @@ S("wait4", out=[fixed(1, 4), fixed(3, RUSAGE)], blocks="MAY_BLOCK")
 S("waitid", out=[fixed(2, SIGINFO), fixed(4, RUSAGE)], blocks="MAY_BLOCK")
 S("pidfd_open")
 # Namespaces (namespaces(7)): recorded as the kernel answered, emulated in replay (the
-# replayed process stays where it was: its file and identity calls are emulated too). A PID
-# namespace is refused (engine/record/record_syscall.cpp).
+# replayed process stays where it was: its file and identity calls are emulated too). In a PID
+# namespace the recorder records the numbers the program knows its new tasks by (NSpid).
 S("unshare")
 S("setns")
 S("pidfd_getfd")
