@@ -4,6 +4,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "engine/arch/registers.h"
@@ -63,6 +64,12 @@ void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n) {
     done += size_t(w);
   }
   ::close(fd);
+}
+
+std::vector<iovec> read_iovecs(pid_t tid, uint64_t addr, uint64_t count) {
+  std::vector<iovec> v(std::min(count, kMaxIovecs));
+  if (!v.empty()) read_memory_exact(tid, addr, v.data(), v.size() * sizeof(iovec));
+  return v;
 }
 
 }  // namespace rwd

@@ -19,7 +19,6 @@
 namespace rwd {
 
 namespace {
-constexpr uint64_t kMaxIov = 1024;          // IOV_MAX
 constexpr uint64_t kMaxOut = 256ull << 20;  // one out-parameter, bytes
 
 void add(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t n) {
@@ -31,16 +30,9 @@ void add(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t n) {
   if (!m.bytes.empty()) out.push_back(std::move(m));
 }
 
-std::vector<iovec> read_iov(pid_t tid, uint64_t addr, uint64_t count) {
-  count = std::min(count, kMaxIov);
-  std::vector<iovec> v(count);
-  if (count) read_memory_exact(tid, addr, v.data(), count * sizeof(iovec));
-  return v;
-}
-
 void add_iov(std::vector<MemoryRegion>& out, pid_t tid, uint64_t addr, uint64_t count,
              uint64_t total) {
-  for (const iovec& io : read_iov(tid, addr, count)) {
+  for (const iovec& io : read_iovecs(tid, addr, count)) {
     if (total == 0) break;
     uint64_t n = std::min<uint64_t>(io.iov_len, total);
     add(out, tid, reinterpret_cast<uint64_t>(io.iov_base), n);
@@ -269,7 +261,7 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
     if (p && n) out.emplace_back(p, std::min(n, kMaxOut));
   };
   auto add_iov_ranges = [&](uint64_t p, uint64_t count) {
-    for (const iovec& io : read_iov(tid, p, count))
+    for (const iovec& io : read_iovecs(tid, p, count))
       add_range(reinterpret_cast<uint64_t>(io.iov_base), io.iov_len);
   };
   switch (spec.nr) {
@@ -305,7 +297,7 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       return out;
     case SYS_recvmsg:
     case SYS_recvmmsg: {
-      uint64_t count = spec.nr == SYS_recvmsg ? 1 : std::min<uint64_t>(a[2], kMaxIov);
+      uint64_t count = spec.nr == SYS_recvmsg ? 1 : std::min<uint64_t>(a[2], kMaxIovecs);
       size_t size = spec.nr == SYS_recvmsg ? sizeof(msghdr) : sizeof(mmsghdr);
       for (uint64_t i = 0; i < count; ++i) {
         struct msghdr h;

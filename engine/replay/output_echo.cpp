@@ -11,7 +11,6 @@
 namespace rwd {
 
 namespace {
-constexpr uint64_t kMaxIov = 1024;  // IOV_MAX
 
 void write_all(int fd, const uint8_t* p, size_t n) {
   while (n > 0) {
@@ -37,7 +36,7 @@ std::string output_bytes(pid_t tid, OutputKind kind, const Registers& regs, int6
     return out;
   }
   if (kind != OutputKind::Iov) return out;
-  uint64_t count = std::min<uint64_t>(regs.rdx, kMaxIov);
+  uint64_t count = std::min<uint64_t>(regs.rdx, kMaxIovecs);
   std::vector<iovec> iov(count);
   auto raw = read_memory(tid, regs.rsi, count * sizeof(iovec));
   std::copy(raw.begin(), raw.end(), reinterpret_cast<uint8_t*>(iov.data()));

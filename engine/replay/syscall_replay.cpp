@@ -231,21 +231,15 @@ void Replayer::replay_vm_write(ReplayTask& t, const Event& e, const Registers& r
     return;  // nothing written, or into a process outside the recording
   // The kernel copies the local iovecs' bytes, in order, into the remote ones, and returns
   // how many it wrote (process_vm_writev(2)): the same bytes, read from this task's memory.
-  constexpr uint64_t kMaxIov = 1024;  // IOV_MAX
-  auto iovs = [&](uint64_t at, uint64_t count) {
-    std::vector<iovec> v(std::min(count, kMaxIov));
-    if (!v.empty()) read_memory_exact(t.tid, at, v.data(), v.size() * sizeof(iovec));
-    return v;
-  };
   std::vector<uint8_t> bytes;
-  for (const iovec& io : iovs(regs.rsi, regs.rdx)) {
+  for (const iovec& io : read_iovecs(t.tid, regs.rsi, regs.rdx)) {
     size_t n = std::min<size_t>(io.iov_len, size_t(e.result) - bytes.size());
     std::vector<uint8_t> part = read_memory(t.tid, uint64_t(io.iov_base), n);
     bytes.insert(bytes.end(), part.begin(), part.end());
     if (bytes.size() >= size_t(e.result)) break;
   }
   size_t done = 0;
-  for (const iovec& io : iovs(regs.r10, regs.r8)) {
+  for (const iovec& io : read_iovecs(t.tid, regs.r10, regs.r8)) {
     size_t n = std::min(io.iov_len, bytes.size() - done);
     if (n) write_memory(target->second.tid, uint64_t(io.iov_base), bytes.data() + done, n);
     done += n;
