@@ -10,17 +10,14 @@
 
 namespace rwd {
 
-uint64_t vdso_base(pid_t tid) {
-  for (const ProcMapping& m : read_proc_maps(tid))
-    if (m.path == "[vdso]") return m.start;
-  return 0;
-}
-
-int hide_vdso_symbols(pid_t tid, uint64_t base) {
+int hide_vdso_symbols(pid_t tid) {
+  uint64_t base = 0, size = 0;
+  for (const ProcMapping& m : read_proc_maps(tid)) {
+    if (m.path != "[vdso]") continue;
+    base = m.start;
+    size = m.end - m.start;
+  }
   if (!base) return 0;
-  uint64_t size = 0;
-  for (const ProcMapping& m : read_proc_maps(tid))
-    if (m.start == base) size = m.end - m.start;
   constexpr uint64_t kMaxImage = 1 << 20;
   if (size < sizeof(Elf64_Ehdr) || size > kMaxImage) return 0;
   // The image is mapped whole from its start: file offsets are offsets from `base`.

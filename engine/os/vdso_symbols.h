@@ -12,14 +12,12 @@
 
 namespace rwd {
 
-/// The start of process `tid`'s "[vdso]" mapping (/proc/TID/maps), 0 when it has none.
-uint64_t vdso_base(pid_t tid);
-
-/// Renames every function symbol of the vDSO mapped at `base` in process `tid` by writing 'X'
-/// over the first character of its name in .dynstr (names merged into a longer one's tail are
-/// renamed too): lookups by name, with or without the "__vdso_" prefix, fail. Returns the
-/// number of symbols renamed. Throws SystemError when the memory cannot be read or written;
-/// an image it cannot parse is left as it is (0).
-int hide_vdso_symbols(pid_t tid, uint64_t base);
+/// Renames every function symbol of process `tid`'s vDSO (its "[vdso]" mapping in
+/// /proc/TID/maps) by writing 'X' over the first character of its name in .dynstr (names
+/// merged into a longer one's tail are renamed too): lookups by name, with or without the
+/// "__vdso_" prefix, fail. Returns the number of symbols renamed; 0 without a vDSO or with
+/// an image it cannot parse (left as it is). Throws SystemError when the memory cannot be
+/// read or written.
+int hide_vdso_symbols(pid_t tid);
 
 }  // namespace rwd

@@ -19,7 +19,7 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
   e.kind = EventKind::Exec;
   e.tid = tid;
   e.regs = get_regs(tid);
-  hide_vdso_symbols(tid, vdso_base(tid));  // glibc then makes the time syscalls, recorded
+  hide_vdso_symbols(tid);  // glibc then makes the time syscalls, recorded
   std::string proc = "/proc/" + std::to_string(tid);
   char exe[PATH_MAX] = {};
   ssize_t n = ::readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);

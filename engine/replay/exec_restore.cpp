@@ -125,7 +125,7 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
   for (const auto& region : e.memory)
     write_memory(t.tid, region.addr, region.bytes.data(), region.bytes.size());
   rs.call(SYS_munmap, {scratch, kPage});
-  hide_vdso_symbols(t.tid, vdso_base(t.tid));  // as the recorder did (vdso_symbols.h)
+  hide_vdso_symbols(t.tid);  // as the recorder did (vdso_symbols.h)
   set_regs(t.tid, e.regs);
   if (getenv("REWIND_DEBUG_EXEC")) {
     fprintf(stderr, "after exec event %llu:\n", (unsigned long long)e.number);
