@@ -140,6 +140,17 @@ std::vector<pid_t> ns_pids(pid_t tid) {
   return out;
 }
 
+bool in_rewinds_pid_namespace(pid_t tid) {
+  auto link = [](const std::string& path) {
+    char buf[64] = {};
+    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, size_t(n)) : std::string();
+  };
+  static const std::string own = link("/proc/self/ns/pid");
+  std::string theirs = link("/proc/" + std::to_string(tid) + "/ns/pid");
+  return !theirs.empty() && theirs == own;
+}
+
 int fd_status_flags(pid_t tid, int fd) {
   std::ifstream in("/proc/" + std::to_string(tid) + "/fdinfo/" + std::to_string(fd));
   std::string key;

@@ -37,6 +37,11 @@ bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix);
 /// down to its own (the "NSpid:" line of /proc/TID/status, proc(5)); empty when it is gone.
 std::vector<pid_t> ns_pids(pid_t tid);
 
+/// Whether task `tid` is in rewind's own PID namespace (its /proc/TID/ns/pid link names the
+/// same namespace as /proc/self/ns/pid, namespaces(7)): then it knows every task by rewind's
+/// numbers. False when it is gone.
+bool in_rewinds_pid_namespace(pid_t tid);
+
 /// The status flags of task `tid`'s descriptor `fd` (O_RDWR, O_APPEND..., from the "flags:"
 /// line of /proc/TID/fdinfo/FD, proc(5)), or -1 when it has no such descriptor.
 int fd_status_flags(pid_t tid, int fd);

@@ -186,6 +186,14 @@ RecordResult RecordSession::run() {
   return r;
 }
 
+bool RecordSession::leave_turns(ThreadGroup& g, pid_t tid) {
+  std::erase(g.members, tid);
+  std::erase(g.ready, tid);
+  bool was_active = g.active == tid;
+  if (was_active) g.active = 0;
+  return was_active;
+}
+
 void RecordSession::kill_the_rest() {
   rest_killed_ = true;
   std::set<pid_t> processes;
@@ -410,10 +418,7 @@ void RecordSession::on_exit(RecordTask& t, int status) {
     return update_timer();
   }
   ThreadGroup& g = group(t);
-  std::erase(g.members, t.tid);
-  std::erase(g.ready, t.tid);
-  bool was_active = g.active == t.tid;
-  if (was_active) g.active = 0;
+  bool was_active = leave_turns(g, t.tid);
   pid_t pid = t.pid;
   tasks_.erase(t.tid);
   if (g.members.empty()) {

@@ -66,6 +66,9 @@ class RecordSession {
   void on_exit(RecordTask& t, int status);
   /// The SIGALRM tick: flushes the trace, ends time slices, notices blocked syscalls.
   void on_tick();
+  /// Takes task `tid` out of its process's turns (members, ready queue); returns whether it
+  /// was the one running, whose turn someone else must now get.
+  bool leave_turns(ThreadGroup& g, pid_t tid);
   /// The first process ended and --wait was not given: kills every task left (a daemon the
   /// program started), saying so on stderr; their ends are recorded as their stops come.
   void kill_the_rest();
@@ -120,7 +123,7 @@ class RecordSession {
   std::vector<pid_t> process_order_;
   pid_t root_ = 0;
   int root_status_ = 0;
-  bool root_ended_ = false;  ///< the first process's first thread has ended
+  bool root_ended_ = false;   ///< the first process's first thread has ended
   bool rest_killed_ = false;  ///< the processes the first one left running were killed
   uint64_t ticks_ = 0;
   uint64_t last_flush_tick_ = 0;

@@ -78,7 +78,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
         "CLONE_THREAD); this is not supported yet");
   // Inside a PID namespace the program names processes by numbers replay cannot map to its
   // tasks (fork results are mapped: on_fork_event).
-  if (nr == SYS_process_vm_writev && ns_pids(t.tid).size() > 1)
+  if (nr == SYS_process_vm_writev && !in_rewinds_pid_namespace(t.tid))
     throw UnsupportedError(
         "process_vm_writev inside a PID namespace (CLONE_NEWPID) is not supported yet");
   if (nr == SYS_prctl && answer_tsc_prctl(t)) {
@@ -98,10 +98,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
       // The main thread ends while other threads run on (pthread_exit from main): the kernel
       // reports its end only once they have all ended (wait(2)). It leaves its process's
       // turns now; its Exit event comes with that report.
-      std::erase(g.members, t.tid);
-      std::erase(g.ready, t.tid);
-      bool was_active = g.active == t.tid;
-      if (was_active) g.active = 0;
+      bool was_active = leave_turns(g, t.tid);
       resume_syscall(t);
       if (was_active) schedule(g);
       return;
@@ -239,11 +236,14 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   e.child_tid = child;
   // Inside a PID namespace the parent knows the child by another number than rewind does
   // (the child's id at the parent's namespace level), and the child itself by a third when it
-  // starts a namespace of its own (pid_namespaces(7)).
-  std::vector<pid_t> parent_ids = ns_pids(t.tid), child_ids = ns_pids(child);
-  if (!parent_ids.empty() && child_ids.size() >= parent_ids.size()) {
-    e.result = child_ids[parent_ids.size() - 1];
-    if (child_ids.back() != e.result) e.child_own_tid = child_ids.back();
+  // starts a namespace of its own (pid_namespaces(7)). A child in rewind's namespace has its
+  // parent there too: one link read, the usual case, and the numbers agree.
+  if (!in_rewinds_pid_namespace(child)) {
+    std::vector<pid_t> parent_ids = ns_pids(t.tid), child_ids = ns_pids(child);
+    if (!parent_ids.empty() && child_ids.size() >= parent_ids.size()) {
+      e.result = child_ids[parent_ids.size() - 1];
+      if (child_ids.back() != e.result) e.child_own_tid = child_ids.back();
+    }
   }
   write(e);
   t.fork_recorded = true;
