@@ -191,10 +191,10 @@ void ReplayController::note_entries(const Event& e) {
   }
 }
 
-bool ReplayController::no_live_task() const {
-  for (const auto& [rec, t] : session_->tasks())
-    if (t.state != TaskState::Exited) return false;
-  return true;
+size_t ReplayController::live_tasks() const {
+  size_t n = 0;
+  for (const auto& [rec, t] : session_->tasks()) n += t.state != TaskState::Exited;
+  return n;
 }
 
 const ReplayTask* ReplayController::live(pid_t rec_tid) const {

@@ -138,8 +138,9 @@ class ReplayController {
   /// The checkpoint a new replay for `run` starts from (nullptr: the trace's start).
   const Saved* start_for(const Run& run) const;
 
-  /// True when every replayed task has ended.
-  bool no_live_task() const;
+  /// The replayed tasks that have not ended (a main thread that ended before its other
+  /// threads is listed as Exited until its status comes, and is not counted).
+  size_t live_tasks() const;
 
   /// The task replaying `rec_tid` now, or nullptr.
   const ReplayTask* live(pid_t rec_tid) const;

@@ -221,7 +221,7 @@ Next ReplayController::on_between() {
       // A seek to the event that ended the last task (one killed by a signal: an exit
       // stops at its entry, on_entry) is at the end of the trace.
       StopInfo si = go->report;
-      if (si.reason == StopReason::Seek && no_live_task()) si.reason = StopReason::TraceEnd;
+      if (si.reason == StopReason::Seek && live_tasks() == 0) si.reason = StopReason::TraceEnd;
       return pause(si, here);
     }
   } else if (scan) {
@@ -243,9 +243,7 @@ Next ReplayController::on_entry(ReplayTask& t) {
   here.tid = t.rec_tid;
   Registers r = get_regs(t.tid);
   // (A main thread that ended first stays listed, as Exited, until its status comes.)
-  size_t live_tasks = 0;
-  for (const auto& [rec, x] : session_->tasks()) live_tasks += x.state != TaskState::Exited;
-  bool ending = syscall_has(long(r.orig_rax), kExit) && live_tasks == 1;
+  bool ending = syscall_has(long(r.orig_rax), kExit) && live_tasks() == 1;
   // The end of the trace is the last task at its exit, still inspectable: where forward
   // runs stop, and seeks to any later event (the exit's own, its task's end).
   auto* go = run_.as<runs::Goto>();
