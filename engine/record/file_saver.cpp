@@ -117,7 +117,7 @@ std::string FileSaver::save(const std::string& source, const std::string& path) 
     name = it->second;
   } else {
     try {
-      name = store(in, st, path, nullptr);
+      name = store(in, st, path, true);
     } catch (...) {
       ::close(in);
       throw;
@@ -142,7 +142,7 @@ FileSaver::SharedSave FileSaver::save_shared(const std::string& source, const st
     if (auto s = shared_saved_.find(key); s != shared_saved_.end()) {
       out.name = s->second;
     } else {
-      out.name = store(in, st, path, &sum);
+      out.name = store(in, st, path, false);  // changed in place: never linked
       shared_saved_[key] = out.name;
     }
   } catch (...) {
@@ -154,26 +154,30 @@ FileSaver::SharedSave FileSaver::save_shared(const std::string& source, const st
 }
 
 std::string FileSaver::store(int in, const struct stat& st, const std::string& path,
-                             const SavedFileSum* sum) {
+                             bool may_link) {
   std::string name = base_name(path) + "-" + std::to_string(counter_++);
   std::string dest = dir_ + "/" + name;
-  bool done = false;
+  bool linked = false;
   // A hard link keeps the file's mode: a setuid or setgid program exec'd from the trace would
   // run with ASLR on (the kernel's secure exec), in another address space than recorded.
-  // Those are copied, without the bits. A file saved for a shared mapping is always copied:
-  // the program changes it in place.
-  if (!sum && is_system_path(path) && !(st.st_mode & (S_ISUID | S_ISGID))) {
+  // Those are copied, without the bits.
+  if (may_link && is_system_path(path) && !(st.st_mode & (S_ISUID | S_ISGID))) {
     struct stat orig;
     if (::stat(path.c_str(), &orig) == 0 && orig.st_dev == st.st_dev && orig.st_ino == st.st_ino)
-      done = ::linkat(AT_FDCWD, path.c_str(), AT_FDCWD, dest.c_str(), AT_SYMLINK_FOLLOW) == 0;
+      linked = ::linkat(AT_FDCWD, path.c_str(), AT_FDCWD, dest.c_str(), AT_SYMLINK_FOLLOW) == 0;
   }
-  if (!done) {
-    int out = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // Its size and checksum, for the replay to tell a truncated or replaced copy: of the copy
+  // itself (the sum covers its data extents, and a copy's holes need not fall where the
+  // original's did), or of the linked file, which is the same file.
+  SavedFileSum saved;
+  if (linked) {
+    saved = sum_of_fd(in, path);
+  } else {
+    int out = ::open(dest.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (out < 0) throw_errno("create " + dest);
     try {
-      if (::ioctl(out, FICLONE, in) != 0) {
-        copy_fd(in, out, st.st_size, path, copied_);
-      }
+      if (::ioctl(out, FICLONE, in) != 0) copy_fd(in, out, st.st_size, path, copied_);
+      saved = sum_of_fd(out, dest);
     } catch (...) {
       ::close(out);
       ::unlink(dest.c_str());  // no partial copy left in the trace
@@ -181,23 +185,6 @@ std::string FileSaver::store(int in, const struct stat& st, const std::string& p
     }
     ::fchmod(out, 0555);  // executables are exec'd from the trace at replay
     ::close(out);
-  }
-  // Its size and checksum, for the replay to tell a truncated or replaced copy: of the copy
-  // itself (the sum covers its data extents, and a copy's holes need not fall where the
-  // original's did), or of the linked file.
-  SavedFileSum saved;
-  if (done) {
-    saved = sum_of_fd(in, path);  // the linked file is the same file
-  } else {
-    int copy = ::open(dest.c_str(), O_RDONLY | O_CLOEXEC);
-    if (copy < 0) throw_errno("open " + dest);
-    try {
-      saved = sum_of_fd(copy, dest);
-    } catch (...) {
-      ::close(copy);
-      throw;
-    }
-    ::close(copy);
   }
   append_file_sum(dir_.substr(0, dir_.rfind('/')), name, saved);
   return name;

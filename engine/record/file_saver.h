@@ -48,11 +48,10 @@ class FileSaver {
   /// SystemError.
   int open_regular(const std::string& source, const std::string& path, struct stat& st);
   /// Stores open file `in` (stat `st`, original `path`) under a new name, keeping its holes,
-  /// and appends the sum of what was stored. A file with a known `sum` (a shared one) is
-  /// always copied, never linked. Returns the name. Throws SystemError, and Error when the
-  /// copy would fill the trace's file system.
-  std::string store(int in, const struct stat& st, const std::string& path,
-                    const SavedFileSum* sum);
+  /// and appends the sum of what was stored. A system file is hard-linked when `may_link`
+  /// (not for a shared file: the program changes it in place). Returns the name. Throws
+  /// SystemError, and Error when the copy would fill the trace's file system.
+  std::string store(int in, const struct stat& st, const std::string& path, bool may_link);
 
   std::map<std::tuple<dev_t, ino_t, off_t, int64_t>, std::string> saved_;
   /// save_shared's copies by device, inode, size and XXH64; its file numbers.
