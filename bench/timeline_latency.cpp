@@ -65,34 +65,42 @@ int far_steps(const std::string& rewind, int runs) {
   if (std::system((rewind + " record -o " + dir + " " + LONG_COMPUTE + " >/dev/null").c_str()) != 0)
     return 1;
   printf("reverse steps far from any syscall, bench/long_compute.c (native run %.0f ms)\n", native);
-  printf("| paused after (ms of replay) | reverse-step median ms | forward step ms | runs |\n");
-  printf("| ---: | ---: | ---: | ---: |\n");
-  for (int delay : {100, 400, 1600}) {
-    Timeline tl(dir);
-    StopInfo paused;
-    std::thread run([&] { paused = tl.resume_forward(); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay));
-    tl.interrupt();
-    run.join();
-    if (paused.reason != StopReason::Interrupted) {
-      fprintf(stderr, "the continue was not paused (reason %d)\n", int(paused.reason));
-      return 1;
-    }
-    std::vector<double> back;
-    double fwd = 0;
-    for (int i = 0; i < std::max(1, runs / 5); ++i) {
-      t0 = Clock::now();
-      tl.step_backward(paused.tid);
-      back.push_back(ms_since(t0));
-      if (i == 0) {
-        t0 = Clock::now();
-        tl.step_forward(paused.tid);
-        fwd = ms_since(t0);
-        tl.step_backward(paused.tid);
+  printf(
+      "| checkpoints inside the interval | paused after (ms of replay) | reverse-step median ms "
+      "| forward step ms | reverse steps |\n");
+  printf("| --- | ---: | ---: | ---: | ---: |\n");
+  // With checkpoints inside the interval (the default), and without them as before they
+  // existed (REWIND_INTERVAL_CHECKPOINTS=0: each step replays the whole stretch, so fewer).
+  for (bool inner : {true, false})
+    for (int delay : {100, 400, 1600, 3200}) {
+      setenv("REWIND_INTERVAL_CHECKPOINTS", inner ? "1" : "0", 1);
+      Timeline tl(dir);
+      StopInfo paused;
+      std::thread run([&] { paused = tl.resume_forward(); });
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      tl.interrupt();
+      run.join();
+      if (paused.reason != StopReason::Interrupted) {
+        fprintf(stderr, "the continue was not paused (reason %d)\n", int(paused.reason));
+        return 1;
       }
+      std::vector<double> back;
+      double fwd = 0;
+      for (int i = 0; i < (inner ? std::max(1, runs) : 3); ++i) {
+        t0 = Clock::now();
+        tl.step_backward(paused.tid);
+        back.push_back(ms_since(t0));
+        if (i == 0) {
+          t0 = Clock::now();
+          tl.step_forward(paused.tid);
+          fwd = ms_since(t0);
+          tl.step_backward(paused.tid);
+        }
+      }
+      printf("| %s | %d | %.0f | %.1f | %zu |\n", inner ? "yes" : "no", delay, median(back), fwd,
+             back.size());
+      fflush(stdout);
     }
-    printf("| %d | %.0f | %.1f | %zu |\n", delay, median(back), fwd, back.size());
-  }
   std::system(("rm -rf " + top).c_str());
   return 0;
 }

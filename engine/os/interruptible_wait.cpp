@@ -70,8 +70,8 @@ class WakeTimer {
 
 }  // namespace
 
-int wait_interruptible(pid_t tid, const std::atomic<bool>* wanted, bool& sent) {
-  if (!wanted || sent) return wait_task(tid);
+int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
+  if (!wanted.any() || sent) return wait_task(tid);
   int status = 0;
   thread_local WakeTimer timer;
   // Without a timer (timer_create failed) the flag is still checked at every EINTR.
@@ -85,7 +85,7 @@ int wait_interruptible(pid_t tid, const std::atomic<bool>* wanted, bool& sent) {
       errno = e;
       throw_errno("waitpid(" + std::to_string(tid) + ")");
     }
-    if (sent || !wanted->load()) continue;
+    if (sent || !wanted.due()) continue;
     // Still running? Its stop may have just come in.
     r = waitpid(tid, &status, __WALL | WNOHANG);
     if (r > 0) break;

@@ -8,19 +8,32 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 
 namespace rwd {
 
 /// How often an interruptible wait checks its flag, in milliseconds.
 inline constexpr long kInterruptPollMs = 20;
 
-/// waitpid(`tid`, __WALL) that, while `wanted` (may be null) holds true and `sent` is false,
-/// sends PTRACE_INTERRUPT to `tid` once (within kInterruptPollMs of the flag turning true)
+/// When a running task is to be stopped where it is: while `flag` (may be null) holds true
+/// (a user's pause), or once the monotonic clock passes `at` (a checkpoint between events is
+/// due). The default never interrupts.
+struct InterruptWhen {
+  const std::atomic<bool>* flag = nullptr;
+  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
+  /// Whether an interrupt can ever be wanted (a timer is worth starting).
+  bool any() const { return flag || at != std::chrono::steady_clock::time_point::max(); }
+  /// Whether it is wanted now.
+  bool due() const { return (flag && flag->load()) || std::chrono::steady_clock::now() >= at; }
+};
+
+/// waitpid(`tid`, __WALL) that, while `wanted` is due and `sent` is false,
+/// sends PTRACE_INTERRUPT to `tid` once (within kInterruptPollMs of it becoming due)
 /// and sets `sent`. Returns the wait status; the interrupt's stop comes as a wait status
 /// with PTRACE_EVENT_STOP in bits 16-23. When the task stopped for another reason just before
 /// the interrupt arrived, the interrupt stays pending: the task reports it at its next resume
 /// (`sent` stays true until the caller sees that stop). Must run on the tracer thread.
 /// Throws SystemError when waitpid fails.
-int wait_interruptible(pid_t tid, const std::atomic<bool>* wanted, bool& sent);
+int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent);
 
 }  // namespace rwd

@@ -118,6 +118,7 @@ ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& ori
     throw DivergenceError("a clone injected to copy thread " + std::to_string(orig.rec_tid) +
                           " created no thread");
   ReplayTask c = orig;
+  c.interrupt_sent = false;  // a new task: no interrupt of the original's is pending in it
   c.tid = pid_t(get_event_msg(leader.tid));
   c.pid = leader.pid;
   wait_new_task(c);
@@ -155,6 +156,7 @@ ReplayTask fork_task(ReplayTask& t) {
   if (s.kind != Stop::Event || s.sig != PTRACE_EVENT_FORK)
     throw DivergenceError("a checkpoint fork did not create a process");
   ReplayTask c = t;
+  c.interrupt_sent = false;  // as in clone_thread
   c.tid = c.pid = pid_t(get_event_msg(t.tid));
   wait_new_task(c);
   Stop exit_stop = run_to_stop(t, PTRACE_SYSCALL);  // the parent returns from fork

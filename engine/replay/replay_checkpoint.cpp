@@ -18,7 +18,9 @@ struct ReplaySession::Checkpoint {
   uint64_t done = 0;
   std::map<pid_t, ReplayTask> tasks;  ///< the copy's threads, and ended tasks as records
   uint64_t points = 0, point_stops = 0;
-  TraceReader::Position position;  ///< the reader just after event `done`
+  TraceReader::Position position;  ///< the reader just after event `done` (or `in_progress`)
+  /// checkpoint_between: the event whose replay was in progress (read already).
+  std::optional<Event> in_progress;
   ~Checkpoint() {
     // A stopped tracee dies of SIGKILL at once; reap every thread (they are this process's
     // tracees). A thread group's leader is reported only after its other threads are reaped.
@@ -68,7 +70,10 @@ std::map<pid_t, ReplayTask> copy_processes(
 
 }  // namespace
 
-ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position) {
+ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position, bool between) {
+  // Between events the session has no event in progress; in the middle of one, it has read
+  // that event and nothing after it.
+  if (between && (!cur_ || finished_ || next_ || code_patched())) return nullptr;
   std::vector<ReplayTask*> live;
   for (auto& [rec, t] : tasks_)
     if (t.state != TaskState::Exited) live.push_back(&t);
@@ -94,6 +99,7 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position)
   c->point_stops = point_stops_;
   if (next_ && need_position) return nullptr;  // read ahead: the reader is past `done_`
   c->position = trace_.position();
+  if (between) c->in_progress = cur_->e;
   c->tasks = copy_processes(processes);
   // Threads that ended before this point but whose Exit event comes after it (their exit
   // syscall is replayed, the event that collects them not yet): kept as records, so that
@@ -118,11 +124,15 @@ ReplaySession::Impl::Impl(const ReplayOptions& o, const ReplaySession::Checkpoin
   points_ = c.points;
   point_stops_ = c.point_stops;
   trace_.seek(c.position);
+  if (c.in_progress) next_ = *c.in_progress;  // replayed again from where its task stands
   done_ = c.done;
 }
 
 ReplaySession::CheckpointPtr ReplaySession::checkpoint() {
   return impl_->checkpoint(true);
+}
+ReplaySession::CheckpointPtr ReplaySession::checkpoint_between() {
+  return impl_->checkpoint(true, true);
 }
 ReplaySession::CheckpointPtr ReplaySession::diversion() {
   return impl_->checkpoint(false);

@@ -55,9 +55,9 @@ struct RunCommand {
   int request = 0;            ///< after Resume: resume with this request (0: as asked)
   bool claimed = false;       ///< after Stopped: the stop was the driver's own
   bool patch_allowed = true;  ///< after PatchRequest
-  /// After Resume: while this flag is true, the task is stopped where it runs
-  /// (Stop::Interrupted, a ReplayStep::Stopped that the driver must claim); null: never.
-  const std::atomic<bool>* interrupt = nullptr;
+  /// After Resume: when this asks for it, the task is stopped where it runs
+  /// (Stop::Interrupted, a ReplayStep::Stopped that the driver must claim); default: never.
+  InterruptWhen interrupt;
 };
 
 /// One replay of a trace from its start. Owns the replayed processes: destroying the
@@ -108,6 +108,12 @@ class ReplaySession {
   /// (its copy would share the pages the replay goes on changing). Call only between
   /// step()s.
   CheckpointPtr checkpoint();
+  /// A checkpoint in the middle of the event in progress: the task replaying it has run
+  /// part of the way to it (stopped by an interrupt) and every other task waits as between
+  /// events. A replay from it continues that event's replay where the task stands. nullptr
+  /// where checkpoint() would give none, and while a point trampoline is patched in, after
+  /// the reader read past the event in progress, or outside an event.
+  CheckpointPtr checkpoint_between();
   /// A copy of the replayed process as it stands now, even in the middle of an event, to
   /// change and run freely and then throw away (a "diversion"); it cannot restart a replay.
   /// nullptr when the process cannot be copied (as checkpoint()).

@@ -35,7 +35,9 @@ class ReplaySession::Impl {
   /// Resumes the replay of `c`: a fresh fork of its process continues from its event.
   Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c);
   ~Impl();
-  ReplaySession::CheckpointPtr checkpoint(bool need_position);
+  /// ReplaySession::checkpoint (need_position, not `between`), checkpoint_between (both) and
+  /// diversion (neither).
+  ReplaySession::CheckpointPtr checkpoint(bool need_position, bool between = false);
   /// The next event to replay (after the one in progress), reading ahead one.
   const Event* peek() {
     if (!next_ && !at_end_) {

@@ -47,7 +47,7 @@ bool debugger_trap(const Stop& s, int request) {
 // and skips resetting SIGTRAP's action: a divergence after a reverse step through
 // posix_spawn). The mask read before the resume is put back after such a trap. (The kernel
 // also resets a blocked SIGTRAP's handler to SIG_DFL; that is not undone.)
-Stop run_once(ReplayTask& t, int request, const std::atomic<bool>* interrupt) {
+Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
   if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
@@ -80,7 +80,7 @@ Stop run_to_stop(ReplayTask& t, int request) {
   }
 }
 
-Stop wait_stop(ReplayTask& t, int request, const std::atomic<bool>* interrupt) {
+Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   for (;;) {
     int status = wait_interruptible(t.tid, interrupt, t.interrupt_sent);
     Stop s;
@@ -101,7 +101,7 @@ Stop wait_stop(ReplayTask& t, int request, const std::atomic<bool>* interrupt) {
       // Our PTRACE_INTERRUPT's stop (ptrace(2): its WSTOPSIG is SIGTRAP). One that comes
       // after the run it was sent for ended otherwise is resumed as if it had not happened.
       t.interrupt_sent = false;
-      if (interrupt) {
+      if (interrupt.any()) {
         s.kind = Stop::Interrupted;
         return s;
       }

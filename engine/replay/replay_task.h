@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/arch/registers.h"
+#include "engine/os/interruptible_wait.h"
 
 namespace rwd {
 
@@ -91,11 +92,11 @@ struct Stop {
 /// did not cause (a real SIGCHLD from a replayed child) are suppressed; group-stops are
 /// resumed. A syscall entry that is a pause between buffered records is returned as it is
 /// (at_buffer_pause tells). After a debugger trap, a blocked SIGTRAP is blocked again (the
-/// kernel unblocks it to deliver the trap). While `interrupt` (may be null) is true, a task
-/// that runs on is stopped where it is (interruptible_wait.h) and Stop::Interrupted returned;
+/// kernel unblocks it to deliver the trap). When `interrupt` is due, a task that runs on is
+/// stopped where it is (interruptible_wait.h) and Stop::Interrupted returned;
 /// without it, such a stop left over from an earlier run is resumed and not returned.
 /// Throws SystemError.
-Stop run_once(ReplayTask& t, int request, const std::atomic<bool>* interrupt = nullptr);
+Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt = {});
 
 /// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL, PTRACE_SINGLESTEP) until its
 /// next stop of interest, as run_once, and handles a pause between buffered records
@@ -106,7 +107,7 @@ Stop run_to_stop(ReplayTask& t, int request);
 
 /// Waits for `t`'s next stop without resuming it first (same filtering as run_to_stop;
 /// `interrupt` as for run_once).
-Stop wait_stop(ReplayTask& t, int request, const std::atomic<bool>* interrupt = nullptr);
+Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt = {});
 
 /// Waits for a newly created task's first stop (PTRACE_EVENT_STOP) and leaves it stopped
 /// there, before it ran any code. Throws DivergenceError if it stops otherwise.

@@ -53,4 +53,29 @@ CheckpointStats CheckpointStore::stats() const {
   return st;
 }
 
+uint64_t IntervalCheckpoints::add(Saved s, std::initializer_list<uint64_t> keep) {
+  s.id = next_id_++;
+  uint64_t id = s.id;
+  saved_.push_back(std::move(s));
+  for (auto it = saved_.begin(); saved_.size() > kMax && it != saved_.end();) {
+    if (std::find(keep.begin(), keep.end(), it->id) != keep.end() || it->id == id)
+      ++it;
+    else
+      it = saved_.erase(it);
+  }
+  return id;
+}
+
+const IntervalCheckpoints::Saved* IntervalCheckpoints::find(uint64_t id) const {
+  for (auto& s : saved_)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+uint64_t IntervalCheckpoints::newest_of(uint64_t replay, uint64_t event, pid_t tid) const {
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it)
+    if (it->replay == replay && it->event == event && it->tid == tid) return it->id;
+  return 0;
+}
+
 }  // namespace rwd

@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <vector>
 
+#include "engine/arch/registers.h"
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/timeline_types.h"
 #include "engine/trace/event.h"
@@ -26,6 +28,13 @@ class CheckpointStore {
     /// last_entry_event_).
     std::map<pid_t, uint64_t> entry_pending;
     uint64_t last_entry_event = 0;
+    // Checkpoints inside an event interval (IntervalCheckpoints) only:
+    bool between = false;  ///< taken between `event` and the next, with task `tid` running
+    pid_t tid = 0;         ///< the task running in that interval (recorded tid)
+    Registers regs{};      ///< its registers there
+    uint64_t id = 0;       ///< IntervalCheckpoints' name for it (from 1)
+    uint64_t prev = 0;     ///< an earlier one known to lie before it in the interval (0: none)
+    uint64_t replay = 0;   ///< the replay that took it (ReplayController's count of replays)
   };
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kEvents = 1000;                     ///< at most this many events apart
@@ -53,6 +62,35 @@ class CheckpointStore {
  private:
   std::vector<Saved> saved_;
   Clock::time_point since_ = Clock::now();
+};
+
+/// Checkpoints inside event intervals: taken while a task runs for long between two events
+/// (a loop without syscalls), so that a backward operation near a point far from the last
+/// event replays from one of these instead of from the event (DESIGN.md: the cost of a
+/// backward operation must not grow with the instructions since the last event). Without
+/// counters nothing orders two points of an interval, so each checkpoint is known to lie
+/// before the points the replay that took it reached later, and before those of replays
+/// started from it; `prev` chains to the one it was known to follow. Keeps the newest kMax.
+class IntervalCheckpoints {
+ public:
+  using Saved = CheckpointStore::Saved;
+  static constexpr size_t kMax = 12;
+  /// Replay time between two of them, in one interval (the interrupt's poll adds up to 20 ms).
+  static constexpr auto kEvery = std::chrono::milliseconds(30);
+
+  /// Adds `s` (event, tid, regs, prev, replay set), names it and returns its id; drops the
+  /// oldest beyond kMax, except those named in `keep`.
+  uint64_t add(Saved s, std::initializer_list<uint64_t> keep);
+  /// The one named `id`, or nullptr (never taken, or dropped).
+  const Saved* find(uint64_t id) const;
+  /// The newest one taken by replay `replay` in task `tid`'s interval after event `event`, or 0.
+  uint64_t newest_of(uint64_t replay, uint64_t event, pid_t tid) const;
+  size_t size() const { return saved_.size(); }
+  void clear() { saved_.clear(); }
+
+ private:
+  std::vector<Saved> saved_;  ///< oldest first
+  uint64_t next_id_ = 1;
 };
 
 }  // namespace rwd

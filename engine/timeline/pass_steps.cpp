@@ -116,12 +116,24 @@ std::optional<Next> ReplayController::start_pass_scan() {
   }
   StepCount c{.tid = here_.tid, .event = here_.event, .pos = pos};
   pass_fallback_ = runs::Scan{.target = scan.target, .steps = c};
+  // Counted from the nearest checkpoint known to lie before the point in its interval, if
+  // any: the three replays then cover the stretch since that checkpoint only.
+  pass_inner_ = usable_inner(here_inner_, here_.regs.rip, here_.regs.rip + PassTrap::kPatchReach);
+  pass_first_ = scan;
   if (debug_)
-    fprintf(stderr, "rewind: timeline: reverse step by passes at %llx, event %llu\n",
-            (unsigned long long)here_.regs.rip, (unsigned long long)here_.event);
+    fprintf(stderr, "rewind: timeline: reverse step by passes at %llx, event %llu, from %llu\n",
+            (unsigned long long)here_.regs.rip, (unsigned long long)here_.event,
+            (unsigned long long)*pass_inner_);
   after_ = After::ReverseStep;
   run_ = Run(std::move(scan));
+  run_.inner = *pass_inner_;
   return Next::Replay;
+}
+
+uint64_t ReplayController::usable_inner(uint64_t id, uint64_t lo, uint64_t hi) const {
+  for (const Saved* s = inner_.find(id); s; s = inner_.find(s->prev))
+    if (s->regs.rip < lo || s->regs.rip >= hi) return s->id;
+  return 0;
 }
 
 Next ReplayController::pass_scan_done(const Run& done) {
@@ -140,10 +152,12 @@ Next ReplayController::pass_scan_done(const Run& done) {
     // The point is the task's first pass at its instruction since its last event. The
     // instructions before it in the code (each able to go on to the next) most often ran just
     // before: count the passes of the nearest one that leaves room for the jump before the
-    // point's instruction (the breakpoint there stays outside the patch) up to the point,
-    // found by that breakpoint (its first pass is the point).
+    // point's instruction (the breakpoint there stays outside the patch), and whose
+    // instructions can be moved, up to the point, found by that breakpoint (its first pass
+    // is the point).
     std::vector<uint8_t> code = rwd::read_memory(t->tid, x - kBack, kBack);
     bps_.hide(t->pid, x - kBack, code);
+    const std::vector<ProcMapping> maps = read_proc_maps(t->pid);
     uint64_t end = x;
     for (int n = 0; n < 8 && code.size() == kBack; ++n) {
       std::vector<uint8_t> before(code.begin(), code.end() - long(x - end));
@@ -151,6 +165,12 @@ Next ReplayController::pass_scan_done(const Run& done) {
       if (!y) break;
       end = *y;
       if (x - end < 5) continue;  // the jump would cover the point's instruction
+      std::vector<uint8_t> at = rwd::read_memory(t->tid, end, 32);
+      bps_.hide(t->pid, end, at);
+      auto plan = at.size() == 32 ? plan_point_trampoline(PatchKind::Count, at, end, Registers{},
+                                                          maps, PassChecks{})
+                                  : std::nullopt;
+      if (!plan || plan->patch.size() > x - end) continue;  // not movable: one further back
       runs::Scan again = scan;
       again.count_at = end;
       again.count_len = x - end;
@@ -158,6 +178,7 @@ Next ReplayController::pass_scan_done(const Run& done) {
       bps_.add_internal(*internal_bp_);
       run_ = Run(again);
       run_.start_event = done.start_event;
+      run_.inner = done.inner;
       return Next::Replay;
     }
   }
@@ -172,6 +193,7 @@ Next ReplayController::pass_scan_done(const Run& done) {
               .pass_addr = scan.count_at ? scan.count_at : x};
   run_ = Run(runs::Scan{.target = scan.target, .steps = c});
   run_.start_event = done.start_event;
+  run_.inner = done.inner;
   return Next::Replay;
 }
 
@@ -206,6 +228,24 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
 }
 
 Next ReplayController::pass_fall_back(const char* why) {
+  if (pass_inner_ && *pass_inner_ && pass_first_) {
+    // Counted from a checkpoint inside the interval: count again from an earlier one, or
+    // from the event's.
+    // Not inside the bytes this count patched (at the point's instruction, or from the one
+    // before it up to it) either.
+    const Saved* s = inner_.find(*pass_inner_);
+    uint64_t x = pass_first_->target.regs.rip;
+    auto* scan = run_.as<runs::Scan>();
+    uint64_t lo = scan && scan->count_at ? scan->count_at : x;
+    pass_inner_ = s ? usable_inner(s->prev, lo, x + PassTrap::kPatchReach) : 0;
+    if (debug_)
+      fprintf(stderr, "rewind: timeline: %s: passes from %llu\n", why,
+              (unsigned long long)*pass_inner_);
+    run_ = Run(*pass_first_);
+    run_.inner = *pass_inner_;
+    after_ = After::ReverseStep;
+    return Next::Replay;
+  }
   if (debug_) fprintf(stderr, "rewind: timeline: %s: steps from the event\n", why);
   run_ = Run(*pass_fallback_);
   after_ = After::ReverseStep;

@@ -92,6 +92,9 @@ Next ReplayController::replay() {
   rep_step_tid_.reset();
   const Saved* from = start_for(run_);
   run_.start_event = from ? from->event : 0;
+  ++replays_;
+  start_inner_ = from && from->between ? from->id : 0;
+  inner_starts_ += start_inner_ != 0;
   if (debug_)
     fprintf(stderr, "rewind: timeline: replay (run %d) from event %llu (%zu checkpoints)\n",
             int(run_.kind.index()), (unsigned long long)run_.start_event, checkpoints_.size());
@@ -106,8 +109,12 @@ Next ReplayController::replay() {
     entry_pending_ = from->entry_pending;
     last_entry_event_ = from->last_entry_event;
     checkpoints_.restart_clock();
-    if (Next n = on_between(); n != Next::Resume) return n;
+    if (from->between)  // its task stands inside the interval, not just after the event
+      resumed_in_[from->tid] = from->event + 1;
+    else if (Next n = on_between(); n != Next::Resume)
+      return n;
   }
+  interval_since_ = std::chrono::steady_clock::now();
   RunCommand cmd;
   for (;;) {
     ReplayStep st = session_->run(cmd);
@@ -150,6 +157,7 @@ Next ReplayController::event_done(const Event& e) {
   if (const StepCount* c = run_.step_count(); c && c->after_pass && e.number > c->event)
     return pass_fall_back("the steps after the counted pass missed the point");
   last_event_ = e;
+  interval_since_ = std::chrono::steady_clock::now();
   bool was_exec = e.kind == EventKind::Exec;
   note_entries(last_event_);
   if (was_exec || changes_mappings(last_event_)) {
@@ -252,6 +260,15 @@ Next ReplayController::pause(StopInfo si, const Point& here) {
     fprintf(stderr, "rewind: timeline: pause (run %d, point kind %d) at event %llu\n",
             int(run_.kind.index()), int(here.kind), (unsigned long long)si.event);
   here_ = here;
+  // A checkpoint inside this point's interval taken by this replay before it got here, or
+  // the one it started from, lies before it.
+  here_inner_ = 0;
+  if (here.kind == Point::Trap) {
+    here_inner_ = inner_.newest_of(replays_, here.event, here.tid);
+    const Saved* from = inner_.find(start_inner_);
+    if (!here_inner_ && from && from->event == here.event && from->tid == here.tid)
+      here_inner_ = start_inner_;
+  }
   for (auto& w : watches_.all()) {
     if (const ReplayTask* t = live(here.tid ? here.tid : last_event_.tid))
       w.last = rwd::read_memory(t->tid, w.addr, size_t(w.len));

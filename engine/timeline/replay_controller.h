@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -129,6 +130,15 @@ class ReplayController {
   /// Takes a checkpoint after the current event when one is due, or when asked (`requested`:
   /// kept until the timeline ends). Returns whether one exists here.
   bool maybe_checkpoint(bool requested = false);
+  /// Interrupted where it ran (Stop::Interrupted) after IntervalCheckpoints::kEvery of replay
+  /// in its interval: takes a checkpoint of the replay here, inside the interval, when
+  /// nothing of the timeline's is in the code and `t` has used none of its buffered records
+  /// (a replay from there fills them again).
+  void take_inner_checkpoint(const ReplayTask& t);
+  /// When the running task `t` is to be interrupted for a checkpoint inside its interval (as
+  /// RunCommand::interrupt), or never (not while a counting trampoline is wanted, a
+  /// breakpoint is lifted or a diversion is out).
+  std::chrono::steady_clock::time_point inner_checkpoint_due(const ReplayTask& t) const;
 
  public:
   /// A checkpoint at the current point on request: only just after an event.
@@ -240,6 +250,9 @@ class ReplayController {
   /// (another task's point, a rep-prefixed string instruction there, REWIND_REVERSE_STEP=steps):
   /// the steps then count from the task's last event.
   std::optional<Next> start_pass_scan();
+  /// `id` or the first one before it (IntervalCheckpoints::Saved::prev) whose task stands
+  /// outside [lo, hi), the code a count patches (a count cannot start inside it), or 0.
+  uint64_t usable_inner(uint64_t id, uint64_t lo, uint64_t hi) const;
   /// The scan counting passes reached the point: Run::passes of them.
   Next pass_scan_done(const Run& done);
   /// Installs the run's counting trampoline in `t` when it is due (before `t` resumes);
@@ -328,6 +341,17 @@ class ReplayController {
   uint64_t last_pause_event_ = 0, last_pause_rip_ = 0;
   pid_t last_pause_tid_ = 0;
   CheckpointStore checkpoints_;
+  IntervalCheckpoints inner_;  ///< checkpoints inside event intervals
+  uint64_t replays_ = 0;       ///< replays started so far (IntervalCheckpoints::Saved::replay)
+  uint64_t inner_starts_ = 0;  ///< of which from a checkpoint inside an interval
+  uint64_t start_inner_ = 0;   ///< the one this replay started from (0: none)
+  uint64_t here_inner_ = 0;    ///< one known to lie before here_ in its interval (0: none)
+  /// When the running task's interval began to be replayed, or the last such checkpoint.
+  std::chrono::steady_clock::time_point interval_since_{};
+  /// The reverse step by counted passes in progress: its first scan, and the checkpoint
+  /// inside the interval it counts from (0: the event's). A failure retries from an earlier one.
+  std::optional<runs::Scan> pass_first_;
+  std::optional<uint64_t> pass_inner_;
   ReplaySession::CheckpointPtr diversion_;  ///< the copy that writes went to, if any
   pid_t diversion_rec_ = 0, diversion_tid_ = 0, diversion_pid_ = 0;
   std::optional<StopInfo> immediate_stop_;  ///< an operation's stop, made without replaying
@@ -341,6 +365,9 @@ class ReplayController {
 
  private:
   bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;
+  /// REWIND_INTERVAL_CHECKPOINTS=0 turns checkpoints inside intervals off (for comparisons).
+  bool inner_on_ = !getenv("REWIND_INTERVAL_CHECKPOINTS") ||
+                   std::string(getenv("REWIND_INTERVAL_CHECKPOINTS")) != "0";
 };
 
 }  // namespace rwd

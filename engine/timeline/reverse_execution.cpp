@@ -166,6 +166,7 @@ Next ReplayController::scan_done() {
       run_ = Run(runs::HitNumber{
           .count = done.hits, .report = *done.last_hit_info, .after_write = scan.after_write});
       run_.start_event = done.start_event;
+      run_.inner = done.inner;
     }
     return Next::Replay;
   }
@@ -207,12 +208,14 @@ Next ReplayController::scan_done() {
     // Back past the skipped code: to the last step that left the task outside it.
     run_ = Run(runs::Steps{.from = c, .count = done.landing, .report = report});
     run_.start_event = done.start_event;
+    run_.inner = done.inner;
   } else if (skip_hi_ && done.landing == 0 && c.pos == 0 && !c.after_hit && !c.after_pass) {
     // Every step since the event was in the skipped code: back to the event, at least.
     run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
   } else {
     run_ = Run(runs::Steps{.from = c, .count = done.steps - 1, .report = report});
     run_.start_event = done.start_event;
+    run_.inner = done.inner;
   }
   after_ = After::None;
   skip_hi_ = 0;

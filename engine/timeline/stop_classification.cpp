@@ -61,7 +61,9 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   cmd.request = stepping ? PTRACE_SYSEMU_SINGLESTEP : request;
   // A user's continue may run for long without a stop (a loop with no syscall): a pause
   // must stop it there. Reverse operations are exact replays and are not cut short.
-  if (!stepping && run_.forward()) cmd.interrupt = &interrupt_;
+  if (!stepping && run_.forward()) cmd.interrupt.flag = &interrupt_;
+  // A long run inside one interval leaves checkpoints behind for backward operations there.
+  if (!stepping) cmd.interrupt.at = inner_checkpoint_due(t);
   return Next::Resume;
 }
 
@@ -137,6 +139,7 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
     cmd.claimed = true;
     if (!session_->code_patched() && take_interrupt())
       return pause_interrupted(trap_point(t, get_regs(t.tid)));
+    if (std::chrono::steady_clock::now() >= inner_checkpoint_due(t)) take_inner_checkpoint(t);
     return Next::Resume;
   }
   if (s.kind != Stop::SyscallEntry && !session_->code_patched() && take_interrupt())

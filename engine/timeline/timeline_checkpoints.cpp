@@ -1,7 +1,10 @@
 // When the timeline takes checkpoints, and which one a new replay starts from
 // (replay_controller.h; the store and its thinning policy: checkpoint_store.h).
 #include <algorithm>
+#include <cstdio>
 
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
 #include "engine/timeline/replay_controller.h"
 
 namespace rwd {
@@ -32,12 +35,59 @@ bool ReplayController::maybe_checkpoint(bool requested) {
   return true;
 }
 
+std::chrono::steady_clock::time_point ReplayController::inner_checkpoint_due(
+    const ReplayTask& t) const {
+  if (!inner_on_ || pass_want() || lifted_ || diversion_ || rep_step_tid_ ||
+      t.state == TaskState::Exited)
+    return std::chrono::steady_clock::time_point::max();
+  return interval_since_ + IntervalCheckpoints::kEvery;
+}
+
+void ReplayController::take_inner_checkpoint(const ReplayTask& t) {
+  interval_since_ = std::chrono::steady_clock::now();  // refused or taken: not again at once
+  if (session_->code_patched() || pass_trap_.installed() || pass_want() || lifted_) return;
+  if (t.syscall_buffer) {
+    std::vector<uint8_t> used = rwd::read_memory(t.tid, t.syscall_buffer, sizeof(uint32_t));
+    if (used.size() != sizeof(uint32_t) || used != std::vector<uint8_t>(sizeof(uint32_t), 0))
+      return;
+  }
+  Registers r;
+  if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return;
+  for (auto& [rec, x] : session_->tasks())
+    if (x.state != TaskState::Exited) bps_.unpatch(x.pid, x.tid);
+  auto c = session_->checkpoint_between();
+  if (!c) return;  // before_resume puts the breakpoints back
+  Saved s;
+  s.event = session_->events_done();
+  s.checkpoint = std::move(c);
+  s.last_event = last_event_;
+  s.entry_pending = entry_pending_;
+  s.last_entry_event = last_entry_event_;
+  s.between = true;
+  s.tid = t.rec_tid;
+  s.regs = r;
+  s.replay = replays_;
+  s.prev = inner_.newest_of(replays_, s.event, t.rec_tid);
+  if (!s.prev)
+    if (const Saved* from = inner_.find(start_inner_);
+        from && from->event == s.event && from->tid == s.tid)
+      s.prev = start_inner_;
+  uint64_t id = inner_.add(std::move(s), {run_.inner, start_inner_, here_inner_});
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: checkpoint %llu inside event %llu's interval at %llx\n",
+            (unsigned long long)id, (unsigned long long)session_->events_done(),
+            (unsigned long long)r.rip);
+}
+
 bool ReplayController::request_checkpoint() {
   if (here_.kind != Point::Between || here_.event != session_->events_done()) return false;
   return maybe_checkpoint(true);
 }
 
 const ReplayController::Saved* ReplayController::start_for(const Run& run) const {
+  // The runs of a reverse step counted from a checkpoint inside the interval start there.
+  if (run.inner)
+    if (const Saved* s = inner_.find(run.inner)) return s;
   // Steps counted after a hit count hits from the checkpoint the hit was counted from.
   const StepCount* steps = run.step_count();
   if (steps && (steps->after_hit || steps->after_pass)) return checkpoints_.at(run.start_event);
@@ -54,7 +104,10 @@ const ReplayController::Saved* ReplayController::start_for(const Run& run) const
 }
 
 CheckpointStats ReplayController::checkpoint_stats() const {
-  return checkpoints_.stats();
+  CheckpointStats st = checkpoints_.stats();
+  st.inner = inner_.size();
+  st.inner_starts = inner_starts_;
+  return st;
 }
 
 }  // namespace rwd

@@ -123,6 +123,9 @@ struct Run {
                             runs::Steps, runs::PassCount, runs::PassNumber>;
   Kind kind;
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
+  /// Start from this checkpoint inside start_event's interval (IntervalCheckpoints id; 0: from
+  /// the checkpoint just after an event): the runs of one reverse step count from one place.
+  uint64_t inner = 0;
   // Counted along the way.
   uint64_t hits = 0, steps = 0;
   /// The last of `steps` that left the task outside the code a reverse step skips (0: none).

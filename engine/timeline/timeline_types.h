@@ -41,6 +41,8 @@ struct CheckpointStats {
   size_t count = 0;              ///< live checkpoints
   std::vector<pid_t> pids;       ///< their stopped processes (real pids)
   std::vector<uint64_t> events;  ///< the event each was taken after
+  size_t inner = 0;              ///< checkpoints inside event intervals (IntervalCheckpoints)
+  uint64_t inner_starts = 0;     ///< replays started from one of those so far
 };
 
 /// A replayed task, by its recorded ids.

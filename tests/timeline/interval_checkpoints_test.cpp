@@ -1,0 +1,124 @@
+// Checkpoints inside an event interval (engine/timeline/checkpoint_store.h,
+// IntervalCheckpoints) over a real recording of tests/programs/compute_loop.c: a loop of
+// about 1.5 s with no syscall, which writes `half` once, halfway. The runs that reach a
+// point in that loop leave checkpoints behind, and reverse steps there start from them
+// instead of from the program's last syscall. Each landing is checked against the state a
+// forward step from it reaches, and against the loop's own state at the write.
+#include <elf.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/timeline/timeline.h"
+#include "tests/support/nm_symbol.h"
+
+using namespace rwd;
+
+namespace {
+
+/// Records compute_loop once per test run (1,000,000,000 passes, about 1.5 s); returns the trace
+/// directory.
+const std::string& trace() {
+  static std::string dir = [] {
+    char tmpl[] = "/tmp/rewind-interval.XXXXXX";
+    std::string d = mkdtemp(tmpl);
+    std::string cmd = std::string(REWIND_BIN) + " record -o " + d + "/trace " + COMPUTE_LOOP +
+                      " 1000000000 >/dev/null";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    return d + "/trace";
+  }();
+  /// The trace goes when the test program ends.
+  static struct RemoveTrace {
+    std::string top;
+    ~RemoveTrace() {
+      std::error_code ec;
+      std::filesystem::remove_all(top, ec);
+    }
+  } cleanup{std::filesystem::path(dir).parent_path()};
+  return dir;
+}
+
+/// The runtime address of symbol `name` of compute_loop (a PIE) in task `tid`'s process: its
+/// offset (nm) plus the load base, told by the entry point (AT_ENTRY, the offset of _start).
+uint64_t symbol(Timeline& tl, pid_t tid, const char* name) {
+  uint64_t offset = test::nm_symbol(COMPUTE_LOOP, name),
+           start = test::nm_symbol(COMPUTE_LOOP, "_start");
+  REQUIRE(offset != 0);
+  REQUIRE(start != 0);
+  std::vector<uint8_t> auxv = tl.auxv(tid);
+  for (size_t i = 0; i + 16 <= auxv.size(); i += 16) {
+    uint64_t type = 0, value = 0;
+    std::memcpy(&type, &auxv[i], 8);
+    std::memcpy(&value, &auxv[i + 8], 8);
+    if (type == AT_ENTRY) return value - start + offset;
+  }
+  FAIL("no AT_ENTRY in the auxiliary vector");
+  return 0;
+}
+
+uint64_t read_u64(Timeline& tl, pid_t tid, uint64_t addr) {
+  auto bytes = tl.read_memory(tid, addr, 8);
+  REQUIRE(bytes.size() == 8);
+  uint64_t v = 0;
+  std::memcpy(&v, bytes.data(), 8);
+  return v;
+}
+
+/// From where `tl` stands (task `tid`, inside compute()'s loop): `n` reverse steps, each of
+/// which must start from a checkpoint inside the interval and leave `state` at `state_now`
+/// (the steps stay in the loop's current pass); then `n` forward steps, which must come
+/// back through the same registers.
+void steps_back_and_forth(Timeline& tl, pid_t tid, uint64_t state_now, int n) {
+  const uint64_t state = symbol(tl, tid, "state");
+  std::vector<Registers> trail{tl.registers(tid)};
+  for (int i = 0; i < n; ++i) {
+    uint64_t starts = tl.checkpoints().inner_starts;
+    StopInfo s = tl.step_backward(tid);
+    REQUIRE(s.reason == StopReason::Step);
+    trail.push_back(tl.registers(tid));
+    INFO("reverse step " << i << " to rip " << std::hex << trail.back().rip);
+    CHECK(trail.back().rip != trail[trail.size() - 2].rip);
+    CHECK(read_u64(tl, tid, state) == state_now);
+    // It replayed from a checkpoint inside the loop's interval, not from the last syscall.
+    CHECK(tl.checkpoints().inner_starts > starts);
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    StopInfo s = tl.step_forward(tid);
+    REQUIRE(s.reason == StopReason::Step);
+    Registers r = tl.registers(tid);
+    INFO("forward step back to trail entry " << i);
+    CHECK(registers_equal(r, trail[size_t(i)]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a forward run through a long loop leaves checkpoints that reverse steps start from") {
+  Timeline tl(trace());
+  const uint64_t half = symbol(tl, tl.current().tid, "half");
+  REQUIRE(tl.add_watchpoint(half, 8, WatchKind::Write));
+  StopInfo s = tl.resume_forward();
+  REQUIRE(s.reason == StopReason::Watchpoint);
+  pid_t tid = s.tid;
+  // Half a second of the loop ran since the last syscall: several checkpoints on the way.
+  CHECK(tl.checkpoints().inner >= 2);
+  uint64_t written = read_u64(tl, tid, half);
+  tl.remove_watchpoint(half, 8, WatchKind::Write);
+  steps_back_and_forth(tl, tid, written, 4);
+
+  SECTION("the same from the write found by a reverse continue from the end") {
+    REQUIRE(tl.resume_forward().reason == StopReason::TraceEnd);
+    REQUIRE(tl.add_watchpoint(half, 8, WatchKind::Write));
+    StopInfo back = tl.resume_backward();
+    REQUIRE(back.reason == StopReason::Watchpoint);
+    // On the writing instruction, before it ran (gdb's reverse semantics).
+    REQUIRE(read_u64(tl, back.tid, half) == 0);
+    REQUIRE(read_u64(tl, back.tid, symbol(tl, back.tid, "state")) == written);
+    tl.remove_watchpoint(half, 8, WatchKind::Write);
+    steps_back_and_forth(tl, back.tid, written, 3);
+  }
+}
