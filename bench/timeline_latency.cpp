@@ -69,8 +69,8 @@ int far_steps(const std::string& rewind, int runs) {
       "| checkpoints inside the interval | paused after (ms of replay) | reverse-step median ms "
       "| forward step ms | reverse steps |\n");
   printf("| --- | ---: | ---: | ---: | ---: |\n");
-  // With checkpoints inside the interval (the default), and without them as before they
-  // existed (REWIND_INTERVAL_CHECKPOINTS=0: each step replays the whole stretch, so fewer).
+  // With checkpoints inside the interval (REWIND_INTERVAL_CHECKPOINTS=1), and without them,
+  // the default (each step replays the whole stretch, so fewer).
   for (bool inner : {true, false})
     for (int delay : {100, 400, 1600, 3200}) {
       setenv("REWIND_INTERVAL_CHECKPOINTS", inner ? "1" : "0", 1);

@@ -75,7 +75,7 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
   int status = 0;
   thread_local WakeTimer timer;
   // Without a timer (timer_create failed) the flag is still checked at every EINTR.
-  bool ticking = timer.set(kInterruptPollMs);
+  bool ticking = timer.set(wanted.poll_ms);
   for (;;) {
     pid_t r = waitpid(tid, &status, __WALL);
     if (r >= 0) break;

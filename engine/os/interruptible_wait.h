@@ -21,6 +21,7 @@ inline constexpr long kInterruptPollMs = 20;
 struct InterruptWhen {
   const std::atomic<bool>* flag = nullptr;
   std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
+  long poll_ms = kInterruptPollMs;  ///< how often the wait looks (milliseconds)
   /// Whether an interrupt can ever be wanted (a timer is worth starting).
   bool any() const { return flag || at != std::chrono::steady_clock::time_point::max(); }
   /// Whether it is wanted now.

@@ -1,6 +1,7 @@
 #include "engine/timeline/checkpoint_store.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace rwd {
 
@@ -51,6 +52,15 @@ CheckpointStats CheckpointStore::stats() const {
     for (pid_t p : ReplaySession::checkpoint_pids(*s.checkpoint)) st.pids.push_back(p);
   }
   return st;
+}
+
+std::chrono::milliseconds IntervalCheckpoints::every() {
+  static const std::chrono::milliseconds ms = [] {
+    const char* v = getenv("REWIND_INTERVAL_CHECKPOINT_MS");
+    long n = v ? atol(v) : 0;
+    return std::chrono::milliseconds(n > 0 ? n : 30);
+  }();
+  return ms;
 }
 
 uint64_t IntervalCheckpoints::add(Saved s, std::initializer_list<uint64_t> keep) {

@@ -75,8 +75,9 @@ class IntervalCheckpoints {
  public:
   using Saved = CheckpointStore::Saved;
   static constexpr size_t kMax = 12;
-  /// Replay time between two of them, in one interval (the interrupt's poll adds up to 20 ms).
-  static constexpr auto kEvery = std::chrono::milliseconds(30);
+  /// Replay time between two of them, in one interval (the interrupt's poll adds up to 20 ms):
+  /// 30 ms, or REWIND_INTERVAL_CHECKPOINT_MS (tests take them far more often).
+  static std::chrono::milliseconds every();
 
   /// Adds `s` (event, tid, regs, prev, replay set), names it and returns its id; drops the
   /// oldest beyond kMax, except those named in `keep`.

@@ -118,7 +118,7 @@ std::optional<Next> ReplayController::start_pass_scan() {
   pass_fallback_ = runs::Scan{.target = scan.target, .steps = c};
   // Counted from the nearest checkpoint known to lie before the point in its interval, if
   // any: the three replays then cover the stretch since that checkpoint only.
-  pass_inner_ = usable_inner(here_inner_, here_.regs.rip, here_.regs.rip + PassTrap::kPatchReach);
+  pass_inner_ = usable_inner(here_inner_, here_.regs);
   pass_first_ = scan;
   if (debug_)
     fprintf(stderr, "rewind: timeline: reverse step by passes at %llx, event %llu, from %llu\n",
@@ -130,9 +130,9 @@ std::optional<Next> ReplayController::start_pass_scan() {
   return Next::Replay;
 }
 
-uint64_t ReplayController::usable_inner(uint64_t id, uint64_t lo, uint64_t hi) const {
+uint64_t ReplayController::usable_inner(uint64_t id, const Registers& point) const {
   for (const Saved* s = inner_.find(id); s; s = inner_.find(s->prev))
-    if (s->regs.rip < lo || s->regs.rip >= hi) return s->id;
+    if (!registers_equal(s->regs, point)) return s->id;
   return 0;
 }
 
@@ -206,8 +206,10 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
   // the trampoline's page would deliver it. Nor where the task stands in the bytes to patch:
   // its first pass there would be the point just after the event, whose state (orig_rax
   // after a syscall) a trap in the trampoline does not keep.
+  // (A task that a checkpoint inside the interval left there is not just after an event: at
+  // the patch's jump it enters the trampoline, and inside it traps into the moved copy.)
   uint64_t rip = get_regs(t.tid).rip;
-  bool standing = rip >= w->x && rip < w->x + w->reach;
+  bool standing = rip >= w->x && rip < w->x + w->reach && !start_inner_;
   if (!standing && t.resume_sig == 0 && !t.signal_injected && !t.restart_pending) {
     std::vector<uint8_t> code = rwd::read_memory(t.tid, w->x, 32);
     bps_.hide(t.pid, w->x, code);
@@ -231,13 +233,8 @@ Next ReplayController::pass_fall_back(const char* why) {
   if (pass_inner_ && *pass_inner_ && pass_first_) {
     // Counted from a checkpoint inside the interval: count again from an earlier one, or
     // from the event's.
-    // Not inside the bytes this count patched (at the point's instruction, or from the one
-    // before it up to it) either.
     const Saved* s = inner_.find(*pass_inner_);
-    uint64_t x = pass_first_->target.regs.rip;
-    auto* scan = run_.as<runs::Scan>();
-    uint64_t lo = scan && scan->count_at ? scan->count_at : x;
-    pass_inner_ = s ? usable_inner(s->prev, lo, x + PassTrap::kPatchReach) : 0;
+    pass_inner_ = s ? usable_inner(s->prev, pass_first_->target.regs) : 0;
     if (debug_)
       fprintf(stderr, "rewind: timeline: %s: passes from %llu\n", why,
               (unsigned long long)*pass_inner_);
@@ -288,6 +285,9 @@ std::optional<Next> ReplayController::on_pass_trap(ReplayTask& t, Registers r) {
       set_regs(t.tid, r);
       pass_trap_.remove();
       run_.pass_reached = true;
+      // The steps count from here: a checkpoint here makes the last replay of this reverse
+      // step, and the counts of the next one, short.
+      pass_pre_ = take_inner_checkpoint(t, true);
       if (auto* steps = run_.as<runs::Steps>(); steps && steps->count == 0)
         return pause(steps->report, trap_point(t, r));
       return Next::Resume;

@@ -94,6 +94,7 @@ Next ReplayController::replay() {
   run_.start_event = from ? from->event : 0;
   ++replays_;
   start_inner_ = from && from->between ? from->id : 0;
+  pass_pre_ = 0;
   inner_starts_ += start_inner_ != 0;
   if (debug_)
     fprintf(stderr, "rewind: timeline: replay (run %d) from event %llu (%zu checkpoints)\n",

@@ -212,6 +212,13 @@ Next ReplayController::scan_done() {
   } else if (skip_hi_ && done.landing == 0 && c.pos == 0 && !c.after_hit && !c.after_pass) {
     // Every step since the event was in the skipped code: back to the event, at least.
     run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
+  } else if (c.after_pass && done.steps > 1 && inner_.find(pass_pre_)) {
+    // From the checkpoint taken where these steps began (on_pass_trap). (With no step to
+    // make, the Steps run of the pass stops at the pass itself.)
+    StepCount from{.tid = c.tid, .event = c.event};
+    run_ = Run(runs::Steps{.from = from, .count = done.steps - 1, .report = report});
+    run_.start_event = c.event;
+    run_.inner = pass_pre_;
   } else {
     run_ = Run(runs::Steps{.from = c, .count = done.steps - 1, .report = report});
     run_.start_event = done.start_event;

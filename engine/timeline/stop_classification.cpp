@@ -33,7 +33,12 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   if (Next n = install_pass_trap(t); n != Next::Resume) return n;
   bool stepping = single_stepping(t);
   resume_regs_ = r;
-  if (bps_.patched(t.pid, r.rip) && bps_.has(t.pid, r.rip) &&
+  // Interrupted where it ran, on a breakpoint not yet executed: it goes on into the int3,
+  // a hit like any other (neither one just after an event nor one reported already).
+  bool on_interrupted_bp =
+      interrupted_at_ == std::pair<pid_t, uint64_t>{t.rec_tid, r.rip} && bps_.patched(t.pid, r.rip);
+  interrupted_at_.reset();
+  if (!on_interrupted_bp && bps_.patched(t.pid, r.rip) && bps_.has(t.pid, r.rip) &&
       !(last_pause_tid_ == t.rec_tid && last_pause_rip_ == r.rip &&
         last_pause_event_ == session_->events_done())) {
     // An event left the task on a breakpoint without executing it (a signal delivery
@@ -45,7 +50,7 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
     if (next != Next::Resume) return next;
   }
   resumed_in_[t.rec_tid] = session_->events_done() + 1;
-  if (bps_.patched(t.pid, r.rip)) {
+  if (!on_interrupted_bp && bps_.patched(t.pid, r.rip)) {
     // On a breakpoint: take it out for one instruction, then put it back.
     bps_.lift(t.pid, t.tid, r.rip);
     lifted_ = true;
@@ -63,7 +68,10 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   // must stop it there. Reverse operations are exact replays and are not cut short.
   if (!stepping && run_.forward()) cmd.interrupt.flag = &interrupt_;
   // A long run inside one interval leaves checkpoints behind for backward operations there.
-  if (!stepping) cmd.interrupt.at = inner_checkpoint_due(t);
+  if (!stepping) {
+    cmd.interrupt.at = inner_checkpoint_due(t);
+    cmd.interrupt.poll_ms = std::min<long>(kInterruptPollMs, IntervalCheckpoints::every().count());
+  }
   return Next::Resume;
 }
 
@@ -139,6 +147,8 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
     cmd.claimed = true;
     if (!session_->code_patched() && take_interrupt())
       return pause_interrupted(trap_point(t, get_regs(t.tid)));
+    Registers at;
+    if (try_get_regs(t.tid, at)) interrupted_at_ = std::pair<pid_t, uint64_t>{t.rec_tid, at.rip};
     if (std::chrono::steady_clock::now() >= inner_checkpoint_due(t)) take_inner_checkpoint(t);
     return Next::Resume;
   }

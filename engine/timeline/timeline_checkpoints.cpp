@@ -40,23 +40,25 @@ std::chrono::steady_clock::time_point ReplayController::inner_checkpoint_due(
   if (!inner_on_ || pass_want() || lifted_ || diversion_ || rep_step_tid_ ||
       t.state == TaskState::Exited)
     return std::chrono::steady_clock::time_point::max();
-  return interval_since_ + IntervalCheckpoints::kEvery;
+  return interval_since_ + IntervalCheckpoints::every();
 }
 
-void ReplayController::take_inner_checkpoint(const ReplayTask& t) {
+uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) {
   interval_since_ = std::chrono::steady_clock::now();  // refused or taken: not again at once
-  if (session_->code_patched() || pass_trap_.installed() || pass_want() || lifted_) return;
+  if (!inner_on_ || session_->code_patched() || pass_trap_.installed() || (!now && pass_want()) ||
+      lifted_)
+    return 0;
   if (t.syscall_buffer) {
     std::vector<uint8_t> used = rwd::read_memory(t.tid, t.syscall_buffer, sizeof(uint32_t));
     if (used.size() != sizeof(uint32_t) || used != std::vector<uint8_t>(sizeof(uint32_t), 0))
-      return;
+      return 0;
   }
   Registers r;
-  if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return;
+  if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return 0;
   for (auto& [rec, x] : session_->tasks())
     if (x.state != TaskState::Exited) bps_.unpatch(x.pid, x.tid);
   auto c = session_->checkpoint_between();
-  if (!c) return;  // before_resume puts the breakpoints back
+  if (!c) return 0;  // before_resume puts the breakpoints back
   Saved s;
   s.event = session_->events_done();
   s.checkpoint = std::move(c);
@@ -77,6 +79,7 @@ void ReplayController::take_inner_checkpoint(const ReplayTask& t) {
     fprintf(stderr, "rewind: timeline: checkpoint %llu inside event %llu's interval at %llx\n",
             (unsigned long long)id, (unsigned long long)session_->events_done(),
             (unsigned long long)r.rip);
+  return id;
 }
 
 bool ReplayController::request_checkpoint() {

@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/timeline/checkpoint_store.h"
 #include "engine/timeline/timeline.h"
 #include "engine/trace/process_list.h"
 #include "tests/support/nm_symbol.h"
@@ -73,9 +74,9 @@ int main(int argc, char** argv) {
   // run with a fresh directory as its argument, and the function to set breakpoints on.
   bool own = argc > 3;
   std::string program = own ? argv[2] : WALK_PROGRAM, symbol = own ? argv[3] : "marker";
-  // Checkpoints + the replay + one being made, each a copy of every live process: the bound
-  // is set once the trace's process count is known.
-  size_t bound = 48 + 1 + 1;
+  // Checkpoints after events and inside intervals + the replay + one being made, each a copy
+  // of every live process: the bound is set once the trace's process count is known.
+  size_t bound = CheckpointStore::kMax + IntervalCheckpoints::kMax + 1 + 1;
   char tmpl[] = "/tmp/rewind-walk.XXXXXX";
   std::string top = mkdtemp(tmpl), dir = top + "/trace";
   std::string command = own ? program + " " + top : program;
@@ -199,8 +200,9 @@ int main(int argc, char** argv) {
   CheckpointStats cs = tl.checkpoints();
   printf(
       "%zu operations in %.0f s over %llu events: at most %zu traced processes (bound %zu), "
-      "%zu checkpoints at the end\n",
-      ops, seconds, (unsigned long long)events, most, bound, cs.count);
+      "%zu checkpoints at the end, %zu inside intervals (%llu replays started from one)\n",
+      ops, seconds, (unsigned long long)events, most, bound, cs.count, cs.inner,
+      (unsigned long long)cs.inner_starts);
   if (failures) {
     fprintf(stderr, "trace kept: %s\n", dir.c_str());
     return 1;
