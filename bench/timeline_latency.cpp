@@ -3,9 +3,10 @@
 // --threads, the same work split over four threads running at once (bench/mt_events.c);
 // with --processes, over four fork()ed processes (bench/mp_events.c). With --far, reverse
 // steps far from any syscall instead: in bench/long_compute.c's loop, paused after growing
-// stretches of replay (far_steps()).
-// Usage: timeline_latency [--runs N] [--threads | --processes | --far]. Prints medians in
-// milliseconds.
+// stretches of replay (far_steps()), with and without checkpoints inside the interval
+// (--far-with: with them only).
+// Usage: timeline_latency [--runs N] [--threads | --processes | --far | --far-with]. Prints
+// medians in milliseconds.
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -56,7 +57,7 @@ uint64_t pss_bytes(pid_t pid) {
 /// pausing a continue after `delays` of replay. Their cost grows with that stretch (each step
 /// replays it, at native speed plus the counting trampoline's), not with its instructions
 /// (single steps from the last syscall: about 5 us each, hours here).
-int far_steps(const std::string& rewind, int runs) {
+int far_steps(const std::string& rewind, int runs, bool without) {
   char tmpl[] = "/tmp/rewind-bench.XXXXXX";
   std::string top = mkdtemp(tmpl), dir = top + "/trace";
   auto t0 = Clock::now();
@@ -66,13 +67,14 @@ int far_steps(const std::string& rewind, int runs) {
     return 1;
   printf("reverse steps far from any syscall, bench/long_compute.c (native run %.0f ms)\n", native);
   printf(
-      "| checkpoints inside the interval | paused after (ms of replay) | reverse-step median ms "
-      "| forward step ms | reverse steps |\n");
-  printf("| --- | ---: | ---: | ---: | ---: |\n");
+      "| checkpoints inside the interval | paused after (ms of replay) | first reverse step ms "
+      "| reverse-step median ms | forward step ms | reverse steps |\n");
+  printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
   // With checkpoints inside the interval (REWIND_INTERVAL_CHECKPOINTS=1), and without them,
   // the default (each step replays the whole stretch, so fewer).
   for (bool inner : {true, false})
     for (int delay : {100, 400, 1600, 3200}) {
+      if (!inner && !without) break;
       setenv("REWIND_INTERVAL_CHECKPOINTS", inner ? "1" : "0", 1);
       Timeline tl(dir);
       StopInfo paused;
@@ -97,8 +99,8 @@ int far_steps(const std::string& rewind, int runs) {
           tl.step_backward(paused.tid);
         }
       }
-      printf("| %s | %d | %.0f | %.1f | %zu |\n", inner ? "yes" : "no", delay, median(back), fwd,
-             back.size());
+      printf("| %s | %d | %.0f | %.0f | %.1f | %zu |\n", inner ? "yes" : "no", delay, back[0],
+             median(back), fwd, back.size());
       fflush(stdout);
     }
   std::system(("rm -rf " + top).c_str());
@@ -114,7 +116,8 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     if (!strcmp(argv[i], "--threads")) exe = MT_EVENTS, what = "mt_events.c (4 threads)";
     if (!strcmp(argv[i], "--processes")) exe = MP_EVENTS, what = "mp_events.c (4 processes)";
-    if (!strcmp(argv[i], "--far")) return far_steps(rewind, runs);
+    if (!strcmp(argv[i], "--far")) return far_steps(rewind, runs, true);
+    if (!strcmp(argv[i], "--far-with")) return far_steps(rewind, runs, false);
   }
   char tmpl[] = "/tmp/rewind-bench.XXXXXX";
   std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
