@@ -170,7 +170,9 @@ Next ReplayController::pass_scan_done(const Run& done) {
       auto plan = at.size() == 32 ? plan_point_trampoline(PatchKind::Count, at, end, Registers{},
                                                           maps, PassChecks{})
                                   : std::nullopt;
-      if (!plan || plan->patch.size() > x - end) continue;  // not movable: one further back
+      // Not movable: one further back (with checkpoints inside intervals only, as they are:
+      // an ASan CI run failed a reverse step into printf once with it always on).
+      if (inner_on_ && (!plan || plan->patch.size() > x - end)) continue;
       runs::Scan again = scan;
       again.count_at = end;
       again.count_len = x - end;
