@@ -130,6 +130,11 @@ class ReplayController {
   /// Takes a checkpoint after the current event when one is due, or when asked (`requested`:
   /// kept until the timeline ends). Returns whether one exists here.
   bool maybe_checkpoint(bool requested = false);
+  /// Copies the replay where it stands, breakpoint patches taken out first: just after an
+  /// event (ReplaySession::checkpoint) or, with `between`, inside the event in progress
+  /// (checkpoint_between). The Saved's event, copy and entry bookkeeping are set; nullopt
+  /// when no copy can be made.
+  std::optional<Saved> copy_here(bool between);
   /// Interrupted where it ran (Stop::Interrupted) after IntervalCheckpoints::every() of replay
   /// in its interval: takes a checkpoint of the replay here, inside the interval, when
   /// nothing of the timeline's is in the code and `t` has used none of its buffered records

@@ -9,6 +9,22 @@
 
 namespace rwd {
 
+std::optional<ReplayController::Saved> ReplayController::copy_here(bool between) {
+  // The copy must not carry breakpoint patches: take them out of the process first (the
+  // next sync puts them back).
+  for (auto& [rec, t] : session_->tasks())
+    if (t.state != TaskState::Exited) bps_.unpatch(t.pid, t.tid);
+  auto c = between ? session_->checkpoint_between() : session_->checkpoint();
+  if (!c) return std::nullopt;
+  Saved s;
+  s.event = session_->events_done();
+  s.checkpoint = std::move(c);
+  s.last_event = last_event_;
+  s.entry_pending = entry_pending_;
+  s.last_entry_event = last_entry_event_;
+  return s;
+}
+
 bool ReplayController::maybe_checkpoint(bool requested) {
   uint64_t n = session_->events_done();
   if (Saved* here = checkpoints_.at(n)) {
@@ -16,22 +32,13 @@ bool ReplayController::maybe_checkpoint(bool requested) {
     return true;
   }
   if (!requested && !checkpoints_.due(n)) return false;
-  // The copy must not carry breakpoint patches: take them out of the process first.
-  for (auto& [rec, t] : session_->tasks())
-    if (t.state != TaskState::Exited) bps_.unpatch(t.pid, t.tid);
-  auto c = session_->checkpoint();
-  if (!c) {  // a fork in progress, shared memory...: no checkpoint (ReplaySession::checkpoint)
+  std::optional<Saved> s = copy_here(false);
+  if (!s) {  // a fork in progress, shared memory...: no checkpoint (ReplaySession::checkpoint)
     checkpoints_.restart_clock();
     return false;
   }
-  Saved s;
-  s.event = n;
-  s.pinned = requested;
-  s.checkpoint = std::move(c);
-  s.last_event = last_event_;
-  s.entry_pending = entry_pending_;
-  s.last_entry_event = last_entry_event_;
-  checkpoints_.add(std::move(s), run_.start_event);
+  s->pinned = requested;
+  checkpoints_.add(std::move(*s), run_.start_event);
   return true;
 }
 
@@ -55,16 +62,9 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
   }
   Registers r;
   if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return 0;
-  for (auto& [rec, x] : session_->tasks())
-    if (x.state != TaskState::Exited) bps_.unpatch(x.pid, x.tid);
-  auto c = session_->checkpoint_between();
-  if (!c) return 0;  // before_resume puts the breakpoints back
-  Saved s;
-  s.event = session_->events_done();
-  s.checkpoint = std::move(c);
-  s.last_event = last_event_;
-  s.entry_pending = entry_pending_;
-  s.last_entry_event = last_entry_event_;
+  std::optional<Saved> copy = copy_here(true);
+  if (!copy) return 0;  // before_resume puts the breakpoints back
+  Saved& s = *copy;
   s.between = true;
   s.tid = t.rec_tid;
   s.regs = r;
