@@ -10,6 +10,7 @@
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/os/tsc_patch.h"
 #include "engine/os/vdso_symbols.h"
 
 namespace rwd {
@@ -20,6 +21,7 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
   e.tid = tid;
   e.regs = get_regs(tid);
   hide_vdso_symbols(tid);  // glibc then makes the time syscalls, recorded
+  patch_tsc_reads(tid);    // where rdtsc does not trap (tsc_patch.h)
   std::string proc = "/proc/" + std::to_string(tid);
   char exe[PATH_MAX] = {};
   ssize_t n = ::readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);

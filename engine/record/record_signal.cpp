@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "engine/arch/rdtsc_sites.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
@@ -21,21 +22,20 @@
 namespace rwd {
 
 bool RecordSession::emulate_rdtsc(RecordTask& t, Registers& regs) {
-  uint8_t insn[3] = {};
+  // rdtsc or rdtscp trapped through PR_SET_TSC, or the stand-in that replaced it where the
+  // CPU does not trap it (tsc_patch.h).
   auto bytes = read_memory(t.tid, regs.rip, 3);
-  std::copy(bytes.begin(), bytes.end(), insn);
+  auto read = decode_tsc_read(bytes.data(), bytes.size());
+  if (!read) return false;
   unsigned aux = 0;
   uint64_t tsc;
-  if (bytes.size() >= 2 && insn[0] == 0x0f && insn[1] == 0x31) {
-    tsc = __rdtsc();
-    regs.rip += 2;
-  } else if (bytes.size() == 3 && insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9) {
+  if (read->rdtscp) {
     tsc = __rdtscp(&aux);
     regs.rcx = aux;
-    regs.rip += 3;
   } else {
-    return false;
+    tsc = __rdtsc();
   }
+  regs.rip += read->len;
   regs.rax = tsc & 0xffffffffu;
   regs.rdx = tsc >> 32;
   set_regs(t.tid, regs);

@@ -19,6 +19,7 @@
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/proc.h"
+#include "engine/os/tsc_patch.h"
 #include "engine/record/blocking.h"
 #include "engine/record/exec_capture.h"
 #include "engine/record/record_session.h"
@@ -208,6 +209,11 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       }
     }
     write(e);
+    // New code (mmap or mprotect with PROT_EXEC) gets its rdtsc replaced where the CPU does
+    // not trap it (tsc_patch.h); the replay does the same after the same event.
+    if (syscall_has(nr, kMapsCode) && (t.entry.rdx & PROT_EXEC) && result >= 0)
+      patch_tsc_reads(t.tid, nr == SYS_mmap ? uint64_t(result) : t.entry.rdi,
+                      (nr == SYS_mmap ? uint64_t(result) : t.entry.rdi) + t.entry.rsi);
   }
   ThreadGroup& g = group(t);
   if (t.blocked) {

@@ -23,6 +23,7 @@
 #include "engine/os/cpu_affinity.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/os/tsc_patch.h"
 #include "engine/replay/buffer_fill.h"
 #include "engine/replay/exec_restore.h"
 #include "engine/replay/output_echo.h"
@@ -277,6 +278,12 @@ void Replayer::apply(const Stop& s) {
   switch (e.kind) {
     case EventKind::Syscall:
       on_syscall(t, e);
+      // New code gets its rdtsc replaced where the CPU here does not trap it (tsc_patch.h),
+      // as the recorder did after the same syscall.
+      if (syscall_has(e.syscallno(), kMapsCode) && (e.regs.rdx & PROT_EXEC) && e.result >= 0) {
+        uint64_t at = e.syscallno() == SYS_mmap ? uint64_t(e.result) : e.regs.rdi;
+        patch_tsc_reads(t.tid, at, at + e.regs.rsi);
+      }
       break;
     case EventKind::SyscallEntry: {
       Registers regs = get_regs(t.tid);

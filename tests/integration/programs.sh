@@ -65,6 +65,23 @@ case "$1" in
       [ "$(cat "$WORK/$name.rec.out")" = "$native" ] \
         || fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
     done ;;
+  tsc_reads)  # rdtsc and rdtscp in the program and in a library it loads with dlopen: trapped
+    # with PR_SET_TSC, or replaced where the CPU does not trap them (a PVM guest);
+    # REWIND_PATCH_TSC=1 makes rewind replace them on any machine (engine/os/tsc_patch.h).
+    lib="$TEST_PROGRAMS/libtsc_reads_lib.so"
+    for patch in "" 1; do
+      for opts in "" --no-syscall-buffer; do
+        name=tsc_reads${patch:+_patched}${opts:+_traced}
+        REWIND_PATCH_TSC=$patch RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/tsc_reads" "$lib"
+        out="$WORK/$name.rec.out"
+        grep -q "^tsc_reads done" "$out" || fail "$name: the program did not run to its end: $(tail -3 "$out" "$WORK/$name.rec.err")"
+        grep -q "^ordered 1 decoy 0x310f" "$out" || fail "$name: $(grep ordered "$out")"
+        grep -q "^library rdtsc [0-9]* after 1" "$out" || fail "$name: $(grep library "$out")"
+        # Its 4 reads of the counter are events of the trace (and the loader's before them).
+        n=$("$REWIND" dump "$WORK/$name.trace" | grep -c " rdtsc ")
+        [ "$n" -ge 4 ] || fail "$name: $n rdtsc events in the trace, at least 4 expected"
+      done
+    done ;;
   sysv_shm)  # System V shared memory: a segment from before the recording, one shared with a child
     for opts in "" --no-syscall-buffer; do
       name=sysv_shm${opts:+_traced}

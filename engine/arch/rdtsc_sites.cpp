@@ -1,0 +1,194 @@
+// Finding rdtsc and rdtscp in an ELF file (rdtsc_sites.h): a byte scan for candidates, each
+// confirmed by decoding from the start of its function.
+#include "engine/arch/rdtsc_sites.h"
+
+#include <capstone/capstone.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace rwd {
+
+namespace {
+
+/// An ELF file opened with libelf, closed when it goes.
+struct ElfFile {
+  int fd = -1;
+  Elf* elf = nullptr;
+  explicit ElfFile(const std::string& path) {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE) return;
+    elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  }
+  ~ElfFile() {
+    if (elf) elf_end(elf);
+    if (fd >= 0) ::close(fd);
+  }
+  ElfFile(const ElfFile&) = delete;
+  ElfFile& operator=(const ElfFile&) = delete;
+};
+
+/// A capstone x86-64 decoder without details, closed when it goes.
+struct Decoder {
+  csh handle = 0;
+  cs_insn* insn = nullptr;
+  Decoder() {
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) {
+      handle = 0;
+      return;
+    }
+    insn = cs_malloc(handle);
+  }
+  ~Decoder() {
+    if (insn) cs_free(insn, 1);
+    if (handle) cs_close(&handle);
+  }
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
+
+  /// Whether a linear decode of `code` (`size` bytes loaded at `addr`) from `from` lands on
+  /// `at`, and
+  /// the instruction there reads the time stamp counter. Undecodable bytes are passed over
+  /// one at a time, as objdump does.
+  bool tsc_read_at(const uint8_t* code, size_t size, uint64_t addr, uint64_t from, uint64_t at) {
+    uint64_t a = from;
+    while (a < at) {
+      const uint8_t* p = code + (a - addr);
+      size_t left = size_t(addr + size - a);
+      uint64_t next = a;
+      if (cs_disasm_iter(handle, &p, &left, &next, insn))
+        a = next;
+      else
+        ++a;
+    }
+    if (a != at) return false;
+    const uint8_t* p = code + (at - addr);
+    size_t left = size_t(addr + size - at);
+    uint64_t next = at;
+    return cs_disasm_iter(handle, &p, &left, &next, insn) &&
+           (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP);
+  }
+};
+
+/// The function start addresses of .eh_frame_hdr's binary-search table (LSB 5.0, "Exception
+/// Frame Header"), ascending; empty without one or with encodings other than the usual
+/// (fde_count udata4, table datarel sdata4).
+std::vector<uint64_t> function_starts(Elf* elf, size_t shstrndx) {
+  std::vector<uint64_t> out;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn))) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
+    if (!name || strcmp(name, ".eh_frame_hdr") != 0) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d || d->d_size < 12) return out;
+    auto* h = static_cast<const uint8_t*>(d->d_buf);
+    if (h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b) return out;
+    uint32_t count;
+    memcpy(&count, h + 8, 4);
+    if (12 + uint64_t(count) * 8 > d->d_size) return out;
+    out.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      int32_t rel;
+      memcpy(&rel, h + 12 + uint64_t(i) * 8, 4);
+      out.push_back(sh.sh_addr + uint64_t(int64_t(rel)));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  return out;
+}
+
+std::vector<RdtscSite> find_sites(const std::string& path) {
+  std::vector<RdtscSite> out;
+  ElfFile f(path);
+  size_t shstrndx = 0;
+  if (!f.elf || elf_kind(f.elf) != ELF_K_ELF || elf_getshdrstrndx(f.elf, &shstrndx) != 0)
+    return out;
+  Decoder dec;
+  if (!dec.handle || !dec.insn) return out;
+  std::vector<uint64_t> starts;
+  bool starts_read = false;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(f.elf, scn))) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+      continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d || !d->d_buf || d->d_size < 2) continue;
+    auto* code = static_cast<const uint8_t*>(d->d_buf);
+    size_t size = d->d_size;
+    for (size_t i = 0; i + 1 < size; ++i) {
+      const void* hit = memchr(code + i, 0x0f, size - 1 - i);
+      if (!hit) break;
+      i = size_t(static_cast<const uint8_t*>(hit) - code);
+      const uint8_t* p = code + i;
+      uint8_t len = p[1] == 0x31 ? 2 : (p[1] == 0x01 && i + 2 < size && p[2] == 0xf9) ? 3 : 0;
+      if (!len) continue;
+      if (!starts_read) {
+        starts = function_starts(f.elf, shstrndx);
+        starts_read = true;
+      }
+      uint64_t at = sh.sh_addr + i, from = sh.sh_addr;
+      auto it = std::upper_bound(starts.begin(), starts.end(), at);
+      if (it != starts.begin() && *std::prev(it) >= sh.sh_addr) from = *std::prev(it);
+      if (dec.tsc_read_at(code, size, sh.sh_addr, from, at)) out.push_back({sh.sh_offset + i, len});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const RdtscSite& a, const RdtscSite& b) { return a.offset < b.offset; });
+  return out;
+}
+
+}  // namespace
+
+std::vector<RdtscSite> rdtsc_sites(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return {};
+  using Key = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>;
+  Key key{st.st_dev, st.st_ino, st.st_size,
+          int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+          int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+  static std::mutex mu;
+  static std::map<Key, std::vector<RdtscSite>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  std::vector<RdtscSite> sites = find_sites(path);
+  std::lock_guard<std::mutex> lock(mu);
+  cache[key] = sites;
+  return sites;
+}
+
+std::optional<TscRead> decode_tsc_read(const uint8_t* code, size_t n) {
+  if (n >= 2 && code[0] == 0x0f && code[1] == 0x31) return TscRead{2, false};
+  if (n >= 3 && code[0] == 0x0f && code[1] == 0x01 && code[2] == 0xf9) return TscRead{3, true};
+  if (n >= 2 && code[0] == 0xcd && code[1] == kRdtscVector) return TscRead{2, false};
+  if (n >= 3 && code[0] == 0xcd && code[1] == kRdtscpVector && code[2] == 0x90)
+    return TscRead{3, true};
+  return std::nullopt;
+}
+
+std::vector<uint8_t> tsc_read_replacement(const RdtscSite& s) {
+  if (s.len == 3) return {0xcd, kRdtscpVector, 0x90};
+  return {0xcd, kRdtscVector};
+}
+
+std::optional<std::vector<uint8_t>> tsc_read_original(const uint8_t* code, size_t n, uint8_t len) {
+  if (len == 2 && n >= 2 && code[0] == 0xcd && code[1] == kRdtscVector)
+    return std::vector<uint8_t>{0x0f, 0x31};
+  if (len == 3 && n >= 3 && code[0] == 0xcd && code[1] == kRdtscpVector && code[2] == 0x90)
+    return std::vector<uint8_t>{0x0f, 0x01, 0xf9};
+  return std::nullopt;
+}
+
+}  // namespace rwd

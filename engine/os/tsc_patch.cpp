@@ -1,0 +1,116 @@
+// Replacing rdtsc where it does not trap (tsc_patch.h).
+#include "engine/os/tsc_patch.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "engine/arch/rdtsc_sites.h"
+#include "engine/os/proc.h"
+#include "engine/os/tracee_memory.h"
+
+namespace rwd {
+
+namespace {
+
+bool probe_rdtsc_traps() {
+  pid_t pid = fork();
+  if (pid < 0) return true;  // cannot tell: assume the usual
+  if (pid == 0) {
+    signal(SIGSEGV, SIG_DFL);
+    prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+    volatile uint64_t t = __rdtsc();
+    (void)t;
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+}
+
+/// The path that opens mapping `m` of process `pid`: its own path when that names the file
+/// it maps (same inode), else /proc/PID/map_files/START-END (a deleted file, or another
+/// mount namespace's path).
+std::string mapped_file(pid_t pid, const ProcMapping& m) {
+  struct stat st;
+  if (!m.path.empty() && m.path[0] == '/' && ::stat(m.path.c_str(), &st) == 0 &&
+      st.st_ino == m.inode)
+    return m.path;
+  char range[96];
+  snprintf(range, sizeof range, "/proc/%d/map_files/%lx-%lx", int(pid), (unsigned long)m.start,
+           (unsigned long)m.end);
+  return range;
+}
+
+/// Whether `m` maps code from a file (not [vdso] or anonymous memory).
+bool file_code(const ProcMapping& m) {
+  return m.exec && m.inode != 0 && !m.path.empty() && m.path[0] != '[';
+}
+
+}  // namespace
+
+bool rdtsc_traps() {
+  static const bool traps = [] {
+    if (const char* e = getenv("REWIND_PATCH_TSC"); e && *e) return strcmp(e, "1") != 0;
+    return probe_rdtsc_traps();
+  }();
+  return traps;
+}
+
+size_t patch_tsc_reads(pid_t tid, uint64_t lo, uint64_t hi) {
+  if (rdtsc_traps()) return 0;
+  size_t patched = 0;
+  for (const ProcMapping& m : read_proc_maps(tid)) {
+    if (!file_code(m) || m.end <= lo || m.start >= hi) continue;
+    for (const RdtscSite& s : rdtsc_sites(mapped_file(tid, m))) {
+      if (s.offset < m.offset) continue;
+      uint64_t addr = m.start + (s.offset - m.offset);
+      if (addr + s.len > m.end) break;
+      if (addr < lo || addr >= hi) continue;
+      std::vector<uint8_t> now = read_memory(tid, addr, s.len);
+      auto d = decode_tsc_read(now.data(), now.size());
+      if (!d || d->len != s.len || now[0] != 0x0f) continue;  // replaced, or not the file's
+      std::vector<uint8_t> with = tsc_read_replacement(s);
+      write_memory(tid, addr, with.data(), with.size());
+      ++patched;
+    }
+  }
+  return patched;
+}
+
+void unpatch_tsc_view(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) {
+  // Cheap when nothing in `bytes` looks like a replacement (the usual read).
+  bool maybe = false;
+  for (size_t i = 0; i + 1 < bytes.size() && !maybe; ++i)
+    maybe = bytes[i] == 0xcd && (bytes[i + 1] == kRdtscVector || bytes[i + 1] == kRdtscpVector);
+  if (!maybe) return;
+  std::vector<ProcMapping> maps;
+  try {
+    maps = read_proc_maps(pid);
+  } catch (const std::exception&) {
+    return;
+  }
+  uint64_t end = addr + bytes.size();
+  for (const ProcMapping& m : maps) {
+    if (!file_code(m) || m.end <= addr || m.start >= end) continue;
+    for (const RdtscSite& s : rdtsc_sites(mapped_file(pid, m))) {
+      if (s.offset < m.offset) continue;
+      uint64_t at = m.start + (s.offset - m.offset);
+      if (at >= m.end || at >= end) break;
+      if (at < addr || at + s.len > end) continue;  // a part of one: left as read
+      uint8_t* p = bytes.data() + (at - addr);
+      if (auto orig = tsc_read_original(p, s.len, s.len)) std::copy(orig->begin(), orig->end(), p);
+    }
+  }
+}
+
+}  // namespace rwd

@@ -1,0 +1,155 @@
+// rdtsc_sites (engine/arch/rdtsc_sites.h): the fast search (a byte scan, each candidate
+// decoded from its function's start) must find what a decode of every executable section
+// finds, in the libraries this test runs with and in tsc_reads, whose mov immediate holds
+// the bytes of an rdtsc that is not one.
+#include "engine/arch/rdtsc_sites.h"
+
+#include <capstone/capstone.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "engine/os/tsc_patch.h"
+
+using namespace rwd;
+
+namespace {
+
+/// File offsets of rdtsc/rdtscp found by decoding every SHF_EXECINSTR section of `path`
+/// from its start (as objdump -d does), with their lengths.
+std::set<std::pair<uint64_t, int>> full_decode(const std::string& path) {
+  std::set<std::pair<uint64_t, int>> out;
+  int fd = open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+  REQUIRE(elf);
+  csh h;
+  REQUIRE(cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK);
+  cs_insn* insn = cs_malloc(h);
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn))) {
+    GElf_Shdr sh;
+    gelf_getshdr(scn, &sh);
+    if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    auto* start = static_cast<const uint8_t*>(d->d_buf);
+    const uint8_t* p = start;
+    size_t left = d->d_size;
+    uint64_t addr = sh.sh_addr;
+    while (left > 0) {
+      if (!cs_disasm_iter(h, &p, &left, &addr, insn)) {
+        ++p, --left, ++addr;
+        continue;
+      }
+      if (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP)
+        out.insert({sh.sh_offset + (insn->address - sh.sh_addr), insn->size});
+    }
+  }
+  cs_free(insn, 1);
+  cs_close(&h);
+  elf_end(elf);
+  close(fd);
+  return out;
+}
+
+std::set<std::pair<uint64_t, int>> fast(const std::string& path) {
+  std::set<std::pair<uint64_t, int>> out;
+  for (const RdtscSite& s : rdtsc_sites(path)) out.insert({s.offset, s.len});
+  return out;
+}
+
+/// The file offset of symbol `name` in ELF file `path` (its .symtab), or 0.
+uint64_t symbol_offset(const std::string& path, const char* name) {
+  int fd = open(path.c_str(), O_RDONLY);
+  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+  uint64_t value = 0, out = 0;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) && !value) {
+    GElf_Shdr sh;
+    gelf_getshdr(scn, &sh);
+    if (sh.sh_type != SHT_SYMTAB) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
+      GElf_Sym sym;
+      gelf_getsym(d, int(i), &sym);
+      const char* n = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (n && strcmp(n, name) == 0) value = sym.st_value;
+    }
+  }
+  scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn))) {
+    GElf_Shdr sh;
+    gelf_getshdr(scn, &sh);
+    if (sh.sh_type == SHT_PROGBITS && value >= sh.sh_addr && value < sh.sh_addr + sh.sh_size)
+      out = sh.sh_offset + (value - sh.sh_addr);
+  }
+  elf_end(elf);
+  close(fd);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the rdtsc search finds what a full decode finds in the loaded libraries") {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  std::set<std::string> files;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, perms, off, dev, inode, path;
+    in >> range >> perms >> off >> dev >> inode >> path;
+    if (perms.find('x') != std::string::npos && !path.empty() && path[0] == '/') files.insert(path);
+  }
+  REQUIRE(files.size() >= 2);  // this test and its libraries (the loader has rdtsc in it)
+  size_t total = 0;
+  for (const std::string& f : files) {
+    INFO(f);
+    auto want = full_decode(f);
+    CHECK(fast(f) == want);
+    total += want.size();
+  }
+  CHECK(total > 0);
+}
+
+TEST_CASE("the rdtsc search takes real instructions and leaves the same bytes in an immediate") {
+  const std::string prog = TSC_READS_PATH;
+  auto sites = fast(prog);
+  CHECK(sites == full_decode(prog));
+  uint64_t a = symbol_offset(prog, "tsc_read_a"), b = symbol_offset(prog, "tsc_read_b"),
+           decoy = symbol_offset(prog, "tsc_decoy");
+  REQUIRE((a && b && decoy));
+  CHECK(sites.count({a, 2}) == 1);          // rdtsc, the function's first instruction
+  CHECK(sites.count({b + 3, 3}) == 1);      // rdtscp, after a 3-byte mov
+  CHECK(sites.count({decoy + 1, 2}) == 0);  // the 0f 31 of `mov $0x310f, %eax`
+  CHECK(sites.size() == 2);
+}
+
+TEST_CASE("the stand-ins for rdtsc and rdtscp decode as what they replace") {
+  for (uint8_t len : {uint8_t(2), uint8_t(3)}) {
+    RdtscSite s{0, len};
+    std::vector<uint8_t> with = tsc_read_replacement(s);
+    REQUIRE(with.size() == len);
+    auto read = decode_tsc_read(with.data(), with.size());
+    REQUIRE(read);
+    CHECK(read->len == len);
+    CHECK(read->rdtscp == (len == 3));
+    auto orig = tsc_read_original(with.data(), with.size(), len);
+    REQUIRE(orig);
+    auto native = decode_tsc_read(orig->data(), orig->size());
+    REQUIRE(native);
+    CHECK(native->len == len);
+    CHECK((*orig)[0] == 0x0f);
+  }
+  const uint8_t int3[] = {0xcc, 0x90}, other_int[] = {0xcd, 0x80}, ud2[] = {0x0f, 0x0b};
+  CHECK(!decode_tsc_read(int3, 2));
+  CHECK(!decode_tsc_read(other_int, 2));
+  CHECK(!decode_tsc_read(ud2, 2));
+}
