@@ -431,6 +431,10 @@ class Session {
     if (type < '2' || type > '4') return "";
     // x86 has no read-only watchpoint: a read watchpoint watches reads and writes.
     WatchKind kind = type == '2' ? WatchKind::Write : WatchKind::ReadWrite;
+    // Without the CPU's debug registers only writes can be watched: an empty reply tells gdb
+    // that this kind is not supported ("Target does not support this type of hardware
+    // watchpoint"), which is true here.
+    if (kind == WatchKind::ReadWrite && !hardware_debug_registers()) return "";
     if (insert) {
       if (!tl_.add_watchpoint(*addr, int(*len), kind)) return "E01";
       watches_.push_back({*addr, kind});

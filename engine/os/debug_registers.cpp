@@ -1,13 +1,19 @@
 #include "debug_registers.h"
 
+#include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "engine/errors.h"
+#include "engine/os/soft_debug_registers.h"
 
 namespace rwd {
 
@@ -51,28 +57,80 @@ void clear_slot(pid_t tid, int slot) {
   if (!peek(tid, 7, dr7)) return;
   poke(tid, 7, dr7_with(dr7, slot, false, WatchKind::Execute, 1));
 }
+
+/// What the probe's child calls, with a breakpoint on it.
+__attribute__((noinline)) void probe_target() {
+  asm volatile("" ::: "memory");
+}
+
+/// Whether a slot-0 breakpoint stops a traced child at probe_target.
+bool probe_hardware() {
+  pid_t pid = fork();
+  if (pid < 0) return true;  // cannot tell: assume the usual
+  if (pid == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    probe_target();
+    _exit(0);
+  }
+  auto wait_child = [pid] {
+    int st = 0;
+    while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR) {
+    }
+    return st;
+  };
+  int st = wait_child();
+  bool works = false;
+  if (WIFSTOPPED(st)) {
+    try {
+      set_slot(pid, 0, uint64_t(reinterpret_cast<uintptr_t>(&probe_target)), 1, WatchKind::Execute);
+      ptrace(PTRACE_CONT, pid, nullptr, nullptr);
+      st = wait_child();
+      works = WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP;
+    } catch (const SystemError&) {
+    }
+  }
+  if (!WIFEXITED(st) && !WIFSIGNALED(st)) {
+    kill(pid, SIGKILL);
+    wait_child();
+  }
+  return works;
+}
 }  // namespace
 
+bool hardware_debug_registers() {
+  static const bool works = [] {
+    if (const char* e = getenv("REWIND_SOFT_DEBUG_REGISTERS"); e && *e) return strcmp(e, "1") != 0;
+    return probe_hardware();
+  }();
+  return works;
+}
+
 void set_exec_breakpoint(pid_t tid, uint64_t addr) {
+  if (!hardware_debug_registers()) return set_soft_slot(tid, 0, addr, 1, WatchKind::Execute);
   set_slot(tid, 0, addr, 1, WatchKind::Execute);
 }
 
 void clear_exec_breakpoint(pid_t tid) {
+  if (!hardware_debug_registers()) return clear_soft_slot(tid, 0);
   clear_slot(tid, 0);
 }
 
 void set_watch_slot(pid_t tid, int slot, uint64_t addr, int len, WatchKind kind) {
+  if (!hardware_debug_registers()) return set_soft_slot(tid, slot, addr, len, kind);
   set_slot(tid, slot, addr, len, kind);
 }
 
 void clear_watch_slot(pid_t tid, int slot) {
+  if (!hardware_debug_registers()) return clear_soft_slot(tid, slot);
   clear_slot(tid, slot);
 }
 
 uint64_t take_debug_status(pid_t tid) {
+  // The kernel's DR6 holds the single-step bit even where the other slots are emulated.
   uint64_t dr6 = 0;
-  if (!peek(tid, 6, dr6)) return 0;
-  poke(tid, 6, 0);
+  if (peek(tid, 6, dr6)) poke(tid, 6, 0);
+  if (!hardware_debug_registers()) dr6 |= take_soft_status(tid);
   return dr6;
 }
 

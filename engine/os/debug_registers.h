@@ -27,11 +27,19 @@ void set_exec_breakpoint(pid_t tid, uint64_t addr);
 void clear_exec_breakpoint(pid_t tid);
 
 /// Arms slot `slot` (1..3) of `tid` to watch `len` bytes (1, 2, 4 or 8, aligned to `len`) at
-/// `addr`. Throws SystemError (EINVAL for a misaligned range, as the kernel checks it).
+/// `addr`. Throws SystemError (EINVAL for a misaligned range, as the kernel checks it), and
+/// Error for a ReadWrite slot where the debug registers are emulated.
 void set_watch_slot(pid_t tid, int slot, uint64_t addr, int len, WatchKind kind);
 
 /// Disarms slot `slot` of `tid`. Never throws.
 void clear_watch_slot(pid_t tid, int slot);
+
+/// Whether the CPU's debug registers serve tracees on this machine: probed once, in a traced
+/// child that must stop at a slot-0 breakpoint. Where they do not (a PVM guest), the
+/// functions here keep the slots in software (soft_debug_registers.h): runs of an armed
+/// thread then go by single steps. REWIND_SOFT_DEBUG_REGISTERS=1 makes it false (for tests),
+/// =0 true.
+bool hardware_debug_registers();
 
 /// DR6 of `tid` (bits 0-3: which slot fired; bit 14 BS: a single step), cleared afterwards so
 /// that the next trap reports only its own causes. Returns 0 if it cannot be read.

@@ -74,7 +74,18 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint
     t.deferred_sig = sig;
     t.deferred_si = si;
     t.deferred_at = regs.rip + len;
-    set_exec_breakpoint(t.tid, t.deferred_at);
+    if (hardware_debug_registers()) {
+      set_exec_breakpoint(t.tid, t.deferred_at);
+    } else {
+      // No debug registers for programs here (debug_registers.h): an int3 there instead,
+      // taken out when reached. The task's other threads wait for their turn meanwhile.
+      std::vector<uint8_t> was = read_memory(t.tid, t.deferred_at, 1);
+      const uint8_t int3 = 0xcc;
+      if (was.size() == 1) {
+        t.deferred_byte = was[0];
+        write_memory(t.tid, t.deferred_at, &int3, 1);
+      }
+    }
     t.state = RunState::UserRunning;
     return resume_syscall(t, 0);
   }
@@ -144,6 +155,17 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   // The counter's signal when the call did not wait (the task was switched out around it):
   // rewind's, not the program's.
   if (desched) return resume_syscall(t, 0);
+  if (t.deferred_at && sig == SIGTRAP && t.deferred_byte >= 0 &&
+      get_regs(t.tid).rip == t.deferred_at + 1) {
+    // The int3 that stands in for the breakpoint below: the original byte goes back, and the
+    // task stands before it.
+    const uint8_t was = uint8_t(t.deferred_byte);
+    write_memory(t.tid, t.deferred_at, &was, 1);
+    t.deferred_byte = -1;
+    Registers r = get_regs(t.tid);
+    r.rip = t.deferred_at;
+    set_regs(t.tid, r);
+  }
   if (t.deferred_at && sig == SIGTRAP && get_regs(t.tid).rip == t.deferred_at) {
     // The string instruction is done: send the put-off signal again, to arrive here.
     clear_exec_breakpoint(t.tid);

@@ -57,7 +57,10 @@ struct RecordTask {
   int deferred_sig = 0;
   std::array<uint8_t, 128> deferred_si{};
   uint64_t deferred_at = 0;  ///< address of the breakpoint, 0 when none is set
-  SyscallBuffer buffer;      ///< its librewind_preload.so buffer, if registered
+  /// The code byte an int3 at deferred_at replaced where the CPU's debug registers do not
+  /// serve programs (hardware_debug_registers()); -1 when none.
+  int deferred_byte = -1;
+  SyscallBuffer buffer;  ///< its librewind_preload.so buffer, if registered
   /// A signal that interrupted a buffered call the recorder then aborted: sent again once the
   /// library makes that call as a traced syscall, so that it interrupts that call instead.
   int redeliver_sig = 0;

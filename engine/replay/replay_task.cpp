@@ -13,7 +13,9 @@
 #include "engine/errors.h"
 #include "engine/os/interruptible_wait.h"
 #include "engine/os/ptrace_ops.h"
+#include "engine/os/soft_debug_registers.h"
 #include "engine/replay/buffer_fill.h"
+#include "engine/replay/soft_watch_run.h"
 
 namespace rwd {
 
@@ -57,8 +59,12 @@ Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt) {
     uint64_t mask = 0;
     if (try_get_sigmask(t.tid, mask)) t.blocked = mask;
   }
-  resume(t.tid, request, sig);  // fails only if the task died: wait_stop collects its status
-  Stop s = wait_stop(t, request, interrupt);
+  bool own_code = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP ||
+                  request == PTRACE_SINGLESTEP;  // not a syscall rewind runs in the task
+  Stop s = own_code && soft_debug_armed(t.tid)
+               ? run_with_soft_slots(t, request, sig, interrupt)
+               : (resume(t.tid, request, sig),        // fails only if it died:
+                  wait_stop(t, request, interrupt));  // status collected
   if (debugger_trap(s, request)) {
     if (t.blocked && (*t.blocked & (1ull << (SIGTRAP - 1)))) try_set_sigmask(t.tid, *t.blocked);
   } else {

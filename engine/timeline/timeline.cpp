@@ -4,6 +4,7 @@
 
 #include <sys/ptrace.h>
 
+#include "engine/errors.h"
 #include "engine/timeline/replay_controller.h"
 #include "engine/trace/trace_reader.h"
 
@@ -65,6 +66,10 @@ void Timeline::remove_breakpoint(const CodeSite& site) {
 }
 
 bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
+  if (kind == WatchKind::ReadWrite && !hardware_debug_registers())
+    throw Error(
+        "this machine's CPU does not give programs its debug registers (a paravirtualised "
+        "guest): rewind watches writes in software here, but cannot see reads");
   bool ok = false;
   engine_->call([&] { ok = engine_->watches_.add(addr, len, kind); });
   return ok;

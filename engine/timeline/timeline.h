@@ -98,7 +98,9 @@ class Timeline {
   void add_breakpoint(const CodeSite& site);
   void remove_breakpoint(const CodeSite& site);
   /// Hardware watchpoint on `len` bytes (1, 2, 4, 8; aligned) at `addr`. Returns false when
-  /// all debug-register slots are taken or the range is misaligned.
+  /// all debug-register slots are taken or the range is misaligned. Throws Error for a
+  /// ReadWrite one where the debug registers are kept in software (hardware_debug_registers():
+  /// reads cannot be seen there).
   bool add_watchpoint(uint64_t addr, int len, WatchKind kind);
   void remove_watchpoint(uint64_t addr, int len, WatchKind kind);
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "engine/os/debug_registers.h"
 #include "tests/dap/dap_client.h"
 #include "tests/support/source_line.h"
 
@@ -72,7 +73,11 @@ TEST_CASE("Record & Debug of the race sample over TCP: a data breakpoint both wa
   json info = c.request("dataBreakpointInfo", {{"name", "counter"}, {"frameId", frame["id"]}});
   REQUIRE(info["success"] == true);
   REQUIRE(info["body"]["dataId"].is_string());
-  CHECK(info["body"]["accessTypes"] == json::array({"write", "readWrite"}));
+  // Where the CPU's debug registers do not serve programs (a PVM guest), rewind watches
+  // writes in software and cannot see reads (engine/os/soft_debug_registers.h).
+  CHECK(info["body"]["accessTypes"] == (rwd::hardware_debug_registers()
+                                            ? json::array({"write", "readWrite"})
+                                            : json::array({"write"})));
   json data =
       c.request("setDataBreakpoints",
                 {{"breakpoints", {{{"dataId", info["body"]["dataId"]}, {"accessType", "write"}}}}});
@@ -175,6 +180,19 @@ TEST_CASE("Record & Debug of the crash sample: the crash, then the write of the 
     json data = c.request(
         "setDataBreakpoints",
         {{"breakpoints", {{{"dataId", info["body"]["dataId"]}, {"accessType", "readWrite"}}}}});
+    if (!rwd::hardware_debug_registers()) {
+      // No debug registers for programs here (a PVM guest): reads cannot be watched, and the
+      // data breakpoint says so instead of staying silent. (On such a machine this question
+      // has no answer from data breakpoints: the write stored the value already there.)
+      CHECK(data["body"]["breakpoints"][0]["verified"] == false);
+      CHECK(data["body"]["breakpoints"][0]["message"].get<std::string>().find("cannot see reads") !=
+            std::string::npos);
+      REQUIRE(c.request("terminate")["success"] == true);
+      CHECK(c.event("exited")["body"]["exitCode"] == 139);
+      c.check_schema();
+      std::system(("rm -rf " + root).c_str());
+      return;
+    }
     REQUIRE(data["body"]["breakpoints"][0]["verified"] == true);
     REQUIRE(c.request("reverseContinue")["success"] == true);
     json read = c.event("stopped");

@@ -219,6 +219,23 @@ TEST_CASE("a reverse continue can stop just after each write, where a forward ru
   CHECK(as_long(next.new_value) == 15);
 }
 
+TEST_CASE("a read watchpoint stops at a read, or is refused where writes alone can be seen") {
+  // Where the CPU's debug registers serve programs, a read-and-write slot stops at reads too;
+  // where rewind keeps them in software (REWIND_SOFT_DEBUG_REGISTERS=1, a PVM guest), reads
+  // cannot be seen and the watchpoint is refused with the reason, not set and left silent.
+  Timeline tl(trace());
+  uint64_t counter = symbol("counter");
+  if (!hardware_debug_registers()) {
+    CHECK_THROWS_WITH(tl.add_watchpoint(counter, 8, WatchKind::ReadWrite),
+                      Catch::Contains("cannot see reads"));
+    return;
+  }
+  REQUIRE(tl.add_watchpoint(counter, 8, WatchKind::ReadWrite));
+  StopInfo s = tl.resume_forward();
+  REQUIRE(s.reason == StopReason::Watchpoint);
+  CHECK(s.addr == counter);
+}
+
 TEST_CASE("reverse continues to writes made between two events, each one on its instruction") {
   // tests/programs/write_loop.c: 2,000 writes of `mix` and some 5 million instructions
   // after its last syscall before the loop's end.

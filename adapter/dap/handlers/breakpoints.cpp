@@ -174,9 +174,10 @@ void set_exception_breakpoints(DapContext& c, const dap::SetExceptionBreakpoints
 
 void data_breakpoint_info(DapContext& c, const dap::DataBreakpointInfoArguments& a, DapRequest& r) {
   c.debugger();
-  json body = {{"dataId", nullptr},
-               {"accessTypes", json::array({"write", "readWrite"})},
-               {"canPersist", false}};
+  // Where the debug registers are kept in software, only writes can be watched.
+  json types =
+      hardware_debug_registers() ? json::array({"write", "readWrite"}) : json::array({"write"});
+  json body = {{"dataId", nullptr}, {"accessTypes", types}, {"canPersist", false}};
   try {
     WatchInfo w = watch_target(c, a);
     std::string id = make_data_id(w, a.name);

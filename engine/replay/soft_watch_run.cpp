@@ -1,0 +1,155 @@
+// Runs with software debug registers (soft_watch_run.h).
+#include "engine/replay/soft_watch_run.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+#include <map>
+
+#include "engine/arch/siginfo.h"
+#include "engine/os/proc.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/soft_debug_registers.h"
+#include "engine/replay/remote_syscall.h"
+
+namespace rwd {
+
+namespace {
+
+constexpr uint64_t kRflagsTrap = 0x100;  ///< rflags.TF
+constexpr uint64_t kPage = 4096;
+
+/// Whether `s` is the trap of a single step: si_code TRAP_TRACE, or TRAP_BRKPT where the
+/// kernel found no cause in DR6 (stop_classification.cpp tells more).
+bool step_trap(const Stop& s) {
+  if (s.kind != Stop::Signal || s.sig != SIGTRAP) return false;
+  int code = siginfo_code(s.siginfo);
+  return code == TRAP_TRACE || code == TRAP_BRKPT;
+}
+
+Stop interrupted() {
+  Stop s;
+  s.kind = Stop::Interrupted;
+  return s;
+}
+
+/// The syscall instruction saved rflags in r11 with the trap flag of rewind's step; the
+/// program's rflags do not have it (as recorded).
+void drop_step_flag(pid_t tid) {
+  Registers r;
+  if (try_get_regs(tid, r) && (r.r11 & kRflagsTrap)) {
+    r.r11 &= ~kRflagsTrap;
+    try_set_regs(tid, r);
+  }
+}
+
+/// One resume by a single step of rewind's own; the stop after it.
+Stop own_step(ReplayTask& t, int sig, const InterruptWhen& interrupt) {
+  resume(t.tid, PTRACE_SYSEMU_SINGLESTEP, sig);
+  Stop s = wait_stop(t, PTRACE_SYSEMU_SINGLESTEP, interrupt);
+  if (s.kind == Stop::SyscallEntry) drop_step_flag(t.tid);
+  return s;
+}
+
+/// Single steps (each one's own, or the one the caller asked for with `step`) until a slot
+/// fires or another stop comes.
+Stop run_by_steps(ReplayTask& t, int request, bool step, int sig, const InterruptWhen& interrupt) {
+  for (;;) {
+    Stop s;
+    if (step) {
+      resume(t.tid, request, sig);
+      s = wait_stop(t, request, interrupt);
+    } else {
+      s = own_step(t, sig, interrupt);
+    }
+    sig = 0;
+    if (!step_trap(s)) return s;
+    Registers r;
+    if (!try_get_regs(t.tid, r)) return s;
+    if (soft_debug_after_step(t.tid, r.rip, !step) || step) return s;
+    if (interrupt.any() && interrupt.due()) return interrupted();
+  }
+}
+
+/// The watched pages of a process made read-only for a run, and given their protection back.
+class ProtectedPages {
+ public:
+  /// The pages holding `ranges` in `t`'s process that are writable now, with their
+  /// protection (from /proc/PID/maps).
+  ProtectedPages(ReplayTask& t, const std::vector<SoftWatchRange>& ranges) : t_(t) {
+    std::vector<ProcMapping> maps = read_proc_maps(t.tid);
+    for (const SoftWatchRange& w : ranges)
+      for (uint64_t p = w.addr & ~(kPage - 1); p < w.addr + uint64_t(w.len); p += kPage)
+        for (const ProcMapping& m : maps)
+          if (p >= m.start && p < m.end && m.write) pages_[p] = m.prot();
+  }
+  bool empty() const { return pages_.empty(); }
+  /// Whether `addr` lies in one of the pages.
+  bool holds(uint64_t addr) const { return pages_.count(addr & ~(kPage - 1)) != 0; }
+  /// Makes the pages read-only (`on`) or gives them their protection back; false when the
+  /// task could not run the mprotect. The task's registers are kept.
+  bool set(bool on) {
+    if (on == on_) return true;
+    Registers keep;
+    if (!try_get_regs(t_.tid, keep)) return false;
+    RemoteSyscall rs(t_, t_.syscall_insn, keep);
+    bool ok = true;
+    for (const auto& [page, prot] : pages_) {
+      int p = on ? (prot & ~PROT_WRITE) : prot;
+      ok &= rs.call(SYS_mprotect, {page, kPage, uint64_t(p)}) == 0;
+    }
+    set_regs(t_.tid, keep);
+    on_ = on && ok;
+    return ok;
+  }
+
+ private:
+  ReplayTask& t_;
+  std::map<uint64_t, int> pages_;  ///< page address -> its own PROT_* bits
+  bool on_ = false;
+};
+
+/// Whether `s` is a write fault in one of `pages` (SIGSEGV, SEGV_ACCERR).
+bool page_fault(const Stop& s, const ProtectedPages& pages) {
+  if (s.kind != Stop::Signal || s.sig != SIGSEGV || siginfo_code(s.siginfo) != SEGV_ACCERR)
+    return false;
+  uint64_t addr = 0;
+  std::memcpy(&addr, s.siginfo.data() + 16, sizeof addr);  // siginfo_t.si_addr
+  return pages.holds(addr);
+}
+
+}  // namespace
+
+Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt) {
+  soft_debug_resync(t.tid);
+  bool step = request == PTRACE_SINGLESTEP || request == PTRACE_SYSEMU_SINGLESTEP;
+  if (step || soft_exec_armed(t.tid) || !t.syscall_insn)
+    return run_by_steps(t, request, step, sig, interrupt);
+  ProtectedPages pages(t, soft_write_ranges(t.tid));
+  if (pages.empty()) {  // nothing the task can write without a syscall first
+    resume(t.tid, request, sig);
+    return wait_stop(t, request, interrupt);
+  }
+  for (int faults = 0;;) {
+    if (!pages.set(true)) return run_by_steps(t, request, false, sig, interrupt);
+    resume(t.tid, request, sig);
+    sig = 0;
+    Stop s = wait_stop(t, request, interrupt);
+    if (s.kind == Stop::Exited) return s;
+    pages.set(false);
+    if (!page_fault(s, pages)) return s;
+    // A write to a watched page: let the instruction run with the page writable.
+    Stop after = own_step(t, 0, interrupt);
+    if (!step_trap(after)) return after;
+    Registers r;
+    if (!try_get_regs(t.tid, r)) return after;
+    if (soft_debug_after_step(t.tid, r.rip, true)) return after;
+    if (interrupt.any() && interrupt.due()) return interrupted();
+    if (++faults > kMaxPageFaults) return run_by_steps(t, request, false, 0, interrupt);
+  }
+}
+
+}  // namespace rwd

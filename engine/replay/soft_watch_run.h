@@ -1,0 +1,30 @@
+// Running a replayed task whose debug-register slots are kept in software (the CPU's do not
+// serve programs here: engine/os/soft_debug_registers.h).
+#pragma once
+
+#include "engine/os/interruptible_wait.h"
+#include "engine/replay/replay_task.h"
+
+namespace rwd {
+
+/// run_once's resume and wait for task `t` with a software slot armed, resumed with `request`
+/// and signal `sig`. A continue (PTRACE_SYSEMU) stops where a slot fires, as the CPU's slot
+/// would stop it, or at any other stop, or where `interrupt` is due (Stop::Interrupted):
+/// - with only write slots armed, the pages that hold the watched bytes are made read-only
+///   (mprotect, run in the task through its known `syscall` instruction) for the length of
+///   the run, so that it runs at full speed and stops only at writes to those pages; each
+///   such write is stepped with the pages writable again and fires when the watched bytes
+///   changed. The pages have their own protection back at every stop this returns. Past
+///   kMaxPageFaults writes to those pages that changed nothing watched (a stack page, say),
+///   the run goes on by single steps;
+/// - with an execute slot armed (or no `syscall` instruction known yet), by single steps,
+///   each looked at (soft_debug_after_step).
+/// A single step the caller asked for is looked at for write slots. Throws SystemError and
+/// DivergenceError as run_once does.
+Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt);
+
+/// Writes to the protected pages that changed no watched byte, in one run, after which the
+/// run goes on by single steps.
+inline constexpr int kMaxPageFaults = 256;
+
+}  // namespace rwd
