@@ -93,9 +93,7 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
   // a watchpoint there, run backward, stops on it before it runs (whatever way the function
   // was entered: a call, a PLT stub, lazy binding, a tail call).
   uint64_t slot = f.cfa - 8;
-  // Where the debug registers are kept in software, a watchpoint on a stack slot stops at
-  // every write to its page: the breakpoint path below is faster there.
-  if (hardware_debug_registers() && tl_.add_watchpoint(slot, 8, WatchKind::Write)) {
+  if (tl_.add_watchpoint(slot, 8, WatchKind::Write)) {
     StopInfo s;
     for (;;) {
       s = tl_.resume_backward();
@@ -105,8 +103,8 @@ StopInfo LineStepper::finish(pid_t tid, Direction dir, const Frame& f) {
     if (s.reason == StopReason::Watchpoint && s.addr == slot && s.tid == tid) return step_stop(s);
     return s;
   }
-  // All debug registers taken (or kept in software): to the function's entry in this same call (rsp
-  // there holds the return address, just below the CFA), then one instruction back onto the call.
+  // All debug registers taken: to the function's entry in this same call (rsp there holds
+  // the return address, just below the CFA), then one instruction back onto the call.
   if (!f.entry) return step_stop(tl_.current());
   if (f.pc != f.entry) {
     TempBreakpoint bp(bps_, tl_, tid, f.entry);

@@ -86,6 +86,22 @@ bool soft_debug_armed(pid_t tid) {
   return it != threads.end() && it->second.any();
 }
 
+bool soft_debug_note_write(pid_t tid, uint64_t addr, uint64_t len) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = threads.find(tid);
+  if (it == threads.end()) return false;
+  bool fired = false;
+  for (size_t i = 0; i < it->second.slots.size(); ++i) {
+    const SoftSlot& s = it->second.slots[i];
+    if (!s.armed || s.kind == WatchKind::Execute) continue;
+    if (addr < s.addr + uint64_t(s.len) && s.addr < addr + len) {
+      it->second.dr6 |= 1ull << i;
+      fired = true;
+    }
+  }
+  return fired;
+}
+
 std::vector<SoftWatchRange> soft_write_ranges(pid_t tid) {
   std::vector<SoftWatchRange> out;
   std::lock_guard<std::mutex> lock(mu);

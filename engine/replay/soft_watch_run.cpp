@@ -54,9 +54,18 @@ Stop own_step(ReplayTask& t, int sig, const InterruptWhen& interrupt) {
   return s;
 }
 
+/// Whether the instruction just run pushed 8 bytes (a call or a push: rsp went down by 8
+/// from `before`) onto watched bytes: a write of the same value fires too, as with the
+/// CPU's slots (the return address a call writes is often the one already there).
+bool pushed_on_watch(pid_t tid, uint64_t before, const Registers& now) {
+  return before - now.rsp == 8 && soft_debug_note_write(tid, now.rsp, 8);
+}
+
 /// Single steps (each one's own, or the one the caller asked for with `step`) until a slot
 /// fires or another stop comes.
 Stop run_by_steps(ReplayTask& t, int request, bool step, int sig, const InterruptWhen& interrupt) {
+  Registers before;
+  if (!try_get_regs(t.tid, before)) before.rsp = 0;
   for (;;) {
     Stop s;
     if (step) {
@@ -69,7 +78,9 @@ Stop run_by_steps(ReplayTask& t, int request, bool step, int sig, const Interrup
     if (!step_trap(s)) return s;
     Registers r;
     if (!try_get_regs(t.tid, r)) return s;
-    if (soft_debug_after_step(t.tid, r.rip, !step) || step) return s;
+    bool pushed = pushed_on_watch(t.tid, before.rsp, r);
+    if (soft_debug_after_step(t.tid, r.rip, !step) || pushed || step) return s;
+    before = r;
     if (interrupt.any() && interrupt.due()) return interrupted();
   }
 }
@@ -112,13 +123,18 @@ class ProtectedPages {
   bool on_ = false;
 };
 
+/// The address a fault stop `s` names (siginfo_t.si_addr).
+uint64_t fault_address(const Stop& s) {
+  uint64_t addr = 0;
+  std::memcpy(&addr, s.siginfo.data() + 16, sizeof addr);
+  return addr;
+}
+
 /// Whether `s` is a write fault in one of `pages` (SIGSEGV, SEGV_ACCERR).
 bool page_fault(const Stop& s, const ProtectedPages& pages) {
   if (s.kind != Stop::Signal || s.sig != SIGSEGV || siginfo_code(s.siginfo) != SEGV_ACCERR)
     return false;
-  uint64_t addr = 0;
-  std::memcpy(&addr, s.siginfo.data() + 16, sizeof addr);  // siginfo_t.si_addr
-  return pages.holds(addr);
+  return pages.holds(fault_address(s));
 }
 
 }  // namespace
@@ -141,12 +157,15 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
     if (s.kind == Stop::Exited) return s;
     pages.set(false);
     if (!page_fault(s, pages)) return s;
-    // A write to a watched page: let the instruction run with the page writable.
+    // A write to a watched page: let the instruction run with the page writable. One that
+    // starts inside the watched bytes fires even when it wrote the value already there.
+    uint64_t at = fault_address(s);
     Stop after = own_step(t, 0, interrupt);
     if (!step_trap(after)) return after;
     Registers r;
     if (!try_get_regs(t.tid, r)) return after;
-    if (soft_debug_after_step(t.tid, r.rip, true)) return after;
+    bool wrote = soft_debug_note_write(t.tid, at, 1);
+    if (soft_debug_after_step(t.tid, r.rip, true) || wrote) return after;
     if (interrupt.any() && interrupt.due()) return interrupted();
     if (++faults > kMaxPageFaults) return run_by_steps(t, request, false, 0, interrupt);
   }
