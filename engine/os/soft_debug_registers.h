@@ -5,10 +5,9 @@
 // armed thread by single steps (run_once, engine/replay/replay_task.h) and after each one
 // asks soft_debug_after_step whether a slot fired. An execute slot fires when the thread
 // stands at its address (before that instruction runs, as the CPU's does); a write slot
-// fires when the watched bytes changed, or when the tracer saw the write land on them
-// (soft_debug_note_write: a page fault's address, a push); another write of the value
-// already there goes unseen (gdb's software watchpoints have the same limit). Reads cannot
-// be seen: a read-and-write slot is refused.
+// fires when the watched bytes changed, or when the tracer saw a push land on them
+// (soft_debug_note_write); another write of the value already there goes unseen (gdb's software
+// watchpoints have the same limit). Reads cannot be seen: a read-and-write slot is refused.
 #pragma once
 
 #include <sys/types.h>
@@ -35,8 +34,8 @@ void soft_debug_resync(pid_t tid);
 /// kernel's single-step bit (DR6.BS) is cleared too, as the CPU would not set it.
 bool soft_debug_after_step(pid_t tid, uint64_t rip, bool own_step);
 
-/// Thread `tid` wrote [`addr`, `addr` + `len`) with the instruction it just ran (known from
-/// a page fault's address, or a push seen as rsp going down by 8): sets the emulated DR6
+/// Thread `tid` wrote [`addr`, `addr` + `len`) with the instruction it just ran (a push seen
+/// as rsp going down by 8): sets the emulated DR6
 /// bits of the write and read-write slots that overlap it, whether or not the value
 /// changed (the CPU's slots fire at any write). Returns whether any did.
 bool soft_debug_note_write(pid_t tid, uint64_t addr, uint64_t len);

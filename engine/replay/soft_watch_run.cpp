@@ -157,15 +157,17 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
     if (s.kind == Stop::Exited) return s;
     pages.set(false);
     if (!page_fault(s, pages)) return s;
-    // A write to a watched page: let the instruction run with the page writable. One that
-    // starts inside the watched bytes fires even when it wrote the value already there.
-    uint64_t at = fault_address(s);
+    // A write to a watched page: let the instruction run with the page writable. It fires
+    // by the rules of run_by_steps (a change, or a push onto the watched bytes), so that
+    // every run of the same code counts the same hits, whichever way it went.
+    Registers at_fault;
+    if (!try_get_regs(t.tid, at_fault)) at_fault.rsp = 0;
     Stop after = own_step(t, 0, interrupt);
     if (!step_trap(after)) return after;
     Registers r;
     if (!try_get_regs(t.tid, r)) return after;
-    bool wrote = soft_debug_note_write(t.tid, at, 1);
-    if (soft_debug_after_step(t.tid, r.rip, true) || wrote) return after;
+    bool pushed = pushed_on_watch(t.tid, at_fault.rsp, r);
+    if (soft_debug_after_step(t.tid, r.rip, true) || pushed) return after;
     if (interrupt.any() && interrupt.due()) return interrupted();
     if (++faults > kMaxPageFaults) return run_by_steps(t, request, false, 0, interrupt);
   }
