@@ -184,6 +184,38 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
   return found;
 }
 
+bool insn_writes_to(const std::vector<uint8_t>& code, uint64_t at, const Registers& before,
+                    uint64_t addr, uint64_t len) {
+  Decoder d;
+  if (!d.ok) return false;
+  const uint8_t* p = code.data();
+  size_t left = code.size();
+  uint64_t pc = at;
+  if (!cs_disasm_iter(d.h, &p, &left, &pc, d.insn)) return false;
+  const cs_x86& x = d.insn->detail->x86;
+  for (uint8_t i = 0; i < x.op_count; ++i) {
+    const cs_x86_op& op = x.operands[i];
+    if (op.type != X86_OP_MEM || !(op.access & CS_AC_WRITE) || op.size == 0) continue;
+    uint64_t ea = uint64_t(op.mem.disp);
+    if (op.mem.base == X86_REG_RIP) {
+      ea += pc;  // the next instruction's address
+    } else if (op.mem.base != X86_REG_INVALID) {
+      auto b = reg64(op.mem.base, before);
+      if (!b) continue;
+      ea += *b;
+    }
+    if (op.mem.index != X86_REG_INVALID) {
+      auto v = reg64(op.mem.index, before);
+      if (!v) continue;
+      ea += *v * uint64_t(op.mem.scale);
+    }
+    if (op.mem.segment == X86_REG_FS) ea += before.fs_base;
+    if (op.mem.segment == X86_REG_GS) ea += before.gs_base;
+    if (ea < addr + len && addr < ea + op.size) return true;
+  }
+  return false;
+}
+
 bool may_write_memory(const std::vector<uint8_t>& code, uint64_t at, size_t len) {
   Decoder d;
   if (!d.ok) return true;

@@ -30,6 +30,14 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
 /// unless code jumped to `end`.
 std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code);
 
+/// Whether the instruction at the start of `code` (at address `at`), about to run with
+/// registers `before`, writes memory overlapping [`addr`, `addr` + `len`) through an explicit
+/// memory operand (its address computed from `before`: base, index, rip-relative, fs/gs
+/// bases). False when the bytes do not decode. For watching writes without the CPU's debug
+/// registers (engine/os/soft_debug_registers.h).
+bool insn_writes_to(const std::vector<uint8_t>& code, uint64_t at, const Registers& before,
+                    uint64_t addr, uint64_t len);
+
 /// Whether the instructions that start in [`at`, `at` + `len`) of `code` (the bytes at `at`,
 /// at least through the last of them) may write memory: an explicit memory operand written
 /// (or of unknown access), or an implicit write to the stack (push, call, enter: any

@@ -5,8 +5,9 @@
 // armed thread by single steps (run_once, engine/replay/replay_task.h) and after each one
 // asks soft_debug_after_step whether a slot fired. An execute slot fires when the thread
 // stands at its address (before that instruction runs, as the CPU's does); a write slot
-// fires when the watched bytes changed, or when the tracer saw a push land on them
-// (soft_debug_note_write); another write of the value already there goes unseen (gdb's software
+// fires when the watched bytes changed, or when the tracer saw a push or a decoded store
+// land on them (soft_debug_note_write); a string instruction's later stores of the value
+// already there go unseen (gdb's software
 // watchpoints have the same limit). Reads cannot be seen: a read-and-write slot is refused.
 #pragma once
 
@@ -35,7 +36,7 @@ void soft_debug_resync(pid_t tid);
 bool soft_debug_after_step(pid_t tid, uint64_t rip, bool own_step);
 
 /// Thread `tid` wrote [`addr`, `addr` + `len`) with the instruction it just ran (a push seen
-/// as rsp going down by 8): sets the emulated DR6
+/// as rsp going down by 8, or a store decoded before it ran): sets the emulated DR6
 /// bits of the write and read-write slots that overlap it, whether or not the value
 /// changed (the CPU's slots fire at any write). Returns whether any did.
 bool soft_debug_note_write(pid_t tid, uint64_t addr, uint64_t len);

@@ -10,9 +10,11 @@
 #include <map>
 
 #include "engine/arch/siginfo.h"
+#include "engine/arch/write_insn.h"
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/soft_debug_registers.h"
+#include "engine/os/tracee_memory.h"
 #include "engine/replay/remote_syscall.h"
 
 namespace rwd {
@@ -54,6 +56,18 @@ Stop own_step(ReplayTask& t, int sig, const InterruptWhen& interrupt) {
   return s;
 }
 
+/// Whether the instruction at `before.rip`, about to run, writes watched bytes of `tid`
+/// through an explicit memory operand (a store of the value already there included, as the
+/// CPU's slots see it).
+bool stores_on_watch(pid_t tid, const Registers& before) {
+  for (const SoftWatchRange& w : soft_write_ranges(tid)) {
+    std::vector<uint8_t> code = read_memory(tid, before.rip, 16);
+    if (insn_writes_to(code, before.rip, before, w.addr, uint64_t(w.len)))
+      return soft_debug_note_write(tid, w.addr, uint64_t(w.len));
+  }
+  return false;
+}
+
 /// Whether the instruction just run pushed 8 bytes (a call or a push: rsp went down by 8
 /// from `before`) onto watched bytes: a write of the same value fires too, as with the
 /// CPU's slots (the return address a call writes is often the one already there).
@@ -64,10 +78,11 @@ bool pushed_on_watch(pid_t tid, uint64_t before, const Registers& now) {
 /// Single steps (each one's own, or the one the caller asked for with `step`) until a slot
 /// fires or another stop comes.
 Stop run_by_steps(ReplayTask& t, int request, bool step, int sig, const InterruptWhen& interrupt) {
-  Registers before;
+  Registers before{};
   if (!try_get_regs(t.tid, before)) before.rsp = 0;
   for (;;) {
     Stop s;
+    bool stores = before.rip && stores_on_watch(t.tid, before);
     if (step) {
       resume(t.tid, request, sig);
       s = wait_stop(t, request, interrupt);
@@ -79,7 +94,7 @@ Stop run_by_steps(ReplayTask& t, int request, bool step, int sig, const Interrup
     Registers r;
     if (!try_get_regs(t.tid, r)) return s;
     bool pushed = pushed_on_watch(t.tid, before.rsp, r);
-    if (soft_debug_after_step(t.tid, r.rip, !step) || pushed || step) return s;
+    if (soft_debug_after_step(t.tid, r.rip, !step) || pushed || stores || step) return s;
     before = r;
     if (interrupt.any() && interrupt.due()) return interrupted();
   }
@@ -162,12 +177,13 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
     // every run of the same code counts the same hits, whichever way it went.
     Registers at_fault;
     if (!try_get_regs(t.tid, at_fault)) at_fault.rsp = 0;
+    bool stores = at_fault.rsp && stores_on_watch(t.tid, at_fault);
     Stop after = own_step(t, 0, interrupt);
     if (!step_trap(after)) return after;
     Registers r;
     if (!try_get_regs(t.tid, r)) return after;
     bool pushed = pushed_on_watch(t.tid, at_fault.rsp, r);
-    if (soft_debug_after_step(t.tid, r.rip, true) || pushed) return after;
+    if (soft_debug_after_step(t.tid, r.rip, true) || pushed || stores) return after;
     if (interrupt.any() && interrupt.due()) return interrupted();
     if (++faults > kMaxPageFaults) return run_by_steps(t, request, false, 0, interrupt);
   }
