@@ -61,6 +61,29 @@ bool writes_reg(csh h, const cs_insn* insn, unsigned reg) {
   return false;
 }
 
+/// The address memory operand `op` names with registers `r`, its instruction ending at
+/// `next` (rip-relative operands count from there); nullopt for a base or index register
+/// reg64 does not know.
+std::optional<uint64_t> memory_operand_address(const cs_x86_op& op, const Registers& r,
+                                               uint64_t next) {
+  uint64_t ea = uint64_t(op.mem.disp);
+  if (op.mem.base == X86_REG_RIP) {
+    ea += next;
+  } else if (op.mem.base != X86_REG_INVALID) {
+    auto b = reg64(op.mem.base, r);
+    if (!b) return std::nullopt;
+    ea += *b;
+  }
+  if (op.mem.index != X86_REG_INVALID) {
+    auto v = reg64(op.mem.index, r);
+    if (!v) return std::nullopt;
+    ea += *v * uint64_t(op.mem.scale);
+  }
+  if (op.mem.segment == X86_REG_FS) ea += r.fs_base;
+  if (op.mem.segment == X86_REG_GS) ea += r.gs_base;
+  return ea;
+}
+
 /// Whether `insn` ending at `end` writes memory overlapping [addr, addr + len), by an
 /// explicit operand whose address `after` gives.
 bool stores_to(csh h, const cs_insn* insn, uint64_t end, const Registers& after, uint64_t addr,
@@ -73,21 +96,13 @@ bool stores_to(csh h, const cs_insn* insn, uint64_t end, const Registers& after,
   for (uint8_t i = 0; i < x.op_count; ++i) {
     const cs_x86_op& op = x.operands[i];
     if (op.type != X86_OP_MEM || !(op.access & CS_AC_WRITE)) continue;
-    uint64_t ea = uint64_t(op.mem.disp);
-    if (op.mem.base == X86_REG_RIP) {
-      ea += end;
-    } else if (op.mem.base != X86_REG_INVALID) {
-      auto b = reg64(op.mem.base, after);
-      if (!b || writes_reg(h, insn, op.mem.base)) return false;
-      ea += *b;
-    }
-    if (op.mem.index != X86_REG_INVALID) {
-      auto v = reg64(op.mem.index, after);
-      if (!v || writes_reg(h, insn, op.mem.index)) return false;
-      ea += *v * uint64_t(op.mem.scale);
-    }
-    if (op.mem.segment == X86_REG_FS) ea += after.fs_base;
-    if (op.mem.segment == X86_REG_GS) ea += after.gs_base;
+    if ((op.mem.base != X86_REG_RIP && op.mem.base != X86_REG_INVALID &&
+         writes_reg(h, insn, op.mem.base)) ||
+        (op.mem.index != X86_REG_INVALID && writes_reg(h, insn, op.mem.index)))
+      return false;
+    auto address = memory_operand_address(op, after, end);
+    if (!address) return false;
+    uint64_t ea = *address;
     if (op.size == 0) return false;
     if (ea < addr + len && addr < ea + op.size) return true;
   }
@@ -186,7 +201,7 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
 
 bool insn_writes_to(const std::vector<uint8_t>& code, uint64_t at, const Registers& before,
                     uint64_t addr, uint64_t len) {
-  Decoder d;
+  thread_local Decoder d;  // once per thread: this runs at every single step of a watched run
   if (!d.ok) return false;
   const uint8_t* p = code.data();
   size_t left = code.size();
@@ -196,22 +211,8 @@ bool insn_writes_to(const std::vector<uint8_t>& code, uint64_t at, const Registe
   for (uint8_t i = 0; i < x.op_count; ++i) {
     const cs_x86_op& op = x.operands[i];
     if (op.type != X86_OP_MEM || !(op.access & CS_AC_WRITE) || op.size == 0) continue;
-    uint64_t ea = uint64_t(op.mem.disp);
-    if (op.mem.base == X86_REG_RIP) {
-      ea += pc;  // the next instruction's address
-    } else if (op.mem.base != X86_REG_INVALID) {
-      auto b = reg64(op.mem.base, before);
-      if (!b) continue;
-      ea += *b;
-    }
-    if (op.mem.index != X86_REG_INVALID) {
-      auto v = reg64(op.mem.index, before);
-      if (!v) continue;
-      ea += *v * uint64_t(op.mem.scale);
-    }
-    if (op.mem.segment == X86_REG_FS) ea += before.fs_base;
-    if (op.mem.segment == X86_REG_GS) ea += before.gs_base;
-    if (ea < addr + len && addr < ea + op.size) return true;
+    auto ea = memory_operand_address(op, before, pc);  // pc: the next instruction's address
+    if (ea && *ea < addr + len && addr < *ea + op.size) return true;
   }
   return false;
 }

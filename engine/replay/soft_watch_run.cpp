@@ -60,8 +60,10 @@ Stop own_step(ReplayTask& t, int sig, const InterruptWhen& interrupt) {
 /// through an explicit memory operand (a store of the value already there included, as the
 /// CPU's slots see it).
 bool stores_on_watch(pid_t tid, const Registers& before) {
-  for (const SoftWatchRange& w : soft_write_ranges(tid)) {
-    std::vector<uint8_t> code = read_memory(tid, before.rip, 16);
+  std::vector<SoftWatchRange> ranges = soft_write_ranges(tid);
+  if (ranges.empty()) return false;
+  std::vector<uint8_t> code = read_memory(tid, before.rip, 16);
+  for (const SoftWatchRange& w : ranges) {
     if (insn_writes_to(code, before.rip, before, w.addr, uint64_t(w.len)))
       return soft_debug_note_write(tid, w.addr, uint64_t(w.len));
   }
