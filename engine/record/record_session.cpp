@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -259,9 +260,11 @@ void RecordSession::handle_stop(RecordTask& t, int status) {
     case PTRACE_EVENT_VFORK:
     case PTRACE_EVENT_CLONE:
       return on_fork_event(t, event);
-    case PTRACE_EVENT_EXEC:
-      t.exec_seen = true;
-      return resume_syscall(t);
+    case PTRACE_EVENT_EXEC: {
+      RecordTask& x = take_exec_event(t);
+      x.exec_seen = true;
+      return resume_syscall(x);
+    }
     case PTRACE_EVENT_STOP:
       return on_event_stop(t);
     case PTRACE_EVENT_SECCOMP:
@@ -398,7 +401,76 @@ void RecordSession::on_event_stop(RecordTask& t) {
   resume_syscall(t);  // a group-stop, or an interrupt with nobody else to run
 }
 
+RecordTask& RecordSession::take_exec_event(RecordTask& t) {
+  auto former = pid_t(get_event_msg(t.tid));
+  if (former == t.tid) return t;
+  auto it = tasks_.find(former);
+  if (it == tasks_.end()) return t;  // not one of ours: cannot happen with __WALL
+  // The main thread's record goes (the kernel released it without a report); the caller's
+  // record, renamed, takes its place.
+  RecordTask moved = std::move(it->second);
+  tasks_.erase(it);
+  pid_t pid = t.pid;
+  moved.exec_former_tid = former;
+  moved.tid = pid;
+  ThreadGroup& g = groups_[pid];
+  leave_turns(g, pid);
+  if (g.active == former) g.active = pid;
+  std::replace(g.members.begin(), g.members.end(), former, pid);
+  std::replace(g.ready.begin(), g.ready.end(), former, pid);
+  RecordTask& now = tasks_[pid];
+  now = std::move(moved);
+  return now;
+}
+
+void RecordSession::end_other_threads(RecordTask& t) {
+  ThreadGroup& g = group(t);
+  std::vector<std::pair<pid_t, int>> ended = std::move(g.exec_casualties);
+  g.exec_casualties.clear();
+  for (pid_t m : std::vector<pid_t>(g.members)) {
+    if (m == t.tid) continue;
+    int status = 0;
+    // A stop it reported before the kill took effect comes first: let it go on to its end.
+    while (waitpid(m, &status, __WALL) == m && WIFSTOPPED(status))
+      ptrace(PTRACE_CONT, m, nullptr, nullptr);
+    ended.emplace_back(m, status);
+  }
+  std::sort(ended.begin(), ended.end());
+  for (auto [tid, status] : ended) {
+    Event e;
+    e.kind = EventKind::Exit;
+    e.tid = tid;
+    e.status = status;
+    write(e);
+    release_vfork_parent(tid);
+    tasks_.erase(tid);
+  }
+  g.members = {t.tid};
+  g.ready.clear();
+  if (g.active != t.tid) g.active = 0;
+  update_timer();
+}
+
+bool RecordSession::exec_in_progress(const RecordTask& t) {
+  for (pid_t m : group(t).members) {
+    const RecordTask& x = tasks_.at(m);
+    if (m != t.tid && x.state == RunState::InSyscall && syscall_has(long(x.entry.orig_rax), kExec))
+      return true;
+  }
+  return false;
+}
+
 void RecordSession::on_exit(RecordTask& t, int status) {
+  if (groups_.count(t.pid) && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+      exec_in_progress(t)) {
+    // Ended by another thread's execve (the kernel reports such ends as exit(0)): its Exit
+    // event follows the exec's, where replay's kernel ends it too.
+    ThreadGroup& g = group(t);
+    g.exec_casualties.emplace_back(t.tid, status);
+    leave_turns(g, t.tid);
+    tasks_.erase(t.tid);
+    return;
+  }
   Event e;
   e.kind = EventKind::Exit;
   e.tid = t.tid;

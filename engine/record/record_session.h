@@ -64,6 +64,17 @@ class RecordSession {
   bool abort_waiting_call(RecordTask& t);
   /// `t` ended with wait status `status`: its Exit event, and the next task of its process runs.
   void on_exit(RecordTask& t, int status);
+  /// `t`'s execve succeeded: the kernel ended every other thread of its process (execve(2)).
+  /// Writes their Exit events, in member order, with the statuses the kernel reported (it
+  /// reports each before the exec's stop: fs/exec.c de_thread waits for them), and leaves t
+  /// the only member.
+  void end_other_threads(RecordTask& t);
+  /// Whether a task of t's process other than t is inside an execve.
+  bool exec_in_progress(const RecordTask& t);
+  /// PTRACE_EVENT_EXEC of `t`: when another thread made the call, it has t's tid now (the
+  /// process's pid); its record takes the place of the main thread's. Returns the task that
+  /// exec'ed.
+  RecordTask& take_exec_event(RecordTask& t);
   /// The SIGALRM tick: flushes the trace, ends time slices, notices blocked syscalls.
   void on_tick();
   /// Takes task `tid` out of its process's turns (members, ready queue); returns whether it

@@ -38,6 +38,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   t.entry = get_regs(t.tid);
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
+  t.exec_former_tid = 0;
   take_buffered(t);
   if (t.redeliver_sig) {
     // The call an abort made traced (its first syscall since): the signal that interrupted the
@@ -71,8 +72,6 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     throw UnsupportedError("syscall " + std::to_string(nr) + " (" + syscall_name(nr) +
                            ") is not supported yet");
   ThreadGroup& g = group(t);
-  if (spec->has(kExec) && g.members.size() > 1)
-    throw UnsupportedError("execve from a multi-threaded process is not supported yet");
   if (spec->has(kForkLike) && decode_clone_args(t.tid, t.entry).shared_memory_process())
     throw UnsupportedError(
         "the program creates a process sharing its memory (clone with CLONE_VM but not "
@@ -164,7 +163,9 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   }
   if (syscall_has(nr, kExec) && t.exec_seen && result == 0) {
     Event e = capture_exec(t.tid, *saver_);
+    if (t.exec_former_tid) e.tid = t.exec_former_tid;  // the trace's name for it until now
     write(e);
+    end_other_threads(t);
     t.buffer = SyscallBuffer{};  // the new image registers its own
     group(t).buffer_exclusions.clear();
     processes_[t.pid].argv = e.argv;

@@ -40,7 +40,10 @@ struct RecordTask {
   /// The syscall that returned ERESTART_RESTARTBLOCK (poll, nanosleep, futex with a timeout):
   /// the kernel resumes it as restart_syscall, whose out-parameters are this call's.
   std::optional<std::pair<Registers, EntrySnapshot>> restart_block;
-  bool exec_seen = false;      ///< PTRACE_EVENT_EXEC arrived during this syscall
+  bool exec_seen = false;  ///< PTRACE_EVENT_EXEC arrived during this syscall
+  /// The tid this task had before its execve from a thread other than the main one: the
+  /// kernel gave it the process's pid (ptrace(2), "execve(2) under ptrace"); 0 otherwise.
+  pid_t exec_former_tid = 0;
   bool fork_recorded = false;  ///< the fork-like syscall's event was written at its event stop
   bool skip_syscall = false;   ///< entry was cancelled (RecordPolicy::Enosys, the buffer's
                                ///< registration): its exit reports skip_result
@@ -82,6 +85,9 @@ struct ThreadGroup {
   pid_t active = 0;         ///< the task running user code or a prompt syscall, or 0
   std::deque<pid_t> ready;  ///< tasks waiting to run user code
   std::vector<pid_t> members;
+  /// Threads a successful execve of another member ended (execve(2): every other thread is
+  /// destroyed), with their wait statuses: their Exit events follow the exec's event.
+  std::vector<std::pair<pid_t, int>> exec_casualties;
   /// The digest exclusions of every syscall buffer in this address space: its tasks' (living
   /// or exited: a thread's buffer outlives it) and those a fork copied from the parent. Replay
   /// writes into all of them, so every point of the process leaves them out. Cleared by exec.

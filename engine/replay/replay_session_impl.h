@@ -120,6 +120,13 @@ class ReplaySession::Impl {
   /// The first exec (the program started from the saved executable), or a later one whose
   /// task stands at its execve's entry.
   void on_exec(ReplayTask& t, const Event& e);
+  /// Whether an execve of `t` ends other threads of its process (execve(2)).
+  bool exec_ends_threads(const ReplayTask& t) const;
+  /// t stands at its execve's entry with other threads: runs it on, collects the threads it
+  /// ends (Exited, with their statuses), gives t the main thread's place in tasks_ when it was
+  /// another thread, and waits for the exec's stop. Returns false when that stop is not
+  /// PTRACE_EVENT_EXEC (the exec failed).
+  bool end_threads_for_exec(ReplayTask& t);
   /// A signal event whose task stopped with its delivery stop `s`.
   void on_signal(ReplayTask& t, const Event& e, const Stop& s);
   void fix_child_tids(ReplayTask& parent, ReplayTask& child, const Event& e, const CloneArgs& args);

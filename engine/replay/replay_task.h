@@ -67,6 +67,9 @@ struct ReplayTask {
   /// trap (no syscall ran since: the mask can only have changed by that trap).
   std::optional<uint64_t> blocked;
   ThreadKernelState kernel;  ///< what a copy of its process must give its thread
+  /// The recorded tid it had before its execve from a thread other than the main one gave it
+  /// the process's (execve(2)); the trace names it so up to that Exec event. 0: none.
+  pid_t exec_former_rec = 0;
 };
 
 /// What stopped a task.

@@ -418,10 +418,18 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
     if (saved.size() != exe.size() + 1) throw diverged(e, "no room for the exec path");
     write_memory(t.tid, regs.rsp, exe.c_str(), exe.size() + 1);
     RemoteSyscall rs(t, regs.rip - 2, regs);
-    int64_t r = rs.call(SYS_execve, {regs.rsp, 0, 0});
-    if (rs.last_stop().kind == Stop::Event && rs.last_stop().sig == PTRACE_EVENT_EXEC) {
-      Stop s = run_to_stop(t, PTRACE_SYSCALL);
-      r = s.kind == Stop::SyscallExit ? int64_t(get_regs(t.tid).rax) : -1;
+    int64_t r = -1;
+    if (exec_ends_threads(t)) {
+      rs.enter(SYS_execve, {regs.rsp, 0, 0});
+      if (end_threads_for_exec(t))
+        if (Stop s = run_to_stop(t, PTRACE_SYSCALL); s.kind == Stop::SyscallExit)
+          r = int64_t(get_regs(t.tid).rax);
+    } else {
+      r = rs.call(SYS_execve, {regs.rsp, 0, 0});
+      if (rs.last_stop().kind == Stop::Event && rs.last_stop().sig == PTRACE_EVENT_EXEC) {
+        Stop s = run_to_stop(t, PTRACE_SYSCALL);
+        r = s.kind == Stop::SyscallExit ? int64_t(get_regs(t.tid).rax) : -1;
+      }
     }
     if (r != 0) write_memory(t.tid, regs.rsp, saved.data(), saved.size());
     if (t.vm_parent) write_memory(t.vm_parent, regs.rsp, saved.data(), saved.size());
@@ -439,6 +447,47 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
   t.buffer_features = 0;
   t.kernel = {};       // exec releases the old memory's tid address, robust list and signal stack
   t.syscall_insn = 0;  // that was in the old image: none known in the new one until it runs one
+}
+
+bool Replayer::exec_ends_threads(const ReplayTask& t) const {
+  for (const auto& [rec, x] : tasks_)
+    if (&x != &t && x.pid == t.pid && (x.state != TaskState::Exited || x.status_pending))
+      return true;
+  return false;
+}
+
+bool Replayer::end_threads_for_exec(ReplayTask& t) {
+  // The kernel ends the other threads (reported as exit(0), before the exec's stop: fs/exec.c
+  // de_thread) and gives the caller the process's pid as its tid; the main thread goes
+  // without a report (ptrace(2), "execve(2) under ptrace"). Their Exit events come after the
+  // exec's and find them ended, as after an exit_group.
+  resume(t.tid, PTRACE_SYSCALL, 0);
+  pid_t rec_leader = 0;
+  for (auto& [rec, x] : tasks_) {
+    if (x.pid != t.pid) continue;
+    if (x.tid == x.pid) rec_leader = rec;
+    if (&x == &t || x.tid == x.pid || x.state == TaskState::Exited) continue;
+    int status = 0;
+    while (waitpid(x.tid, &status, __WALL) == x.tid && WIFSTOPPED(status)) {
+      ptrace(PTRACE_CONT, x.tid, nullptr, nullptr);  // a stop from before the kill
+    }
+    x.state = TaskState::Exited;
+    x.exit_status = status;
+  }
+  if (t.tid != t.pid && rec_leader) {
+    // The caller's record takes the main thread's place, under the main thread's recorded tid
+    // (the trace names it so from now on); the node keeps its address (references hold).
+    tasks_.erase(rec_leader);
+    auto node = tasks_.extract(t.rec_tid);
+    node.key() = rec_leader;
+    t.exec_former_rec = t.rec_tid;
+    t.rec_tid = rec_leader;
+    t.tid = t.pid;
+    tasks_.insert(std::move(node));
+    if (cur_ && cur_->rec_tid != rec_leader) cur_->rec_tid = rec_leader;
+  }
+  Stop s = wait_stop(t, PTRACE_SYSCALL);
+  return s.kind == Stop::Event && s.sig == PTRACE_EVENT_EXEC;
 }
 
 void Replayer::on_signal(ReplayTask& t, const Event& e, const Stop&) {

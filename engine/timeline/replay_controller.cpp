@@ -231,7 +231,14 @@ bool ReplayController::maps_code(const Event& e) {
 }
 
 bool ReplayController::consumes_instruction(const Event& e) {
-  return e.kind == EventKind::Syscall || e.kind == EventKind::Rdtsc || e.kind == EventKind::Signal;
+  return e.kind == EventKind::Syscall || e.kind == EventKind::Exec || e.kind == EventKind::Rdtsc ||
+         e.kind == EventKind::Signal;
+}
+
+bool ReplayController::made_by(const Event& e, pid_t rec_tid) const {
+  if (e.tid == rec_tid) return true;
+  const ReplayTask* t = e.kind == EventKind::Exec ? live(rec_tid) : nullptr;
+  return t && t->exec_former_rec == e.tid;
 }
 
 CodeSite ReplayController::site_in(pid_t pid, uint64_t addr) {

@@ -42,10 +42,13 @@ Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t ski
   }
   if (here_.kind == Point::Between && here_.event > 1) {
     const Event* last = &last_event_;
-    if (last->kind == EventKind::Syscall && last->tid == tid) {
-      // Just after a syscall: one instruction back is that syscall's entry.
-      run_ = Run(runs::Goto{.target = entry_of_last_syscall(tid, here_.event),
-                            .report = {.reason = StopReason::Step, .tid = tid}});
+    if ((last->kind == EventKind::Syscall || last->kind == EventKind::Exec) &&
+        made_by(*last, tid)) {
+      // Just after a syscall: one instruction back is that syscall's entry. After an execve
+      // from another thread, the task that made it had another tid there: it is that
+      // thread which stands at the entry, and the step reports it.
+      run_ = Run(runs::Goto{.target = entry_of_last_syscall(last->tid, here_.event),
+                            .report = {.reason = StopReason::Step, .tid = last->tid}});
       return Next::Replay;
     }
     if ((last->kind == EventKind::Signal || last->kind == EventKind::Rdtsc) && last->tid == tid) {

@@ -227,7 +227,7 @@ Next ReplayController::on_between() {
     if (stop_at_code_mappings_ && maps_code(last_event_))
       return pause({.reason = StopReason::CodeMapped, .tid = last_event_.tid}, here);
   } else if (auto* step = run_.as<runs::StepInsn>()) {
-    if (last_event_.tid == step->tid && consumes_instruction(last_event_))
+    if (made_by(last_event_, step->tid) && consumes_instruction(last_event_))
       return pause({.reason = StopReason::Step, .tid = step->tid}, here);
   } else if (auto* go = run_.as<runs::Goto>()) {
     if (reached(go->target, here)) {

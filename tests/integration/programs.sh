@@ -161,6 +161,32 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
       [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
         fail "$name: recorded, the program saw other ends than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
     done ;;
+  exec_threads)  # execve from a thread while others live, and from main while one spins
+    for mode in worker main; do
+      native=$("$TEST_PROGRAMS/exec_threads" $mode)
+      for opts in "" --no-syscall-buffer; do
+        name=exec_$mode${opts:+_traced}
+        RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/exec_threads" $mode
+        [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
+          fail "$name: recorded, the program saw other things than natively: $(cat "$WORK/$name.rec.out" "$WORK/$name.rec.err")"
+      done
+    done
+    echo "$native" | grep -q "^after exec: threads 1, same pid yes, tid is pid yes" ||
+      fail "natively, exec_threads printed: $native"
+    if command -v gdb >/dev/null; then  # before the worker's exec (3 threads), after it, and back
+      RECORD_OPTS= record_and_replay exec_gdb "$TEST_PROGRAMS/exec_threads" worker >/dev/null
+      timeout 120 "$REWIND" replay "$TRACE" -- -batch -ex 'break threads_now' -ex continue \
+        -ex 'info threads' -ex continue -ex 'info threads' -ex 'reverse-continue' \
+        -ex 'info threads' >"$WORK/exec_gdb.out" 2>&1
+      # Three stops at threads_now, the thread lists after each: 3 threads, 1, then 3 again.
+      lists=$(awk '/^  Id/ {if (listing) print n; n = 0; listing = 1; next}
+                   listing && /^[* ] +[0-9]+ +Thread / {n++; next}
+                   listing {print n; listing = 0} END {if (listing) print n}' "$WORK/exec_gdb.out" | tr '\n' ' ')
+      [ "$(grep -c "hit Breakpoint 1, threads_now" "$WORK/exec_gdb.out")" = 3 ] &&
+        [ "$lists" = "3 1 3 " ] && ! grep -q "Could not read registers" "$WORK/exec_gdb.out" &&
+        pass "gdb: a breakpoint before and after a thread's exec, and back across it" ||
+        fail "gdb on exec_threads (thread counts: $lists): $(tail -25 "$WORK/exec_gdb.out")"
+    fi ;;
   leader_exit)  # the main thread ends first (pthread_exit): recorded, replayed, and under gdb
     record_and_replay leader_exit "$TEST_PROGRAMS/leader_exit"
     [ "$(cat "$WORK/leader_exit.rec.out")" = "$(printf 'the main thread exits alone\nthe worker ends the process')" ] ||

@@ -179,6 +179,10 @@ int main(int argc, char** argv) {
                   d->c_str());
           check(false, "a step forward and back returns to the same registers", before.rip,
                 back.rip);
+          std::string saved;
+          for (uint64_t e : tl.checkpoints().events) saved += " " + std::to_string(e);
+          fprintf(stderr, "  before: %s\n  checkpoints after events:%s\n", history.c_str(),
+                  saved.c_str());
         }
       } else {
         tl.step_backward(tid);
