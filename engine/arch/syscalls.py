@@ -398,6 +398,21 @@ S("kcmp")
 for _name in ["landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"]:
     S(_name)
 S("sched_getattr", out=[arg_bytes(1, 2)])
+# The kernel's answer is recorded; replay needs none of their effects (filesystem ids are
+# checked by calls replay emulates; no scheduling, clock or terminal state is replayed).
+for _name in ["setfsuid", "setfsgid", "sched_setattr", "settimeofday", "vhangup",
+              "process_mrelease", "open_by_handle_at"]:
+    S(_name)
+S("name_to_handle_at", out=CUSTOM)
+# Keyrings (keyrings(7)) live in the kernel, outside the process: answers recorded.
+S("add_key")
+S("request_key", blocks="MAY_BLOCK")  # may wait for /sbin/request-key to build the key
+S("keyctl", out=CUSTOM)
+# In the kernel's table but not implemented (sys_ni_syscall): ENOSYS, as natively, recorded.
+for _name in ["_sysctl", "create_module", "get_kernel_syms", "query_module", "nfsservctl",
+              "getpmsg", "putpmsg", "afs_syscall", "tuxcall", "security", "lookup_dcookie",
+              "epoll_ctl_old", "epoll_wait_old", "vserver"]:
+    S(_name)
 S("futex", blocks="FUTEX_OP", buffer=NO_OUT(when="FUTEX_KNOWN"))
 S("get_robust_list", out=[fixed(1, 8), fixed(2, 8)])
 S("set_robust_list", replay="EXECUTE")
@@ -409,6 +424,13 @@ S("rseq", record="ENOSYS")
 # userfaultfd's faults are answered by another thread. Both unavailable, as rr does: liburing
 # users fall back to plain syscalls.
 for _name in ["io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd"]:
+    S(_name, record="ENOSYS")
+# Kernel AIO (io_setup(2)) maps a completion ring the kernel fills at any time; a secret memory
+# (memfd_secret(2)) is hidden from ptrace, so its pages can be neither digested nor copied; and
+# uselib(2) maps a library outside mmap. All reported unavailable: libaio users fall back
+# (or say so), as with io_uring.
+for _name in ["io_setup", "io_destroy", "io_getevents", "io_pgetevents", "io_submit",
+              "io_cancel", "memfd_secret", "uselib"]:
     S(_name, record="ENOSYS")
 
 # --- Address space: run for real at the recorded addresses. ---

@@ -1,6 +1,7 @@
 #include "syscall_capture.h"
 
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <linux/seccomp.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
@@ -106,9 +107,40 @@ void add_received(std::vector<MemoryRegion>& out, pid_t tid, uint64_t header, si
   add_iov(out, tid, reinterpret_cast<uint64_t>(h.msg_iov), h.msg_iovlen, len);
 }
 
+/// Where keyctl(2) command `a[0]` writes (address, bytes at most), for a call that returned
+/// `result` >= 0 (keyctl(2), asm/keyctl.h): a payload, description or label of up to the
+/// caller's length (the result is the full size, which may be larger), a public-key query's
+/// struct keyctl_pkey_query (56 bytes), an encrypt/decrypt/sign's `result` output bytes.
+/// Commands that write nothing give {0, 0}.
+std::pair<uint64_t, uint64_t> keyctl_output(const std::array<uint64_t, 6>& a, uint64_t result) {
+  switch (a[0]) {
+    case KEYCTL_DESCRIBE:
+    case KEYCTL_READ:
+    case KEYCTL_GET_SECURITY:
+    case KEYCTL_DH_COMPUTE:
+      return {a[2], std::min(result, a[3])};
+    case KEYCTL_CAPABILITIES:
+      return {a[1], std::min(result, a[2])};
+    case KEYCTL_PKEY_QUERY:
+      return {a[4], 56};
+    case KEYCTL_PKEY_ENCRYPT:
+    case KEYCTL_PKEY_DECRYPT:
+    case KEYCTL_PKEY_SIGN:
+      return {a[4], result};
+    default:
+      return {0, 0};
+  }
+}
+
+/// name_to_handle_at(2)'s struct file_handle holds at most this many handle bytes
+/// (MAX_HANDLE_SZ, include/linux/exportfs.h), after its two 4-byte fields.
+constexpr uint64_t kMaxHandle = 128, kHandleHeader = 8;
+/// AT_HANDLE_MNT_ID_UNIQUE (Linux 6.12): the mount id written is 8 bytes instead of 4.
+constexpr uint64_t kHandleMntIdUnique = 1;
+
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
 // fcntl(2), prctl(2), mincore(2), get_mempolicy(2), seccomp(2), recvmsg(2), recvmmsg(2), msgrcv(2),
-// msgctl(2), semctl(2), shmctl(2), shmat(2)).
+// msgctl(2), semctl(2), shmctl(2), shmat(2), keyctl(2), name_to_handle_at(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -188,6 +220,23 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
       return true;
     case SYS_shmat:
       if (result >= 0) add_segment(out, tid, uint64_t(result));
+      return true;
+    case SYS_keyctl:
+      if (result >= 0) {
+        auto [addr, n] = keyctl_output(a, uint64_t(result));
+        add(out, tid, addr, n);
+      }
+      return true;
+    case SYS_name_to_handle_at:
+      // The kernel sets handle_bytes to the size it needs; on success the handle follows.
+      if (result == 0) {
+        uint32_t bytes = 0;
+        read_memory_exact(tid, a[2], &bytes, sizeof bytes);
+        add(out, tid, a[2], kHandleHeader + std::min<uint64_t>(bytes, kMaxHandle));
+        add(out, tid, a[3], (a[4] & kHandleMntIdUnique) ? 8 : 4);
+      } else if (result == -EOVERFLOW) {
+        add(out, tid, a[2], 4);
+      }
       return true;
     default:
       return false;
@@ -294,6 +343,15 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       return out;
     case SYS_shmctl:
       add_range(a[2], sysv_ctl_output(SYS_shmctl, a[0], a[1]));
+      return out;
+    case SYS_keyctl: {
+      auto [addr, n] = keyctl_output(a, kMaxOut);
+      add_range(addr, n);
+      return out;
+    }
+    case SYS_name_to_handle_at:
+      add_range(a[2], kHandleHeader + kMaxHandle);
+      add_range(a[3], 8);
       return out;
     case SYS_recvmsg:
     case SYS_recvmmsg: {

@@ -56,6 +56,20 @@ case "$1" in
       grep -q "^io_uring_setup Function not implemented" "$out" || fail "$name: io_uring_setup ran"
       grep -q "^userfaultfd Function not implemented" "$out" || fail "$name: userfaultfd ran"
     done ;;
+  kernel_calls)  # keyrings, file handles, fs ids, calls the kernel names but lacks; AIO refused
+    native=$("$TEST_PROGRAMS/kernel_calls")
+    echo "$native" | grep -q "^keyctl read 7: payload" || echo "note: no keyrings here: $(echo "$native" | head -1)"
+    for opts in "" --no-syscall-buffer; do
+      name=kernel_calls${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/kernel_calls"
+      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
+        fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
+    done
+    record_and_replay kernel_calls_unavailable "$TEST_PROGRAMS/kernel_calls" unavailable
+    out="$WORK/kernel_calls_unavailable.rec.out"
+    grep -q "^io_setup Function not implemented" "$out" || fail "io_setup ran: $(grep io_setup "$out")"
+    grep -q "^memfd_secret Function not implemented" "$out" || fail "memfd_secret ran: $(grep memfd "$out")"
+    grep -q "^kernel_calls done" "$out" || fail "kernel_calls did not finish: $(tail -3 "$out")" ;;
   prctl_state)  # PR_GET_TSC shows the program's mode, not rewind's; its own seccomp filter
     native=$("$TEST_PROGRAMS/prctl_state")
     echo "$native" | grep -q "^prctl_state done" || fail "natively: $native"

@@ -1,0 +1,144 @@
+// Test program for syscalls a recording must answer as the kernel does (issue 31): keyrings
+// (add_key, request_key, keyctl), file handles (name_to_handle_at, open_by_handle_at),
+// setfsuid/setfsgid, sched_setattr, settimeofday, vhangup, process_mrelease, names the
+// kernel keeps in its table but does not implement (ENOSYS natively), and the calls rewind
+// reports unavailable (kernel AIO, memfd_secret, uselib). Prints what each returned; the
+// test compares a native run, the recording and its replays.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char* said(long r) {
+  static char buf[64];
+  if (r >= 0) return "ok";
+  snprintf(buf, sizeof buf, "%s", strerror(errno));
+  return buf;
+}
+
+static void keyrings(void) {
+  long key = syscall(SYS_add_key, "user", "rewind-test", "payload", 7, KEY_SPEC_PROCESS_KEYRING);
+  if (key < 0) {
+    printf("add_key %s\n", said(key));
+    return;
+  }
+  char buf[128] = {0};
+  long n = syscall(SYS_keyctl, KEYCTL_READ, key, buf, sizeof buf);
+  printf("keyctl read %ld: %.*s\n", n, n > 0 ? (int)n : 0, buf);
+  memset(buf, 0, sizeof buf);
+  n = syscall(SYS_keyctl, KEYCTL_DESCRIBE, key, buf, sizeof buf);
+  const char* type_end = strchr(buf, ';');
+  printf("keyctl describe %ld: type %.*s, name %s\n", n, type_end ? (int)(type_end - buf) : 0, buf,
+         strrchr(buf, ';') ? strrchr(buf, ';') + 1 : "?");
+  long found = syscall(SYS_request_key, "user", "rewind-test", NULL, 0);
+  printf("request_key found the same key: %s\n", found == key ? "yes" : said(found));
+  long r = syscall(SYS_keyctl, KEYCTL_REVOKE, key);
+  n = syscall(SYS_keyctl, KEYCTL_READ, key, buf, sizeof buf);
+  printf("revoke %s, read after it: %s\n", said(r), said(n));
+}
+
+static void file_handles(void) {
+  struct {
+    unsigned int handle_bytes;
+    int handle_type;
+    unsigned char f_handle[128];
+  } fh = {.handle_bytes = 128};
+  int mount_id = -1;
+  long r =
+      syscall(SYS_name_to_handle_at, AT_FDCWD, "/proc/self/exe", &fh, &mount_id, AT_SYMLINK_FOLLOW);
+  printf("name_to_handle_at %s\n", said(r));
+  if (r < 0) return;
+  int dir = open("/", O_RDONLY | O_DIRECTORY);
+  long fd = syscall(SYS_open_by_handle_at, dir, &fh, O_RDONLY);
+  struct stat a, b;
+  int same = fd >= 0 && fstat((int)fd, &a) == 0 && stat("/proc/self/exe", &b) == 0 &&
+             a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+  printf("open_by_handle_at %s, same file %s\n", said(fd), same ? "yes" : "no");
+  if (fd >= 0) close((int)fd);
+  close(dir);
+}
+
+static void credentials_and_scheduling(void) {
+  long uid = syscall(SYS_setfsuid, -1), gid = syscall(SYS_setfsgid, -1);  // -1: query only
+  printf("fsuid %s, fsgid %s\n", uid == (long)geteuid() ? "euid" : "other",
+         gid == (long)getegid() ? "egid" : "other");
+  struct {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+  } attr = {.size = 48, .policy = SCHED_OTHER};
+  long r = syscall(SYS_sched_setattr, 0, &attr, 0);
+  printf("sched_setattr %s\n", said(r));
+  r = syscall(SYS_settimeofday, NULL, NULL);  // nothing to set
+  printf("settimeofday %s\n", said(r));
+  pid_t child = fork();
+  if (child == 0) {  // a new session has no controlling terminal to hang up
+    setsid();
+    _exit(syscall(SYS_vhangup) == 0 ? 0 : errno);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  printf("vhangup in a new session: %s\n",
+         WEXITSTATUS(status) ? strerror(WEXITSTATUS(status)) : "ok");
+  child = fork();
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+  r = syscall(SYS_process_mrelease, pidfd, 0);  // not dying: EINVAL
+  printf("process_mrelease of a live child: %s\n", said(r));
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  close(pidfd);
+}
+
+static void not_implemented(void) {
+  // In the kernel's table, answered by sys_ni_syscall.
+  static const struct {
+    const char* name;
+    long nr;
+  } calls[] = {{"_sysctl", 156},        {"create_module", 174},  {"get_kernel_syms", 177},
+               {"query_module", 178},   {"nfsservctl", 180},     {"getpmsg", 181},
+               {"putpmsg", 182},        {"afs_syscall", 183},    {"tuxcall", 184},
+               {"security", 185},       {"lookup_dcookie", 212}, {"epoll_ctl_old", 214},
+               {"epoll_wait_old", 215}, {"vserver", 236}};
+  for (unsigned i = 0; i < sizeof calls / sizeof calls[0]; ++i) {
+    long r = syscall(calls[i].nr, 0, 0, 0, 0, 0, 0);
+    printf("%s %s\n", calls[i].name, said(r));
+  }
+}
+
+static void unavailable(void) {
+  // Natively these may work; recorded they report ENOSYS (the kernel writes an AIO ring and a
+  // secret memory's pages where rewind cannot follow).
+  unsigned long ctx = 0;
+  long r = syscall(SYS_io_setup, 4, &ctx);
+  printf("io_setup %s\n", r == 0 ? "worked" : strerror(errno));
+  if (r == 0) syscall(SYS_io_destroy, ctx);
+  r = syscall(447 /* memfd_secret */, 0);
+  printf("memfd_secret %s\n", r >= 0 ? "worked" : strerror(errno));
+  if (r >= 0) close((int)r);
+}
+
+int main(int argc, char** argv) {
+  keyrings();
+  file_handles();
+  credentials_and_scheduling();
+  not_implemented();
+  if (argc > 1 && strcmp(argv[1], "unavailable") == 0) unavailable();
+  printf("kernel_calls done\n");
+  return 0;
+}
