@@ -155,6 +155,12 @@ S("lsm_set_self_attr")
 S("lsm_list_modules", out=[len_ptr(0, 1), fixed(1, 4)])
 S("mseal", replay="EXECUTE")
 S("open_tree_attr")
+# The xattr calls with a directory fd and AT_* flags (Linux 6.13; xattr(7)): getxattrat
+# writes the value through the struct xattr_args it is given (CUSTOM).
+S("setxattrat")
+S("getxattrat", out=CUSTOM)
+S("listxattrat", out=[result(3, 4)])
+S("removexattrat")
 
 # ioctl requests known by name (ioctl_tty(2), ioctl_fionread(2), ioctl_ficlone(2)): the bytes
 # the kernel writes at argument 2 (0: nothing), and, where the preload library buffers the
@@ -408,6 +414,9 @@ S("name_to_handle_at", out=CUSTOM)
 S("add_key")
 S("request_key", blocks="MAY_BLOCK")  # may wait for /sbin/request-key to build the key
 S("keyctl", out=CUSTOM)
+# The kernel log (syslog(2)): the read actions write the bytes they return (CUSTOM).
+S("syslog", out=CUSTOM)
+S("ustat", out=[fixed(1, 32)])  # struct ustat
 # In the kernel's table but not implemented (sys_ni_syscall): ENOSYS, as natively, recorded.
 for _name in ["_sysctl", "create_module", "get_kernel_syms", "query_module", "nfsservctl",
               "getpmsg", "putpmsg", "afs_syscall", "tuxcall", "security", "lookup_dcookie",

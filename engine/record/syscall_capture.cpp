@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
@@ -132,6 +133,22 @@ std::pair<uint64_t, uint64_t> keyctl_output(const std::array<uint64_t, 6>& a, ui
   }
 }
 
+/// syslog(2)'s actions that read the kernel log into the buffer (SYSLOG_ACTION_READ,
+/// _READ_ALL, _READ_CLEAR): they return the bytes they wrote.
+bool syslog_reads(uint64_t action) {
+  return action >= 2 && action <= 4;
+}
+
+/// getxattrat(2)'s struct xattr_args (include/uapi/linux/xattr.h): where the value goes and
+/// the room there (bytes).
+struct XattrArgs {
+  uint64_t value;
+  uint32_t size, flags;
+};
+
+/// getxattrat's number (Linux 6.13), newer than the build's headers (syscalls.py NEWER).
+constexpr long kSysGetxattrat = 464;
+
 /// name_to_handle_at(2)'s struct file_handle holds at most this many handle bytes
 /// (MAX_HANDLE_SZ, include/linux/exportfs.h), after its two 4-byte fields.
 constexpr uint64_t kMaxHandle = 128, kHandleHeader = 8;
@@ -140,7 +157,8 @@ constexpr uint64_t kHandleMntIdUnique = 1;
 
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
 // fcntl(2), prctl(2), mincore(2), get_mempolicy(2), seccomp(2), recvmsg(2), recvmmsg(2), msgrcv(2),
-// msgctl(2), semctl(2), shmctl(2), shmat(2), keyctl(2), name_to_handle_at(2)).
+// msgctl(2), semctl(2), shmctl(2), shmat(2), keyctl(2), syslog(2),
+// getxattrat(2), name_to_handle_at(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -225,6 +243,16 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
       if (result >= 0) {
         auto [addr, n] = keyctl_output(a, uint64_t(result));
         add(out, tid, addr, n);
+      }
+      return true;
+    case SYS_syslog:
+      if (result > 0 && syslog_reads(a[0])) add(out, tid, a[1], uint64_t(result));
+      return true;
+    case kSysGetxattrat:
+      if (result > 0) {
+        XattrArgs x{};
+        read_memory_exact(tid, a[4], &x, sizeof x);
+        add(out, tid, x.value, std::min<uint64_t>(uint64_t(result), x.size));
       }
       return true;
     case SYS_name_to_handle_at:
@@ -347,6 +375,18 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
     case SYS_keyctl: {
       auto [addr, n] = keyctl_output(a, kMaxOut);
       add_range(addr, n);
+      return out;
+    }
+    case SYS_syslog:
+      if (syslog_reads(a[0])) add_range(a[1], a[2]);
+      return out;
+    case kSysGetxattrat: {
+      XattrArgs x{};
+      std::vector<uint8_t> bytes = read_memory(tid, a[4], sizeof x);
+      if (bytes.size() == sizeof x) {
+        std::memcpy(&x, bytes.data(), sizeof x);
+        add_range(x.value, x.size);
+      }
       return out;
     }
     case SYS_name_to_handle_at:

@@ -1,6 +1,7 @@
 // Test program for syscalls a recording must answer as the kernel does (issue 31): keyrings
 // (add_key, request_key, keyctl), file handles (name_to_handle_at, open_by_handle_at),
-// setfsuid/setfsgid, sched_setattr, settimeofday, vhangup, process_mrelease, names the
+// setfsuid/setfsgid, sched_setattr, settimeofday, vhangup, process_mrelease, syslog, ustat,
+// the xattr calls with a directory fd (setxattrat, getxattrat...), names the
 // kernel keeps in its table but does not implement (ENOSYS natively), and the calls rewind
 // reports unavailable (kernel AIO, memfd_secret, uselib). Prints what each returned; the
 // test compares a native run, the recording and its replays.
@@ -105,6 +106,41 @@ static void credentials_and_scheduling(void) {
   close(pidfd);
 }
 
+static void kernel_log_and_xattrs(void) {
+  char buf[4096];
+  long n = syscall(SYS_syslog, 10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+  printf("syslog size %s\n", n > 0 ? "ok" : said(n));
+  n = syscall(SYS_syslog, 3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof buf);
+  unsigned sum = 0;
+  for (long i = 0; i < n; ++i) sum = sum * 31 + (unsigned char)buf[i];
+  printf("syslog read %s, checksum %s\n", said(n), n > 0 ? "taken" : "none");
+  if (n > 0) fprintf(stderr, "syslog checksum %u over %ld bytes\n", sum, n);  // compared too
+  char ustat_buf[32];
+  n = syscall(SYS_ustat, 0, ustat_buf);
+  printf("ustat %s\n", said(n));
+  // The *xattrat calls (Linux 6.13): ENOSYS on older kernels, as natively.
+  char path[] = "kernel_calls.xattr";
+  int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+  struct {
+    uint64_t value;
+    uint32_t size, flags;
+  } args = {(uint64_t)(uintptr_t) "forty-two", 9, 0};
+  n = syscall(463 /* setxattrat */, AT_FDCWD, path, 0, "user.rewind", &args, sizeof args);
+  printf("setxattrat %s\n", said(n));
+  char value[32] = {0};
+  args.value = (uint64_t)(uintptr_t)value;
+  args.size = sizeof value;
+  n = syscall(464 /* getxattrat */, AT_FDCWD, path, 0, "user.rewind", &args, sizeof args);
+  printf("getxattrat %s: %s\n", said(n), value);
+  char names[64] = {0};
+  n = syscall(465 /* listxattrat */, AT_FDCWD, path, 0, names, sizeof names);
+  printf("listxattrat %s: %s\n", said(n), names);
+  n = syscall(466 /* removexattrat */, AT_FDCWD, path, 0, "user.rewind");
+  printf("removexattrat %s\n", said(n));
+  close(fd);
+  unlink(path);
+}
+
 static void not_implemented(void) {
   // In the kernel's table, answered by sys_ni_syscall.
   static const struct {
@@ -137,6 +173,7 @@ int main(int argc, char** argv) {
   keyrings();
   file_handles();
   credentials_and_scheduling();
+  kernel_log_and_xattrs();
   not_implemented();
   if (argc > 1 && strcmp(argv[1], "unavailable") == 0) unavailable();
   printf("kernel_calls done\n");
