@@ -83,6 +83,17 @@ int wait_task(pid_t tid) {
   return status;
 }
 
+int wait_for_end(pid_t tid) {
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(tid, &status, __WALL);
+    if (r < 0 && errno == EINTR) continue;
+    if (r != tid) return 0;
+    if (!WIFSTOPPED(status)) return status;
+    ptrace(PTRACE_CONT, tid, nullptr, nullptr);
+  }
+}
+
 bool resume(pid_t tid, int request, int sig) {
   if (ptrace(__ptrace_request(request), tid, nullptr, reinterpret_cast<void*>(long(sig))) == 0)
     return true;

@@ -44,6 +44,12 @@ bool resume(pid_t tid, int request, int sig = 0);
 /// returns its wait status. Throws SystemError.
 int wait_task(pid_t tid);
 
+/// Waits for the end of `tid`, which a SIGKILL or the group's exit (exit_group, another
+/// thread's execve) is ending: a stop it reported before that took effect is let go on
+/// (PTRACE_CONT) and not returned. Returns the end's wait status, or 0 when `tid` cannot be
+/// waited for (already collected).
+int wait_for_end(pid_t tid);
+
 /// The ptrace options rewind uses (DESIGN.md "Recording"): syscall stops marked with 0x80,
 /// auto-attach to children, exec events, and kill the tracees if rewind dies.
 constexpr long kTraceOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |

@@ -427,14 +427,8 @@ void RecordSession::end_other_threads(RecordTask& t) {
   ThreadGroup& g = group(t);
   std::vector<std::pair<pid_t, int>> ended = std::move(g.exec_casualties);
   g.exec_casualties.clear();
-  for (pid_t m : std::vector<pid_t>(g.members)) {
-    if (m == t.tid) continue;
-    int status = 0;
-    // A stop it reported before the kill took effect comes first: let it go on to its end.
-    while (waitpid(m, &status, __WALL) == m && WIFSTOPPED(status))
-      ptrace(PTRACE_CONT, m, nullptr, nullptr);
-    ended.emplace_back(m, status);
-  }
+  for (pid_t m : g.members)
+    if (m != t.tid) ended.emplace_back(m, wait_for_end(m));
   std::sort(ended.begin(), ended.end());
   for (auto [tid, status] : ended) {
     Event e;

@@ -467,12 +467,8 @@ bool Replayer::end_threads_for_exec(ReplayTask& t) {
     if (x.pid != t.pid) continue;
     if (x.tid == x.pid) rec_leader = rec;
     if (&x == &t || x.tid == x.pid || x.state == TaskState::Exited) continue;
-    int status = 0;
-    while (waitpid(x.tid, &status, __WALL) == x.tid && WIFSTOPPED(status)) {
-      ptrace(PTRACE_CONT, x.tid, nullptr, nullptr);  // a stop from before the kill
-    }
     x.state = TaskState::Exited;
-    x.exit_status = status;
+    x.exit_status = wait_for_end(x.tid);
   }
   if (t.tid != t.pid && rec_leader) {
     // The caller's record takes the main thread's place, under the main thread's recorded tid
@@ -484,7 +480,7 @@ bool Replayer::end_threads_for_exec(ReplayTask& t) {
     t.rec_tid = rec_leader;
     t.tid = t.pid;
     tasks_.insert(std::move(node));
-    if (cur_ && cur_->rec_tid != rec_leader) cur_->rec_tid = rec_leader;
+    if (cur_ && cur_->rec_tid == t.exec_former_rec) cur_->rec_tid = rec_leader;
   }
   Stop s = wait_stop(t, PTRACE_SYSCALL);
   return s.kind == Stop::Event && s.sig == PTRACE_EVENT_EXEC;

@@ -175,8 +175,8 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
     pages.set(false);
     if (!page_fault(s, pages)) return s;
     // A write to a watched page: let the instruction run with the page writable. It fires
-    // by the rules of run_by_steps (a change, or a push onto the watched bytes), so that
-    // every run of the same code counts the same hits, whichever way it went.
+    // by the rules of run_by_steps (a change, a push or a decoded store onto the watched
+    // bytes), so that every run of the same code counts the same hits, whichever way it went.
     Registers at_fault;
     if (!try_get_regs(t.tid, at_fault)) at_fault.rsp = 0;
     bool stores = at_fault.rsp && stores_on_watch(t.tid, at_fault);

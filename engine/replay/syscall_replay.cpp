@@ -323,13 +323,8 @@ void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs)
     resume(t.tid, PTRACE_SYSCALL, 0);
     for (auto& [rec, x] : tasks_) {
       if (&x == &t || x.pid != t.pid || x.state == TaskState::Exited) continue;
-      int status = 0;
-      while (waitpid(x.tid, &status, __WALL) == x.tid && WIFSTOPPED(status)) {
-        // (a stop reported before the kill took effect)
-        ptrace(PTRACE_CONT, x.tid, nullptr, nullptr);
-      }
       x.state = TaskState::Exited;
-      x.exit_status = status;
+      x.exit_status = wait_for_end(x.tid);
     }
     Stop s = wait_stop(t, PTRACE_SYSCALL);
     if (s.kind != Stop::Exited) throw diverged(e, "the task did not end");
