@@ -85,13 +85,9 @@ int wait_task(pid_t tid) {
 
 int wait_for_end(pid_t tid) {
   int status = 0;
-  for (;;) {
-    pid_t r = waitpid(tid, &status, __WALL);
-    if (r < 0 && errno == EINTR) continue;
-    if (r != tid) return 0;
-    if (!WIFSTOPPED(status)) return status;
+  while (waitpid(tid, &status, __WALL) == tid && WIFSTOPPED(status))
     ptrace(PTRACE_CONT, tid, nullptr, nullptr);
-  }
+  return status;
 }
 
 bool resume(pid_t tid, int request, int sig) {

@@ -46,8 +46,8 @@ int wait_task(pid_t tid);
 
 /// Waits for the end of `tid`, which a SIGKILL or the group's exit (exit_group, another
 /// thread's execve) is ending: a stop it reported before that took effect is let go on
-/// (PTRACE_CONT) and not returned. Returns the end's wait status, or 0 when `tid` cannot be
-/// waited for (already collected).
+/// (PTRACE_CONT) and not returned. Returns the end's wait status; when waitpid fails
+/// (already collected, or EINTR: not retried) the last status seen, 0 if none.
 int wait_for_end(pid_t tid);
 
 /// The ptrace options rewind uses (DESIGN.md "Recording"): syscall stops marked with 0x80,
