@@ -45,9 +45,12 @@ int replay_autopilot(const std::string& trace, bool verbose) {
 /// Runs gdb (execvp, in place of this process) on `exe`, connected to 127.0.0.1:`port`.
 [[noreturn]] void exec_gdb(const std::string& exe, unsigned short port,
                            const std::vector<std::string>& gdb_args) {
-  std::vector<std::string> args = {"gdb", "-q",
-                                   "-ex", "set sysroot /",
-                                   "-ex", "target remote 127.0.0.1:" + std::to_string(port)};
+  std::vector<std::string> args = {"gdb", "-q", "-ex", "set sysroot /",
+                                   // Each process of the trace is an inferior: keep the
+                                   // fork()ed ones, and let a continue run them all.
+                                   "-ex", "set detach-on-fork off", "-ex",
+                                   "set schedule-multiple on", "-ex",
+                                   "target remote 127.0.0.1:" + std::to_string(port)};
   args.insert(args.end(), gdb_args.begin(), gdb_args.end());
   args.push_back(exe);
   std::vector<char*> argv;
@@ -83,7 +86,8 @@ int replay_with_gdb(const std::string& trace, int port, const std::vector<std::s
   if (port != 0) {
     std::fprintf(stderr,
                  "rewind: gdb server listening on 127.0.0.1:%u; connect with\n"
-                 "  gdb -ex 'target remote 127.0.0.1:%u' %s\n",
+                 "  gdb -ex 'set detach-on-fork off' -ex 'set schedule-multiple on' \\\n"
+                 "      -ex 'target remote 127.0.0.1:%u' %s\n",
                  bound, bound, exe.c_str());
     serve_one(dir, io, acceptor);
     return 0;

@@ -1,5 +1,8 @@
 #include "adapter/gdb/gdb_packet.h"
 
+#include <cstdint>
+#include <cstdio>
+
 namespace rwd::gdb {
 
 namespace {
@@ -91,6 +94,51 @@ std::optional<uint64_t> parse_hex(std::string_view s) {
     v = v * 16 + uint64_t(d);
   }
   return v;
+}
+
+namespace {
+
+/// One number of a thread-id: hex, or "-1".
+std::optional<int64_t> id_number(std::string_view s) {
+  if (s == "-1") return -1;
+  auto v = parse_hex(s);
+  if (!v || *v > uint64_t(INT32_MAX)) return std::nullopt;
+  return int64_t(*v);
+}
+
+std::string id_hex(int64_t v) {
+  if (v < 0) return "-1";
+  char buf[24];
+  snprintf(buf, sizeof buf, "%llx", (unsigned long long)v);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<ThreadId> parse_thread_id(std::string_view s) {
+  ThreadId id;
+  if (s.empty() || s[0] != 'p') {
+    auto tid = id_number(s);
+    if (!tid) return std::nullopt;
+    id.tid = *tid;
+    return id;
+  }
+  s.remove_prefix(1);
+  size_t dot = s.find('.');
+  auto pid = id_number(s.substr(0, dot));
+  if (!pid) return std::nullopt;
+  id.pid = *pid;
+  id.tid = -1;
+  if (dot != std::string_view::npos) {
+    auto tid = id_number(s.substr(dot + 1));
+    if (!tid) return std::nullopt;
+    id.tid = *tid;
+  }
+  return id;
+}
+
+std::string format_thread_id(int64_t pid, int64_t tid, bool multiprocess) {
+  return multiprocess ? "p" + id_hex(pid) + "." + id_hex(tid) : id_hex(tid);
 }
 
 }  // namespace rwd::gdb

@@ -44,4 +44,16 @@ std::optional<std::vector<uint8_t>> from_hex(std::string_view hex);
 /// An unsigned hex number; nothing if empty or invalid.
 std::optional<uint64_t> parse_hex(std::string_view s);
 
+/// A thread-id of the remote protocol (gdb manual, "Packets", thread-id syntax): `TID`, or
+/// with the multiprocess extensions `pPID.TID` or `pPID` (every thread of PID). Each number
+/// is hex; -1 names every process or thread, 0 any one.
+struct ThreadId {
+  int64_t pid = 0;  ///< the process; 0 when the id names none (plain `TID`)
+  int64_t tid = 0;  ///< the thread; -1 (every thread) for `pPID`
+};
+/// Parses a thread-id; nothing if it is malformed.
+std::optional<ThreadId> parse_thread_id(std::string_view s);
+/// `pPID.TID` when the multiprocess extensions are on, else `TID` (hex).
+std::string format_thread_id(int64_t pid, int64_t tid, bool multiprocess);
+
 }  // namespace rwd::gdb

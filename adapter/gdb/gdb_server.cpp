@@ -16,8 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "adapter/gdb/gdb_files.h"
 #include "adapter/gdb/gdb_monitor.h"
 #include "adapter/gdb/gdb_packet.h"
+#include "adapter/gdb/gdb_processes.h"
 #include "adapter/gdb/gdb_signals.h"
 #include "engine/errors.h"
 
@@ -135,7 +137,7 @@ class Session {
     std::string_view v(p);
     switch (p[0]) {
       case '?':
-        send(stop_reply(last_stop_, true, kind_of(last_stop_)));
+        send(stop_reply(last_stop_, true, kind_of(last_stop_), thread_id(last_stop_.tid)));
         return true;
       case 'g':
         send(read_registers());
@@ -164,13 +166,18 @@ class Session {
         // registers (info threads, thread apply) must not move the step. gdb sends "Hc0"
         // (any thread) before a reverse step in all-stop mode: the thread that stopped last,
         // the one gdb shows, steps.
+        // With the multiprocess extensions gdb names a process ("Hgp2a.0": any thread of it)
+        // before it reads memory or inserts a breakpoint in that inferior.
         if (p.size() > 2) {
-          auto t = parse_hex(v.substr(2));
-          pid_t tid = t && *t != 0 && v.substr(2) != "-1" ? pid_t(*t) : 0;
+          auto id = parse_thread_id(v.substr(2));
+          if (!id) return send("E00"), true;
+          pid_t tid = id->tid > 0 ? pid_t(id->tid) : 0;
           if (v[1] == 'c')
             step_thread_ = tid;
           else if (tid)
             thread_ = tid;
+          else if (pid_t any = id->pid > 0 ? first_task_of(pid_t(id->pid)) : 0)
+            thread_ = any;
         }
         send("OK");
         return true;
@@ -182,19 +189,24 @@ class Session {
         send(breakpoint(p[0] == 'Z', v.substr(1)));
         return true;
       case 'c':
-        return report(interruptible([&] { return tl_.resume_forward(); }));
+        return run([&] { return interruptible([&] { return tl_.resume_forward(); }); });
       case 's':
-        return report(tl_.step_forward(step_thread()));
+        return run([&] { return tl_.step_forward(step_thread()); });
       case 'b':
-        if (p == "bc") return report(interruptible([&] { return tl_.resume_backward(); }));
-        if (p == "bs") return report(tl_.step_backward(step_thread()));
+        if (p == "bc")
+          return run([&] { return interruptible([&] { return tl_.resume_backward(); }); });
+        if (p == "bs") return run([&] { return tl_.step_backward(step_thread()); });
         send("");
         return true;
       case 'k':
         return false;
       case 'D':
+        // "D;PID" (multiprocess) detaches one inferior: gdb sends one per process it knows
+        // and closes the connection after the last, which ends the session.
         send("OK");
-        return false;
+        if (!multiprocess_ || p.size() < 3) return false;
+        if (auto pid = parse_hex(v.substr(2))) processes_.detach(pid_t(*pid));
+        return true;
       case 'q':
       case 'Q':
         send(query(p));
@@ -240,11 +252,47 @@ class Session {
     return *result;
   }
 
-  bool report(const StopInfo& s) {
-    last_stop_ = s;
-    thread_ = stop_thread_ = s.tid;
-    send(stop_reply(s, false, kind_of(s)));
-    return true;
+  /// Runs `op` (a continue or step) and sends gdb its stop reply; runs it again while it
+  /// stops where gdb is not to hear of (GdbProcesses::reply). A stop held back for a fork
+  /// event gdb had to hear of first is reported instead, without moving.
+  bool run(const std::function<StopInfo()>& op) {
+    for (;;) {
+      StopInfo s = held_ ? *held_ : op();
+      held_.reset();
+      auto reply = processes_.reply(s, kind_of(s), held_);
+      if (!reply && s.reason != StopReason::TraceStart && s.reason != StopReason::TraceEnd &&
+          s.reason != StopReason::Interrupted)
+        continue;
+      last_stop_ = s;
+      thread_ = stop_thread_ = s.tid;
+      // An exec replaced the process's memory, breakpoints and all: gdb inserts those of the
+      // new program afresh (gdb manual, "Stop Reply Packets", exec).
+      if (s.reason == StopReason::Execed && reply) forget_breakpoints(pid_of(s.tid));
+      send(reply ? *reply : stop_reply(s, false, kind_of(s), thread_id(s.tid)));
+      return true;
+    }
+  }
+
+  /// Drops gdb's breakpoints in process `pid` (the timeline's sites that no other process's
+  /// breakpoint wants).
+  void forget_breakpoints(pid_t pid) {
+    std::vector<CodeSite> dropped;
+    for (auto it = breakpoints_.begin(); it != breakpoints_.end();) {
+      if (it->first.first != pid) {
+        ++it;
+        continue;
+      }
+      dropped.push_back(it->second);
+      it = breakpoints_.erase(it);
+    }
+    for (const CodeSite& site : dropped) unwant(site);
+  }
+
+  /// Removes `site` from the timeline unless a breakpoint of gdb's still names it.
+  void unwant(const CodeSite& site) {
+    for (auto& [key, other] : breakpoints_)
+      if (other == site) return;
+    tl_.remove_breakpoint(site);
   }
 
   WatchKind kind_of(const StopInfo& s) const {
@@ -262,12 +310,13 @@ class Session {
       char a = act.empty() ? 'c' : act[0];
       size_t colon = act.find(':');
       if (colon != std::string_view::npos) {
-        auto t = parse_hex(act.substr(colon + 1));
-        if (t) thread_ = pid_t(*t);
+        auto id = parse_thread_id(act.substr(colon + 1));
+        if (id && id->tid > 0) thread_ = pid_t(id->tid);
       }
-      if (a == 's' || a == 'S') return report(tl_.step_forward(thread_));
-      return report(interruptible([&] { return tl_.resume_forward(); }));
+      if (a == 's' || a == 'S') return run([&] { return tl_.step_forward(thread_); });
+      return run([&] { return interruptible([&] { return tl_.resume_forward(); }); });
     }
+    if (p.rfind("vFile:", 0) == 0) return send(files_.handle(p)), true;
     if (p.rfind("vKill", 0) == 0) {
       send("OK");
       return false;
@@ -278,28 +327,34 @@ class Session {
 
   std::string query(const std::string& p) {
     std::string_view v(p);
-    if (v.rfind("qSupported", 0) == 0)
-      return "PacketSize=20000;QStartNoAckMode+;swbreak+;ReverseContinue+;ReverseStep+;"
-             "qXfer:auxv:read+;qXfer:exec-file:read+";
+    if (v.rfind("qSupported", 0) == 0) {
+      // The multiprocess extensions (gdb manual, "General Query Packets", qSupported): each
+      // process of the trace is an inferior of its own in gdb, its threads "pPID.TID".
+      std::string extra = processes_.negotiate(v);
+      multiprocess_ = processes_.multiprocess();
+      return std::string("PacketSize=20000;QStartNoAckMode+;swbreak+;ReverseContinue+;") +
+             "ReverseStep+;qXfer:auxv:read+;qXfer:exec-file:read+" + extra;
+    }
     if (v == "QStartNoAckMode") {
       no_ack_next_ = true;
       return "OK";
     }
-    if (v == "qC") return "QC" + hex_number(uint64_t(thread_));
-    if (v == "qAttached") return "1";
+    if (v == "qC") return "QC" + thread_id(thread_);
+    if (v == "qAttached" || v.rfind("qAttached:", 0) == 0) return "1";
     if (v == "qfThreadInfo") {
       std::string s = "m";
-      for (auto& t : tl_.tasks()) s += (s.size() > 1 ? "," : "") + hex_number(uint64_t(t.tid));
+      for (auto& t : refresh_tasks())
+        s += (s.size() > 1 ? "," : "") + format_thread_id(t.pid, t.tid, multiprocess_);
       return s;
     }
     if (v == "qsThreadInfo") return "l";
     if (v.rfind("qThreadExtraInfo,", 0) == 0) {
       // Shown by `info threads` after the thread: "PROGRAM [PID/TID]", so that a thread of
       // another process of the trace (a fork()ed child) is told apart.
-      auto tid = parse_hex(v.substr(17));
-      if (!tid) return "E00";
-      for (const TaskInfo& t : tl_.tasks())
-        if (t.tid == pid_t(*tid)) return to_hex(task_display_name(t));
+      auto id = parse_thread_id(v.substr(17));
+      if (!id) return "E00";
+      for (const TaskInfo& t : refresh_tasks())
+        if (t.tid == pid_t(id->tid)) return to_hex(task_display_name(t));
       return "E01";
     }
     if (v.rfind("qRcmd,", 0) == 0) return monitor(v.substr(6));
@@ -308,10 +363,15 @@ class Session {
       return xfer_reply(std::string(bytes.begin(), bytes.end()), v.substr(17));
     }
     if (v.rfind("qXfer:exec-file:read:", 0) == 0) {
+      // The annex is a process's pid (multiprocess) or empty: the program that process runs
+      // now (a fork()ed child's, or the one an exec loaded), else the trace's first.
       std::string_view rest = v.substr(21);
       size_t colon = rest.find(':');
       if (colon == std::string_view::npos) return "E00";
-      return xfer_reply(tl_.executable(), rest.substr(colon + 1));
+      auto pid = parse_hex(rest.substr(0, colon));
+      pid_t task = pid ? first_task_of(pid_t(*pid)) : thread_;
+      std::string file = task ? tl_.program_file(task) : "";
+      return xfer_reply(file.empty() ? tl_.executable() : file, rest.substr(colon + 1));
     }
     if (v.rfind("qSymbol", 0) == 0) return "OK";
     return "";
@@ -392,13 +452,18 @@ class Session {
     return "OK";
   }
 
-  bool alive(std::string_view tid) {
-    auto t = parse_hex(tid);
-    if (!t) return false;
-    for (auto& x : tl_.tasks())
-      if (x.tid == pid_t(*t)) return true;
+  bool alive(std::string_view id_text) {
+    auto id = parse_thread_id(id_text);
+    if (!id) return false;
+    for (auto& x : refresh_tasks())
+      if (x.tid == pid_t(id->tid) && (id->pid <= 0 || x.pid == pid_t(id->pid))) return true;
     return false;
   }
+
+  std::vector<TaskInfo> refresh_tasks() { return processes_.tasks(); }
+  pid_t first_task_of(pid_t pid) { return processes_.first_task_of(pid); }
+  pid_t pid_of(pid_t tid) { return processes_.pid_of(tid); }
+  std::string thread_id(pid_t tid) { return processes_.thread_id(tid); }
 
   /// Z/z TYPE,ADDR,KIND: 0/1 breakpoints, 2 write, 3 read, 4 access watchpoints.
   std::string breakpoint(bool insert, std::string_view args) {
@@ -410,21 +475,27 @@ class Session {
     auto addr = parse_hex(rest.substr(0, comma)), len = parse_hex(rest.substr(comma + 1));
     if (!addr || !len) return "E00";
     if (type == '0' || type == '1') {
-      // gdb names a breakpoint by its address in the process it debugs (the current one);
-      // the site made at insertion is the one to remove, wherever the replay is by then.
+      // gdb names a breakpoint by its address in the process it debugs: with the
+      // multiprocess extensions the one its last Hg named, else the last stop's. The site
+      // made at insertion is the one to remove, wherever the replay is by then. Two
+      // inferiors that run the same code (a fork()ed child) insert the same site: it stays
+      // until neither wants it.
+      pid_t in = multiprocess_ ? thread_ : last_stop_.tid;
+      auto key = std::make_pair(multiprocess_ ? pid_of(in) : 0, *addr);
       if (insert) {
-        if (breakpoints_.count(*addr)) return "OK";
+        if (breakpoints_.count(key)) return "OK";
         CodeSite site{"", *addr};
         try {
-          site = tl_.code_site(last_stop_.tid, *addr);
+          site = tl_.code_site(in, *addr);
         } catch (const Error&) {
           // No live task: an address breakpoint.
         }
         tl_.add_breakpoint(site);
-        breakpoints_[*addr] = site;
-      } else if (auto it = breakpoints_.find(*addr); it != breakpoints_.end()) {
-        tl_.remove_breakpoint(it->second);
+        breakpoints_[key] = site;
+      } else if (auto it = breakpoints_.find(key); it != breakpoints_.end()) {
+        CodeSite site = it->second;
         breakpoints_.erase(it);
+        unwant(site);
       }
       return "OK";
     }
@@ -449,8 +520,34 @@ class Session {
     uint64_t addr;
     WatchKind kind;
   };
+  /// /proc/PID[/task/TID]/NAME of a traced process for the vFile packets: "maps" (as the
+  /// kernel writes it, device numbers left 00:00) and "exe" (the program's saved copy).
+  std::optional<std::string> proc_file(pid_t pid, pid_t tid, std::string_view name) {
+    pid_t task = tid ? tid : pid;
+    bool known = false;
+    for (const TaskInfo& t : refresh_tasks()) known |= t.tid == task && t.pid == pid;
+    if (!known) return std::nullopt;
+    if (name == "exe") return tl_.program_file(task);
+    if (name != "maps") return std::nullopt;
+    std::string text;
+    for (const ProcMapping& m : tl_.mappings(task)) {
+      char line[128];
+      snprintf(line, sizeof line, "%08llx-%08llx %c%c%c%c %08llx 00:00 %llu",
+               (unsigned long long)m.start, (unsigned long long)m.end, m.read ? 'r' : '-',
+               m.write ? 'w' : '-', m.exec ? 'x' : '-', m.shared ? 's' : 'p',
+               (unsigned long long)m.offset, (unsigned long long)m.inode);
+      text += line;
+      if (!m.path.empty())
+        text += std::string(std::max<size_t>(1, 73 - strlen(line)), ' ') + m.path;
+      text += "\n";
+    }
+    return text;
+  }
+
   Timeline& tl_;
   MonitorCommands monitor_{tl_};
+  HostFiles files_{
+      [this](pid_t pid, pid_t tid, std::string_view name) { return proc_file(pid, tid, name); }};
   asio::ip::tcp::socket& socket_;
   PacketReader reader_;
   bool acks_ = true, no_ack_next_ = false;
@@ -463,13 +560,18 @@ class Session {
     return step_thread_ ? step_thread_ : stop_thread_ ? stop_thread_ : thread_;
   }
   std::vector<W> watches_;
-  std::map<uint64_t, CodeSite> breakpoints_;  ///< gdb's software breakpoints by address
+  /// gdb's software breakpoints by (recorded pid, address); pid 0 without multiprocess.
+  std::map<std::pair<pid_t, uint64_t>, CodeSite> breakpoints_;
+  bool multiprocess_ = false;  ///< gdb asked for the multiprocess extensions
+  GdbProcesses processes_{tl_};
+  std::optional<StopInfo> held_;  ///< a stop gdb has still to hear of (GdbProcesses::reply)
 };
 
 }  // namespace
 
-std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind) {
-  std::string thread = "thread:" + hex_number(uint64_t(s.tid)) + ";";
+std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind,
+                       std::string_view thread_id) {
+  std::string thread = "thread:" + std::string(thread_id) + ";";
   switch (s.reason) {
     case StopReason::Breakpoint:
       return "T05swbreak:;" + thread;
@@ -491,6 +593,8 @@ std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind) {
       return "T05library:;" + thread;
     case StopReason::Step:
     case StopReason::Seek:
+    case StopReason::Forked:  // GdbProcesses::reply makes those that gdb asked for
+    case StopReason::Execed:
       return "T05" + thread;
   }
   return "T05" + thread;

@@ -2,10 +2,10 @@
 // drives a replay forwards and backwards as it drives rr.
 #pragma once
 
+#include <asio/ip/tcp.hpp>
 #include <cstdint>
 #include <string>
-
-#include <asio/ip/tcp.hpp>
+#include <string_view>
 
 #include "engine/timeline/timeline.h"
 
@@ -19,7 +19,9 @@ void serve(Timeline& timeline, asio::ip::tcp::socket& socket);
 
 /// The stop-reply packet payload for `stop` (a T packet with the thread, and swbreak,
 /// watch/awatch or replaylog:begin/end where they apply). `first` marks the initial stop,
-/// which gdb must not see as the start of the replay log.
-std::string stop_reply(const StopInfo& stop, bool first, WatchKind watch_kind);
+/// which gdb must not see as the start of the replay log. `thread_id` names the stopped
+/// thread as the connection does ("TID", or "pPID.TID" with the multiprocess extensions).
+std::string stop_reply(const StopInfo& stop, bool first, WatchKind watch_kind,
+                       std::string_view thread_id);
 
 }  // namespace rwd::gdb

@@ -84,4 +84,11 @@ std::vector<uint8_t> ReplayController::auxv(pid_t rec_tid) {
   return read_proc_auxv(task(rec_tid).pid);
 }
 
+std::string ReplayController::program_file(pid_t rec_tid) {
+  std::error_code ec;
+  auto exe =
+      std::filesystem::read_symlink("/proc/" + std::to_string(task(rec_tid).pid) + "/exe", ec);
+  return ec ? "" : exe.string();
+}
+
 }  // namespace rwd

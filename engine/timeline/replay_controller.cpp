@@ -230,6 +230,19 @@ bool ReplayController::maps_code(const Event& e) {
   return syscall_has(e.syscallno(), kMapsCode) && (e.regs.rdx & PROT_EXEC);
 }
 
+pid_t ReplayController::forked_process(const Event& e) const {
+  if (e.kind != EventKind::Syscall || e.child_tid <= 0) return 0;
+  const ReplayTask* child = live(e.child_tid);
+  return child && child->pid == child->tid ? e.child_tid : 0;
+}
+
+pid_t ReplayController::exec_caller(const Event& e) const {
+  if (live(e.tid)) return e.tid;
+  for (auto& [rec, t] : session_->tasks())
+    if (t.state != TaskState::Exited && t.exec_former_rec == e.tid) return rec;
+  return 0;
+}
+
 bool ReplayController::consumes_instruction(const Event& e) {
   return e.kind == EventKind::Syscall || e.kind == EventKind::Exec || e.kind == EventKind::Rdtsc ||
          e.kind == EventKind::Signal;

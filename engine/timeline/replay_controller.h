@@ -209,6 +209,12 @@ class ReplayController {
 
   /// Whether event `e` mapped executable code (see Timeline::set_stop_at_code_mappings).
   static bool maps_code(const Event& e);
+  /// The recorded pid of the process event `e` made (fork, vfork, clone without
+  /// CLONE_THREAD) when that process is live, else 0.
+  pid_t forked_process(const Event& e) const;
+  /// The recorded tid that the task which made exec event `e` has now (an exec by a thread
+  /// other than the main one takes the process's id, execve(2)); 0 when none is live.
+  pid_t exec_caller(const Event& e) const;
 
   /// Whether event `e` moved its task as one step does: a syscall or an emulated rdtsc
   /// (an instruction), or a signal's delivery (to its handler's first instruction, where a
@@ -306,6 +312,7 @@ class ReplayController {
   std::vector<TaskInfo> task_list() const;
   CheckpointStats checkpoint_stats() const;
   std::vector<uint8_t> auxv(pid_t rec_tid);
+  std::string program_file(pid_t rec_tid);
   BreakpointTable bps_;
   WatchRegisters watches_;
   std::unique_ptr<ReplaySession> session_;
@@ -375,8 +382,9 @@ class ReplayController {
   Registers resume_regs_{};  ///< the resumed task's registers at the last resume
 
  public:
-  std::atomic<bool> interrupt_{false};  ///< set by Timeline::interrupt() from any thread
-  bool stop_at_code_mappings_ = false;  ///< Timeline::set_stop_at_code_mappings
+  std::atomic<bool> interrupt_{false};   ///< set by Timeline::interrupt() from any thread
+  bool stop_at_code_mappings_ = false;   ///< Timeline::set_stop_at_code_mappings
+  bool stop_at_process_events_ = false;  ///< Timeline::set_stop_at_process_events
 
  private:
   bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;

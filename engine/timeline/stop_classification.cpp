@@ -224,6 +224,12 @@ Next ReplayController::on_between() {
   if (scan && after_ == After::ReverseContinue && scan->below && interrupt_.exchange(false))
     return interrupt_reverse_continue();
   if (run_.as<runs::Forward>()) {
+    if (stop_at_process_events_) {
+      if (pid_t child = forked_process(last_event_))
+        return pause({.reason = StopReason::Forked, .tid = last_event_.tid, .child = child}, here);
+      pid_t caller = last_event_.kind == EventKind::Exec ? exec_caller(last_event_) : 0;
+      if (caller) return pause({.reason = StopReason::Execed, .tid = caller}, here);
+    }
     if (stop_at_code_mappings_ && maps_code(last_event_))
       return pause({.reason = StopReason::CodeMapped, .tid = last_event_.tid}, here);
   } else if (auto* step = run_.as<runs::StepInsn>()) {

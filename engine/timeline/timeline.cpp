@@ -49,6 +49,10 @@ StopInfo Timeline::seek(uint64_t event) {
   return engine_->operate([this, event] { return engine_->op_seek(event); });
 }
 
+void Timeline::set_stop_at_process_events(bool on) {
+  engine_->call([&] { engine_->stop_at_process_events_ = on; });
+}
+
 void Timeline::set_stop_at_code_mappings(bool on) {
   engine_->call([&] { engine_->stop_at_code_mappings_ = on; });
 }
@@ -154,6 +158,12 @@ std::vector<ProcMapping> Timeline::mappings(pid_t tid) {
 std::vector<uint8_t> Timeline::auxv(pid_t tid) {
   std::vector<uint8_t> out;
   engine_->call([&] { out = engine_->auxv(tid); });
+  return out;
+}
+
+std::string Timeline::program_file(pid_t tid) {
+  std::string out;
+  engine_->call([&] { out = engine_->program_file(tid); });
   return out;
 }
 

@@ -88,6 +88,12 @@ class Timeline {
   /// its code runs (gdb stops at the dynamic linker's solib event for the same purpose).
   /// Off by default.
   void set_stop_at_code_mappings(bool on);
+  /// When on, forward runs (resume_forward) also stop just after each event that makes a
+  /// process (reason Forked, in the task that made it, `child` the new process) and after
+  /// each exec (reason Execed, in the task that made it, under its tid after the exec), as
+  /// a native debugger hears of them (ptrace(2), PTRACE_O_TRACEFORK and PTRACE_O_TRACEEXEC;
+  /// gdb's fork and exec events). Off by default.
+  void set_stop_at_process_events(bool on);
 
   /// The code site of address `addr` in task `tid`'s process at the current point: the
   /// mapped file and offset there, so that a breakpoint follows that code into every process
@@ -134,6 +140,10 @@ class Timeline {
   CheckpointStats checkpoints();
   /// The auxiliary vector of task `tid`'s process (raw /proc/PID/auxv bytes).
   std::vector<uint8_t> auxv(pid_t tid);
+  /// The file task `tid`'s process runs at the current point: the trace's saved copy of its
+  /// program (after its last exec so far); empty when /proc cannot tell. Throws Error for an
+  /// unknown task.
+  std::string program_file(pid_t tid);
   /// The address space of task `tid`'s process as /proc/PID/maps shows it. Mapped files are
   /// the trace's saved copies (files/NAME), which hold the recorded bytes.
   std::vector<ProcMapping> mappings(pid_t tid);

@@ -23,6 +23,9 @@ enum class StopReason : uint8_t {
   Interrupted,  ///< interrupt() stopped a running operation
   CodeMapped,   ///< new code was mapped: an exec, or mmap/mprotect with PROT_EXEC
                 ///< (only with set_stop_at_code_mappings)
+  Forked,       ///< task `tid` made process `child` (fork, vfork, clone without
+                ///< CLONE_THREAD); only with set_stop_at_process_events
+  Execed,       ///< task `tid`'s process ran an exec; only with set_stop_at_process_events
 };
 
 /// A stop: what happened, to which task (recorded tid), and where in the trace.
@@ -34,6 +37,7 @@ struct StopInfo {
   int signo = 0;       ///< Signal: the signal
   bool fatal = false;  ///< Signal: it ends the process (the recording shows it killed by it)
   std::vector<uint8_t> old_value{}, new_value{};  ///< Watchpoint: the bytes before and after
+  pid_t child = 0;                                ///< Forked: recorded pid of the new process
 };
 
 /// The checkpoints a timeline holds (docs/how-it-works.md, "Checkpoints").

@@ -87,7 +87,7 @@ bt 2
 x/2gx &counter
 info sharedlibrary
 GDB
-expect threads '\* 1 +Thread [0-9]+ .*write.*#0 .*write .*#1 .*main \(\) at .*0x[0-9a-f]+ <counter>:[[:space:]]+0x0000000000000001.*libc.so.6' \
+expect threads '\* 1 +Thread [0-9]+\.[0-9]+ .*write.*#0 .*write .*#1 .*main \(\) at .*0x[0-9a-f]+ <counter>:[[:space:]]+0x0000000000000001.*libc.so.6' \
   "info threads, a backtrace through libc, x, and the shared library list"
 gdb_run divert <<'GDB'
 break tick
@@ -159,7 +159,9 @@ expect crash 'Program received signal SIGSEGV, Segmentation fault. +poison \(n=0
 # pipes): a breakpoint in the worker's function and one in the parent's are both hit, each
 # in its own process, forwards; then backwards the same hits in the reverse order. Which
 # process runs first between two events depends on the recording, so the check is on each
-# process's own order and on the reverse being the mirror of the forward run.
+# process's own order and on the reverse being the mirror of the forward run. Each process
+# is an inferior of gdb's (the multiprocess extensions and fork events): `info inferiors`
+# lists both, and each inferior reads its own process's memory.
 "$REWIND" record -o "$WORK/fork" "$TEST_PROGRAMS/fork_worker" >"$WORK/fork.rec" 2>&1 ||
   fail "recording fork_worker failed: $(tail -1 "$WORK/fork.rec")"
 cat >"$WORK/fork.gdb" <<'GDB'
@@ -167,6 +169,7 @@ break worker_step
 break parent_got
 continue
 info threads
+info inferiors
 continue
 continue
 continue
@@ -183,8 +186,8 @@ timeout 120 "$REWIND" replay "$WORK/fork" -- -batch -nx -x "$WORK/fork.gdb" >"$W
   fail "gdb on fork_worker exited $?: $(tail -3 "$WORK/fork.out")"
 # Each hit as "w<job>" or "p<answer>", with the thread (recorded tid) that hit it.
 hits() {
-  sed -nE 's/^Thread [0-9]+ hit Breakpoint [0-9]+, worker_step \(job=([0-9]+)\).*/w\1/p;
-           s/^Thread [0-9]+ hit Breakpoint [0-9]+, parent_got \(answer=([0-9]+)\).*/p\1/p'
+  sed -nE 's/^Thread [0-9.]+ hit Breakpoint [0-9.]+, worker_step \(job=([0-9]+)\).*/w\1/p;
+           s/^Thread [0-9.]+ hit Breakpoint [0-9.]+, parent_got \(answer=([0-9]+)\).*/p\1/p'
 }
 forward=$(sed '/==back==/q' "$WORK/fork.out" | hits | tr '\n' ' ')
 backward=$(sed '1,/==back==/d' "$WORK/fork.out" | hits | tr '\n' ' ')
@@ -196,10 +199,66 @@ mirror=$(echo "$forward" | tr ' ' '\n' | sed '/^$/d' | head -n 5 | tac | tr '\n'
 [ "$backward" = "$mirror" ] && pass "fork: backwards, the same hits in reverse ($backward)" ||
   { sed 's/^/    /' "$WORK/fork.out" | tail -40; fail "fork: backward hits $backward, expected $mirror"; }
 # info threads names both processes' threads by program and ids.
-grep -Eq 'Thread ([0-9]+) \(fork_worker \[([0-9]+)/\1\]\).*' "$WORK/fork.out" &&
-  [ "$(grep -Ec 'Thread [0-9]+ \(fork_worker \[[0-9]+/[0-9]+\]\)' "$WORK/fork.out")" -ge 2 ] &&
+grep -Eq 'Thread ([0-9]+)\.\1 \(fork_worker \[\1/\1\]\).*' "$WORK/fork.out" &&
+  [ "$(grep -Ec 'Thread [0-9]+\.[0-9]+ \(fork_worker \[[0-9]+/[0-9]+\]\)' "$WORK/fork.out")" -ge 2 ] &&
   pass "fork: info threads shows each thread as 'fork_worker [PID/TID]'" ||
   { sed 's/^/    /' "$WORK/fork.out" | tail -40; fail "fork: info threads did not name both processes"; }
+# gdb sees two inferiors, each a process running fork_worker.
+[ "$(grep -Ec '^[* ] +[12] +process [0-9]+ .*fork_worker' "$WORK/fork.out")" = 2 ] &&
+  pass "fork: info inferiors lists the parent and the worker as two processes" ||
+  { sed 's/^/    /' "$WORK/fork.out" | head -30; fail "fork: info inferiors did not list 2 processes"; }
+# Each inferior reads its own memory: at the parent's second answer its `total` holds the
+# first (1), the worker's copy of `total` (never added to) 0; back in inferior 1, 1 again
+# and the parent's frame. Then a reverse-continue from the worker's side still stops in the
+# parent, at its first answer.
+gdb_batch "$WORK/fork" fork_memory <<'GDB'
+break parent_got if answer == 4
+continue
+print total
+inferior 2
+print total
+inferior 1
+print total
+frame
+delete
+break parent_got
+reverse-continue
+print answer
+GDB
+expect fork_memory 'parent_got \(answer=4\).*\$1 = 1 .*Switching to inferior 2 .*\$2 = 0 .*Switching to inferior 1 .*\$3 = 1 .*#0 +parent_got \(answer=4\).*parent_got \(answer=1\).*\$4 = 1' \
+  "fork: each inferior reads its own process's memory (total 1 in the parent, 0 in the worker)"
+
+# A fork()ed child that execs another program (tests/programs/exec_pair.c runs
+# exec_pair_child): gdb hears of the exec, loads the new program's symbols into that
+# inferior, and a pending breakpoint in it binds there. child_step there and parent_step here
+# are the same code at the same address (0x300007), so each breakpoint must stop only in its
+# own program: the child's 3 hits, then the parent's i=3 forwards, and backwards the child's
+# 3 hits in reverse, then the parent's i=2.
+"$REWIND" record -o "$WORK/exec" "$TEST_PROGRAMS/exec_pair" "$TEST_PROGRAMS/exec_pair_child" \
+  >"$WORK/exec.rec" 2>&1 || fail "recording exec_pair failed: $(tail -1 "$WORK/exec.rec")"
+gdb_batch "$WORK/exec" exec <<'GDB'
+set breakpoint pending on
+break child_step
+break parent_step if i >= 2
+continue
+continue
+continue
+continue
+continue
+info inferiors
+echo ==back==\n
+reverse-continue
+reverse-continue
+reverse-continue
+reverse-continue
+GDB
+exec_hits=$(sed -nE 's/^(Thread [0-9.]+ hit )?Breakpoint [0-9]+, (child|parent)_step \(i=([0-9])\).*/\2\3/p' \
+  "$WORK/exec.out" | tr '\n' ' ')
+[ "$exec_hits" = "parent2 child0 child1 child2 parent3 child2 child1 child0 parent2 " ] &&
+  grep -q 'is executing new program: .*exec_pair_child' "$WORK/exec.out" &&
+  grep -Eq '^[* ] +2 +process [0-9]+ .*exec_pair_child' "$WORK/exec.out" &&
+  pass "exec: the child's program is loaded at its exec; its breakpoint hits only there, both ways ($exec_hits)" ||
+  { sed 's/^/    /' "$WORK/exec.out" | tail -40; fail "exec: hits were: $exec_hits"; }
 
 # A reverse step far from any syscall (issue 25): back from the write to `half`, made once in
 # the middle of compute_loop's 100,000,000-pass loop, reached by a watchpoint in reverse.

@@ -1,0 +1,88 @@
+#include "adapter/gdb/gdb_processes.h"
+
+#include "adapter/gdb/gdb_packet.h"
+#include "adapter/gdb/gdb_server.h"
+
+namespace rwd::gdb {
+
+std::string GdbProcesses::negotiate(std::string_view features) {
+  auto offered = [&](std::string_view f) { return features.find(f) != std::string_view::npos; };
+  multiprocess_ = offered("multiprocess+");
+  // Fork and exec events name processes: they come only with the multiprocess extensions.
+  fork_events_ = multiprocess_ && offered("fork-events+");
+  exec_events_ = multiprocess_ && offered("exec-events+");
+  tl_.set_stop_at_process_events(fork_events_ || exec_events_);
+  auto all = tl_.tasks();
+  for (const TaskInfo& t : all) pid_of_[t.tid] = t.pid;
+  first_process_ = all.empty() ? 0 : all.front().pid;
+  announced_ = {first_process_};
+  detached_.clear();
+  std::string out;
+  if (multiprocess_) out += ";multiprocess+";
+  if (fork_events_) out += ";fork-events+";
+  if (exec_events_) out += ";exec-events+";
+  return out;
+}
+
+std::vector<TaskInfo> GdbProcesses::tasks() {
+  std::vector<TaskInfo> out;
+  for (const TaskInfo& t : tl_.tasks()) {
+    pid_of_[t.tid] = t.pid;
+    if (detached_.count(t.pid)) continue;
+    if (fork_events_ && !announced_.count(t.pid)) continue;
+    out.push_back(t);
+  }
+  return out;
+}
+
+pid_t GdbProcesses::first_task_of(pid_t pid) {
+  for (const TaskInfo& t : tasks())
+    if (t.pid == pid) return t.tid;
+  return 0;
+}
+
+pid_t GdbProcesses::pid_of(pid_t tid) {
+  if (!pid_of_.count(tid)) tasks();
+  auto it = pid_of_.find(tid);
+  return it == pid_of_.end() ? tid : it->second;
+}
+
+std::string GdbProcesses::thread_id(pid_t tid) {
+  return format_thread_id(multiprocess_ ? pid_of(tid) : 0, tid, multiprocess_);
+}
+
+std::optional<std::string> GdbProcesses::reply(const StopInfo& s, WatchKind watch_kind,
+                                               std::optional<StopInfo>& held) {
+  pid_t pid = pid_of(s.tid);
+  std::string thread = "thread:" + thread_id(s.tid) + ";";
+  if (s.reason == StopReason::Forked) {
+    pid_of_[s.child] = s.child;
+    if (!fork_events_ || announced_.count(s.child) || detached_.count(s.child) ||
+        detached_.count(pid))
+      return std::nullopt;
+    announced_.insert(s.child);
+    return "T05fork:" + format_thread_id(s.child, s.child, true) + ";" + thread;
+  }
+  if (s.reason == StopReason::Execed) {
+    if (!exec_events_ || detached_.count(pid)) return std::nullopt;
+    // The new program's file (gdb manual, "Stop Reply Packets": exec, the hex-encoded
+    // absolute path): gdb loads its symbols into this inferior, as after a native exec.
+    return "T05exec:" + to_hex(tl_.program_file(s.tid)) + ";" + thread;
+  }
+  if (detached_.count(pid)) return std::nullopt;
+  if (fork_events_ && !announced_.count(pid) && s.reason != StopReason::TraceEnd) {
+    pid_t parent = first_task_of(first_process_);
+    if (!parent) {
+      for (pid_t p : announced_)
+        if ((parent = first_task_of(p))) break;
+    }
+    if (parent) {
+      announced_.insert(pid);
+      held = s;
+      return "T05fork:" + format_thread_id(pid, pid, true) + ";thread:" + thread_id(parent) + ";";
+    }
+  }
+  return stop_reply(s, false, watch_kind, thread_id(s.tid));
+}
+
+}  // namespace rwd::gdb
