@@ -228,6 +228,25 @@ GDB
 expect fork_memory 'parent_got \(answer=4\).*\$1 = 1 .*Switching to inferior 2 .*\$2 = 0 .*Switching to inferior 1 .*\$3 = 1 .*#0 +parent_got \(answer=4\).*parent_got \(answer=1\).*\$4 = 1' \
   "fork: each inferior reads its own process's memory (total 1 in the parent, 0 in the worker)"
 
+# A fork passed by single steps (no forward run stopped at it): gdb is not shown the child
+# until its first stop, which is then announced as a fork and reported at once after.
+FORK_LINE=$(grep -n 'pid_t pid = fork();' "$SOURCE_DIR/tests/programs/fork_worker.c" | cut -d: -f1)
+gdb_batch "$WORK/fork" fork_stepped <<GDB
+break fork_worker.c:$FORK_LINE
+continue
+stepi 2500
+bt
+info inferiors
+break worker_step
+continue
+info inferiors
+GDB
+tr '\n' ' ' <"$WORK/fork_stepped.out" |
+  grep -Eq "fork_worker.c:$FORK_LINE .*#[0-9]+ .* in main \(\) at [^ ]*fork_worker.c:[0-9]+ .*\* 1 +process [0-9]+ .*fork_worker-0 +Breakpoint 2 at .*New inferior 2 .*Thread 2\.1 hit Breakpoint 2\.2, worker_step \(job=[0-9]\) .* 2 +process [0-9]+ " &&
+  ! sed -n '/^Breakpoint 2 at/q;p' "$WORK/fork_stepped.out" | grep -Eq '^[* ] +2 +process' &&
+  pass "fork: a child made while stepping is shown at its first stop, as a new inferior" ||
+  { sed 's/^/    /' "$WORK/fork_stepped.out" | tail -30; fail "fork: the stepped-over fork's child was not announced"; }
+
 # A fork()ed child that execs another program (tests/programs/exec_pair.c runs
 # exec_pair_child): gdb hears of the exec, loads the new program's symbols into that
 # inferior, and a pending breakpoint in it binds there. child_step there and parent_step here
