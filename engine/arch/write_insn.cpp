@@ -151,12 +151,42 @@ std::pair<int, std::map<uint64_t, int>> landing_votes(Decoder& d, uint64_t end,
 
 }  // namespace
 
+namespace {
+
+/// Whether the forward decodings of `code` (ending at `end`) that land on `end` cross zero
+/// bytes decoded as code in the 16 bytes before `start`: an instruction there that begins
+/// with opcode 0x00 (`add r/m8, r8`; compilers seldom emit it) is most often the zero fill
+/// between two sections or functions. Zeros decode two by two, so the code after them is cut
+/// where the parity of the fill puts it, which every decoding then agrees on: .init's `ret`
+/// and 9 zero bytes before .plt make `push 0x2fca(%rip)` (ff 35 ...) at PLT0 read as `add
+/// %bh,%bh` then `xor $0x2fca,%eax` one byte into it.
+bool zero_fill_before(Decoder& d, uint64_t end, const std::vector<uint8_t>& code, uint64_t start) {
+  uint64_t base = end - code.size();
+  for (size_t s = 0; s + 16 <= code.size(); ++s) {
+    const uint8_t* p = code.data() + s;
+    size_t size = code.size() - s;
+    uint64_t pc = base + s;
+    bool zero = false;
+    while (size > 0) {
+      uint64_t at = pc;
+      uint8_t first = *p;
+      if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) break;
+      zero |= first == 0x00 && at + 16 >= start && at <= start;
+    }
+    if (size == 0 && zero) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code) {
   Decoder d;
   if (!d.ok) return std::nullopt;
   auto [landed, votes] = landing_votes(d, end, code);
   for (const auto& [start, n] : votes) {
     if (landed < 4 || n != landed) continue;
+    if (zero_fill_before(d, end, code, start)) return std::nullopt;
     // Whether it can go on to `end`: not an unconditional jump, a return or an interrupt.
     const uint8_t* p = code.data() + (start - (end - code.size()));
     size_t size = size_t(end - start);

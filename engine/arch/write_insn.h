@@ -26,7 +26,9 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
 /// The start of the instruction that ends at `end` and may go on to it (not an unconditional
 /// jump, a call, a return, a syscall, an interrupt, ud2 or hlt), where at least four forward
 /// decodings of `code` (the bytes before `end`; 64 give room to resynchronise) land on `end` and
-/// all agree on it. nullopt otherwise. The instruction a task ran just before `end` is this one
+/// all agree on it, and none crosses zero fill just before it (an instruction beginning with
+/// opcode 0x00 in the 16 bytes before the start: padding between sections, whose parity
+/// decides where the code after it is cut). nullopt otherwise. The instruction a task ran just before `end` is this one
 /// unless code jumped to `end`.
 std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code);
 

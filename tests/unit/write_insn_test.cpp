@@ -62,3 +62,33 @@ TEST_CASE("code that may write memory is told from code that only reads and comp
   // Bytes that do not decode (an instruction cut short) are taken to write.
   CHECK(may_write_memory({0x48, 0x8b}, 0x401000, 2));  // cut short
 }
+
+TEST_CASE("the instruction before a point: decoded backwards, not across zero fill") {
+  // timeline_loop's .init and .plt (non-PIE, gcc 12): _init ends with `ret` at 0x401016, nine
+  // zero bytes fill up to .plt at 0x401020, where PLT0 is `push 0x2fca(%rip)` (ff 35, 6 bytes)
+  // then `jmp *0x2fcc(%rip)` at 0x401026. Every decoding syncs on the `ret`, and the zeros then
+  // cut `ff 35 ...` one byte in (`add %bh,%bh` at 0x40101f, `xor $0x2fca,%eax` at 0x401021):
+  // a unanimous wrong answer, which must not be given.
+  std::vector<uint8_t> init = {0x48, 0x83, 0xec, 0x08, 0x48, 0x8b, 0x05, 0xd5,
+                               0x2f, 0x00, 0x00, 0x48, 0x85, 0xc0, 0x74, 0x02,
+                               0xff, 0xd0, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+  std::vector<uint8_t> code(64 - 0x26, 0x90);  // nops before 0x401000
+  code.insert(code.end(), init.begin(), init.end());
+  code.insert(code.end(), 9, 0x00);
+  code.insert(code.end(), {0xff, 0x35, 0xca, 0x2f, 0x00, 0x00});
+  REQUIRE(code.size() == 64);
+  auto y = insn_before(0x401026, code);
+  CHECK((!y || *y == 0x401020));
+  // Without the fill (the push right after other code), the push is found.
+  std::vector<uint8_t> plain(58, 0x90);
+  plain.insert(plain.end(), {0xff, 0x35, 0xca, 0x2f, 0x00, 0x00});
+  auto p = insn_before(0x401026, plain);
+  REQUIRE(p);
+  CHECK(*p == 0x401020);
+  // Inside a function: mov 0x2ee0(%rip),%rax; mov %rax,%rdx; the one before `end` is the mov.
+  std::vector<uint8_t> body(57, 0x90);
+  body.insert(body.end(), {0x48, 0x8b, 0x05, 0xe0, 0x2e, 0x00, 0x00});
+  auto b = insn_before(0x500000, body);
+  REQUIRE(b);
+  CHECK(*b == 0x500000 - 7);
+}
