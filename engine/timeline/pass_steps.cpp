@@ -158,21 +158,30 @@ Next ReplayController::pass_scan_done(const Run& done) {
     std::vector<uint8_t> code = rwd::read_memory(t->tid, x - kBack, kBack);
     bps_.hide(t->pid, x - kBack, code);
     const std::vector<ProcMapping> maps = read_proc_maps(t->pid);
-    uint64_t end = x;
+    uint64_t end = x, chosen = 0, nearest = 0;
     for (int n = 0; n < 8 && code.size() == kBack; ++n) {
       std::vector<uint8_t> before(code.begin(), code.end() - long(x - end));
       auto y = insn_before(end, before);
       if (!y) break;
       end = *y;
       if (x - end < 5) continue;  // the jump would cover the point's instruction
+      if (!nearest) nearest = end;
       std::vector<uint8_t> at = rwd::read_memory(t->tid, end, 32);
       bps_.hide(t->pid, end, at);
       auto plan = at.size() == 32 ? plan_point_trampoline(PatchKind::Count, at, end, Registers{},
                                                           maps, PassChecks{})
                                   : std::nullopt;
       // Not movable: one further back (with checkpoints inside intervals only, as they are:
-      // an ASan CI run failed a reverse step into printf once with it always on).
+      // an ASan CI run failed a reverse step into printf once with it always on). When none
+      // further back is, the nearest one is counted as without them: falling back to steps
+      // from the event would single-step the whole stretch (gdb.sh's `far` session hung).
       if (inner_on_ && (!plan || plan->patch.size() > x - end)) continue;
+      chosen = end;
+      break;
+    }
+    if (!chosen) chosen = nearest;
+    if (chosen) {
+      end = chosen;
       runs::Scan again = scan;
       again.count_at = end;
       again.count_len = x - end;
