@@ -1,5 +1,9 @@
 #include "adapter/gdb/gdb_processes.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
 #include "adapter/gdb/gdb_packet.h"
 #include "adapter/gdb/gdb_server.h"
 
@@ -49,6 +53,28 @@ pid_t GdbProcesses::pid_of(pid_t tid) {
 
 std::string GdbProcesses::thread_id(pid_t tid) {
   return format_thread_id(multiprocess_ ? pid_of(tid) : 0, tid, multiprocess_);
+}
+
+std::optional<std::string> GdbProcesses::proc_file(pid_t pid, pid_t tid, std::string_view name) {
+  pid_t task = tid ? tid : pid;
+  bool known = false;
+  for (const TaskInfo& t : tasks()) known |= t.tid == task && t.pid == pid;
+  if (!known) return std::nullopt;
+  if (name == "exe") return tl_.program_file(task);
+  if (name != "maps") return std::nullopt;
+  std::string text;
+  for (const ProcMapping& m : tl_.mappings(task)) {
+    char line[128];
+    snprintf(line, sizeof line, "%08llx-%08llx %c%c%c%c %08llx 00:00 %llu",
+             (unsigned long long)m.start, (unsigned long long)m.end, m.read ? 'r' : '-',
+             m.write ? 'w' : '-', m.exec ? 'x' : '-', m.shared ? 's' : 'p',
+             (unsigned long long)m.offset, (unsigned long long)m.inode);
+    text += line;
+    // Padded before the path as the kernel pads it (fs/proc/task_mmu.c).
+    if (!m.path.empty()) text += std::string(std::max<size_t>(1, 73 - strlen(line)), ' ') + m.path;
+    text += "\n";
+  }
+  return text;
 }
 
 std::optional<std::string> GdbProcesses::reply(const StopInfo& s, WatchKind watch_kind,

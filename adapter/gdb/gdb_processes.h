@@ -45,6 +45,11 @@ class GdbProcesses {
     announced_.erase(pid);
   }
 
+  /// /proc/PID[/task/TID]/NAME of a process gdb sees, by recorded ids (tid 0: the
+  /// process's), for the vFile packets: "maps" (as the kernel writes it, with the device
+  /// numbers 00:00) and "exe" (the trace's saved copy of its program); nothing otherwise.
+  std::optional<std::string> proc_file(pid_t pid, pid_t tid, std::string_view name);
+
   /// The stop reply for `stop` of a run, or nothing when gdb is not to see this stop and
   /// the run must go on: a stop in a process gdb detached, a fork or exec event gdb did not
   /// ask for, a fork of a process gdb already knows (a run forwards again after going

@@ -520,34 +520,11 @@ class Session {
     uint64_t addr;
     WatchKind kind;
   };
-  /// /proc/PID[/task/TID]/NAME of a traced process for the vFile packets: "maps" (as the
-  /// kernel writes it, device numbers left 00:00) and "exe" (the program's saved copy).
-  std::optional<std::string> proc_file(pid_t pid, pid_t tid, std::string_view name) {
-    pid_t task = tid ? tid : pid;
-    bool known = false;
-    for (const TaskInfo& t : refresh_tasks()) known |= t.tid == task && t.pid == pid;
-    if (!known) return std::nullopt;
-    if (name == "exe") return tl_.program_file(task);
-    if (name != "maps") return std::nullopt;
-    std::string text;
-    for (const ProcMapping& m : tl_.mappings(task)) {
-      char line[128];
-      snprintf(line, sizeof line, "%08llx-%08llx %c%c%c%c %08llx 00:00 %llu",
-               (unsigned long long)m.start, (unsigned long long)m.end, m.read ? 'r' : '-',
-               m.write ? 'w' : '-', m.exec ? 'x' : '-', m.shared ? 's' : 'p',
-               (unsigned long long)m.offset, (unsigned long long)m.inode);
-      text += line;
-      if (!m.path.empty())
-        text += std::string(std::max<size_t>(1, 73 - strlen(line)), ' ') + m.path;
-      text += "\n";
-    }
-    return text;
-  }
-
   Timeline& tl_;
   MonitorCommands monitor_{tl_};
-  HostFiles files_{
-      [this](pid_t pid, pid_t tid, std::string_view name) { return proc_file(pid, tid, name); }};
+  HostFiles files_{[this](pid_t pid, pid_t tid, std::string_view name) {
+    return processes_.proc_file(pid, tid, name);
+  }};
   asio::ip::tcp::socket& socket_;
   PacketReader reader_;
   bool acks_ = true, no_ack_next_ = false;

@@ -153,30 +153,43 @@ std::pair<int, std::map<uint64_t, int>> landing_votes(Decoder& d, uint64_t end,
 
 namespace {
 
-/// Whether a forward decoding of `code` (ending at `end`) that lands on `end` crosses zero
-/// fill in the 16 bytes before `start`: an instruction beginning with opcode 0x00 (`add r/m8,
-/// r8`) right after a `ret`, a `jmp` or another such instruction. That is the zero fill a
-/// linker puts between sections; zeros decode two by two, so the code after them is cut where
-/// the parity of the fill puts it, which every decoding then agrees on: .init's `ret` and 9
-/// zero bytes before .plt make `push 0x2fca(%rip)` (ff 35 ...) at PLT0 read as `add %bh,%bh`
-/// then `xor $0x2fca,%eax` one byte into it. (Zeros inside an instruction, such as a
-/// displacement's, only start a decoding, which nothing precedes.)
+/// Whether the instructions that every forward decoding of `code` (ending at `end`) landing
+/// on `end` shares cross zero fill in the 16 bytes before `start`: an instruction beginning
+/// with opcode 0x00 (`add r/m8, r8`) right after a `ret`, a `jmp` or another such instruction.
+/// That is the zero fill a linker puts between sections; zeros decode two by two, so the code
+/// after them is cut where the parity of the fill puts it, which every decoding then agrees
+/// on: .init's `ret` and 9 zero bytes before .plt make `push 0x2fca(%rip)` (ff 35 ...) at PLT0
+/// read as `add %bh,%bh` then `xor $0x2fca,%eax` one byte into it. Only the shared
+/// instructions count: a decoding that starts inside an instruction (on a displacement's
+/// zeros, say) decodes garbage until it joins the others.
 bool zero_fill_before(Decoder& d, uint64_t end, const std::vector<uint8_t>& code, uint64_t start) {
   uint64_t base = end - code.size();
+  std::map<uint64_t, int> seen;  // instruction start -> landing decodings holding it
+  int landed = 0;
   for (size_t s = 0; s + 16 <= code.size(); ++s) {
     const uint8_t* p = code.data() + s;
     size_t size = code.size() - s;
     uint64_t pc = base + s;
-    bool fill = false, after_end_of_code = false;
+    std::vector<uint64_t> starts;
     while (size > 0) {
-      uint64_t at = pc;
-      bool zero_op = *p == 0x00;
+      starts.push_back(pc);
       if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) break;
-      fill |= zero_op && after_end_of_code && at + 16 >= start && at <= start;
-      after_end_of_code =
-          zero_op || d.insn->id == X86_INS_JMP || cs_insn_group(d.h, d.insn, CS_GRP_RET);
     }
-    if (size == 0 && fill) return true;
+    if (size != 0) continue;
+    ++landed;
+    for (uint64_t a : starts) ++seen[a];
+  }
+  bool after_end_of_code = false;
+  for (const auto& [at, n] : seen) {
+    if (n != landed || at > start) continue;
+    const uint8_t* p = code.data() + (at - base);
+    size_t size = size_t(end - at);
+    uint64_t pc = at;
+    bool zero_op = *p == 0x00;
+    if (zero_op && after_end_of_code && at + 16 >= start) return true;
+    if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) return false;
+    after_end_of_code =
+        zero_op || d.insn->id == X86_INS_JMP || cs_insn_group(d.h, d.insn, CS_GRP_RET);
   }
   return false;
 }
