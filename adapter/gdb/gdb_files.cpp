@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <charconv>
 #include <climits>
-#include <cstdio>
 #include <vector>
 
 #include "adapter/gdb/gdb_packet.h"
@@ -63,15 +62,12 @@ int fileio_errno(int e) {
 
 /// "F-1,ERRNO", the errno in hex as every number of these replies.
 std::string failed(int e) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "F-1,%x", fileio_errno(e));
-  return buf;
+  return "F-1," + hex_number(uint64_t(fileio_errno(e)));
 }
 
-std::string result(long long v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "F%llx", v);
-  return buf;
+/// "F" and a result (a descriptor or a byte count, never negative), in hex.
+std::string result(size_t v) {
+  return "F" + hex_number(v);
 }
 
 /// Splits "a,b,c" into its fields.
@@ -165,7 +161,7 @@ std::string HostFiles::open(std::string_view args) {
   }
   int n = next_++;
   open_[n] = std::move(file);
-  return result(n);
+  return result(size_t(n));
 }
 
 std::string HostFiles::pread(std::string_view args) {
@@ -186,7 +182,7 @@ std::string HostFiles::pread(std::string_view args) {
     if (got < 0) return failed(errno);
     data.resize(size_t(got));
   }
-  return result((long long)data.size()) + ";" + data;
+  return result(data.size()) + ";" + data;
 }
 
 std::string HostFiles::close(std::string_view args) {
@@ -212,7 +208,7 @@ std::string HostFiles::readlink(std::string_view args) {
     if (n < 0) return failed(errno);
     target.resize(size_t(n));
   }
-  return result((long long)target.size()) + ";" + target;
+  return result(target.size()) + ";" + target;
 }
 
 }  // namespace rwd::gdb

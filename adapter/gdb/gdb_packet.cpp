@@ -107,13 +107,16 @@ std::optional<int64_t> id_number(std::string_view s) {
 }
 
 std::string id_hex(int64_t v) {
-  if (v < 0) return "-1";
+  return v < 0 ? "-1" : hex_number(uint64_t(v));
+}
+
+}  // namespace
+
+std::string hex_number(uint64_t v) {
   char buf[24];
   snprintf(buf, sizeof buf, "%llx", (unsigned long long)v);
   return buf;
 }
-
-}  // namespace
 
 std::optional<ThreadId> parse_thread_id(std::string_view s) {
   ThreadId id;

@@ -43,6 +43,8 @@ inline std::string to_hex(std::string_view s) {
 std::optional<std::vector<uint8_t>> from_hex(std::string_view hex);
 /// An unsigned hex number; nothing if empty or invalid.
 std::optional<uint64_t> parse_hex(std::string_view s);
+/// `v` in lower-case hex, without leading zeros (the protocol's numbers).
+std::string hex_number(uint64_t v);
 
 /// A thread-id of the remote protocol (gdb manual, "Packets", thread-id syntax): `TID`, or
 /// with the multiprocess extensions `pPID.TID` or `pPID` (every thread of PID). Each number

@@ -80,7 +80,7 @@ std::optional<std::string> GdbProcesses::proc_file(pid_t pid, pid_t tid, std::st
 std::optional<std::string> GdbProcesses::reply(const StopInfo& s, WatchKind watch_kind,
                                                std::optional<StopInfo>& held) {
   pid_t pid = pid_of(s.tid);
-  std::string thread = "thread:" + thread_id(s.tid) + ";";
+  const std::string id = thread_id(s.tid), thread = "thread:" + id + ";";
   if (s.reason == StopReason::Forked) {
     pid_of_[s.child] = s.child;
     if (!fork_events_ || announced_.count(s.child) || detached_.count(s.child) ||
@@ -108,7 +108,7 @@ std::optional<std::string> GdbProcesses::reply(const StopInfo& s, WatchKind watc
       return "T05fork:" + format_thread_id(pid, pid, true) + ";thread:" + thread_id(parent) + ";";
     }
   }
-  return stop_reply(s, false, watch_kind, thread_id(s.tid));
+  return stop_reply(s, false, watch_kind, id);
 }
 
 }  // namespace rwd::gdb

@@ -69,12 +69,6 @@ void set_register(Registers& r, const GdbRegister& g, const uint8_t* bytes) {
   std::memcpy(reinterpret_cast<uint8_t*>(&r) + g.offset, &v, 8);
 }
 
-std::string hex_number(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "%llx", (unsigned long long)v);
-  return buf;
-}
-
 /// Splits "a,b" (or "a:b") into two hex numbers.
 std::optional<std::pair<uint64_t, uint64_t>> two_numbers(std::string_view s, char sep) {
   size_t i = s.find(sep);
@@ -204,7 +198,7 @@ class Session {
         // "D;PID" (multiprocess) detaches one inferior: gdb sends one per process it knows
         // and closes the connection after the last, which ends the session.
         send("OK");
-        if (!multiprocess_ || p.size() < 3) return false;
+        if (!multiprocess() || p.size() < 3) return false;
         if (auto pid = parse_hex(v.substr(2))) processes_.detach(pid_t(*pid));
         return true;
       case 'q':
@@ -331,7 +325,6 @@ class Session {
       // The multiprocess extensions (gdb manual, "General Query Packets", qSupported): each
       // process of the trace is an inferior of its own in gdb, its threads "pPID.TID".
       std::string extra = processes_.negotiate(v);
-      multiprocess_ = processes_.multiprocess();
       return std::string("PacketSize=20000;QStartNoAckMode+;swbreak+;ReverseContinue+;") +
              "ReverseStep+;qXfer:auxv:read+;qXfer:exec-file:read+" + extra;
     }
@@ -344,7 +337,7 @@ class Session {
     if (v == "qfThreadInfo") {
       std::string s = "m";
       for (auto& t : refresh_tasks())
-        s += (s.size() > 1 ? "," : "") + format_thread_id(t.pid, t.tid, multiprocess_);
+        s += (s.size() > 1 ? "," : "") + format_thread_id(t.pid, t.tid, multiprocess());
       return s;
     }
     if (v == "qsThreadInfo") return "l";
@@ -464,6 +457,7 @@ class Session {
   pid_t first_task_of(pid_t pid) { return processes_.first_task_of(pid); }
   pid_t pid_of(pid_t tid) { return processes_.pid_of(tid); }
   std::string thread_id(pid_t tid) { return processes_.thread_id(tid); }
+  bool multiprocess() const { return processes_.multiprocess(); }
 
   /// Z/z TYPE,ADDR,KIND: 0/1 breakpoints, 2 write, 3 read, 4 access watchpoints.
   std::string breakpoint(bool insert, std::string_view args) {
@@ -480,8 +474,8 @@ class Session {
       // made at insertion is the one to remove, wherever the replay is by then. Two
       // inferiors that run the same code (a fork()ed child) insert the same site: it stays
       // until neither wants it.
-      pid_t in = multiprocess_ ? thread_ : last_stop_.tid;
-      auto key = std::make_pair(multiprocess_ ? pid_of(in) : 0, *addr);
+      pid_t in = multiprocess() ? thread_ : last_stop_.tid;
+      auto key = std::make_pair(multiprocess() ? pid_of(in) : 0, *addr);
       if (insert) {
         if (breakpoints_.count(key)) return "OK";
         CodeSite site{"", *addr};
@@ -539,7 +533,6 @@ class Session {
   std::vector<W> watches_;
   /// gdb's software breakpoints by (recorded pid, address); pid 0 without multiprocess.
   std::map<std::pair<pid_t, uint64_t>, CodeSite> breakpoints_;
-  bool multiprocess_ = false;  ///< gdb asked for the multiprocess extensions
   GdbProcesses processes_{tl_};
   std::optional<StopInfo> held_;  ///< a stop gdb has still to hear of (GdbProcesses::reply)
 };

@@ -129,59 +129,52 @@ struct Decoder {
   Decoder& operator=(const Decoder&) = delete;
 };
 
-/// For each start of an instruction that ends at `end`: how many forward decodings from the
-/// bytes of `code` (which end at `end`) land on `end` with it as their last instruction;
-/// and how many land on `end` at all.
-std::pair<int, std::map<uint64_t, int>> landing_votes(Decoder& d, uint64_t end,
-                                                      const std::vector<uint8_t>& code) {
+/// The forward decodings of the bytes of `code` (which end at `end`), one from each start
+/// that leaves 16 bytes or more, that land on `end`.
+struct Landings {
+  int landed = 0;  ///< how many land on `end`
+  /// For each start of an instruction that ends at `end`: how many of them end with it.
   std::map<uint64_t, int> votes;
-  int landed = 0;
+  /// For each instruction start: how many of them decode an instruction there.
+  std::map<uint64_t, int> held;
+};
+
+Landings landing_votes(Decoder& d, uint64_t end, const std::vector<uint8_t>& code) {
+  Landings l;
   uint64_t base = end - code.size();
-  for (size_t s = 0; s + 16 <= code.size(); ++s) {
-    const uint8_t* p = code.data() + s;
-    size_t size = code.size() - s;
-    uint64_t pc = base + s, last = 0;
-    while (size > 0 && cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) last = d.insn->address;
-    if (size != 0) continue;  // stopped on bytes that do not decode, or past `end`
-    ++landed;
-    ++votes[last];
-  }
-  return {landed, votes};
-}
-
-}  // namespace
-
-namespace {
-
-/// Whether the instructions that every forward decoding of `code` (ending at `end`) landing
-/// on `end` shares cross zero fill in the 16 bytes before `start`: an instruction beginning
-/// with opcode 0x00 (`add r/m8, r8`) right after a `ret`, a `jmp` or another such instruction.
-/// That is the zero fill a linker puts between sections; zeros decode two by two, so the code
-/// after them is cut where the parity of the fill puts it, which every decoding then agrees
-/// on: .init's `ret` and 9 zero bytes before .plt make `push 0x2fca(%rip)` (ff 35 ...) at PLT0
-/// read as `add %bh,%bh` then `xor $0x2fca,%eax` one byte into it. Only the shared
-/// instructions count: a decoding that starts inside an instruction (on a displacement's
-/// zeros, say) decodes garbage until it joins the others.
-bool zero_fill_before(Decoder& d, uint64_t end, const std::vector<uint8_t>& code, uint64_t start) {
-  uint64_t base = end - code.size();
-  std::map<uint64_t, int> seen;  // instruction start -> landing decodings holding it
-  int landed = 0;
+  std::vector<uint64_t> starts;
   for (size_t s = 0; s + 16 <= code.size(); ++s) {
     const uint8_t* p = code.data() + s;
     size_t size = code.size() - s;
     uint64_t pc = base + s;
-    std::vector<uint64_t> starts;
+    starts.clear();
     while (size > 0) {
       starts.push_back(pc);
       if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) break;
     }
-    if (size != 0) continue;
-    ++landed;
-    for (uint64_t a : starts) ++seen[a];
+    if (size != 0) continue;  // stopped on bytes that do not decode, or past `end`
+    ++l.landed;
+    ++l.votes[starts.back()];
+    for (uint64_t a : starts) ++l.held[a];
   }
+  return l;
+}
+
+/// Whether the instructions that every decoding in `l` (of `code`, ending at `end`) shares
+/// cross zero fill in the 16 bytes before `start`: an instruction beginning with opcode 0x00
+/// (`add r/m8, r8`) right after a `ret`, a `jmp` or another such instruction. That is the
+/// zero fill a linker puts between sections; zeros decode two by two, so the code after them
+/// is cut where the parity of the fill puts it, which every decoding then agrees on: .init's
+/// `ret` and 9 zero bytes before .plt make `push 0x2fca(%rip)` (ff 35 ...) at PLT0 read as
+/// `add %bh,%bh` then `xor $0x2fca,%eax` one byte into it. Only the shared instructions
+/// count: a decoding that starts inside an instruction (on a displacement's zeros, say)
+/// decodes garbage until it joins the others.
+bool zero_fill_before(Decoder& d, const Landings& l, uint64_t end, const std::vector<uint8_t>& code,
+                      uint64_t start) {
+  uint64_t base = end - code.size();
   bool after_end_of_code = false;
-  for (const auto& [at, n] : seen) {
-    if (n != landed || at > start) continue;
+  for (const auto& [at, n] : l.held) {
+    if (n != l.landed || at > start) continue;
     const uint8_t* p = code.data() + (at - base);
     size_t size = size_t(end - at);
     uint64_t pc = at;
@@ -199,10 +192,10 @@ bool zero_fill_before(Decoder& d, uint64_t end, const std::vector<uint8_t>& code
 std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code) {
   Decoder d;
   if (!d.ok) return std::nullopt;
-  auto [landed, votes] = landing_votes(d, end, code);
-  for (const auto& [start, n] : votes) {
-    if (landed < 4 || n != landed) continue;
-    if (zero_fill_before(d, end, code, start)) return std::nullopt;
+  Landings l = landing_votes(d, end, code);
+  for (const auto& [start, n] : l.votes) {
+    if (l.landed < 4 || n != l.landed) continue;
+    if (zero_fill_before(d, l, end, code, start)) return std::nullopt;
     // Whether it can go on to `end`: not an unconditional jump, a return or an interrupt.
     const uint8_t* p = code.data() + (start - (end - code.size()));
     size_t size = size_t(end - start);
@@ -238,9 +231,9 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
     // store to the same operand). Instruction streams resynchronise within a few
     // instructions: decode forwards from each earlier byte, and keep the candidate that
     // every decoding landing on `end` ends with.
-    auto [landed, votes] = landing_votes(d, end, code);
+    Landings l = landing_votes(d, end, code);
     for (uint64_t c : candidates)
-      if (landed >= 4 && votes[c] == landed) found = c;
+      if (l.landed >= 4 && l.votes[c] == l.landed) found = c;
   }
   return found;
 }
