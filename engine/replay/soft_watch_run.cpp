@@ -166,7 +166,7 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
     resume(t.tid, request, sig);
     return wait_stop(t, request, interrupt);
   }
-  for (int faults = 0;;) {
+  for (;;) {
     if (!pages.set(true)) return run_by_steps(t, request, false, sig, interrupt);
     resume(t.tid, request, sig);
     sig = 0;
@@ -187,7 +187,10 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
     bool pushed = pushed_on_watch(t.tid, at_fault.rsp, r);
     if (soft_debug_after_step(t.tid, r.rip, true) || pushed || stores) return after;
     if (interrupt.any() && interrupt.due()) return interrupted();
-    if (++faults > kMaxPageFaults) return run_by_steps(t, request, false, 0, interrupt);
+    // However hot the pages (a stack page, an interpreter's frame stack), the run stays on
+    // faults: one costs a few steps' time, and a run that went on by single steps instead
+    // took minutes where it crossed a long stretch that wrote the pages rarely (an
+    // interpreter's imports, a spinning thread's loop).
   }
 }
 

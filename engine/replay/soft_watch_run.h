@@ -14,17 +14,11 @@ namespace rwd {
 ///   (mprotect, run in the task through its known `syscall` instruction) for the length of
 ///   the run, so that it runs at full speed and stops only at writes to those pages; each
 ///   such write is stepped with the pages writable again and fires when the watched bytes
-///   changed. The pages have their own protection back at every stop this returns. Past
-///   kMaxPageFaults writes to those pages that changed nothing watched (a stack page, say),
-///   the run goes on by single steps;
+///   changed. The pages have their own protection back at every stop this returns;
 /// - with an execute slot armed (or no `syscall` instruction known yet), by single steps,
 ///   each looked at (soft_debug_after_step).
 /// A single step the caller asked for is looked at for write slots. Throws SystemError and
 /// DivergenceError as run_once does.
 Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt);
-
-/// Writes to the protected pages that changed no watched byte, in one run, after which the
-/// run goes on by single steps.
-inline constexpr int kMaxPageFaults = 256;
 
 }  // namespace rwd

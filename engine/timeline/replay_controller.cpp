@@ -159,6 +159,8 @@ Next ReplayController::event_done(const Event& e) {
     return pass_fall_back("the steps after the counted pass missed the point");
   last_event_ = e;
   interval_since_ = std::chrono::steady_clock::now();
+  // The window of hits opens: the watchpoints are armed from here, their values read here.
+  if (run_.count_from && e.number == run_.count_from) watches_.restart();
   bool was_exec = e.kind == EventKind::Exec;
   note_entries(last_event_);
   if (was_exec || changes_mappings(last_event_)) {

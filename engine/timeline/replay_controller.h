@@ -237,6 +237,9 @@ class ReplayController {
   /// current run's hit number `after_hit` is passed (Run::after_hit), replaying from the same
   /// checkpoint.
   Next start_scan(After after, bool count_steps, uint64_t after_hit = 0);
+  /// The first event of a scan window (Run::count_from) reaching `window` events back from
+  /// `target`'s (its own interval is window 1); 0 once that passes the trace's start.
+  static uint64_t window_start(const Point& target, uint64_t window);
 
   /// interrupt() during a reverse continue, in a scan that looks further back than the last
   /// one: that scan found no hit after event `below` (where it started), so the run stops

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/errors.h"
+#include "engine/os/debug_registers.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/timeline/replay_controller.h"
@@ -101,7 +102,12 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
       bps_.add_internal(*internal_bp_);
     }
   }
-  uint64_t start_event = 0;
+  uint64_t start_event = 0, count_from = 0;
+  if (after == After::ReverseContinue && !watches_.empty() && !hardware_debug_registers()) {
+    // Software watchpoints: the first window is the target's own interval.
+    scan.window = 1;
+    count_from = window_start(here_, scan.window);
+  }
   if (count_steps) {
     StepCount c;
     c.tid = step_tid_;
@@ -114,6 +120,7 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     } else if (after_hit) {
       c.after_hit = after_hit;
       start_event = run_.start_event;
+      count_from = run_.count_from;
     } else if (here_.kind != Point::Between) {
       c.pos = buffer_pos(c.tid);
     }
@@ -122,7 +129,14 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
   after_ = after;
   run_ = Run(std::move(scan));
   run_.start_event = start_event;
+  run_.count_from = count_from;
   return Next::Replay;
+}
+
+uint64_t ReplayController::window_start(const Point& target, uint64_t window) {
+  // The event before a syscall entry is the last one done there.
+  uint64_t last = target.kind == Point::Entry ? target.event - 1 : target.event;
+  return last > window ? last + 1 - window : 0;
 }
 
 Next ReplayController::interrupt_reverse_continue() {
@@ -149,6 +163,19 @@ Next ReplayController::scan_done() {
     bps_.remove_internal(*internal_bp_);
     internal_bp_.reset();
   }
+  if (after_ == After::ReverseContinue && done.hits == 0 && done.count_from > 0) {
+    // No hit in the window: one twice as long, from a checkpoint before it.
+    runs::Scan again = scan;
+    again.below = done.count_from;
+    again.window = scan.window * 2;
+    if (internal) {
+      internal_bp_ = internal;
+      bps_.add_internal(*internal);
+    }
+    run_ = Run(again);
+    run_.count_from = window_start(scan.target, again.window);
+    return Next::Replay;
+  }
   if (after_ == After::ReverseContinue && done.hits == 0 && done.start_event > 0) {
     // No hit between the checkpoint and now: look further back (after_ stays).
     runs::Scan again = scan;
@@ -170,6 +197,7 @@ Next ReplayController::scan_done() {
           .count = done.hits, .report = *done.last_hit_info, .after_write = scan.after_write});
       run_.start_event = done.start_event;
       run_.inner = done.inner;
+      run_.count_from = done.count_from;
     }
     return Next::Replay;
   }
@@ -212,6 +240,7 @@ Next ReplayController::scan_done() {
     run_ = Run(runs::Steps{.from = c, .count = done.landing, .report = report});
     run_.start_event = done.start_event;
     run_.inner = done.inner;
+    run_.count_from = done.count_from;
   } else if (skip_hi_ && done.landing == 0 && c.pos == 0 && !c.after_hit && !c.after_pass) {
     // Every step since the event was in the skipped code: back to the event, at least.
     run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
@@ -226,6 +255,7 @@ Next ReplayController::scan_done() {
     run_ = Run(runs::Steps{.from = c, .count = done.steps - 1, .report = report});
     run_.start_event = done.start_event;
     run_.inner = done.inner;
+    run_.count_from = done.count_from;
   }
   after_ = After::None;
   skip_hi_ = 0;

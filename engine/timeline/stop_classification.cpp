@@ -29,7 +29,7 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
     return Next::Resume;
   }
   if (!bps_.empty() || lifted_) sync_breakpoints(t);
-  watches_.arm(t.tid);
+  if (session_->events_done() >= run_.count_from) watches_.arm(t.tid);
   if (Next n = install_pass_trap(t); n != Next::Resume) return n;
   bool stepping = single_stepping(t);
   resume_regs_ = r;
@@ -342,6 +342,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
     w.last = si.new_value;
     user_hit = true;
   }
+  if (session_->events_done() < run_.count_from) user_hit = false;  // before the window
   bool stepped = (dr6 & kSingleStepBit) != 0;
   // At the target of a Goto or Scan: the task, event and state it names.
   auto at_target = [&](const Point& target) {
@@ -396,9 +397,10 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
         runs::PassCount count{.tid = t.rec_tid, .addr = *w, .hit = hit->count, .report = si};
         pass_bp_ = site_in(t.pid, *w);
         bps_.add_internal(*pass_bp_);
-        uint64_t start = run_.start_event;
+        uint64_t start = run_.start_event, count_from = run_.count_from;
         run_ = Run(count);
         run_.start_event = start;
+        run_.count_from = count_from;
         return Next::Replay;
       }
       return step_back_from_hit(t, r, si, hit->count);
@@ -413,9 +415,10 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       // there is the point before the write.
       runs::PassNumber go{
           .tid = pc->tid, .addr = pc->addr, .count = run_.steps, .report = pc->report};
-      uint64_t start = run_.start_event;
+      uint64_t start = run_.start_event, count_from = run_.count_from;
       run_ = Run(go);
       run_.start_event = start;
+      run_.count_from = count_from;
       return Next::Replay;
     }
     bps_.remove_internal(*std::exchange(pass_bp_, std::nullopt));

@@ -103,6 +103,7 @@ const ReplayController::Saved* ReplayController::start_for(const Run& run) const
   uint64_t limit = target.kind == Point::Entry ? target.event - 1 : target.event;
   if (steps) limit = std::min(limit, steps->event);
   if (auto* s = run.as<runs::Scan>(); s && s->below) limit = std::min(limit, s->below - 1);
+  if (run.count_from) limit = std::min(limit, run.count_from);
   return checkpoints_.latest_at_most(limit);
 }
 

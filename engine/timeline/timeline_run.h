@@ -70,6 +70,9 @@ struct Scan {
   /// (Timeline::WatchStop::AfterWrite), so a write trapping at the target is not before it.
   bool after_write = false;
   uint64_t below = 0;  ///< start from a checkpoint before this event (0: any)
+  /// With Run::count_from: how many events before the target's the window starts (it
+  /// doubles after each window without a hit).
+  uint64_t window = 0;
   /// Counts the passes of the target's task at the target's instruction in the target's
   /// interval (a PassTrap that also stops at the target's registers) into Run::passes, for a
   /// reverse step from a point between events (the first of its three replays).
@@ -123,6 +126,11 @@ struct Run {
                             runs::Steps, runs::PassCount, runs::PassNumber>;
   Kind kind;
   uint64_t start_event = 0;  ///< the checkpoint this replay started from (0: the start)
+  /// Hits count only once the replay has done this event, and the debugger's watchpoints are
+  /// armed only from there (0: from the start). A reverse continue with software watchpoints
+  /// scans back in growing windows (Scan::window): a write to a watched page costs a fault or
+  /// a single step, so the replay runs at full speed up to the window.
+  uint64_t count_from = 0;
   /// Start from this checkpoint inside start_event's interval (IntervalCheckpoints id; 0: from
   /// the checkpoint just after an event): the runs of one reverse step count from one place.
   uint64_t inner = 0;
