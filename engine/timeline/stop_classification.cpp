@@ -86,6 +86,9 @@ bool ReplayController::begin_code_patch(const ReplayTask& t, uint64_t addr, size
   if (auto w = pass_want(); w && addr < w->x + w->reach && w->x < addr + len) return false;
   for (uint64_t a = addr; a < addr + len; ++a)
     if (bps_.has(t.pid, a) || bps_.patched(t.pid, a)) return false;
+  // Before a scan's window (Run::count_from) the watchpoints are not armed, and the patch
+  // lives only while this interval's point is searched for.
+  if (session_->events_done() < run_.count_from) return true;
   // A read-and-write watchpoint would trap at a moved read too: then nothing is moved.
   for (const Watch& w : watches_.all())
     if (w.kind != WatchKind::Write) return false;
