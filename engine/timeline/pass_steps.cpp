@@ -104,6 +104,7 @@ std::optional<Next> ReplayController::start_pass_scan() {
   runs::Scan scan;
   scan.target = here_;
   scan.target.digest = digest_memory(t->tid);
+  if (debug_) target_report_ = digest_report(t->tid);
   scan.count_passes = true;
   // The words of its stack from rsp up (those mapped), for the trampoline to tell apart the
   // passes whose registers are the same.

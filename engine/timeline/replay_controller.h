@@ -391,6 +391,9 @@ class ReplayController {
 
  private:
   bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;
+  /// With debug_: the current scan target's memory, one line a mapping (digest_report), to
+  /// name the mappings that differ where the target's registers come back.
+  std::string target_report_;
   /// REWIND_INTERVAL_CHECKPOINTS=1 turns checkpoints inside intervals on. Off by default:
   /// under load, the gdb and DAP tests failed with them on (docs/how-it-works.md).
   bool inner_on_ = getenv("REWIND_INTERVAL_CHECKPOINTS") &&

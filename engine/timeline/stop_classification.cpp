@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <set>
+#include <sstream>
 
 #include "engine/arch/insn.h"
 #include "engine/arch/siginfo.h"
@@ -547,8 +549,20 @@ bool ReplayController::reached(const Point& target, const Point& at) {
   }
   const ReplayTask* t = live(at.tid);
   bool same = t && digest_memory(t->tid) == target.digest;
-  if (debug_ && !same)
+  if (debug_ && !same) {
     fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
+    if (t) {
+      std::string now = digest_report(t->tid);
+      std::istringstream a(target_report_), b(now);
+      std::set<std::string> was, is;
+      for (std::string l; std::getline(a, l);) was.insert(l);
+      for (std::string l; std::getline(b, l);) is.insert(l);
+      for (const std::string& l : was)
+        if (!is.count(l)) fprintf(stderr, "rewind: timeline:   target: %s\n", l.c_str());
+      for (const std::string& l : is)
+        if (!was.count(l)) fprintf(stderr, "rewind: timeline:   here:   %s\n", l.c_str());
+    }
+  }
   return same;
 }
 
