@@ -42,6 +42,10 @@ nlohmann::json to_json(const Event& e) {
     case EventKind::Rdtsc:
       j["value"] = (e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu);
       break;
+    case EventKind::Cpuid:  // what the program read: eax, ebx, ecx, edx
+      j["result"] = {e.regs.rax & 0xffffffffu, e.regs.rbx & 0xffffffffu, e.regs.rcx & 0xffffffffu,
+                     e.regs.rdx & 0xffffffffu};
+      break;
     case EventKind::SyscallEntry:
       j["syscall"] = syscall_name(e.syscallno());
       break;

@@ -7,10 +7,10 @@
 #include <climits>
 
 #include "engine/errors.h"
+#include "engine/os/insn_patch.h"
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
-#include "engine/os/tsc_patch.h"
 #include "engine/os/vdso_symbols.h"
 
 namespace rwd {
@@ -20,8 +20,8 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
   e.kind = EventKind::Exec;
   e.tid = tid;
   e.regs = get_regs(tid);
-  hide_vdso_symbols(tid);  // glibc then makes the time syscalls, recorded
-  patch_tsc_reads(tid);    // where rdtsc does not trap (tsc_patch.h)
+  hide_vdso_symbols(tid);     // glibc then makes the time syscalls, recorded
+  patch_emulated_insns(tid);  // cpuid, and rdtsc where it does not trap (insn_patch.h)
   std::string proc = "/proc/" + std::to_string(tid);
   char exe[PATH_MAX] = {};
   ssize_t n = ::readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);

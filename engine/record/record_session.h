@@ -105,9 +105,10 @@ class RecordSession {
   void release_vfork_parent(pid_t child);
   /// Ticks periodically while some process has several tasks, else only to flush.
   void update_timer();
-  /// `t` trapped on rdtsc/rdtscp (PR_SET_TSC): runs it here and writes its Rdtsc event.
-  /// Returns false when the instruction at rip is neither.
-  bool emulate_rdtsc(RecordTask& t, Registers& regs);
+  /// `t` faulted on rdtsc/rdtscp (PR_SET_TSC) or on the stand-in of one or of a cpuid
+  /// (insn_patch.h): runs it here and writes its Rdtsc or Cpuid event. Returns false when the
+  /// instruction at rip is none of them.
+  bool emulate_insn(RecordTask& t, Registers& regs);
   /// Whether fd `fd` of `tid` is rewind's stdout or stderr (its writes are output to replay).
   OutputStream output_target(pid_t tid, uint64_t fd);
   /// Writes `e`, with the buffered records its task made before it.

@@ -10,9 +10,10 @@
 
 #include <cstring>
 
-#include "engine/arch/rdtsc_sites.h"
+#include "engine/arch/emulated_insns.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/cpuid_query.h"
 #include "engine/os/debug_registers.h"
 #include "engine/os/proc.h"
 #include "engine/record/record_session.h"
@@ -21,27 +22,37 @@
 
 namespace rwd {
 
-bool RecordSession::emulate_rdtsc(RecordTask& t, Registers& regs) {
-  // rdtsc or rdtscp trapped through PR_SET_TSC, or the stand-in that replaced it where the
-  // CPU does not trap it (tsc_patch.h).
+bool RecordSession::emulate_insn(RecordTask& t, Registers& regs) {
+  // rdtsc or rdtscp trapped through PR_SET_TSC, or the stand-in that replaced it or a cpuid
+  // (insn_patch.h).
   auto bytes = read_memory(t.tid, regs.rip, 3);
-  auto read = decode_tsc_read(bytes.data(), bytes.size());
-  if (!read) return false;
-  unsigned aux = 0;
-  uint64_t tsc;
-  if (read->rdtscp) {
-    tsc = __rdtscp(&aux);
-    regs.rcx = aux;
+  auto insn = decode_emulated(bytes.data(), bytes.size());
+  if (!insn) return false;
+  EventKind kind = EventKind::Rdtsc;
+  if (insn->op == EmulatedOp::Cpuid) {
+    // Run here, on the CPU the task ran on (its APIC id is in leaf 1): what it would have
+    // read natively (the Intel SDM's CPUID: leaf eax, subleaf ecx; the upper halves of the
+    // four registers are cleared).
+    CpuidResult r = cpuid_on(last_cpu_of(t.tid), uint32_t(regs.rax), uint32_t(regs.rcx));
+    regs.rax = r.eax, regs.rbx = r.ebx, regs.rcx = r.ecx, regs.rdx = r.edx;
+    kind = EventKind::Cpuid;
   } else {
-    tsc = __rdtsc();
+    unsigned aux = 0;
+    uint64_t tsc;
+    if (insn->op == EmulatedOp::Rdtscp) {
+      tsc = __rdtscp(&aux);
+      regs.rcx = aux;
+    } else {
+      tsc = __rdtsc();
+    }
+    regs.rax = tsc & 0xffffffffu;
+    regs.rdx = tsc >> 32;
   }
-  regs.rip += read->len;
-  regs.rax = tsc & 0xffffffffu;
-  regs.rdx = tsc >> 32;
+  regs.rip += insn->len;
   set_regs(t.tid, regs);
   take_buffered(t);
   Event e;
-  e.kind = EventKind::Rdtsc;
+  e.kind = kind;
   e.tid = t.tid;
   e.regs = regs;
   write(e);
@@ -180,7 +191,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
   if (sig == SIGSEGV && siginfo_code(si) == SI_KERNEL) {
     Registers regs = get_regs(t.tid);
-    if (emulate_rdtsc(t, regs)) return resume_syscall(t);
+    if (emulate_insn(t, regs)) return resume_syscall(t);
   }
   if (is_synchronous_fault(sig, si)) {  // raised by the active task's own instruction
     take_buffered(t);

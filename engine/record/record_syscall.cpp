@@ -18,8 +18,8 @@
 #include "engine/arch/clone_args.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/insn_patch.h"
 #include "engine/os/proc.h"
-#include "engine/os/tsc_patch.h"
 #include "engine/record/blocking.h"
 #include "engine/record/exec_capture.h"
 #include "engine/record/record_session.h"
@@ -210,11 +210,11 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       }
     }
     write(e);
-    // New code (mmap or mprotect with PROT_EXEC) gets its rdtsc replaced where the CPU does
-    // not trap it (tsc_patch.h); the replay does the same after the same event.
+    // New code (mmap or mprotect with PROT_EXEC) gets its cpuid replaced, and its rdtsc where
+    // the CPU does not trap it (insn_patch.h); the replay does the same after the same event.
     if (syscall_has(nr, kMapsCode) && (t.entry.rdx & PROT_EXEC) && result >= 0)
-      patch_tsc_reads(t.tid, nr == SYS_mmap ? uint64_t(result) : t.entry.rdi,
-                      (nr == SYS_mmap ? uint64_t(result) : t.entry.rdi) + t.entry.rsi);
+      patch_emulated_insns(t.tid, nr == SYS_mmap ? uint64_t(result) : t.entry.rdi,
+                           (nr == SYS_mmap ? uint64_t(result) : t.entry.rdi) + t.entry.rsi);
   }
   ThreadGroup& g = group(t);
   if (t.blocked) {

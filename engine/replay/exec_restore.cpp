@@ -10,10 +10,10 @@
 #include <cstdlib>
 
 #include "engine/errors.h"
+#include "engine/os/insn_patch.h"
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
-#include "engine/os/tsc_patch.h"
 #include "engine/os/vdso_symbols.h"
 #include "engine/replay/remote_syscall.h"
 #include "engine/trace/trace_reader.h"
@@ -126,8 +126,8 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
   for (const auto& region : e.memory)
     write_memory(t.tid, region.addr, region.bytes.data(), region.bytes.size());
   rs.call(SYS_munmap, {scratch, kPage});
-  hide_vdso_symbols(t.tid);  // as the recorder did (vdso_symbols.h)
-  patch_tsc_reads(t.tid);    // where rdtsc does not trap here (tsc_patch.h)
+  hide_vdso_symbols(t.tid);     // as the recorder did (vdso_symbols.h)
+  patch_emulated_insns(t.tid);  // as the recorder did (insn_patch.h)
   set_regs(t.tid, e.regs);
   if (getenv("REWIND_DEBUG_EXEC")) {
     fprintf(stderr, "after exec event %llu:\n", (unsigned long long)e.number);

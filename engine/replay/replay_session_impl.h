@@ -71,7 +71,7 @@ class ReplaySession::Impl {
     None,          ///< nothing: the event is applied at once
     SyscallEntry,  ///< its syscall's entry (Syscall, SyscallEntry, Exec events)
     Signal,        ///< the recorded signal's delivery stop
-    Rdtsc,         ///< the SIGSEGV of its trapped rdtsc
+    Emulated,      ///< the SIGSEGV of its trapped rdtsc, or its replaced rdtsc or cpuid
     Exit,          ///< its end
     Point,         ///< the recorded point between events (Sched, asynchronous Signal)
   };

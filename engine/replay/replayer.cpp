@@ -17,13 +17,14 @@
 #include <optional>
 
 #include "engine/arch/clone_args.h"
+#include "engine/arch/emulated_insns.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/cpu_affinity.h"
+#include "engine/os/insn_patch.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
-#include "engine/os/tsc_patch.h"
 #include "engine/replay/buffer_fill.h"
 #include "engine/replay/exec_restore.h"
 #include "engine/replay/output_echo.h"
@@ -153,7 +154,8 @@ void Replayer::begin_event() {
       cur_->goal = e.synchronous ? Goal::Signal : Goal::Point;
       break;
     case EventKind::Rdtsc:
-      cur_->goal = Goal::Rdtsc;
+    case EventKind::Cpuid:
+      cur_->goal = Goal::Emulated;
       break;
     case EventKind::Exit:
       if (t.status_pending) {  // a main thread that ended first: its threads have ended now
@@ -261,9 +263,23 @@ void Replayer::on_goal_stop(const Stop& s) {
       if (s.kind != Stop::Signal || s.sig != e.signo)
         throw diverged(e, "expected " + signal_name(e.signo) + ", got " + stop_text(t, s));
       break;
-    case Goal::Rdtsc:
-      if (s.kind != Stop::Signal || s.sig != SIGSEGV) throw diverged(e, "expected rdtsc");
+    case Goal::Emulated: {
+      const char* what = e.kind == EventKind::Cpuid ? "cpuid" : "rdtsc";
+      if (s.kind != Stop::Signal || s.sig != SIGSEGV)
+        throw diverged(e, std::string("expected ") + what + ", got " + stop_text(t, s));
+      auto code = read_memory(t.tid, get_regs(t.tid).rip, 3);
+      auto insn = decode_emulated(code.data(), code.size());
+      // An int3 there is a debugger's breakpoint over the instruction's first byte (the
+      // timeline put it back after stepping over it): the instruction cannot be told.
+      bool hidden = code[0] == 0xcc;
+      if (!hidden && (!insn || (insn->op == EmulatedOp::Cpuid) != (e.kind == EventKind::Cpuid))) {
+        char bytes[16];
+        snprintf(bytes, sizeof bytes, "%02x %02x %02x", code[0], code[1], code[2]);
+        throw diverged(e, std::string("expected ") + what + ", got a fault at " +
+                              hex(get_regs(t.tid).rip) + " (" + bytes + ")");
+      }
       break;
+    }
     case Goal::Exit:
       if (s.kind != Stop::Exited)
         throw diverged(e, "the task should have ended, but it got " + stop_text(t, s));
@@ -278,11 +294,11 @@ void Replayer::apply(const Stop& s) {
   switch (e.kind) {
     case EventKind::Syscall:
       on_syscall(t, e);
-      // New code gets its rdtsc replaced where the CPU here does not trap it (tsc_patch.h),
-      // as the recorder did after the same syscall.
+      // New code gets its cpuid replaced, and its rdtsc where the CPU here does not trap it
+      // (insn_patch.h), as the recorder did after the same syscall.
       if (syscall_has(e.syscallno(), kMapsCode) && (e.regs.rdx & PROT_EXEC) && e.result >= 0) {
         uint64_t at = e.syscallno() == SYS_mmap ? uint64_t(e.result) : e.regs.rdi;
-        patch_tsc_reads(t.tid, at, at + e.regs.rsi);
+        patch_emulated_insns(t.tid, at, at + e.regs.rsi);
       }
       break;
     case EventKind::SyscallEntry: {
@@ -298,6 +314,7 @@ void Replayer::apply(const Stop& s) {
       on_signal(t, e, s);
       break;
     case EventKind::Rdtsc:
+    case EventKind::Cpuid:
       set_regs(t.tid, e.regs);
       buffer_reached(t, e);
       break;

@@ -5,10 +5,10 @@
 #include <map>
 
 #include "engine/errors.h"
+#include "engine/os/insn_patch.h"
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
-#include "engine/os/tsc_patch.h"
 #include "engine/timeline/replay_controller.h"
 
 namespace rwd {
@@ -40,7 +40,7 @@ std::vector<uint8_t> ReplayController::memory(pid_t rec_tid, uint64_t addr, size
   const ReplayTask& t = task(rec_tid);
   auto bytes = rwd::read_memory(inspect_tid(rec_tid), addr, len);
   bps_.hide(t.pid, addr, bytes);
-  unpatch_tsc_view(inspect_tid(rec_tid), addr, bytes);
+  unpatch_emulated_view(inspect_tid(rec_tid), addr, bytes);
   return bytes;
 }
 

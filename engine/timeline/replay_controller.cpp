@@ -246,7 +246,7 @@ pid_t ReplayController::exec_caller(const Event& e) const {
 }
 
 bool ReplayController::consumes_instruction(const Event& e) {
-  return e.kind == EventKind::Syscall || e.kind == EventKind::Exec || e.kind == EventKind::Rdtsc ||
+  return e.kind == EventKind::Syscall || e.kind == EventKind::Exec || is_emulated_insn(e.kind) ||
          e.kind == EventKind::Signal;
 }
 

@@ -52,10 +52,10 @@ Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t ski
                             .report = {.reason = StopReason::Step, .tid = last->tid}});
       return Next::Replay;
     }
-    if ((last->kind == EventKind::Signal || last->kind == EventKind::Rdtsc) && last->tid == tid) {
+    if ((last->kind == EventKind::Signal || is_emulated_insn(last->kind)) && last->tid == tid) {
       // At a signal handler's first instruction: one instruction back is where the signal
-      // arrived, in the run that led to the signal event. Just after an rdtsc: one
-      // instruction back is the rdtsc itself, the last step of the run that led to it
+      // arrived, in the run that led to the signal event. Just after an rdtsc or a cpuid: one
+      // instruction back is that instruction itself, the last step of the run that led to it
       // (counting from this event instead finds no step before the point, and the step
       // back stayed where it was).
       step_from_ = here_.event - 1;

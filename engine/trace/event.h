@@ -24,7 +24,15 @@ enum class EventKind : uint8_t {
                      ///< replay brings the task to the syscall's entry here, in this order
   Sched = 8,         ///< the recorder interrupted a task to let another of its process run; the
                      ///< point is its registers plus a digest of the process's writable memory
+  Cpuid = 9,         ///< a cpuid instruction emulated by the recorder (its replacement faulted,
+                     ///< insn_patch.h)
 };
+
+/// Whether events of kind `k` are instructions the recorder ran for the task (rdtsc, rdtscp,
+/// cpuid: emulated_insns.h): their registers are those after it, rip past the instruction.
+inline bool is_emulated_insn(EventKind k) {
+  return k == EventKind::Rdtsc || k == EventKind::Cpuid;
+}
 
 /// "syscall", "exec", ... for dump output.
 const char* event_kind_name(EventKind k);
@@ -55,7 +63,7 @@ struct Event {
   int32_t tid = 0;      ///< recorded tid of the task
   EventKind kind = EventKind::Syscall;
   /// Syscall: registers at syscall entry (orig_rax is the number). Signal: at delivery.
-  /// Exec: right after the exec. Rdtsc: after emulation (rip past the instruction).
+  /// Exec: right after the exec. Rdtsc, Cpuid: after emulation (rip past the instruction).
   Registers regs{};
   int64_t result = 0;  ///< Syscall: the return value (rax at exit)
   /// Syscall fork/vfork/clone: recorded tid of the new task (rewind's number for it; `result`

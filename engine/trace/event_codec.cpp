@@ -6,7 +6,7 @@ namespace rwd {
 
 const char* event_kind_name(EventKind k) {
   static constexpr const char* kNames[] = {"?",     "syscall", "exec",  "signal", "exit",
-                                           "rdtsc", "end",     "entry", "sched"};
+                                           "rdtsc", "end",     "entry", "sched",  "cpuid"};
   size_t i = size_t(k);
   return i < std::size(kNames) ? kNames[i] : "?";
 }
@@ -94,6 +94,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
       w.i32(e.status);
       break;
     case EventKind::Rdtsc:
+    case EventKind::Cpuid:
     case EventKind::End:
     case EventKind::SyscallEntry:
       break;
@@ -103,7 +104,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
 Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_t)>& read_data) {
   Event e;
   uint8_t k = r.u8();
-  if (k < uint8_t(EventKind::Syscall) || k > uint8_t(EventKind::Sched))
+  if (k < uint8_t(EventKind::Syscall) || k > uint8_t(EventKind::Cpuid))
     throw TraceError("events", r.pos(), "unknown event kind " + std::to_string(k));
   e.kind = EventKind(k);
   e.number = r.u64();
@@ -166,6 +167,7 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
       e.status = r.i32();
       break;
     case EventKind::Rdtsc:
+    case EventKind::Cpuid:
     case EventKind::End:
     case EventKind::SyscallEntry:
       break;

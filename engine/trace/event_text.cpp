@@ -62,6 +62,9 @@ static std::string describe_kind(const Event& e) {
                                    : "status " + std::to_string(WEXITSTATUS(e.status));
     case EventKind::Rdtsc:
       return std::to_string((e.regs.rdx << 32) | (e.regs.rax & 0xffffffffu));
+    case EventKind::Cpuid:
+      return "eax " + hex(e.regs.rax) + " ebx " + hex(e.regs.rbx) + " ecx " + hex(e.regs.rcx) +
+             " edx " + hex(e.regs.rdx);
     case EventKind::SyscallEntry:
       return syscall_name(e.syscallno()) + " (blocked; another task runs)";
     case EventKind::Sched:

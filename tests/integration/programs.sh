@@ -81,7 +81,7 @@ case "$1" in
     done ;;
   tsc_reads)  # rdtsc and rdtscp in the program and in a library it loads with dlopen: trapped
     # with PR_SET_TSC, or replaced where the CPU does not trap them (a PVM guest);
-    # REWIND_PATCH_TSC=1 makes rewind replace them on any machine (engine/os/tsc_patch.h).
+    # REWIND_PATCH_TSC=1 makes rewind replace them on any machine (engine/os/insn_patch.h).
     lib="$TEST_PROGRAMS/libtsc_reads_lib.so"
     for patch in "" 1; do
       for opts in "" --no-syscall-buffer; do
@@ -96,6 +96,38 @@ case "$1" in
         [ "$n" -ge 4 ] || fail "$name: $n rdtsc events in the trace, at least 4 expected"
       done
     done ;;
+  cpuid_reads)  # cpuid on two CPUs, and a branch on whether their APIC ids differ: replaced and
+    # replayed as recorded (engine/os/insn_patch.h), where a native cpuid in the replay, on the
+    # one CPU it is pinned to, would take the other branch
+    # Recorded, it reads each CPU's own APIC id, as natively (cpuid runs on the task's CPU).
+    native=$("$TEST_PROGRAMS/cpuid_reads" | head -1 | sed 's/, p*pid.*//')
+    for opts in "" --no-syscall-buffer; do
+      name=cpuid_reads${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/cpuid_reads"
+      out="$WORK/$name.rec.out"
+      grep -q "^cpuid_reads done" "$out" || fail "$name: the program did not run to its end: $(tail -3 "$out" "$WORK/$name.rec.err")"
+      [ "$(head -1 "$out" | sed 's/, p*pid.*//')" = "$native" ] || fail "$name: natively '$native', recorded '$(head -1 "$out")'"
+      grep -q "^vendor \(GenuineIntel\|AuthenticAMD\|[A-Za-z ]*\), max leaf [1-9]" "$out" || fail "$name: $(grep vendor "$out")"
+      # Its 3 cpuids are events of the trace, after the loader's (init_cpu_features).
+      n=$("$REWIND" dump "$WORK/$name.trace" | grep -c " cpuid ")
+      [ "$n" -ge 10 ] || fail "$name: $n cpuid events in the trace, at least 10 expected"
+    done
+    # Under gdb, each read gives what it gave when recorded, forwards and after going back.
+    gdb_batch "$WORK/cpuid_reads.trace" cpuid_gdb <<'EOF'
+break apic_id
+continue
+finish
+continue
+finish
+reverse-continue
+reverse-continue
+finish
+EOF
+    vals=$(grep -o 'Value returned is \$[0-9]* = [0-9]*' "$WORK/cpuid_gdb.out" | sed 's/.* = //' | tr '\n' ' ')
+    set -- $vals
+    [ $# -eq 3 ] && [ "$1" = "$3" ] || fail "cpuid under gdb: values '$vals' (the first read, again after going back, must match): $(tail -5 "$WORK/cpuid_gdb.out")"
+    grep -q "^cpus 2, apic ids differ" "$WORK/cpuid_reads.rec.out" && [ "$1" = "$2" ] &&
+      fail "cpuid under gdb: both reads gave $1, the recording saw two APIC ids" ;;
   sysv_shm)  # System V shared memory: a segment from before the recording, one shared with a child
     for opts in "" --no-syscall-buffer; do
       name=sysv_shm${opts:+_traced}

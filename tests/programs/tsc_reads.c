@@ -1,8 +1,8 @@
 // Reads the time stamp counter with rdtsc and rdtscp, in its own code and in a library it
 // loads with dlopen (argv[1], tsc_reads_lib.c), and prints what it read: a replay must
 // print the recorded values, whether the CPU traps rdtsc (PR_SET_TSC) or rewind replaced
-// the instructions (engine/os/tsc_patch.h). tsc_decoy holds the bytes of rdtsc inside a mov
-// immediate, which must stay as they are (rdtsc_sites_test.cpp looks for both).
+// the instructions (engine/os/insn_patch.h). tsc_decoy holds the bytes of rdtsc inside a mov
+// immediate, which must stay as they are (emulated_insns_test.cpp looks for both).
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>

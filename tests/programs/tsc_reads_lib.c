@@ -1,5 +1,5 @@
 // A library with an rdtsc, which tsc_reads loads with dlopen: its code is mapped by mmap
-// after the program started, where rewind must replace the instruction too (tsc_patch.h).
+// after the program started, where rewind must replace the instruction too (insn_patch.h).
 #include <stdint.h>
 #include <x86intrin.h>
 

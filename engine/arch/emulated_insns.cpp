@@ -1,6 +1,6 @@
-// Finding rdtsc and rdtscp in an ELF file (rdtsc_sites.h): a byte scan for candidates, each
-// confirmed by decoding from the start of its function.
-#include "engine/arch/rdtsc_sites.h"
+// Finding rdtsc, rdtscp and cpuid in an ELF file (emulated_insns.h): a byte scan for
+// candidates, each confirmed by decoding from the start of its function.
+#include "engine/arch/emulated_insns.h"
 
 #include <capstone/capstone.h>
 #include <fcntl.h>
@@ -54,10 +54,9 @@ struct Decoder {
   Decoder& operator=(const Decoder&) = delete;
 
   /// Whether a linear decode of `code` (`size` bytes loaded at `addr`) from `from` lands on
-  /// `at`, and
-  /// the instruction there reads the time stamp counter. Undecodable bytes are passed over
-  /// one at a time, as objdump does.
-  bool tsc_read_at(const uint8_t* code, size_t size, uint64_t addr, uint64_t from, uint64_t at) {
+  /// `at`, and the instruction there is rdtsc, rdtscp or cpuid. Undecodable bytes are passed
+  /// over one at a time, as objdump does.
+  bool emulated_at(const uint8_t* code, size_t size, uint64_t addr, uint64_t from, uint64_t at) {
     uint64_t a = from;
     while (a < at) {
       const uint8_t* p = code + (a - addr);
@@ -73,7 +72,7 @@ struct Decoder {
     size_t left = size_t(addr + size - at);
     uint64_t next = at;
     return cs_disasm_iter(handle, &p, &left, &next, insn) &&
-           (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP);
+           (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP || insn->id == X86_INS_CPUID);
   }
 };
 
@@ -107,8 +106,8 @@ std::vector<uint64_t> function_starts(Elf* elf, size_t shstrndx) {
   return out;
 }
 
-std::vector<RdtscSite> find_sites(const std::string& path) {
-  std::vector<RdtscSite> out;
+std::vector<EmulatedSite> find_sites(const std::string& path) {
+  std::vector<EmulatedSite> out;
   ElfFile f(path);
   size_t shstrndx = 0;
   if (!f.elf || elf_kind(f.elf) != ELF_K_ELF || elf_getshdrstrndx(f.elf, &shstrndx) != 0)
@@ -131,8 +130,13 @@ std::vector<RdtscSite> find_sites(const std::string& path) {
       if (!hit) break;
       i = size_t(static_cast<const uint8_t*>(hit) - code);
       const uint8_t* p = code + i;
-      uint8_t len = p[1] == 0x31 ? 2 : (p[1] == 0x01 && i + 2 < size && p[2] == 0xf9) ? 3 : 0;
-      if (!len) continue;
+      EmulatedSite site{sh.sh_offset + i, 2, EmulatedOp::Rdtsc};
+      if (p[1] == 0xa2)
+        site.op = EmulatedOp::Cpuid;
+      else if (p[1] == 0x01 && i + 2 < size && p[2] == 0xf9)
+        site = {sh.sh_offset + i, 3, EmulatedOp::Rdtscp};
+      else if (p[1] != 0x31)
+        continue;
       if (!starts_read) {
         starts = function_starts(f.elf, shstrndx);
         starts_read = true;
@@ -140,17 +144,17 @@ std::vector<RdtscSite> find_sites(const std::string& path) {
       uint64_t at = sh.sh_addr + i, from = sh.sh_addr;
       auto it = std::upper_bound(starts.begin(), starts.end(), at);
       if (it != starts.begin() && *std::prev(it) >= sh.sh_addr) from = *std::prev(it);
-      if (dec.tsc_read_at(code, size, sh.sh_addr, from, at)) out.push_back({sh.sh_offset + i, len});
+      if (dec.emulated_at(code, size, sh.sh_addr, from, at)) out.push_back(site);
     }
   }
   std::sort(out.begin(), out.end(),
-            [](const RdtscSite& a, const RdtscSite& b) { return a.offset < b.offset; });
+            [](const EmulatedSite& a, const EmulatedSite& b) { return a.offset < b.offset; });
   return out;
 }
 
 }  // namespace
 
-std::vector<RdtscSite> rdtsc_sites(const std::string& path) {
+std::vector<EmulatedSite> emulated_sites(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return {};
   using Key = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>;
@@ -158,35 +162,48 @@ std::vector<RdtscSite> rdtsc_sites(const std::string& path) {
           int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
           int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
   static std::mutex mu;
-  static std::map<Key, std::vector<RdtscSite>> cache;
+  static std::map<Key, std::vector<EmulatedSite>> cache;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  std::vector<RdtscSite> sites = find_sites(path);
+  std::vector<EmulatedSite> sites = find_sites(path);
   std::lock_guard<std::mutex> lock(mu);
   cache[key] = sites;
   return sites;
 }
 
-std::optional<TscRead> decode_tsc_read(const uint8_t* code, size_t n) {
-  if (n >= 2 && code[0] == 0x0f && code[1] == 0x31) return TscRead{2, false};
-  if (n >= 3 && code[0] == 0x0f && code[1] == 0x01 && code[2] == 0xf9) return TscRead{3, true};
-  if (n >= 2 && code[0] == 0xcd && code[1] == kRdtscVector) return TscRead{2, false};
-  if (n >= 3 && code[0] == 0xcd && code[1] == kRdtscpVector && code[2] == 0x90)
-    return TscRead{3, true};
+std::optional<EmulatedInsn> decode_emulated(const uint8_t* code, size_t n) {
+  if (n < 2) return std::nullopt;
+  if (code[0] == 0x0f && code[1] == 0x31) return EmulatedInsn{2, EmulatedOp::Rdtsc};
+  if (code[0] == 0x0f && code[1] == 0xa2) return EmulatedInsn{2, EmulatedOp::Cpuid};
+  if (n >= 3 && code[0] == 0x0f && code[1] == 0x01 && code[2] == 0xf9)
+    return EmulatedInsn{3, EmulatedOp::Rdtscp};
+  if (code[0] != 0xcd) return std::nullopt;
+  if (code[1] == kRdtscVector) return EmulatedInsn{2, EmulatedOp::Rdtsc};
+  if (code[1] == kCpuidVector) return EmulatedInsn{2, EmulatedOp::Cpuid};
+  if (n >= 3 && code[1] == kRdtscpVector && code[2] == 0x90)
+    return EmulatedInsn{3, EmulatedOp::Rdtscp};
   return std::nullopt;
 }
 
-std::vector<uint8_t> tsc_read_replacement(const RdtscSite& s) {
-  if (s.len == 3) return {0xcd, kRdtscpVector, 0x90};
+std::vector<uint8_t> emulated_replacement(const EmulatedSite& s) {
+  switch (s.op) {
+    case EmulatedOp::Rdtscp:
+      return {0xcd, kRdtscpVector, 0x90};
+    case EmulatedOp::Cpuid:
+      return {0xcd, kCpuidVector};
+    case EmulatedOp::Rdtsc:
+      break;
+  }
   return {0xcd, kRdtscVector};
 }
 
-std::optional<std::vector<uint8_t>> tsc_read_original(const uint8_t* code, size_t n, uint8_t len) {
-  if (len == 2 && n >= 2 && code[0] == 0xcd && code[1] == kRdtscVector)
-    return std::vector<uint8_t>{0x0f, 0x31};
-  if (len == 3 && n >= 3 && code[0] == 0xcd && code[1] == kRdtscpVector && code[2] == 0x90)
+std::optional<std::vector<uint8_t>> emulated_original(const uint8_t* code, size_t n, uint8_t len) {
+  if (n < len || len < 2 || code[0] != 0xcd) return std::nullopt;
+  if (len == 2 && code[1] == kRdtscVector) return std::vector<uint8_t>{0x0f, 0x31};
+  if (len == 2 && code[1] == kCpuidVector) return std::vector<uint8_t>{0x0f, 0xa2};
+  if (len == 3 && code[1] == kRdtscpVector && code[2] == 0x90)
     return std::vector<uint8_t>{0x0f, 0x01, 0xf9};
   return std::nullopt;
 }

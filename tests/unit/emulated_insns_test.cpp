@@ -1,8 +1,8 @@
-// rdtsc_sites (engine/arch/rdtsc_sites.h): the fast search (a byte scan, each candidate
+// emulated_sites (engine/arch/emulated_insns.h): the fast search (a byte scan, each candidate
 // decoded from its function's start) must find what a decode of every executable section
 // finds, in the libraries this test runs with and in tsc_reads, whose mov immediate holds
 // the bytes of an rdtsc that is not one.
-#include "engine/arch/rdtsc_sites.h"
+#include "engine/arch/emulated_insns.h"
 
 #include <capstone/capstone.h>
 #include <fcntl.h>
@@ -16,14 +16,14 @@
 #include <sstream>
 #include <string>
 
-#include "engine/os/tsc_patch.h"
+#include "engine/os/insn_patch.h"
 
 using namespace rwd;
 
 namespace {
 
-/// File offsets of rdtsc/rdtscp found by decoding every SHF_EXECINSTR section of `path`
-/// from its start (as objdump -d does), with their lengths.
+/// File offsets of rdtsc/rdtscp/cpuid found by decoding every SHF_EXECINSTR section of
+/// `path` from its start (as objdump -d does), with their lengths.
 std::set<std::pair<uint64_t, int>> full_decode(const std::string& path) {
   std::set<std::pair<uint64_t, int>> out;
   int fd = open(path.c_str(), O_RDONLY);
@@ -49,7 +49,7 @@ std::set<std::pair<uint64_t, int>> full_decode(const std::string& path) {
         ++p, --left, ++addr;
         continue;
       }
-      if (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP)
+      if (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP || insn->id == X86_INS_CPUID)
         out.insert({sh.sh_offset + (insn->address - sh.sh_addr), insn->size});
     }
   }
@@ -62,7 +62,7 @@ std::set<std::pair<uint64_t, int>> full_decode(const std::string& path) {
 
 std::set<std::pair<uint64_t, int>> fast(const std::string& path) {
   std::set<std::pair<uint64_t, int>> out;
-  for (const RdtscSite& s : rdtsc_sites(path)) out.insert({s.offset, s.len});
+  for (const EmulatedSite& s : emulated_sites(path)) out.insert({s.offset, s.len});
   return out;
 }
 
@@ -98,7 +98,7 @@ uint64_t symbol_offset(const std::string& path, const char* name) {
 
 }  // namespace
 
-TEST_CASE("the rdtsc search finds what a full decode finds in the loaded libraries") {
+TEST_CASE("the rdtsc and cpuid search finds what a full decode finds in the loaded libraries") {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   std::set<std::string> files;
@@ -109,14 +109,16 @@ TEST_CASE("the rdtsc search finds what a full decode finds in the loaded librari
     if (perms.find('x') != std::string::npos && !path.empty() && path[0] == '/') files.insert(path);
   }
   REQUIRE(files.size() >= 2);  // this test and its libraries (the loader has rdtsc in it)
-  size_t total = 0;
+  size_t total = 0, cpuids = 0;
   for (const std::string& f : files) {
     INFO(f);
     auto want = full_decode(f);
     CHECK(fast(f) == want);
     total += want.size();
+    for (const EmulatedSite& s : emulated_sites(f)) cpuids += s.op == EmulatedOp::Cpuid;
   }
   CHECK(total > 0);
+  CHECK(cpuids > 0);  // the loader's init_cpu_features
 }
 
 TEST_CASE("the rdtsc search takes real instructions and leaves the same bytes in an immediate") {
@@ -132,24 +134,27 @@ TEST_CASE("the rdtsc search takes real instructions and leaves the same bytes in
   CHECK(sites.size() == 2);
 }
 
-TEST_CASE("the stand-ins for rdtsc and rdtscp decode as what they replace") {
-  for (uint8_t len : {uint8_t(2), uint8_t(3)}) {
-    RdtscSite s{0, len};
-    std::vector<uint8_t> with = tsc_read_replacement(s);
-    REQUIRE(with.size() == len);
-    auto read = decode_tsc_read(with.data(), with.size());
+TEST_CASE("the stand-ins for rdtsc, rdtscp and cpuid decode as what they replace") {
+  for (EmulatedSite s :
+       {EmulatedSite{0, 2, EmulatedOp::Rdtsc}, EmulatedSite{0, 3, EmulatedOp::Rdtscp},
+        EmulatedSite{0, 2, EmulatedOp::Cpuid}}) {
+    std::vector<uint8_t> with = emulated_replacement(s);
+    REQUIRE(with.size() == s.len);
+    CHECK(with[0] == 0xcd);
+    auto read = decode_emulated(with.data(), with.size());
     REQUIRE(read);
-    CHECK(read->len == len);
-    CHECK(read->rdtscp == (len == 3));
-    auto orig = tsc_read_original(with.data(), with.size(), len);
+    CHECK(read->len == s.len);
+    CHECK(read->op == s.op);
+    auto orig = emulated_original(with.data(), with.size(), s.len);
     REQUIRE(orig);
-    auto native = decode_tsc_read(orig->data(), orig->size());
+    auto native = decode_emulated(orig->data(), orig->size());
     REQUIRE(native);
-    CHECK(native->len == len);
+    CHECK(native->len == s.len);
+    CHECK(native->op == s.op);
     CHECK((*orig)[0] == 0x0f);
   }
   const uint8_t int3[] = {0xcc, 0x90}, other_int[] = {0xcd, 0x80}, ud2[] = {0x0f, 0x0b};
-  CHECK(!decode_tsc_read(int3, 2));
-  CHECK(!decode_tsc_read(other_int, 2));
-  CHECK(!decode_tsc_read(ud2, 2));
+  CHECK(!decode_emulated(int3, 2));
+  CHECK(!decode_emulated(other_int, 2));
+  CHECK(!decode_emulated(ud2, 2));
 }

@@ -1,5 +1,5 @@
-// Replacing rdtsc where it does not trap (tsc_patch.h).
-#include "engine/os/tsc_patch.h"
+// Replacing cpuid, and rdtsc where it does not trap (insn_patch.h).
+#include "engine/os/insn_patch.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "engine/arch/rdtsc_sites.h"
+#include "engine/arch/emulated_insns.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 
@@ -66,20 +66,21 @@ bool rdtsc_traps() {
   return traps;
 }
 
-size_t patch_tsc_reads(pid_t tid, uint64_t lo, uint64_t hi) {
-  if (rdtsc_traps()) return 0;
+size_t patch_emulated_insns(pid_t tid, uint64_t lo, uint64_t hi) {
+  const bool tsc = !rdtsc_traps();
   size_t patched = 0;
   for (const ProcMapping& m : read_proc_maps(tid)) {
     if (!file_code(m) || m.end <= lo || m.start >= hi) continue;
-    for (const RdtscSite& s : rdtsc_sites(mapped_file(tid, m))) {
+    for (const EmulatedSite& s : emulated_sites(mapped_file(tid, m))) {
       if (s.offset < m.offset) continue;
       uint64_t addr = m.start + (s.offset - m.offset);
       if (addr + s.len > m.end) break;
-      if (addr < lo || addr >= hi) continue;
+      if (addr < lo || addr >= hi || (s.op != EmulatedOp::Cpuid && !tsc)) continue;
       std::vector<uint8_t> now = read_memory(tid, addr, s.len);
-      auto d = decode_tsc_read(now.data(), now.size());
-      if (!d || d->len != s.len || now[0] != 0x0f) continue;  // replaced, or not the file's
-      std::vector<uint8_t> with = tsc_read_replacement(s);
+      auto d = decode_emulated(now.data(), now.size());
+      // replaced, or not the file's
+      if (!d || d->len != s.len || d->op != s.op || now[0] != 0x0f) continue;
+      std::vector<uint8_t> with = emulated_replacement(s);
       write_memory(tid, addr, with.data(), with.size());
       ++patched;
     }
@@ -87,11 +88,12 @@ size_t patch_tsc_reads(pid_t tid, uint64_t lo, uint64_t hi) {
   return patched;
 }
 
-void unpatch_tsc_view(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) {
+void unpatch_emulated_view(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) {
   // Cheap when nothing in `bytes` looks like a replacement (the usual read).
   bool maybe = false;
   for (size_t i = 0; i + 1 < bytes.size() && !maybe; ++i)
-    maybe = bytes[i] == 0xcd && (bytes[i + 1] == kRdtscVector || bytes[i + 1] == kRdtscpVector);
+    maybe = bytes[i] == 0xcd && (bytes[i + 1] == kRdtscVector || bytes[i + 1] == kRdtscpVector ||
+                                 bytes[i + 1] == kCpuidVector);
   if (!maybe) return;
   std::vector<ProcMapping> maps;
   try {
@@ -102,13 +104,13 @@ void unpatch_tsc_view(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) {
   uint64_t end = addr + bytes.size();
   for (const ProcMapping& m : maps) {
     if (!file_code(m) || m.end <= addr || m.start >= end) continue;
-    for (const RdtscSite& s : rdtsc_sites(mapped_file(pid, m))) {
+    for (const EmulatedSite& s : emulated_sites(mapped_file(pid, m))) {
       if (s.offset < m.offset) continue;
       uint64_t at = m.start + (s.offset - m.offset);
       if (at >= m.end || at >= end) break;
       if (at < addr || at + s.len > end) continue;  // a part of one: left as read
       uint8_t* p = bytes.data() + (at - addr);
-      if (auto orig = tsc_read_original(p, s.len, s.len)) std::copy(orig->begin(), orig->end(), p);
+      if (auto orig = emulated_original(p, s.len, s.len)) std::copy(orig->begin(), orig->end(), p);
     }
   }
 }
