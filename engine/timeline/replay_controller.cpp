@@ -163,15 +163,16 @@ Next ReplayController::event_done(const Event& e) {
   if (run_.count_from && e.number == run_.count_from) watches_.restart();
   bool was_exec = e.kind == EventKind::Exec;
   note_entries(last_event_);
-  if (was_exec || changes_mappings(last_event_)) {
-    for (auto& [rec, t] : session_->tasks()) {
-      if (rec != last_event_.tid || t.state == TaskState::Exited) continue;
-      if (was_exec) {
-        bps_.forget(t.pid);
-        watches_.forget(t.tid);  // exec clears the debug registers
-      } else
-        bps_.revalidate(t.pid, t.tid);
+  if (was_exec) {
+    // The task that made it, which has the leader's tid now when another thread made it
+    // (execve(2)): its process holds a new image, none of the old breakpoints.
+    if (const ReplayTask* t = live(exec_caller(last_event_))) {
+      bps_.forget(t->pid);
+      watches_.forget(t->tid);  // exec clears the debug registers
     }
+  } else if (changes_mappings(last_event_)) {
+    for (auto& [rec, t] : session_->tasks())
+      if (rec == last_event_.tid && t.state != TaskState::Exited) bps_.revalidate(t.pid, t.tid);
   }
   if (last_event_.kind == EventKind::Syscall && last_event_.child_tid) {
     // A fork's child is a copy of its parent, breakpoint patches included: the table

@@ -224,6 +224,9 @@ class ReplayController {
 
   /// True if `at` (digest not yet taken) is `target`.
   bool reached(const Point& target, const Point& at);
+  /// True if a run that has replayed `done` events can no longer reach Trap point `target`:
+  /// its interval is over (false for the other kinds).
+  static bool missed(const Point& target, uint64_t done);
 
   /// The code site of `addr` in process `pid` now (its address when the maps are gone).
   static CodeSite site_in(pid_t pid, uint64_t addr);

@@ -14,6 +14,7 @@
 #include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/arch/write_insn.h"
+#include "engine/errors.h"
 #include "engine/os/debug_registers.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
@@ -225,6 +226,16 @@ Next ReplayController::on_between() {
   here.kind = Point::Between;
   here.event = n;
   if (take_interrupt()) return pause_interrupted(here);
+  // A point this run went for and did not meet again (another replay's state differed from
+  // the one that found it): an error, never a stop somewhere else. Only for a point where
+  // one task lived: with several, a task's point is named by the count of all tasks'
+  // events, and a replay may run a task at other counts than the one that found the point
+  // (a scan then runs to the end of the trace and counts from there; docs/how-it-works.md).
+  if (const Point* target = run_.target(); target && target->alone && missed(*target, n))
+    throw DivergenceError("timeline: the replay passed event " + std::to_string(n) +
+                          " without reaching the point it was going to, in event " +
+                          std::to_string(target->event) + " (this replay differs from the one " +
+                          "that found it; REWIND_DEBUG_TIMELINE=1 says where)");
   auto* scan = run_.as<runs::Scan>();
   if (scan && after_ == After::ReverseContinue && scan->below && interrupt_.exchange(false))
     return interrupt_reverse_continue();
@@ -534,7 +545,12 @@ Point ReplayController::trap_point(const ReplayTask& t, const Registers& r) {
   p.event = session_->events_done();
   p.tid = t.rec_tid;
   p.regs = r;
+  p.alone = live_tasks() == 1;
   return p;
+}
+
+bool ReplayController::missed(const Point& target, uint64_t done) {
+  return target.kind == Point::Trap && done > target.event;
 }
 
 bool ReplayController::reached(const Point& target, const Point& at) {

@@ -27,6 +27,9 @@ struct Point {
   pid_t tid = 0;
   Registers regs{};
   MemoryDigest digest{};
+  /// Trap: `tid` was the only live task there, so every replay runs it between the same
+  /// two events (with others, a replay may run it at other event counts).
+  bool alone = false;
 };
 
 /// Single steps of task `tid` that a reverse step counts, between event `event` and the next.
