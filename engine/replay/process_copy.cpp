@@ -103,6 +103,28 @@ void put_back(ReplayTask& t, const Registers& regs) {
     set_regs(t.tid, regs);
 }
 
+/// What a task's next resume must do (deliver a signal, restart an interrupted syscall,
+/// ReplayTask): it belongs to the program's next run, so syscalls injected into the task
+/// (whose resumes would use it up, run_once) must run with it set aside.
+struct PendingResume {
+  int resume_sig = 0;
+  bool restart_pending = false, signal_injected = false;
+
+  /// Takes `t`'s pending resume, leaving it none.
+  static PendingResume take(ReplayTask& t) {
+    PendingResume p{t.resume_sig, t.restart_pending, t.signal_injected};
+    t.resume_sig = 0;
+    t.restart_pending = t.signal_injected = false;
+    return p;
+  }
+  /// Gives it to `t`.
+  void give(ReplayTask& t) const {
+    t.resume_sig = resume_sig;
+    t.restart_pending = restart_pending;
+    t.signal_injected = signal_injected;
+  }
+};
+
 /// Re-creates thread `orig` in the copy whose forking thread is `leader`: a clone injected in
 /// the leader at `insn` (the caller puts the leader's registers back), then the original's
 /// state given to the new thread.
@@ -119,6 +141,8 @@ ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& ori
                           " created no thread");
   ReplayTask c = orig;
   c.interrupt_sent = false;  // a new task: no interrupt of the original's is pending in it
+  // Set aside while syscalls run in it (a read interrupted to restart lost its restart).
+  PendingResume pending = PendingResume::take(c);
   c.tid = pid_t(get_event_msg(leader.tid));
   c.pid = leader.pid;
   wait_new_task(c);
@@ -132,6 +156,7 @@ ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& ori
   if (!try_get_sigmask(orig.tid, mask) || !try_set_sigmask(c.tid, mask))
     throw DivergenceError("thread " + std::to_string(orig.rec_tid) + " is gone");
   put_back(c, get_regs(orig.tid));
+  pending.give(c);
   return c;
 }
 
@@ -141,11 +166,9 @@ ReplayTask fork_task(ReplayTask& t) {
   Registers saved = get_regs(t.tid);
   uint64_t insn = injection_insn(t, saved);
   if (!insn) throw DivergenceError("task has no syscall instruction to fork with");
-  // What the next resume must do (deliver a signal, restart a syscall) belongs to the
-  // program's next run, not to the injected fork: set aside, then given to both.
-  ReplayTask pending = t;
-  t.resume_sig = 0;
-  t.restart_pending = t.signal_injected = false;
+  // What the next resume must do belongs to the program's next run, not to the injected
+  // fork: set aside, then given to both.
+  PendingResume pending = PendingResume::take(t);
   RemoteSyscall rs(t, insn, saved);
   // A fork whose copy is the child of t's parent (CLONE_PARENT), not of t: for the first
   // process that is rewind itself, which reaps the copy when it kills it. A child of t would
@@ -166,9 +189,7 @@ ReplayTask fork_task(ReplayTask& t) {
   give_kernel_state(c, insn, t.kernel, false);
   for (ReplayTask* x : {&t, &c}) {
     put_back(*x, saved);
-    x->resume_sig = pending.resume_sig;
-    x->restart_pending = pending.restart_pending;
-    x->signal_injected = pending.signal_injected;
+    pending.give(*x);
   }
   return c;
 }
@@ -185,9 +206,11 @@ std::map<pid_t, ReplayTask> copy_process(const std::vector<ReplayTask*>& threads
   if (threads.size() == 1) return out;
   Registers regs = get_regs(leader.tid);
   uint64_t insn = injection_insn(leader, regs);
+  PendingResume pending = PendingResume::take(leader);  // the clones run in it
   for (ReplayTask* t : threads)
     if (t != forker) out[t->rec_tid] = clone_thread(leader, insn, *t);
   put_back(leader, regs);  // once, after all the clones it made
+  pending.give(leader);
   return out;
 }
 

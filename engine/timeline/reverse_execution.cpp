@@ -37,6 +37,13 @@ Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t ski
       here_ = entry;
     }
   }
+  if (here_.kind == Point::Trap && here_.tid != tid) {
+    // Stopped in another task: `tid` has not run since the last event (a replay runs only
+    // the task of the next event), so it steps back from that event's point. (A scan to the
+    // other task's point counting this task's steps would never check that point, and
+    // replayed to the end of the trace.)
+    here_ = Point{.kind = Point::Between, .event = here_.event};
+  }
   if (here_.kind == Point::Entry && here_.tid == tid) {
     // Before a syscall: the previous instruction ran between the last event and this one.
     return start_scan(After::ReverseStep, true);

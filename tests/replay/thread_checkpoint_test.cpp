@@ -4,7 +4,9 @@
 // worker over pipes): a replay resumed from a checkpoint stands where the replay from the
 // trace's start stood when the checkpoint was taken — every thread's registers, FPU/SSE
 // state, blocked signals and syscall-entry wait, and each process's memory — and replays on
-// to the recorded end without diverging.
+// to the recorded end without diverging. tests/programs/thread_restart.c: a thread whose
+// read was interrupted to restart (its process stopped and continued), copied before the
+// restart.
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -183,4 +185,41 @@ TEST_CASE("checkpoints of a chaos-scheduled, unbuffered multi-threaded replay") 
 TEST_CASE("checkpoints of a replay with two live processes restore both") {
   check_recording(FORK_WORKER, "--no-syscall-buffer", 2, 2, false);
   check_recording(FORK_WORKER, "", 2, 2, false);
+}
+
+TEST_CASE("a checkpoint between a thread's interrupted read and its restart restarts it") {
+  // tests/programs/thread_restart.c: the reader thread's read returns ERESTARTSYS while its
+  // process is stopped, and restarts with no handler run. The syscalls that re-create the
+  // thread in a copy must not use up the restart its next run owes it (it then saw the
+  // error and went on: a divergence).
+  for (const char* options : {"", "--no-syscall-buffer"}) {
+    INFO("recorded with '" << options << "'");
+    std::string trace = record(THREAD_RESTART, options);
+    ReplayOptions opts;
+    opts.trace_dir = trace;
+    opts.echo_output = false;
+    ReplaySession first(opts);
+    std::vector<std::pair<uint64_t, ReplaySession::CheckpointPtr>> taken;
+    while (first.step()) {
+      bool owed = false;
+      for (const auto& [rec, t] : first.tasks())
+        owed |= t.state != TaskState::Exited && t.tid != t.pid && t.restart_pending;
+      if (!owed) continue;
+      auto c = first.checkpoint();
+      REQUIRE(c);
+      taken.emplace_back(first.events_done(), std::move(c));
+    }
+    REQUIRE(!taken.empty());
+    uint64_t events = first.events_done();
+    int exit_code = first.result().exit_code;
+    for (auto& [event, c] : taken) {
+      INFO("checkpoint after event " << event);
+      ReplaySession again(opts, *c);
+      while (again.step()) {
+      }
+      CHECK(again.events_done() == events);
+      CHECK(again.result().exit_code == exit_code);
+    }
+    std::filesystem::remove_all(std::filesystem::path(trace).parent_path());
+  }
 }
