@@ -77,7 +77,7 @@ void EventOriginTracker::add(const Event& e) {
   } else if (t.unmap_buffer && is_syscall(e, SYS_munmap) && r.rdi == t.unmap_buffer) {
     origin = EventOrigin::Rewind;
   } else if ((e.kind == EventKind::Syscall || e.kind == EventKind::SyscallEntry ||
-              e.kind == EventKind::Rdtsc || e.kind == EventKind::Signal) &&
+              is_emulated_insn(e.kind) || e.kind == EventKind::Signal) &&
              in_loader(t, r.rip)) {
     origin = EventOrigin::Loader;
   }

@@ -23,7 +23,7 @@ enum class EventOrigin : uint8_t { Program, Loader, Rewind };
 const char* event_origin_name(EventOrigin origin);
 
 /// Tells the origin of each event of a trace, fed in record order. How:
-/// - Loader: a syscall, rdtsc or signal whose rip lies in the text of the dynamic loader
+/// - Loader: a syscall, rdtsc, cpuid or signal whose rip lies in the text of the dynamic loader
 ///   (ld-linux*.so*, as the task's exec mapped it).
 /// - Rewind: rewind's private syscalls (preload/rewind_preload_abi.h, numbers 1000 and up),
 ///   the preload library's untraced page (mmap and mprotect at RWD_UNTRACED_PAGE), each

@@ -250,6 +250,8 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
         e.value("syscall", e["kind"].get<std::string>()));
   CHECK(tl["body"]["events"][0].count("origin") == 0);  // the exec
   CHECK(by_origin["loader"].count("openat") == 1);      // the loader opens libc
+  CHECK(by_origin["loader"].count("cpuid") == 1);       // its CPU feature probes
+  CHECK(by_origin["program"].count("cpuid") == 0);
   CHECK(by_origin["loader"].count("write") == 0);
   CHECK(by_origin["rewind"].count("rewind_register_buffer") == 1);
   CHECK(by_origin["rewind"].count("mprotect") == 1);  // the untraced page, libc's patching
