@@ -58,6 +58,7 @@ const ICONS: Record<string, string> = {
   signal: 'zap',
   exit: 'debug-stop',
   rdtsc: 'clock',
+  cpuid: 'chip',
   entry: 'debug-pause',
   sched: 'arrow-swap',
   end: 'debug-stop',
