@@ -228,9 +228,9 @@ Next ReplayController::on_between() {
   if (take_interrupt()) return pause_interrupted(here);
   // A point this run went for and did not meet again (another replay's state differed from
   // the one that found it): an error, never a stop somewhere else. Only for a point where
-  // one task lived: with several, a task's point is named by the count of all tasks'
-  // events, and a replay may run a task at other counts than the one that found the point
-  // (a scan then runs to the end of the trace and counts from there; docs/how-it-works.md).
+  // one task lived: the multi-task walks missed points before op_reverse_step stopped
+  // scanning for another task's point, and whether any run still misses one there (then
+  // replaying to the end of the trace and counting from there) has not been checked.
   if (const Point* target = run_.target(); target && target->alone && missed(*target, n))
     throw DivergenceError("timeline: the replay passed event " + std::to_string(n) +
                           " without reaching the point it was going to, in event " +

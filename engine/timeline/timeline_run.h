@@ -27,8 +27,8 @@ struct Point {
   pid_t tid = 0;
   Registers regs{};
   MemoryDigest digest{};
-  /// Trap: `tid` was the only live task there, so every replay runs it between the same
-  /// two events (with others, a replay may run it at other event counts).
+  /// Trap: `tid` was the only live task there (a replay passing this point's interval
+  /// without meeting it is then a divergence: on_between).
   bool alone = false;
 };
 
