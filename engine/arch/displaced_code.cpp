@@ -1,8 +1,8 @@
 #include "displaced_code.h"
 
-#include <capstone/capstone.h>
-
 #include <cstring>
+
+#include "engine/arch/capstone_api.h"
 
 namespace rwd {
 
@@ -12,19 +12,19 @@ namespace {
 class DetailedCapstone {
  public:
   DetailedCapstone() {
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) return;
-    cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
-    insn_ = cs_malloc(h_);
+    if (capstone::open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) return;
+    capstone::option(h_, CS_OPT_DETAIL, CS_OPT_ON);
+    insn_ = capstone::malloc(h_);
   }
   ~DetailedCapstone() {
-    if (insn_) cs_free(insn_, 1);
-    if (h_) cs_close(&h_);
+    if (insn_) capstone::free(insn_, 1);
+    if (h_) capstone::close(&h_);
   }
   DetailedCapstone(const DetailedCapstone&) = delete;
   DetailedCapstone& operator=(const DetailedCapstone&) = delete;
   /// Decodes one instruction at `*code` (address `*pc`), advancing both; nullptr if invalid.
   const cs_insn* next(const uint8_t** code, size_t* n, uint64_t* pc) {
-    if (!insn_ || !cs_disasm_iter(h_, code, n, pc, insn_)) return nullptr;
+    if (!insn_ || !capstone::disasm_iter(h_, code, n, pc, insn_)) return nullptr;
     return insn_;
   }
 

@@ -2,7 +2,6 @@
 // candidates, each confirmed by decoding from the start of its function.
 #include "engine/arch/emulated_insns.h"
 
-#include <capstone/capstone.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <sys/stat.h>
@@ -13,6 +12,9 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+
+#include "engine/arch/capstone_api.h"
+#include "engine/arch/emulated_sites_cache.h"
 
 namespace rwd {
 
@@ -40,38 +42,47 @@ struct Decoder {
   csh handle = 0;
   cs_insn* insn = nullptr;
   Decoder() {
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) {
+    if (capstone::open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) {
       handle = 0;
       return;
     }
-    insn = cs_malloc(handle);
+    insn = capstone::malloc(handle);
   }
   ~Decoder() {
-    if (insn) cs_free(insn, 1);
-    if (handle) cs_close(&handle);
+    if (insn) capstone::free(insn, 1);
+    if (handle) capstone::close(&handle);
   }
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
 
+  /// Where the last linear decode started (a function's start) and the first instruction
+  /// boundary it reached at or past its target: a later target in the same function goes on
+  /// from there, so the candidates of one function cost one decode of it, not one each.
+  uint64_t walk_from = ~0ull, walk_at = 0;
+
   /// Whether a linear decode of `code` (`size` bytes loaded at `addr`) from `from` lands on
   /// `at`, and the instruction there is rdtsc, rdtscp or cpuid. Undecodable bytes are passed
-  /// over one at a time, as objdump does.
+  /// over one at a time, as objdump does. Targets of one `from` must come in ascending order.
   bool emulated_at(const uint8_t* code, size_t size, uint64_t addr, uint64_t from, uint64_t at) {
     uint64_t a = from;
+    if (from == walk_from && walk_at >= from) a = walk_at;
+    if (a > at) return false;  // the decode went past `at` without landing on it
     while (a < at) {
       const uint8_t* p = code + (a - addr);
       size_t left = size_t(addr + size - a);
       uint64_t next = a;
-      if (cs_disasm_iter(handle, &p, &left, &next, insn))
+      if (capstone::disasm_iter(handle, &p, &left, &next, insn))
         a = next;
       else
         ++a;
     }
+    walk_from = from;
+    walk_at = a;
     if (a != at) return false;
     const uint8_t* p = code + (at - addr);
     size_t left = size_t(addr + size - at);
     uint64_t next = at;
-    return cs_disasm_iter(handle, &p, &left, &next, insn) &&
+    return capstone::disasm_iter(handle, &p, &left, &next, insn) &&
            (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP || insn->id == X86_INS_CPUID);
   }
 };
@@ -106,9 +117,27 @@ std::vector<uint64_t> function_starts(Elf* elf, size_t shstrndx) {
   return out;
 }
 
-std::vector<EmulatedSite> find_sites(const std::string& path) {
+/// The bytes of `elf`'s NT_GNU_BUILD_ID note (elf(5)), or "" without one.
+std::string build_id(Elf* elf) {
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn))) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d) continue;
+    GElf_Nhdr nh;
+    size_t off = 0, name_at = 0, desc_at = 0;
+    while ((off = gelf_getnote(d, off, &nh, &name_at, &desc_at)) > 0) {
+      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+          memcmp(static_cast<const char*>(d->d_buf) + name_at, "GNU", 4) == 0)
+        return std::string(static_cast<const char*>(d->d_buf) + desc_at, nh.n_descsz);
+    }
+  }
+  return "";
+}
+
+std::vector<EmulatedSite> find_sites(ElfFile& f) {
   std::vector<EmulatedSite> out;
-  ElfFile f(path);
   size_t shstrndx = 0;
   if (!f.elf || elf_kind(f.elf) != ELF_K_ELF || elf_getshdrstrndx(f.elf, &shstrndx) != 0)
     return out;
@@ -154,20 +183,34 @@ std::vector<EmulatedSite> find_sites(const std::string& path) {
 
 }  // namespace
 
+std::vector<EmulatedSite> find_emulated_sites(const std::string& path) {
+  ElfFile f(path);
+  return find_sites(f);
+}
+
 std::vector<EmulatedSite> emulated_sites(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return {};
-  using Key = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>;
-  Key key{st.st_dev, st.st_ino, st.st_size,
-          int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-          int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+  using Key = std::tuple<dev_t, ino_t, off_t, int64_t>;
+  const int64_t mtime = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  Key key{st.st_dev, st.st_ino, st.st_size, mtime};
   static std::mutex mu;
   static std::map<Key, std::vector<EmulatedSite>> cache;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  std::vector<EmulatedSite> sites = find_sites(path);
+  ElfFile f(path);
+  if (!f.elf) return {};
+  ElfIdentity id{uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), mtime,
+                 build_id(f.elf)};
+  std::vector<EmulatedSite> sites;
+  if (auto stored = load_cached_sites(id)) {
+    sites = std::move(*stored);
+  } else {
+    sites = find_sites(f);
+    store_cached_sites(id, sites);
+  }
   std::lock_guard<std::mutex> lock(mu);
   cache[key] = sites;
   return sites;

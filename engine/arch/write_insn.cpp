@@ -2,9 +2,9 @@
 // details.
 #include "engine/arch/write_insn.h"
 
-#include <capstone/capstone.h>
-
 #include <map>
+
+#include "engine/arch/capstone_api.h"
 
 namespace rwd {
 
@@ -55,7 +55,7 @@ std::optional<uint64_t> reg64(unsigned reg, const Registers& r) {
 bool writes_reg(csh h, const cs_insn* insn, unsigned reg) {
   cs_regs read, written;
   uint8_t nread = 0, nwritten = 0;
-  if (cs_regs_access(h, insn, read, &nread, written, &nwritten) != CS_ERR_OK) return true;
+  if (capstone::regs_access(h, insn, read, &nread, written, &nwritten) != CS_ERR_OK) return true;
   for (uint8_t i = 0; i < nwritten; ++i)
     if (written[i] == reg) return true;
   return false;
@@ -88,8 +88,8 @@ std::optional<uint64_t> memory_operand_address(const cs_x86_op& op, const Regist
 /// explicit operand whose address `after` gives.
 bool stores_to(csh h, const cs_insn* insn, uint64_t end, const Registers& after, uint64_t addr,
                uint64_t len) {
-  if (cs_insn_group(h, insn, CS_GRP_JUMP) || cs_insn_group(h, insn, CS_GRP_CALL) ||
-      cs_insn_group(h, insn, CS_GRP_RET) || cs_insn_group(h, insn, CS_GRP_INT) ||
+  if (capstone::insn_group(h, insn, CS_GRP_JUMP) || capstone::insn_group(h, insn, CS_GRP_CALL) ||
+      capstone::insn_group(h, insn, CS_GRP_RET) || capstone::insn_group(h, insn, CS_GRP_INT) ||
       insn->detail->x86.prefix[0] != 0)  // rep/lock prefixes: string or atomic forms
     return false;
   const cs_x86& x = insn->detail->x86;
@@ -116,14 +116,14 @@ struct Decoder {
   cs_insn* insn = nullptr;
   bool ok = false;
   Decoder() {
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return;
-    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-    insn = cs_malloc(h);
+    if (capstone::open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return;
+    capstone::option(h, CS_OPT_DETAIL, CS_OPT_ON);
+    insn = capstone::malloc(h);
     ok = insn != nullptr;
   }
   ~Decoder() {
-    if (insn) cs_free(insn, 1);
-    if (h) cs_close(&h);
+    if (insn) capstone::free(insn, 1);
+    if (h) capstone::close(&h);
   }
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -150,7 +150,7 @@ Landings landing_votes(Decoder& d, uint64_t end, const std::vector<uint8_t>& cod
     starts.clear();
     while (size > 0) {
       starts.push_back(pc);
-      if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) break;
+      if (!capstone::disasm_iter(d.h, &p, &size, &pc, d.insn)) break;
     }
     if (size != 0) continue;  // stopped on bytes that do not decode, or past `end`
     ++l.landed;
@@ -180,9 +180,9 @@ bool zero_fill_before(Decoder& d, const Landings& l, uint64_t end, const std::ve
     uint64_t pc = at;
     bool zero_op = *p == 0x00;
     if (zero_op && after_end_of_code && at + 16 >= start) return true;
-    if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) return false;
+    if (!capstone::disasm_iter(d.h, &p, &size, &pc, d.insn)) return false;
     after_end_of_code =
-        zero_op || d.insn->id == X86_INS_JMP || cs_insn_group(d.h, d.insn, CS_GRP_RET);
+        zero_op || d.insn->id == X86_INS_JMP || capstone::insn_group(d.h, d.insn, CS_GRP_RET);
   }
   return false;
 }
@@ -200,10 +200,11 @@ std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& co
     const uint8_t* p = code.data() + (start - (end - code.size()));
     size_t size = size_t(end - start);
     uint64_t pc = start;
-    if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) return std::nullopt;
-    if (d.insn->id == X86_INS_JMP || cs_insn_group(d.h, d.insn, CS_GRP_RET) ||
-        cs_insn_group(d.h, d.insn, CS_GRP_CALL) || cs_insn_group(d.h, d.insn, CS_GRP_INT) ||
-        d.insn->id == X86_INS_UD2 || d.insn->id == X86_INS_HLT || d.insn->id == X86_INS_SYSCALL)
+    if (!capstone::disasm_iter(d.h, &p, &size, &pc, d.insn)) return std::nullopt;
+    if (d.insn->id == X86_INS_JMP || capstone::insn_group(d.h, d.insn, CS_GRP_RET) ||
+        capstone::insn_group(d.h, d.insn, CS_GRP_CALL) ||
+        capstone::insn_group(d.h, d.insn, CS_GRP_INT) || d.insn->id == X86_INS_UD2 ||
+        d.insn->id == X86_INS_HLT || d.insn->id == X86_INS_SYSCALL)
       return std::nullopt;
     return start;
   }
@@ -221,7 +222,8 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
     const uint8_t* p = code.data() + code.size() - n;
     size_t size = n;
     uint64_t pc = end - n;
-    if (!cs_disasm_iter(h, &p, &size, &pc, insn) || size != 0) continue;  // not exactly n bytes
+    if (!capstone::disasm_iter(h, &p, &size, &pc, insn) || size != 0)
+      continue;  // not exactly n bytes
     if (stores_to(h, insn, end, after, addr, len)) candidates.push_back(end - n);
   }
   std::optional<uint64_t> found;
@@ -245,7 +247,7 @@ bool insn_writes_to(const std::vector<uint8_t>& code, uint64_t at, const Registe
   const uint8_t* p = code.data();
   size_t left = code.size();
   uint64_t pc = at;
-  if (!cs_disasm_iter(d.h, &p, &left, &pc, d.insn)) return false;
+  if (!capstone::disasm_iter(d.h, &p, &left, &pc, d.insn)) return false;
   const cs_x86& x = d.insn->detail->x86;
   for (uint8_t i = 0; i < x.op_count; ++i) {
     const cs_x86_op& op = x.operands[i];
@@ -263,14 +265,14 @@ bool may_write_memory(const std::vector<uint8_t>& code, uint64_t at, size_t len)
   size_t size = code.size();
   uint64_t pc = at;
   while (pc < at + len) {
-    if (!cs_disasm_iter(d.h, &p, &size, &pc, d.insn)) return true;  // undecodable: the worst
+    if (!capstone::disasm_iter(d.h, &p, &size, &pc, d.insn)) return true;  // undecodable: the worst
     const cs_x86& x = d.insn->detail->x86;
     for (uint8_t i = 0; i < x.op_count; ++i) {
       const cs_x86_op& op = x.operands[i];
       if (op.type == X86_OP_MEM && (op.access == 0 || (op.access & CS_AC_WRITE))) return true;
     }
-    if (writes_reg(d.h, d.insn, X86_REG_RSP) || cs_insn_group(d.h, d.insn, CS_GRP_CALL) ||
-        cs_insn_group(d.h, d.insn, CS_GRP_INT))
+    if (writes_reg(d.h, d.insn, X86_REG_RSP) || capstone::insn_group(d.h, d.insn, CS_GRP_CALL) ||
+        capstone::insn_group(d.h, d.insn, CS_GRP_INT))
       return true;
   }
   return false;

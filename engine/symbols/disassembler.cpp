@@ -1,7 +1,6 @@
 #include "engine/symbols/disassembler.h"
 
-#include <capstone/capstone.h>
-
+#include "engine/arch/capstone_api.h"
 #include "engine/errors.h"
 
 namespace rwd {
@@ -12,11 +11,11 @@ namespace {
 class Capstone {
  public:
   Capstone() {
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK)
+    if (capstone::open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK)
       throw Error("cannot open the capstone disassembler");
-    cs_option(h_, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+    capstone::option(h_, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
   }
-  ~Capstone() { cs_close(&h_); }
+  ~Capstone() { capstone::close(&h_); }
   Capstone(const Capstone&) = delete;
   Capstone& operator=(const Capstone&) = delete;
   csh handle() const { return h_; }
@@ -31,13 +30,13 @@ std::vector<Instruction> decode_instructions(uint64_t addr, const std::vector<ui
                                              size_t max) {
   Capstone cs;
   std::vector<Instruction> out;
-  cs_insn* insn = cs_malloc(cs.handle());
+  cs_insn* insn = capstone::malloc(cs.handle());
   const uint8_t* code = bytes.data();
   size_t size = bytes.size();
   uint64_t pc = addr;
   while (out.size() < max && size > 0) {
     const uint8_t* before = code;
-    if (cs_disasm_iter(cs.handle(), &code, &size, &pc, insn)) {
+    if (capstone::disasm_iter(cs.handle(), &code, &size, &pc, insn)) {
       Instruction i;
       i.addr = insn->address;
       i.bytes.assign(insn->bytes, insn->bytes + insn->size);
@@ -58,7 +57,7 @@ std::vector<Instruction> decode_instructions(uint64_t addr, const std::vector<ui
     size -= 1;
     pc += 1;
   }
-  cs_free(insn, 1);
+  capstone::free(insn, 1);
   return out;
 }
 

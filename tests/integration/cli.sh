@@ -136,6 +136,36 @@ else
   echo "skip: the disk-space check needs root to mount a small tmpfs"
 fi
 
+# rewind's start maps neither capstone nor libcrypto (their relocations cost every command
+# milliseconds, issue 29): they are opened when first needed. The rdtsc/cpuid search's answers
+# are kept in the cache directory, so a second recording of the same program needs no
+# disassembler; an unwritable cache directory only costs the search again.
+libs=$(LD_DEBUG=files "$REWIND" --version 2>&1 >/dev/null | grep -o 'file=[^ ]*' | sort -u)
+echo "$libs" | grep -q "libcapstone\|libcrypto" && fail "rewind --version loads: $libs" ||
+  pass "rewind --version maps neither capstone nor libcrypto"
+export REWIND_CACHE_DIR="$WORK/cache"
+libs=$(LD_DEBUG=files "$REWIND" record -o "$WORK/cache1" "$TEST_PROGRAMS/cpuid_reads" \
+  2>"$WORK/cache1.ld" >"$WORK/cache1.out"; grep -o 'file=[^ ]*' "$WORK/cache1.ld" | sort -u)
+echo "$libs" | grep -q libcapstone && pass "a first recording searches with capstone" ||
+  fail "first recording: capstone not loaded ($libs)"
+n=$(ls "$WORK/cache/emulated-sites" 2>/dev/null | wc -l)
+[ "$n" -ge 3 ] && pass "the search's answers are cached ($n files)" || fail "cache: $n entries"
+libs=$(LD_DEBUG=files "$REWIND" record -o "$WORK/cache2" "$TEST_PROGRAMS/cpuid_reads" \
+  2>"$WORK/cache2.ld" >"$WORK/cache2.out"; grep -o 'file=[^ ]*' "$WORK/cache2.ld" | sort -u)
+echo "$libs" | grep -q libcapstone && fail "second recording loads capstone: $libs" ||
+  pass "a second recording of the same program needs no disassembler"
+touch "$WORK/not-a-dir"
+export REWIND_CACHE_DIR="$WORK/not-a-dir/cache"
+"$REWIND" record -o "$WORK/cache3" "$TEST_PROGRAMS/cpuid_reads" >"$WORK/cache3.out" ||
+  fail "record without a usable cache directory"
+for t in cache1 cache2 cache3; do
+  # Each replays what it recorded, its cpuid events included.
+  "$REWIND" replay -a "$WORK/$t" >"$WORK/$t.replay" 2>/dev/null && cmp -s "$WORK/$t.out" "$WORK/$t.replay" &&
+    [ "$("$REWIND" dump "$WORK/$t" | grep -c cpuid)" -gt 0 ] &&
+    pass "$t replays, with its cpuid events" || fail "$t: replay or cpuid events"
+done
+unset REWIND_CACHE_DIR
+
 # --status-file (how a debug adapter follows a recording it started in a terminal).
 "$REWIND" record --status-file "$WORK/st.ok" -o "$WORK/st" sh -c 'exit 3'
 [ "$(cat "$WORK/st.ok")" = "{\"exit_code\":3,\"state\":\"finished\",\"trace\":\"$WORK/st\"}" ] &&

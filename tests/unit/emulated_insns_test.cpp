@@ -7,15 +7,18 @@
 #include <capstone/capstone.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "engine/arch/emulated_sites_cache.h"
 #include "engine/os/insn_patch.h"
 
 using namespace rwd;
@@ -62,7 +65,7 @@ std::set<std::pair<uint64_t, int>> full_decode(const std::string& path) {
 
 std::set<std::pair<uint64_t, int>> fast(const std::string& path) {
   std::set<std::pair<uint64_t, int>> out;
-  for (const EmulatedSite& s : emulated_sites(path)) out.insert({s.offset, s.len});
+  for (const EmulatedSite& s : find_emulated_sites(path)) out.insert({s.offset, s.len});
   return out;
 }
 
@@ -115,7 +118,7 @@ TEST_CASE("the rdtsc and cpuid search finds what a full decode finds in the load
     auto want = full_decode(f);
     CHECK(fast(f) == want);
     total += want.size();
-    for (const EmulatedSite& s : emulated_sites(f)) cpuids += s.op == EmulatedOp::Cpuid;
+    for (const EmulatedSite& s : find_emulated_sites(f)) cpuids += s.op == EmulatedOp::Cpuid;
   }
   CHECK(total > 0);
   CHECK(cpuids > 0);  // the loader's init_cpu_features
@@ -157,4 +160,59 @@ TEST_CASE("the stand-ins for rdtsc, rdtscp and cpuid decode as what they replace
   CHECK(!decode_emulated(int3, 2));
   CHECK(!decode_emulated(other_int, 2));
   CHECK(!decode_emulated(ud2, 2));
+}
+
+TEST_CASE("the search's answers kept on disk are used for the same file only") {
+  char dir[] = "/tmp/rewind-sites-XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  setenv("REWIND_CACHE_DIR", dir, 1);
+  const std::string prog = TSC_READS_PATH;
+  std::vector<EmulatedSite> found = find_emulated_sites(prog);
+  REQUIRE(found.size() == 2);
+  // The first call searches and stores; what is stored is what the search found.
+  std::vector<EmulatedSite> first = emulated_sites(prog);
+  struct stat st;
+  REQUIRE(stat(prog.c_str(), &st) == 0);
+  ElfIdentity id{uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size),
+                 int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, ""};
+  // tsc_reads is built with a build-id (the compiler's default on Debian): without it in the
+  // identity, the entry is another file's.
+  CHECK(!load_cached_sites(id));
+  auto same = [](const std::vector<EmulatedSite>& a, const std::vector<EmulatedSite>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].offset != b[i].offset || a[i].len != b[i].len || a[i].op != b[i].op) return false;
+    return true;
+  };
+  CHECK(same(first, found));
+  std::string entry;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(dir) + "/emulated-sites"))
+    entry = e.path();
+  REQUIRE(!entry.empty());
+  // Read back by identity, with the build-id the file has: found again.
+  std::vector<EmulatedSite> stored = {EmulatedSite{7, 2, EmulatedOp::Cpuid}};
+  id.build_id = "0123456789abcdef0123";
+  store_cached_sites(id, stored);
+  auto back = load_cached_sites(id);
+  REQUIRE(back);
+  CHECK(same(*back, stored));
+  // Another modification time is another file.
+  ElfIdentity later = id;
+  later.mtime_ns += 1;
+  CHECK(!load_cached_sites(later));
+  // A damaged entry is ignored: cut short, or with an op that does not exist.
+  for (const auto& e : std::filesystem::directory_iterator(std::string(dir) + "/emulated-sites")) {
+    if (e.path() == entry) continue;
+    std::string p = e.path();
+    std::filesystem::resize_file(p, std::filesystem::file_size(p) - 1);
+    CHECK(!load_cached_sites(id));
+    store_cached_sites(id, stored);
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put(char(9));
+    f.close();
+    CHECK(!load_cached_sites(id));
+  }
+  std::filesystem::remove_all(dir);
+  unsetenv("REWIND_CACHE_DIR");
 }

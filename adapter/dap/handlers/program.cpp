@@ -1,6 +1,7 @@
 // The program as loaded: modules, source files and raw memory.
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <openssl/opensslv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 
 #include "adapter/dap/dap_wire.h"
 #include "adapter/dap/handlers/dap_handlers.h"
+#include "engine/os/lazy_library.h"
 
 namespace rwd::handlers {
 
@@ -18,10 +20,15 @@ namespace {
 constexpr size_t kMaxRead = 1 << 20;           // readMemory: bytes per request
 constexpr size_t kMaxSourceBytes = 16u << 20;  // source: the largest file served
 
+/// `bytes` in base64 (RFC 4648, with padding: DAP's readMemory `data`), by OpenSSL's
+/// EVP_EncodeBlock. libcrypto is opened on the first readMemory, not at rewind's start: its
+/// 21,000 relocations cost every command a few milliseconds (engine/os/lazy_library.h).
 std::string base64(const std::vector<uint8_t>& bytes) {
+  static LazyLibrary crypto("libcrypto.so." + std::to_string(OPENSSL_VERSION_MAJOR),
+                            "base64 for readMemory; package libssl3");
+  static auto* const encode = crypto.function<decltype(EVP_EncodeBlock)>("EVP_EncodeBlock");
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes.data(),
-                          int(bytes.size()));
+  int n = encode(reinterpret_cast<unsigned char*>(out.data()), bytes.data(), int(bytes.size()));
   out.resize(size_t(n));
   return out;
 }

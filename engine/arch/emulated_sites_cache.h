@@ -1,0 +1,39 @@
+// The answers of the rdtsc/cpuid search (emulated_insns.h) kept on disk between runs of
+// rewind, so that a recording or replay of a program whose files were searched before needs
+// neither the search nor the disassembler (40 ms of ld.so, libc and capstone's start on the
+// development VM for `rewind record /bin/true`, before this cache).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/arch/emulated_insns.h"
+
+namespace rwd {
+
+/// What a cached answer is for: the file as stat(2) and its ELF build-id note describe it.
+/// The change time is left out on purpose: a trace's hard link to the file changes it.
+struct ElfIdentity {
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_ns = 0;  ///< st_mtim in nanoseconds
+  std::string build_id;  ///< NT_GNU_BUILD_ID's bytes; empty when the file has none
+};
+
+/// The directory of rewind's caches: $REWIND_CACHE_DIR, else $XDG_CACHE_HOME/rewind, else
+/// $HOME/.cache/rewind (the XDG Base Directory Specification); empty when none is set.
+std::string rewind_cache_dir();
+
+/// The sites stored for `id`, or nullopt when there is no entry, it is for another file or
+/// format, or it cannot be read (a damaged entry is ignored, and replaced by the next store).
+std::optional<std::vector<EmulatedSite>> load_cached_sites(const ElfIdentity& id);
+
+/// Stores `sites` for `id` under rewind_cache_dir()/emulated-sites, written to a temporary
+/// file and renamed into place (concurrent rewinds never see half an entry). Best effort: a
+/// cache that cannot be written is left alone, without a message.
+void store_cached_sites(const ElfIdentity& id, const std::vector<EmulatedSite>& sites);
+
+}  // namespace rwd
