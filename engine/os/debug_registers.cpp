@@ -13,6 +13,7 @@
 #include <string>
 
 #include "engine/errors.h"
+#include "engine/os/machine_probes.h"
 #include "engine/os/soft_debug_registers.h"
 
 namespace rwd {
@@ -101,7 +102,7 @@ bool probe_hardware() {
 bool hardware_debug_registers() {
   static const bool works = [] {
     if (const char* e = getenv("REWIND_SOFT_DEBUG_REGISTERS"); e && *e) return strcmp(e, "1") != 0;
-    return probe_hardware();
+    return machine_probe("hardware_debug_registers", probe_hardware);
   }();
   return works;
 }

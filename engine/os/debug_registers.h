@@ -34,11 +34,11 @@ void set_watch_slot(pid_t tid, int slot, uint64_t addr, int len, WatchKind kind)
 /// Disarms slot `slot` of `tid`. Never throws.
 void clear_watch_slot(pid_t tid, int slot);
 
-/// Whether the CPU's debug registers serve tracees on this machine: probed once, in a traced
-/// child that must stop at a slot-0 breakpoint. Where they do not (a PVM guest), the
-/// functions here keep the slots in software (soft_debug_registers.h): runs of an armed
-/// thread then go by single steps. REWIND_SOFT_DEBUG_REGISTERS=1 makes it false (for tests),
-/// =0 true.
+/// Whether the CPU's debug registers serve tracees on this machine: probed once per boot
+/// (machine_probes.h), in a traced child that must stop at a slot-0 breakpoint. Where they do
+/// not (a PVM guest), the functions here keep the slots in software (soft_debug_registers.h):
+/// runs of an armed thread then go by single steps. REWIND_SOFT_DEBUG_REGISTERS=1 makes it false
+/// (for tests), =0 true.
 bool hardware_debug_registers();
 
 /// DR6 of `tid` (bits 0-3: which slot fired; bit 14 BS: a single step), cleared afterwards so

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engine/arch/emulated_insns.h"
+#include "engine/os/machine_probes.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 
@@ -61,7 +62,7 @@ bool file_code(const ProcMapping& m) {
 bool rdtsc_traps() {
   static const bool traps = [] {
     if (const char* e = getenv("REWIND_PATCH_TSC"); e && *e) return strcmp(e, "1") != 0;
-    return probe_rdtsc_traps();
+    return machine_probe("rdtsc_traps", probe_rdtsc_traps);
   }();
   return traps;
 }

@@ -15,8 +15,9 @@
 namespace rwd {
 
 /// Whether rdtsc traps under PR_SET_TSC with PR_TSC_SIGSEGV (prctl(2)) on this machine:
-/// probed once, in a forked child that sets the mode and runs rdtsc. REWIND_PATCH_TSC=1
-/// makes it false (rewind then patches even where the CPU traps: for tests), =0 true.
+/// probed in a forked child that sets the mode and runs rdtsc, once per boot
+/// (machine_probes.h). REWIND_PATCH_TSC=1 makes it false (rewind then patches even where the
+/// CPU traps: for tests), =0 true.
 bool rdtsc_traps();
 
 /// Replaces the cpuid instructions, and where rdtsc does not trap (rdtsc_traps) the rdtsc and

@@ -150,6 +150,9 @@ echo "$libs" | grep -q libcapstone && pass "a first recording searches with caps
   fail "first recording: capstone not loaded ($libs)"
 n=$(ls "$WORK/cache/emulated-sites" 2>/dev/null | wc -l)
 [ "$n" -ge 3 ] && pass "the search's answers are cached ($n files)" || fail "cache: $n entries"
+# The machine probes (a forked child each) are kept for the boot.
+grep -qx "rdtsc_traps [01]" "$WORK/cache/machine-$(cat /proc/sys/kernel/random/boot_id)" &&
+  pass "the rdtsc probe's answer is kept for this boot" || fail "machine probes: $(ls "$WORK/cache")"
 libs=$(LD_DEBUG=files "$REWIND" record -o "$WORK/cache2" "$TEST_PROGRAMS/cpuid_reads" \
   2>"$WORK/cache2.ld" >"$WORK/cache2.out"; grep -o 'file=[^ ]*' "$WORK/cache2.ld" | sort -u)
 echo "$libs" | grep -q libcapstone && fail "second recording loads capstone: $libs" ||
