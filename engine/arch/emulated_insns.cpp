@@ -202,8 +202,7 @@ std::vector<EmulatedSite> emulated_sites(const std::string& path) {
   }
   ElfFile f(path);
   if (!f.elf) return {};
-  ElfIdentity id{uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), mtime,
-                 build_id(f.elf)};
+  ElfIdentity id = elf_identity(st, build_id(f.elf));
   std::vector<EmulatedSite> sites;
   if (auto stored = load_cached_sites(id)) {
     sites = std::move(*stored);

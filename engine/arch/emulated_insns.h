@@ -33,9 +33,9 @@ struct EmulatedSite {
 /// where a linear decode (capstone) from the start of its function (the .eh_frame_hdr
 /// table, LSB 5.0 "Exception Frame Header"), or of its section when no table covers it,
 /// lands on it. The answer is kept per file (device, inode, size, modification time) in
-/// memory, and on disk with the file's build-id (emulated_sites_cache.h): a later call for the
-/// same file costs a stat, and in a later rewind process an ELF header read. Empty for a file
-/// that is not ELF, has no section headers, or cannot be read.
+/// memory, and on disk by build-id or file (emulated_sites_cache.h: ElfIdentity): a later call
+/// for the same file costs a stat, and in a later rewind process an ELF header read. Empty for a
+/// file that is not ELF, has no section headers, or cannot be read.
 std::vector<EmulatedSite> emulated_sites(const std::string& path);
 
 /// The search itself, as emulated_sites does it on a cache miss, without any cache.

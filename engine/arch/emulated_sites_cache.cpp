@@ -72,6 +72,18 @@ std::string sites_dir() {
 
 }  // namespace
 
+ElfIdentity elf_identity(const struct stat& st, std::string build_id) {
+  ElfIdentity id;
+  id.size = uint64_t(st.st_size);
+  if (build_id.empty()) {
+    id.dev = uint64_t(st.st_dev);
+    id.ino = uint64_t(st.st_ino);
+    id.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  }
+  id.build_id = std::move(build_id);
+  return id;
+}
+
 std::string rewind_cache_dir() {
   if (const char* d = getenv("REWIND_CACHE_DIR"); d && *d) return d;
   if (const char* x = getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/rewind";

@@ -4,6 +4,7 @@
 // development VM for `rewind record /bin/true`, before this cache).
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -15,13 +16,20 @@
 
 namespace rwd {
 
-/// What a cached answer is for: the file as stat(2) and its ELF build-id note describe it.
-/// The change time is left out on purpose: a trace's hard link to the file changes it.
+/// What a cached answer is for. A file with a build-id is named by it and its size, as gdb's
+/// index cache names files by build-id: a trace's copy of a library then shares the original's
+/// answer. A file without one is named by where it is and when it changed (device, inode,
+/// size, modification time). The change time is left out on purpose: a trace's hard link to
+/// the file changes it. Make one with elf_identity().
 struct ElfIdentity {
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0;  ///< st_mtim in nanoseconds
   std::string build_id;  ///< NT_GNU_BUILD_ID's bytes; empty when the file has none
 };
+
+/// The identity of a file that stat(2) gave `st` and whose NT_GNU_BUILD_ID note holds
+/// `build_id` (empty: none), by ElfIdentity's rule.
+ElfIdentity elf_identity(const struct stat& st, std::string build_id);
 
 /// The directory of rewind's caches: $REWIND_CACHE_DIR, else $XDG_CACHE_HOME/rewind, else
 /// $HOME/.cache/rewind (the XDG Base Directory Specification); empty when none is set.

@@ -157,6 +157,10 @@ libs=$(LD_DEBUG=files "$REWIND" record -o "$WORK/cache2" "$TEST_PROGRAMS/cpuid_r
   2>"$WORK/cache2.ld" >"$WORK/cache2.out"; grep -o 'file=[^ ]*' "$WORK/cache2.ld" | sort -u)
 echo "$libs" | grep -q libcapstone && fail "second recording loads capstone: $libs" ||
   pass "a second recording of the same program needs no disassembler"
+# The trace's copies of files (the preload library, copied from a writable build tree) are
+# known by build-id: replay needs no disassembler either.
+LD_DEBUG=files "$REWIND" replay -a "$WORK/cache2" 2>&1 >/dev/null | grep -q "file=.*libcapstone" &&
+  fail "replay loads capstone" || pass "a replay of that recording needs no disassembler"
 touch "$WORK/not-a-dir"
 export REWIND_CACHE_DIR="$WORK/not-a-dir/cache"
 "$REWIND" record -o "$WORK/cache3" "$TEST_PROGRAMS/cpuid_reads" >"$WORK/cache3.out" ||

@@ -173,10 +173,9 @@ TEST_CASE("the search's answers kept on disk are used for the same file only") {
   std::vector<EmulatedSite> first = emulated_sites(prog);
   struct stat st;
   REQUIRE(stat(prog.c_str(), &st) == 0);
-  ElfIdentity id{uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size),
-                 int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, ""};
-  // tsc_reads is built with a build-id (the compiler's default on Debian): without it in the
-  // identity, the entry is another file's.
+  ElfIdentity id = elf_identity(st, "");
+  // tsc_reads is built with a build-id (the compiler's default on Debian): without it, the
+  // identity is another file's.
   CHECK(!load_cached_sites(id));
   auto same = [](const std::vector<EmulatedSite>& a, const std::vector<EmulatedSite>& b) {
     if (a.size() != b.size()) return false;
@@ -189,20 +188,34 @@ TEST_CASE("the search's answers kept on disk are used for the same file only") {
   for (const auto& e : std::filesystem::directory_iterator(std::string(dir) + "/emulated-sites"))
     entry = e.path();
   REQUIRE(!entry.empty());
-  // Read back by identity, with the build-id the file has: found again.
+  // Without a build-id, the file is named by place and time: another modification time is
+  // another file.
   std::vector<EmulatedSite> stored = {EmulatedSite{7, 2, EmulatedOp::Cpuid}};
-  id.build_id = "0123456789abcdef0123";
   store_cached_sites(id, stored);
   auto back = load_cached_sites(id);
   REQUIRE(back);
   CHECK(same(*back, stored));
-  // Another modification time is another file.
-  ElfIdentity later = id;
-  later.mtime_ns += 1;
-  CHECK(!load_cached_sites(later));
-  // A damaged entry is ignored: cut short, or with an op that does not exist.
-  for (const auto& e : std::filesystem::directory_iterator(std::string(dir) + "/emulated-sites")) {
-    if (e.path() == entry) continue;
+  struct stat later = st;
+  later.st_mtim.tv_nsec = (later.st_mtim.tv_nsec + 1) % 1000000000;
+  CHECK(!load_cached_sites(elf_identity(later, "")));
+  // With one, by build-id and size: a copy elsewhere (another inode and time) is the same
+  // file, and another size is not.
+  id = elf_identity(st, "0123456789abcdef0123");
+  store_cached_sites(id, stored);
+  struct stat copy = later;
+  copy.st_ino += 1;
+  back = load_cached_sites(elf_identity(copy, "0123456789abcdef0123"));
+  REQUIRE(back);
+  CHECK(same(*back, stored));
+  copy.st_size += 1;
+  CHECK(!load_cached_sites(elf_identity(copy, "0123456789abcdef0123")));
+  // A damaged entry is ignored: cut short, or with an op that does not exist (alone in a
+  // cache directory of its own).
+  std::string alone = std::string(dir) + "/alone";
+  setenv("REWIND_CACHE_DIR", alone.c_str(), 1);
+  store_cached_sites(id, stored);
+  REQUIRE(load_cached_sites(id));
+  for (const auto& e : std::filesystem::directory_iterator(alone + "/emulated-sites")) {
     std::string p = e.path();
     std::filesystem::resize_file(p, std::filesystem::file_size(p) - 1);
     CHECK(!load_cached_sites(id));
