@@ -417,6 +417,16 @@ S("keyctl", out=CUSTOM)
 # The kernel log (syslog(2)): the read actions write the bytes they return (CUSTOM).
 S("syslog", out=CUSTOM)
 S("ustat", out=[fixed(1, 32)])  # struct ustat
+# The machine's administration (reboot(2), swapon(2), init_module(2), delete_module(2),
+# kexec_load(2)): what the kernel answered is recorded; replay never runs them, so a replay
+# cannot reboot the machine, swap or load a module, whatever the recording did.
+for _name in ["reboot", "swapon", "swapoff", "init_module", "finit_module", "delete_module",
+              "kexec_load", "kexec_file_load"]:
+    S(_name)
+# sysfs(2) option 2 copies a type's name; quotactl(2) and quotactl_fd(2) write by command
+# (engine/record/syscall_capture.cpp).
+for _name in ["sysfs", "quotactl", "quotactl_fd"]:
+    S(_name, out=CUSTOM)
 # In the kernel's table but not implemented (sys_ni_syscall): ENOSYS, as natively, recorded.
 for _name in ["_sysctl", "create_module", "get_kernel_syms", "query_module", "nfsservctl",
               "getpmsg", "putpmsg", "afs_syscall", "tuxcall", "security", "lookup_dcookie",
@@ -441,6 +451,10 @@ for _name in ["io_uring_setup", "io_uring_enter", "io_uring_register", "userfaul
 for _name in ["io_setup", "io_destroy", "io_getevents", "io_pgetevents", "io_submit",
               "io_cancel", "memfd_secret", "uselib"]:
     S(_name, record="ENOSYS")
+# A shadow stack (map_shadow_stack(2), x86 CET) makes every return check a second stack the
+# replay's trampolines and injected calls do not keep: reported unavailable, as glibc's
+# shadow-stack support expects of a kernel without it.
+S("map_shadow_stack", record="ENOSYS")
 
 # --- Address space: run for real at the recorded addresses. ---
 S("brk", replay="EXECUTE", flags=["RETURNS_ADDRESS"])
@@ -459,6 +473,13 @@ for _name in ["set_mempolicy", "mbind", "migrate_pages", "move_pages", "set_memp
     S(_name)
 S("get_mempolicy", out=CUSTOM)  # the mode, then a node mask of maxnode bits
 S("arch_prctl", replay="EXECUTE")
+# A TLS descriptor in the GDT, for 32-bit segments (set_thread_area(2)): thread state later
+# instructions may load, so replay sets it too; the kernel writes the entry it chose back.
+S("set_thread_area", replay="EXECUTE", out=[fixed(0, 16)])
+S("get_thread_area", out=[fixed(0, 16)])
+# remap_file_pages(2), deprecated: the kernel remaps the pages of a shared file mapping, and
+# replay does the same to its own mapping.
+S("remap_file_pages", replay="EXECUTE", flags=["CHANGES_MAPPINGS"])
 # The LDT and I/O port permissions are process state later instructions depend on.
 S("modify_ldt", replay="EXECUTE")
 S("iopl", replay="EXECUTE")

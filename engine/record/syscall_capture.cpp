@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
@@ -139,6 +140,26 @@ bool syslog_reads(uint64_t action) {
   return action >= 2 && action <= 4;
 }
 
+/// The bytes quotactl(2) command `cmd` (QCMD(subcmd, type) = subcmd << 8 | type) writes at
+/// its `addr` argument on success, by subcommand (linux/quota.h, linux/dqblk_xfs.h): Q_GETFMT's
+/// format (4), Q_GETINFO's struct if_dqinfo (24), Q_GETQUOTA's if_dqblk and Q_GETNEXTQUOTA's
+/// if_nextdqblk (72), the XFS getters' fs_disk_quota (112), fs_quota_stat (80) and
+/// fs_quota_statv (160); 0 for the commands that write nothing. Throws UnsupportedError for a
+/// subcommand rewind does not know.
+uint64_t quotactl_output(uint64_t cmd) {
+  const uint32_t sub = uint32_t(cmd) >> 8;
+  // The VFS's subcommands are 0x8000NN (Q_SYNC 1 ... Q_GETNEXTQUOTA 9), XFS's 0x58NN
+  // (XQM_CMD(NN), 'X' << 8).
+  static const std::map<uint32_t, uint64_t> kWrites = {
+      {0x800001, 0},  {0x800002, 0}, {0x800003, 0},  {0x800004, 4}, {0x800005, 24}, {0x800006, 0},
+      {0x800007, 72}, {0x800008, 0}, {0x800009, 72}, {0x5801, 0},   {0x5802, 0},    {0x5803, 112},
+      {0x5804, 0},    {0x5805, 80},  {0x5806, 0},    {0x5807, 0},   {0x5808, 160},  {0x5809, 112}};
+  auto it = kWrites.find(sub);
+  if (it == kWrites.end())
+    throw UnsupportedError("quotactl command " + hex(cmd) + " is not supported yet");
+  return it->second;
+}
+
 /// getxattrat(2)'s struct xattr_args (include/uapi/linux/xattr.h): where the value goes and
 /// the room there (bytes).
 struct XattrArgs {
@@ -148,6 +169,11 @@ struct XattrArgs {
 
 /// getxattrat's number (Linux 6.13), newer than the build's headers (syscalls.py NEWER).
 constexpr long kSysGetxattrat = 464;
+/// quotactl_fd's number (Linux 5.14).
+constexpr long kSysQuotactlFd = 443;
+/// The longest file system type name sysfs(2) option 2 is read for (names are short:
+/// "fuse.sshfs" is among the longest).
+constexpr uint64_t kMaxFsName = 256;
 
 /// name_to_handle_at(2)'s struct file_handle holds at most this many handle bytes
 /// (MAX_HANDLE_SZ, include/linux/exportfs.h), after its two 4-byte fields.
@@ -158,7 +184,7 @@ constexpr uint64_t kHandleMntIdUnique = 1;
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
 // fcntl(2), prctl(2), mincore(2), get_mempolicy(2), seccomp(2), recvmsg(2), recvmmsg(2), msgrcv(2),
 // msgctl(2), semctl(2), shmctl(2), shmat(2), keyctl(2), syslog(2),
-// getxattrat(2), name_to_handle_at(2)).
+// getxattrat(2), name_to_handle_at(2), quotactl(2), quotactl_fd(2), sysfs(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -253,6 +279,19 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
         XattrArgs x{};
         read_memory_exact(tid, a[4], &x, sizeof x);
         add(out, tid, x.value, std::min<uint64_t>(uint64_t(result), x.size));
+      }
+      return true;
+    case SYS_quotactl:  // (cmd, special, id, addr); the type of quota is cmd's low byte
+      if (result >= 0) add(out, tid, a[3], quotactl_output(a[0]));
+      return true;
+    case kSysQuotactlFd:  // (fd, cmd, id, addr)
+      if (result >= 0) add(out, tid, a[3], quotactl_output(a[1]));
+      return true;
+    case SYS_sysfs:  // option 2 copies a file system type's name, with its NUL, to a[2]
+      if (result >= 0 && a[0] == 2) {
+        std::vector<uint8_t> name = read_memory(tid, a[2], kMaxFsName);
+        auto nul = std::find(name.begin(), name.end(), 0);
+        if (nul != name.end()) add(out, tid, a[2], uint64_t(nul - name.begin()) + 1);
       }
       return true;
     case SYS_name_to_handle_at:
@@ -389,6 +428,13 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       }
       return out;
     }
+    case SYS_quotactl:  // at most the largest struct a command writes (quotactl_output)
+    case kSysQuotactlFd:
+      add_range(a[3], 160);
+      return out;
+    case SYS_sysfs:
+      if (a[0] == 2) add_range(a[2], kMaxFsName);
+      return out;
     case SYS_name_to_handle_at:
       add_range(a[2], kHandleHeader + kMaxHandle);
       add_range(a[3], 8);

@@ -3,7 +3,9 @@
 // setfsuid/setfsgid, sched_setattr, settimeofday, vhangup, process_mrelease, syslog, ustat,
 // the xattr calls with a directory fd (setxattrat, getxattrat...), names the
 // kernel keeps in its table but does not implement (ENOSYS natively), and the calls rewind
-// reports unavailable (kernel AIO, memfd_secret, uselib). Prints what each returned; the
+// reports unavailable (kernel AIO, memfd_secret, uselib); the machine's administration calls
+// (reboot, swapon, module and kexec loading: each made so that the kernel refuses it), sysfs,
+// quotactl, set_thread_area and remap_file_pages. Prints what each returned; the
 // test compares a native run, the recording and its replays.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -157,6 +160,84 @@ static void not_implemented(void) {
   }
 }
 
+static void admin_calls(void) {
+  // Calls that change the machine, each made so that the kernel refuses it (the same answer
+  // natively and recorded; replay never runs them).
+  long r = syscall(SYS_reboot, 0, 0, 0, NULL);  // wrong magic numbers: EINVAL
+  printf("reboot with bad magic: %s\n", said(r));
+  r = syscall(SYS_swapon, "/nonexistent/rewind-swap", 0);
+  printf("swapon of a missing file: %s\n", said(r));
+  r = syscall(SYS_swapoff, "/nonexistent/rewind-swap");
+  printf("swapoff of a missing file: %s\n", said(r));
+  r = syscall(SYS_init_module, NULL, 0, "");
+  printf("init_module of nothing: %s\n", said(r));
+  r = syscall(SYS_finit_module, -1, "", 0);
+  printf("finit_module of a bad fd: %s\n", said(r));
+  r = syscall(SYS_delete_module, "rewind_no_such_module", O_NONBLOCK);
+  printf("delete_module of a missing module: %s\n", said(r));
+  r = syscall(SYS_kexec_load, 0, 0, NULL, 0xdead0000ul);  // unknown flags
+  printf("kexec_load with bad flags: %s\n", said(r));
+  r = syscall(SYS_kexec_file_load, -1, -1, 0, "", 0xdead0000ul);
+  printf("kexec_file_load with bad flags: %s\n", said(r));
+}
+
+static void filesystems_and_quotas(void) {
+  // sysfs(2): the number of filesystem types, the index of "proc", and that index's name.
+  long count = syscall(SYS_sysfs, 3), index = syscall(SYS_sysfs, 1, "proc");
+  char name[256] = {0};
+  long r = index >= 0 ? syscall(SYS_sysfs, 2, index, name) : -1;
+  printf("sysfs: %s types, proc's index %s, its name %s (%s)\n", count > 0 ? "some" : said(count),
+         index >= 0 ? "found" : said(index), name, said(r));
+  // quotactl(2) Q_GETFMT and Q_GETINFO (QCMD(0x800004 and 0x800005, USRQUOTA)) on the root
+  // file system's user quotas: most systems have none, the answer is what the kernel says.
+  uint32_t fmt = 0;
+  r = syscall(SYS_quotactl, 0x80000400, "/", 0, &fmt);
+  printf("quotactl Q_GETFMT: %s, format %u\n", said(r), r == 0 ? fmt : 0);
+  uint64_t info[3] = {0};
+  r = syscall(SYS_quotactl, 0x80000500, "/", 0, info);
+  printf("quotactl Q_GETINFO: %s\n", said(r));
+  int root = open("/", O_RDONLY | O_DIRECTORY);
+  r = syscall(443 /* quotactl_fd */, root, 0x80000400, 0, &fmt);
+  printf("quotactl_fd Q_GETFMT: %s\n", said(r));
+  close(root);
+}
+
+static void thread_area(void) {
+  // set_thread_area(2) on x86-64: a TLS descriptor in the GDT for 32-bit code; entry -1 asks
+  // the kernel to choose one, and it writes the entry it chose back.
+  struct {
+    unsigned int entry_number, base_addr, limit;
+    unsigned int flags;
+  } desc = {(unsigned)-1, 0x1000, 0xfff, 0x51 /* seg_32bit, limit_in_pages, useable */};
+  long r = syscall(SYS_set_thread_area, &desc);
+  printf("set_thread_area %s, entry %s\n", said(r),
+         r == 0 && desc.entry_number != (unsigned)-1 ? "chosen" : "none");
+  if (r != 0) return;
+  unsigned chosen = desc.entry_number;
+  memset(&desc, 0, sizeof desc);
+  desc.entry_number = chosen;
+  r = syscall(SYS_get_thread_area, &desc);
+  printf("get_thread_area %s: base %#x limit %#x\n", said(r), desc.base_addr, desc.limit);
+}
+
+static void remapped_pages(void) {
+  // remap_file_pages(2) (deprecated, emulated by the kernel): the first page of a shared file
+  // mapping shows the file's second page.
+  char path[] = "kernel_calls.remap";
+  int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+  char page[4096];
+  for (int i = 0; i < 2; ++i) {
+    memset(page, 'a' + i, sizeof page);
+    write(fd, page, sizeof page);
+  }
+  char* m = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  long r = syscall(SYS_remap_file_pages, m, 4096, 0, 1, 0);
+  printf("remap_file_pages %s: first page now holds '%c', second '%c'\n", said(r), m[0], m[4096]);
+  munmap(m, 2 * 4096);
+  close(fd);
+  unlink(path);
+}
+
 static void unavailable(void) {
   // Natively these may work; recorded they report ENOSYS (the kernel writes an AIO ring and a
   // secret memory's pages where rewind cannot follow).
@@ -175,6 +256,10 @@ int main(int argc, char** argv) {
   credentials_and_scheduling();
   kernel_log_and_xattrs();
   not_implemented();
+  admin_calls();
+  filesystems_and_quotas();
+  thread_area();
+  remapped_pages();
   if (argc > 1 && strcmp(argv[1], "unavailable") == 0) unavailable();
   printf("kernel_calls done\n");
   return 0;

@@ -36,7 +36,12 @@ TEST_CASE("address-space syscalls run for real; unknown ones are unsupported") {
   CHECK(syscall_spec(SYS_set_tid_address)->replay == ReplayPolicy::ExecuteSetResult);
   CHECK(syscall_spec(SYS_shmat)->replay == ReplayPolicy::SysvShm);
   CHECK(syscall_spec(SYS_shmdt)->replay == ReplayPolicy::Execute);
-  CHECK(syscall_spec(SYS_kexec_load) == nullptr);  // not recorded
+  CHECK(syscall_spec(SYS_ptrace) == nullptr);  // not recorded
+  // The machine's administration is answered from the trace, never run again by a replay.
+  for (long nr : {SYS_reboot, SYS_kexec_load, SYS_init_module, SYS_swapon})
+    CHECK(syscall_spec(nr)->replay == ReplayPolicy::Emulate);
+  CHECK(syscall_spec(SYS_set_thread_area)->replay == ReplayPolicy::Execute);
+  CHECK(syscall_spec(453)->record == RecordPolicy::Enosys);  // map_shadow_stack
   CHECK(syscall_spec(SYS_io_uring_setup)->record == RecordPolicy::Enosys);  // as rr answers
   CHECK(syscall_spec(100000) == nullptr);
   for (long nr = 0; nr < 470; ++nr)
