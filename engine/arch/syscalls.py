@@ -427,6 +427,10 @@ for _name in ["reboot", "swapon", "swapoff", "init_module", "finit_module", "del
 # (engine/record/syscall_capture.cpp).
 for _name in ["sysfs", "quotactl", "quotactl_fd"]:
     S(_name, out=CUSTOM)
+# eBPF (bpf(2)): maps and programs live in the recording's kernel; replay emulates every
+# command from what was recorded (looked-up values, the verifier's log, ids and info).
+# Commands that attach programs or run them are refused (engine/record/bpf_capture.h).
+S("bpf", out=CUSTOM)
 # In the kernel's table but not implemented (sys_ni_syscall): ENOSYS, as natively, recorded.
 for _name in ["_sysctl", "create_module", "get_kernel_syms", "query_module", "nfsservctl",
               "getpmsg", "putpmsg", "afs_syscall", "tuxcall", "security", "lookup_dcookie",

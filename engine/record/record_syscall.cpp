@@ -21,6 +21,7 @@
 #include "engine/os/insn_patch.h"
 #include "engine/os/proc.h"
 #include "engine/record/blocking.h"
+#include "engine/record/bpf_capture.h"
 #include "engine/record/exec_capture.h"
 #include "engine/record/record_session.h"
 #include "preload/rewind_preload_abi.h"
@@ -81,6 +82,9 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   if (nr == SYS_process_vm_writev && !in_rewinds_pid_namespace(t.tid))
     throw UnsupportedError(
         "process_vm_writev inside a PID namespace (CLONE_NEWPID) is not supported yet");
+  if (nr == SYS_bpf && !bpf_command_supported(t.entry.rdi))
+    throw UnsupportedError(std::string("bpf ") + bpf_command_name(t.entry.rdi) +
+                           " is not supported yet");
   if (nr == SYS_prctl && answer_tsc_prctl(t)) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
   } else if (spec->record == RecordPolicy::Enosys) {

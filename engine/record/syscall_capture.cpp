@@ -18,6 +18,7 @@
 #include "engine/errors.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/record/bpf_capture.h"
 
 namespace rwd {
 
@@ -184,7 +185,7 @@ constexpr uint64_t kHandleMntIdUnique = 1;
 // Out-parameters decided by an argument's value rather than by the table (ioctl(2),
 // fcntl(2), prctl(2), mincore(2), get_mempolicy(2), seccomp(2), recvmsg(2), recvmmsg(2), msgrcv(2),
 // msgctl(2), semctl(2), shmctl(2), shmat(2), keyctl(2), syslog(2),
-// getxattrat(2), name_to_handle_at(2), quotactl(2), quotactl_fd(2), sysfs(2)).
+// getxattrat(2), name_to_handle_at(2), quotactl(2), quotactl_fd(2), sysfs(2), bpf(2)).
 bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
                     const std::array<uint64_t, 6>& a, int64_t result) {
   switch (nr) {
@@ -280,6 +281,9 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
         read_memory_exact(tid, a[4], &x, sizeof x);
         add(out, tid, x.value, std::min<uint64_t>(uint64_t(result), x.size));
       }
+      return true;
+    case SYS_bpf:
+      for (const auto& [addr, n] : bpf_outputs(tid, a, result)) add(out, tid, addr, n);
       return true;
     case SYS_quotactl:  // (cmd, special, id, addr); the type of quota is cmd's low byte
       if (result >= 0) add(out, tid, a[3], quotactl_output(a[0]));
@@ -428,6 +432,9 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       }
       return out;
     }
+    case SYS_bpf:  // its attr; what a lookup writes is known only after it (bpf never waits)
+      add_range(a[1], a[2]);
+      return out;
     case SYS_quotactl:  // at most the largest struct a command writes (quotactl_output)
     case kSysQuotactlFd:
       add_range(a[3], 160);

@@ -95,8 +95,8 @@ one_line_error "rm of a non-trace" 1 "not a rewind trace" "$REWIND" rm "$WORK"
 
 # What cannot be recorded yet stops the recording with its name, keeping the trace so far.
 if command -v python3 >/dev/null; then
-  one_line_error "unsupported syscall" 1 "^rewind: syscall 321 (bpf) is not supported yet$" \
-    "$REWIND" record -o "$WORK/unsup" python3 -c 'import ctypes; ctypes.CDLL(None).syscall(321, 0, 0, 0, 0)'
+  one_line_error "unsupported syscall" 1 "^rewind: syscall 101 (ptrace) is not supported yet$" \
+    "$REWIND" record -o "$WORK/unsup" python3 -c 'import ctypes; ctypes.CDLL(None).syscall(101, 0, 0, 0, 0)'
   "$REWIND" replay -a "$WORK/unsup" 2>&1 | grep -q "recording was interrupted" && pass "the partial trace replays" || fail "partial trace"
 fi
 

@@ -70,6 +70,20 @@ case "$1" in
     grep -q "^io_setup Function not implemented" "$out" || fail "io_setup ran: $(grep io_setup "$out")"
     grep -q "^memfd_secret Function not implemented" "$out" || fail "memfd_secret ran: $(grep memfd "$out")"
     grep -q "^kernel_calls done" "$out" || fail "kernel_calls did not finish: $(tail -3 "$out")" ;;
+  bpf_calls)  # eBPF maps (array, per-CPU), program loads with the verifier's log, ids
+    native=$("$TEST_PROGRAMS/bpf_calls")
+    echo "$native" | grep -q "^map_create rewind_array: ok" ||
+      skip "bpf(2) does not work here: $(echo "$native" | head -1)"
+    for opts in "" --no-syscall-buffer; do
+      name=bpf_calls${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/bpf_calls"
+      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
+        fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
+    done
+    # A command rewind does not record is refused by name before it runs.
+    out=$("$REWIND" record -o "$WORK/bpf_test_run" "$TEST_PROGRAMS/bpf_calls" test_run 2>&1 >/dev/null)
+    [ "$out" = "rewind: bpf command 10 is not supported yet" ] && pass "BPF_PROG_TEST_RUN refused: $out" ||
+      fail "test_run: $out" ;;
   prctl_state)  # PR_GET_TSC shows the program's mode, not rewind's; its own seccomp filter
     native=$("$TEST_PROGRAMS/prctl_state")
     echo "$native" | grep -q "^prctl_state done" || fail "natively: $native"
