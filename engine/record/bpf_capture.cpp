@@ -143,14 +143,20 @@ std::vector<std::pair<uint64_t, uint64_t>> bpf_outputs(pid_t tid, const std::arr
   if (result < 0) return out;
   switch (cmd) {
     case BPF_MAP_LOOKUP_ELEM:
-    case BPF_MAP_LOOKUP_AND_DELETE_ELEM: {
+    case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
+    case BPF_MAP_GET_NEXT_KEY: {
       MapSizes m = map_sizes(tid, attr.map_fd);
-      out.emplace_back(attr.value, value_bytes(m));
+      // Never a silent wrong replay: without the sizes, nothing would be recorded.
+      if (!m.is_map || m.key_size == 0)
+        throw UnsupportedError("bpf " + std::string(bpf_command_name(cmd)) +
+                               ": cannot read the map's sizes in /proc/" + std::to_string(tid) +
+                               "/fdinfo/" + std::to_string(attr.map_fd));
+      if (cmd == BPF_MAP_GET_NEXT_KEY)
+        out.emplace_back(attr.next_key, m.key_size);
+      else
+        out.emplace_back(attr.value, value_bytes(m));
       return out;
     }
-    case BPF_MAP_GET_NEXT_KEY:
-      out.emplace_back(attr.next_key, map_sizes(tid, attr.map_fd).key_size);
-      return out;
     case BPF_PROG_GET_NEXT_ID:
     case BPF_MAP_GET_NEXT_ID:
     case BPF_BTF_GET_NEXT_ID:  // next_id, after start_id
