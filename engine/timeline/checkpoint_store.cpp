@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 namespace rwd {
 
@@ -86,6 +87,11 @@ uint64_t IntervalCheckpoints::newest_of(uint64_t replay, uint64_t event, pid_t t
   for (auto it = saved_.rbegin(); it != saved_.rend(); ++it)
     if (it->replay == replay && it->event == event && it->tid == tid) return it->id;
   return 0;
+}
+
+bool interval_checkpoints_enabled() {
+  const char* e = getenv("REWIND_INTERVAL_CHECKPOINTS");
+  return e && std::string(e) == "1";
 }
 
 }  // namespace rwd

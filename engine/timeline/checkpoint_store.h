@@ -64,6 +64,12 @@ class CheckpointStore {
   Clock::time_point since_ = Clock::now();
 };
 
+/// Whether the timeline takes checkpoints inside event intervals (IntervalCheckpoints): only
+/// when REWIND_INTERVAL_CHECKPOINTS=1. Off by default: with them on, a gdb Ctrl-C during a
+/// continue and a VS Code seek went unanswered under load (docs/how-it-works.md, "The
+/// timeline").
+bool interval_checkpoints_enabled();
+
 /// Checkpoints inside event intervals: taken while a task runs for long between two events
 /// (a loop without syscalls), so that a backward operation near a point far from the last
 /// event replays from one of these instead of from the event (DESIGN.md: the cost of a

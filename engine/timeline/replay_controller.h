@@ -397,10 +397,8 @@ class ReplayController {
   /// With debug_: the current scan target's memory, one line a mapping (digest_report), to
   /// name the mappings that differ where the target's registers come back.
   std::string target_report_;
-  /// REWIND_INTERVAL_CHECKPOINTS=1 turns checkpoints inside intervals on. Off by default:
-  /// under load, the gdb and DAP tests failed with them on (docs/how-it-works.md).
-  bool inner_on_ = getenv("REWIND_INTERVAL_CHECKPOINTS") &&
-                   std::string(getenv("REWIND_INTERVAL_CHECKPOINTS")) == "1";
+  /// Checkpoints inside intervals (interval_checkpoints_enabled: REWIND_INTERVAL_CHECKPOINTS=1).
+  bool inner_on_ = interval_checkpoints_enabled();
 };
 
 }  // namespace rwd

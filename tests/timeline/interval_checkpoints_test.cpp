@@ -98,7 +98,7 @@ void steps_back_and_forth(Timeline& tl, pid_t tid, uint64_t state_now, int n) {
 }  // namespace
 
 TEST_CASE("a forward run through a long loop leaves checkpoints that reverse steps start from") {
-  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // off by default (replay_controller.h)
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // off by default (checkpoint_store.h)
   Timeline tl(trace());
   const uint64_t half = symbol(tl, tl.current().tid, "half");
   REQUIRE(tl.add_watchpoint(half, 8, WatchKind::Write));

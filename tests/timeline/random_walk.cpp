@@ -77,9 +77,8 @@ int main(int argc, char** argv) {
   // Checkpoints after events (and inside intervals, when REWIND_INTERVAL_CHECKPOINTS=1 turns
   // them on) + the replay + one being made, each a copy of every live process: the bound is
   // set once the trace's process count is known.
-  const char* inner = getenv("REWIND_INTERVAL_CHECKPOINTS");
   size_t bound = CheckpointStore::kMax +
-                 (inner && !strcmp(inner, "1") ? IntervalCheckpoints::kMax : 0) + 1 + 1;
+                 (interval_checkpoints_enabled() ? IntervalCheckpoints::kMax : 0) + 1 + 1;
   char tmpl[] = "/tmp/rewind-walk.XXXXXX";
   std::string top = mkdtemp(tmpl), dir = top + "/trace";
   std::string command = own ? program + " " + top : program;
