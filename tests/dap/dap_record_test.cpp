@@ -13,11 +13,11 @@
 
 #include "engine/trace/trace_files.h"
 #include "tests/dap/dap_client.h"
+#include "tests/support/recorded_trace.h"
 
 using nlohmann::json;
 TEST_CASE("Record & Debug: program, args, cwd and env; output as events", "[dap]") {
-  char tmpl[] = "/tmp/rewind-dap-record.XXXXXX";
-  std::string traces = mkdtemp(tmpl);
+  std::string traces = test::temp_dir("rewind-dap-record");
   setenv("REWIND_TRACE_DIR", traces.c_str(), 1);  // where the adapter puts the new trace
   test::DapClient c(REWIND_BIN);
   REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
@@ -190,8 +190,7 @@ int launch_in_terminal(test::DapClient& c, json program, const std::string& cons
 }  // namespace
 
 TEST_CASE("Record & Debug in the client's terminal (runInTerminal)", "[dap]") {
-  char tmpl[] = "/tmp/rewind-dap-terminal.XXXXXX";
-  std::string traces = mkdtemp(tmpl);
+  std::string traces = test::temp_dir("rewind-dap-terminal");
   setenv("REWIND_TRACE_DIR", traces.c_str(), 1);
   std::string screen = traces + "/screen";
   const json program = {{"program", "/bin/sh"},

@@ -7,6 +7,7 @@
 
 #include "engine/os/debug_registers.h"
 #include "tests/dap/dap_client.h"
+#include "tests/support/recorded_trace.h"
 #include "tests/support/source_line.h"
 
 using nlohmann::json;
@@ -17,8 +18,7 @@ namespace {
 
 /// A fresh directory for the traces the adapter records (REWIND_TRACE_DIR).
 std::string fresh_trace_root() {
-  char tmpl[] = "/tmp/rewind-dap-samples.XXXXXX";
-  std::string dir = mkdtemp(tmpl);
+  std::string dir = test::temp_dir("rewind-dap-samples");
   setenv("REWIND_TRACE_DIR", dir.c_str(), 1);
   return dir;
 }

@@ -24,6 +24,16 @@ struct TempDirs {
   }
 };
 
+/// A new directory /tmp/`prefix`.XXXXXX (mkdtemp(3)), removed with what it holds when the
+/// test program ends. Fails the test when it cannot be made.
+inline std::string temp_dir(const std::string& prefix) {
+  static TempDirs made;
+  std::string tmpl = "/tmp/" + prefix + ".XXXXXX";
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  made.dirs.push_back(tmpl);
+  return tmpl;
+}
+
 /// The trace of `program` recorded by the rewind binary `rewind` (its output discarded),
 /// recorded on the first call for that program, and again when a test has deleted it since.
 /// The traces are deleted when the test program ends. Fails the test when recording fails.

@@ -17,6 +17,7 @@
 #include "engine/errors.h"
 #include "engine/trace/trace_reader.h"
 #include "tests/support/nm_symbol.h"
+#include "tests/support/recorded_trace.h"
 
 using namespace rwd;
 
@@ -25,8 +26,7 @@ namespace {
 /// Records the test program once per test run; returns the trace directory.
 const std::string& trace() {
   static std::string dir = [] {
-    char tmpl[] = "/tmp/rewind-timeline.XXXXXX";
-    std::string d = mkdtemp(tmpl);
+    std::string d = ::test::temp_dir("rewind-timeline");
     std::string cmd =
         std::string(REWIND_BIN) + " record -o " + d + "/trace " + TEST_PROGRAM + " >/dev/null";
     REQUIRE(std::system(cmd.c_str()) == 0);
@@ -37,7 +37,7 @@ const std::string& trace() {
 
 /// Address of symbol `name` in the (non-PIE) program `exe`, from nm.
 uint64_t symbol(const char* name, const char* exe = TEST_PROGRAM) {
-  uint64_t addr = test::nm_symbol(exe, name);
+  uint64_t addr = rwd::test::nm_symbol(exe, name);
   REQUIRE(addr != 0);
   return addr;
 }
@@ -239,8 +239,7 @@ TEST_CASE("a read watchpoint stops at a read, or is refused where writes alone c
 TEST_CASE("reverse continues to writes made between two events, each one on its instruction") {
   // tests/programs/write_loop.c: 2,000 writes of `mix` and some 5 million instructions
   // after its last syscall before the loop's end.
-  char tmpl[] = "/tmp/rewind-write-loop.XXXXXX";
-  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string dir = ::test::temp_dir("rewind-write-loop") + "/trace";
   std::string cmd =
       std::string(REWIND_BIN) + " record -o " + dir + " " + WRITE_LOOP + " >/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
@@ -272,8 +271,7 @@ TEST_CASE("steps while every signal is blocked leave the program's mask as it wa
   // tests/programs/blocked_signals.c blocks all signals, loops, then reads its mask: the
   // kernel unblocks SIGTRAP at each debug trap, which the replay must undo, or the program
   // takes the other branch and the replay diverges.
-  char tmpl[] = "/tmp/rewind-blocked.XXXXXX";
-  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string dir = ::test::temp_dir("rewind-blocked") + "/trace";
   std::string cmd = std::string(REWIND_BIN) + " record --no-syscall-buffer -o " + dir + " " +
                     BLOCKED_SIGNALS + " >/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
@@ -388,8 +386,7 @@ TEST_CASE("reverse steps through buffered syscalls return to the same states") {
   // bench/many_events makes a getppid before each marker call: recorded with syscall
   // buffering, its 120,000 calls are records inside a few events, and a reverse step counts
   // from the last record (a pause in the buffer) instead of from the event.
-  char tmpl[] = "/tmp/rewind-timeline-buffered.XXXXXX";
-  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string dir = ::test::temp_dir("rewind-timeline-buffered") + "/trace";
   std::string cmd = std::string(REWIND_BIN) + " record --syscall-buffer -o " + dir + " " +
                     BUFFERED_PROGRAM + " >/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
@@ -465,8 +462,7 @@ TEST_CASE("seek goes to any event, forwards and backwards") {
 }
 
 TEST_CASE("reverse steps and continues cross signal handlers") {
-  char tmpl[] = "/tmp/rewind-handler.XXXXXX";
-  std::string dir = std::string(mkdtemp(tmpl)) + "/trace";
+  std::string dir = ::test::temp_dir("rewind-handler") + "/trace";
   std::string cmd =
       std::string(REWIND_BIN) + " record -o " + dir + " " + HANDLER_PROGRAM + " >/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
