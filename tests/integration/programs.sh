@@ -2,6 +2,19 @@
 # The programs issue #2 names, and small ones of this project's: each records and replays
 # byte-identically, twice.
 . "$(dirname "$0")/lib.sh"
+# like_native NAME NATIVE PROGRAM [ARGS...]: records PROGRAM buffered (NAME) and with every
+# syscall traced (NAME_traced), each replayed twice; while recorded it must print NATIVE, what
+# it printed natively.
+like_native() {
+  local base=$1 native=$2 name opts
+  shift 2
+  for opts in "" --no-syscall-buffer; do
+    name=$base${opts:+_traced}
+    RECORD_OPTS=$opts record_and_replay "$name" "$@"
+    [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
+      fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
+  done
+}
 case "$1" in
   ls) need ls; record_and_replay ls ls -la /usr/bin ;;
   date) need date; record_and_replay date date ;;
@@ -59,12 +72,7 @@ case "$1" in
   kernel_calls)  # keyrings, file handles, fs ids, calls the kernel names but lacks; AIO refused
     native=$("$TEST_PROGRAMS/kernel_calls")
     echo "$native" | grep -q "^keyctl read 7: payload" || echo "note: no keyrings here: $(echo "$native" | head -1)"
-    for opts in "" --no-syscall-buffer; do
-      name=kernel_calls${opts:+_traced}
-      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/kernel_calls"
-      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
-        fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
-    done
+    like_native kernel_calls "$native" "$TEST_PROGRAMS/kernel_calls"
     record_and_replay kernel_calls_unavailable "$TEST_PROGRAMS/kernel_calls" unavailable
     out="$WORK/kernel_calls_unavailable.rec.out"
     grep -q "^io_setup Function not implemented" "$out" || fail "io_setup ran: $(grep io_setup "$out")"
@@ -74,12 +82,7 @@ case "$1" in
     native=$("$TEST_PROGRAMS/bpf_calls")
     echo "$native" | grep -q "^map_create rewind_array: ok" ||
       skip "bpf(2) does not work here: $(echo "$native" | head -1)"
-    for opts in "" --no-syscall-buffer; do
-      name=bpf_calls${opts:+_traced}
-      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/bpf_calls"
-      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] ||
-        fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
-    done
+    like_native bpf_calls "$native" "$TEST_PROGRAMS/bpf_calls"
     # A command rewind does not record is refused by name before it runs.
     out=$("$REWIND" record -o "$WORK/bpf_test_run" "$TEST_PROGRAMS/bpf_calls" test_run 2>&1 >/dev/null)
     [ "$out" = "rewind: bpf command 10 is not supported yet" ] && pass "BPF_PROG_TEST_RUN refused: $out" ||
@@ -87,12 +90,7 @@ case "$1" in
   prctl_state)  # PR_GET_TSC shows the program's mode, not rewind's; its own seccomp filter
     native=$("$TEST_PROGRAMS/prctl_state")
     echo "$native" | grep -q "^prctl_state done" || fail "natively: $native"
-    for opts in "" --no-syscall-buffer; do
-      name=prctl_state${opts:+_traced}
-      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/prctl_state"
-      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] \
-        || fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
-    done ;;
+    like_native prctl_state "$native" "$TEST_PROGRAMS/prctl_state" ;;
   tsc_reads)  # rdtsc and rdtscp in the program and in a library it loads with dlopen: trapped
     # with PR_SET_TSC, or replaced where the CPU does not trap them (a PVM guest);
     # REWIND_PATCH_TSC=1 makes rewind replace them on any machine (engine/os/insn_patch.h).
