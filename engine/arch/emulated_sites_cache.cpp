@@ -11,9 +11,9 @@
 #include <xxhash.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
+
+#include "engine/os/cache_files.h"
 
 namespace rwd {
 
@@ -84,13 +84,6 @@ ElfIdentity elf_identity(const struct stat& st, std::string build_id) {
   return id;
 }
 
-std::string rewind_cache_dir() {
-  if (const char* d = getenv("REWIND_CACHE_DIR"); d && *d) return d;
-  if (const char* x = getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/rewind";
-  if (const char* h = getenv("HOME"); h && *h == '/') return std::string(h) + "/.cache/rewind";
-  return "";
-}
-
 std::optional<std::vector<EmulatedSite>> load_cached_sites(const ElfIdentity& id) {
   if (id.build_id.size() > kMaxBuildId) return std::nullopt;
   std::string dir = sites_dir();
@@ -131,24 +124,16 @@ void store_cached_sites(const ElfIdentity& id, const std::vector<EmulatedSite>& 
   if (id.build_id.size() > kMaxBuildId) return;
   std::string dir = sites_dir();
   if (dir.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return;
   Bytes b;
   b.s = header(id);
+  std::string path = entry_path(dir, b.s);
   b.put(uint32_t(sites.size()));
   for (const EmulatedSite& s : sites) {
     b.put(s.offset);
     b.put(s.len);
     b.put(uint8_t(s.op));
   }
-  std::string path = entry_path(dir, header(id));
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  bool ok = ::write(fd, b.s.data(), b.s.size()) == ssize_t(b.s.size());
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+  replace_file(path, b.s);  // best effort: a cache that cannot be written is left alone
 }
 
 }  // namespace rwd

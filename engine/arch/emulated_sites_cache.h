@@ -31,16 +31,12 @@ struct ElfIdentity {
 /// `build_id` (empty: none), by ElfIdentity's rule.
 ElfIdentity elf_identity(const struct stat& st, std::string build_id);
 
-/// The directory of rewind's caches: $REWIND_CACHE_DIR, else $XDG_CACHE_HOME/rewind, else
-/// $HOME/.cache/rewind (the XDG Base Directory Specification); empty when none is set.
-std::string rewind_cache_dir();
-
 /// The sites stored for `id`, or nullopt when there is no entry, it is for another file or
 /// format, or it cannot be read (a damaged entry is ignored, and replaced by the next store).
 std::optional<std::vector<EmulatedSite>> load_cached_sites(const ElfIdentity& id);
 
-/// Stores `sites` for `id` under rewind_cache_dir()/emulated-sites, written to a temporary
-/// file and renamed into place (concurrent rewinds never see half an entry). Best effort: a
+/// Stores `sites` for `id` under rewind_cache_dir()/emulated-sites (engine/os/cache_files.h:
+/// replace_file, so concurrent rewinds never see half an entry). Best effort: a
 /// cache that cannot be written is left alone, without a message.
 void store_cached_sites(const ElfIdentity& id, const std::vector<EmulatedSite>& sites);
 

@@ -2,14 +2,11 @@
 // probe; it is rewritten whole (a temporary file renamed into place) when a probe is added.
 #include "engine/os/machine_probes.h"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include "engine/arch/emulated_sites_cache.h"
+#include "engine/os/cache_files.h"
 
 namespace rwd {
 
@@ -48,18 +45,9 @@ bool machine_probe(const std::string& name, const std::function<bool()>& probe) 
   if (auto it = answers.find(name); it != answers.end()) return it->second;
   bool v = probe();
   answers[name] = v;
-  std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    for (const auto& [n, a] : answers) out << n << ' ' << (a ? 1 : 0) << '\n';
-    if (!out) {
-      ::unlink(tmp.c_str());
-      return v;
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+  std::string text;
+  for (const auto& [n, a] : answers) text += n + (a ? " 1\n" : " 0\n");
+  replace_file(path, text);  // best effort: without it, the next rewind probes again
   return v;
 }
 

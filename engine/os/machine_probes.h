@@ -4,7 +4,7 @@
 // Each probe forks a child: 2.5-4 ms on the development VM, paid by every `rewind record` and
 // `rewind replay` before this cache. The answers cannot change while the kernel runs (they
 // depend on the CPU, the hypervisor and the kernel), so they are stored under the cache
-// directory (emulated_sites_cache.h: rewind_cache_dir) in a file named by the kernel's boot id
+// directory (cache_files.h: rewind_cache_dir) in a file named by the kernel's boot id
 // (/proc/sys/kernel/random/boot_id, random(4)).
 #pragma once
 

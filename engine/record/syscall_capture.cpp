@@ -147,14 +147,31 @@ bool syslog_reads(uint64_t action) {
 /// if_nextdqblk (72), the XFS getters' fs_disk_quota (112), fs_quota_stat (80) and
 /// fs_quota_statv (160); 0 for the commands that write nothing. Throws UnsupportedError for a
 /// subcommand rewind does not know.
+/// The most any quotactl command writes: XFS's struct fs_quota_statv.
+constexpr uint64_t kMaxQuotaOutput = 160;
+
 uint64_t quotactl_output(uint64_t cmd) {
   const uint32_t sub = uint32_t(cmd) >> 8;
   // The VFS's subcommands are 0x8000NN (Q_SYNC 1 ... Q_GETNEXTQUOTA 9), XFS's 0x58NN
   // (XQM_CMD(NN), 'X' << 8).
-  static const std::map<uint32_t, uint64_t> kWrites = {
-      {0x800001, 0},  {0x800002, 0}, {0x800003, 0},  {0x800004, 4}, {0x800005, 24}, {0x800006, 0},
-      {0x800007, 72}, {0x800008, 0}, {0x800009, 72}, {0x5801, 0},   {0x5802, 0},    {0x5803, 112},
-      {0x5804, 0},    {0x5805, 80},  {0x5806, 0},    {0x5807, 0},   {0x5808, 160},  {0x5809, 112}};
+  static const std::map<uint32_t, uint64_t> kWrites = {{0x800001, 0},
+                                                       {0x800002, 0},
+                                                       {0x800003, 0},
+                                                       {0x800004, 4},
+                                                       {0x800005, 24},
+                                                       {0x800006, 0},
+                                                       {0x800007, 72},
+                                                       {0x800008, 0},
+                                                       {0x800009, 72},
+                                                       {0x5801, 0},
+                                                       {0x5802, 0},
+                                                       {0x5803, 112},
+                                                       {0x5804, 0},
+                                                       {0x5805, 80},
+                                                       {0x5806, 0},
+                                                       {0x5807, 0},
+                                                       {0x5808, kMaxQuotaOutput},
+                                                       {0x5809, 112}};
   auto it = kWrites.find(sub);
   if (it == kWrites.end())
     throw UnsupportedError("quotactl command " + hex(cmd) + " is not supported yet");
@@ -437,7 +454,7 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
       return out;
     case SYS_quotactl:  // at most the largest struct a command writes (quotactl_output)
     case kSysQuotactlFd:
-      add_range(a[3], 160);
+      add_range(a[3], kMaxQuotaOutput);
       return out;
     case SYS_sysfs:
       if (a[0] == 2) add_range(a[2], kMaxFsName);

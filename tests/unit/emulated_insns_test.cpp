@@ -20,6 +20,7 @@
 
 #include "engine/arch/emulated_sites_cache.h"
 #include "engine/os/insn_patch.h"
+#include "test_dir.h"
 
 using namespace rwd;
 
@@ -163,9 +164,8 @@ TEST_CASE("the stand-ins for rdtsc, rdtscp and cpuid decode as what they replace
 }
 
 TEST_CASE("the search's answers kept on disk are used for the same file only") {
-  char dir[] = "/tmp/rewind-sites-XXXXXX";
-  REQUIRE(mkdtemp(dir));
-  setenv("REWIND_CACHE_DIR", dir, 1);
+  TestDir dir;
+  setenv("REWIND_CACHE_DIR", dir.path.c_str(), 1);
   const std::string prog = TSC_READS_PATH;
   std::vector<EmulatedSite> found = find_emulated_sites(prog);
   REQUIRE(found.size() == 2);
@@ -185,7 +185,7 @@ TEST_CASE("the search's answers kept on disk are used for the same file only") {
   };
   CHECK(same(first, found));
   std::string entry;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(dir) + "/emulated-sites"))
+  for (const auto& e : std::filesystem::directory_iterator(dir / "emulated-sites"))
     entry = e.path();
   REQUIRE(!entry.empty());
   // Without a build-id, the file is named by place and time: another modification time is
@@ -211,7 +211,7 @@ TEST_CASE("the search's answers kept on disk are used for the same file only") {
   CHECK(!load_cached_sites(elf_identity(copy, "0123456789abcdef0123")));
   // A damaged entry is ignored: cut short, or with an op that does not exist (alone in a
   // cache directory of its own).
-  std::string alone = std::string(dir) + "/alone";
+  std::string alone = dir / "alone";
   setenv("REWIND_CACHE_DIR", alone.c_str(), 1);
   store_cached_sites(id, stored);
   REQUIRE(load_cached_sites(id));
@@ -226,6 +226,5 @@ TEST_CASE("the search's answers kept on disk are used for the same file only") {
     f.close();
     CHECK(!load_cached_sites(id));
   }
-  std::filesystem::remove_all(dir);
   unsetenv("REWIND_CACHE_DIR");
 }
