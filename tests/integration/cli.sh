@@ -143,9 +143,15 @@ fi
 libs=$(LD_DEBUG=files "$REWIND" --version 2>&1 >/dev/null | grep -o 'file=[^ ]*' | sort -u)
 echo "$libs" | grep -q "libcapstone\|libcrypto" && fail "rewind --version loads: $libs" ||
   pass "rewind --version maps neither capstone nor libcrypto"
+# record_cpuid_reads NAME: records cpuid_reads into $WORK/NAME (its output in NAME.out) and
+# prints the libraries the recording loaded (LD_DEBUG=files).
+record_cpuid_reads() {
+  LD_DEBUG=files "$REWIND" record -o "$WORK/$1" "$TEST_PROGRAMS/cpuid_reads" \
+    2>"$WORK/$1.ld" >"$WORK/$1.out"
+  grep -o 'file=[^ ]*' "$WORK/$1.ld" | sort -u
+}
 export REWIND_CACHE_DIR="$WORK/cache"
-libs=$(LD_DEBUG=files "$REWIND" record -o "$WORK/cache1" "$TEST_PROGRAMS/cpuid_reads" \
-  2>"$WORK/cache1.ld" >"$WORK/cache1.out"; grep -o 'file=[^ ]*' "$WORK/cache1.ld" | sort -u)
+libs=$(record_cpuid_reads cache1)
 echo "$libs" | grep -q libcapstone && pass "a first recording searches with capstone" ||
   fail "first recording: capstone not loaded ($libs)"
 n=$(ls "$WORK/cache/emulated-sites" 2>/dev/null | wc -l)
@@ -153,8 +159,7 @@ n=$(ls "$WORK/cache/emulated-sites" 2>/dev/null | wc -l)
 # The machine probes (a forked child each) are kept for the boot.
 grep -qx "rdtsc_traps [01]" "$WORK/cache/machine-$(cat /proc/sys/kernel/random/boot_id)" &&
   pass "the rdtsc probe's answer is kept for this boot" || fail "machine probes: $(ls "$WORK/cache")"
-libs=$(LD_DEBUG=files "$REWIND" record -o "$WORK/cache2" "$TEST_PROGRAMS/cpuid_reads" \
-  2>"$WORK/cache2.ld" >"$WORK/cache2.out"; grep -o 'file=[^ ]*' "$WORK/cache2.ld" | sort -u)
+libs=$(record_cpuid_reads cache2)
 echo "$libs" | grep -q libcapstone && fail "second recording loads capstone: $libs" ||
   pass "a second recording of the same program needs no disassembler"
 # The trace's copies of files (the preload library, copied from a writable build tree) are
