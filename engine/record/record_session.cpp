@@ -134,6 +134,7 @@ RecordResult RecordSession::run() {
   try {
     while (!tasks_.empty()) {
       if (take_tick()) on_tick();
+      if (take_slice_signal()) end_slices();
       if (!periodic_ && !flush_armed_ && writer_->has_pending()) {
         set_tick_timer(kFlushAfterUs, 0);
         flush_armed_ = true;
@@ -220,18 +221,12 @@ void RecordSession::on_tick() {
     last_flush_tick_ = ticks_;
     writer_->flush();
   }
+  end_slices();
   for (auto& [pid, g] : groups_) {
     if (!g.active || g.ready.empty()) continue;
     RecordTask& t = tasks_.at(g.active);
-    if (t.state == RunState::UserRunning && !t.interrupt_requested &&
-        ticks_ - t.run_start >= t.slice) {
-      // Time slice over and another task waits: stop this one where it is.
-      if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) {
-        t.interrupt_requested = true;
-        t.interrupt_tick = ticks_;
-      }
-    } else if (t.state == RunState::UserRunning && t.interrupt_requested &&
-               ticks_ - t.interrupt_tick >= kInterruptRetryTicks) {
+    if (t.state == RunState::UserRunning && t.interrupt_requested &&
+        ticks_ - t.interrupt_tick >= kInterruptRetryTicks) {
       // The interrupt's stop never came (seen once in 30 chaos recordings of a spinning
       // thread: the task ran on, unpreempted, forever). Ask again; a second stop is harmless.
       if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) t.interrupt_tick = ticks_;
@@ -243,6 +238,39 @@ void RecordSession::on_tick() {
       schedule(g);
     }
   }
+}
+
+void RecordSession::end_slices() {
+  for (auto& [pid, g] : groups_) {
+    if (!g.active || g.ready.empty()) continue;
+    RecordTask& t = tasks_.at(g.active);
+    if (t.state == RunState::UserRunning && !t.interrupt_requested && slice_over(t)) {
+      // Time slice over and another task waits: stop this one where it is.
+      if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) {
+        t.interrupt_requested = true;
+        t.interrupt_tick = ticks_;
+      }
+    }
+  }
+}
+
+void RecordSession::start_slice(RecordTask& t) {
+  t.run_start = ticks_;
+  t.slice = policy_.slice();
+  t.slice_ns = 0;
+  if (!policy_.chaos() || !cpu_clocks_) return;
+  if (!t.cpu_clock.is_open() && !t.cpu_clock.open(t.tid)) {
+    cpu_clocks_ = false;  // refused once, refused for all: ticks measure every slice
+    return;
+  }
+  uint64_t ns = policy_.slice_ns();
+  if (t.cpu_clock.start(ns)) t.slice_ns = ns;
+}
+
+bool RecordSession::slice_over(const RecordTask& t) const {
+  // Whichever ends first: the ticks' slice still ends a wait in a buffered syscall (no CPU
+  // time), and the CPU time's ends a short computation where ticks are coarse or late.
+  return ticks_ - t.run_start >= t.slice || (t.slice_ns && t.cpu_clock.elapsed_ns() >= t.slice_ns);
 }
 
 void RecordSession::handle_stop(RecordTask& t, int status) {
@@ -279,8 +307,7 @@ void RecordSession::handle_stop(RecordTask& t, int status) {
 
 void RecordSession::run_user(RecordTask& t, int sig) {
   t.state = RunState::UserRunning;
-  t.run_start = ticks_;
-  t.slice = policy_.slice();
+  start_slice(t);
   resume_syscall(t, sig);
 }
 

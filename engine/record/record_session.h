@@ -77,6 +77,14 @@ class RecordSession {
   RecordTask& take_exec_event(RecordTask& t);
   /// The SIGALRM tick: flushes the trace, ends time slices, notices blocked syscalls.
   void on_tick();
+  /// Interrupts each process's running task whose time slice is over while another waits;
+  /// at each tick, and when a task's CPU-time slice signals its end (kSliceSignal).
+  void end_slices();
+  /// Starts `t`'s time slice now: of ticks, and in chaos mode of its CPU time too.
+  void start_slice(RecordTask& t);
+  /// Whether `t`'s time slice is over: its CPU time (chaos mode, task_cpu_clock.h; or ticks
+  /// while it waits in an untraced syscall), else ticks.
+  bool slice_over(const RecordTask& t) const;
   /// Takes task `tid` out of its process's turns (members, ready queue); returns whether it
   /// was the one running, whose turn someone else must now get.
   bool leave_turns(ThreadGroup& g, pid_t tid);
@@ -142,6 +150,7 @@ class RecordSession {
   bool periodic_ = false;     ///< the timer ticks every policy_.tick_us()
   bool flush_armed_ = false;  ///< the one-shot flush timer is armed
   uint64_t preemptions_ = 0;
+  bool cpu_clocks_ = true;  ///< chaos mode: TaskCpuClock opened so far (false after a refusal)
   uint64_t ptrace_stops_ = 0;
   uint64_t buffered_syscalls_ = 0;
   uint64_t aborted_calls_ = 0;

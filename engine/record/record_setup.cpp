@@ -13,6 +13,7 @@
 
 #include "engine/errors.h"
 #include "engine/record/syscall_buffer.h"
+#include "engine/record/task_cpu_clock.h"
 #include "engine/trace/trace_dir.h"
 #include "engine/trace/trace_files.h"
 
@@ -23,6 +24,7 @@ namespace rwd {
 namespace {
 volatile sig_atomic_t g_forward_to = 0;
 volatile sig_atomic_t g_tick_due = 0;
+volatile sig_atomic_t g_slice_due = 0;
 
 void forward_signal(int sig) {
   if (g_forward_to > 0) kill(g_forward_to, sig);
@@ -30,6 +32,10 @@ void forward_signal(int sig) {
 
 void on_timer_signal(int) {
   g_tick_due = 1;
+}
+
+void on_slice_signal(int) {
+  g_slice_due = 1;
 }
 }  // namespace
 
@@ -93,11 +99,19 @@ void handle_own_signals(pid_t root) {
   struct sigaction sa {};
   sa.sa_handler = on_timer_signal;  // no SA_RESTART: the timer interrupts waitpid
   sigaction(SIGALRM, &sa, nullptr);
+  sa.sa_handler = on_slice_signal;
+  sigaction(kSliceSignal, &sa, nullptr);
 }
 
 bool take_tick() {
   if (!g_tick_due) return false;
   g_tick_due = 0;
+  return true;
+}
+
+bool take_slice_signal() {
+  if (!g_slice_due) return false;
+  g_slice_due = 0;
   return true;
 }
 

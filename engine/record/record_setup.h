@@ -36,12 +36,16 @@ RecordSetup prepare_recording(const RecordOptions& opts);
 
 /// While recording: the terminal's SIGINT and SIGQUIT go to the program (same process group)
 /// and rewind waits for it to react, like a shell; SIGTERM and SIGHUP sent to rewind are
-/// passed on to `root`; SIGALRM is the scheduler's tick (take_tick), without SA_RESTART so
-/// that it interrupts waitpid.
+/// passed on to `root`; SIGALRM is the scheduler's tick (take_tick) and kSliceSignal a task's
+/// CPU-time slice running out (take_slice_signal), both without SA_RESTART so that they
+/// interrupt waitpid.
 void handle_own_signals(pid_t root);
 
 /// True once after each SIGALRM since the last call.
 bool take_tick();
+
+/// True once after each kSliceSignal (task_cpu_clock.h) since the last call.
+bool take_slice_signal();
 
 /// Arms SIGALRM: first after `first_us` microseconds, then every `interval_us` (0: once);
 /// both 0 disarms it (setitimer(2), ITIMER_REAL).

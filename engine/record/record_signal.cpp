@@ -104,8 +104,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint
   if (!set_point(e, t)) return;  // killed: its exit comes next
   take_buffered(t);
   t.state = RunState::UserRunning;
-  t.run_start = ticks_;
-  t.slice = policy_.slice();
+  start_slice(t);
   deliver_and_write(t, e);
 }
 

@@ -270,9 +270,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   cg.members.push_back(child);
   if (cg.members.size() == 2 && cg.active) {
     // Competition starts now: the running task's time slice starts now too.
-    RecordTask& a = tasks_.at(cg.active);
-    a.run_start = ticks_;
-    a.slice = policy_.slice();
+    start_slice(tasks_.at(cg.active));
   }
   if (c.pid == child) {
     processes_[child] = ProcessInfo{child, t.pid, false, 0, processes_[t.pid].argv};

@@ -19,6 +19,7 @@
 #include "engine/record/schedule_policy.h"
 #include "engine/record/syscall_buffer.h"
 #include "engine/record/syscall_capture.h"
+#include "engine/record/task_cpu_clock.h"
 
 namespace rwd {
 
@@ -54,6 +55,10 @@ struct RecordTask {
   int pending_sig = 0;               ///< held signal-delivery stop, delivered when scheduled
   uint64_t run_start = 0;            ///< tick when it last started running user code
   uint64_t slice = kDefaultSliceTicks;
+  /// Chaos mode: its CPU-time counter and the current slice's length on it, in nanoseconds
+  /// (0: the slice is measured in ticks, as where the counter could not be opened).
+  TaskCpuClock cpu_clock;
+  uint64_t slice_ns = 0;
   pid_t vfork_child = 0;  ///< held until this vfork child execs or exits
   /// An asynchronous signal that arrived inside a repeated string instruction, put off until
   /// the instruction ends (a hardware breakpoint after it), then sent again.

@@ -13,6 +13,11 @@ uint64_t SchedulePolicy::slice() {
   return r < 12 ? 1 + r % 3 : 20 + rng_() % 30;
 }
 
+uint64_t SchedulePolicy::slice_ns() {
+  uint64_t r = rng_() % 4;
+  return r < 3 ? 50'000 + rng_() % 450'000 : 5'000'000 + rng_() % 7'500'000;
+}
+
 size_t SchedulePolicy::pick(size_t n) {
   return chaos_ ? size_t(rng_() % n) : 0;
 }

@@ -21,6 +21,11 @@ class SchedulePolicy {
   explicit SchedulePolicy(bool chaos, uint64_t seed = 0);
   /// Ticks the next task may run user code before it is preempted (if another task waits).
   uint64_t slice();
+  /// Chaos mode's slice in nanoseconds of the task's own CPU time (task_cpu_clock.h), which
+  /// ends it unless slice()'s ticks did first: mostly 50-500 us, so that a thread needing a
+  /// millisecond is preempted, sometimes 5-12.5 ms (starving the others, as a loaded machine
+  /// would).
+  uint64_t slice_ns();
   /// Index in [0, n) of the ready task to run next; n > 0.
   size_t pick(size_t n);
   bool chaos() const { return chaos_; }

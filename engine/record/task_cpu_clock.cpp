@@ -1,0 +1,64 @@
+// A tracee thread's task-clock counter (task_cpu_clock.h).
+#include "engine/record/task_cpu_clock.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace rwd {
+
+TaskCpuClock& TaskCpuClock::operator=(TaskCpuClock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+TaskCpuClock::~TaskCpuClock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool TaskCpuClock::open(pid_t tid) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.sample_period = 1'000'000'000;  // none before the first start()
+  attr.disabled = 1;
+  // Overflows only while the thread runs its own code: where the recorder interrupts it.
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  int fd = int(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0) return false;
+  f_owner_ex owner{F_OWNER_PID, getpid()};
+  if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, kSliceSignal) != 0 ||
+      fcntl(fd, F_SETFL, O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    ::close(fd);
+    return false;
+  }
+  *this = TaskCpuClock();
+  fd_ = fd;
+  return true;
+}
+
+bool TaskCpuClock::start(uint64_t ns) {
+  if (fd_ < 0) return false;
+  // A new period also restarts the countdown to the next overflow (perf_event_period sets
+  // period_left to 0, so the next start of the event's timer uses the full period).
+  return ioctl(fd_, PERF_EVENT_IOC_PERIOD, &ns) == 0 && ioctl(fd_, PERF_EVENT_IOC_RESET, 0) == 0;
+}
+
+uint64_t TaskCpuClock::elapsed_ns() const {
+  uint64_t v = 0;
+  if (fd_ < 0 || ::read(fd_, &v, sizeof v) != ssize_t(sizeof v)) return 0;
+  return v;
+}
+
+}  // namespace rwd

@@ -1,0 +1,49 @@
+// A tracee thread's CPU time, watched by the recorder: chaos mode's time slices also end after
+// a random amount of the thread's own CPU time, not only of wall-clock ticks.
+//
+// Tick-measured slices alone depended on the machine: a thread that needs 1 ms of CPU ran to its
+// end inside one slice wherever the timer ticked coarsely or the machine was loaded, and the races
+// chaos mode exists to expose never showed. A software perf event counting the thread's task clock
+// (perf_event_open(2), PERF_COUNT_SW_TASK_CLOCK, in nanoseconds) with a sample period of the slice
+// length sends the recorder a signal (fcntl(2) F_SETOWN_EX, F_SETSIG, O_ASYNC) once the thread has
+// run that long; the recorder then interrupts it as it does at the end of a tick-measured slice.
+// The ticks still end a slice too: a thread waiting in a buffered syscall uses no CPU time, and
+// must let the others run.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace rwd {
+
+/// The signal a TaskCpuClock sends the recorder when a slice's CPU time has run out.
+constexpr int kSliceSignal = 29;  // SIGIO (SIGPOLL): the recorder has no other use for it
+
+/// One thread's task-clock counter, owned by the recorder (move-only; closes its descriptor).
+class TaskCpuClock {
+ public:
+  TaskCpuClock() = default;
+  TaskCpuClock(const TaskCpuClock&) = delete;
+  TaskCpuClock& operator=(const TaskCpuClock&) = delete;
+  TaskCpuClock(TaskCpuClock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  TaskCpuClock& operator=(TaskCpuClock&& o) noexcept;
+  ~TaskCpuClock();
+
+  /// Opens the counter of thread `tid`, signalling this process with kSliceSignal at each
+  /// overflow. False (and the clock stays closed) where the kernel refuses: no software perf
+  /// events (perf_event_paranoid 3, a seccomp filter), or no descriptors left.
+  bool open(pid_t tid);
+  bool is_open() const { return fd_ >= 0; }
+  /// Counts from zero again and signals after `ns` more nanoseconds of the thread's CPU time
+  /// (the kernel's least period is 10 us: kernel/events/core.c, perf_swevent_start_hrtimer).
+  /// False if the kernel refused.
+  bool start(uint64_t ns);
+  /// CPU time of the thread since the last start, in nanoseconds (0 if unreadable).
+  uint64_t elapsed_ns() const;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace rwd

@@ -1,0 +1,107 @@
+// TaskCpuClock (engine/record/task_cpu_clock.h) on real child processes: its signal comes
+// after the slice's CPU time of the watched thread, and never for a thread that only sleeps,
+// however long it sleeps.
+#include "engine/record/task_cpu_clock.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+/// A child that spins (or sleeps) until killed; returned once it does (its start-up, page
+/// faults included, is over).
+pid_t start_child(bool spin) {
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  pid_t p = fork();
+  if (p == 0) {
+    (void)!write(ready[1], "r", 1);
+    volatile unsigned long n = 0;
+    while (spin) n = n + 1;
+    for (;;) pause();
+  }
+  char c;
+  REQUIRE(read(ready[0], &c, 1) == 1);
+  close(ready[0]);
+  close(ready[1]);
+  usleep(20'000);  // into pause(), for the sleeper
+  return p;
+}
+
+void end_child(pid_t p) {
+  kill(p, SIGKILL);
+  waitpid(p, nullptr, 0);
+}
+
+/// Waits at most `ms` milliseconds for kSliceSignal (blocked by the caller); true if it came.
+bool slice_signal_within(long ms) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, rwd::kSliceSignal);
+  timespec limit{ms / 1000, (ms % 1000) * 1'000'000};
+  return sigtimedwait(&set, nullptr, &limit) == rwd::kSliceSignal;
+}
+
+struct BlockedSliceSignal {
+  sigset_t old;
+  BlockedSliceSignal() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, rwd::kSliceSignal);
+    sigprocmask(SIG_BLOCK, &set, &old);
+  }
+  ~BlockedSliceSignal() {
+    // A late signal of the clocks closed by now must not end the test process.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, rwd::kSliceSignal);
+    timespec none{0, 0};
+    while (sigtimedwait(&set, nullptr, &none) > 0) {
+    }
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a task's CPU-time slice signals the recorder once the task has run that long",
+          "[record][chaos]") {
+  BlockedSliceSignal blocked;
+  pid_t spinner = start_child(true);
+  rwd::TaskCpuClock clock;
+  REQUIRE(clock.open(spinner));
+  REQUIRE(clock.start(2'000'000));  // 2 ms of its CPU time
+  CHECK(slice_signal_within(5000));
+  CHECK(clock.elapsed_ns() >= 2'000'000);
+  // A new slice counts from zero again.
+  REQUIRE(clock.start(50'000'000));
+  CHECK(clock.elapsed_ns() < 50'000'000);
+  rwd::TaskCpuClock moved = std::move(clock);
+  CHECK(moved.is_open());
+  CHECK_FALSE(clock.is_open());
+  end_child(spinner);
+}
+
+TEST_CASE("a sleeping task's slice does not run out: slices are CPU time, not wall time",
+          "[record][chaos]") {
+  BlockedSliceSignal blocked;
+  pid_t sleeper = start_child(false);
+  rwd::TaskCpuClock clock;
+  REQUIRE(clock.open(sleeper));
+  REQUIRE(clock.start(1'000'000));  // 1 ms of CPU time; it sleeps for the 300 ms we wait
+  CHECK_FALSE(slice_signal_within(300));
+  CHECK(clock.elapsed_ns() < 1'000'000);
+  end_child(sleeper);
+}
+
+TEST_CASE("a clock of no thread is refused, not opened", "[record][chaos]") {
+  rwd::TaskCpuClock clock;
+  CHECK_FALSE(clock.open(999'999'999));
+  CHECK_FALSE(clock.is_open());
+  CHECK_FALSE(clock.start(1000));
+  CHECK(clock.elapsed_ns() == 0);
+}
