@@ -47,7 +47,7 @@ if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
   # and says so. With 600 copies, instrumented trace_fuzz alone took 759 s of this phase and
   # CI 49 minutes (2026-11-26).
   if [ "$tests_took" -gt 900 ]; then
-    select=(-R '^(unit|trace_fuzz|bad_traces|dap|dap_tcp|dap_fuzz|timeline|replay\.thread_checkpoints|signals|cli|program\.ls)$')
+    select=(-R '^(unit|trace_fuzz\.[12]|bad_traces|dap|dap_tcp|dap_fuzz|timeline|replay\.thread_checkpoints|signals|cli|program\.ls)$')
     export REWIND_FUZZ_COUNT=300
     phase "the normal tests took $((tests_took / 60)) min: the sanitizer phase runs ${select[1]} only"
   fi
