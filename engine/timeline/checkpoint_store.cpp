@@ -8,7 +8,7 @@ namespace rwd {
 
 bool CheckpointStore::due(uint64_t n) const {
   const Saved* before = latest_at_most(n);
-  return !before || n - before->event >= kEvents || Clock::now() - since_ >= kTime;
+  return !before || n - before->event >= kEvents || Clock::now() - since_ >= every();
 }
 
 void CheckpointStore::add(Saved s, uint64_t keep_event) {
@@ -53,6 +53,14 @@ CheckpointStats CheckpointStore::stats() const {
     for (pid_t p : ReplaySession::checkpoint_pids(*s.checkpoint)) st.pids.push_back(p);
   }
   return st;
+}
+
+std::chrono::milliseconds CheckpointStore::every() {
+  static const std::chrono::milliseconds ms = [] {
+    const char* v = getenv("REWIND_CHECKPOINT_MS");
+    return v && *v ? std::chrono::milliseconds(atol(v)) : kTime;
+  }();
+  return ms;
 }
 
 std::chrono::milliseconds IntervalCheckpoints::every() {

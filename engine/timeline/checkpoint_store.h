@@ -42,8 +42,12 @@ class CheckpointStore {
   static constexpr size_t kMax = 48;                            ///< kept, besides pinned ones
 
   /// Whether one is due just after event `n`: none at or before it within kEvents events, or
-  /// kTime of replay since the last one was taken (or since restart_clock()).
+  /// every() of replay since the last one was taken (or since restart_clock()).
   bool due(uint64_t n) const;
+  /// The replay time between checkpoints: kTime, or REWIND_CHECKPOINT_MS milliseconds (0: one
+  /// after every event where one can be taken; tests use it to make under load what the
+  /// clock makes there: checkpoints at other events than on an idle machine).
+  static std::chrono::milliseconds every();
   /// Adds `s` and thins to kMax: every second one in the older half goes (recent history
   /// stays dense), except pinned ones and the one at `keep_event`.
   void add(Saved s, uint64_t keep_event);
