@@ -174,8 +174,10 @@ class DapClient {
     return response(send(command, std::move(args)));
   }
 
-  /// The next event named `name` (earlier other events are dropped).
+  /// The next event named `name` (earlier other events are dropped). Waiting for "stopped", a
+  /// "terminated" fails the test at once, with the adapter's last "important" output.
   nlohmann::json event(const std::string& name) {
+    std::string said;  // the adapter's last "important" output: why a session ended
     for (;;) {
       nlohmann::json m;
       if (!events_.empty()) {
@@ -184,7 +186,13 @@ class DapClient {
       } else {
         m = next();
       }
-      if (m["type"] == "event" && m["event"] == name) return m;
+      if (m["type"] != "event") continue;
+      if (m["event"] == name) return m;
+      if (m["event"] == "output" && m["body"].value("category", "") == "important")
+        said = m["body"].value("output", "");
+      // A stop that will never come: fail now, with the reason, rather than at ctest's limit.
+      if (name == "stopped" && m["event"] == "terminated")
+        FAIL("the session ended (terminated) instead of stopping: " << said);
     }
   }
 
