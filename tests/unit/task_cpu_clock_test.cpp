@@ -66,14 +66,21 @@ struct BlockedSliceSignal {
   }
 };
 
+/// A child (spinning or sleeping) with a clock on it, the slice signal blocked meanwhile.
+struct WatchedChild {
+  BlockedSliceSignal blocked;
+  pid_t pid;
+  rwd::TaskCpuClock clock;
+  explicit WatchedChild(bool spin) : pid(start_child(spin)) { REQUIRE(clock.open(pid)); }
+  ~WatchedChild() { end_child(pid); }
+};
+
 }  // namespace
 
 TEST_CASE("a task's CPU-time slice signals the recorder once the task has run that long",
           "[record][chaos]") {
-  BlockedSliceSignal blocked;
-  pid_t spinner = start_child(true);
-  rwd::TaskCpuClock clock;
-  REQUIRE(clock.open(spinner));
+  WatchedChild spinner(true);
+  rwd::TaskCpuClock& clock = spinner.clock;
   REQUIRE(clock.start(2'000'000));  // 2 ms of its CPU time
   CHECK(slice_signal_within(5000));
   CHECK(clock.elapsed_ns() >= 2'000'000);
@@ -83,19 +90,15 @@ TEST_CASE("a task's CPU-time slice signals the recorder once the task has run th
   rwd::TaskCpuClock moved = std::move(clock);
   CHECK(moved.is_open());
   CHECK_FALSE(clock.is_open());
-  end_child(spinner);
 }
 
 TEST_CASE("a sleeping task's slice does not run out: slices are CPU time, not wall time",
           "[record][chaos]") {
-  BlockedSliceSignal blocked;
-  pid_t sleeper = start_child(false);
-  rwd::TaskCpuClock clock;
-  REQUIRE(clock.open(sleeper));
-  REQUIRE(clock.start(1'000'000));  // 1 ms of CPU time; it sleeps for the 300 ms we wait
+  WatchedChild sleeper(false);
+  // 1 ms of CPU time; it sleeps for the 300 ms we wait.
+  REQUIRE(sleeper.clock.start(1'000'000));
   CHECK_FALSE(slice_signal_within(300));
-  CHECK(clock.elapsed_ns() < 1'000'000);
-  end_child(sleeper);
+  CHECK(sleeper.clock.elapsed_ns() < 1'000'000);
 }
 
 TEST_CASE("a clock of no thread is refused, not opened", "[record][chaos]") {
