@@ -82,8 +82,8 @@ class RecordSession {
   void end_slices();
   /// Starts `t`'s time slice now: of ticks, and in chaos mode of its CPU time too.
   void start_slice(RecordTask& t);
-  /// Whether `t`'s time slice is over: its CPU time (chaos mode, task_cpu_clock.h; or ticks
-  /// while it waits in an untraced syscall), else ticks.
+  /// Whether `t`'s time slice is over: its ticks, or in chaos mode its CPU time
+  /// (task_cpu_clock.h), whichever ran out first.
   bool slice_over(const RecordTask& t) const;
   /// Takes task `tid` out of its process's turns (members, ready queue); returns whether it
   /// was the one running, whose turn someone else must now get.

@@ -13,7 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <utility>
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
@@ -141,41 +141,32 @@ bool syslog_reads(uint64_t action) {
   return action >= 2 && action <= 4;
 }
 
-/// The bytes quotactl(2) command `cmd` (QCMD(subcmd, type) = subcmd << 8 | type) writes at
-/// its `addr` argument on success, by subcommand (linux/quota.h, linux/dqblk_xfs.h): Q_GETFMT's
-/// format (4), Q_GETINFO's struct if_dqinfo (24), Q_GETQUOTA's if_dqblk and Q_GETNEXTQUOTA's
-/// if_nextdqblk (72), the XFS getters' fs_disk_quota (112), fs_quota_stat (80) and
-/// fs_quota_statv (160); 0 for the commands that write nothing. Throws UnsupportedError for a
-/// subcommand rewind does not know.
-/// The most any quotactl command writes: XFS's struct fs_quota_statv.
-constexpr uint64_t kMaxQuotaOutput = 160;
+/// The bytes quotactl(2) subcommands write at their `addr` argument on success (linux/quota.h,
+/// linux/dqblk_xfs.h): Q_GETFMT's format (4), Q_GETINFO's struct if_dqinfo (24), Q_GETQUOTA's
+/// if_dqblk and Q_GETNEXTQUOTA's if_nextdqblk (72), the XFS getters' fs_disk_quota (112),
+/// fs_quota_stat (80) and fs_quota_statv (160); 0 for the commands that write nothing. The
+/// VFS's subcommands are 0x8000NN (Q_SYNC 1 ... Q_GETNEXTQUOTA 9), XFS's 0x58NN (XQM_CMD(NN),
+/// 'X' << 8).
+constexpr std::pair<uint32_t, uint64_t> kQuotaWrites[] = {
+    {0x800001, 0},  {0x800002, 0}, {0x800003, 0},  {0x800004, 4}, {0x800005, 24}, {0x800006, 0},
+    {0x800007, 72}, {0x800008, 0}, {0x800009, 72}, {0x5801, 0},   {0x5802, 0},    {0x5803, 112},
+    {0x5804, 0},    {0x5805, 80},  {0x5806, 0},    {0x5807, 0},   {0x5808, 160},  {0x5809, 112}};
 
+/// The most any quotactl command writes (XFS's struct fs_quota_statv), from the table.
+constexpr uint64_t kMaxQuotaOutput = [] {
+  uint64_t most = 0;
+  for (const auto& [sub, bytes] : kQuotaWrites) most = std::max(most, bytes);
+  return most;
+}();
+
+/// The bytes quotactl(2) command `cmd` (QCMD(subcmd, type) = subcmd << 8 | type) writes at
+/// its `addr` argument on success (kQuotaWrites). Throws UnsupportedError for a subcommand
+/// rewind does not know.
 uint64_t quotactl_output(uint64_t cmd) {
   const uint32_t sub = uint32_t(cmd) >> 8;
-  // The VFS's subcommands are 0x8000NN (Q_SYNC 1 ... Q_GETNEXTQUOTA 9), XFS's 0x58NN
-  // (XQM_CMD(NN), 'X' << 8).
-  static const std::map<uint32_t, uint64_t> kWrites = {{0x800001, 0},
-                                                       {0x800002, 0},
-                                                       {0x800003, 0},
-                                                       {0x800004, 4},
-                                                       {0x800005, 24},
-                                                       {0x800006, 0},
-                                                       {0x800007, 72},
-                                                       {0x800008, 0},
-                                                       {0x800009, 72},
-                                                       {0x5801, 0},
-                                                       {0x5802, 0},
-                                                       {0x5803, 112},
-                                                       {0x5804, 0},
-                                                       {0x5805, 80},
-                                                       {0x5806, 0},
-                                                       {0x5807, 0},
-                                                       {0x5808, kMaxQuotaOutput},
-                                                       {0x5809, 112}};
-  auto it = kWrites.find(sub);
-  if (it == kWrites.end())
-    throw UnsupportedError("quotactl command " + hex(cmd) + " is not supported yet");
-  return it->second;
+  for (const auto& [known, bytes] : kQuotaWrites)
+    if (known == sub) return bytes;
+  throw UnsupportedError("quotactl command " + hex(cmd) + " is not supported yet");
 }
 
 /// getxattrat(2)'s struct xattr_args (include/uapi/linux/xattr.h): where the value goes and

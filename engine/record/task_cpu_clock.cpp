@@ -31,7 +31,6 @@ bool TaskCpuClock::open(pid_t tid) {
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
   attr.sample_period = 1'000'000'000;  // none before the first start()
-  attr.disabled = 1;
   // Overflows only while the thread runs its own code: where the recorder interrupts it.
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
@@ -39,11 +38,11 @@ bool TaskCpuClock::open(pid_t tid) {
   if (fd < 0) return false;
   f_owner_ex owner{F_OWNER_PID, getpid()};
   if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, kSliceSignal) != 0 ||
-      fcntl(fd, F_SETFL, O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+      fcntl(fd, F_SETFL, O_ASYNC) != 0) {
     ::close(fd);
     return false;
   }
-  *this = TaskCpuClock();
+  if (fd_ >= 0) ::close(fd_);
   fd_ = fd;
   return true;
 }

@@ -13,12 +13,13 @@
 
 #include <sys/types.h>
 
+#include <csignal>
 #include <cstdint>
 
 namespace rwd {
 
 /// The signal a TaskCpuClock sends the recorder when a slice's CPU time has run out.
-constexpr int kSliceSignal = 29;  // SIGIO (SIGPOLL): the recorder has no other use for it
+constexpr int kSliceSignal = SIGIO;  // the recorder has no other use for it
 
 /// One thread's task-clock counter, owned by the recorder (move-only; closes its descriptor).
 class TaskCpuClock {

@@ -55,20 +55,25 @@ CheckpointStats CheckpointStore::stats() const {
   return st;
 }
 
+namespace {
+/// Milliseconds from environment variable `name` when it holds a number of at least `least`,
+/// else `fallback`.
+std::chrono::milliseconds env_ms(const char* name, long least, std::chrono::milliseconds fallback) {
+  const char* v = getenv(name);
+  char* end = nullptr;
+  long n = v && *v ? strtol(v, &end, 10) : -1;
+  return end && *end == 0 && n >= least ? std::chrono::milliseconds(n) : fallback;
+}
+}  // namespace
+
 std::chrono::milliseconds CheckpointStore::every() {
-  static const std::chrono::milliseconds ms = [] {
-    const char* v = getenv("REWIND_CHECKPOINT_MS");
-    return v && *v ? std::chrono::milliseconds(atol(v)) : kTime;
-  }();
+  static const std::chrono::milliseconds ms = env_ms("REWIND_CHECKPOINT_MS", 0, kTime);
   return ms;
 }
 
 std::chrono::milliseconds IntervalCheckpoints::every() {
-  static const std::chrono::milliseconds ms = [] {
-    const char* v = getenv("REWIND_INTERVAL_CHECKPOINT_MS");
-    long n = v ? atol(v) : 0;
-    return std::chrono::milliseconds(n > 0 ? n : 30);
-  }();
+  static const std::chrono::milliseconds ms =
+      env_ms("REWIND_INTERVAL_CHECKPOINT_MS", 1, std::chrono::milliseconds(30));
   return ms;
 }
 
