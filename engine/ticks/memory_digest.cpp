@@ -60,6 +60,16 @@ MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
   return {h.low64, h.high64};
 }
 
+MemoryDigest live_memory_digest(pid_t tid, uint64_t rsp) {
+  std::vector<ProcMapping> maps = read_proc_maps(tid);
+  DigestExclusions dead;
+  constexpr uint64_t kRedZone = 128;
+  for (const ProcMapping& m : maps)
+    if (rsp >= m.start && rsp < m.end && rsp - kRedZone > m.start)
+      dead.push_back({m.start, rsp - kRedZone - m.start});
+  return digest_memory(tid, maps, dead);
+}
+
 std::string digest_report(pid_t tid, const DigestExclusions& exclude) {
   std::string out;
   std::vector<uint8_t> buf(kChunk);

@@ -564,7 +564,7 @@ bool ReplayController::reached(const Point& target, const Point& at) {
     return false;
   }
   const ReplayTask* t = live(at.tid);
-  bool same = t && digest_memory(t->tid) == target.digest;
+  bool same = t && live_memory_digest(t->tid, at.regs.rsp) == target.digest;
   if (debug_ && !same) {
     fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
     if (t) {
