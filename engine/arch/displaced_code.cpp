@@ -36,7 +36,6 @@ class DetailedCapstone {
 /// Instructions whose effect depends on where they are, beyond what relocation fixes.
 bool unmovable(unsigned id) {
   switch (id) {
-    case X86_INS_CALL:
     case X86_INS_LCALL:
     case X86_INS_LOOP:
     case X86_INS_LOOPE:
@@ -64,6 +63,10 @@ bool in_group(const cs_insn* insn, uint8_t group) {
   return false;
 }
 
+/// Bytes of a moved direct call: lea rsp,[rsp-8] (5), two mov dword [rsp+k], imm32 (7, 8)
+/// and jmp rel32 (5).
+constexpr size_t kMovedCallSize = 25;
+
 bool fits_rel32(int64_t v) {
   return v >= INT32_MIN && v <= INT32_MAX;
 }
@@ -77,7 +80,7 @@ void put32(std::vector<uint8_t>& out, int32_t v) {
 }  // namespace
 
 std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n, uint64_t from,
-                                                   uint64_t to, size_t min_bytes) {
+                                                   uint64_t to, size_t min_bytes, bool move_call) {
   DetailedCapstone cs;
   DisplacedCode out;
   const uint8_t* p = code;
@@ -93,6 +96,27 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
     const cs_x86& x = insn->detail->x86;
     const uint64_t here = to + out.code.size();  // where the copy starts
     const uint64_t end = insn->address + insn->size;
+    if (insn->id == X86_INS_CALL) {
+      // A direct call, only as the last instruction moved: the copy pushes the original
+      // return address (outside the patch, which ends with it) and jumps to the target, so
+      // the callee, its stack and its return see what the call would have given them. lea
+      // and mov leave the flags alone, as call does.
+      if (!move_call || x.op_count != 1 || x.operands[0].type != X86_OP_IMM ||
+          out.covered + insn->size < min_bytes)
+        return std::nullopt;
+      uint64_t target = uint64_t(x.operands[0].imm);
+      int64_t rel = int64_t(target - (here + kMovedCallSize));
+      if (!fits_rel32(rel)) return std::nullopt;
+      out.code.insert(out.code.end(), {0x48, 0x8d, 0x64, 0x24, 0xf8});  // lea rsp, [rsp-8]
+      out.code.insert(out.code.end(), {0xc7, 0x04, 0x24});              // mov dword [rsp], lo
+      put32(out.code, int32_t(uint32_t(end)));
+      out.code.insert(out.code.end(), {0xc7, 0x44, 0x24, 0x04});  // mov dword [rsp+4], hi
+      put32(out.code, int32_t(uint32_t(end >> 32)));
+      out.code.push_back(0xe9);  // jmp target
+      put32(out.code, int32_t(rel));
+      out.covered += insn->size;
+      break;
+    }
     bool relative_branch = false;
     if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM && in_group(insn, X86_GRP_JUMP)) {
       relative_branch = true;

@@ -22,10 +22,15 @@ struct DisplacedCode {
 /// Decodes whole instructions from `code` (the `n` bytes at address `from`) until they cover
 /// at least `min_bytes`, and re-encodes them to run at address `to`: RIP-relative operands
 /// get new displacements, and relative jumps (jmp, jcc, rel8 or rel32) become rel32 forms
-/// aimed at the original targets. Returns nullopt for code that cannot run elsewhere the same
-/// way: undecodable bytes, call (it would push the new address), loop/jrcxz, syscall,
-/// sysenter and int (the kernel sees the address), xbegin, or a target out of rel32 range.
+/// aimed at the original targets. With `move_call`, a direct call may be the last instruction
+/// moved: its copy pushes the original return address (just past the moved bytes) and jumps
+/// to the target. Returns nullopt for code that cannot run elsewhere the same way:
+/// undecodable bytes, a call (it would push the new address; without `move_call`, or
+/// indirect, or before the last: it would return into the moved bytes), loop/jrcxz,
+/// syscall, sysenter and int (the kernel sees the address), xbegin, or a target out of rel32
+/// range.
 std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n, uint64_t from,
-                                                   uint64_t to, size_t min_bytes);
+                                                   uint64_t to, size_t min_bytes,
+                                                   bool move_call = false);
 
 }  // namespace rwd

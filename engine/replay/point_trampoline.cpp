@@ -157,7 +157,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   if (kind == PatchKind::Jump) checks = {.registers = true, .stop_at = 0};
   // Which instruction starts the jump covers: known before the trampoline's address is.
   const size_t patch_len = kind == PatchKind::Int3 ? 1 : 5;
-  auto probe = displace_instructions(code.data(), code.size(), x, x, patch_len);
+  auto probe = displace_instructions(code.data(), code.size(), x, x, patch_len, checks.move_call);
   if (!probe) return std::nullopt;
   uint32_t mask = 0, value = 0;
   if (kind != PatchKind::Int3) punning_constraint(probe->boundaries, mask, value);
@@ -185,7 +185,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   if (kind == PatchKind::Int3) {
     // Only the instruction's copy and the jump back; the task traps at the point itself.
     p.resume = t;
-    auto moved = displace_instructions(code.data(), code.size(), x, t, 1);
+    auto moved = displace_instructions(code.data(), code.size(), x, t, 1, checks.move_call);
     if (!moved) return std::nullopt;
     e.append(moved->code);
     e.bytes({0xe9});
@@ -260,7 +260,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   e.bytes({0x9d});                                 // popfq
   e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
   p.resume = e.here();
-  auto moved = displace_instructions(code.data(), code.size(), x, p.resume, 5);
+  auto moved = displace_instructions(code.data(), code.size(), x, p.resume, 5, checks.move_call);
   if (!moved || moved->covered != probe->covered) return std::nullopt;
   for (size_t i = 0; i < moved->boundaries.size(); ++i)
     p.moved.push_back({x + moved->boundaries[i], p.resume + moved->moved_boundaries[i]});

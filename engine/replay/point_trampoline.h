@@ -43,6 +43,9 @@ struct PassChecks {
   /// most 16; all within its stack). Code built without optimisation keeps its loop counters
   /// there, and its registers repeat from one pass of a loop to the next.
   std::vector<uint64_t> stack_words{};
+  /// The moved instructions may end with a direct call (displace_instructions' move_call):
+  /// for a count at the call just before a function's first instruction.
+  bool move_call = false;
 };
 
 /// Where and what to write for one search.

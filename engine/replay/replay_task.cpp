@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "engine/arch/siginfo.h"
@@ -86,9 +87,18 @@ Stop run_to_stop(ReplayTask& t, int request) {
   }
 }
 
+namespace {
+std::atomic<uint64_t> stops_waited{0};
+}  // namespace
+
+uint64_t replay_stops_total() {
+  return stops_waited.load(std::memory_order_relaxed);
+}
+
 Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   for (;;) {
     int status = wait_interruptible(t.tid, interrupt, t.interrupt_sent);
+    stops_waited.fetch_add(1, std::memory_order_relaxed);
     Stop s;
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       s.kind = Stop::Exited;

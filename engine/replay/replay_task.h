@@ -112,6 +112,11 @@ Stop run_to_stop(ReplayTask& t, int request);
 /// `interrupt` as for run_once).
 Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt = {});
 
+/// How many ptrace stops of replayed tasks this process has waited for through wait_stop so
+/// far (every task, every replay; stops it resumed from itself included): benchmarks print
+/// it per operation (bench/long_traces). Thread-safe.
+uint64_t replay_stops_total();
+
 /// Waits for a newly created task's first stop (PTRACE_EVENT_STOP) and leaves it stopped
 /// there, before it ran any code. Throws DivergenceError if it stops otherwise.
 void wait_new_task(ReplayTask& t);

@@ -28,7 +28,7 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
                       .event = scan->target.event,
                       .x = scan->count_at,
                       .reach = scan->count_len,
-                      .checks = {.registers = false, .stop_at = 0}};
+                      .checks = {.registers = false, .stop_at = 0, .move_call = scan->count_call}};
     return PassWant{.tid = scan->target.tid,
                     .event = scan->target.event,
                     .x = scan->target.regs.rip,
@@ -36,10 +36,11 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
                     .want = scan->target.regs};
   }
   if (const StepCount* c = run_.step_count(); c && c->after_pass)
-    return PassWant{.tid = c->tid,
-                    .event = c->event,
-                    .x = c->pass_addr,
-                    .checks = {.registers = false, .stop_at = c->after_pass}};
+    return PassWant{
+        .tid = c->tid,
+        .event = c->event,
+        .x = c->pass_addr,
+        .checks = {.registers = false, .stop_at = c->after_pass, .move_call = c->pass_call}};
   return std::nullopt;
 }
 
@@ -137,6 +138,30 @@ uint64_t ReplayController::usable_inner(uint64_t id, const Registers& point) con
   return 0;
 }
 
+uint64_t ReplayController::direct_call_site(const ReplayTask& t, const Registers& point,
+                                            const std::vector<ProcMapping>& maps) {
+  // At a function's first instruction, the return address is the word at rsp; a direct call
+  // (e8 rel32) just before it that aims at the point ran just before the point.
+  std::vector<uint8_t> word = rwd::read_memory(t.tid, point.rsp, 8);
+  if (word.size() != 8) return 0;
+  uint64_t ret = 0;
+  std::memcpy(&ret, word.data(), 8);
+  std::vector<uint8_t> call = rwd::read_memory(t.tid, ret - 5, 32);
+  bps_.hide(t.pid, ret - 5, call);
+  if (call.size() != 32 || call[0] != 0xe8) return 0;
+  int32_t rel = 0;
+  std::memcpy(&rel, &call[1], 4);
+  if (ret + uint64_t(int64_t(rel)) != point.rip) return 0;
+  auto plan = plan_point_trampoline(PatchKind::Count, call, ret - 5, Registers{}, maps,
+                                    PassChecks{.move_call = true});
+  // Its patch (the call itself) must not cover the point, where the breakpoint goes.
+  if (!plan || (point.rip >= ret - 5 && point.rip < ret - 5 + plan->patch.size())) return 0;
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: the point's first pass follows the call at %llx\n",
+            (unsigned long long)(ret - 5));
+  return ret - 5;
+}
+
 Next ReplayController::pass_scan_done(const Run& done) {
   const runs::Scan& scan = *done.as<runs::Scan>();
   const uint64_t x = scan.target.regs.rip;
@@ -159,8 +184,9 @@ Next ReplayController::pass_scan_done(const Run& done) {
     std::vector<uint8_t> code = rwd::read_memory(t->tid, x - kBack, kBack);
     bps_.hide(t->pid, x - kBack, code);
     const std::vector<ProcMapping> maps = read_proc_maps(t->pid);
-    uint64_t end = x, chosen = 0, nearest = 0;
-    for (int n = 0; n < 8 && code.size() == kBack; ++n) {
+    const uint64_t call = direct_call_site(*t, scan.target.regs, maps);
+    uint64_t end = x, chosen = call, nearest = 0;
+    for (int n = 0; n < 8 && !chosen && code.size() == kBack; ++n) {
       std::vector<uint8_t> before(code.begin(), code.end() - long(x - end));
       auto y = insn_before(end, before);
       if (!y) break;
@@ -185,7 +211,8 @@ Next ReplayController::pass_scan_done(const Run& done) {
       end = chosen;
       runs::Scan again = scan;
       again.count_at = end;
-      again.count_len = x - end;
+      again.count_len = call ? 5 : x - end;  // the patch: the call, or up to the point
+      again.count_call = call != 0;
       internal_bp_ = site_in(t->pid, x);
       bps_.add_internal(*internal_bp_);
       run_ = Run(again);
@@ -202,7 +229,8 @@ Next ReplayController::pass_scan_done(const Run& done) {
   StepCount c{.tid = scan.target.tid,
               .event = scan.target.event,
               .after_pass = before,
-              .pass_addr = scan.count_at ? scan.count_at : x};
+              .pass_addr = scan.count_at ? scan.count_at : x,
+              .pass_call = scan.count_call};
   run_ = Run(runs::Scan{.target = scan.target, .steps = c});
   run_.start_event = done.start_event;
   run_.inner = done.inner;

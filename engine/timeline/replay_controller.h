@@ -278,6 +278,11 @@ class ReplayController {
   uint64_t usable_inner(uint64_t id, const Registers& point) const;
   /// The scan counting passes reached the point: Run::passes of them.
   Next pass_scan_done(const Run& done);
+  /// Where the point `point` of task `t` (its first pass at a function's first instruction)
+  /// was called from: the direct call (e8 rel32) before the return address at rsp, when it
+  /// aims at the point and a counting trampoline can be planned over it (in `maps`); else 0.
+  uint64_t direct_call_site(const ReplayTask& t, const Registers& point,
+                            const std::vector<ProcMapping>& maps);
   /// Installs the run's counting trampoline in `t` when it is due (before `t` resumes);
   /// falls back to counting steps from the event (returns Replay) when it cannot be installed.
   Next install_pass_trap(ReplayTask& t);

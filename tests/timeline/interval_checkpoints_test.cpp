@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/replay/replay_task.h"
 #include "engine/timeline/timeline.h"
 #include "tests/support/nm_symbol.h"
 
@@ -96,6 +97,38 @@ void steps_back_and_forth(Timeline& tl, pid_t tid, uint64_t state_now, int n) {
 }
 
 }  // namespace
+
+TEST_CASE("a reverse step from a function's first instruction after a long loop goes to its call") {
+  // Without checkpoints inside the interval: the step counts the passes of the direct call
+  // before the function (the return address tells where), not single steps of the loop
+  // since the last syscall (about 10^10 of them: that method does not finish, and the test
+  // then runs into ctest's time limit).
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "0", 1);
+  Timeline tl(trace());
+  pid_t tid = tl.current().tid;
+  const uint64_t finished = symbol(tl, tid, "finished");
+  const CodeSite site = tl.code_site(tid, finished);
+  tl.add_breakpoint(site);
+  StopInfo hit = tl.resume_forward();
+  REQUIRE(hit.reason == StopReason::Breakpoint);
+  tl.remove_breakpoint(site);
+  const Registers at_entry = tl.registers(tid);
+  REQUIRE(at_entry.rip == finished);
+  uint64_t ret = read_u64(tl, tid, at_entry.rsp);
+
+  uint64_t stops = replay_stops_total();
+  StopInfo back = tl.step_backward(tid);
+  REQUIRE(back.reason == StopReason::Step);
+  const Registers at_call = tl.registers(tid);
+  CHECK(at_call.rip == ret - 5);               // on main's `call finished`
+  CHECK(at_call.rsp == at_entry.rsp + 8);      // before it pushed the return address
+  CHECK(replay_stops_total() - stops < 5000);  // counted passes, not single steps
+  CHECK(tl.checkpoints().inner == 0);
+
+  // And forwards again: into finished() with the registers it had there.
+  REQUIRE(tl.step_forward(tid).reason == StopReason::Step);
+  CHECK(registers_equal(tl.registers(tid), at_entry));
+}
 
 TEST_CASE("a forward run through a long loop leaves checkpoints that reverse steps start from") {
   setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // off by default (checkpoint_store.h)

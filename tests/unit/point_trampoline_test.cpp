@@ -72,14 +72,51 @@ TEST_CASE("moved instructions keep their RIP-relative operands and branch target
   std::memcpy(&rel, &d->code[9], 4);
   CHECK(0x2000 + 13 + int64_t(rel) == 0x1009 + 5);  // same branch target
 
+  // A call moves only when asked, as the last instruction: after it, the return would land
+  // in the patch.
   const uint8_t call[] = {0xe8, 0, 0, 0, 0, 0x90};
+  const uint8_t indirect_call[] = {0xff, 0xd0, 0x90, 0x90, 0x90};  // call rax
   const uint8_t syscall[] = {0x0f, 0x05, 0x90, 0x90, 0x90};
   const uint8_t loop[] = {0xe2, 0xfe, 0x90, 0x90, 0x90};
   CHECK_FALSE(displace_instructions(call, sizeof call, 0x1000, 0x2000, 5));
+  CHECK(displace_instructions(call, sizeof call, 0x1000, 0x2000, 5, true));
+  CHECK_FALSE(displace_instructions(call, sizeof call, 0x1000, 0x2000, 6, true));
+  CHECK_FALSE(displace_instructions(indirect_call, sizeof indirect_call, 0x1000, 0x2000, 5, true));
   CHECK_FALSE(displace_instructions(syscall, sizeof syscall, 0x1000, 0x2000, 5));
   CHECK_FALSE(displace_instructions(loop, sizeof loop, 0x1000, 0x2000, 5));
   // A data address out of a 32-bit displacement's reach from the copy.
   CHECK_FALSE(displace_instructions(code, sizeof code, 0x1000, 0x200000000, 5));
+}
+
+TEST_CASE("a moved call returns where the original would, to the callee it called") {
+  // One executable page: the original `mov ecx, 7; call callee` at 0 and a `ret` after it, the
+  // callee at 0x200 (rax = its return address, rdx = rcx), and the moved copy at 0x100,
+  // which this test calls: the callee must return to the original's next byte (5 + 3), whose
+  // ret comes back here.
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void* mem =
+      mmap(nullptr, page, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mem != MAP_FAILED);
+  auto* b = static_cast<uint8_t*>(mem);
+  const uint64_t base = uint64_t(b);
+  const uint8_t original[] = {0xb9, 7, 0, 0, 0, 0xe8, 0xf6, 0x01, 0, 0, 0xc3};  // call +0x1f6
+  std::memcpy(b, original, sizeof original);
+  const uint8_t callee[] = {0x48, 0x8b, 0x04, 0x24, 0x48, 0x89, 0xca, 0xc3};
+  std::memcpy(b + 0x200, callee, sizeof callee);
+  auto d = displace_instructions(original, sizeof original, base, base + 0x100, 6, true);
+  REQUIRE(d);
+  CHECK(d->covered == 10);
+  CHECK(d->boundaries == std::vector<size_t>{5});
+  std::memcpy(b + 0x100, d->code.data(), d->code.size());
+  uint64_t ret = 0, rdx = 0;
+  // Past the red zone (128 bytes below rsp), which this function's locals may use.
+  asm volatile("sub $128, %%rsp\n call *%2\n add $128, %%rsp"
+               : "=a"(ret), "=d"(rdx)
+               : "r"(b + 0x100)
+               : "rcx", "memory", "cc");
+  CHECK(ret == base + 10);  // the original call's return address
+  CHECK(rdx == 7);          // the instruction moved before it ran too
+  munmap(mem, page);
 }
 
 TEST_CASE("a jump displacement is found with the bytes a boundary needs") {
