@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "engine/os/proc.h"
+#include "engine/ticks/dead_stack.h"
 
 namespace rwd {
 
@@ -60,13 +61,11 @@ MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
   return {h.low64, h.high64};
 }
 
-MemoryDigest live_memory_digest(pid_t tid, uint64_t rsp) {
+MemoryDigest digest_without_dead_stacks(pid_t tid, const std::vector<uint64_t>& rsps) {
   std::vector<ProcMapping> maps = read_proc_maps(tid);
   DigestExclusions dead;
-  constexpr uint64_t kRedZone = 128;
-  for (const ProcMapping& m : maps)
-    if (rsp >= m.start && rsp < m.end && rsp - kRedZone > m.start)
-      dead.push_back({m.start, rsp - kRedZone - m.start});
+  for (uint64_t rsp : rsps)
+    if (auto d = dead_stack(maps, rsp)) dead.push_back(*d);
   return digest_memory(tid, maps, dead);
 }
 

@@ -32,13 +32,12 @@ MemoryDigest digest_memory(pid_t tid, const DigestExclusions& exclude = {});
 MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
                            const DigestExclusions& exclude);
 
-/// A digest of task `tid`'s memory for naming a point inside one debugging session (the
-/// timeline's points, never compared with a recorded digest): digest_memory without the
-/// task's stack below its red zone ([start of the mapping holding rsp, rsp - 128)). That
-/// memory is dead (System V x86-64 psABI 3.2.2: only the 128 bytes below rsp are kept from
-/// signal handlers), and two replays to the same point may leave different bytes there.
+/// digest_memory of task `tid`'s process without the dead part of the stacks that `rsps`
+/// (the stack pointers of its live tasks) point into (dead_stack.h), as a recorded point's
+/// digest leaves them out (RecordSession::set_point): what lies below a red zone is not the
+/// program's state, and two replays to the same point may leave different bytes there.
 /// Throws SystemError as digest_memory.
-MemoryDigest live_memory_digest(pid_t tid, uint64_t rsp);
+MemoryDigest digest_without_dead_stacks(pid_t tid, const std::vector<uint64_t>& rsps);
 
 /// One line per hashed mapping ("start-end path xxh128"), for finding which memory differs
 /// when a point is not found again (set REWIND_DEBUG_DIGEST=FILE to have record and replay

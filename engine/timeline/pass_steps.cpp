@@ -104,7 +104,7 @@ std::optional<Next> ReplayController::start_pass_scan() {
   if (pos > 0) return std::nullopt;
   runs::Scan scan;
   scan.target = here_;
-  scan.target.digest = live_memory_digest(t->tid, scan.target.regs.rsp);
+  scan.target.digest = point_digest(*t);
   if (debug_) target_report_ = digest_report(t->tid);
   scan.count_passes = true;
   // The words of its stack from rsp up (those mapped), for the trampoline to tell apart the

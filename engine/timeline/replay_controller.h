@@ -222,6 +222,9 @@ class ReplayController {
   static bool consumes_instruction(const Event& e);
   Point trap_point(const ReplayTask& t, const Registers& r);
 
+  /// The memory digest naming a point of task `t` (Point::digest): its process's memory
+  /// without the dead part of its live tasks' stacks, as recorded points leave them out.
+  MemoryDigest point_digest(const ReplayTask& t) const;
   /// True if `at` (digest not yet taken) is `target`.
   bool reached(const Point& target, const Point& at);
   /// True if a run that has replayed `done` events can no longer reach Trap point `target`:

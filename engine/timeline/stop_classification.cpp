@@ -553,6 +553,16 @@ bool ReplayController::missed(const Point& target, uint64_t done) {
   return target.kind == Point::Trap && done > target.event;
 }
 
+MemoryDigest ReplayController::point_digest(const ReplayTask& t) const {
+  std::vector<uint64_t> rsps;
+  for (const auto& [rec, x] : session_->tasks()) {
+    Registers r;
+    if (x.pid == t.pid && x.state != TaskState::Exited && try_get_regs(x.tid, r))
+      rsps.push_back(r.rsp);
+  }
+  return digest_without_dead_stacks(t.tid, rsps);
+}
+
 bool ReplayController::reached(const Point& target, const Point& at) {
   if (target.kind != at.kind || target.event != at.event) return false;
   if (target.kind == Point::Between) return true;
@@ -564,7 +574,7 @@ bool ReplayController::reached(const Point& target, const Point& at) {
     return false;
   }
   const ReplayTask* t = live(at.tid);
-  bool same = t && live_memory_digest(t->tid, at.regs.rsp) == target.digest;
+  bool same = t && point_digest(*t) == target.digest;
   if (debug_ && !same) {
     fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
     if (t) {
