@@ -44,7 +44,7 @@ struct PassChecks {
   /// there, and its registers repeat from one pass of a loop to the next.
   std::vector<uint64_t> stack_words{};
   /// The moved instructions may end with a direct call (displace_instructions' move_call):
-  /// for a count at the call just before a function's first instruction.
+  /// the timeline's pass counts (a reverse step out of a function, or back from its call).
   bool move_call = false;
 };
 

@@ -28,19 +28,21 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
                       .event = scan->target.event,
                       .x = scan->count_at,
                       .reach = scan->count_len,
-                      .checks = {.registers = false, .stop_at = 0, .move_call = scan->count_call}};
+                      .checks = {.registers = false, .stop_at = 0, .move_call = true}};
     return PassWant{.tid = scan->target.tid,
                     .event = scan->target.event,
                     .x = scan->target.regs.rip,
-                    .checks = {.registers = true, .stop_at = 0, .stack_words = scan->stack_words},
+                    .checks = {.registers = true,
+                               .stop_at = 0,
+                               .stack_words = scan->stack_words,
+                               .move_call = true},
                     .want = scan->target.regs};
   }
   if (const StepCount* c = run_.step_count(); c && c->after_pass)
-    return PassWant{
-        .tid = c->tid,
-        .event = c->event,
-        .x = c->pass_addr,
-        .checks = {.registers = false, .stop_at = c->after_pass, .move_call = c->pass_call}};
+    return PassWant{.tid = c->tid,
+                    .event = c->event,
+                    .x = c->pass_addr,
+                    .checks = {.registers = false, .stop_at = c->after_pass, .move_call = true}};
   return std::nullopt;
 }
 
@@ -212,7 +214,6 @@ Next ReplayController::pass_scan_done(const Run& done) {
       runs::Scan again = scan;
       again.count_at = end;
       again.count_len = call ? 5 : x - end;  // the patch: the call, or up to the point
-      again.count_call = call != 0;
       internal_bp_ = site_in(t->pid, x);
       bps_.add_internal(*internal_bp_);
       run_ = Run(again);
@@ -229,8 +230,7 @@ Next ReplayController::pass_scan_done(const Run& done) {
   StepCount c{.tid = scan.target.tid,
               .event = scan.target.event,
               .after_pass = before,
-              .pass_addr = scan.count_at ? scan.count_at : x,
-              .pass_call = scan.count_call};
+              .pass_addr = scan.count_at ? scan.count_at : x};
   run_ = Run(runs::Scan{.target = scan.target, .steps = c});
   run_.start_event = done.start_event;
   run_.inner = done.inner;

@@ -49,7 +49,6 @@ struct StepCount {
   uint64_t after_hit = 0;
   uint64_t after_pass = 0;
   uint64_t pass_addr = 0;
-  bool pass_call = false;  ///< pass_addr is a direct call (PassChecks::move_call)
 };
 
 /// The kinds of run (Run::kind), each with what only it needs.
@@ -85,8 +84,7 @@ struct Scan {
   /// the target's, when the target is the first pass at its own), and find the target with
   /// an internal breakpoint at its instruction.
   uint64_t count_at = 0;
-  uint64_t count_len = 0;   ///< bytes from count_at to the target's instruction (patch room)
-  bool count_call = false;  ///< count_at is the direct call of the target's function
+  uint64_t count_len = 0;  ///< bytes from count_at to the target's instruction (patch room)
   /// With count_passes: the target task's stack words from its rsp up (PassChecks).
   std::vector<uint64_t> stack_words{};
 };
