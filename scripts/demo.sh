@@ -36,7 +36,7 @@ for i in 1 2; do
 done
 echo
 echo "== 5. The recorded events (rewind dump, first lines):"
-$rewind dump | head -8
+$rewind dump | sed -n 1,8p  # sed reads to the end: no SIGPIPE for rewind (pipefail)
 echo "   ..."
 echo
 echo "Demo done: the recorded execution was replayed exactly, twice."
