@@ -20,19 +20,18 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_stats.h"
 #include "engine/replay/replay_task.h"
 #include "engine/timeline/checkpoint_store.h"
 #include "engine/timeline/timeline.h"
 #include "tests/support/nm_symbol.h"
 
 using namespace rwd;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::median;
+using bench::ms_since;
 
 namespace {
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 /// Samples of one operation: wall time (ms) and replay stops of each run.
 struct Samples {
@@ -51,12 +50,6 @@ struct Samples {
     wrong += !right;
   }
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void print_row(const char* what, const Samples& s) {
   double worst = s.ms.empty() ? 0 : *std::max_element(s.ms.begin(), s.ms.end());
@@ -149,25 +142,26 @@ int spin_trace(const std::string& top, int threads, int runs) {
     if (i + 1 < hits.size()) from = std::min(from, hits[i + 1].event - 1);
     return std::min(from, events - 1);
   };
+  const size_t measured = std::min(hits.size(), size_t(runs));
   std::vector<double> back;
-  int done = 0;
-  for (size_t i = 0; i < hits.size() && done < runs; ++i) {
+  for (size_t i = 0; i < measured; ++i) {
     const StopInfo& h = hits[i];
     tl.seek(start_after(i));
     back.push_back(double(start_after(i) - h.event));
     StopInfo got;
+    bool right = false;
     to_bp.time([&] {
       got = tl.resume_backward();
-      return got.reason == StopReason::Breakpoint && got.event == h.event && got.tid == h.tid;
+      return right =
+                 got.reason == StopReason::Breakpoint && got.event == h.event && got.tid == h.tid;
     });
-    if (got.reason != StopReason::Breakpoint || got.event != h.event || got.tid != h.tid)
+    if (!right)
       fprintf(stderr,
               "reverse-continue from event %llu: reason %d at event %llu (task %d), not "
               "the hit at event %llu (task %d)\n",
               (unsigned long long)start_after(i), int(got.reason), (unsigned long long)got.event,
               int(got.tid), (unsigned long long)h.event, int(h.tid));
-    for (int i = 0; i < 3; ++i) steps.time([&] { return tl.step_backward(h.tid).tid == h.tid; });
-    ++done;
+    for (int k = 0; k < 3; ++k) steps.time([&] { return tl.step_backward(h.tid).tid == h.tid; });
   }
   tl.remove_breakpoint(site);
   printf("(reverse-continues below start %.0f events after the hit, median)\n", median(back));
@@ -175,8 +169,7 @@ int spin_trace(const std::string& top, int threads, int runs) {
   print_row("reverse-step (one instruction, from the hit)", steps);
 
   if (!tl.add_watchpoint(mark, 8, WatchKind::Write)) return 1;
-  done = 0;
-  for (size_t i = 0; i < hits.size() && done < runs; ++i) {
+  for (size_t i = 0; i < measured; ++i) {
     const StopInfo& h = hits[i];
     tl.seek(start_after(i));
     to_watch.time([&] {
@@ -184,7 +177,6 @@ int spin_trace(const std::string& top, int threads, int runs) {
       // Stopped on marker()'s store, before it runs (gdb's reverse semantics).
       return got.reason == StopReason::Watchpoint && got.tid == h.tid && got.event == h.event;
     });
-    ++done;
   }
   tl.remove_watchpoint(mark, 8, WatchKind::Write);
   print_row("reverse-continue to a watchpoint hit up to 1,000 events back", to_watch);

@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_stats.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/symbols/elf_image.h"
 #include "engine/symbols/variables.h"
 #include "tests/symbols/live_process.h"
 
 using namespace rwd;
+using bench::median;
 
 namespace {
 
@@ -25,11 +27,6 @@ double now_ms() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 double time_median(int runs, const std::function<void()>& f) {

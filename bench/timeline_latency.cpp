@@ -20,22 +20,16 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_stats.h"
 #include "engine/timeline/timeline.h"
 #include "tests/support/nm_symbol.h"
 
 using namespace rwd;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::median;
+using bench::ms_since;
 
 namespace {
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 /// Proportional set size of a process, in bytes (/proc/PID/smaps_rollup "Pss:").
 uint64_t pss_bytes(pid_t pid) {
