@@ -63,10 +63,6 @@ bool in_group(const cs_insn* insn, uint8_t group) {
   return false;
 }
 
-/// Bytes of a moved direct call: lea rsp,[rsp-8] (5), two mov dword [rsp+k], imm32 (7, 8)
-/// and jmp rel32 (5).
-constexpr size_t kMovedCallSize = 25;
-
 bool fits_rel32(int64_t v) {
   return v >= INT32_MIN && v <= INT32_MAX;
 }
@@ -104,14 +100,14 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
       if (!move_call || x.op_count != 1 || x.operands[0].type != X86_OP_IMM ||
           out.covered + insn->size < min_bytes)
         return std::nullopt;
-      uint64_t target = uint64_t(x.operands[0].imm);
-      int64_t rel = int64_t(target - (here + kMovedCallSize));
-      if (!fits_rel32(rel)) return std::nullopt;
       out.code.insert(out.code.end(), {0x48, 0x8d, 0x64, 0x24, 0xf8});  // lea rsp, [rsp-8]
       out.code.insert(out.code.end(), {0xc7, 0x04, 0x24});              // mov dword [rsp], lo
       put32(out.code, int32_t(uint32_t(end)));
       out.code.insert(out.code.end(), {0xc7, 0x44, 0x24, 0x04});  // mov dword [rsp+4], hi
       put32(out.code, int32_t(uint32_t(end >> 32)));
+      const uint64_t jmp_end = to + out.code.size() + 5;  // jmp rel32 counts from its end
+      int64_t rel = int64_t(uint64_t(x.operands[0].imm) - jmp_end);
+      if (!fits_rel32(rel)) return std::nullopt;
       out.code.push_back(0xe9);  // jmp target
       put32(out.code, int32_t(rel));
       out.covered += insn->size;
