@@ -260,6 +260,9 @@ Next ReplayController::on_between() {
       return pause(si, here);
     }
   } else if (scan) {
+    // A reverse continue looking further back: the last scan found no hit after event
+    // `below` (it started there), so this one is done when it gets there.
+    if (after_ == After::ReverseContinue && scan->below && n >= scan->below) return scan_done();
     if (reached(scan->target, here)) return scan_done();
   } else if (auto* steps = run_.as<runs::Steps>()) {
     // No step at all from the event: the point is just after it. (Steps after a pass stop

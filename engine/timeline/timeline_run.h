@@ -72,7 +72,9 @@ struct Scan {
   /// A reverse continue's watchpoint hit stops just after the write
   /// (Timeline::WatchStop::AfterWrite), so a write trapping at the target is not before it.
   bool after_write = false;
-  uint64_t below = 0;  ///< start from a checkpoint before this event (0: any)
+  /// Start from a checkpoint before this event (0: any). A reverse continue's scan further
+  /// back ends at this event: the scan before it found no hit after it.
+  uint64_t below = 0;
   /// With Run::count_from: how many events before the target's the window starts (it
   /// doubles after each window without a hit).
   uint64_t window = 0;
