@@ -13,19 +13,57 @@ bool CheckpointStore::due(uint64_t n) const {
 
 void CheckpointStore::add(Saved s, uint64_t keep_event) {
   since_ = Clock::now();
+  s.seq = next_seq_++;
   auto pos = std::upper_bound(saved_.begin(), saved_.end(), s.event,
                               [](uint64_t e, const Saved& x) { return e < x.event; });
   saved_.insert(pos, std::move(s));
-  size_t unpinned = 0;
-  for (auto& x : saved_) unpinned += !x.pinned;
-  if (unpinned <= kMax) return;
-  size_t half = saved_.size() / 2;
-  std::vector<Saved> kept;
-  for (size_t i = 0; i < saved_.size(); ++i) {
-    bool drop = i < half && i % 2 == 1 && saved_[i].event != keep_event && !saved_[i].pinned;
-    if (!drop) kept.push_back(std::move(saved_[i]));
+  thin(keep_event);
+}
+
+void CheckpointStore::thin(uint64_t keep_event) {
+  for (;;) {
+    size_t unpinned = 0;
+    for (auto& x : saved_) unpinned += !x.pinned;
+    if (unpinned <= kMax) return;
+    // Sequence numbers at or above this one are among the kRecent newest.
+    uint64_t recent = next_seq_ > kRecent ? next_seq_ - kRecent : 0;
+    size_t drop = saved_.size();
+    double nearest = 0;
+    for (size_t i = 0; i + 1 < saved_.size(); ++i) {  // (the latest in the trace stays)
+      const Saved& x = saved_[i];
+      if (x.pinned || x.event == keep_event || x.seq >= recent) continue;
+      double gap = saved_[i + 1].cost_ms - (i ? saved_[i - 1].cost_ms : 0.0);
+      if (drop == saved_.size() || gap < nearest) {
+        drop = i;
+        nearest = gap;
+      }
+    }
+    if (drop == saved_.size()) return;  // only kept ones (cannot happen: kRecent + 2 < kMax)
+    saved_.erase(saved_.begin() + long(drop));
   }
-  saved_ = std::move(kept);
+}
+
+void CheckpointStore::begin_replay(const Saved* from) {
+  since_ = replay_start_ = Clock::now();
+  paused_at_ = {};
+  start_cost_ = from ? from->cost_ms : 0;
+}
+
+void CheckpointStore::pause_clock() {
+  if (paused_at_ == Clock::time_point{}) paused_at_ = Clock::now();
+}
+
+void CheckpointStore::resume_clock() {
+  if (paused_at_ == Clock::time_point{}) return;
+  auto paused = Clock::now() - paused_at_;
+  since_ += paused;
+  replay_start_ += paused;
+  paused_at_ = {};
+}
+
+double CheckpointStore::cost_here() const {
+  auto now = paused_at_ == Clock::time_point{} ? Clock::now() : paused_at_;
+  return start_cost_ + std::chrono::duration<double, std::milli>(now - replay_start_).count();
 }
 
 const CheckpointStore::Saved* CheckpointStore::latest_at_most(uint64_t event) const {

@@ -28,6 +28,10 @@ class CheckpointStore {
     /// last_entry_event_).
     std::map<pid_t, uint64_t> entry_pending;
     uint64_t last_entry_event = 0;
+    /// Replay time from the trace's start to here (ms), estimated: the replay that took it
+    /// started from a checkpoint with its own estimate (or the start, 0) and ran this long.
+    double cost_ms = 0;
+    uint64_t seq = 0;  ///< the store's count of checkpoints added before it (newest: highest)
     // Checkpoints inside an event interval (IntervalCheckpoints) only:
     bool between = false;  ///< taken between `event` and the next, with task `tid` running
     pid_t tid = 0;         ///< the task running in that interval (recorded tid)
@@ -40,6 +44,7 @@ class CheckpointStore {
   static constexpr uint64_t kEvents = 1000;                     ///< at most this many events apart
   static constexpr auto kTime = std::chrono::milliseconds(25);  ///< or this much replay apart
   static constexpr size_t kMax = 48;                            ///< kept, besides pinned ones
+  static constexpr size_t kRecent = 12;  ///< the newest ones added, never thinned
 
   /// Whether one is due just after event `n`: none at or before it within kEvents events, or
   /// every() of replay since the last one was taken (or since restart_clock()).
@@ -48,24 +53,42 @@ class CheckpointStore {
   /// after every event where one can be taken; tests use it to make under load what the
   /// clock makes there: checkpoints at other events than on an idle machine).
   static std::chrono::milliseconds every();
-  /// Adds `s` and thins to kMax: every second one in the older half goes (recent history
-  /// stays dense), except pinned ones and the one at `keep_event`.
+  /// Adds `s` and thins to kMax. Kept: pinned ones, the one at `keep_event`, the kRecent
+  /// newest (where the user works, the last operations left them dense) and the latest in
+  /// the trace; of the others, the one whose two neighbours lie nearest in replay time
+  /// (cost_ms) goes first, so that what stays is spread evenly over the replayed part of the
+  /// trace and a seek anywhere replays about the same from its nearest checkpoint.
   void add(Saved s, uint64_t keep_event);
   /// The latest at or before `event`, or nullptr.
   const Saved* latest_at_most(uint64_t event) const;
   /// The one taken just after `event`, or nullptr.
   Saved* at(uint64_t event);
   const Saved* at(uint64_t event) const;
-  /// Starts the replay-time measure over (a new replay starts).
+  /// Starts the replay-time measure over (no checkpoint could be taken where one was due).
   void restart_clock() { since_ = Clock::now(); }
+  /// A replay starts from `from` (nullptr: the trace's start): both replay-time measures
+  /// start there.
+  void begin_replay(const Saved* from);
+  /// The replay waits for the user (a pause) and goes on: the time between is not replay.
+  void pause_clock();
+  void resume_clock();
+  /// The current point's replay time from the trace's start (ms), estimated (Saved::cost_ms).
+  double cost_here() const;
   size_t size() const { return saved_.size(); }
   void clear() { saved_.clear(); }
   /// Counts, pids and events, for benchmarks and tests.
   CheckpointStats stats() const;
 
  private:
+  /// Drops unpinned ones until kMax are left, by add()'s rule.
+  void thin(uint64_t keep_event);
+
   std::vector<Saved> saved_;
   Clock::time_point since_ = Clock::now();
+  Clock::time_point replay_start_ = Clock::now();  ///< paused time excluded
+  Clock::time_point paused_at_{};                  ///< set while paused
+  double start_cost_ = 0;                          ///< the replay's start checkpoint's cost_ms
+  uint64_t next_seq_ = 0;
 };
 
 /// Whether the timeline takes checkpoints inside event intervals (IntervalCheckpoints): only

@@ -52,8 +52,11 @@ Next ReplayController::op_seek(uint64_t event) {
   end_diversion();
   run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = event},
                         .report = {.reason = StopReason::Seek}});
-  // An earlier event needs a new replay; a later one is on from here, forwards.
-  return event <= session_->events_done() ? Next::Replay : Next::Resume;
+  // An earlier event needs a new replay; a later one is on from here, forwards, unless a
+  // checkpoint lies between here and there (a new replay starts from the latest before it).
+  uint64_t now = session_->events_done();
+  const Saved* nearer = checkpoints_.latest_at_most(event);
+  return event <= now || (nearer && nearer->event > now) ? Next::Replay : Next::Resume;
 }
 
 void ReplayController::main() {
@@ -101,6 +104,7 @@ Next ReplayController::replay() {
             int(run_.kind.index()), (unsigned long long)run_.start_event, checkpoints_.size());
   session_ = from ? std::make_unique<ReplaySession>(opts_, *from->checkpoint)
                   : std::make_unique<ReplaySession>(opts_);
+  checkpoints_.begin_replay(from);
   entry_pending_.clear();
   last_entry_event_ = 0;
   if (const StepCount* c = run_.step_count(); c && c->pos > 0)
@@ -109,7 +113,6 @@ Next ReplayController::replay() {
     last_event_ = from->last_event;
     entry_pending_ = from->entry_pending;
     last_entry_event_ = from->last_entry_event;
-    checkpoints_.restart_clock();
     if (from->between)  // its task stands inside the interval, not just after the event
       resumed_in_[from->tid] = from->event + 1;
     else if (Next n = on_between(); n != Next::Resume)
@@ -297,7 +300,10 @@ Next ReplayController::pause(StopInfo si, const Point& here) {
     if (const ReplayTask* t = live(here.tid ? here.tid : last_event_.tid))
       w.last = rwd::read_memory(t->tid, w.addr, size_t(w.len));
   }
-  return thread_.serve(si, [this] { return std::exchange(immediate_stop_, std::nullopt); });
+  checkpoints_.pause_clock();  // waiting for the user is not replay time
+  Next next = thread_.serve(si, [this] { return std::exchange(immediate_stop_, std::nullopt); });
+  checkpoints_.resume_clock();
+  return next;
 }
 
 const ReplayTask& ReplayController::task(pid_t rec_tid) const {

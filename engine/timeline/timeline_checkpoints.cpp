@@ -22,6 +22,7 @@ std::optional<ReplayController::Saved> ReplayController::copy_here(bool between)
   s.last_event = last_event_;
   s.entry_pending = entry_pending_;
   s.last_entry_event = last_entry_event_;
+  s.cost_ms = checkpoints_.cost_here();
   return s;
 }
 
