@@ -119,13 +119,45 @@ uint64_t IntervalCheckpoints::add(Saved s, std::initializer_list<uint64_t> keep)
   s.id = next_id_++;
   uint64_t id = s.id;
   saved_.push_back(std::move(s));
-  for (auto it = saved_.begin(); saved_.size() > kMax && it != saved_.end();) {
-    if (std::find(keep.begin(), keep.end(), it->id) != keep.end() || it->id == id)
-      ++it;
-    else
-      it = saved_.erase(it);
+  while (saved_.size() > kMax) {
+    size_t i = to_drop(keep);
+    if (i == saved_.size()) break;
+    for (Saved& x : saved_)
+      if (x.prev == saved_[i].id) x.prev = saved_[i].prev;
+    saved_.erase(saved_.begin() + long(i));
   }
   return id;
+}
+
+size_t IntervalCheckpoints::to_drop(std::initializer_list<uint64_t> keep) const {
+  const Saved& newest = saved_.back();
+  auto droppable = [&](size_t i) {
+    return i + kRecent < saved_.size() &&
+           std::find(keep.begin(), keep.end(), saved_[i].id) == keep.end();
+  };
+  auto same_interval = [&](const Saved& a) {
+    return a.event == newest.event && a.tid == newest.tid;
+  };
+  for (size_t i = 0; i < saved_.size(); ++i)  // oldest first
+    if (droppable(i) && !same_interval(saved_[i])) return i;
+  size_t drop = saved_.size();
+  double nearest = 0;
+  for (size_t i = 0; i < saved_.size(); ++i) {
+    if (!droppable(i)) continue;
+    // Its neighbours in the interval by replay time (the event's own checkpoint at 0 below).
+    double below = 0, above = -1;
+    for (const Saved& x : saved_) {
+      if (&x == &saved_[i] || !same_interval(x)) continue;
+      if (x.cost_ms <= saved_[i].cost_ms) below = std::max(below, x.cost_ms);
+      if (x.cost_ms > saved_[i].cost_ms && (above < 0 || x.cost_ms < above)) above = x.cost_ms;
+    }
+    if (above < 0) continue;  // the latest in the interval stays
+    if (drop == saved_.size() || above - below < nearest) {
+      drop = i;
+      nearest = above - below;
+    }
+  }
+  return drop;
 }
 
 const IntervalCheckpoints::Saved* IntervalCheckpoints::find(uint64_t id) const {

@@ -10,6 +10,7 @@
 
 #include "engine/arch/registers.h"
 #include "engine/replay/replay_session.h"
+#include "engine/ticks/memory_digest.h"
 #include "engine/timeline/timeline_types.h"
 #include "engine/trace/event.h"
 
@@ -36,9 +37,14 @@ class CheckpointStore {
     bool between = false;  ///< taken between `event` and the next, with task `tid` running
     pid_t tid = 0;         ///< the task running in that interval (recorded tid)
     Registers regs{};      ///< its registers there
-    uint64_t id = 0;       ///< IntervalCheckpoints' name for it (from 1)
-    uint64_t prev = 0;     ///< an earlier one known to lie before it in the interval (0: none)
-    uint64_t replay = 0;   ///< the replay that took it (ReplayController's count of replays)
+    /// Its process's memory there, dead stacks left out (ReplayController::point_digest): a
+    /// scan that ends at this point finds it again by registers and digest.
+    MemoryDigest digest{};
+    bool alone = false;                 ///< `tid` was the only live task (Point::alone)
+    std::vector<uint64_t> stack_words;  ///< its stack from rsp up (Scan::stack_words)
+    uint64_t id = 0;                    ///< IntervalCheckpoints' name for it (from 1)
+    uint64_t prev = 0;    ///< an earlier one known to lie before it in the interval (0: none)
+    uint64_t replay = 0;  ///< the replay that took it (ReplayController's count of replays)
   };
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kEvents = 1000;                     ///< at most this many events apart
@@ -107,13 +113,18 @@ bool interval_checkpoints_enabled();
 class IntervalCheckpoints {
  public:
   using Saved = CheckpointStore::Saved;
-  static constexpr size_t kMax = 12;
+  static constexpr size_t kMax = 24;
+  static constexpr size_t kRecent = 4;  ///< the newest ones, never dropped
   /// Replay time between two of them, in one interval (the interrupt's poll adds up to 20 ms):
   /// 30 ms, or REWIND_INTERVAL_CHECKPOINT_MS (tests take them far more often).
   static std::chrono::milliseconds every();
 
-  /// Adds `s` (event, tid, regs, prev, replay set), names it and returns its id; drops the
-  /// oldest beyond kMax, except those named in `keep`.
+  /// Adds `s` (event, tid, regs, prev, replay, cost_ms set), names it and returns its id.
+  /// Beyond kMax one goes, never one named in `keep` nor the kRecent newest: the oldest of
+  /// another interval than the newest one's (the user works in that one) if any, else of
+  /// that interval the one whose neighbours in it lie nearest in replay time (cost_ms), so
+  /// that those kept stay spread over it. A dropped one's successors (`prev` naming it) take
+  /// its `prev`: what lies before it lies before them too.
   uint64_t add(Saved s, std::initializer_list<uint64_t> keep);
   /// The one named `id`, or nullptr (never taken, or dropped).
   const Saved* find(uint64_t id) const;
@@ -123,6 +134,9 @@ class IntervalCheckpoints {
   void clear() { saved_.clear(); }
 
  private:
+  /// The index of the one add() drops, or size() when none may go.
+  size_t to_drop(std::initializer_list<uint64_t> keep) const;
+
   std::vector<Saved> saved_;  ///< oldest first
   uint64_t next_id_ = 1;
 };

@@ -22,7 +22,7 @@
 namespace rwd {
 
 std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
-  if (auto* scan = run_.as<runs::Scan>(); scan && scan->count_passes) {
+  if (auto* scan = run_.as<runs::Scan>(); scan && (scan->count_passes || scan->find_by_trap)) {
     if (scan->count_at)  // its patch covers that one instruction, up to the target's
       return PassWant{.tid = scan->target.tid,
                       .event = scan->target.event,
@@ -93,31 +93,16 @@ std::optional<Next> ReplayController::start_pass_scan() {
   // Inside the code a reverse step skips: the steps from the last event pass the point
   // before it (Run::landing), which a count from the pass before may not.
   if (skip_hi_ && here_.regs.rip >= skip_lo_ && here_.regs.rip < skip_hi_) return std::nullopt;
-  const std::vector<ProcMapping> maps = read_proc_maps(t->pid);
-  if (near_patched_site(maps, t->pid, t->tid, here_.regs.rip, kBack, bps_)) return std::nullopt;
-  std::vector<uint8_t> code = rwd::read_memory(t->tid, here_.regs.rip, 16);
-  bps_.hide(t->pid, here_.regs.rip, code);
-  // A string instruction's passes at its address are its iterations, which a moved copy
-  // runs without coming back there.
-  if (code.empty() || rep_string_insn_length(code.data(), code.size()) > 0) return std::nullopt;
   // After buffered syscalls in this interval, the steps count from the last one's pause,
   // which lies after the event and most often after the pass before the point's.
   uint32_t pos = buffer_pos(here_.tid);
   if (pos > 0) return std::nullopt;
   runs::Scan scan;
+  if (!trap_may_find(*t, here_, false, scan.stack_words)) return std::nullopt;
   scan.target = here_;
   scan.target.digest = point_digest(*t);
   if (debug_) target_report_ = digest_report(t->tid);
   scan.count_passes = true;
-  // The words of its stack from rsp up (those mapped), for the trampoline to tell apart the
-  // passes whose registers are the same.
-  for (const ProcMapping& m : maps) {
-    if (here_.regs.rsp < m.start || here_.regs.rsp >= m.end) continue;
-    size_t n = std::min<uint64_t>(16, (m.end - here_.regs.rsp) / 8);
-    scan.stack_words.resize(n);
-    if (n) read_memory_exact(t->tid, here_.regs.rsp, scan.stack_words.data(), n * 8);
-    break;
-  }
   StepCount c{.tid = here_.tid, .event = here_.event, .pos = pos};
   pass_fallback_ = runs::Scan{.target = scan.target, .steps = c};
   // Counted from the nearest checkpoint known to lie before the point in its interval, if
@@ -132,6 +117,35 @@ std::optional<Next> ReplayController::start_pass_scan() {
   run_ = Run(std::move(scan));
   run_.inner = *pass_inner_;
   return Next::Replay;
+}
+
+bool ReplayController::trap_may_find(const ReplayTask& t, const Point& target, bool no_breakpoints,
+                                     std::vector<uint64_t>& stack_words) {
+  const uint64_t x = target.regs.rip;
+  const std::vector<ProcMapping> maps = read_proc_maps(t.pid);
+  if (near_patched_site(maps, t.pid, t.tid, x, kBack, bps_)) return false;
+  std::vector<uint8_t> code = rwd::read_memory(t.tid, x, 16);
+  bps_.hide(t.pid, x, code);
+  // A string instruction's passes at its address are its iterations, which a moved copy
+  // runs without coming back there.
+  if (code.empty() || rep_string_insn_length(code.data(), code.size()) > 0) return false;
+  if (no_breakpoints)
+    for (auto& [rec, other] : session_->tasks())
+      for (uint64_t a = x; other.state != TaskState::Exited && a < x + PassTrap::kPatchReach; ++a)
+        if (bps_.has(other.pid, a)) return false;
+  stack_words = stack_words_at(t, target.regs.rsp);
+  return true;
+}
+
+std::vector<uint64_t> ReplayController::stack_words_at(const ReplayTask& t, uint64_t rsp) {
+  std::vector<uint64_t> words;
+  for (const ProcMapping& m : read_proc_maps(t.pid)) {
+    if (rsp < m.start || rsp >= m.end) continue;
+    words.resize(std::min<uint64_t>(16, (m.end - rsp) / 8));
+    if (!words.empty()) read_memory_exact(t.tid, rsp, words.data(), words.size() * 8);
+    break;
+  }
+  return words;
 }
 
 uint64_t ReplayController::usable_inner(uint64_t id, const Registers& point) const {
@@ -266,6 +280,16 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
       if (debug_) fprintf(stderr, "rewind: timeline: counting trampoline: %s\n", e.what());
     }
   }
+  if (auto* scan = run_.as<runs::Scan>(); scan && scan->find_by_trap) {
+    // A reverse continue's target: found by a breakpoint at its instruction instead, from
+    // this resume on.
+    if (debug_) fprintf(stderr, "rewind: timeline: no trampoline at the target: a breakpoint\n");
+    scan->find_by_trap = false;
+    internal_bp_ = site_in(t.pid, scan->target.regs.rip);
+    bps_.add_internal(*internal_bp_);
+    sync_breakpoints(t);
+    return Next::Resume;
+  }
   return pass_fall_back("no counting trampoline at the instruction");
 }
 
@@ -300,6 +324,7 @@ std::optional<Next> ReplayController::on_pass_trap(ReplayTask& t, Registers r) {
     case PassTrap::Trap::None:
       return std::nullopt;
     case PassTrap::Trap::Entered:
+      if (auto n = window_end_miss()) return n;
       r.rip = go_on;
       set_regs(t.tid, r);
       return Next::Resume;
@@ -308,13 +333,14 @@ std::optional<Next> ReplayController::on_pass_trap(ReplayTask& t, Registers r) {
       r.rip = pass_trap_.point();
       set_regs(t.tid, r);
       auto* scan = run_.as<runs::Scan>();
-      if (scan && scan->count_passes && t.rec_tid == scan->target.tid &&
+      if (scan && (scan->count_passes || scan->find_by_trap) && t.rec_tid == scan->target.tid &&
           session_->events_done() == scan->target.event &&
           reached(scan->target, trap_point(t, r))) {
         run_.passes = pass_trap_.passes(t.tid);
         pass_trap_.remove();
         return scan_done();
       }
+      if (auto n = window_end_miss()) return n;
       r.rip = go_on;  // same registers, other memory: on through the moved instructions
       set_regs(t.tid, r);
       return Next::Resume;

@@ -255,6 +255,25 @@ class ReplayController {
 
   /// The scan reached the current point: choose where to go, and go (returns Replay).
   Next scan_done();
+  /// How a reverse continue's scan finds its target (a point between events of task `t`,
+  /// live in the current replay): a counting trampoline comparing registers where one may
+  /// go (Scan::find_by_trap; its stack words read from `t` now), else a breakpoint at its
+  /// instruction (internal_bp_).
+  void aim_scan(runs::Scan& scan, const ReplayTask& t);
+  /// A reverse continue's scan from checkpoint Run::inner (inside the target's interval)
+  /// found no hit: the next one ends at that checkpoint's point, from the one known to lie
+  /// before it (or the event's); where that checkpoint is gone, the whole interval from its
+  /// event's checkpoint (returns Replay).
+  /// `internal`: the scan's internal breakpoint, if it had one.
+  Next scan_back_inside(const Run& done, std::optional<CodeSite> internal);
+  /// A trap of a window end's trampoline that was not the point: past kWindowEndMisses of
+  /// them in one scan, it counts to the reverse continue's own point instead (no hit lies
+  /// after the window's end), from the same checkpoint (returns Replay then).
+  std::optional<Next> window_end_miss();
+  static constexpr uint64_t kWindowEndMisses = 512;
+  /// The reverse continue's first scan (to its own point) and its internal breakpoint.
+  std::optional<runs::Scan> origin_scan_;
+  std::optional<CodeSite> origin_site_;
 
   // --- Reverse steps by counted passes (pass_steps.cpp). ---
 
@@ -275,6 +294,16 @@ class ReplayController {
   /// (another task's point, a rep-prefixed string instruction there, REWIND_REVERSE_STEP=steps):
   /// the steps then count from the task's last event.
   std::optional<Next> start_pass_scan();
+  /// Whether a counting trampoline comparing registers may find `target`, a point of task
+  /// `t` between events: not near a syscall site the preload library patched, not at a
+  /// rep-prefixed string instruction and, with `no_breakpoints`, no debugger breakpoint in
+  /// any process in the bytes its patch may cover (they would be kept out for the whole run).
+  /// Fills `stack_words` (PassChecks::stack_words) when it may.
+  bool trap_may_find(const ReplayTask& t, const Point& target, bool no_breakpoints,
+                     std::vector<uint64_t>& stack_words);
+  /// The words of task `t`'s stack from `rsp` up (at most 16, those mapped), for a
+  /// trampoline to tell apart the passes whose registers are the same.
+  static std::vector<uint64_t> stack_words_at(const ReplayTask& t, uint64_t rsp);
   /// `id` or the first one before it (IntervalCheckpoints::Saved::prev) whose task's
   /// registers are not `point`'s (it could be the point itself, which a count from it never
   /// reaches), or 0.

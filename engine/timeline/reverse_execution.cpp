@@ -104,13 +104,11 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     if (debug_) target_report_ = digest_report(t->tid);
     // A counting scan single-steps the task from where the target can first be, checking
     // each step; a breakpoint would only stop it at every earlier pass (thousands, in a
-    // loop making buffered syscalls).
-    if (!count_steps) {
-      internal_bp_ = site_in(t->pid, here_.regs.rip);
-      bps_.add_internal(*internal_bp_);
-    }
+    // loop making buffered syscalls). A reverse continue finds it by a trampoline comparing
+    // registers where one can be put there, else by a breakpoint at its instruction.
+    if (!count_steps) aim_scan(scan, *t);
   }
-  uint64_t start_event = 0, count_from = 0;
+  uint64_t start_event = 0, count_from = 0, inner = 0;
   if (after == After::ReverseContinue && !watches_.empty() && !hardware_debug_registers()) {
     // Software watchpoints: the first window is the target's own interval.
     scan.window = 1;
@@ -129,15 +127,98 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
       c.after_hit = after_hit;
       start_event = run_.start_event;
       count_from = run_.count_from;
+      inner = run_.inner;
     } else if (here_.kind != Point::Between) {
       c.pos = buffer_pos(c.tid);
     }
     scan.steps = c;
   }
   after_ = after;
+  // A reverse continue from a point inside an interval counts from the nearest checkpoint
+  // known to lie before it there, if any (scan_done goes on back from it).
+  if (after == After::ReverseContinue && here_.kind == Point::Trap && inner_on_)
+    inner = usable_inner(here_inner_, here_.regs);
+  if (after == After::ReverseContinue) {
+    origin_scan_ = scan;
+    origin_site_ = internal_bp_;
+  }
   run_ = Run(std::move(scan));
   run_.start_event = start_event;
   run_.count_from = count_from;
+  run_.inner = inner;
+  return Next::Replay;
+}
+
+std::optional<Next> ReplayController::window_end_miss() {
+  auto* scan = run_.as<runs::Scan>();
+  if (!scan || !scan->window_end || ++run_.trap_misses < kWindowEndMisses || !origin_scan_)
+    return std::nullopt;
+  // A branch into the bytes the trampoline covers, or passes with the point's registers
+  // but not its memory, at every turn of a loop: stopping at each costs more than the
+  // replay from the window's end to the reverse continue's own point, which has no hit
+  // either. Count to that point instead, from the same checkpoint.
+  if (debug_) fprintf(stderr, "rewind: timeline: the window's end is costly: scan to the start\n");
+  if (internal_bp_) bps_.remove_internal(*std::exchange(internal_bp_, std::nullopt));
+  runs::Scan again = *origin_scan_;
+  again.below = 0;
+  uint64_t inner = run_.inner, count_from = run_.count_from;
+  run_ = Run(again);
+  run_.inner = inner;
+  run_.count_from = count_from;
+  if (origin_site_) {
+    internal_bp_ = origin_site_;
+    bps_.add_internal(*internal_bp_);
+  }
+  return Next::Replay;
+}
+
+void ReplayController::aim_scan(runs::Scan& scan, const ReplayTask& t) {
+  // (Watchpoints only in the CPU's debug registers, and only write ones: a moved
+  // instruction's write traps there as the original's would.)
+  scan.find_by_trap = (watches_.empty() || hardware_debug_registers()) &&
+                      trap_may_find(t, scan.target, true, scan.stack_words);
+  for (const Watch& w : watches_.all()) scan.find_by_trap &= w.kind == WatchKind::Write;
+  if (!scan.find_by_trap) {
+    internal_bp_ = site_in(t.pid, scan.target.regs.rip);
+    bps_.add_internal(*internal_bp_);
+  }
+}
+
+Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite> internal) {
+  const runs::Scan& scan = *done.as<runs::Scan>();
+  const Saved* c = inner_.find(done.inner);
+  const ReplayTask* t = c ? live(c->tid) : nullptr;
+  runs::Scan again = scan;
+  again.below = 0;
+  if (!c || !t) {
+    // That checkpoint is gone (or its task): the whole interval from the event's checkpoint,
+    // to the same target (the further-back scans go on from there).
+    if (debug_) fprintf(stderr, "rewind: timeline: scan the target's interval from its event\n");
+    run_ = Run(again);
+    if (internal) {  // the same target: the same site
+      internal_bp_ = internal;
+      bps_.add_internal(*internal);
+    }
+    run_.count_from = done.count_from;
+    return Next::Replay;
+  }
+  // No hit after checkpoint c: the next scan ends at c's point, from the one before it.
+  again.target = Point{.kind = Point::Trap,
+                       .event = c->event,
+                       .tid = c->tid,
+                       .regs = c->regs,
+                       .digest = c->digest,
+                       .alone = c->alone};
+  again.window_end = true;
+  aim_scan(again, *t);
+  again.stack_words = c->stack_words;  // (not the live task's now)
+  uint64_t before = usable_inner(c->prev, c->regs);
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: no hit after checkpoint %llu: scan to it from %llu\n",
+            (unsigned long long)c->id, (unsigned long long)before);
+  run_ = Run(again);
+  run_.count_from = done.count_from;
+  run_.inner = before;
   return Next::Replay;
 }
 
@@ -170,6 +251,11 @@ Next ReplayController::scan_done() {
   if (internal_bp_) {
     bps_.remove_internal(*internal_bp_);
     internal_bp_.reset();
+  }
+  // Reached by another stop than the trampoline's own (a watchpoint's trap there).
+  if (scan.find_by_trap && pass_trap_.installed()) pass_trap_.remove();
+  if (after_ == After::ReverseContinue && done.hits == 0 && done.inner) {
+    return scan_back_inside(done, internal);
   }
   if (after_ == After::ReverseContinue && done.hits == 0 && done.count_from > 0) {
     // No hit in the window: one twice as long, from a checkpoint before it.

@@ -69,6 +69,9 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
   s.between = true;
   s.tid = t.rec_tid;
   s.regs = r;
+  s.digest = point_digest(t);
+  s.stack_words = stack_words_at(t, r.rsp);
+  s.alone = live_tasks() == 1;
   s.replay = replays_;
   s.prev = inner_.newest_of(replays_, s.event, t.rec_tid);
   if (!s.prev)

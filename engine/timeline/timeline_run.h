@@ -87,8 +87,18 @@ struct Scan {
   /// an internal breakpoint at its instruction.
   uint64_t count_at = 0;
   uint64_t count_len = 0;  ///< bytes from count_at to the target's instruction (patch room)
-  /// With count_passes: the target task's stack words from its rsp up (PassChecks).
+  /// With count_passes or find_by_trap: the target task's stack words from its rsp up
+  /// (PassChecks).
   std::vector<uint64_t> stack_words{};
+  /// A reverse continue's scan to a point between events: found by a counting trampoline at
+  /// its instruction that compares registers in the task (PassTrap), which stops only at
+  /// passes with the point's registers, instead of an internal breakpoint there, which stops
+  /// at every pass (millions in a loop without syscalls).
+  bool find_by_trap = false;
+  /// The target is not where the reverse continue started but a checkpoint's point inside
+  /// the interval, where the scan before this one started (so it found no hit after it): a
+  /// write trapping there is a hit before it, whatever after_write says.
+  bool window_end = false;
 };
 /// Silently to hit number `count` (from the checkpoint at Run::start_event), then report it.
 struct HitNumber {
@@ -141,6 +151,8 @@ struct Run {
   uint64_t inner = 0;
   // Counted along the way.
   uint64_t hits = 0, steps = 0;
+  /// Traps of a window end's trampoline that were not the point (Scan::window_end).
+  uint64_t trap_misses = 0;
   /// The last of `steps` that left the task outside the code a reverse step skips (0: none).
   uint64_t landing = 0;
   uint64_t passes = 0;        ///< Scan::count_passes: the passes up to the target, its own too

@@ -156,3 +156,39 @@ TEST_CASE("a forward run through a long loop leaves checkpoints that reverse ste
     steps_back_and_forth(tl, back.tid, written, 3);
   }
 }
+
+TEST_CASE("a reverse continue from far into a long loop scans back from checkpoints inside it") {
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // off by default (checkpoint_store.h)
+  Timeline tl(trace());
+  const pid_t first = tl.current().tid;
+  const uint64_t half = symbol(tl, first, "half");
+  // Forwards to the write, then on to finished(), right after the loop: the same interval,
+  // 0.75 s of the loop later, with checkpoints inside it on the way.
+  REQUIRE(tl.add_watchpoint(half, 8, WatchKind::Write));
+  StopInfo w = tl.resume_forward();
+  REQUIRE(w.reason == StopReason::Watchpoint);
+  const uint64_t written = read_u64(tl, w.tid, half);
+  tl.remove_watchpoint(half, 8, WatchKind::Write);
+  CodeSite site = tl.code_site(w.tid, symbol(tl, w.tid, "finished"));
+  tl.add_breakpoint(site);
+  StopInfo at = tl.resume_forward();
+  REQUIRE(at.reason == StopReason::Breakpoint);
+  REQUIRE(at.event == w.event);  // no syscall between the write and the call
+  tl.remove_breakpoint(site);
+
+  // Back to the write: the scans start from checkpoints inside the loop, each ending where
+  // the one before started, not from the program's last syscall.
+  uint64_t starts = tl.checkpoints().inner_starts;
+  REQUIRE(tl.add_watchpoint(half, 8, WatchKind::Write));
+  StopInfo back = tl.resume_backward();
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  CHECK(back.event == w.event);
+  // On the writing instruction, before it ran (gdb's reverse semantics).
+  CHECK(read_u64(tl, back.tid, half) == 0);
+  CHECK(read_u64(tl, back.tid, symbol(tl, back.tid, "state")) == written);
+  CHECK(tl.checkpoints().inner_starts > starts);
+  // And forwards again from there: the same write.
+  StopInfo again = tl.resume_forward();
+  REQUIRE(again.reason == StopReason::Watchpoint);
+  CHECK(read_u64(tl, again.tid, half) == written);
+}
