@@ -109,7 +109,7 @@ bool interval_checkpoints_enabled();
 /// backward operation must not grow with the instructions since the last event). Without
 /// counters nothing orders two points of an interval, so each checkpoint is known to lie
 /// before the points the replay that took it reached later, and before those of replays
-/// started from it; `prev` chains to the one it was known to follow. Keeps the newest kMax.
+/// started from it; `prev` chains to the one it was known to follow. Keeps kMax (add()).
 class IntervalCheckpoints {
  public:
   using Saved = CheckpointStore::Saved;
