@@ -97,8 +97,9 @@ std::optional<Next> ReplayController::start_pass_scan() {
   // which lies after the event and most often after the pass before the point's.
   uint32_t pos = buffer_pos(here_.tid);
   if (pos > 0) return std::nullopt;
+  if (!trap_may_find(*t, here_, false)) return std::nullopt;
   runs::Scan scan;
-  if (!trap_may_find(*t, here_, false, scan.stack_words)) return std::nullopt;
+  scan.stack_words = stack_words_at(*t, here_.regs.rsp);
   scan.target = here_;
   scan.target.digest = point_digest(*t);
   if (debug_) target_report_ = digest_report(t->tid);
@@ -119,8 +120,8 @@ std::optional<Next> ReplayController::start_pass_scan() {
   return Next::Replay;
 }
 
-bool ReplayController::trap_may_find(const ReplayTask& t, const Point& target, bool no_breakpoints,
-                                     std::vector<uint64_t>& stack_words) {
+bool ReplayController::trap_may_find(const ReplayTask& t, const Point& target,
+                                     bool no_breakpoints) {
   const uint64_t x = target.regs.rip;
   const std::vector<ProcMapping> maps = read_proc_maps(t.pid);
   if (near_patched_site(maps, t.pid, t.tid, x, kBack, bps_)) return false;
@@ -133,7 +134,6 @@ bool ReplayController::trap_may_find(const ReplayTask& t, const Point& target, b
     for (auto& [rec, other] : session_->tasks())
       for (uint64_t a = x; other.state != TaskState::Exited && a < x + PassTrap::kPatchReach; ++a)
         if (bps_.has(other.pid, a)) return false;
-  stack_words = stack_words_at(t, target.regs.rsp);
   return true;
 }
 
@@ -228,8 +228,7 @@ Next ReplayController::pass_scan_done(const Run& done) {
       runs::Scan again = scan;
       again.count_at = end;
       again.count_len = call ? 5 : x - end;  // the patch: the call, or up to the point
-      internal_bp_ = site_in(t->pid, x);
-      bps_.add_internal(*internal_bp_);
+      arm_internal(site_in(t->pid, x));
       run_ = Run(again);
       run_.start_event = done.start_event;
       run_.inner = done.inner;
@@ -285,8 +284,7 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
     // this resume on.
     if (debug_) fprintf(stderr, "rewind: timeline: no trampoline at the target: a breakpoint\n");
     scan->find_by_trap = false;
-    internal_bp_ = site_in(t.pid, scan->target.regs.rip);
-    bps_.add_internal(*internal_bp_);
+    arm_internal(site_in(t.pid, scan->target.regs.rip));
     sync_breakpoints(t);
     return Next::Resume;
   }

@@ -257,9 +257,11 @@ class ReplayController {
   Next scan_done();
   /// How a reverse continue's scan finds its target (a point between events of task `t`,
   /// live in the current replay): a counting trampoline comparing registers where one may
-  /// go (Scan::find_by_trap; its stack words read from `t` now), else a breakpoint at its
-  /// instruction (internal_bp_).
-  void aim_scan(runs::Scan& scan, const ReplayTask& t);
+  /// go (Scan::find_by_trap, comparing `stack_words`: the target's, stack_words_at), else a
+  /// breakpoint at its instruction (internal_bp_).
+  void aim_scan(runs::Scan& scan, const ReplayTask& t, std::vector<uint64_t> stack_words);
+  /// Makes `site` the scan's internal breakpoint (internal_bp_) and sets it; none: nothing.
+  void arm_internal(std::optional<CodeSite> site);
   /// A reverse continue's scan from checkpoint Run::inner (inside the target's interval)
   /// found no hit: the next one ends at that checkpoint's point, from the one known to lie
   /// before it (or the event's); where that checkpoint is gone, the whole interval from its
@@ -298,9 +300,7 @@ class ReplayController {
   /// `t` between events: not near a syscall site the preload library patched, not at a
   /// rep-prefixed string instruction and, with `no_breakpoints`, no debugger breakpoint in
   /// any process in the bytes its patch may cover (they would be kept out for the whole run).
-  /// Fills `stack_words` (PassChecks::stack_words) when it may.
-  bool trap_may_find(const ReplayTask& t, const Point& target, bool no_breakpoints,
-                     std::vector<uint64_t>& stack_words);
+  bool trap_may_find(const ReplayTask& t, const Point& target, bool no_breakpoints);
   /// The words of task `t`'s stack from `rsp` up (at most 16, those mapped), for a
   /// trampoline to tell apart the passes whose registers are the same.
   static std::vector<uint64_t> stack_words_at(const ReplayTask& t, uint64_t rsp);

@@ -106,7 +106,7 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     // each step; a breakpoint would only stop it at every earlier pass (thousands, in a
     // loop making buffered syscalls). A reverse continue finds it by a trampoline comparing
     // registers where one can be put there, else by a breakpoint at its instruction.
-    if (!count_steps) aim_scan(scan, *t);
+    if (!count_steps) aim_scan(scan, *t, stack_words_at(*t, here_.regs.rsp));
   }
   uint64_t start_event = 0, count_from = 0, inner = 0;
   if (after == After::ReverseContinue && !watches_.empty() && !hardware_debug_registers()) {
@@ -161,27 +161,27 @@ std::optional<Next> ReplayController::window_end_miss() {
   if (internal_bp_) bps_.remove_internal(*std::exchange(internal_bp_, std::nullopt));
   runs::Scan again = *origin_scan_;
   again.below = 0;
-  uint64_t inner = run_.inner, count_from = run_.count_from;
-  run_ = Run(again);
-  run_.inner = inner;
-  run_.count_from = count_from;
-  if (origin_site_) {
-    internal_bp_ = origin_site_;
-    bps_.add_internal(*internal_bp_);
-  }
+  run_ = Run::same_start(again, run_);
+  arm_internal(origin_site_);
   return Next::Replay;
 }
 
-void ReplayController::aim_scan(runs::Scan& scan, const ReplayTask& t) {
+void ReplayController::aim_scan(runs::Scan& scan, const ReplayTask& t,
+                                std::vector<uint64_t> stack_words) {
   // (Watchpoints only in the CPU's debug registers, and only write ones: a moved
   // instruction's write traps there as the original's would.)
-  scan.find_by_trap = (watches_.empty() || hardware_debug_registers()) &&
-                      trap_may_find(t, scan.target, true, scan.stack_words);
+  scan.find_by_trap =
+      (watches_.empty() || hardware_debug_registers()) && trap_may_find(t, scan.target, true);
   for (const Watch& w : watches_.all()) scan.find_by_trap &= w.kind == WatchKind::Write;
-  if (!scan.find_by_trap) {
-    internal_bp_ = site_in(t.pid, scan.target.regs.rip);
-    bps_.add_internal(*internal_bp_);
-  }
+  if (scan.find_by_trap)
+    scan.stack_words = std::move(stack_words);
+  else
+    arm_internal(site_in(t.pid, scan.target.regs.rip));
+}
+
+void ReplayController::arm_internal(std::optional<CodeSite> site) {
+  internal_bp_ = site;
+  if (site) bps_.add_internal(*site);
 }
 
 Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite> internal) {
@@ -195,10 +195,7 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
     // to the same target (the further-back scans go on from there).
     if (debug_) fprintf(stderr, "rewind: timeline: scan the target's interval from its event\n");
     run_ = Run(again);
-    if (internal) {  // the same target: the same site
-      internal_bp_ = internal;
-      bps_.add_internal(*internal);
-    }
+    arm_internal(internal);  // the same target: the same site
     run_.count_from = done.count_from;
     return Next::Replay;
   }
@@ -210,8 +207,7 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
                        .digest = c->digest,
                        .alone = c->alone};
   again.window_end = true;
-  aim_scan(again, *t);
-  again.stack_words = c->stack_words;  // (not the live task's now)
+  aim_scan(again, *t, c->stack_words);  // (not the live task's now)
   uint64_t before = usable_inner(c->prev, c->regs);
   if (debug_)
     fprintf(stderr, "rewind: timeline: no hit after checkpoint %llu: scan to it from %llu\n",
@@ -262,10 +258,7 @@ Next ReplayController::scan_done() {
     runs::Scan again = scan;
     again.below = done.count_from;
     again.window = scan.window * 2;
-    if (internal) {
-      internal_bp_ = internal;
-      bps_.add_internal(*internal);
-    }
+    arm_internal(internal);
     run_ = Run(again);
     run_.count_from = window_start(scan.target, again.window);
     return Next::Replay;
@@ -274,10 +267,7 @@ Next ReplayController::scan_done() {
     // No hit between the checkpoint and now: look further back (after_ stays).
     runs::Scan again = scan;
     again.below = done.start_event;
-    if (internal) {  // the same target: the same site
-      internal_bp_ = internal;
-      bps_.add_internal(*internal);
-    }
+    arm_internal(internal);  // the same target: the same site
     run_ = Run(again);
     return Next::Replay;
   }
@@ -287,11 +277,10 @@ Next ReplayController::scan_done() {
       run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = 1},
                             .report = {.reason = StopReason::TraceStart}});
     } else {
-      run_ = Run(runs::HitNumber{
-          .count = done.hits, .report = *done.last_hit_info, .after_write = scan.after_write});
-      run_.start_event = done.start_event;
-      run_.inner = done.inner;
-      run_.count_from = done.count_from;
+      run_ = Run::same_start(
+          runs::HitNumber{
+              .count = done.hits, .report = *done.last_hit_info, .after_write = scan.after_write},
+          done);
     }
     return Next::Replay;
   }
@@ -331,10 +320,7 @@ Next ReplayController::scan_done() {
     run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
   } else if (skip_hi_ && done.landing > 0 && done.landing < done.steps) {
     // Back past the skipped code: to the last step that left the task outside it.
-    run_ = Run(runs::Steps{.from = c, .count = done.landing, .report = report});
-    run_.start_event = done.start_event;
-    run_.inner = done.inner;
-    run_.count_from = done.count_from;
+    run_ = Run::same_start(runs::Steps{.from = c, .count = done.landing, .report = report}, done);
   } else if (skip_hi_ && done.landing == 0 && c.pos == 0 && !c.after_hit && !c.after_pass) {
     // Every step since the event was in the skipped code: back to the event, at least.
     run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = c.event}, .report = report});
@@ -346,10 +332,7 @@ Next ReplayController::scan_done() {
     run_.start_event = c.event;
     run_.inner = pass_pre_;
   } else {
-    run_ = Run(runs::Steps{.from = c, .count = done.steps - 1, .report = report});
-    run_.start_event = done.start_event;
-    run_.inner = done.inner;
-    run_.count_from = done.count_from;
+    run_ = Run::same_start(runs::Steps{.from = c, .count = done.steps - 1, .report = report}, done);
   }
   after_ = After::None;
   skip_hi_ = 0;

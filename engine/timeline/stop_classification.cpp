@@ -416,11 +416,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
         runs::PassCount count{.tid = t.rec_tid, .addr = *w, .hit = hit->count, .report = si};
         pass_bp_ = site_in(t.pid, *w);
         bps_.add_internal(*pass_bp_);
-        uint64_t start = run_.start_event, count_from = run_.count_from, inner = run_.inner;
-        run_ = Run(count);
-        run_.start_event = start;
-        run_.count_from = count_from;
-        run_.inner = inner;
+        run_ = Run::same_start(count, run_);
         return Next::Replay;
       }
       return step_back_from_hit(t, r, si, hit->count);
@@ -435,11 +431,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       // there is the point before the write.
       runs::PassNumber go{
           .tid = pc->tid, .addr = pc->addr, .count = run_.steps, .report = pc->report};
-      uint64_t start = run_.start_event, count_from = run_.count_from, inner = run_.inner;
-      run_ = Run(go);
-      run_.start_event = start;
-      run_.count_from = count_from;
-      run_.inner = inner;
+      run_ = Run::same_start(go, run_);
       return Next::Replay;
     }
     bps_.remove_internal(*std::exchange(pass_bp_, std::nullopt));

@@ -161,6 +161,15 @@ struct Run {
 
   Run() = default;
   Run(Kind k) : kind(std::move(k)) {}
+  /// A run of kind `k` that starts where `from` started and counts from the same place: its
+  /// checkpoint (start_event, inner) and window (count_from). Its own counts start at zero.
+  static Run same_start(Kind k, const Run& from) {
+    Run r(std::move(k));
+    r.start_event = from.start_event;
+    r.count_from = from.count_from;
+    r.inner = from.inner;
+    return r;
+  }
 
   /// The kind as `K`, or nullptr when the run is of another kind.
   template <class K>
