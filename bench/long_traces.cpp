@@ -199,7 +199,7 @@ int sim_trace(const std::string& top, int runs) {
   uint64_t events = probe.event_count();
   print_header("bench/long_sim.c (no syscall in its loop)", native, rec, events);
   printf("checkpoints inside event intervals: %s\n",
-         interval_checkpoints_enabled() ? "on" : "off (REWIND_INTERVAL_CHECKPOINTS=1)");
+         interval_checkpoints_enabled() ? "on" : "off (REWIND_INTERVAL_CHECKPOINTS=0)");
 
   Samples first, seeks, to_bp, to_watch, steps;
   seek_samples(probe, runs, first, seeks);

@@ -174,7 +174,7 @@ uint64_t IntervalCheckpoints::newest_of(uint64_t replay, uint64_t event, pid_t t
 
 bool interval_checkpoints_enabled() {
   const char* e = getenv("REWIND_INTERVAL_CHECKPOINTS");
-  return e && std::string(e) == "1";
+  return !e || std::string(e) != "0";
 }
 
 }  // namespace rwd

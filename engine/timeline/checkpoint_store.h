@@ -97,10 +97,9 @@ class CheckpointStore {
   uint64_t next_seq_ = 0;
 };
 
-/// Whether the timeline takes checkpoints inside event intervals (IntervalCheckpoints): only
-/// when REWIND_INTERVAL_CHECKPOINTS=1. Off by default: with them on, a gdb Ctrl-C during a
-/// continue and a VS Code seek went unanswered under load (docs/how-it-works.md, "The
-/// timeline").
+/// Whether the timeline takes checkpoints inside event intervals (IntervalCheckpoints): on
+/// unless REWIND_INTERVAL_CHECKPOINTS=0 (to compare, or to rule them out when a backward
+/// operation misbehaves).
 bool interval_checkpoints_enabled();
 
 /// Checkpoints inside event intervals: taken while a task runs for long between two events

@@ -80,6 +80,15 @@ void ReplayController::main() {
   }
 }
 
+Next ReplayController::at_start_point(const CheckpointStore::Saved& from) {
+  auto* go = run_.as<runs::Goto>();
+  const ReplayTask* t = live(from.tid);
+  if (!go || !t || go->target.kind != Point::Trap || go->target.event != from.event ||
+      go->target.tid != from.tid || !registers_equal(go->target.regs, from.regs))
+    return Next::Resume;
+  return pause(go->report, trap_point(*t, get_regs(t->tid)));
+}
+
 Next ReplayController::replay() {
   pass_trap_.abandon();  // in the replay thrown away
   run_.passes = 0;
@@ -114,9 +123,10 @@ Next ReplayController::replay() {
     last_event_ = from->last_event;
     entry_pending_ = from->entry_pending;
     last_entry_event_ = from->last_entry_event;
-    if (from->between)  // its task stands inside the interval, not just after the event
+    if (from->between) {  // its task stands inside the interval, not just after the event
       resumed_in_[from->tid] = from->event + 1;
-    else if (Next n = on_between(); n != Next::Resume)
+      if (Next n = at_start_point(*from); n != Next::Resume) return n;
+    } else if (Next n = on_between(); n != Next::Resume)
       return n;
   }
   interval_since_ = std::chrono::steady_clock::now();

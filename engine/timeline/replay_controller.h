@@ -112,6 +112,9 @@ class ReplayController {
   /// (ReplaySession::run) and answers its steps; returns Replay (run_ holds the next run)
   /// or Shutdown.
   Next replay();
+  /// A replay restored from interval checkpoint `from` stands at its point already: when
+  /// run_ is a Goto to that point (an interrupted reverse continue's), pauses there.
+  Next at_start_point(const CheckpointStore::Saved& from);
   /// After event `e` was replayed: breakpoint and watch-register bookkeeping for execs,
   /// mappings and forks, a checkpoint when due, then on_between().
   Next event_done(const Event& e);
@@ -434,7 +437,8 @@ class ReplayController {
   /// With debug_: the current scan target's memory, one line a mapping (digest_report), to
   /// name the mappings that differ where the target's registers come back.
   std::string target_report_;
-  /// Checkpoints inside intervals (interval_checkpoints_enabled: REWIND_INTERVAL_CHECKPOINTS=1).
+  /// Checkpoints inside intervals (interval_checkpoints_enabled: off with
+  /// REWIND_INTERVAL_CHECKPOINTS=0).
   bool inner_on_ = interval_checkpoints_enabled();
 };
 

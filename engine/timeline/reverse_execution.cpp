@@ -199,13 +199,22 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
     run_.count_from = done.count_from;
     return Next::Replay;
   }
+  const Point at_c{.kind = Point::Trap,
+                   .event = c->event,
+                   .tid = c->tid,
+                   .regs = c->regs,
+                   .digest = c->digest,
+                   .alone = c->alone};
+  if (interrupt_.exchange(false)) {
+    // A pause asked for (Timeline::interrupt): c's point is the earliest one shown to hold
+    // no hit after it. The replay stands there as soon as it restores c (replay()).
+    after_ = After::None;
+    run_ = Run(runs::Goto{.target = at_c, .report = {.reason = StopReason::Interrupted}});
+    run_.inner = c->id;
+    return Next::Replay;
+  }
   // No hit after checkpoint c: the next scan ends at c's point, from the one before it.
-  again.target = Point{.kind = Point::Trap,
-                       .event = c->event,
-                       .tid = c->tid,
-                       .regs = c->regs,
-                       .digest = c->digest,
-                       .alone = c->alone};
+  again.target = at_c;
   again.window_end = true;
   aim_scan(again, *t, c->stack_words);  // (not the live task's now)
   uint64_t before = usable_inner(c->prev, c->regs);

@@ -6,11 +6,14 @@
 // forward step from it reaches, and against the loop's own state at the write.
 #include <elf.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/replay/replay_task.h"
@@ -131,7 +134,7 @@ TEST_CASE("a reverse step from a function's first instruction after a long loop 
 }
 
 TEST_CASE("a forward run through a long loop leaves checkpoints that reverse steps start from") {
-  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // off by default (checkpoint_store.h)
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // the default; other cases turn them off
   Timeline tl(trace());
   const uint64_t half = symbol(tl, tl.current().tid, "half");
   REQUIRE(tl.add_watchpoint(half, 8, WatchKind::Write));
@@ -158,7 +161,7 @@ TEST_CASE("a forward run through a long loop leaves checkpoints that reverse ste
 }
 
 TEST_CASE("a reverse continue from far into a long loop scans back from checkpoints inside it") {
-  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // off by default (checkpoint_store.h)
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // the default; other cases turn them off
   Timeline tl(trace());
   const pid_t first = tl.current().tid;
   const uint64_t half = symbol(tl, first, "half");
@@ -191,4 +194,57 @@ TEST_CASE("a reverse continue from far into a long loop scans back from checkpoi
   StopInfo again = tl.resume_forward();
   REQUIRE(again.reason == StopReason::Watchpoint);
   CHECK(read_u64(tl, again.tid, half) == written);
+}
+
+TEST_CASE("an interrupted reverse continue stops inside the long loop it scans back through") {
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // the default; other cases turn them off
+  Timeline tl(trace());
+  const pid_t first = tl.current().tid;
+  const uint64_t state = symbol(tl, first, "state");
+  CodeSite done = tl.code_site(first, symbol(tl, first, "finished"));
+  tl.add_breakpoint(done);
+  StopInfo at = tl.resume_forward();
+  REQUIRE(at.reason == StopReason::Breakpoint);
+  tl.remove_breakpoint(done);
+  const uint64_t final_state = read_u64(tl, at.tid, state);
+  REQUIRE(final_state != 0);
+
+  // Back to main's first instruction: 1.5 s of loop to scan back through, window by window
+  // from the checkpoints inside it. A pause asked for part-way stops the search at the
+  // earliest point it has shown to hold no hit after it: inside the loop, where `state` is
+  // neither its value before the loop (0) nor its last. (Pressed until it is taken: one that
+  // comes before the operation has started is dropped, as gdb drops an early Ctrl-C.)
+  CodeSite start = tl.code_site(first, symbol(tl, first, "main"));
+  tl.add_breakpoint(start);
+  std::optional<StopInfo> got;
+  std::atomic<bool> ended{false};
+  std::thread run([&] {
+    got = tl.resume_backward();
+    ended = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  while (!ended) {
+    tl.interrupt();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  run.join();
+  REQUIRE(got);
+  REQUIRE(got->reason == StopReason::Interrupted);
+  CHECK(got->event == at.event);  // in the loop's interval
+  const uint64_t paused = read_u64(tl, got->tid, state);
+  CHECK(paused != 0);
+  CHECK(paused != final_state);
+
+  // The timeline goes on from there: forwards to the same end of the loop, and back again
+  // to main's first instruction.
+  tl.remove_breakpoint(start);
+  tl.add_breakpoint(done);
+  StopInfo again = tl.resume_forward();
+  REQUIRE(again.reason == StopReason::Breakpoint);
+  CHECK(read_u64(tl, again.tid, state) == final_state);
+  tl.remove_breakpoint(done);
+  tl.add_breakpoint(start);
+  StopInfo back = tl.resume_backward();
+  CHECK(back.reason == StopReason::Breakpoint);
+  CHECK(read_u64(tl, back.tid, state) == 0);
 }

@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
   // run with a fresh directory as its argument, and the function to set breakpoints on.
   bool own = argc > 3;
   std::string program = own ? argv[2] : WALK_PROGRAM, symbol = own ? argv[3] : "marker";
-  // Checkpoints after events (and inside intervals, when REWIND_INTERVAL_CHECKPOINTS=1 turns
-  // them on) + the replay + one being made, each a copy of every live process: the bound is
+  // Checkpoints after events (and inside intervals, unless REWIND_INTERVAL_CHECKPOINTS=0 turns
+  // them off) + the replay + one being made, each a copy of every live process: the bound is
   // set once the trace's process count is known.
   size_t bound = CheckpointStore::kMax +
                  (interval_checkpoints_enabled() ? IntervalCheckpoints::kMax : 0) + 1 + 1;
