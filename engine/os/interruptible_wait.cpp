@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <mutex>
 
@@ -55,11 +56,13 @@ class WakeTimer {
   WakeTimer(const WakeTimer&) = delete;
   WakeTimer& operator=(const WakeTimer&) = delete;
 
-  /// Starts (every `ms` milliseconds) or stops (0) the timer. False if it could not be made.
-  bool set(long ms) {
+  /// Starts (every `ms` milliseconds, the first time after `first_ns` nanoseconds; 0: after
+  /// `ms`) or stops (ms 0) the timer. False if it could not be made.
+  bool set(long ms, long first_ns = 0) {
     if (!ok_) return false;
     itimerspec its{};
     its.it_value.tv_nsec = its.it_interval.tv_nsec = ms * 1000000;
+    if (ms && first_ns > 0) its.it_value.tv_nsec = first_ns;
     return timer_settime(timer_, 0, &its, nullptr) == 0;
   }
 
@@ -75,7 +78,21 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
   int status = 0;
   thread_local WakeTimer timer;
   // Without a timer (timer_create failed) the flag is still checked at every EINTR.
-  bool ticking = timer.set(wanted.poll_ms);
+  // The looks fall so that one comes when `at` does (a checkpoint or trampoline due then),
+  // when that is 1 ms away or more. One already due waits for the first poll, as before:
+  // a task that stops on its own every few microseconds (a watchpoint hit in a loop) would
+  // otherwise often be interrupted just as it stops, and report its own SIGTRAP at the
+  // resume after the interrupt's stop, where the timeline runs a syscall in it.
+  long first_ns = 0;
+  if (wanted.at != std::chrono::steady_clock::time_point::max() && wanted.poll_ms > 0) {
+    constexpr long kMinNs = 1000000;
+    long poll_ns = wanted.poll_ms * 1000000;
+    long left = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    wanted.at - std::chrono::steady_clock::now())
+                    .count();
+    if (left >= kMinNs) first_ns = std::max((left - 1) % poll_ns + 1, kMinNs);
+  }
+  bool ticking = timer.set(wanted.poll_ms, first_ns);
   for (;;) {
     pid_t r = waitpid(tid, &status, __WALL);
     if (r >= 0) break;

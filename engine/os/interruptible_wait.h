@@ -1,6 +1,7 @@
 // Waiting for a tracee's next stop while it runs its own code for a long time (a loop with no
 // syscall), yet answering a request to stop it: a user's pause. The wait wakes every
-// `kInterruptPollMs` (a per-thread POSIX timer's signal makes waitpid return EINTR) and asks
+// `kInterruptPollMs`, and first when `at` comes (a per-thread POSIX timer's signal makes
+// waitpid return EINTR) and asks
 // whether the task should be stopped; if so, PTRACE_INTERRUPT (ptrace(2): only for tracees
 // attached with PTRACE_SEIZE) makes it report a PTRACE_EVENT_STOP where it is.
 #pragma once

@@ -130,6 +130,9 @@ Next ReplayController::replay() {
       return n;
   }
   interval_since_ = std::chrono::steady_clock::now();
+  trap_not_before_ = interval_since_;
+  trap_give_up_ = std::chrono::steady_clock::time_point::max();
+  if (auto* scan = run_.as<runs::Scan>()) trap_not_before_ += scan->arm_after;
   RunCommand cmd;
   for (;;) {
     ReplayStep st = session_->run(cmd);
@@ -298,6 +301,8 @@ Next ReplayController::pause(StopInfo si, const Point& here) {
     fprintf(stderr, "rewind: timeline: pause (run %d, point kind %d) at event %llu\n",
             int(run_.kind.index()), int(here.kind), (unsigned long long)si.event);
   here_ = here;
+  here_cost_ = checkpoints_.cost_here();
+  here_replay_ = replays_;
   // A checkpoint inside this point's interval taken by this replay before it got here, or
   // the one it started from, lies before it.
   here_inner_ = 0;

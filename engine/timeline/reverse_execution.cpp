@@ -190,6 +190,7 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
   const ReplayTask* t = c ? live(c->tid) : nullptr;
   runs::Scan again = scan;
   again.below = 0;
+  again.arm_after = std::chrono::milliseconds(0);
   if (!c || !t) {
     // That checkpoint is gone (or its task): the whole interval from the event's checkpoint,
     // to the same target (the further-back scans go on from there).
@@ -218,9 +219,17 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
   again.window_end = true;
   aim_scan(again, *t, c->stack_words);  // (not the live task's now)
   uint64_t before = usable_inner(c->prev, c->regs);
+  // Most of the window runs without the trampoline: the replay time between its checkpoints
+  // is known when one replay took both.
+  if (const Saved* b = inner_.find(before);
+      again.find_by_trap && b && b->replay == c->replay && c->cost_ms > b->cost_ms)
+    again.arm_after = std::chrono::milliseconds(long((c->cost_ms - b->cost_ms) * kArmShare));
   if (debug_)
-    fprintf(stderr, "rewind: timeline: no hit after checkpoint %llu: scan to it from %llu\n",
-            (unsigned long long)c->id, (unsigned long long)before);
+    fprintf(stderr,
+            "rewind: timeline: no hit after checkpoint %llu: scan to it from %llu (trampoline "
+            "after %lld ms)\n",
+            (unsigned long long)c->id, (unsigned long long)before,
+            (long long)again.arm_after.count());
   run_ = Run(again);
   run_.count_from = done.count_from;
   run_.inner = before;

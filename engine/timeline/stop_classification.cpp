@@ -73,6 +73,10 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   // A long run inside one interval leaves checkpoints behind for backward operations there.
   if (!stepping) {
     cmd.interrupt.at = inner_checkpoint_due(t);
+    if (auto w = pass_want(); w && !pass_trap_.installed() && t.rec_tid == w->tid &&
+                              std::chrono::steady_clock::now() < trap_not_before_)
+      cmd.interrupt.at = std::min(cmd.interrupt.at, trap_not_before_);
+    if (pass_trap_.installed()) cmd.interrupt.at = std::min(cmd.interrupt.at, trap_give_up_);
     cmd.interrupt.poll_ms = std::min<long>(kInterruptPollMs, IntervalCheckpoints::every().count());
   }
   return Next::Resume;
@@ -151,6 +155,8 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
     // Stopped where it ran for a pause (before_resume passed the flag): a point between
     // events like any trap. Where a trampoline is in place the pause waits for its end.
     cmd.claimed = true;
+    if (pass_trap_.installed() && std::chrono::steady_clock::now() >= trap_give_up_)
+      return rearm_late_trap("the target not met in time after its late trampoline");
     if (!session_->code_patched() && take_interrupt())
       return pause_interrupted(trap_point(t, get_regs(t.tid)));
     Registers at;
@@ -231,6 +237,8 @@ Next ReplayController::on_between() {
   // one task lived: the multi-task walks missed points before op_reverse_step stopped
   // scanning for another task's point, and whether any run still misses one there (then
   // replaying to the end of the trace and counting from there) has not been checked.
+  if (auto* s = run_.as<runs::Scan>(); s && s->arm_after.count() > 0 && missed(s->target, n))
+    return rearm_late_trap("the target passed before its trampoline went in");
   if (const Point* target = run_.target(); target && target->alone && missed(*target, n))
     throw DivergenceError("timeline: the replay passed event " + std::to_string(n) +
                           " without reaching the point it was going to, in event " +
@@ -544,6 +552,18 @@ Point ReplayController::trap_point(const ReplayTask& t, const Registers& r) {
   p.regs = r;
   p.alone = live_tasks() == 1;
   return p;
+}
+
+Next ReplayController::rearm_late_trap(const char* why) {
+  if (debug_) fprintf(stderr, "rewind: timeline: %s: again with it from the start\n", why);
+  runs::Scan again = *run_.as<runs::Scan>();
+  uint64_t from = again.late_from ? again.late_from : run_.inner;
+  again.arm_after = std::chrono::milliseconds(0);
+  again.late_from = 0;
+  run_ = Run::same_start(again, run_);
+  run_.inner = from;
+  if (again.count_passes) pass_inner_ = from;
+  return Next::Replay;
 }
 
 bool ReplayController::missed(const Point& target, uint64_t done) {

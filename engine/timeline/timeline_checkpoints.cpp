@@ -63,8 +63,14 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
   }
   Registers r;
   if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return 0;
+  // Taking it is not replay time: a window between two of these (Scan::arm_after) is
+  // estimated by their cost_ms.
+  checkpoints_.pause_clock();
   std::optional<Saved> copy = copy_here(true);
-  if (!copy) return 0;  // before_resume puts the breakpoints back
+  if (!copy) {
+    checkpoints_.resume_clock();
+    return 0;  // before_resume puts the breakpoints back
+  }
   Saved& s = *copy;
   s.between = true;
   s.tid = t.rec_tid;
@@ -72,6 +78,7 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
   s.digest = point_digest(t);
   s.stack_words = stack_words_at(t, r.rsp);
   s.alone = live_tasks() == 1;
+  checkpoints_.resume_clock();
   s.replay = replays_;
   s.prev = inner_.newest_of(replays_, s.event, t.rec_tid);
   if (!s.prev)
