@@ -142,6 +142,13 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     origin_scan_ = scan;
     origin_site_ = internal_bp_;
   }
+  // Most of the stretch from that checkpoint runs without the trampoline, when the replay
+  // that reached the point took it (Scan::arm_after).
+  if (const Saved* from = inner_.find(inner); after == After::ReverseContinue && from &&
+                                              scan.find_by_trap && from->replay == here_replay_ &&
+                                              here_cost_ > from->cost_ms)
+    scan.arm_after = std::chrono::milliseconds(long((here_cost_ - from->cost_ms) * kArmShare));
+  if (scan.arm_after < kLateArmMin) scan.arm_after = std::chrono::milliseconds(0);
   run_ = Run(std::move(scan));
   run_.start_event = start_event;
   run_.count_from = count_from;
@@ -274,6 +281,7 @@ Next ReplayController::scan_done() {
   if (after_ == After::ReverseContinue && done.hits == 0 && done.count_from > 0) {
     // No hit in the window: one twice as long, from a checkpoint before it.
     runs::Scan again = scan;
+    again.arm_after = std::chrono::milliseconds(0);  // from another checkpoint
     again.below = done.count_from;
     again.window = scan.window * 2;
     arm_internal(internal);
@@ -284,6 +292,7 @@ Next ReplayController::scan_done() {
   if (after_ == After::ReverseContinue && done.hits == 0 && done.start_event > 0) {
     // No hit between the checkpoint and now: look further back (after_ stays).
     runs::Scan again = scan;
+    again.arm_after = std::chrono::milliseconds(0);  // from another checkpoint
     again.below = done.start_event;
     arm_internal(internal);  // the same target: the same site
     run_ = Run(again);
