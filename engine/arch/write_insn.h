@@ -28,9 +28,17 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
 /// decodings of `code` (the bytes before `end`; 64 give room to resynchronise) land on `end` and
 /// all agree on it, and none crosses zero fill just before it (an instruction beginning with
 /// opcode 0x00 in the 16 bytes before the start: padding between sections, whose parity
-/// decides where the code after it is cut). nullopt otherwise. The instruction a task ran just before `end` is this one
-/// unless code jumped to `end`.
+/// decides where the code after it is cut). nullopt otherwise. The instruction a task ran just
+/// before `end` is this one unless code jumped to `end`.
 std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code);
+
+/// The starts of the instructions at the start of `code` (at address `at`) that run one
+/// after the other, at most `max`: decoding stops before the first that may go elsewhere or
+/// stop the task otherwise (a jump, call, return, interrupt, syscall, ud2, hlt, cpuid, rdtsc,
+/// a repeated string instruction) and where the bytes end or do not decode. Single-stepping
+/// a task through them moves it to the next start each time.
+std::vector<uint64_t> straight_line_starts(const std::vector<uint8_t>& code, uint64_t at,
+                                           size_t max);
 
 /// Whether the instruction at the start of `code` (at address `at`), about to run with
 /// registers `before`, writes memory overlapping [`addr`, `addr` + `len`) through an explicit

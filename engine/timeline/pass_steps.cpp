@@ -5,11 +5,15 @@
 // second single-steps from the pass before it to the point, counting the steps; the third
 // stops one step earlier. The single steps cover one pass of a loop, not the whole stretch
 // since the last syscall.
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/arch/displaced_code.h"
 #include "engine/arch/insn.h"
 #include "engine/arch/write_insn.h"
 #include "engine/errors.h"
@@ -321,6 +325,37 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
     return Next::Resume;
   }
   return pass_fall_back("no counting trampoline at the instruction");
+}
+
+void ReplayController::settle_for_trap(ReplayTask& t) {
+  const Event* next = session_->next_event();
+  if (!run_.forward() || !watches_.empty() || !next || next->kind == EventKind::Signal) return;
+  Registers r;
+  if (!try_get_regs(t.tid, r)) return;
+  std::vector<uint8_t> code = rwd::read_memory(t.tid, r.rip, 128);
+  bps_.hide(t.pid, r.rip, code);
+  std::vector<uint64_t> starts = straight_line_starts(code, r.rip, kSettleSteps + 1);
+  size_t steps = 0;
+  for (; steps < starts.size(); ++steps) {
+    uint64_t y = starts[steps];
+    if (bps_.has(t.pid, y) || bps_.patched(t.pid, y)) return;  // never step onto one
+    size_t off = size_t(y - r.rip);
+    auto probe = displace_instructions(code.data() + off, code.size() - off, y, y, 5, false);
+    if (probe && probe->boundaries.empty()) break;
+  }
+  if (steps == 0 || steps == starts.size()) return;
+  for (size_t s = 0; s < steps; ++s) {
+    if (!resume(t.tid, PTRACE_SINGLESTEP)) return;
+    int status = wait_task(t.tid);
+    // A fault stays where it was (the instruction runs again, and faults, when resumed).
+    if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) return;
+    uint64_t dr6 = take_debug_status(t.tid);
+    Registers now;
+    if (!try_get_regs(t.tid, now) || now.rip != starts[s + 1] || (dr6 & 0xf)) return;
+  }
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: pause moved %zu instructions on, to %llx\n", steps,
+            (unsigned long long)starts[steps]);
 }
 
 Next ReplayController::pass_fall_back(const char* why) {

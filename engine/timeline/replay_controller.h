@@ -98,6 +98,16 @@ class ReplayController {
   /// short only between its scans (interrupt_reverse_continue), other ones not at all.
   bool take_interrupt();
   Next pause_interrupted(const Point& here);
+  /// Before a user's pause where the task runs its own code: single-steps it, at most
+  /// kSettleSteps instructions of straight-line code, to the first instruction that a
+  /// trampoline's 5-byte jump covers alone (5 bytes or longer), when one is that near. A
+  /// point at a shorter instruction shares the patch with the next one, and a branch to that
+  /// one (a loop's test) traps at every pass (PassTrap::Trap::Entered): scans back to such a
+  /// point cost a trap per pass (docs/performance.md, long traces). Not with watchpoints or
+  /// breakpoints in the way, nor when the next event is a signal (the replay may be reaching
+  /// its point with a debug register).
+  void settle_for_trap(ReplayTask& t);
+  static constexpr size_t kSettleSteps = 8;
   /// ReplayStep::Stopped: sets `cmd.claimed` when `s` was the debugger's own stop (a
   /// breakpoint, watchpoint or finished step, now handled), leaves it false when it is the
   /// replay's.

@@ -157,8 +157,10 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
     cmd.claimed = true;
     if (pass_trap_.installed() && std::chrono::steady_clock::now() >= trap_give_up_)
       return rearm_late_trap("the target not met in time after its late trampoline");
-    if (!session_->code_patched() && take_interrupt())
+    if (!session_->code_patched() && take_interrupt()) {
+      settle_for_trap(t);
       return pause_interrupted(trap_point(t, get_regs(t.tid)));
+    }
     Registers at;
     if (try_get_regs(t.tid, at)) interrupted_at_ = std::pair<pid_t, uint64_t>{t.rec_tid, at.rip};
     if (std::chrono::steady_clock::now() >= inner_checkpoint_due(t)) take_inner_checkpoint(t);
