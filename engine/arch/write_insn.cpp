@@ -212,31 +212,19 @@ std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& co
   return std::nullopt;
 }
 
-std::vector<uint64_t> straight_line_starts(const std::vector<uint8_t>& code, uint64_t at,
-                                           size_t max) {
-  std::vector<uint64_t> starts;
+bool plain_to_step(const std::vector<uint8_t>& code, uint64_t at) {
   Decoder d;
-  if (!d.ok) return starts;
+  if (!d.ok) return false;
   const uint8_t* p = code.data();
   size_t size = code.size();
   uint64_t pc = at;
-  while (starts.size() < max) {
-    uint64_t start = pc;
-    if (!capstone::disasm_iter(d.h, &p, &size, &pc, d.insn)) break;
-    // Only instructions that go on to the next one and stop no other way.
-    if (capstone::insn_group(d.h, d.insn, CS_GRP_JUMP) ||
-        capstone::insn_group(d.h, d.insn, CS_GRP_CALL) ||
-        capstone::insn_group(d.h, d.insn, CS_GRP_RET) ||
-        capstone::insn_group(d.h, d.insn, CS_GRP_INT) ||
-        capstone::insn_group(d.h, d.insn, CS_GRP_IRET) || d.insn->id == X86_INS_SYSCALL ||
-        d.insn->id == X86_INS_SYSENTER || d.insn->id == X86_INS_UD2 || d.insn->id == X86_INS_HLT ||
-        d.insn->id == X86_INS_CPUID || d.insn->id == X86_INS_RDTSC ||
-        d.insn->id == X86_INS_RDTSCP ||
-        rep_string_insn_length(code.data() + (start - at), code.size() - (start - at)) > 0)
-      break;
-    starts.push_back(start);
-  }
-  return starts;
+  if (!capstone::disasm_iter(d.h, &p, &size, &pc, d.insn)) return false;
+  return !(capstone::insn_group(d.h, d.insn, CS_GRP_INT) ||
+           capstone::insn_group(d.h, d.insn, CS_GRP_IRET) || d.insn->id == X86_INS_SYSCALL ||
+           d.insn->id == X86_INS_SYSENTER || d.insn->id == X86_INS_UD2 ||
+           d.insn->id == X86_INS_HLT || d.insn->id == X86_INS_CPUID ||
+           d.insn->id == X86_INS_RDTSC || d.insn->id == X86_INS_RDTSCP ||
+           rep_string_insn_length(code.data(), code.size()) > 0);
 }
 
 std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint8_t>& code,

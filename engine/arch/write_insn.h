@@ -32,13 +32,11 @@ std::optional<uint64_t> writing_insn_before(uint64_t end, const std::vector<uint
 /// before `end` is this one unless code jumped to `end`.
 std::optional<uint64_t> insn_before(uint64_t end, const std::vector<uint8_t>& code);
 
-/// The starts of the instructions at the start of `code` (at address `at`) that run one
-/// after the other, at most `max`: decoding stops before the first that may go elsewhere or
-/// stop the task otherwise (a jump, call, return, interrupt, syscall, ud2, hlt, cpuid, rdtsc,
-/// a repeated string instruction) and where the bytes end or do not decode. Single-stepping
-/// a task through them moves it to the next start each time.
-std::vector<uint64_t> straight_line_starts(const std::vector<uint8_t>& code, uint64_t at,
-                                           size_t max);
+/// Whether the instruction at the start of `code` (at address `at`) decodes and a single
+/// step runs it as the program would without the replay's help: not a syscall, an
+/// interrupt, ud2, hlt, cpuid or rdtsc (which the replay emulates), nor a repeated string
+/// instruction (a step runs one iteration). Jumps, calls and returns are plain.
+bool plain_to_step(const std::vector<uint8_t>& code, uint64_t at);
 
 /// Whether the instruction at the start of `code` (at address `at`), about to run with
 /// registers `before`, writes memory overlapping [`addr`, `addr` + `len`) through an explicit

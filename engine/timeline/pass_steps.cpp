@@ -332,30 +332,25 @@ void ReplayController::settle_for_trap(ReplayTask& t) {
   if (!run_.forward() || !watches_.empty() || !next || next->kind == EventKind::Signal) return;
   Registers r;
   if (!try_get_regs(t.tid, r)) return;
-  std::vector<uint8_t> code = rwd::read_memory(t.tid, r.rip, 128);
-  bps_.hide(t.pid, r.rip, code);
-  std::vector<uint64_t> starts = straight_line_starts(code, r.rip, kSettleSteps + 1);
-  size_t steps = 0;
-  for (; steps < starts.size(); ++steps) {
-    uint64_t y = starts[steps];
-    if (bps_.has(t.pid, y) || bps_.patched(t.pid, y)) return;  // never step onto one
-    size_t off = size_t(y - r.rip);
-    auto probe = displace_instructions(code.data() + off, code.size() - off, y, y, 5, false);
-    if (probe && probe->boundaries.empty()) break;
-  }
-  if (steps == 0 || steps == starts.size()) return;
-  for (size_t s = 0; s < steps; ++s) {
+  const uint64_t from = r.rip;
+  for (size_t steps = 0;; ++steps) {
+    if (bps_.patched(t.pid, r.rip)) return;  // never step onto a breakpoint
+    std::vector<uint8_t> code = rwd::read_memory(t.tid, r.rip, 32);
+    bps_.hide(t.pid, r.rip, code);
+    auto probe = displace_instructions(code.data(), code.size(), r.rip, r.rip, 5, false);
+    if (probe && probe->boundaries.empty()) {
+      if (debug_ && steps)
+        fprintf(stderr, "rewind: timeline: pause moved %zu instructions on, %llx to %llx\n", steps,
+                (unsigned long long)from, (unsigned long long)r.rip);
+      return;
+    }
+    if (steps == kSettleSteps || !plain_to_step(code, r.rip)) return;
     if (!resume(t.tid, PTRACE_SINGLESTEP)) return;
     int status = wait_task(t.tid);
     // A fault stays where it was (the instruction runs again, and faults, when resumed).
     if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) return;
-    uint64_t dr6 = take_debug_status(t.tid);
-    Registers now;
-    if (!try_get_regs(t.tid, now) || now.rip != starts[s + 1] || (dr6 & 0xf)) return;
+    if ((take_debug_status(t.tid) & 0xf) || !try_get_regs(t.tid, r)) return;
   }
-  if (debug_)
-    fprintf(stderr, "rewind: timeline: pause moved %zu instructions on, to %llx\n", steps,
-            (unsigned long long)starts[steps]);
 }
 
 Next ReplayController::pass_fall_back(const char* why) {

@@ -99,8 +99,9 @@ class ReplayController {
   bool take_interrupt();
   Next pause_interrupted(const Point& here);
   /// Before a user's pause where the task runs its own code: single-steps it, at most
-  /// kSettleSteps instructions of straight-line code, to the first instruction that a
-  /// trampoline's 5-byte jump covers alone (5 bytes or longer), when one is that near. A
+  /// kSettleSteps instructions (jumps followed; stopping before a syscall, an emulated or
+  /// string instruction, a breakpoint), to the first instruction that a trampoline's
+  /// 5-byte jump covers alone (5 bytes or longer), when one is that near. A
   /// point at a shorter instruction shares the patch with the next one, and a branch to that
   /// one (a loop's test) traps at every pass (PassTrap::Trap::Entered): scans back to such a
   /// point cost a trap per pass (docs/performance.md, long traces). Not with watchpoints or

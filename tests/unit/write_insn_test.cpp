@@ -106,21 +106,15 @@ TEST_CASE("the instruction before a point: decoded backwards, not across zero fi
   CHECK(*b == 0x500000 - 7);
 }
 
-TEST_CASE("straight-line code is told up to the first instruction that may go elsewhere") {
+TEST_CASE("instructions a single step runs plainly are told from those the replay handles") {
   // bench/long_sim.c's advance(), built -O0: i++, the loop's test, its jle back.
-  const std::vector<uint8_t> loop_end = {0x83, 0x45, 0xfc, 0x01,              // addl $1, -4(%rbp)
-                                         0x83, 0x7d, 0xfc, 0x07,              // cmpl $7, -4(%rbp)
-                                         0x0f, 0x8e, 0x50, 0xff, 0xff, 0xff,  // jle (back)
-                                         0x90};
-  CHECK(straight_line_starts(loop_end, 0x12bd, 8) == std::vector<uint64_t>{0x12bd, 0x12c1});
-  CHECK(straight_line_starts(loop_end, 0x12bd, 1) == std::vector<uint64_t>{0x12bd});
-  // A syscall, a call and a repeated string instruction stop it; so do the bytes' end.
-  const std::vector<uint8_t> to_syscall = {0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05};
-  CHECK(straight_line_starts(to_syscall, 0x1000, 8) == std::vector<uint64_t>{0x1000});
-  const std::vector<uint8_t> to_call = {0x48, 0x89, 0xc7, 0xe8, 0x00, 0x00, 0x00, 0x00};
-  CHECK(straight_line_starts(to_call, 0x1000, 8) == std::vector<uint64_t>{0x1000});
-  const std::vector<uint8_t> to_rep = {0x48, 0x89, 0xc7, 0xf3, 0xa4};
-  CHECK(straight_line_starts(to_rep, 0x1000, 8) == std::vector<uint64_t>{0x1000});
-  const std::vector<uint8_t> cut = {0x48, 0x89, 0xc7, 0x48, 0x8b};
-  CHECK(straight_line_starts(cut, 0x1000, 8) == std::vector<uint64_t>{0x1000});
+  CHECK(plain_to_step({0x83, 0x45, 0xfc, 0x01}, 0x12bd));              // addl $1, -4(%rbp)
+  CHECK(plain_to_step({0x0f, 0x8e, 0x50, 0xff, 0xff, 0xff}, 0x12c5));  // jle (back)
+  CHECK(plain_to_step({0xe8, 0x00, 0x00, 0x00, 0x00}, 0x1000));        // call
+  CHECK_FALSE(plain_to_step({0x0f, 0x05}, 0x1000));                    // syscall
+  CHECK_FALSE(plain_to_step({0x0f, 0xa2}, 0x1000));                    // cpuid
+  CHECK_FALSE(plain_to_step({0x0f, 0x31}, 0x1000));                    // rdtsc
+  CHECK_FALSE(plain_to_step({0xcc}, 0x1000));                          // int3
+  CHECK_FALSE(plain_to_step({0xf3, 0xa4}, 0x1000));                    // rep movsb
+  CHECK_FALSE(plain_to_step({0x48, 0x8b}, 0x1000));                    // cut short
 }
