@@ -119,14 +119,10 @@ std::optional<Next> ReplayController::start_pass_scan() {
             (unsigned long long)here_.regs.rip, (unsigned long long)here_.event,
             (unsigned long long)*pass_inner_);
   after_ = After::ReverseStep;
-  // Most of the stretch from that checkpoint runs without the trampoline, when the replay
-  // that reached the point took it (Scan::arm_after).
-  if (const Saved* from = inner_.find(*pass_inner_);
-      from && from->replay == here_replay_ && here_cost_ > from->cost_ms)
-    scan.arm_after = std::chrono::milliseconds(long((here_cost_ - from->cost_ms) * kArmShare));
-  if (scan.arm_after < kLateArmMin) scan.arm_after = std::chrono::milliseconds(0);
   run_ = Run(std::move(scan));
   run_.inner = *pass_inner_;
+  // Most of the stretch from that checkpoint runs without the trampoline (Run::arm_after).
+  run_.arm_after = late_arm(inner_.find(*pass_inner_), here_replay_, here_cost_);
   return Next::Replay;
 }
 
@@ -156,6 +152,14 @@ std::vector<uint64_t> ReplayController::stack_words_at(const ReplayTask& t, uint
     break;
   }
   return words;
+}
+
+std::chrono::milliseconds ReplayController::late_arm(const Saved* from, uint64_t replay,
+                                                     double cost_ms) const {
+  auto ms = std::chrono::milliseconds(0);
+  if (from && from->replay == replay && cost_ms > from->cost_ms)
+    ms = std::chrono::milliseconds(long((cost_ms - from->cost_ms) * kArmShare));
+  return ms < kLateArmMin ? std::chrono::milliseconds(0) : ms;
 }
 
 uint64_t ReplayController::usable_inner(uint64_t id, const Registers& point) const {
@@ -236,8 +240,6 @@ Next ReplayController::pass_scan_done(const Run& done) {
     if (chosen) {
       end = chosen;
       runs::Scan again = scan;
-      again.arm_after = std::chrono::milliseconds(0);
-      again.late_from = 0;
       again.count_at = end;
       again.count_len = call ? 5 : x - end;  // the patch: the call, or up to the point
       arm_internal(site_in(t->pid, x));
@@ -267,11 +269,11 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
   if (!w || pass_trap_.installed() || run_.pass_reached || t.rec_tid != w->tid ||
       session_->events_done() != w->event)
     return Next::Resume;
-  // A late trampoline goes in later (Scan::arm_after; before_resume has the replay
+  // A late trampoline goes in later (Run::arm_after; before_resume has the replay
   // interrupted then).
   if (std::chrono::steady_clock::now() < trap_not_before_) return Next::Resume;
   if (auto* scan = run_.as<runs::Scan>();
-      scan && scan->count_passes && scan->arm_after.count() > 0 && !scan->late_from) {
+      scan && scan->count_passes && run_.arm_after.count() > 0 && !run_.late_from) {
     // Its passes count from here: a checkpoint here, which the next replays of this
     // reverse step start from.
     uint64_t id = take_inner_checkpoint(t, true);
@@ -280,8 +282,8 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
     if (debug_)
       fprintf(stderr,
               "rewind: timeline: passes counted from checkpoint %llu, taken after %lld ms\n",
-              (unsigned long long)id, (long long)scan->arm_after.count());
-    scan->late_from = run_.inner;
+              (unsigned long long)id, (long long)run_.arm_after.count());
+    run_.late_from = run_.inner;
     run_.inner = id;
     pass_inner_ = id;
   }
@@ -298,8 +300,8 @@ Next ReplayController::install_pass_trap(ReplayTask& t) {
     bps_.hide(t.pid, w->x, code);
     try {
       if (code.size() == 32 && pass_trap_.install(t, w->x, code, w->want, w->checks, w->reach)) {
-        if (auto* scan = run_.as<runs::Scan>(); scan && scan->arm_after.count() > 0) {
-          auto rest = std::chrono::duration<double, std::milli>(scan->arm_after) *
+        if (run_.arm_after.count() > 0) {
+          auto rest = std::chrono::duration<double, std::milli>(run_.arm_after) *
                       ((1 - kArmShare) / kArmShare) * kArmedSlowdown;
           trap_give_up_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(100) +
                           std::chrono::duration_cast<std::chrono::milliseconds>(rest);

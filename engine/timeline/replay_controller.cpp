@@ -132,7 +132,7 @@ Next ReplayController::replay() {
   interval_since_ = std::chrono::steady_clock::now();
   trap_not_before_ = interval_since_;
   trap_give_up_ = std::chrono::steady_clock::time_point::max();
-  if (auto* scan = run_.as<runs::Scan>()) trap_not_before_ += scan->arm_after;
+  trap_not_before_ += run_.arm_after;
   RunCommand cmd;
   for (;;) {
     ReplayStep st = session_->run(cmd);

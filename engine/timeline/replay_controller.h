@@ -287,16 +287,21 @@ class ReplayController {
   /// after the window's end), from the same checkpoint (returns Replay then).
   std::optional<Next> window_end_miss();
   static constexpr uint64_t kWindowEndMisses = 512;
-  /// Scan::arm_after's share of a window's replay time between its checkpoints.
+  /// Run::arm_after's share of a window's replay time between its checkpoints.
   static constexpr double kArmShare = 0.75;
-  /// A shorter Scan::arm_after is not worth the interrupt and the checkpoint.
+  /// Run::arm_after for a scan from interval checkpoint `from` (nullptr: none) to a target
+  /// reached by replay `replay` at replay time `cost_ms` (CheckpointStore::cost_here): a
+  /// kArmShare of the time between them when that replay took `from`, else (or when shorter
+  /// than kLateArmMin) zero.
+  std::chrono::milliseconds late_arm(const Saved* from, uint64_t replay, double cost_ms) const;
+  /// A shorter Run::arm_after is not worth the interrupt and the checkpoint.
   static constexpr std::chrono::milliseconds kLateArmMin{5};
   /// How much slower than its replay the rest of a window may run with the trampoline in
   /// (about 4.5 times in a tight loop) before trap_give_up_.
   static constexpr double kArmedSlowdown = 8;
   /// A target passed before its late trampoline went in, or not met in time after: the
   /// same scan again, from the same checkpoint, with the trampoline from the start
-  /// (Scan::arm_after).
+  /// (Run::arm_after).
   Next rearm_late_trap(const char* why);
   /// The reverse continue's first scan (to its own point) and its internal breakpoint.
   std::optional<runs::Scan> origin_scan_;
@@ -436,9 +441,9 @@ class ReplayController {
   uint64_t here_inner_ = 0;    ///< one known to lie before here_ in its interval (0: none)
   /// When the running task's interval began to be replayed, or the last such checkpoint.
   std::chrono::steady_clock::time_point interval_since_{};
-  /// No counting trampoline before this time (Scan::arm_after, from the replay's start).
+  /// No counting trampoline before this time (Run::arm_after, from the replay's start).
   std::chrono::steady_clock::time_point trap_not_before_{};
-  /// A trampoline that went in late (Scan::arm_after) and has not met the window's end by
+  /// A trampoline that went in late (Run::arm_after) and has not met the window's end by
   /// this time is taken as passed unarmed (rearm_late_trap()); max: none.
   std::chrono::steady_clock::time_point trap_give_up_{};
   /// The replay time from the trace's start to here_ (CheckpointStore::cost_here) and the

@@ -142,17 +142,13 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     origin_scan_ = scan;
     origin_site_ = internal_bp_;
   }
-  // Most of the stretch from that checkpoint runs without the trampoline, when the replay
-  // that reached the point took it (Scan::arm_after).
-  if (const Saved* from = inner_.find(inner); after == After::ReverseContinue && from &&
-                                              scan.find_by_trap && from->replay == here_replay_ &&
-                                              here_cost_ > from->cost_ms)
-    scan.arm_after = std::chrono::milliseconds(long((here_cost_ - from->cost_ms) * kArmShare));
-  if (scan.arm_after < kLateArmMin) scan.arm_after = std::chrono::milliseconds(0);
+  // Most of the stretch from that checkpoint runs without the trampoline (Run::arm_after).
+  bool late = after == After::ReverseContinue && scan.find_by_trap;
   run_ = Run(std::move(scan));
   run_.start_event = start_event;
   run_.count_from = count_from;
   run_.inner = inner;
+  if (late) run_.arm_after = late_arm(inner_.find(inner), here_replay_, here_cost_);
   return Next::Replay;
 }
 
@@ -197,7 +193,6 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
   const ReplayTask* t = c ? live(c->tid) : nullptr;
   runs::Scan again = scan;
   again.below = 0;
-  again.arm_after = std::chrono::milliseconds(0);
   if (!c || !t) {
     // That checkpoint is gone (or its task): the whole interval from the event's checkpoint,
     // to the same target (the further-back scans go on from there).
@@ -226,20 +221,18 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
   again.window_end = true;
   aim_scan(again, *t, c->stack_words);  // (not the live task's now)
   uint64_t before = usable_inner(c->prev, c->regs);
-  // Most of the window runs without the trampoline: the replay time between its checkpoints
-  // is known when one replay took both.
-  if (const Saved* b = inner_.find(before);
-      again.find_by_trap && b && b->replay == c->replay && c->cost_ms > b->cost_ms)
-    again.arm_after = std::chrono::milliseconds(long((c->cost_ms - b->cost_ms) * kArmShare));
+  // Most of the window runs without the trampoline (Run::arm_after).
+  auto arm_after = again.find_by_trap ? late_arm(inner_.find(before), c->replay, c->cost_ms)
+                                      : std::chrono::milliseconds(0);
   if (debug_)
     fprintf(stderr,
             "rewind: timeline: no hit after checkpoint %llu: scan to it from %llu (trampoline "
             "after %lld ms)\n",
-            (unsigned long long)c->id, (unsigned long long)before,
-            (long long)again.arm_after.count());
+            (unsigned long long)c->id, (unsigned long long)before, (long long)arm_after.count());
   run_ = Run(again);
   run_.count_from = done.count_from;
   run_.inner = before;
+  run_.arm_after = arm_after;
   return Next::Replay;
 }
 
@@ -281,7 +274,6 @@ Next ReplayController::scan_done() {
   if (after_ == After::ReverseContinue && done.hits == 0 && done.count_from > 0) {
     // No hit in the window: one twice as long, from a checkpoint before it.
     runs::Scan again = scan;
-    again.arm_after = std::chrono::milliseconds(0);  // from another checkpoint
     again.below = done.count_from;
     again.window = scan.window * 2;
     arm_internal(internal);
@@ -292,7 +284,6 @@ Next ReplayController::scan_done() {
   if (after_ == After::ReverseContinue && done.hits == 0 && done.start_event > 0) {
     // No hit between the checkpoint and now: look further back (after_ stays).
     runs::Scan again = scan;
-    again.arm_after = std::chrono::milliseconds(0);  // from another checkpoint
     again.below = done.start_event;
     arm_internal(internal);  // the same target: the same site
     run_ = Run(again);

@@ -73,9 +73,9 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   // A long run inside one interval leaves checkpoints behind for backward operations there.
   if (!stepping) {
     cmd.interrupt.at = inner_checkpoint_due(t);
-    if (auto w = pass_want(); w && !pass_trap_.installed() && t.rec_tid == w->tid &&
-                              std::chrono::steady_clock::now() < trap_not_before_)
-      cmd.interrupt.at = std::min(cmd.interrupt.at, trap_not_before_);
+    if (!pass_trap_.installed() && std::chrono::steady_clock::now() < trap_not_before_)
+      if (auto w = pass_want(); w && t.rec_tid == w->tid)
+        cmd.interrupt.at = std::min(cmd.interrupt.at, trap_not_before_);
     if (pass_trap_.installed()) cmd.interrupt.at = std::min(cmd.interrupt.at, trap_give_up_);
     cmd.interrupt.poll_ms = std::min<long>(kInterruptPollMs, IntervalCheckpoints::every().count());
   }
@@ -239,7 +239,7 @@ Next ReplayController::on_between() {
   // one task lived: the multi-task walks missed points before op_reverse_step stopped
   // scanning for another task's point, and whether any run still misses one there (then
   // replaying to the end of the trace and counting from there) has not been checked.
-  if (auto* s = run_.as<runs::Scan>(); s && s->arm_after.count() > 0 && missed(s->target, n))
+  if (auto* s = run_.as<runs::Scan>(); s && run_.arm_after.count() > 0 && missed(s->target, n))
     return rearm_late_trap("the target passed before its trampoline went in");
   if (const Point* target = run_.target(); target && target->alone && missed(*target, n))
     throw DivergenceError("timeline: the replay passed event " + std::to_string(n) +
@@ -558,13 +558,10 @@ Point ReplayController::trap_point(const ReplayTask& t, const Registers& r) {
 
 Next ReplayController::rearm_late_trap(const char* why) {
   if (debug_) fprintf(stderr, "rewind: timeline: %s: again with it from the start\n", why);
-  runs::Scan again = *run_.as<runs::Scan>();
-  uint64_t from = again.late_from ? again.late_from : run_.inner;
-  again.arm_after = std::chrono::milliseconds(0);
-  again.late_from = 0;
-  run_ = Run::same_start(again, run_);
+  uint64_t from = run_.late_from ? run_.late_from : run_.inner;
+  run_ = Run::same_start(*run_.as<runs::Scan>(), run_);
   run_.inner = from;
-  if (again.count_passes) pass_inner_ = from;
+  if (run_.as<runs::Scan>()->count_passes) pass_inner_ = from;
   return Next::Replay;
 }
 

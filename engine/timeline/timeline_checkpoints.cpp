@@ -63,7 +63,7 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
   }
   Registers r;
   if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return 0;
-  // Taking it is not replay time: a window between two of these (Scan::arm_after) is
+  // Taking it is not replay time: a window between two of these (Run::arm_after) is
   // estimated by their cost_ms.
   checkpoints_.pause_clock();
   std::optional<Saved> copy = copy_here(true);

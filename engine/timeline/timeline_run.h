@@ -100,16 +100,6 @@ struct Scan {
   /// the interval, where the scan before this one started (so it found no hit after it): a
   /// write trapping there is a hit before it, whatever after_write says.
   bool window_end = false;
-  /// With window_end and find_by_trap, or count_passes: the trampoline goes in only after
-  /// this much replay from the scan's start, a share (ReplayController::kArmShare) of the
-  /// replay time between the checkpoint it starts from and its target when one replay went
-  /// through both, so that most of the stretch runs without it (it runs at every pass of its
-  /// instruction). A count of passes then counts from a checkpoint taken where the
-  /// trampoline goes in (late_from keeps the one it replaced). A scan that passes its target
-  /// before then (its replay ran faster than the one that measured it) is run again with the
-  /// trampoline from the start.
-  std::chrono::milliseconds arm_after{0};
-  uint64_t late_from = 0;  ///< the interval checkpoint the count started from (0: none)
 };
 /// Silently to hit number `count` (from the checkpoint at Run::start_event), then report it.
 struct HitNumber {
@@ -164,6 +154,16 @@ struct Run {
   uint64_t hits = 0, steps = 0;
   /// Traps of a window end's trampoline that were not the point (Scan::window_end).
   uint64_t trap_misses = 0;
+  /// A Scan's trampoline (find_by_trap, count_passes) goes in only after this much replay
+  /// from the run's start, a share (ReplayController::kArmShare) of the replay time between
+  /// the checkpoint it starts from and its target when one replay went through both, so that
+  /// most of the stretch runs without it (it runs at every pass of its instruction). A count
+  /// of passes then counts from a checkpoint taken where the trampoline goes in (late_from
+  /// keeps the one it replaced). A scan that passes its target before then (its replay ran
+  /// faster than the one that measured it) is run again with the trampoline from the start.
+  /// Set for one start checkpoint: a run made from another (same_start included) has none.
+  std::chrono::milliseconds arm_after{0};
+  uint64_t late_from = 0;  ///< the interval checkpoint the count started from (0: none)
   /// The last of `steps` that left the task outside the code a reverse step skips (0: none).
   uint64_t landing = 0;
   uint64_t passes = 0;        ///< Scan::count_passes: the passes up to the target, its own too
