@@ -1,11 +1,14 @@
 #include "adapter/gdb/gdb_processes.h"
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "adapter/gdb/gdb_packet.h"
 #include "adapter/gdb/gdb_server.h"
+#include "adapter/gdb/gdb_signals.h"
 
 namespace rwd::gdb {
 
@@ -77,8 +80,51 @@ std::optional<std::string> GdbProcesses::proc_file(pid_t pid, pid_t tid, std::st
   return text;
 }
 
+std::string GdbProcesses::exit_reply(pid_t pid, std::optional<int> status) {
+  announced_.erase(pid);
+  seen_live_.erase(pid);
+  char buf[48];
+  int st = status.value_or(0);
+  // W: exited with that code; X: killed by that signal (gdb's numbering).
+  if (WIFSIGNALED(st))
+    snprintf(buf, sizeof buf, "X%02x;process:%x", to_gdb_signal(WTERMSIG(st)) & 0xff,
+             unsigned(pid));
+  else
+    snprintf(buf, sizeof buf, "W%02x;process:%x", WEXITSTATUS(st), unsigned(pid));
+  return buf;
+}
+
 std::optional<std::string> GdbProcesses::reply(const StopInfo& s, WatchKind watch_kind,
                                                std::optional<StopInfo>& held) {
+  last_exec_ = 0;
+  if (pid_t p = std::exchange(exec_pending_, 0)) {
+    if (pid_t task = first_task_of(p)) {
+      held = s;
+      last_exec_ = p;
+      return "T05exec:" + to_hex(tl_.program_file(task)) + ";thread:" + thread_id(task) + ";";
+    }
+  }
+  if (s.reason == StopReason::ProcessExited) {
+    pid_of_[s.tid] = s.pid;
+    if (!fork_events_ || !announced_.count(s.pid)) return std::nullopt;
+    return exit_reply(s.pid, s.status);
+  }
+  if (fork_events_) {
+    // Processes gdb knows that have ended since a stop where they lived (a step or a seek
+    // went past the end): it hears of that first. One that is not live because a run went
+    // back before its fork stays as it is (the protocol can only say that it exited).
+    std::set<pid_t> live;
+    for (const TaskInfo& t : tl_.tasks()) live.insert(t.pid);
+    for (pid_t p : announced_) {
+      auto seen = seen_live_.find(p);
+      if (live.count(p)) {
+        seen_live_[p] = s.event;
+      } else if (seen != seen_live_.end() && s.event > seen->second) {
+        held = s;
+        return exit_reply(p, tl_.process_exit_status(p));
+      }
+    }
+  }
   pid_t pid = pid_of(s.tid);
   const std::string id = thread_id(s.tid), thread = "thread:" + id + ";";
   if (s.reason == StopReason::Forked) {
@@ -87,12 +133,14 @@ std::optional<std::string> GdbProcesses::reply(const StopInfo& s, WatchKind watc
         detached_.count(pid))
       return std::nullopt;
     announced_.insert(s.child);
+    seen_live_[s.child] = s.event;
     return "T05fork:" + format_thread_id(s.child, s.child, true) + ";" + thread;
   }
   if (s.reason == StopReason::Execed) {
     if (!exec_events_ || detached_.count(pid)) return std::nullopt;
     // The new program's file (gdb manual, "Stop Reply Packets": exec, the hex-encoded
     // absolute path): gdb loads its symbols into this inferior, as after a native exec.
+    last_exec_ = pid;
     return "T05exec:" + to_hex(tl_.program_file(s.tid)) + ";" + thread;
   }
   if (detached_.count(pid)) return std::nullopt;
@@ -104,7 +152,10 @@ std::optional<std::string> GdbProcesses::reply(const StopInfo& s, WatchKind watc
     }
     if (parent) {
       announced_.insert(pid);
+      seen_live_[pid] = s.event;
       held = s;
+      // gdb takes a forked process for a copy of its parent's program.
+      if (exec_events_ && tl_.program_file(s.tid) != tl_.program_file(parent)) exec_pending_ = pid;
       return "T05fork:" + format_thread_id(pid, pid, true) + ";thread:" + thread_id(parent) + ";";
     }
   }

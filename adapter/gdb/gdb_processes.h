@@ -56,16 +56,32 @@ class GdbProcesses {
   /// back). The first stop in a process gdb was never told of (reached by going back or
   /// by a seek) is answered with a fork event from the session's first process, and
   /// `stop` is left in `held` for the next run to report without moving.
+  /// A process gdb was told of that has ended (a ProcessExited stop) is answered with its
+  /// exit ("W" or "X" with ";process:PID", gdb manual, "Stop Reply Packets"), and gdb then
+  /// forgets it as it does a native child it reaped. So is one that has ended by any other
+  /// stop (a step or a seek went past its end), that stop held.
+  /// A process announced so whose program is not its announcer's (it ran an exec) is then
+  /// announced with an exec event too, the stop still held.
   std::optional<std::string> reply(const StopInfo& stop, WatchKind watch_kind,
                                    std::optional<StopInfo>& held);
+  /// The recorded pid of the process the last reply was an exec event of (0: none): gdb
+  /// inserts that program's breakpoints afresh.
+  pid_t last_exec() const { return last_exec_; }
 
  private:
   Timeline& tl_;
   bool multiprocess_ = false, fork_events_ = false, exec_events_ = false;
-  std::map<pid_t, pid_t> pid_of_;  ///< recorded tid -> recorded pid, of every task seen
-  std::set<pid_t> announced_;      ///< processes gdb was told of (fork events only)
-  std::set<pid_t> detached_;       ///< processes gdb detached
-  pid_t first_process_ = 0;        ///< the process gdb started with
+  std::map<pid_t, pid_t> pid_of_;        ///< recorded tid -> recorded pid, of every task seen
+  std::set<pid_t> announced_;            ///< processes gdb was told of (fork events only)
+  std::set<pid_t> detached_;             ///< processes gdb detached
+  pid_t first_process_ = 0;              ///< the process gdb started with
+  std::map<pid_t, uint64_t> seen_live_;  ///< announced process -> last stop's event it lived at
+  pid_t exec_pending_ = 0;               ///< announced by a fork event; its exec is to follow
+  pid_t last_exec_ = 0;                  ///< see last_exec()
+
+  /// The stop reply that tells gdb recorded process `pid` ended, with wait status `status`
+  /// (exit 0 when the trace does not say); gdb is told of it no more.
+  std::string exit_reply(pid_t pid, std::optional<int> status);
 };
 
 }  // namespace rwd::gdb

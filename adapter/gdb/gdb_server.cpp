@@ -257,11 +257,15 @@ class Session {
       if (!reply && s.reason != StopReason::TraceStart && s.reason != StopReason::TraceEnd &&
           s.reason != StopReason::Interrupted)
         continue;
-      last_stop_ = s;
-      thread_ = stop_thread_ = s.tid;
+      // A process's end names no thread (W or X): gdb's threads stay as they were.
+      bool exit_notice = reply && (reply->front() == 'W' || reply->front() == 'X');
+      if (!exit_notice) {
+        last_stop_ = s;
+        thread_ = stop_thread_ = s.tid;
+      }
       // An exec replaced the process's memory, breakpoints and all: gdb inserts those of the
       // new program afresh (gdb manual, "Stop Reply Packets", exec).
-      if (s.reason == StopReason::Execed && reply) forget_breakpoints(pid_of(s.tid));
+      if (pid_t execed = processes_.last_exec()) forget_breakpoints(execed);
       send(reply ? *reply : stop_reply(s, false, kind_of(s), thread_id(s.tid)));
       return true;
     }
@@ -565,6 +569,7 @@ std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind,
     case StopReason::Seek:
     case StopReason::Forked:  // GdbProcesses::reply makes those that gdb asked for
     case StopReason::Execed:
+    case StopReason::ProcessExited:
       return "T05" + thread;
   }
   return "T05" + thread;

@@ -115,6 +115,7 @@ Next ReplayController::replay() {
   session_ = from ? std::make_unique<ReplaySession>(opts_, *from->checkpoint)
                   : std::make_unique<ReplaySession>(opts_);
   checkpoints_.begin_replay(from);
+  note_processes();
   entry_pending_.clear();
   last_entry_event_ = 0;
   if (const StepCount* c = run_.step_count(); c && c->pos > 0)
@@ -176,6 +177,7 @@ Next ReplayController::event_done(const Event& e) {
     return pass_fall_back("the steps after the counted pass missed the point");
   last_event_ = e;
   interval_since_ = std::chrono::steady_clock::now();
+  if (e.child_tid > 0 || rec_pid_of_.count(e.tid) == 0) note_processes();
   // The window of hits opens: the watchpoints are armed from here, their values read here.
   if (run_.count_from && e.number == run_.count_from) watches_.restart();
   bool was_exec = e.kind == EventKind::Exec;
@@ -261,6 +263,25 @@ pid_t ReplayController::exec_caller(const Event& e) const {
   for (auto& [rec, t] : session_->tasks())
     if (t.state != TaskState::Exited && t.exec_former_rec == e.tid) return rec;
   return 0;
+}
+
+pid_t ReplayController::ended_process(const Event& e) const {
+  if (e.kind != EventKind::Exit || live_tasks() == 0) return 0;
+  auto it = rec_pid_of_.find(e.tid);
+  if (it == rec_pid_of_.end()) return 0;
+  // A main thread that ended first stays in the session until its status comes (its exit
+  // event, after its threads'): the process ends with the last of its tasks to leave.
+  for (auto& [rec, t] : session_->tasks()) {
+    auto p = rec_pid_of_.find(rec);
+    if (p != rec_pid_of_.end() && p->second == it->second) return 0;
+  }
+  return it->second;
+}
+
+void ReplayController::note_processes() {
+  for (auto& [rec, t] : session_->tasks())
+    for (auto& [rec2, t2] : session_->tasks())
+      if (t2.tid == t.pid) rec_pid_of_[rec] = rec2;
 }
 
 bool ReplayController::consumes_instruction(const Event& e) {

@@ -229,6 +229,12 @@ class ReplayController {
   /// The recorded tid that the task which made exec event `e` has now (an exec by a thread
   /// other than the main one takes the process's id, execve(2)); 0 when none is live.
   pid_t exec_caller(const Event& e) const;
+  /// The recorded pid of the process that exit event `e` ended (no task of it is left after
+  /// it) while other tasks live on, else 0 (the end of the trace is not a process's exit).
+  pid_t ended_process(const Event& e) const;
+  /// Notes the recorded pid of every task of the replay (rec_pid_of_): an exit event finds
+  /// its task gone from the session.
+  void note_processes();
 
   /// Whether event `e` moved its task as one step does: a syscall or an emulated rdtsc
   /// (an instruction), or a signal's delivery (to its handler's first instruction, where a
@@ -405,6 +411,7 @@ class ReplayController {
   /// Tasks whose syscall in progress began at a SyscallEntry event (another task ran beside
   /// it): that event's number. Its entry point is there, not just before the Syscall event.
   std::map<pid_t, uint64_t> entry_pending_;
+  std::map<pid_t, pid_t> rec_pid_of_;  ///< recorded tid -> recorded pid (note_processes)
   /// When last_event_ is a Syscall whose entry came at a SyscallEntry event: that event's
   /// number; else 0.
   uint64_t last_entry_event_ = 0;

@@ -255,6 +255,12 @@ Next ReplayController::on_between() {
         return pause({.reason = StopReason::Forked, .tid = last_event_.tid, .child = child}, here);
       pid_t caller = last_event_.kind == EventKind::Exec ? exec_caller(last_event_) : 0;
       if (caller) return pause({.reason = StopReason::Execed, .tid = caller}, here);
+      if (pid_t ended = ended_process(last_event_))
+        return pause({.reason = StopReason::ProcessExited,
+                      .tid = last_event_.tid,
+                      .pid = ended,
+                      .status = last_event_.status},
+                     here);
     }
     if (stop_at_code_mappings_ && maps_code(last_event_))
       return pause({.reason = StopReason::CodeMapped, .tid = last_event_.tid}, here);

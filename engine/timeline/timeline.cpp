@@ -137,6 +137,17 @@ std::string Timeline::executable() const {
   return path;
 }
 
+std::optional<int> Timeline::process_exit_status(pid_t pid) const {
+  std::optional<int> out;
+  engine_->call([&] {
+    const auto& summary = engine_->session_->trace().summary();
+    if (!summary) return;
+    for (const ProcessInfo& p : summary->processes)
+      if (p.pid == pid && p.ended) out = p.status;
+  });
+  return out;
+}
+
 bool Timeline::add_checkpoint() {
   bool ok = false;
   engine_->call([&] { ok = engine_->request_checkpoint(); });

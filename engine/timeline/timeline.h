@@ -92,7 +92,9 @@ class Timeline {
   /// process (reason Forked, in the task that made it, `child` the new process) and after
   /// each exec (reason Execed, in the task that made it, under its tid after the exec), as
   /// a native debugger hears of them (ptrace(2), PTRACE_O_TRACEFORK and PTRACE_O_TRACEEXEC;
-  /// gdb's fork and exec events). Off by default.
+  /// gdb's fork and exec events), and just after the event that ends a process while
+  /// others live on (reason ProcessExited, as a native debugger reaps a traced child: its
+  /// recorded pid and wait status). Off by default.
   void set_stop_at_process_events(bool on);
 
   /// The code site of address `addr` in task `tid`'s process at the current point: the
@@ -131,6 +133,9 @@ class Timeline {
   uint64_t event_count() const;
   /// Path of the executable the trace started (its saved copy in the trace).
   std::string executable() const;
+  /// The raw wait(2) status with which recorded process `pid` ended, from the trace's
+  /// summary; nullopt when it did not end in the recording or the trace has no summary.
+  std::optional<int> process_exit_status(pid_t pid) const;
   /// Takes a checkpoint here, kept (never thinned) until the timeline ends: a copy of every
   /// live process with all its threads. Only just after an event (after a seek, for
   /// instance) and where the processes can be copied (ReplaySession::checkpoint); returns

@@ -13,19 +13,21 @@ namespace rwd {
 
 /// Why the timeline stopped.
 enum class StopReason : uint8_t {
-  Breakpoint,   ///< a software breakpoint at `addr` was hit (rip = addr)
-  Watchpoint,   ///< a watched range at `addr` was written (or read, for ReadWrite)
-  Step,         ///< a single instruction step finished
-  Signal,       ///< the task is about to receive `signo` (as recorded: a fault or a kill)
-  Seek,         ///< a seek reached its event
-  TraceStart,   ///< the start of the recording (the program's first instruction)
-  TraceEnd,     ///< the end of the recording (the last process is exiting or gone)
-  Interrupted,  ///< interrupt() stopped a running operation
-  CodeMapped,   ///< new code was mapped: an exec, or mmap/mprotect with PROT_EXEC
-                ///< (only with set_stop_at_code_mappings)
-  Forked,       ///< task `tid` made process `child` (fork, vfork, clone without
-                ///< CLONE_THREAD); only with set_stop_at_process_events
-  Execed,       ///< task `tid`'s process ran an exec; only with set_stop_at_process_events
+  Breakpoint,     ///< a software breakpoint at `addr` was hit (rip = addr)
+  Watchpoint,     ///< a watched range at `addr` was written (or read, for ReadWrite)
+  Step,           ///< a single instruction step finished
+  Signal,         ///< the task is about to receive `signo` (as recorded: a fault or a kill)
+  Seek,           ///< a seek reached its event
+  TraceStart,     ///< the start of the recording (the program's first instruction)
+  TraceEnd,       ///< the end of the recording (the last process is exiting or gone)
+  Interrupted,    ///< interrupt() stopped a running operation
+  CodeMapped,     ///< new code was mapped: an exec, or mmap/mprotect with PROT_EXEC
+                  ///< (only with set_stop_at_code_mappings)
+  Forked,         ///< task `tid` made process `child` (fork, vfork, clone without
+                  ///< CLONE_THREAD); only with set_stop_at_process_events
+  Execed,         ///< task `tid`'s process ran an exec; only with set_stop_at_process_events
+  ProcessExited,  ///< the last task of process `pid` ended, task `tid` (exited: no registers),
+                  ///< while other processes live on; only with set_stop_at_process_events
 };
 
 /// A stop: what happened, to which task (recorded tid), and where in the trace.
@@ -38,6 +40,8 @@ struct StopInfo {
   bool fatal = false;  ///< Signal: it ends the process (the recording shows it killed by it)
   std::vector<uint8_t> old_value{}, new_value{};  ///< Watchpoint: the bytes before and after
   pid_t child = 0;                                ///< Forked: recorded pid of the new process
+  pid_t pid = 0;   ///< ProcessExited: recorded pid of the process that ended
+  int status = 0;  ///< ProcessExited: its raw wait(2) status (WIFEXITED, WIFSIGNALED)
 };
 
 /// The checkpoints a timeline holds (docs/how-it-works.md, "Checkpoints").

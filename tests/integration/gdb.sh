@@ -164,19 +164,24 @@ expect crash 'Program received signal SIGSEGV, Segmentation fault. +poison \(n=0
 # process's own order and on the reverse being the mirror of the forward run. Each process
 # is an inferior of gdb's (the multiprocess extensions and fork events): `info inferiors`
 # lists both, and each inferior reads its own process's memory.
+# The worker ends after the parent's last answer, but a replay may reach its end first (see
+# fork_memory below): then gdb hears of it as it does natively ("[Inferior 2 ... exited
+# normally]", the exited inferior selected), and next_hit goes on in the parent.
 "$REWIND" record -o "$WORK/fork" "$TEST_PROGRAMS/fork_worker" >"$WORK/fork.rec" 2>&1 ||
   fail "recording fork_worker failed: $(tail -1 "$WORK/fork.rec")"
-cat >"$WORK/fork.gdb" <<'GDB'
+next_hit_script  # lib.sh
+cat >"$WORK/fork.gdb" <<GDB
+source $WORK/next_hit.gdb
 break worker_step
 break parent_got
-continue
+next_hit
 info threads
 info inferiors
-continue
-continue
-continue
-continue
-continue
+next_hit
+next_hit
+next_hit
+next_hit
+next_hit
 echo ==back==\n
 reverse-continue
 reverse-continue
@@ -215,9 +220,9 @@ grep -Eq 'Thread ([0-9]+)\.\1 \(fork_worker \[\1/\1\]\).*' "$WORK/fork.out" &&
 # parent, at its first answer.
 # The worker must still live at that stop. A replay runs a process's code only towards its
 # own next event: where the parent's answers were buffered syscalls of an event recorded
-# after the worker's end, the parent reaches parent_got after the worker ended, and gdb,
-# which is not told of that end (docs/how-it-works.md, "Limits"), fails to read its
-# registers. Such a recording does not test this; up to four more are made (gdb runs
+# after the worker's end, the parent reaches parent_got after the worker ended, and gdb
+# hears of that end first (docs/how-it-works.md, "Limits"). Such a recording does not
+# test this; up to four more are made (gdb runs
 # without gdb_batch here, whose failed exit would count against the test; the expect below
 # judges the last attempt).
 mem_trace="$WORK/fork"
@@ -238,7 +243,7 @@ print answer
 GDB
   timeout 180 "$REWIND" replay "$mem_trace" -- -batch -nx -x "$WORK/fork_memory.gdb" \
     >"$WORK/fork_memory.out" 2>&1
-  grep -q "Could not read registers" "$WORK/fork_memory.out" || break
+  grep -q "exited normally" "$WORK/fork_memory.out" || break
   echo "fork_memory: recording $attempt ended the worker before the parent's stop; recording again"
   mem_trace="$WORK/fork_mem$attempt"
   "$REWIND" record -o "$mem_trace" "$TEST_PROGRAMS/fork_worker" >/dev/null 2>&1 ||
@@ -271,18 +276,23 @@ tr '\n' ' ' <"$WORK/fork_stepped.out" |
 # inferior, and a pending breakpoint in it binds there. child_step there and parent_step here
 # are the same code at the same address (0x300007), so each breakpoint must stop only in its
 # own program: the child's 3 hits, then the parent's i=3 forwards, and backwards the child's
-# 3 hits in reverse, then the parent's i=2.
+# 3 hits in reverse, then the parent's i=2. The parent waits for the child before i=3: gdb
+# hears of the child's end there (as natively: the exited inferior is selected, next_hit goes
+# on in the parent), and going back before it revives the child as a fork of the parent,
+# then an exec of its program, so that its breakpoint binds again.
 "$REWIND" record -o "$WORK/exec" "$TEST_PROGRAMS/exec_pair" "$TEST_PROGRAMS/exec_pair_child" \
   >"$WORK/exec.rec" 2>&1 || fail "recording exec_pair failed: $(tail -1 "$WORK/exec.rec")"
-gdb_batch "$WORK/exec" exec <<'GDB'
+gdb_batch "$WORK/exec" exec <<GDB
+source $WORK/next_hit.gdb
 set breakpoint pending on
 break child_step
 break parent_step if i >= 2
-continue
-continue
-continue
-continue
-continue
+next_hit
+next_hit
+next_hit
+next_hit
+info inferiors
+next_hit
 info inferiors
 echo ==back==\n
 reverse-continue
@@ -297,6 +307,35 @@ exec_hits=$(sed -nE 's/^(Thread [0-9.]+ hit )?Breakpoint [0-9]+, (child|parent)_
   grep -Eq '^[* ] +2 +process [0-9]+ .*exec_pair_child' "$WORK/exec.out" &&
   pass "exec: the child's program is loaded at its exec; its breakpoint hits only there, both ways ($exec_hits)" ||
   { sed 's/^/    /' "$WORK/exec.out" | tail -40; fail "exec: hits were: $exec_hits"; }
+# The child's end, between its last hit and the parent's i=3; the inferiors listed after it
+# are the parent alone.
+tr '\n' ' ' <"$WORK/exec.out" |
+  grep -Eq 'child_step \(i=2\) .*\[Inferior 2 \(process [0-9]+\) exited normally\] .*parent_step \(i=3\) ' &&
+  sed -n '/parent_step (i=3)/,/==back==/p' "$WORK/exec.out" | grep -Eq '^\* 1 +process [0-9]+ ' &&
+  ! sed -n '/parent_step (i=3)/,/==back==/p' "$WORK/exec.out" | grep -Eq '^[* ] +2 +process' &&
+  pass "exec: gdb hears of the child's exit before the parent's i=3, and lists the parent alone after it" ||
+  { sed 's/^/    /' "$WORK/exec.out" | tail -40; fail "exec: no exit of the child before parent_step(3)"; }
+# Going back from the parent's i=3 revives the child: gdb hears of it as a fork of the
+# parent and then the exec of its program (a new inferior running exec_pair_child), and its
+# breakpoint hits there; forwards again, its end is told again.
+gdb_batch "$WORK/exec" exec_revived <<GDB
+source $WORK/next_hit.gdb
+set breakpoint pending on
+break child_step
+break parent_step if i >= 3
+next_hit
+next_hit
+next_hit
+next_hit
+reverse-continue
+print i
+next_hit
+print i
+GDB
+tr '\n' ' ' <"$WORK/exec_revived.out" |
+  grep -Eq 'Inferior 2 \(process [0-9]+\) exited normally.*parent_step \(i=3\).*New inferior 3 .*executing new program: [^ ]*exec_pair_child.*child_step \(i=2\).*\$1 = 2 .*Inferior 3 \(process [0-9]+\) exited normally.*parent_step \(i=3\).*\$2 = 3' &&
+  pass "exec: back from the parent's i=3 the child lives again (inferior 3, exec_pair_child), and forwards it ends again" ||
+  { sed 's/^/    /' "$WORK/exec_revived.out" | tail -40; fail "exec: the revived child was not shown as expected"; }
 
 # A reverse step far from any syscall (issue 25): back from the write to `half`, made once in
 # the middle of compute_loop's 100,000,000-pass loop, reached by a watchpoint in reverse.

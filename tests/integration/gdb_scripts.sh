@@ -45,10 +45,12 @@ R_HOME=/usr/lib/R "$REWIND" record -o "$WORK/r" /usr/lib/R/bin/exec/R --no-echo 
   -e "options(keep.source = TRUE); source('$PROGS/nested_calls.R')" >"$WORK/r.rec" 2>&1 ||
   fail "recording R failed: $(tail -3 "$WORK/r.rec")"
 RS="$PROGS/nested_calls.R"
-gdb_run r rlang <<'GDB'
+# R's start runs sh: gdb hears of each one's end on the way (next_hit goes on past them).
+gdb_run r rlang <<GDB
+source $WORK/next_hit.gdb
 set breakpoint pending on
-break stat if $_streq((char*)$rdi, "/rewind-marker-that-does-not-exist")
-continue
+break stat if \$_streq((char*)\$rdi, "/rewind-marker-that-does-not-exist")
+next_hit
 monitor stack
 monitor script-stack
 GDB

@@ -73,7 +73,22 @@ record_and_replay() {
 
 # gdb_batch TRACE NAME: runs gdb in batch mode over `rewind replay TRACE` with the commands
 # on stdin (kept in $WORK/NAME.gdb); its output goes to $WORK/NAME.out.
+# Writes $WORK/next_hit.gdb: a gdb script that sources it may use next_hit, a continue that
+# goes on in inferior 1 past the ends of other processes (gdb stops at each, as natively with
+# detach-on-fork off, and selects the exited inferior). gdb_batch writes it too.
+next_hit_script() {
+  [ -f "$WORK/next_hit.gdb" ] || cat >"$WORK/next_hit.gdb" <<'GDB'
+define next_hit
+  continue
+  while $_thread == 0
+    inferior 1
+    continue
+  end
+end
+GDB
+}
 gdb_batch() {
+  next_hit_script
   cat >"$WORK/$2.gdb"
   timeout 180 "$REWIND" replay "$1" -- -batch -nx -x "$WORK/$2.gdb" >"$WORK/$2.out" 2>&1
   local rc=$?
