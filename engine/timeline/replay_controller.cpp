@@ -98,6 +98,7 @@ Next ReplayController::replay() {
   lifted_ = false;
   watches_.restart();  // new tasks: nothing armed
   run_.hits = 0;
+  run_.hits_at.clear();
   run_.trap_misses = 0;
   run_.steps = 0;
   paused_at_pos_ = false;

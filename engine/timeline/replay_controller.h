@@ -144,6 +144,13 @@ class ReplayController {
   /// Takes a checkpoint after the current event when one is due, or when asked (`requested`:
   /// kept until the timeline ends). Returns whether one exists here.
   bool maybe_checkpoint(bool requested = false);
+  /// In a reverse continue's scan, notes that it is at checkpoint `event` (or interval
+  /// checkpoint `inner`) with the hits counted so far (Run::hits_at).
+  void note_hits_at(uint64_t event, uint64_t inner);
+  /// Points `run`, which counts hits, at the latest checkpoint reverse-continue scan `scan`
+  /// went through before its last hit that is still held, with the scan's window; returns
+  /// the hits the scan had counted there (nullopt, `run` unchanged: no such checkpoint).
+  std::optional<uint64_t> start_after_hits(Run& run, const Run& scan) const;
   /// Copies the replay where it stands, breakpoint patches taken out first: just after an
   /// event (ReplaySession::checkpoint) or, with `between`, inside the event in progress
   /// (checkpoint_between). The Saved's event, copy and entry bookkeeping are set; nullopt

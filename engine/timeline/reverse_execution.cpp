@@ -295,10 +295,22 @@ Next ReplayController::scan_done() {
       run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = 1},
                             .report = {.reason = StopReason::TraceStart}});
     } else {
-      run_ = Run::same_start(
-          runs::HitNumber{
-              .count = done.hits, .report = *done.last_hit_info, .after_write = scan.after_write},
-          done);
+      runs::HitNumber to_hit{
+          .count = done.hits, .report = *done.last_hit_info, .after_write = scan.after_write};
+      Run later(to_hit);
+      if (std::optional<uint64_t> before = start_after_hits(later, done)) {
+        // From the scan's last checkpoint before its last hit: fewer hits to count there.
+        later.as<runs::HitNumber>()->count = done.hits - *before;
+        if (debug_)
+          fprintf(stderr,
+                  "rewind: timeline: to hit %llu of the scan from its checkpoint at event %llu "
+                  "(inner %llu), %llu hits after it\n",
+                  (unsigned long long)done.hits, (unsigned long long)later.start_event,
+                  (unsigned long long)later.inner, (unsigned long long)(done.hits - *before));
+        run_ = later;
+      } else {
+        run_ = Run::same_start(to_hit, done);
+      }
     }
     return Next::Replay;
   }

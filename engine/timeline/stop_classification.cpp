@@ -220,7 +220,11 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
       // Stepped over a breakpoint for a continue: nothing to report, unless the step
       // landed on another breakpoint (a `ret` onto a breakpointed return address). That
       // one is hit now: the next resume steps over it without looking.
-      return bps_.patched(t.pid, r.rip) ? on_trap(t, r, true, 0) : Next::Resume;
+      if (bps_.patched(t.pid, r.rip)) return on_trap(t, r, true, 0);
+      // A task that stops at every pass of a breakpoint never runs long enough for the
+      // interrupt that takes checkpoints inside the interval: one is taken here when due.
+      if (std::chrono::steady_clock::now() >= inner_checkpoint_due(t)) take_inner_checkpoint(t);
+      return Next::Resume;
     }
     stepping_over_ = false;
     return on_trap(t, r, false, dr6);
@@ -419,6 +423,11 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       ++run_.hits;
       si.event = session_->events_done();
       run_.last_hit_info = si;
+      // As after a breakpoint's step-over (after_stop): frequent writes leave no time for
+      // the interrupt that takes checkpoints inside the interval.
+      if (si.reason == StopReason::Watchpoint &&
+          std::chrono::steady_clock::now() >= inner_checkpoint_due(t))
+        take_inner_checkpoint(t);
     }
     return Next::Resume;
   }

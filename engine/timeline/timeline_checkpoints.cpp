@@ -30,6 +30,7 @@ bool ReplayController::maybe_checkpoint(bool requested) {
   uint64_t n = session_->events_done();
   if (Saved* here = checkpoints_.at(n)) {
     here->pinned |= requested;
+    note_hits_at(n, 0);
     return true;
   }
   if (!requested && !checkpoints_.due(n)) return false;
@@ -40,7 +41,25 @@ bool ReplayController::maybe_checkpoint(bool requested) {
   }
   s->pinned = requested;
   checkpoints_.add(std::move(*s), run_.start_event);
+  note_hits_at(n, 0);
   return true;
+}
+
+void ReplayController::note_hits_at(uint64_t event, uint64_t inner) {
+  if (after_ == After::ReverseContinue && run_.as<runs::Scan>())
+    run_.hits_at.push_back({.event = event, .inner = inner, .hits = run_.hits});
+}
+
+std::optional<uint64_t> ReplayController::start_after_hits(Run& run, const Run& scan) const {
+  for (auto it = scan.hits_at.rbegin(); it != scan.hits_at.rend(); ++it) {
+    if (it->hits >= scan.hits) continue;  // the last hit came before it
+    if (it->inner ? !inner_.find(it->inner) : !checkpoints_.at(it->event)) continue;  // thinned
+    run.start_event = it->event;
+    run.inner = it->inner;
+    run.count_from = scan.count_from;
+    return it->hits;
+  }
+  return std::nullopt;
 }
 
 std::chrono::steady_clock::time_point ReplayController::inner_checkpoint_due(
@@ -85,7 +104,9 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
     if (const Saved* from = inner_.find(start_inner_);
         from && from->event == s.event && from->tid == s.tid)
       s.prev = start_inner_;
+  uint64_t event = s.event;
   uint64_t id = inner_.add(std::move(s), {run_.inner, start_inner_, here_inner_});
+  note_hits_at(event, id);
   if (debug_)
     fprintf(stderr, "rewind: timeline: checkpoint %llu inside event %llu's interval at %llx\n",
             (unsigned long long)id, (unsigned long long)session_->events_done(),

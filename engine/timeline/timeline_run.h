@@ -169,6 +169,16 @@ struct Run {
   uint64_t passes = 0;        ///< Scan::count_passes: the passes up to the target, its own too
   bool pass_reached = false;  ///< StepCount::after_pass: that pass came (steps count now)
   std::optional<StopInfo> last_hit_info;
+  /// A checkpoint this run passed or took, and how many hits it had counted there.
+  struct HitsAt {
+    uint64_t event = 0;  ///< the checkpoint just after this event (Run::start_event) ...
+    uint64_t inner = 0;  ///< ... or this one inside its interval (IntervalCheckpoints id)
+    uint64_t hits = 0;   ///< hits counted before it
+  };
+  /// A reverse continue's scan: the checkpoints it went through, oldest first, so that the
+  /// run to its last hit starts from the latest one before that hit (a Run of its own kind
+  /// counts hits after it) instead of from the scan's own start.
+  std::vector<HitsAt> hits_at;
 
   Run() = default;
   Run(Kind k) : kind(std::move(k)) {}
