@@ -19,6 +19,7 @@
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/proc.h"
+#include "engine/os/ptrace_ops.h"
 #include "engine/os/seccomp_filter.h"
 #include "engine/record/record_setup.h"
 #include "engine/ticks/dead_stack.h"
@@ -79,6 +80,9 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
       t.buffer.settle_desched(t.tid);  // signalled before the counter went off: not a step
       continue;
     }
+    if (WIFSTOPPED(st) && WSTOPSIG(st) == kSliceSignal &&
+        t.cpu_clock.is_slice_signal(kSliceSignal, get_siginfo(t.tid)))
+      continue;  // a chaos slice ran out during the steps: dropped, the slice ends later
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
       throw Error("task " + std::to_string(t.tid) +
                   " stopped unexpectedly while leaving the syscall buffer code");
@@ -264,7 +268,10 @@ void RecordSession::start_slice(RecordTask& t) {
     return;
   }
   uint64_t ns = policy_.slice_ns();
-  if (t.cpu_clock.start(ns)) t.slice_ns = ns;
+  // To the thread unless it blocks the signal (then it would only be pending there).
+  uint64_t blocked = 0;
+  bool to_thread = try_get_sigmask(t.tid, blocked) && !(blocked & (1ull << (kSliceSignal - 1)));
+  if (t.cpu_clock.start(ns, to_thread)) t.slice_ns = ns;
 }
 
 bool RecordSession::slice_over(const RecordTask& t) const {
@@ -408,24 +415,29 @@ void RecordSession::on_event_stop(RecordTask& t) {
       // Waiting in a buffered call that no desched counter watched: made traced, it lets
       // the others run (its wait is seen then).
       if (abort_waiting_call(t)) return resume_syscall(t);
-      uint64_t rip = get_regs(t.tid).rip;
-      if (rep_insn_at(t.tid, rip) || t.buffer.must_not_stop_at(rip))
-        return resume_syscall(t);  // inside a string instruction: interrupt again next tick
-      Event e;
-      e.kind = EventKind::Sched;
-      e.tid = t.tid;
-      e.regs = get_regs(t.tid);
-      if (!set_point(e, t)) return;  // killed: its exit comes next
-      take_buffered(t);
-      write(e);
-      ++preemptions_;
-      t.state = RunState::Stopped;
-      g.active = 0;
-      g.ready.push_back(t.tid);
-      return schedule(g);
+      return preempt(t);
     }
   }
   resume_syscall(t);  // a group-stop, or an interrupt with nobody else to run
+}
+
+void RecordSession::preempt(RecordTask& t) {
+  ThreadGroup& g = group(t);
+  uint64_t rip = get_regs(t.tid).rip;
+  if (rep_insn_at(t.tid, rip) || t.buffer.must_not_stop_at(rip))
+    return resume_syscall(t);  // inside a string instruction: interrupt again next tick
+  Event e;
+  e.kind = EventKind::Sched;
+  e.tid = t.tid;
+  e.regs = get_regs(t.tid);
+  if (!set_point(e, t)) return;  // killed: its exit comes next
+  take_buffered(t);
+  write(e);
+  ++preemptions_;
+  t.state = RunState::Stopped;
+  g.active = 0;
+  g.ready.push_back(t.tid);
+  schedule(g);
 }
 
 RecordTask& RecordSession::take_exec_event(RecordTask& t) {

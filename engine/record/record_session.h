@@ -55,6 +55,10 @@ class RecordSession {
   void on_fork_event(RecordTask& t, int event);
   /// PTRACE_EVENT_STOP: a new task's first stop, or a preemption's interrupt.
   void on_event_stop(RecordTask& t);
+  /// Ends the time slice of `t`, the running task of its process, stopped in user code while
+  /// another waits: a Sched event, and the next task runs. Inside a string instruction or
+  /// the preload library's code `t` runs on instead (the next tick interrupts it again).
+  void preempt(RecordTask& t);
   /// A signal-delivery stop: recorded, deferred or delivered (record_signal.cpp).
   void on_signal(RecordTask& t, int sig);
   /// When `t` stopped just after a buffered call's syscall that a signal or an interrupt

@@ -151,6 +151,14 @@ bool RecordSession::abort_waiting_call(RecordTask& t) {
 
 void RecordSession::on_signal(RecordTask& t, int sig) {
   auto si = get_siginfo(t.tid);
+  if (t.cpu_clock.is_slice_signal(sig, si)) {
+    // Chaos mode's CPU-time slice ran out (task_cpu_clock.h): rewind's signal, never the
+    // program's. The thread stopped for it in user code, as an interrupt stops it.
+    ThreadGroup& g = group(t);
+    if (t.state == RunState::UserRunning && g.active == t.tid && !g.ready.empty())
+      return preempt(t);
+    return resume_syscall(t, 0);
+  }
   bool desched = t.buffer.is_desched_signal(sig, si);
   // The counter would signal again at this very stop's context switch: off until the
   // library's next call that may block.

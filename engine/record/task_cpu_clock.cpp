@@ -15,6 +15,8 @@ TaskCpuClock& TaskCpuClock::operator=(TaskCpuClock&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
+    tid_ = o.tid_;
+    to_thread_ = o.to_thread_;
     o.fd_ = -1;
   }
   return *this;
@@ -44,14 +46,25 @@ bool TaskCpuClock::open(pid_t tid) {
   }
   if (fd_ >= 0) ::close(fd_);
   fd_ = fd;
+  tid_ = tid;
+  to_thread_ = false;
   return true;
 }
 
-bool TaskCpuClock::start(uint64_t ns) {
+bool TaskCpuClock::start(uint64_t ns, bool to_thread) {
   if (fd_ < 0) return false;
+  if (to_thread != to_thread_) {
+    f_owner_ex owner{to_thread ? F_OWNER_TID : F_OWNER_PID, to_thread ? tid_ : getpid()};
+    if (fcntl(fd_, F_SETOWN_EX, &owner) != 0) return false;
+    to_thread_ = to_thread;
+  }
   // A new period also restarts the countdown to the next overflow (perf_event_period sets
   // period_left to 0, so the next start of the event's timer uses the full period).
   return ioctl(fd_, PERF_EVENT_IOC_PERIOD, &ns) == 0 && ioctl(fd_, PERF_EVENT_IOC_RESET, 0) == 0;
+}
+
+bool TaskCpuClock::is_slice_signal(int sig, const SigInfo& si) const {
+  return fd_ >= 0 && sig == kSliceSignal && siginfo_code(si) == POLL_IN && siginfo_fd(si) == fd_;
 }
 
 uint64_t TaskCpuClock::elapsed_ns() const {
