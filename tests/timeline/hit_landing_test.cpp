@@ -5,43 +5,27 @@
 // only the hits after it; each landing is checked by mark()'s argument and the value of
 // last_mark there, which a hit counted once too often or too few would change.
 #include <catch2/catch.hpp>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string>
 
 #include "engine/timeline/timeline.h"
 #include "tests/support/nm_symbol.h"
+#include "tests/support/recorded_trace.h"
 
 using namespace rwd;
 
 namespace {
 
-/// Records periodic_marks once per test run (100,000,000 passes: mark(1) ... mark(381));
-/// the trace goes when the test program ends.
+/// periodic_marks recorded once per test run (100,000,000 passes: mark(1) ... mark(381)),
+/// deleted when the test program ends.
 const std::string& trace() {
-  static std::string dir = [] {
-    char tmpl[] = "/tmp/rewind-landing.XXXXXX";
-    std::string d = mkdtemp(tmpl);
-    std::string cmd = std::string(REWIND_BIN) + " record -o " + d + "/trace " + PERIODIC_MARKS +
-                      " 100000000 >/dev/null";
-    REQUIRE(std::system(cmd.c_str()) == 0);
-    return d + "/trace";
-  }();
-  static struct RemoveTrace {
-    std::string top;
-    ~RemoveTrace() {
-      std::error_code ec;
-      std::filesystem::remove_all(top, ec);
-    }
-  } cleanup{std::filesystem::path(dir).parent_path()};
-  return dir;
+  return ::test::recorded_trace(REWIND_BIN, std::string(PERIODIC_MARKS) + " 100000000");
 }
 
 constexpr long kLastMark = 100000000L >> 18;  // 381
 
 uint64_t symbol(const char* name) {
-  uint64_t addr = test::nm_symbol(PERIODIC_MARKS, name);  // linked -no-pie: nm's address
+  uint64_t addr = rwd::test::nm_symbol(PERIODIC_MARKS, name);  // linked -no-pie: nm's address
   REQUIRE(addr != 0);
   return addr;
 }

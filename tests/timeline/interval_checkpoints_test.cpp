@@ -19,38 +19,23 @@
 #include "engine/replay/replay_task.h"
 #include "engine/timeline/timeline.h"
 #include "tests/support/nm_symbol.h"
+#include "tests/support/recorded_trace.h"
 
 using namespace rwd;
 
 namespace {
 
-/// Records compute_loop once per test run (1,000,000,000 passes, about 1.5 s); returns the trace
-/// directory.
+/// compute_loop recorded once per test run (1,000,000,000 passes, about 1.5 s), deleted when
+/// the test program ends.
 const std::string& trace() {
-  static std::string dir = [] {
-    char tmpl[] = "/tmp/rewind-interval.XXXXXX";
-    std::string d = mkdtemp(tmpl);
-    std::string cmd = std::string(REWIND_BIN) + " record -o " + d + "/trace " + COMPUTE_LOOP +
-                      " 1000000000 >/dev/null";
-    REQUIRE(std::system(cmd.c_str()) == 0);
-    return d + "/trace";
-  }();
-  /// The trace goes when the test program ends.
-  static struct RemoveTrace {
-    std::string top;
-    ~RemoveTrace() {
-      std::error_code ec;
-      std::filesystem::remove_all(top, ec);
-    }
-  } cleanup{std::filesystem::path(dir).parent_path()};
-  return dir;
+  return ::test::recorded_trace(REWIND_BIN, std::string(COMPUTE_LOOP) + " 1000000000");
 }
 
 /// The runtime address of symbol `name` of compute_loop (a PIE) in task `tid`'s process: its
 /// offset (nm) plus the load base, told by the entry point (AT_ENTRY, the offset of _start).
 uint64_t symbol(Timeline& tl, pid_t tid, const char* name) {
-  uint64_t offset = test::nm_symbol(COMPUTE_LOOP, name),
-           start = test::nm_symbol(COMPUTE_LOOP, "_start");
+  uint64_t offset = rwd::test::nm_symbol(COMPUTE_LOOP, name),
+           start = rwd::test::nm_symbol(COMPUTE_LOOP, "_start");
   REQUIRE(offset != 0);
   REQUIRE(start != 0);
   std::vector<uint8_t> auxv = tl.auxv(tid);
