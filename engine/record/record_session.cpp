@@ -18,6 +18,7 @@
 
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/perf_warmup.h"
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/seccomp_filter.h"
@@ -101,6 +102,9 @@ void RecordSession::update_timer() {
 }
 
 RecordResult RecordSession::run() {
+  // The desched counters' first open, in the program's start, would wait 13-20 ms for the
+  // kernel to turn per-task perf events on: turned on meanwhile (perf_warmup.h).
+  PerfSchedWarmup warm;
   RecordSetup setup = prepare_recording(opts_);
   saver_ = std::make_unique<FileSaver>(setup.dir + "/" + kFilesDir);
   TraceMeta& meta = setup.meta;
