@@ -85,20 +85,36 @@ TEST_CASE("a queue race recorded until it fails, taken back to its racing write 
   CHECK(description.substr(description.size() - bad.size()) == bad);
   CHECK(description.find("q.slots[" + slot + "].checksum: ") != std::string::npos);
   // The writer is a producer whose own value is not the one the consumer saw: that is the
-  // other producer's (producer P's values are P * 1,000,000 + i). At this write the slot
-  // holds the other producer's value (it overwrote the slot between this producer's value
-  // and checksum) or this producer's own (the consumer's copy mixed the slot's old value
-  // with this new checksum: a take() preempted between its two loads).
+  // other producer's (producer P's values are P * 1,000,000 + i).
   CHECK(writer != consumer);
   CHECK(frame_named(c, writer, "producer") != nullptr);
   std::string v = evaluate(c, racing["id"], "v");
   CHECK(v != bad_value);
   CHECK(std::stol(v) / 1000000 != std::stol(bad_value) / 1000000);
-  std::string slot_value = evaluate(c, racing["id"], "s->value");
-  CHECK((slot_value == bad_value || slot_value == v));
   CHECK(evaluate(c, racing["id"], "s == &q.slots[" + slot + "]") == "1");
+  // The slot's value here is often the other producer's (it overwrote the slot between this
+  // producer's value and checksum) or this producer's own (the consumer's copy mixed the old
+  // value with this checksum: a take() preempted between its two loads), but producers that
+  // retry put() can write the slot again in between. Whichever: it is what the last write to
+  // it before this point stored, found by going back to that write.
+  std::string slot_value = evaluate(c, racing["id"], "s->value");
+  json value_info =
+      c.request("dataBreakpointInfo", {{"name", "s->value"}, {"frameId", racing["id"]}});
+  REQUIRE(value_info["body"]["dataId"].is_string());
+  c.request(
+      "setDataBreakpoints",
+      {{"breakpoints", {{{"dataId", value_info["body"]["dataId"]}, {"accessType", "write"}}}}});
+  REQUIRE(c.request("reverseContinue")["success"] == true);
+  json value_write = c.event("stopped");
+  REQUIRE(value_write["body"]["reason"] == "data breakpoint");
+  int value_writer = value_write["body"]["threadId"];
+  json stored = top_frame(c, value_writer);
+  REQUIRE(stored["name"] == "put");
+  INFO("the slot held " << slot_value << " at the racing write");
+  CHECK(evaluate(c, stored["id"], "v") == slot_value);
+  CHECK(frame_named(c, value_writer, "producer") != nullptr);
   // The consumer's stack is still there to read, as it was at the abort's point in time
-  // later: here it has not taken the item yet.
+  // later: here (before the racing write) it has not taken the item yet.
   CHECK(!c.request("stackTrace", {{"threadId", consumer}})["body"]["stackFrames"].empty());
   REQUIRE(c.request("disconnect")["success"] == true);
   std::system(("rm -rf " + trace.substr(0, trace.size() - 6)).c_str());
