@@ -205,9 +205,12 @@ void serve_dap_tcp(const std::string& host, uint16_t port, DapSessionOptions opt
       } catch (const Error& e) {
         broken = e.what();
       }
+      // Free before the client sees the connection end: it may connect again at once, and
+      // must not be turned away as busy. The accept loop joins this thread before it serves
+      // the next client, so this session's descriptor is closed by then.
+      busy = false;
       ::shutdown(fd, SHUT_RDWR);
       ::close(fd);
-      busy = false;  // free before it says so: a client reading the log may connect at once
       std::fprintf(stderr, "rewind: DAP client %s %s\n", who.c_str(),
                    broken.empty() ? "disconnected" : ("dropped: " + broken).c_str());
     });
