@@ -1,6 +1,6 @@
 // The kernel's switch for per-task perf events, turned on ahead of a recording.
 //
-// The first per-task perf event opened while none exists on the machine costs 13-20 ms: the
+// The first per-task perf event opened while none exists on the machine costs 8-20 ms: the
 // kernel turns on the scheduler hooks those events need (kernel/events/core.c, account_event:
 // the perf_sched_events static key, then synchronize_rcu), and turns them off again about a
 // second after the last one closes. The preload library's desched counter is such an event,

@@ -102,7 +102,7 @@ void RecordSession::update_timer() {
 }
 
 RecordResult RecordSession::run() {
-  // The desched counters' first open, in the program's start, would wait 13-20 ms for the
+  // The desched counters' first open, in the program's start, would wait 8-20 ms for the
   // kernel to turn per-task perf events on: turned on meanwhile (perf_warmup.h).
   PerfSchedWarmup warm;
   RecordSetup setup = prepare_recording(opts_);

@@ -163,6 +163,11 @@ class ReplayController {
   /// With `now`, at once and whatever the run wants counted (a counting trampoline just
   /// removed). Returns its id (0: none taken).
   uint64_t take_inner_checkpoint(const ReplayTask& t, bool now = false);
+  /// take_inner_checkpoint(t) when one is due (inner_checkpoint_due): at a stop of `t` in
+  /// user code, the interrupt's or one of its own.
+  void inner_checkpoint_if_due(const ReplayTask& t) {
+    if (std::chrono::steady_clock::now() >= inner_checkpoint_due(t)) take_inner_checkpoint(t);
+  }
   /// When the running task `t` is to be interrupted for a checkpoint inside its interval (as
   /// RunCommand::interrupt), or never (not while a counting trampoline is wanted, a
   /// breakpoint is lifted or a diversion is out).

@@ -163,7 +163,7 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
     }
     Registers at;
     if (try_get_regs(t.tid, at)) interrupted_at_ = std::pair<pid_t, uint64_t>{t.rec_tid, at.rip};
-    if (std::chrono::steady_clock::now() >= inner_checkpoint_due(t)) take_inner_checkpoint(t);
+    inner_checkpoint_if_due(t);
     return Next::Resume;
   }
   if (s.kind != Stop::SyscallEntry && !session_->code_patched() && take_interrupt())
@@ -223,7 +223,7 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
       if (bps_.patched(t.pid, r.rip)) return on_trap(t, r, true, 0);
       // A task that stops at every pass of a breakpoint never runs long enough for the
       // interrupt that takes checkpoints inside the interval: one is taken here when due.
-      if (std::chrono::steady_clock::now() >= inner_checkpoint_due(t)) take_inner_checkpoint(t);
+      inner_checkpoint_if_due(t);
       return Next::Resume;
     }
     stepping_over_ = false;
@@ -425,9 +425,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       run_.last_hit_info = si;
       // As after a breakpoint's step-over (after_stop): frequent writes leave no time for
       // the interrupt that takes checkpoints inside the interval.
-      if (si.reason == StopReason::Watchpoint &&
-          std::chrono::steady_clock::now() >= inner_checkpoint_due(t))
-        take_inner_checkpoint(t);
+      if (si.reason == StopReason::Watchpoint) inner_checkpoint_if_due(t);
     }
     return Next::Resume;
   }
