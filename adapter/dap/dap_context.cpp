@@ -61,7 +61,8 @@ dap::Variable DapContext::variable(const std::string& name, const Value& v, pid_
 }
 
 dap::Breakpoint DapContext::breakpoint(const Breakpoint& bp) {
-  dap::Breakpoint out{bp.id, !bp.sites.empty()};
+  // Native breakpoints are armed at code sites; Python ones at bytecode addresses.
+  dap::Breakpoint out{bp.id, !bp.sites.empty() || !bp.addrs.empty()};
   if (bp.line) out.line = line_out(bp.line);
   std::string file = bp.file.empty() ? bp.spec.file : bp.file;
   if (!file.empty()) out.source = source(file);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/debugger/python_stepper.h"
+#include "engine/interp/python/python_condition.h"
 
 namespace rwd {
 
@@ -12,7 +13,8 @@ Debugger::Debugger(Timeline& timeline)
       refs_(timeline),
       steps_(timeline, modules_),
       stepper_(timeline, modules_, refs_, steps_,
-               [this](pid_t tid, uint64_t addr) { return stops_step(tid, addr); }) {
+               [this](pid_t tid, uint64_t addr) { return stops_step(tid, addr); }),
+      python_(timeline, modules_, refs_) {
   moved();
 }
 
@@ -50,6 +52,8 @@ void Debugger::moved() {
 
 std::vector<Breakpoint> Debugger::take_rebound_breakpoints() {
   std::vector<Breakpoint> out;
+  for (int id : python_.take_rebound())
+    if (std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end()) rebound_.push_back(id);
   for (int id : rebound_)
     if (const Breakpoint* bp = breakpoint(id)) out.push_back(*bp);
   rebound_.clear();
@@ -58,7 +62,7 @@ std::vector<Breakpoint> Debugger::take_rebound_breakpoints() {
 
 const Breakpoint* Debugger::breakpoint(int id) const {
   auto it = breakpoints_.find(id);
-  return it == breakpoints_.end() ? nullptr : &it->second;
+  return it == breakpoints_.end() ? python_.find(id) : &it->second;
 }
 
 Debugger::TaskView& Debugger::view(pid_t tid) {
@@ -167,6 +171,18 @@ std::vector<Breakpoint> Debugger::replace_breakpoints(
 std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file,
                                                          std::vector<BreakpointSpec> specs) {
   for (BreakpointSpec& spec : specs) spec.file = file;
+  if (PythonBreakpoints::is_python_source(file)) {
+    std::vector<Breakpoint> bps;
+    for (const BreakpointSpec& spec : specs) {
+      if (!spec.condition.empty()) check_python_condition(spec.condition);
+      if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
+      Breakpoint bp;
+      bp.id = next_id_++;
+      bp.spec = spec;
+      bps.push_back(bp);
+    }
+    return python_.replace(file, bps);
+  }
   return replace_breakpoints(
       [&](const Breakpoint& bp) {
         return breakpoint_kind(bp.spec) == BreakpointKind::Source && bp.spec.file == file;
@@ -271,17 +287,54 @@ std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::st
   return ids;
 }
 
+namespace {
+
+/// Arms a session's Python line breakpoints for one resume.
+class PythonResume {
+ public:
+  PythonResume(PythonBreakpoints& py, Direction dir) : py_(py) { py_.begin_resume(dir); }
+  ~PythonResume() { py_.end_resume(); }
+  PythonResume(const PythonResume&) = delete;
+  PythonResume& operator=(const PythonResume&) = delete;
+
+ private:
+  PythonBreakpoints& py_;
+};
+
+}  // namespace
+
 DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
   DebugStop out;
+  PythonResume python(python_, dir);
   for (;;) {
     if (dir == Direction::Forward) {
       bool pending = std::any_of(breakpoints_.begin(), breakpoints_.end(),
-                                 [](const auto& b) { return b.second.sites.empty(); });
+                                 [](const auto& b) { return b.second.sites.empty(); }) ||
+                     python_.waits_for_interpreter();
       if (pending != code_mapping_stops_) tl_.set_stop_at_code_mappings(pending);
       code_mapping_stops_ = pending;
     }
-    out.stop = dir == Direction::Forward ? tl_.resume_forward() : tl_.resume_backward();
+    // With Python breakpoints' read watchpoints armed, a reverse run stops after each
+    // access (where they land from); a data breakpoint's stop is then moved back onto its
+    // write below, where gdb's reverse semantics put it.
+    python_.prepare();
+    bool after = dir == Direction::Backward && python_.watching();
+    out.stop = dir == Direction::Forward
+                   ? tl_.resume_forward()
+                   : tl_.resume_backward(after ? Timeline::WatchStop::AfterWrite
+                                               : Timeline::WatchStop::BeforeWrite);
     moved();
+    if (python_.owns_watch(out.stop)) {
+      PythonBreakpoints::Outcome o = python_.on_watch(out.stop, dir);
+      moved();
+      out.log.insert(out.log.end(), o.log.begin(), o.log.end());
+      if (!o.stop) continue;
+      out.stop = o.at;
+      out.breakpoint_ids = o.ids;
+      out.error = o.error;
+      return out;
+    }
+    if (python_.is_code_start(out.stop)) python_.on_code_start(out.stop);
     if (out.stop.reason == StopReason::CodeMapped) {
       for (int id : rebind_breakpoints())
         if (std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end())
@@ -296,6 +349,11 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
       auto w = watches_.find(out.stop.addr);
       bool unchanged = out.stop.old_value == out.stop.new_value;
       if (w != watches_.end() && w->second == WatchKind::Write && unchanged) continue;
+      if (after) {
+        StopInfo on_write = tl_.step_backward(out.stop.tid);
+        out.stop.event = on_write.event;
+        moved();
+      }
       return out;
     }
     if (out.stop.reason == StopReason::Signal &&
@@ -332,7 +390,9 @@ DebugStop Debugger::step_python(pid_t tid, const PythonReader& python, StepKind 
   PythonStepper stepper(tl_, python,
                         [this](pid_t t, uint64_t addr) { return stops_step(t, addr); });
   try {
-    return step_stop(stepper.step(tid, kind, dir));
+    StopInfo s = stepper.step(tid, kind, dir);
+    if (s.reason == StopReason::Step) python_.note_landing(s);
+    return step_stop(s);
   } catch (...) {
     moved();
     throw;

@@ -15,6 +15,7 @@
 
 #include "engine/debugger/breakpoint_refs.h"
 #include "engine/debugger/line_stepper.h"
+#include "engine/debugger/python_breakpoints.h"
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/interp/python/python_frames.h"
@@ -70,6 +71,8 @@ class Debugger {
   ModuleList& modules() { return modules_; }
 
   /// Replaces the breakpoints of one source file (DAP setBreakpoints) and returns them bound.
+  /// In a Python file (.py), they are Python line breakpoints (python_breakpoints.h), their
+  /// conditions in Python (python_condition.h), their log messages naming locals.
   std::vector<Breakpoint> set_source_breakpoints(const std::string& file,
                                                  std::vector<BreakpointSpec> specs);
   /// Replaces all function breakpoints (DAP setFunctionBreakpoints).
@@ -119,6 +122,7 @@ class Debugger {
   /// starts again (DAP restart).
   void reset_hit_counts() {
     for (auto& [id, bp] : breakpoints_) bp.hits = 0;
+    python_.reset_hit_counts();
   }
   /// The target through which task `tid`'s values are read.
   Target& target(pid_t tid);
@@ -174,6 +178,7 @@ class Debugger {
   ProgramSteps steps_;
   LineStepper stepper_;
   std::map<int, Breakpoint> breakpoints_;
+  PythonBreakpoints python_;
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
   std::map<uint64_t, WatchKind> watches_;  ///< by address

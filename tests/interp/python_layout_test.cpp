@@ -97,6 +97,7 @@ TEST_CASE("CPython offsets match the DWARF of the version's own headers", "[pyth
   CHECK(dw.offset("PyCodeObject", "co_filename") == L.code_filename);
   CHECK(dw.offset("PyCodeObject", "co_qualname") == L.code_qualname);
   CHECK(dw.offset("PyCodeObject", "co_linetable") == L.code_linetable);
+  CHECK(dw.offset("PyCodeObject", "co_consts") == L.code_consts);
   CHECK(dw.offset("PyCodeObject", "co_code_adaptive") == L.code_code_adaptive);
   CHECK(dw.size("PyASCIIObject") == L.ascii_data);
   CHECK(dw.size("PyCompactUnicodeObject") == L.compact_data);

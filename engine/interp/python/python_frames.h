@@ -40,6 +40,12 @@ class PythonReader {
   /// The word of frame `frame` written at each of its bytecode instructions
   /// (InterpFrame::step_word).
   uint64_t step_word(uint64_t frame) const { return frame + uint64_t(layout_->frame_instr); }
+  /// The code object frame `frame` runs. Throws InterpReadError.
+  uint64_t frame_code(InterpMemory& mem, uint64_t frame) const {
+    return mem.u64(frame + uint64_t(layout_->frame_code));
+  }
+  /// This version's struct offsets.
+  const PythonLayout& layout() const { return *layout_; }
 
  private:
   PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version)

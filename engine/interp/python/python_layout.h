@@ -27,6 +27,7 @@ struct PythonLayout {
   int frame_owner;
   int frame_localsplus;
   int owned_by_cstack;  ///< owner value of shim frames (3.12+), -1 before
+  int code_consts;      ///< co_consts: tuple (nested code objects among them)
   int code_argcount;
   int code_firstlineno;
   int code_nlocalsplus;

@@ -188,7 +188,9 @@ std::string python_repr(InterpMemory& m, const PythonLayout& l, uint64_t obj, st
   return "<" + type + " object at " + hex(obj) + ">";
 }
 
-int python_line(const std::vector<uint8_t>& table, int firstlineno, uint64_t lasti) {
+std::vector<PythonLineEntry> python_line_entries(const std::vector<uint8_t>& table,
+                                                 int firstlineno) {
+  std::vector<PythonLineEntry> out;
   size_t i = 0;
   auto varint = [&]() -> uint64_t {
     uint64_t v = 0;
@@ -209,7 +211,7 @@ int python_line(const std::vector<uint8_t>& table, int firstlineno, uint64_t las
   uint64_t addr = 0;
   while (i < table.size()) {
     uint8_t first = table[i++];
-    if (!(first & 0x80)) return 0;  // not at an entry: a corrupt table
+    if (!(first & 0x80)) break;  // not at an entry: a corrupt table
     unsigned code = (first >> 3) & 15, length = (first & 7) + 1;
     int64_t entry_line = line;
     bool has_line = true;
@@ -228,9 +230,15 @@ int python_line(const std::vector<uint8_t>& table, int firstlineno, uint64_t las
     } else {
       i += 1;  // columns
     }
-    if (lasti >= addr && lasti < addr + length) return has_line ? int(entry_line) : 0;
+    out.push_back({addr, length, has_line ? int(entry_line) : 0});
     addr += length;
   }
+  return out;
+}
+
+int python_line(const std::vector<uint8_t>& table, int firstlineno, uint64_t lasti) {
+  for (const PythonLineEntry& e : python_line_entries(table, firstlineno))
+    if (lasti >= e.start && lasti < e.start + e.length) return e.line;
   return 0;
 }
 

@@ -26,6 +26,19 @@ std::string python_str(InterpMemory& m, const PythonLayout& l, uint64_t obj,
 std::string python_repr(InterpMemory& m, const PythonLayout& l, uint64_t obj, std::string& type,
                         int depth = 0);
 
+/// One entry of a 3.11+ co_linetable: `length` code units from `start` (2-byte units from
+/// the start of the bytecode) on source line `line` (0: no line).
+struct PythonLineEntry {
+  uint64_t start = 0;
+  uint64_t length = 0;
+  int line = 0;
+};
+
+/// Every entry of a 3.11+ co_linetable (Objects/locations.md), in bytecode order; a corrupt
+/// table ends the list early.
+std::vector<PythonLineEntry> python_line_entries(const std::vector<uint8_t>& linetable,
+                                                 int firstlineno);
+
 /// The source line of the instruction at `lasti` (in 2-byte code units from the start of the
 /// bytecode) from a 3.11+ co_linetable (Objects/locations.md: entries of 1-8 code units,
 /// line deltas from `firstlineno`). 0 when the instruction has no line.

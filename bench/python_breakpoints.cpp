@@ -1,0 +1,148 @@
+// Benchmark: issue 27's targets for Python line breakpoints, through the engine's Debugger
+// (what DAP calls). bench/py_loop.py runs a loop of 100,000 passes under /usr/bin/python3;
+// on its recording this times:
+//  - a plain replay from the start to the end (no breakpoint), the reference;
+//  - the same replay with a breakpoint on a line that never runs (target: at most 3 times the
+//    plain replay);
+//  - from the end, reverseContinue to the loop line's last pass (target: 2 s median);
+//  - continue from one pass to the next (target: 100 ms median).
+// Each timed operation is checked (the pass it lands on, by the frame's local i); "wrong"
+// counts those that landed elsewhere.
+// Usage: python_breakpoints [--runs N] [--python PATH]. Prints medians in milliseconds.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench_stats.h"
+#include "engine/debugger/debugger.h"
+#include "engine/debugger/timeline_target.h"
+#include "engine/interp/python/python_frames.h"
+
+using namespace rwd;
+using bench::Clock;
+using bench::median;
+using bench::ms_since;
+
+namespace {
+
+constexpr int kPasses = 100'000;
+
+struct Samples {
+  std::vector<double> ms;
+  int wrong = 0;
+  template <class Op>
+  void time(Op op) {
+    auto t0 = Clock::now();
+    bool right = op();
+    ms.push_back(ms_since(t0));
+    wrong += !right;
+  }
+};
+
+void print_row(const char* what, const Samples& s, double reference = 0) {
+  double worst = s.ms.empty() ? 0 : *std::max_element(s.ms.begin(), s.ms.end());
+  printf("| %s | %.0f | %.0f | %zu | %s | %d |\n", what, median(s.ms), worst, s.ms.size(),
+         reference > 0 ? (std::to_string(median(s.ms) / reference).substr(0, 4) + "x").c_str() : "",
+         s.wrong);
+  fflush(stdout);
+}
+
+/// The innermost Python frame's local `name` on task `tid`, "" when there is none.
+std::string python_local(Debugger& d, pid_t tid, const std::string& name) {
+  InterpMemory mem(d.target(tid));
+  auto py = PythonReader::find(d.modules(), mem);
+  if (!py) return "";
+  std::vector<InterpFrame> st = py->stack(mem, tid);
+  if (st.empty()) return "";
+  for (const InterpVariable& v : st[0].locals)
+    if (v.name == name) return v.value;
+  return "";
+}
+
+/// The 1-based line of `file` holding `marker`, 0 when none does.
+int line_of(const char* file, const std::string& marker) {
+  std::ifstream in(file);
+  std::string text;
+  for (int n = 1; std::getline(in, text); ++n)
+    if (text.find(marker) != std::string::npos) return n;
+  return 0;
+}
+
+BreakpointSpec line_spec(int line) {
+  BreakpointSpec s;
+  s.line = uint32_t(line);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 5;
+  std::string python = "/usr/bin/python3";
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, atoi(argv[++i]));
+    if (!strcmp(argv[i], "--python") && i + 1 < argc) python = argv[++i];
+  }
+  char tmpl[] = "/tmp/rewind-bench-pybp.XXXXXX";
+  std::string top = mkdtemp(tmpl);
+  std::string dir = top + "/trace";
+  std::string cmd = python + " " + PY_LOOP + " " + std::to_string(kPasses);
+  auto t0 = Clock::now();
+  if (std::system((cmd + " >/dev/null").c_str()) != 0) return 1;
+  double native = ms_since(t0);
+  t0 = Clock::now();
+  if (std::system(
+          (std::string(REWIND_BIN) + " record -o " + dir + " " + cmd + " >/dev/null").c_str()) != 0)
+    return 1;
+  double record = ms_since(t0);
+  const int loop = line_of(PY_LOOP, "# loop line");
+  const int never = line_of(PY_LOOP, "# never reached");
+  printf("bench/py_loop.py (%d passes) under %s: native %.0f ms, record %.0f ms\n", kPasses,
+         python.c_str(), native, record);
+  printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
+  printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+
+  Samples plain, unreached, back, next;
+  for (int r = 0; r < runs; ++r) {
+    {
+      Timeline tl(dir);
+      Debugger d(tl);
+      plain.time([&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
+    }
+    {
+      Timeline tl(dir);
+      Debugger d(tl);
+      d.set_source_breakpoints(PY_LOOP, {line_spec(never)});
+      unreached.time(
+          [&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
+      // From the end: back to the loop line's last pass, then on from pass to pass.
+      d.set_source_breakpoints(PY_LOOP, {line_spec(loop)});
+      DebugStop hit;
+      back.time([&] {
+        hit = d.resume(Direction::Backward);
+        return !hit.breakpoint_ids.empty() &&
+               python_local(d, hit.stop.tid, "i") == std::to_string(kPasses - 1);
+      });
+      // Back 4 more passes, then forwards one pass at a time.
+      for (int k = 0; k < 4; ++k) hit = d.resume(Direction::Backward);
+      for (int k = 0; k < 3; ++k) {
+        std::string want = std::to_string(kPasses - 4 + k);
+        next.time([&] {
+          hit = d.resume(Direction::Forward);
+          return !hit.breakpoint_ids.empty() && python_local(d, hit.stop.tid, "i") == want;
+        });
+      }
+    }
+  }
+  double ref = median(plain.ms);
+  print_row("plain replay, start to end", plain);
+  print_row("replay with a breakpoint on a line never run", unreached, ref);
+  print_row("reverseContinue from the end to the loop's last pass", back);
+  print_row("continue to the next pass", next);
+  std::system(("rm -rf " + top).c_str());
+  return plain.wrong + unreached.wrong + back.wrong + next.wrong ? 1 : 0;
+}

@@ -1,0 +1,411 @@
+#include "engine/debugger/python_breakpoints.h"
+
+#include <algorithm>
+
+#include "engine/debugger/timeline_target.h"
+#include "engine/interp/python/python_condition.h"
+
+namespace rwd {
+
+namespace {
+
+constexpr size_t kMaxCodes = 200000;  // code objects remembered (a big program has ~100,000)
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/// Whether a breakpoint's file and a code object's co_filename name the same script: equal,
+/// or one a relative path that ends the other at a '/'.
+bool same_script(const std::string& wanted, const std::string& code_file) {
+  if (wanted == code_file) return true;
+  if (code_file.empty() || code_file[0] == '<') return false;
+  const std::string& longer = wanted.size() > code_file.size() ? wanted : code_file;
+  const std::string& shorter = wanted.size() > code_file.size() ? code_file : wanted;
+  if (shorter.empty() || shorter[0] == '/') return false;
+  std::string rel = shorter.rfind("./", 0) == 0 ? shorter.substr(2) : shorter;
+  return ends_with(longer, "/" + rel);
+}
+
+/// The runtime range of function `name` among `modules`, {0, 0} when none has it.
+std::pair<uint64_t, uint64_t> function_range(const ModuleList& modules, const char* name) {
+  for (const auto& m : modules.modules())
+    for (const Symbol* s : m->symbols().lookup(name))
+      if (s->function) return {m->to_runtime(s->addr), m->to_runtime(s->addr + s->size)};
+  return {0, 0};
+}
+
+}  // namespace
+
+bool PythonBreakpoints::is_python_source(const std::string& path) {
+  return ends_with(path, ".py") || ends_with(path, ".pyw");
+}
+
+const PythonReader* PythonBreakpoints::reader() {
+  if (reader_) return &*reader_;
+  if (modules_.modules().size() == modules_seen_) return nullptr;
+  modules_seen_ = modules_.modules().size();
+  try {
+    TimelineTarget t(tl_, tl_.current().tid);
+    InterpMemory mem(t);
+    reader_ = PythonReader::find(modules_, mem);
+  } catch (const Error&) {
+    return nullptr;  // not initialized far enough yet, or a version rewind cannot read
+  }
+  if (!reader_) return nullptr;
+  std::tie(eval_lo_, eval_hi_) = function_range(modules_, "_PyEval_EvalFrameDefault");
+  return &*reader_;
+}
+
+void PythonBreakpoints::discover(pid_t tid, uint64_t code) {
+  const PythonReader* py = reader();
+  if (!py) return;
+  TimelineTarget t(tl_, tid);
+  InterpMemory mem(t);
+  std::vector<uint64_t> todo = {code};
+  while (!todo.empty() && codes_.size() < kMaxCodes) {
+    uint64_t at = todo.back();
+    todo.pop_back();
+    try {
+      PythonCode c = read_python_code(mem, py->layout(), at);
+      auto known = codes_.find(at);
+      // Nested code objects are constants of their parent: met again with it, they are
+      // known already, unless the memory now holds another one.
+      if (known != codes_.end() && known->second.file == c.file &&
+          known->second.qualname == c.qualname && known->second.firstlineno == c.firstlineno)
+        continue;
+      todo.insert(todo.end(), c.nested.begin(), c.nested.end());
+      codes_[at] = std::move(c);
+    } catch (const InterpReadError&) {
+      // Not a code object (any more): nothing to bind in.
+    }
+  }
+}
+
+void PythonBreakpoints::discover_stacks() {
+  const PythonReader* py = reader();
+  if (!py) return;
+  for (const TaskInfo& task : tl_.tasks()) {
+    std::vector<uint64_t> codes;
+    try {
+      TimelineTarget t(tl_, task.tid);
+      InterpMemory mem(t);
+      for (const InterpFrame& f : py->stack(mem, task.tid))
+        if (f.error.empty() && f.address) codes.push_back(py->frame_code(mem, f.address));
+    } catch (const Error&) {
+      continue;  // a task of another program, or one in the middle of an update
+    }
+    for (uint64_t c : codes) discover(task.tid, c);
+  }
+}
+
+bool PythonBreakpoints::bind(Breakpoint& bp) {
+  Breakpoint before = bp;
+  const PythonReader* py = reader();
+  bp.addrs.clear();
+  bp.line = 0;
+  bp.file.clear();
+  if (!py) {
+    bp.message = "no Python interpreter is running here yet: the breakpoint binds once it runs";
+  } else {
+    int line = 0;
+    for (const auto& [at, c] : codes_) {
+      if (!same_script(bp.spec.file, c.file)) continue;
+      int l = python_next_line_with_code(c, int(bp.spec.line));
+      if (l && (line == 0 || l < line)) line = l;
+    }
+    for (const auto& [at, c] : codes_) {
+      if (!line || !same_script(bp.spec.file, c.file)) continue;
+      for (uint64_t a : python_line_starts(c, py->layout(), line)) {
+        bp.addrs.push_back(a);
+        bp.file = c.file;
+        watched_[a] = at;
+      }
+    }
+    bp.line = uint32_t(line);
+    bp.message = bp.addrs.empty()
+                     ? "no code of this file at this line is known here: the breakpoint binds "
+                       "when the interpreter runs the module forwards (a module imported "
+                       "earlier binds once one of its functions is on a stack)"
+                     : "";
+  }
+  std::sort(bp.addrs.begin(), bp.addrs.end());
+  bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());
+  return bp.addrs != before.addrs || bp.line != before.line || bp.message != before.message;
+}
+
+void PythonBreakpoints::bind_all() {
+  watched_.clear();
+  for (auto& [id, bp] : bps_)
+    if (bind(bp) && std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end())
+      rebound_.push_back(id);
+}
+
+std::vector<Breakpoint> PythonBreakpoints::replace(const std::string& file,
+                                                   std::vector<Breakpoint> bps) {
+  for (auto it = bps_.begin(); it != bps_.end();)
+    it = it->second.spec.file == file ? bps_.erase(it) : std::next(it);
+  for (Breakpoint& bp : bps) bps_[bp.id] = bp;
+  discover_stacks();
+  bind_all();
+  std::vector<Breakpoint> out;
+  for (const Breakpoint& bp : bps) {
+    out.push_back(bps_[bp.id]);
+    rebound_.erase(std::remove(rebound_.begin(), rebound_.end(), bp.id), rebound_.end());
+  }
+  return out;
+}
+
+const Breakpoint* PythonBreakpoints::find(int id) const {
+  auto it = bps_.find(id);
+  return it == bps_.end() ? nullptr : &it->second;
+}
+
+void PythonBreakpoints::arm() {
+  for (const auto& [addr, code] : watched_) {
+    if (std::find(armed_.begin(), armed_.end(), addr) != armed_.end()) continue;
+    if (!tl_.add_watchpoint(addr, 2, WatchKind::ReadWrite)) {
+      // Every debug register is taken (data breakpoints, or more places than registers).
+      for (auto& [id, bp] : bps_)
+        if (std::binary_search(bp.addrs.begin(), bp.addrs.end(), addr) &&
+            bp.message.find("debug register") == std::string::npos) {
+          bp.message = "not every place of this line is watched: each takes one of the " +
+                       std::to_string(kWatchSlots) +
+                       " debug registers (remove a data breakpoint or another Python one)";
+          rebound_.push_back(id);
+        }
+      continue;
+    }
+    armed_.push_back(addr);
+  }
+}
+
+void PythonBreakpoints::disarm() {
+  for (uint64_t a : armed_) tl_.remove_watchpoint(a, 2, WatchKind::ReadWrite);
+  armed_.clear();
+}
+
+void PythonBreakpoints::begin_resume(Direction dir) {
+  dir_ = dir;
+  skip_tid_ = 0;
+  skipped_rip_ = 0;
+  if (dir == Direction::Backward && at_landing()) skip_tid_ = landing_->first.tid;
+  if (std::any_of(bps_.begin(), bps_.end(), [](const auto& b) { return b.second.addrs.empty(); })) {
+    // Pending ones: the code on the stacks here may be theirs.
+    size_t known = codes_.size();
+    discover_stacks();
+    if (codes_.size() != known) bind_all();
+  }
+  prepare();
+}
+
+void PythonBreakpoints::prepare() {
+  if (bps_.empty() || !reader()) return;
+  if (dir_ == Direction::Forward && !code_start_) {
+    // Forwards, each module body run in a file with breakpoints is read for code.
+    uint64_t at = function_range(modules_, "PyEval_EvalCode").first;
+    if (at) {
+      try {
+        code_start_site_ = tl_.code_site(tl_.current().tid, at);
+        refs_.add(*code_start_site_);
+        code_start_ = at;
+      } catch (const Error&) {
+      }
+    }
+  }
+  arm();
+}
+
+bool PythonBreakpoints::waits_for_interpreter() {
+  return dir_ == Direction::Forward && !bps_.empty() && !reader();
+}
+
+void PythonBreakpoints::end_resume() {
+  disarm();
+  if (code_start_site_) refs_.remove(*code_start_site_);
+  code_start_site_.reset();
+  code_start_ = 0;
+}
+
+void PythonBreakpoints::on_code_start(const StopInfo& s) {
+  uint64_t code = tl_.registers(s.tid).rdi;  // PyEval_EvalCode(co, globals, locals)
+  const PythonReader* py = reader();
+  if (!py) return;
+  // Only files with breakpoints are read through (a program imports hundreds of modules,
+  // each with hundreds of code objects).
+  std::string file;
+  try {
+    TimelineTarget t(tl_, s.tid);
+    InterpMemory mem(t);
+    if (python_type_name(mem, code) != "code") return;
+    file = python_str(mem, py->layout(), mem.u64(code + uint64_t(py->layout().code_filename)));
+  } catch (const InterpReadError&) {
+    return;
+  }
+  if (std::none_of(bps_.begin(), bps_.end(),
+                   [&](const auto& b) { return same_script(b.second.spec.file, file); }))
+    return;
+  size_t known = codes_.size();
+  discover(s.tid, code);
+  if (codes_.size() == known || bps_.empty()) return;
+  disarm();
+  bind_all();
+  arm();
+}
+
+uint64_t PythonBreakpoints::fetching_frame(pid_t tid, uint64_t addr) {
+  const PythonReader* py = reader();
+  auto w = watched_.find(addr);
+  if (!py || w == watched_.end()) return 0;
+  uint64_t rip = tl_.registers(tid).rip;
+  if (rip < eval_lo_ || rip >= eval_hi_) return 0;  // quickening, code.co_code, ...
+  if (secondary_rips_.count(rip)) return 0;         // a later read of the same fetch
+  try {
+    TimelineTarget t(tl_, tid);
+    InterpMemory mem(t);
+    uint64_t word = py->current_frame_word(mem, tid);
+    uint64_t frame = word ? mem.u64(word) : 0;
+    if (!frame || py->frame_code(mem, frame) != w->second) return 0;
+    // Inside the instruction itself (specializing it, or its deoptimization) it is the
+    // frame's current instruction already.
+    if (mem.u64(py->step_word(frame)) == addr) return 0;
+    return frame;
+  } catch (const InterpReadError&) {
+    return 0;
+  }
+}
+
+PythonBreakpoints::Outcome PythonBreakpoints::on_watch(const StopInfo& s, Direction dir) {
+  Outcome out;
+  uint64_t frame = fetching_frame(s.tid, s.addr);
+  if (!frame) return out;
+  if (dir == Direction::Backward && skip_tid_ == s.tid) {
+    skip_tid_ = 0;  // the fetch that led to where the run began, or to a landing passed
+    skipped_rip_ = tl_.registers(s.tid).rip;
+    return out;
+  }
+  // Forward to where the frame's instruction pointer is written next: the fetched
+  // instruction starts there (or, fused into the one before it, the next). The unit's own
+  // watchpoint stays: further reads of it on the way are part of the same fetch (some
+  // builds load the opcode and the argument bytes apart).
+  const PythonReader& py = *reader();
+  uint64_t word = py.step_word(frame);
+  disarm();
+  bool unit = tl_.add_watchpoint(s.addr, 2, WatchKind::ReadWrite);
+  if (!unit || !tl_.add_watchpoint(word, 8, WatchKind::Write)) {
+    if (unit) tl_.remove_watchpoint(s.addr, 2, WatchKind::ReadWrite);
+    arm();
+    out.stop = true;
+    out.at = s;
+    out.error = "cannot land on the Python line: no debug register is free";
+    return out;
+  }
+  auto unwatch = [&] {
+    tl_.remove_watchpoint(word, 8, WatchKind::Write);
+    tl_.remove_watchpoint(s.addr, 2, WatchKind::ReadWrite);
+    arm();
+  };
+  StopInfo landing;
+  std::vector<uint64_t> more;  // rips of the unit's later reads in this fetch
+  for (;;) {
+    StopInfo n = tl_.resume_forward();
+    if (n.reason == StopReason::Watchpoint && n.addr == word && n.tid == s.tid) {
+      landing = n;
+      break;
+    }
+    if (n.reason == StopReason::Watchpoint && n.addr == s.addr && n.tid == s.tid)
+      more.push_back(tl_.registers(s.tid).rip);
+    if (n.reason == StopReason::Watchpoint || n.reason == StopReason::Breakpoint ||
+        n.reason == StopReason::CodeMapped)
+      continue;
+    unwatch();
+    out.stop = true;  // a signal or the end came first
+    out.at = n;
+    return out;
+  }
+  unwatch();
+  secondary_rips_.insert(more.begin(), more.end());
+  if (dir == Direction::Backward) {
+    skip_tid_ = s.tid;  // going on back passes this fetch again
+    if (skipped_rip_ && std::find(more.begin(), more.end(), skipped_rip_) != more.end()) {
+      // The read skipped last was this same fetch's later one (learnt only now): this is
+      // the landing the run went back from.
+      skipped_rip_ = 0;
+      return out;
+    }
+  }
+  std::vector<InterpFrame> stack;
+  {
+    TimelineTarget t(tl_, s.tid);
+    InterpMemory mem(t);
+    stack = py.stack(mem, s.tid);
+  }
+  if (stack.empty() || !stack[0].error.empty() || stack[0].address != frame) return out;
+  const InterpFrame& top = stack[0];
+  for (auto& [id, bp] : bps_) {
+    if (int(bp.line) != top.line || !std::binary_search(bp.addrs.begin(), bp.addrs.end(), s.addr))
+      continue;
+    if (!bp.spec.condition.empty()) {
+      try {
+        if (!python_condition_holds(bp.spec.condition, top.locals)) continue;
+      } catch (const Error& e) {
+        out.error =
+            "Error in testing condition for breakpoint " + std::to_string(id) + ": " + e.what();
+        out.ids.push_back(id);
+        continue;
+      }
+    }
+    ++bp.hits;
+    if (!hit_condition_holds(bp.spec.hit_condition, bp.hits)) continue;
+    if (!bp.spec.log_message.empty()) {
+      out.log.push_back(python_log_message(bp.spec.log_message, top.locals));
+      continue;
+    }
+    out.ids.push_back(id);
+  }
+  if (out.ids.empty()) return out;
+  out.stop = true;
+  out.at = landing;
+  out.at.reason = StopReason::Breakpoint;
+  out.at.addr = s.addr;
+  out.at.old_value.clear();
+  out.at.new_value.clear();
+  skip_tid_ = 0;
+  note_landing(out.at);
+  return out;
+}
+
+void PythonBreakpoints::note_landing(const StopInfo& s) {
+  try {
+    landing_ = std::make_pair(s, tl_.registers(s.tid));
+  } catch (const Error&) {
+    landing_.reset();
+  }
+}
+
+bool PythonBreakpoints::at_landing() {
+  StopInfo now = tl_.current();
+  if (!landing_ || !reader()) return false;
+  const StopInfo& l = landing_->first;
+  if (now.event != l.event || now.tid != l.tid) return false;
+  try {
+    if (!registers_equal(tl_.registers(now.tid), landing_->second)) return false;
+    // The instruction the frame starts here was fetched just before (or, fused into the one
+    // before it, the one before that): a watched one is the fetch a reverse run meets first.
+    TimelineTarget t(tl_, now.tid);
+    InterpMemory mem(t);
+    uint64_t word = reader_->current_frame_word(mem, now.tid);
+    uint64_t frame = word ? mem.u64(word) : 0;
+    if (!frame) return false;
+    uint64_t instr = mem.u64(reader_->step_word(frame));
+    uint64_t code = reader_->frame_code(mem, frame);
+    for (uint64_t at : {instr, instr - 2}) {
+      auto w = watched_.find(at);
+      if (w != watched_.end() && w->second == code) return true;
+    }
+  } catch (const Error&) {
+  }
+  return false;
+}
+
+}  // namespace rwd

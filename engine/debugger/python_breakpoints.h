@@ -1,0 +1,150 @@
+// Breakpoints on lines of Python source files (DAP setBreakpoints for a .py file) in a replayed
+// CPython 3.11-3.13, forwards and backwards, with no help from the interpreter.
+//
+// A line is bound to the instructions where its runs of bytecode begin, in every code object
+// of that file rewind has seen (python_code.h). The eval loop fetches each instruction's
+// 2-byte code unit before it runs it (NEXTOPARG in Python/ceval_macros.h), so a read
+// watchpoint (a debug register, ReadWrite) on that unit sees each execution of the line
+// start, and nothing of other lines. A hit counts when the fetch is the eval loop's, for the
+// frame running that code object, and not from within the instruction itself (specializing
+// rewrites it then); the stop is then moved forward to where the frame's instruction pointer
+// names the line (python_stepper.h's step word), where the Python stack shows it.
+//
+// Code objects are found in the stacks of every task when a breakpoint is set or rebound,
+// and, during forward runs, at each PyEval_EvalCode call (a module's body, run by import or as
+// the main script, and exec()) in a file with breakpoints: its code object and those nested
+// in it (every function and class body of the module). A module imported before the current
+// point, run forwards in this session before its file had breakpoints, is known only once
+// one of its functions is on a stack; code freed before the current point is not known.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/debugger/breakpoint_refs.h"
+#include "engine/debugger/line_stepper.h"
+#include "engine/debugger/source_breakpoints.h"
+#include "engine/interp/python/python_code.h"
+#include "engine/interp/python/python_frames.h"
+
+namespace rwd {
+
+/// The Python line breakpoints of one debugging session.
+class PythonBreakpoints {
+ public:
+  /// `modules`: the debugger's modules at the current point (refreshed by it after moves).
+  PythonBreakpoints(Timeline& timeline, ModuleList& modules, BreakpointRefs& refs)
+      : tl_(timeline), modules_(modules), refs_(refs) {}
+  ~PythonBreakpoints() { end_resume(); }
+  PythonBreakpoints(const PythonBreakpoints&) = delete;
+  PythonBreakpoints& operator=(const PythonBreakpoints&) = delete;
+
+  /// Whether breakpoints in `path` are Python line breakpoints (a .py or .pyw file).
+  static bool is_python_source(const std::string& path);
+
+  /// Replaces the breakpoints of `file` with `bps` (ids and specs set; conditions in Python,
+  /// checked by check_python_condition) and binds them in the code known here. Returns them.
+  std::vector<Breakpoint> replace(const std::string& file, std::vector<Breakpoint> bps);
+  /// The breakpoint with id `id`, nullptr when it is not a Python one.
+  const Breakpoint* find(int id) const;
+  /// Ids whose binding changed (found code, or lost a watch) since the last call.
+  std::vector<int> take_rebound() { return std::exchange(rebound_, {}); }
+  /// Sets every hit count back to 0 (DAP restart).
+  void reset_hit_counts() {
+    for (auto& [id, bp] : bps_) bp.hits = 0;
+  }
+
+  /// A Debugger::resume in direction `dir` begins: arms the read watchpoints (and, forwards,
+  /// the PyEval_EvalCode breakpoint that finds new code). end_resume() takes them away.
+  void begin_resume(Direction dir);
+  void end_resume();
+  /// Before each run of the resume: arms what the code mapped since needs (the interpreter
+  /// may be a library loaded later: libpython3.N.so).
+  void prepare();
+  /// Whether a forward run should pause where code is mapped: breakpoints are set and the
+  /// interpreter is not found yet.
+  bool waits_for_interpreter();
+  /// Whether read watchpoints are armed: a reverse run then stops after each access
+  /// (Timeline::WatchStop::AfterWrite).
+  bool watching() const { return !armed_.empty(); }
+
+  /// Whether `s` is a stop at the PyEval_EvalCode breakpoint; on_code_start() reads the code
+  /// it is about to run and binds the breakpoints in it.
+  bool is_code_start(const StopInfo& s) const {
+    return s.reason == StopReason::Breakpoint && code_start_ && s.addr == code_start_;
+  }
+  void on_code_start(const StopInfo& s);
+
+  /// What a stop at one of the read watchpoints came to.
+  struct Outcome {
+    bool stop = false;  ///< report `at` (a breakpoint hit, or what ended the landing early)
+    StopInfo at;
+    std::vector<int> ids;          ///< the breakpoints hit
+    std::vector<std::string> log;  ///< logpoint messages
+    std::string error;             ///< a condition that could not be evaluated (it stops)
+  };
+  /// Remembers stop `s` (a Python line step's end, just after the frame's instruction
+  /// pointer was written) as a landing: a reverse run from there leaves out the fetch of the
+  /// line it stands at.
+  void note_landing(const StopInfo& s);
+  /// Whether `s` is a stop at one of the read watchpoints.
+  bool owns_watch(const StopInfo& s) const {
+    return s.reason == StopReason::Watchpoint && watched_.count(s.addr);
+  }
+  /// Handles a stop owns_watch() accepted, in a run going `dir`; may move the timeline
+  /// forwards (to the landing). With stop false, the run goes on from where it is.
+  Outcome on_watch(const StopInfo& s, Direction dir);
+
+ private:
+  /// The interpreter, looked for again when the modules change; nullptr when none.
+  const PythonReader* reader();
+  /// Reads code object `code` and those nested in it into codes_ (through task `tid`).
+  void discover(pid_t tid, uint64_t code);
+  /// Every code object on the Python stacks of every task here.
+  void discover_stacks();
+  /// Binds `bp` in codes_ (adding its instructions to watched_); returns whether its binding
+  /// changed.
+  bool bind(Breakpoint& bp);
+  void bind_all();
+  void arm();
+  void disarm();
+  /// The frame running the code at watched address `addr` on task `tid`, when the read
+  /// there is the eval loop fetching it to run next; 0 otherwise.
+  uint64_t fetching_frame(pid_t tid, uint64_t addr);
+
+  Timeline& tl_;
+  ModuleList& modules_;
+  BreakpointRefs& refs_;
+  std::optional<PythonReader> reader_;
+  size_t modules_seen_ = SIZE_MAX;
+  uint64_t eval_lo_ = 0, eval_hi_ = 0;  ///< _PyEval_EvalFrameDefault's code
+  uint64_t code_start_ = 0;             ///< PyEval_EvalCode while its breakpoint is armed
+  std::optional<CodeSite> code_start_site_;
+  std::map<uint64_t, PythonCode> codes_;  ///< by address
+  std::map<int, Breakpoint> bps_;
+  std::map<uint64_t, uint64_t> watched_;  ///< bound instruction -> its code object
+  std::vector<uint64_t> armed_;           ///< instructions with a read watchpoint now
+  std::vector<int> rebound_;
+  /// Whether the timeline stands where the last landing (note_landing) left it, at the start
+  /// of a watched line: a reverse run meets that line's own fetch first.
+  bool at_landing();
+  // The resume in progress.
+  Direction dir_ = Direction::Forward;
+  pid_t skip_tid_ = 0;        ///< backwards: the next fetch found on this task is the landing's own
+  uint64_t skipped_rip_ = 0;  ///< where the read skipped last was made
+  /// Code in the eval loop that reads an instruction unit again after its fetch began (the
+  /// argument byte loaded apart from the opcode): learnt on landings, not a fetch of its own.
+  std::set<uint64_t> secondary_rips_;
+  /// The last stop at the start of a Python line (a hit, or a Python line step), with the
+  /// task's registers there: with its event and task, what tells the point (the timeline
+  /// reports it as its own watchpoint stop). Two passes of a loop with no syscall can have
+  /// the same registers at the same event, so only the last landing is remembered.
+  std::optional<std::pair<StopInfo, Registers>> landing_;
+};
+
+}  // namespace rwd

@@ -1,0 +1,242 @@
+// Python line breakpoints over DAP (engine/debugger/python_breakpoints.h): a replay of python3
+// running tests/programs/python_lines/main.py, which imports helper.py after a native call
+// and calls helper.accumulate(n) for n = 0..4. Breakpoints in helper.py are set before the
+// interpreter runs (pending), bind when the module is imported, stop forwards at each call
+// with the frame's locals, and reverseContinue goes back to earlier calls; conditions in
+// Python, hit counts and logpoints work as for native breakpoints.
+#include <catch2/catch.hpp>
+
+#include "tests/dap/dap_client.h"
+#include "tests/support/interpreters.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
+
+using nlohmann::json;
+
+namespace {
+
+int line_of(const char* file, const std::string& marker) {
+  return int(test::line_of(file, marker));
+}
+
+/// Starts a replay of main.py with `breakpoints` set in `file` before configurationDone;
+/// returns the setBreakpoints response's breakpoints.
+json launch_with(test::DapClient& c, const char* file, const json& breakpoints) {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_MAIN);
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  json r =
+      c.request("setBreakpoints", {{"source", {{"path", file}}}, {"breakpoints", breakpoints}});
+  REQUIRE(r["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  return r["body"]["breakpoints"];
+}
+
+/// Where thread `tid` stopped: the top frame's function and line, its file, and its locals.
+struct PyStop {
+  std::string function, file;
+  int line = 0;
+  std::map<std::string, std::string> locals;
+};
+
+PyStop where(test::DapClient& c, int tid) {
+  json frame = test::top_frame(c, tid);
+  PyStop s;
+  s.function = frame["name"];
+  s.line = frame["line"];
+  if (frame.contains("source")) s.file = frame["source"].value("path", "");
+  json scopes = c.request("scopes", {{"frameId", frame["id"]}});
+  REQUIRE(scopes["success"] == true);
+  REQUIRE(!scopes["body"]["scopes"].empty());
+  json vars = c.request(
+      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
+  for (const json& v : vars["body"]["variables"]) s.locals[v["name"]] = v["value"];
+  return s;
+}
+
+/// Resumes with `command` and returns the stop.
+json resume(test::DapClient& c, const std::string& command, int tid) {
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request(command, {{"threadId", tid}})["success"] == true);
+  return c.event("stopped");
+}
+
+}  // namespace
+
+TEST_CASE("a Python line breakpoint in a module not imported yet: pending, bound, hit both ways",
+          "[dap][python]") {
+  test::DapClient c(REWIND_BIN);
+  // On the comment line: it binds to the next line with code, as gdb moves a breakpoint.
+  const int comment = line_of(PY_LINES_HELPER, "# a comment line");
+  const int square = line_of(PY_LINES_HELPER, "square = n * n");
+  json set = launch_with(c, PY_LINES_HELPER, json::array({{{"line", comment}}}));
+  REQUIRE(set.size() == 1);
+  CHECK(set[0]["verified"] == false);  // no interpreter runs at the start of the recording
+  int id = set[0]["id"];
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  CHECK(stop["body"]["hitBreakpointIds"] == json::array({id}));
+  // The breakpoint was bound when the interpreter ran helper.py, and said so.
+  bool verified = false;
+  for (const json& e : c.seen("breakpoint"))
+    if (e["body"]["breakpoint"]["id"] == id && e["body"]["breakpoint"]["verified"] == true) {
+      verified = true;
+      CHECK(e["body"]["breakpoint"]["line"] == square);
+      CHECK(e["body"]["breakpoint"]["source"]["path"] == PY_LINES_HELPER);
+    }
+  CHECK(verified);
+  int tid = stop["body"]["threadId"];
+  for (int n = 0; n < 3; ++n) {
+    if (n > 0) {
+      stop = resume(c, "continue", tid);
+      REQUIRE(stop["body"]["reason"] == "breakpoint");
+    }
+    PyStop s = where(c, tid);
+    INFO("hit " << n);
+    CHECK(s.function == "accumulate");
+    CHECK(s.file == PY_LINES_HELPER);
+    CHECK(s.line == square);
+    CHECK(s.locals["n"] == std::to_string(n));
+    CHECK(s.locals.count("square") == 0);  // the line has not run yet
+  }
+  // Back to the 2nd hit, then the 1st; then on to the start of the recording.
+  for (int n : {1, 0}) {
+    stop = resume(c, "reverseContinue", tid);
+    REQUIRE(stop["body"]["reason"] == "breakpoint");
+    PyStop s = where(c, tid);
+    INFO("back to hit " << n);
+    CHECK(s.line == square);
+    CHECK(s.locals["n"] == std::to_string(n));
+  }
+  stop = resume(c, "reverseContinue", tid);
+  CHECK(stop["body"]["reason"] != "breakpoint");
+  // Forwards again from the start: the first hit.
+  stop = resume(c, "continue", tid);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  CHECK(where(c, tid).locals["n"] == "0");
+  c.check_schema();
+}
+
+TEST_CASE("Python breakpoints: a condition in Python, a logpoint, a hit count, from the end back",
+          "[dap][python]") {
+  test::DapClient c(REWIND_BIN);
+  const int square = line_of(PY_LINES_HELPER, "square = n * n");
+  const int total = line_of(PY_LINES_HELPER, "total = square + 1");
+  json set =
+      launch_with(c, PY_LINES_HELPER,
+                  json::array({{{"line", square}, {"logMessage", "n is {n}"}},
+                               {{"line", total}, {"condition", "n >= 2 and label == 'odd'"}}}));
+  REQUIRE(set.size() == 2);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  PyStop s = where(c, tid);
+  CHECK(s.line == total);
+  CHECK(s.locals["n"] == "3");  // the first n >= 2 that is odd
+  CHECK(s.locals["label"] == "'odd'");
+  CHECK(s.locals["square"] == "9");
+  std::string logged;
+  for (const json& e : c.seen("output")) logged += e["body"].value("output", "");
+  CHECK(logged.find("n is 0\nn is 1\nn is 2\nn is 3\n") != std::string::npos);
+  // No other call stops: forwards to the end, the logpoint prints n = 4.
+  stop = resume(c, "continue", tid);
+  CHECK(stop["body"]["reason"] != "breakpoint");
+  logged.clear();
+  for (const json& e : c.seen("output")) logged += e["body"].value("output", "");
+  CHECK(logged.find("n is 4\n") != std::string::npos);
+  // From the end, reverseContinue finds the last call that meets the condition.
+  stop = resume(c, "reverseContinue", tid);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  s = where(c, tid);
+  CHECK(s.line == total);
+  CHECK(s.locals["n"] == "3");
+  // A breakpoint in the main script's module-level code binds at once (its code is on the
+  // stack here); going back, it stops at the call that led here.
+  const int call = line_of(PY_LINES_MAIN, "value = helper.accumulate(n)  # call site");
+  json r = c.request("setBreakpoints",
+                     {{"source", {{"path", PY_LINES_HELPER}}}, {"breakpoints", json::array()}});
+  REQUIRE(r["success"] == true);
+  r = c.request("setBreakpoints", {{"source", {{"path", PY_LINES_MAIN}}},
+                                   {"breakpoints", json::array({{{"line", call}}})}});
+  REQUIRE(r["success"] == true);
+  CHECK(r["body"]["breakpoints"][0]["verified"] == true);
+  stop = resume(c, "reverseContinue", tid);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  s = where(c, tid);
+  CHECK(s.function == "<module>");
+  CHECK(s.file == PY_LINES_MAIN);
+  CHECK(s.line == call);
+  // A hit count: from the call with n = 3, the 2nd pass of the helper's first line is n = 4.
+  r = c.request("setBreakpoints",
+                {{"source", {{"path", PY_LINES_MAIN}}}, {"breakpoints", json::array()}});
+  r = c.request("setBreakpoints",
+                {{"source", {{"path", PY_LINES_HELPER}}},
+                 {"breakpoints", json::array({{{"line", square}, {"hitCondition", "== 2"}}})}});
+  REQUIRE(r["success"] == true);
+  stop = resume(c, "continue", tid);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  s = where(c, tid);
+  CHECK(s.line == square);
+  CHECK(s.locals["n"] == "4");
+  c.check_schema();
+}
+
+TEST_CASE("Python breakpoints: a malformed condition is refused clearly", "[dap][python]") {
+  test::DapClient c(REWIND_BIN);
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_MAIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  json r = c.request("setBreakpoints",
+                     {{"source", {{"path", PY_LINES_HELPER}}},
+                      {"breakpoints", json::array({{{"line", 6}, {"condition", "(n >= 2"}}})}});
+  CHECK(r["success"] == false);
+  INFO(r.dump());
+  CHECK(r["message"].get<std::string>().find("not closed") != std::string::npos);
+}
+
+TEST_CASE("Python breakpoints in a loop the interpreter specializes: every pass, once, both ways",
+          "[dap][python]") {
+  // After a few passes CPython rewrites the loop's bytecode (quickening, specialized and
+  // fused instructions): a logpoint must still print each pass exactly once, in order.
+  test::DapClient c(REWIND_BIN);
+  const int body = line_of(PY_LINES_HELPER, "acc = acc + i  # churn body");
+  launch_with(c, PY_LINES_HELPER,
+              json::array({{{"line", body}, {"logMessage", "pass {i} acc {acc}"}},
+                           {{"line", body}, {"condition", "i == 55"}}}));
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  PyStop s = where(c, tid);
+  CHECK(s.function == "churn");
+  CHECK(s.line == body);
+  CHECK(s.locals["i"] == "55");
+  CHECK(s.locals["acc"] == "1485");  // sum(range(55))
+  std::string expected;
+  for (int i = 0, acc = 0; i <= 55; acc += i, ++i)
+    expected += "pass " + std::to_string(i) + " acc " + std::to_string(acc) + "\n";
+  std::string logged;
+  for (const json& e : c.seen("output"))
+    if (e["body"].value("output", "").rfind("pass ", 0) == 0) logged += e["body"]["output"];
+  CHECK(logged == expected);
+  // Backwards to earlier passes that meet another condition.
+  json r = c.request(
+      "setBreakpoints",
+      {{"source", {{"path", PY_LINES_HELPER}}},
+       {"breakpoints", json::array({{{"line", body}, {"condition", "i == 13 or i == 31"}}})}});
+  REQUIRE(r["success"] == true);
+  for (const char* i : {"31", "13"}) {
+    stop = resume(c, "reverseContinue", tid);
+    REQUIRE(stop["body"]["reason"] == "breakpoint");
+    s = where(c, tid);
+    CHECK(s.line == body);
+    CHECK(s.locals["i"] == i);
+  }
+  // And forwards again to the next one.
+  stop = resume(c, "continue", tid);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  CHECK(where(c, tid).locals["i"] == "31");
+  c.check_schema();
+}
