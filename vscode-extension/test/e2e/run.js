@@ -124,6 +124,13 @@ function writeSettings() {
           args: [pyScript],
           interpreterFrames: 'separate',
         },
+        {
+          type: 'rewind',
+          request: 'launch',
+          name: 'rewind: Record & Debug nested_calls.py (merged stack)',
+          program: '/usr/bin/python3',
+          args: [pyScript],
+        },
       ],
     },
   };
@@ -508,7 +515,31 @@ async function main() {
     await page.locator('.tab', { hasText: 'nested_calls.py' }).waitFor();
     await screenshot('python-stack');
     await stopDebugging();
-    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack');
+
+    // A gutter breakpoint in the Python script (F9 on `big = 2**70 + 5`, which runs before
+    // time.sleep): Record & Debug stops there, the script's line highlighted, its locals in
+    // the Variables view.
+    const bigLine = lineOf(pyScript, 'big = 2**70 + 5');
+    await page.locator('.tab', { hasText: 'nested_calls.py' }).click();
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').fill(`:${bigLine}`);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('F9');
+    await runCommand('Debug: Select and Start Debugging');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'rewind: Record & Debug nested_calls.py (merged stack)' }).first().click();
+    log('started rewind: Record & Debug nested_calls.py (merged stack)');
+    await waitForHighlightedLine(bigLine, 'stop at the Python breakpoint');
+    // Unfold the views folded for the Timeline above.
+    for (const title of ['Variables', 'Call Stack'])
+      await page.locator('.pane-header[aria-expanded="false"]', { hasText: new RegExp(`^${title}`, 'i') }).first()
+        .click({ timeout: 5000 }).catch(() => {});
+    await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'Pipeline.stage' }).first().waitFor();
+    await waitForVariable('depth', '0', 'the Python breakpoint');
+    await waitForVariable('label', "'axxx'", 'the Python breakpoint');
+    await screenshot('python-breakpoint');
+    await stopDebugging();
+    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack, Python breakpoint');
   } catch (e) {
     await screenshot('failure').catch(() => {});
     // What the side bar's views showed, for a failure seen only in a CI log.
