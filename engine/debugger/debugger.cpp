@@ -181,7 +181,9 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
       bp.spec = spec;
       bps.push_back(bp);
     }
-    return python_.replace(file, bps);
+    return python_.replace(
+        [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
+        bps);
   }
   return replace_breakpoints(
       [&](const Breakpoint& bp) {
@@ -192,9 +194,33 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
 
 std::vector<Breakpoint> Debugger::set_function_breakpoints(
     const std::vector<BreakpointSpec>& specs) {
-  return replace_breakpoints(
+  // Python functions by qualified name ("helper.accumulate") go to the Python breakpoints;
+  // the answer keeps the request's order.
+  std::vector<BreakpointSpec> native;
+  std::vector<Breakpoint> python;
+  for (const BreakpointSpec& spec : specs) {
+    if (!PythonBreakpoints::is_python_function(spec.function)) {
+      native.push_back(spec);
+      continue;
+    }
+    if (!spec.condition.empty()) check_python_condition(spec.condition);
+    if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
+    Breakpoint bp;
+    bp.id = next_id_++;
+    bp.spec = spec;
+    python.push_back(bp);
+  }
+  std::vector<Breakpoint> bound_native = replace_breakpoints(
       [](const Breakpoint& bp) { return breakpoint_kind(bp.spec) == BreakpointKind::Function; },
-      specs);
+      native);
+  std::vector<Breakpoint> bound_python =
+      python_.replace([](const Breakpoint& bp) { return !bp.spec.function.empty(); }, python);
+  std::vector<Breakpoint> out;
+  size_t n = 0, p = 0;
+  for (const BreakpointSpec& spec : specs)
+    out.push_back(PythonBreakpoints::is_python_function(spec.function) ? bound_python[p++]
+                                                                       : bound_native[n++]);
+  return out;
 }
 
 std::vector<Breakpoint> Debugger::set_instruction_breakpoints(

@@ -75,7 +75,9 @@ class Debugger {
   /// conditions in Python (python_condition.h), their log messages naming locals.
   std::vector<Breakpoint> set_source_breakpoints(const std::string& file,
                                                  std::vector<BreakpointSpec> specs);
-  /// Replaces all function breakpoints (DAP setFunctionBreakpoints).
+  /// Replaces all function breakpoints (DAP setFunctionBreakpoints). A dotted name
+  /// ("helper.accumulate", "pkg.mod.Klass.method") is a Python function, stopped at the first
+  /// line of its body (python_breakpoints.h); others are native.
   std::vector<Breakpoint> set_function_breakpoints(const std::vector<BreakpointSpec>& specs);
   /// Replaces all instruction breakpoints (DAP setInstructionBreakpoints).
   std::vector<Breakpoint> set_instruction_breakpoints(const std::vector<BreakpointSpec>& specs);

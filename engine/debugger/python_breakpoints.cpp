@@ -1,6 +1,7 @@
 #include "engine/debugger/python_breakpoints.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "engine/debugger/timeline_target.h"
 #include "engine/interp/python/python_condition.h"
@@ -25,6 +26,32 @@ bool same_script(const std::string& wanted, const std::string& code_file) {
   if (shorter.empty() || shorter[0] == '/') return false;
   std::string rel = shorter.rfind("./", 0) == 0 ? shorter.substr(2) : shorter;
   return ends_with(longer, "/" + rel);
+}
+
+/// Whether `file` is the source of module `module` ("pkg.mod": .../pkg/mod.py or
+/// .../pkg/mod/__init__.py).
+bool module_file(const std::string& module, const std::string& file) {
+  std::string rel = module;
+  std::replace(rel.begin(), rel.end(), '.', '/');
+  return ends_with(file, "/" + rel + ".py") || file == rel + ".py" ||
+         ends_with(file, "/" + rel + "/__init__.py");
+}
+
+/// Whether code `c` is the function a breakpoint names "module.qualname" ("helper.accumulate",
+/// "pkg.mod.Klass.method"): some split of the name at a dot gives `c`'s module file and its
+/// co_qualname.
+bool names_function(const std::string& name, const std::string& file, const std::string& qual) {
+  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+    if ((qual.empty() || name.compare(dot + 1, std::string::npos, qual) == 0) &&
+        module_file(name.substr(0, dot), file))
+      return true;
+  return false;
+}
+
+/// Whether breakpoint `bp` may bind in code of `file` (read through when a module of it runs).
+bool wants_file(const Breakpoint& bp, const std::string& file) {
+  return bp.spec.function.empty() ? same_script(bp.spec.file, file)
+                                  : names_function(bp.spec.function, file, "");
 }
 
 /// The runtime range of function `name` among `modules`, {0, 0} when none has it.
@@ -108,26 +135,41 @@ bool PythonBreakpoints::bind(Breakpoint& bp) {
   if (!py) {
     bp.message = "no Python interpreter is running here yet: the breakpoint binds once it runs";
   } else {
+    // A line: the first line from it with code, in any code object of the file. A function:
+    // the first line of its body, in each code object it names.
+    bool function = !bp.spec.function.empty();
     int line = 0;
     for (const auto& [at, c] : codes_) {
-      if (!same_script(bp.spec.file, c.file)) continue;
-      int l = python_next_line_with_code(c, int(bp.spec.line));
-      if (l && (line == 0 || l < line)) line = l;
+      int l = 0;
+      if (function && names_function(bp.spec.function, c.file, c.qualname))
+        l = python_next_line_with_code(c, 0);
+      else if (!function && same_script(bp.spec.file, c.file))
+        l = python_next_line_with_code(c, int(bp.spec.line));
+      if (!l) continue;
+      if (function || line == 0 || l < line) line = l;
+      if (!function) continue;
+      for (uint64_t a : python_line_starts(c, py->layout(), l)) {
+        bp.addrs.push_back(a);
+        bp.file = c.file;
+        watched_[a] = {at, l};
+      }
     }
     for (const auto& [at, c] : codes_) {
-      if (!line || !same_script(bp.spec.file, c.file)) continue;
+      if (function || !line || !same_script(bp.spec.file, c.file)) continue;
       for (uint64_t a : python_line_starts(c, py->layout(), line)) {
         bp.addrs.push_back(a);
         bp.file = c.file;
-        watched_[a] = at;
+        watched_[a] = {at, line};
       }
     }
     bp.line = uint32_t(line);
-    bp.message = bp.addrs.empty()
-                     ? "no code of this file at this line is known here: the breakpoint binds "
+    bp.message = !bp.addrs.empty() ? ""
+                 : function
+                     ? "no Python function of this name is known here: it binds when its "
+                       "module runs forwards (name it module.qualname, as helper.accumulate)"
+                     : "no code of this file at this line is known here: the breakpoint binds "
                        "when the interpreter runs the module forwards (a module imported "
-                       "earlier binds once one of its functions is on a stack)"
-                     : "";
+                       "earlier binds once one of its functions is on a stack)";
   }
   std::sort(bp.addrs.begin(), bp.addrs.end());
   bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());
@@ -141,10 +183,20 @@ void PythonBreakpoints::bind_all() {
       rebound_.push_back(id);
 }
 
-std::vector<Breakpoint> PythonBreakpoints::replace(const std::string& file,
-                                                   std::vector<Breakpoint> bps) {
+bool PythonBreakpoints::is_python_function(const std::string& name) {
+  if (name.find('.') == std::string::npos || name.front() == '.' || name.back() == '.')
+    return false;
+  for (char ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '.' && ch != '<' &&
+        ch != '>' && !(ch & 0x80))
+      return false;
+  return true;
+}
+
+std::vector<Breakpoint> PythonBreakpoints::replace(
+    const std::function<bool(const Breakpoint&)>& replaced, std::vector<Breakpoint> bps) {
   for (auto it = bps_.begin(); it != bps_.end();)
-    it = it->second.spec.file == file ? bps_.erase(it) : std::next(it);
+    it = replaced(it->second) ? bps_.erase(it) : std::next(it);
   for (Breakpoint& bp : bps) bps_[bp.id] = bp;
   discover_stacks();
   bind_all();
@@ -243,7 +295,7 @@ void PythonBreakpoints::on_code_start(const StopInfo& s) {
     return;
   }
   if (std::none_of(bps_.begin(), bps_.end(),
-                   [&](const auto& b) { return same_script(b.second.spec.file, file); }))
+                   [&](const auto& b) { return wants_file(b.second, file); }))
     return;
   size_t known = codes_.size();
   discover(s.tid, code);
@@ -265,7 +317,7 @@ uint64_t PythonBreakpoints::fetching_frame(pid_t tid, uint64_t addr) {
     InterpMemory mem(t);
     uint64_t word = py->current_frame_word(mem, tid);
     uint64_t frame = word ? mem.u64(word) : 0;
-    if (!frame || py->frame_code(mem, frame) != w->second) return 0;
+    if (!frame || py->frame_code(mem, frame) != w->second.first) return 0;
     // Inside the instruction itself (specializing it, or its deoptimization) it is the
     // frame's current instruction already.
     if (mem.u64(py->step_word(frame)) == addr) return 0;
@@ -343,7 +395,8 @@ PythonBreakpoints::Outcome PythonBreakpoints::on_watch(const StopInfo& s, Direct
   if (stack.empty() || !stack[0].error.empty() || stack[0].address != frame) return out;
   const InterpFrame& top = stack[0];
   for (auto& [id, bp] : bps_) {
-    if (int(bp.line) != top.line || !std::binary_search(bp.addrs.begin(), bp.addrs.end(), s.addr))
+    if (watched_[s.addr].second != top.line ||
+        !std::binary_search(bp.addrs.begin(), bp.addrs.end(), s.addr))
       continue;
     if (!bp.spec.condition.empty()) {
       try {
@@ -401,7 +454,7 @@ bool PythonBreakpoints::at_landing() {
     uint64_t code = reader_->frame_code(mem, frame);
     for (uint64_t at : {instr, instr - 2}) {
       auto w = watched_.find(at);
-      if (w != watched_.end() && w->second == code) return true;
+      if (w != watched_.end() && w->second.first == code) return true;
     }
   } catch (const Error&) {
   }

@@ -20,6 +20,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -47,9 +48,17 @@ class PythonBreakpoints {
   /// Whether breakpoints in `path` are Python line breakpoints (a .py or .pyw file).
   static bool is_python_source(const std::string& path);
 
-  /// Replaces the breakpoints of `file` with `bps` (ids and specs set; conditions in Python,
-  /// checked by check_python_condition) and binds them in the code known here. Returns them.
-  std::vector<Breakpoint> replace(const std::string& file, std::vector<Breakpoint> bps);
+  /// Whether a function breakpoint's name is a Python function's qualified name with its
+  /// module ("helper.accumulate", "pkg.mod.Klass.method"): a dotted name of identifiers.
+  /// (Native names have no dots: C++ ones use "::".)
+  static bool is_python_function(const std::string& name);
+
+  /// Removes the Python breakpoints `replaced` selects and adds `bps` (ids and specs set;
+  /// conditions in Python, checked by check_python_condition): lines of a .py file, or
+  /// functions by qualified name (bound at the first line of their body). Binds them in the
+  /// code known here; returns them.
+  std::vector<Breakpoint> replace(const std::function<bool(const Breakpoint&)>& replaced,
+                                  std::vector<Breakpoint> bps);
   /// The breakpoint with id `id`, nullptr when it is not a Python one.
   const Breakpoint* find(int id) const;
   /// Ids whose binding changed (found code, or lost a watch) since the last call.
@@ -127,8 +136,9 @@ class PythonBreakpoints {
   std::optional<CodeSite> code_start_site_;
   std::map<uint64_t, PythonCode> codes_;  ///< by address
   std::map<int, Breakpoint> bps_;
-  std::map<uint64_t, uint64_t> watched_;  ///< bound instruction -> its code object
-  std::vector<uint64_t> armed_;           ///< instructions with a read watchpoint now
+  /// Bound instruction -> its code object and source line.
+  std::map<uint64_t, std::pair<uint64_t, int>> watched_;
+  std::vector<uint64_t> armed_;  ///< instructions with a read watchpoint now
   std::vector<int> rebound_;
   /// Whether the timeline stands where the last landing (note_landing) left it, at the start
   /// of a watched line: a reverse run meets that line's own fetch first.

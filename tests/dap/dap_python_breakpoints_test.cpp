@@ -240,3 +240,51 @@ TEST_CASE("Python breakpoints in a loop the interpreter specializes: every pass,
   CHECK(where(c, tid).locals["i"] == "31");
   c.check_schema();
 }
+
+TEST_CASE("a Python function breakpoint by qualified name: its body's first line, both ways",
+          "[dap][python]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_MAIN);
+  test::DapClient c(REWIND_BIN);
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  // A native function and a Python one in the same request: the answer keeps the order.
+  json r = c.request("setFunctionBreakpoints",
+                     {{"breakpoints",
+                       {{{"name", "helper.accumulate"}, {"condition", "n == 2"}},
+                        {{"name", "no_such_native_function"}}}}});
+  REQUIRE(r["success"] == true);
+  const json& bps = r["body"]["breakpoints"];
+  REQUIRE(bps.size() == 2);
+  CHECK(bps[0]["verified"] == false);  // pending: helper.py is not imported yet
+  CHECK(bps[1]["verified"] == false);
+  int id = bps[0]["id"];
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "function breakpoint");
+  CHECK(stop["body"]["hitBreakpointIds"] == json::array({id}));
+  int tid = stop["body"]["threadId"];
+  PyStop s = where(c, tid);
+  CHECK(s.function == "accumulate");
+  CHECK(s.file == PY_LINES_HELPER);
+  CHECK(s.line == line_of(PY_LINES_HELPER, "square = n * n"));
+  CHECK(s.locals["n"] == "2");
+  // Another function, then back to the condition's call from after it.
+  r = c.request("setFunctionBreakpoints", {{"breakpoints", {{{"name", "helper.churn"}}}}});
+  REQUIRE(r["success"] == true);
+  CHECK(r["body"]["breakpoints"][0]["verified"] == true);  // its code is known: helper.py ran
+  stop = resume(c, "continue", tid);
+  REQUIRE(stop["body"]["reason"] == "function breakpoint");
+  s = where(c, tid);
+  CHECK(s.function == "churn");
+  CHECK(s.line == line_of(PY_LINES_HELPER, "acc = 0"));
+  CHECK(s.locals["count"] == "60");
+  r = c.request("setFunctionBreakpoints",
+                {{"breakpoints", {{{"name", "helper.accumulate"}, {"hitCondition", "2"}}}}});
+  REQUIRE(r["success"] == true);
+  stop = resume(c, "reverseContinue", tid);  // back: n = 4 is the 1st hit, n = 3 the 2nd
+  REQUIRE(stop["body"]["reason"] == "function breakpoint");
+  CHECK(where(c, tid).locals["n"] == "3");
+  c.check_schema();
+}
