@@ -12,7 +12,9 @@ constexpr const char* kHelp =
     "rewind monitor commands:\n"
     "  monitor when          the current event number of the recording\n"
     "  monitor stack         the stack with Python or R frames in place of the interpreter's\n"
-    "  monitor script-stack  the Python or R frames alone, with their locals\n";
+    "  monitor script-stack  the Python or R frames alone, with their locals\n"
+    "  monitor py-bt         the same for a Python program (named as gdb's python-gdb.py has it)\n"
+    "  monitor r-bt          the same for an R program\n";
 
 /// "Python" or "R", as a frame's language is shown.
 std::string language_name(const std::string& language) {
@@ -84,8 +86,20 @@ std::string MonitorCommands::run(const std::string& cmd, pid_t tid, uint64_t eve
       return "Current event: " + std::to_string(event) + " (of " +
              std::to_string(tl_.event_count()) + ")\n";
     if (cmd == "stack" || cmd == "script-stack") return stack(tid, cmd == "script-stack");
+    if (cmd == "py-bt" || cmd == "r-bt") {
+      debugger();
+      const Interpreter* in = scripts_->interpreter(tid);
+      bool python = in && in->python();
+      if (!in || python != (cmd == "py-bt"))
+        return std::string("rewind: this program is not ") +
+               (cmd == "py-bt" ? "CPython 3.11-3.13" : "GNU R") +
+               (in ? " but " + in->name() : std::string()) + "; monitor script-stack shows its " +
+               "script frames\n";
+      return stack(tid, true);
+    }
     if (cmd == "help") return kHelp;
-    return "rewind: unknown monitor command '" + cmd + "'; known: when, stack, script-stack\n";
+    return "rewind: unknown monitor command '" + cmd +
+           "'; known: when, stack, script-stack, py-bt, r-bt\n";
   } catch (const Error& e) {
     return std::string("rewind: ") + e.what() + "\n";
   }

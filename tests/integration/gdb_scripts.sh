@@ -23,6 +23,8 @@ break clock_nanosleep
 continue
 monitor stack
 monitor script-stack
+monitor py-bt
+monitor r-bt
 continue
 reverse-continue
 monitor stack
@@ -38,7 +40,9 @@ if tr '\n' ' ' <"$WORK/python.out" | grep -Eq "_PyEval_EvalFrameDefault"; then
   fail "monitor stack still shows the eval loop's frames"
 else pass "python: no eval loop frames in the mixed stack"; fi
 expect python "$stack.*$stack" "after reverse-continue to the breakpoint, the same stack again"
-expect python "unknown monitor command 'nonsense'; known: when, stack, script-stack" \
+expect python "depth = 3 +label = 'a'.*#0 +\[Python\] Pipeline.stage at $PY:$SLEEP_LINE +self = .*depth = 0 .*rewind: this program is not GNU R but CPython 3\.[0-9.]+; monitor script-stack" \
+  "monitor py-bt: the Python frames again; monitor r-bt says the program is not R"
+expect python "unknown monitor command 'nonsense'; known: when, stack, script-stack, py-bt, r-bt" \
   "an unknown monitor command is named, with the known ones"
 
 R_HOME=/usr/lib/R "$REWIND" record -o "$WORK/r" /usr/lib/R/bin/exec/R --no-echo --no-restore \
@@ -53,9 +57,12 @@ break stat if \$_streq((char*)\$rdi, "/rewind-marker-that-does-not-exist")
 next_hit
 monitor stack
 monitor script-stack
+monitor r-bt
 GDB
 expect rlang "#0 +0x[0-9a-f]+ in [_a-z0-9]*stat[0-9]* \(\).*#1 +\[R\] file.exists #2 +\[R\] helper at $RS:19 #3 +\[R\] middle at $RS:24 #4 +\[R\] middle at $RS:25 .*\[R\] top at $RS:29 .*\[R\] source #[0-9]+ +0x[0-9a-f]+ in main \(\)" \
   "monitor stack: R frames in place of libR's, with their lines"
 expect rlang "\[R\] helper at $RS:19 +far = c\(3000000000, .* +flags = c\(TRUE, FALSE, NA\) \[3\] +label = \"deep\" +y = 11 +x = 10 " \
   "monitor script-stack: helper's locals"
+expect rlang "label = \"deep\".*\[R\] helper at $RS:19 +far = c\(3000000000, .*label = \"deep\"" \
+  "monitor r-bt: the R frames with their locals, as script-stack"
 finish
