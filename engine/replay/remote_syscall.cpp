@@ -31,7 +31,9 @@ void RemoteSyscall::enter(long nr, std::array<uint64_t, 6> a) {
   if (s.kind == Stop::SyscallExit) s = run_to_stop(t_, PTRACE_SYSCALL);
   if (s.kind != Stop::SyscallEntry)
     throw DivergenceError("task " + std::to_string(t_.rec_tid) + " did not enter " +
-                          syscall_name(nr) + " when rewind ran it");
+                          syscall_name(nr) + " when rewind ran it (stop kind " +
+                          std::to_string(int(s.kind)) + ", signal " + std::to_string(s.sig) +
+                          ")");
 }
 
 int64_t RemoteSyscall::finish(long nr) {
