@@ -168,19 +168,21 @@ std::vector<Breakpoint> Debugger::replace_breakpoints(
   return out;
 }
 
+Breakpoint Debugger::new_python_breakpoint(const BreakpointSpec& spec) {
+  if (!spec.condition.empty()) check_python_condition(spec.condition);
+  if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
+  Breakpoint bp;
+  bp.id = next_id_++;
+  bp.spec = spec;
+  return bp;
+}
+
 std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file,
                                                          std::vector<BreakpointSpec> specs) {
   for (BreakpointSpec& spec : specs) spec.file = file;
   if (PythonBreakpoints::is_python_source(file)) {
     std::vector<Breakpoint> bps;
-    for (const BreakpointSpec& spec : specs) {
-      if (!spec.condition.empty()) check_python_condition(spec.condition);
-      if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
-      Breakpoint bp;
-      bp.id = next_id_++;
-      bp.spec = spec;
-      bps.push_back(bp);
-    }
+    for (const BreakpointSpec& spec : specs) bps.push_back(new_python_breakpoint(spec));
     return python_.replace(
         [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
         bps);
@@ -199,16 +201,10 @@ std::vector<Breakpoint> Debugger::set_function_breakpoints(
   std::vector<BreakpointSpec> native;
   std::vector<Breakpoint> python;
   for (const BreakpointSpec& spec : specs) {
-    if (!PythonBreakpoints::is_python_function(spec.function)) {
+    if (PythonBreakpoints::is_python_function(spec.function))
+      python.push_back(new_python_breakpoint(spec));
+    else
       native.push_back(spec);
-      continue;
-    }
-    if (!spec.condition.empty()) check_python_condition(spec.condition);
-    if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
-    Breakpoint bp;
-    bp.id = next_id_++;
-    bp.spec = spec;
-    python.push_back(bp);
   }
   std::vector<Breakpoint> bound_native = replace_breakpoints(
       [](const Breakpoint& bp) { return breakpoint_kind(bp.spec) == BreakpointKind::Function; },

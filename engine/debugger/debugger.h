@@ -153,6 +153,9 @@ class Debugger {
   std::vector<Breakpoint> replace_breakpoints(
       const std::function<bool(const Breakpoint&)>& replaced,
       const std::vector<BreakpointSpec>& specs);
+  /// A Python breakpoint for `spec` with the next id, not bound yet. Throws Error on a
+  /// malformed condition (Python's syntax) or hit condition.
+  Breakpoint new_python_breakpoint(const BreakpointSpec& spec);
   /// Binds `bp` (addrs, line, file, message, sites; see source_breakpoints.h): its sites in
   /// every ELF file of the trace (an instruction breakpoint's: the code at its address
   /// here), its addresses where the current process, whose mappings are `maps`, has them.

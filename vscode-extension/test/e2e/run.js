@@ -243,6 +243,15 @@ async function waitForVariable(name, value, what) {
   throw new Error(`${what}: Variables view shows ${name} = ${vars[name]}, expected ${value} (${JSON.stringify(vars)})`);
 }
 
+/** Goes to line `line` of the active editor (Go to Line) and toggles a breakpoint there (F9). */
+async function toggleBreakpointAt(line) {
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input').fill(`:${line}`);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('F9');
+}
+
 async function clickDebugButton(label) {
   const button = page.locator(`.debug-toolbar .action-item a[aria-label^="${label}"], .debug-toolbar .action-item [aria-label^="${label}"]`).first();
   await button.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
@@ -313,11 +322,7 @@ async function main() {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'crash.c' }).first().waitFor();
     await page.keyboard.press('Enter');
     await page.locator('.tab', { hasText: 'crash.c' }).waitFor();
-    await page.locator('.monaco-editor .view-lines').first().click();
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input').fill(`:${bpLine}`);
-    await page.keyboard.press('Enter');
-    await page.keyboard.press('F9');
+    await toggleBreakpointAt(bpLine);
     await page.locator('.codicon-debug-breakpoint, .codicon-debug-breakpoint-unverified').first().waitFor();
     await screenshot('breakpoint-set');
 
@@ -521,11 +526,7 @@ async function main() {
     // the Variables view.
     const bigLine = lineOf(pyScript, 'big = 2**70 + 5');
     await page.locator('.tab', { hasText: 'nested_calls.py' }).click();
-    await page.locator('.monaco-editor .view-lines').first().click();
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input').fill(`:${bigLine}`);
-    await page.keyboard.press('Enter');
-    await page.keyboard.press('F9');
+    await toggleBreakpointAt(bigLine);
     await runCommand('Debug: Select and Start Debugging');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'rewind: Record & Debug nested_calls.py (merged stack)' }).first().click();
     log('started rewind: Record & Debug nested_calls.py (merged stack)');
