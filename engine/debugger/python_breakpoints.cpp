@@ -126,6 +126,33 @@ void PythonBreakpoints::discover_stacks() {
   }
 }
 
+void PythonBreakpoints::discover_functions() {
+  const PythonReader* py = reader();
+  if (!py) return;
+  pid_t tid = tl_.current().tid;
+  std::vector<uint64_t> wanted;
+  try {
+    TimelineTarget t(tl_, tid);
+    InterpMemory mem(t);
+    std::map<uint64_t, bool> files;  // co_filename's str object -> whether breakpoints want it
+    for (uint64_t code : py->function_codes(mem, kMaxCodes)) {
+      if (codes_.count(code)) continue;
+      uint64_t name = mem.u64(code + uint64_t(py->layout().code_filename));
+      auto known = files.find(name);
+      if (known == files.end()) {
+        std::string file = python_str(mem, py->layout(), name, 4096);
+        bool want = std::any_of(bps_.begin(), bps_.end(),
+                                [&](const auto& b) { return wants_file(b.second, file); });
+        known = files.emplace(name, want).first;
+      }
+      if (known->second) wanted.push_back(code);
+    }
+  } catch (const InterpReadError&) {
+    // The interpreter is in the middle of an update here: what was read so far.
+  }
+  for (uint64_t code : wanted) discover(tid, code);
+}
+
 bool PythonBreakpoints::bind(Breakpoint& bp) {
   Breakpoint before = bp;
   const PythonReader* py = reader();
@@ -167,9 +194,9 @@ bool PythonBreakpoints::bind(Breakpoint& bp) {
                  : function
                      ? "no Python function of this name is known here: it binds when its "
                        "module runs forwards (name it module.qualname, as helper.accumulate)"
-                     : "no code of this file at this line is known here: the breakpoint binds "
-                       "when the interpreter runs the module forwards (a module imported "
-                       "earlier binds once one of its functions is on a stack)";
+                     : "no code of this file at this line is alive here: the breakpoint binds "
+                       "when the interpreter runs the module forwards (a module's top-level "
+                       "code is freed once it is imported: go back before the import)";
   }
   std::sort(bp.addrs.begin(), bp.addrs.end());
   bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());
@@ -200,6 +227,12 @@ std::vector<Breakpoint> PythonBreakpoints::replace(
   for (Breakpoint& bp : bps) bps_[bp.id] = bp;
   discover_stacks();
   bind_all();
+  if (std::any_of(bps_.begin(), bps_.end(), [](const auto& b) { return b.second.addrs.empty(); })) {
+    // Modules imported before this point: their functions, alive in the collector's lists.
+    size_t known = codes_.size();
+    discover_functions();
+    if (codes_.size() != known) bind_all();
+  }
   std::vector<Breakpoint> out;
   for (const Breakpoint& bp : bps) {
     out.push_back(bps_[bp.id]);

@@ -10,12 +10,12 @@
 // rewrites it then); the stop is then moved forward to where the frame's instruction pointer
 // names the line (python_stepper.h's step word), where the Python stack shows it.
 //
-// Code objects are found in the stacks of every task when a breakpoint is set or rebound,
-// and, during forward runs, at each PyEval_EvalCode call (a module's body, run by import or as
-// the main script, and exec()) in a file with breakpoints: its code object and those nested
-// in it (every function and class body of the module). A module imported before the current
-// point, run forwards in this session before its file had breakpoints, is known only once
-// one of its functions is on a stack; code freed before the current point is not known.
+// Code objects are found when a breakpoint is set: on the stacks of every task, and, for one
+// still unbound, in the function objects alive there (the collector's lists: modules imported
+// before the current point); and, during forward runs, at each PyEval_EvalCode call (a
+// module's body, run by import or as the main script, and exec()) in a file with breakpoints:
+// its code object and those nested in it (every function and class body of the module). Code
+// freed before the current point (a module's top-level code once imported) is not known.
 #pragma once
 
 #include <sys/types.h>
@@ -116,6 +116,9 @@ class PythonBreakpoints {
   void discover(pid_t tid, uint64_t code);
   /// Every code object on the Python stacks of every task here.
   void discover_stacks();
+  /// The code of every function object alive here whose file has breakpoints (the
+  /// collector's lists: PythonReader::function_codes), in the current task's process.
+  void discover_functions();
   /// Binds `bp` in codes_ (adding its instructions to watched_); returns whether its binding
   /// changed.
   bool bind(Breakpoint& bp);

@@ -288,3 +288,28 @@ TEST_CASE("a Python function breakpoint by qualified name: its body's first line
   CHECK(where(c, tid).locals["n"] == "3");
   c.check_schema();
 }
+
+TEST_CASE("a Python breakpoint set long after its module was imported binds at once",
+          "[dap][python]") {
+  // Stopped at the end of main.py, where helper.accumulate is on no stack: the breakpoint
+  // binds in the function objects alive there, and reverseContinue finds the last call.
+  test::DapClient c(REWIND_BIN);
+  const int done = line_of(PY_LINES_MAIN, "print(\"DONE\"");
+  launch_with(c, PY_LINES_MAIN, json::array({{{"line", done}}}));
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  CHECK(where(c, tid).line == done);
+  json r = c.request(
+      "setBreakpoints",
+      {{"source", {{"path", PY_LINES_HELPER}}},
+       {"breakpoints", json::array({{{"line", line_of(PY_LINES_HELPER, "square = n * n")}}})}});
+  REQUIRE(r["success"] == true);
+  CHECK(r["body"]["breakpoints"][0]["verified"] == true);
+  stop = resume(c, "reverseContinue", tid);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  PyStop s = where(c, tid);
+  CHECK(s.function == "accumulate");
+  CHECK(s.locals["n"] == "4");
+  c.check_schema();
+}

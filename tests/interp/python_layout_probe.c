@@ -24,6 +24,7 @@ PyLongObject probe_long;
 PyFloatObject probe_float;
 PyDictObject probe_dict;
 PyCellObject probe_cell;
+PyFunctionObject probe_function;
 PyVarObject probe_var;
 int main(void) {
   return 0;

@@ -73,6 +73,9 @@ TEST_CASE("CPython offsets match the DWARF of the version's own headers", "[pyth
 
   CHECK(dw.offset("_PyRuntimeState", "interpreters.head") == L.runtime_interpreters_head);
   CHECK(dw.offset("PyInterpreterState", "threads.head") == L.interp_threads_head);
+  CHECK(dw.offset("PyInterpreterState", "gc.generations") == L.interp_gc_generations);
+  CHECK(dw.offset("PyInterpreterState", "gc.permanent_generation") == L.interp_gc_permanent);
+  CHECK(dw.offset("PyFunctionObject", "func_code") == L.function_code);
   CHECK(dw.offset("PyThreadState", "next") == L.tstate_next);
   CHECK(dw.offset("PyThreadState", "native_thread_id") == L.tstate_native_thread_id);
   if (minor < 13) {

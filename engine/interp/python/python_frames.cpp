@@ -27,7 +27,7 @@ std::optional<PythonReader> PythonReader::find(const ModuleList& modules, Interp
   if (!l)
     throw Error("CPython " + std::to_string(major) + "." + std::to_string(minor) +
                 " is not supported: rewind reads the Python frames of 3.11 to 3.13");
-  return PythonReader(*l, runtime, version);
+  return PythonReader(*l, runtime, version, data_symbol_address(modules, "PyFunction_Type"));
 }
 
 std::string PythonReader::version() const {

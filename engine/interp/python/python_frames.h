@@ -46,10 +46,14 @@ class PythonReader {
   }
   /// This version's struct offsets.
   const PythonLayout& layout() const { return *layout_; }
+  /// The code objects of the function objects the interpreter's collector tracks (its
+  /// generations' lists and the permanent one: every function defined and still alive), at
+  /// most `max`, in list order (python_gc.cpp). Throws InterpReadError.
+  std::vector<uint64_t> function_codes(InterpMemory& mem, size_t max) const;
 
  private:
-  PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version)
-      : layout_(&l), runtime_(runtime), version_(version) {}
+  PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version, uint64_t function_type)
+      : layout_(&l), runtime_(runtime), version_(version), function_type_(function_type) {}
   InterpFrame read_frame(InterpMemory& mem, uint64_t frame) const;
   /// The first thread state, or 0 before the interpreter exists.
   uint64_t first_thread(InterpMemory& mem) const;
@@ -60,8 +64,9 @@ class PythonReader {
   uint64_t frame_word(InterpMemory& mem, uint64_t tstate) const;
 
   const PythonLayout* layout_;
-  uint64_t runtime_;  ///< runtime address of _PyRuntime
-  uint32_t version_;  ///< PY_VERSION_HEX
+  uint64_t runtime_;        ///< runtime address of _PyRuntime
+  uint32_t version_;        ///< PY_VERSION_HEX
+  uint64_t function_type_;  ///< runtime address of PyFunction_Type (0: not found)
 };
 
 }  // namespace rwd

@@ -15,6 +15,8 @@ struct PythonLayout {
   int minor;                      ///< 3.minor
   int runtime_interpreters_head;  ///< _PyRuntimeState.interpreters.head
   int interp_threads_head;        ///< PyInterpreterState.threads.head
+  int interp_gc_generations;      ///< PyInterpreterState.gc.generations (kGcGenerations of them)
+  int interp_gc_permanent;        ///< PyInterpreterState.gc.permanent_generation
   int tstate_next;                ///< PyThreadState.next
   int tstate_cframe;              ///< PyThreadState.cframe (3.11, 3.12)
   int cframe_current_frame;       ///< _PyCFrame.current_frame (3.11, 3.12)
@@ -27,6 +29,7 @@ struct PythonLayout {
   int frame_owner;
   int frame_localsplus;
   int owned_by_cstack;  ///< owner value of shim frames (3.12+), -1 before
+  int function_code;    ///< PyFunctionObject.func_code
   int code_consts;      ///< co_consts: tuple (nested code objects among them)
   int code_argcount;
   int code_firstlineno;
@@ -56,6 +59,9 @@ constexpr int kLongDigits = 24;                   // ob_digit (30-bit digits in 
 constexpr int kFloatValue = 16;                   // PyFloatObject.ob_fval
 constexpr int kDictUsed = 16;                     // PyDictObject.ma_used
 constexpr int kCellRef = 16;                      // PyCellObject.ob_ref
+// The collector's lists (Include/internal/pycore_gc.h): each generation is a list head
+// (PyGC_Head: _gc_next, _gc_prev) and two ints; each tracked object follows its PyGC_Head.
+constexpr int kGcGenerations = 3, kGcGenerationSize = 24, kGcHeadSize = 16;
 // tp_flags bits (Include/object.h).
 constexpr uint64_t kLongSubclass = 1ull << 24, kListSubclass = 1ull << 25,
                    kTupleSubclass = 1ull << 26, kBytesSubclass = 1ull << 27,
