@@ -313,3 +313,45 @@ TEST_CASE("a Python breakpoint set long after its module was imported binds at o
   CHECK(s.locals["n"] == "4");
   c.check_schema();
 }
+
+TEST_CASE("Python breakpoints in two threads: every call forwards, the last one back",
+          "[dap][python]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_THREADS);
+  test::DapClient c(REWIND_BIN);
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  json r = c.request(
+      "setBreakpoints",
+      {{"source", {{"path", PY_LINES_HELPER}}},
+       {"breakpoints", json::array({{{"line", line_of(PY_LINES_HELPER, "square = n * n")}}})}});
+  REQUIRE(r["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  // Forwards: each call once, in the thread that made it.
+  std::map<std::string, int> thread_of;  // n -> thread
+  std::string last;
+  for (json stop = c.event("stopped"); stop["body"]["reason"] == "breakpoint";
+       stop = resume(c, "continue", stop["body"]["threadId"])) {
+    int tid = stop["body"]["threadId"];
+    PyStop s = where(c, tid);
+    REQUIRE(s.function == "accumulate");
+    CHECK(thread_of.count(s.locals["n"]) == 0);
+    thread_of[s.locals["n"]] = tid;
+    last = s.locals["n"];
+    REQUIRE(thread_of.size() <= 6);
+  }
+  std::vector<std::string> seen;
+  for (const auto& [n, tid] : thread_of) seen.push_back(n);
+  CHECK(seen == std::vector<std::string>{"10", "11", "12", "20", "21", "22"});
+  CHECK(thread_of["10"] == thread_of["12"]);
+  CHECK(thread_of["20"] == thread_of["22"]);
+  CHECK(thread_of["10"] != thread_of["20"]);
+  // From the end, back to the last call made, in its thread.
+  json stop = resume(c, "reverseContinue", thread_of["10"]);
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  CHECK(where(c, tid).locals["n"] == last);
+  CHECK(tid == thread_of[last]);
+  c.check_schema();
+}
