@@ -285,26 +285,14 @@ std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::st
     if (bp.sites.empty()) continue;
     if (!site) site = tl_.code_site(tid, addr);
     if (!std::binary_search(bp.sites.begin(), bp.sites.end(), *site)) continue;
-    if (!bp.spec.condition.empty()) {
-      try {
-        Value v = evaluate(tid, 0, bp.spec.condition);
-        auto d = value_as_double(v, target(tid));
-        if (!d) throw ExpressionError("the condition is not a number");
-        if (*d == 0) continue;
-      } catch (const Error& e) {
-        // gdb stops at a breakpoint whose condition cannot be evaluated, and says why.
-        error = "Error in testing condition for breakpoint " + std::to_string(id) + ": " + e.what();
-        ids.push_back(id);
-        continue;
-      }
-    }
-    if (count) ++bp.hits;
-    if (!hit_condition_holds(bp.spec.hit_condition, bp.hits)) continue;
-    if (!bp.spec.log_message.empty()) {
-      log.push_back(format_log(tid, bp.spec.log_message));
-      continue;
-    }
-    ids.push_back(id);
+    auto holds = [&] {
+      Value v = evaluate(tid, 0, bp.spec.condition);
+      auto d = value_as_double(v, target(tid));
+      if (!d) throw ExpressionError("the condition is not a number");
+      return *d != 0;
+    };
+    arrive_at(
+        bp, count, holds, [&] { return format_log(tid, bp.spec.log_message); }, ids, log, error);
   }
   return ids;
 }

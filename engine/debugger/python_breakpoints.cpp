@@ -12,10 +12,6 @@ namespace {
 
 constexpr size_t kMaxCodes = 200000;  // code objects remembered (a big program has ~100,000)
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 /// Whether a breakpoint's file and a code object's co_filename name the same script: equal,
 /// or one a relative path that ends the other at a '/'.
 bool same_script(const std::string& wanted, const std::string& code_file) {
@@ -25,7 +21,7 @@ bool same_script(const std::string& wanted, const std::string& code_file) {
   const std::string& shorter = wanted.size() > code_file.size() ? code_file : wanted;
   if (shorter.empty() || shorter[0] == '/') return false;
   std::string rel = shorter.rfind("./", 0) == 0 ? shorter.substr(2) : shorter;
-  return ends_with(longer, "/" + rel);
+  return longer.ends_with("/" + rel);
 }
 
 /// Whether `file` is the source of module `module` ("pkg.mod": .../pkg/mod.py or
@@ -33,8 +29,8 @@ bool same_script(const std::string& wanted, const std::string& code_file) {
 bool module_file(const std::string& module, const std::string& file) {
   std::string rel = module;
   std::replace(rel.begin(), rel.end(), '.', '/');
-  return ends_with(file, "/" + rel + ".py") || file == rel + ".py" ||
-         ends_with(file, "/" + rel + "/__init__.py");
+  return file.ends_with("/" + rel + ".py") || file == rel + ".py" ||
+         file.ends_with("/" + rel + "/__init__.py");
 }
 
 /// Whether code `c` is the function a breakpoint names "module.qualname" ("helper.accumulate",
@@ -65,7 +61,7 @@ std::pair<uint64_t, uint64_t> function_range(const ModuleList& modules, const ch
 }  // namespace
 
 bool PythonBreakpoints::is_python_source(const std::string& path) {
-  return ends_with(path, ".py") || ends_with(path, ".pyw");
+  return path.ends_with(".py") || path.ends_with(".pyw");
 }
 
 const PythonReader* PythonBreakpoints::reader() {
@@ -162,31 +158,27 @@ bool PythonBreakpoints::bind(Breakpoint& bp) {
   if (!py) {
     bp.message = "no Python interpreter is running here yet: the breakpoint binds once it runs";
   } else {
-    // A line: the first line from it with code, in any code object of the file. A function:
-    // the first line of its body, in each code object it names.
+    // A function: the first line of its body, in each code object it names. A line: the first
+    // line from it with code in any code object of the file, in each that has it.
     bool function = !bp.spec.function.empty();
-    int line = 0;
+    int first = 0;  // a line breakpoint's line
+    if (!function)
+      for (const auto& [at, c] : codes_)
+        if (same_script(bp.spec.file, c.file))
+          if (int l = python_next_line_with_code(c, int(bp.spec.line)); l && (!first || l < first))
+            first = l;
+    int line = first;
     for (const auto& [at, c] : codes_) {
-      int l = 0;
-      if (function && names_function(bp.spec.function, c.file, c.qualname))
-        l = python_next_line_with_code(c, 0);
-      else if (!function && same_script(bp.spec.file, c.file))
-        l = python_next_line_with_code(c, int(bp.spec.line));
+      int l = function ? (names_function(bp.spec.function, c.file, c.qualname)
+                              ? python_next_line_with_code(c, 0)
+                              : 0)
+                       : (same_script(bp.spec.file, c.file) ? first : 0);
       if (!l) continue;
-      if (function || line == 0 || l < line) line = l;
-      if (!function) continue;
+      line = l;
       for (uint64_t a : python_line_starts(c, py->layout(), l)) {
         bp.addrs.push_back(a);
         bp.file = c.file;
         watched_[a] = {at, l};
-      }
-    }
-    for (const auto& [at, c] : codes_) {
-      if (function || !line || !same_script(bp.spec.file, c.file)) continue;
-      for (uint64_t a : python_line_starts(c, py->layout(), line)) {
-        bp.addrs.push_back(a);
-        bp.file = c.file;
-        watched_[a] = {at, line};
       }
     }
     bp.line = uint32_t(line);
@@ -227,7 +219,7 @@ std::vector<Breakpoint> PythonBreakpoints::replace(
   for (Breakpoint& bp : bps) bps_[bp.id] = bp;
   discover_stacks();
   bind_all();
-  if (std::any_of(bps_.begin(), bps_.end(), [](const auto& b) { return b.second.addrs.empty(); })) {
+  if (any_pending()) {
     // Modules imported before this point: their functions, alive in the collector's lists.
     size_t known = codes_.size();
     discover_functions();
@@ -275,13 +267,12 @@ void PythonBreakpoints::begin_resume(Direction dir) {
   skip_tid_ = 0;
   skipped_rip_ = 0;
   if (dir == Direction::Backward && at_landing()) skip_tid_ = landing_->first.tid;
-  if (std::any_of(bps_.begin(), bps_.end(), [](const auto& b) { return b.second.addrs.empty(); })) {
+  if (any_pending()) {
     // Pending ones: the code on the stacks here may be theirs.
     size_t known = codes_.size();
     discover_stacks();
     if (codes_.size() != known) bind_all();
   }
-  prepare();
 }
 
 void PythonBreakpoints::prepare() {
@@ -299,6 +290,11 @@ void PythonBreakpoints::prepare() {
     }
   }
   arm();
+}
+
+bool PythonBreakpoints::any_pending() const {
+  return std::any_of(bps_.begin(), bps_.end(),
+                     [](const auto& b) { return b.second.addrs.empty(); });
 }
 
 bool PythonBreakpoints::waits_for_interpreter() {
@@ -348,8 +344,7 @@ uint64_t PythonBreakpoints::fetching_frame(pid_t tid, uint64_t addr) {
   try {
     TimelineTarget t(tl_, tid);
     InterpMemory mem(t);
-    uint64_t word = py->current_frame_word(mem, tid);
-    uint64_t frame = word ? mem.u64(word) : 0;
+    uint64_t frame = py->current_frame(mem, tid);
     if (!frame || py->frame_code(mem, frame) != w->second.first) return 0;
     // Inside the instruction itself (specializing it, or its deoptimization) it is the
     // frame's current instruction already.
@@ -431,23 +426,10 @@ PythonBreakpoints::Outcome PythonBreakpoints::on_watch(const StopInfo& s, Direct
     if (watched_[s.addr].second != top.line ||
         !std::binary_search(bp.addrs.begin(), bp.addrs.end(), s.addr))
       continue;
-    if (!bp.spec.condition.empty()) {
-      try {
-        if (!python_condition_holds(bp.spec.condition, top.locals)) continue;
-      } catch (const Error& e) {
-        out.error =
-            "Error in testing condition for breakpoint " + std::to_string(id) + ": " + e.what();
-        out.ids.push_back(id);
-        continue;
-      }
-    }
-    ++bp.hits;
-    if (!hit_condition_holds(bp.spec.hit_condition, bp.hits)) continue;
-    if (!bp.spec.log_message.empty()) {
-      out.log.push_back(python_log_message(bp.spec.log_message, top.locals));
-      continue;
-    }
-    out.ids.push_back(id);
+    arrive_at(
+        bp, true, [&] { return python_condition_holds(bp.spec.condition, top.locals); },
+        [&] { return python_log_message(bp.spec.log_message, top.locals); }, out.ids, out.log,
+        out.error);
   }
   if (out.ids.empty()) return out;
   out.stop = true;
@@ -480,8 +462,7 @@ bool PythonBreakpoints::at_landing() {
     // before it, the one before that): a watched one is the fetch a reverse run meets first.
     TimelineTarget t(tl_, now.tid);
     InterpMemory mem(t);
-    uint64_t word = reader_->current_frame_word(mem, now.tid);
-    uint64_t frame = word ? mem.u64(word) : 0;
+    uint64_t frame = reader_->current_frame(mem, now.tid);
     if (!frame) return false;
     uint64_t instr = mem.u64(reader_->step_word(frame));
     uint64_t code = reader_->frame_code(mem, frame);

@@ -68,12 +68,13 @@ class PythonBreakpoints {
     for (auto& [id, bp] : bps_) bp.hits = 0;
   }
 
-  /// A Debugger::resume in direction `dir` begins: arms the read watchpoints (and, forwards,
-  /// the PyEval_EvalCode breakpoint that finds new code). end_resume() takes them away.
+  /// A Debugger::resume in direction `dir` begins (pending breakpoints look at the stacks
+  /// here again). end_resume() takes away what prepare() armed.
   void begin_resume(Direction dir);
   void end_resume();
-  /// Before each run of the resume: arms what the code mapped since needs (the interpreter
-  /// may be a library loaded later: libpython3.N.so).
+  /// Before each run of the resume: arms the read watchpoints (and, forwards, the
+  /// PyEval_EvalCode breakpoint that finds new code), also once code mapped since brings the
+  /// interpreter (a library loaded later: libpython3.N.so).
   void prepare();
   /// Whether a forward run should pause where code is mapped: breakpoints are set and the
   /// interpreter is not found yet.
@@ -122,6 +123,8 @@ class PythonBreakpoints {
   /// Binds `bp` in codes_ (adding its instructions to watched_); returns whether its binding
   /// changed.
   bool bind(Breakpoint& bp);
+  /// Whether some breakpoint is bound nowhere yet.
+  bool any_pending() const;
   void bind_all();
   void arm();
   void disarm();

@@ -116,4 +116,25 @@ bool hit_condition_holds(const std::string& cond, uint64_t hits) {
   throw Error("hit condition \"" + cond + "\": unknown operator " + op);
 }
 
+void arrive_at(Breakpoint& bp, bool count, const std::function<bool()>& holds,
+               const std::function<std::string()>& format, std::vector<int>& ids,
+               std::vector<std::string>& log, std::string& error) {
+  if (!bp.spec.condition.empty()) {
+    try {
+      if (!holds()) return;
+    } catch (const Error& e) {
+      error =
+          "Error in testing condition for breakpoint " + std::to_string(bp.id) + ": " + e.what();
+      ids.push_back(bp.id);
+      return;
+    }
+  }
+  if (count) ++bp.hits;
+  if (!hit_condition_holds(bp.spec.hit_condition, bp.hits)) return;
+  if (!bp.spec.log_message.empty())
+    log.push_back(format());
+  else
+    ids.push_back(bp.id);
+}
+
 }  // namespace rwd

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,5 +58,14 @@ void bind_breakpoint(Breakpoint& bp, const std::vector<std::shared_ptr<Module>>&
 /// True when `hits` (already counting this hit) satisfies `hit_condition`; an empty
 /// condition always holds. Throws Error on a malformed condition.
 bool hit_condition_holds(const std::string& hit_condition, uint64_t hits);
+
+/// One arrival at breakpoint `bp`, native or in a script: when its condition holds (`holds`,
+/// called only when it has one; an Error it throws stops there, as gdb does, with the reason
+/// in `error`), its hit is counted (with `count`) and, once its hit condition holds, a
+/// logpoint appends `format()` (its message with the values filled in) to `log`, any other
+/// breakpoint appends its id to `ids`.
+void arrive_at(Breakpoint& bp, bool count, const std::function<bool()>& holds,
+               const std::function<std::string()>& format, std::vector<int>& ids,
+               std::vector<std::string>& log, std::string& error);
 
 }  // namespace rwd

@@ -37,6 +37,12 @@ class PythonReader {
   /// current_frame): written at each Python-to-Python call and return made in the eval loop.
   /// 0 when the task runs no Python code. Throws InterpReadError.
   uint64_t current_frame_word(InterpMemory& mem, pid_t tid) const;
+  /// The frame that word holds (pushed, maybe not started), 0 when the task runs no Python
+  /// code. Throws InterpReadError.
+  uint64_t current_frame(InterpMemory& mem, pid_t tid) const {
+    uint64_t word = current_frame_word(mem, tid);
+    return word ? mem.u64(word) : 0;
+  }
   /// The word of frame `frame` written at each of its bytecode instructions
   /// (InterpFrame::step_word).
   uint64_t step_word(uint64_t frame) const { return frame + uint64_t(layout_->frame_instr); }
