@@ -19,14 +19,20 @@ int line_of(const char* file, const std::string& marker) {
   return int(test::line_of(file, marker));
 }
 
-/// Starts a replay of main.py with `breakpoints` set in `file` before configurationDone;
-/// returns the setBreakpoints response's breakpoints.
-json launch_with(test::DapClient& c, const char* file, const json& breakpoints) {
-  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_MAIN);
+/// Starts a replay of python3 running `script` (recorded once), up to DAP's initialized event.
+void start_replay(test::DapClient& c, const char* script) {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + script);
   c.deadline(std::chrono::seconds(120));
   REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
   REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
   c.event("initialized");
+}
+
+/// Starts a replay of `script` with `breakpoints` set in `file` before configurationDone;
+/// returns the setBreakpoints response's breakpoints.
+json launch_with(test::DapClient& c, const char* file, const json& breakpoints,
+                 const char* script = PY_LINES_MAIN) {
+  start_replay(c, script);
   json r =
       c.request("setBreakpoints", {{"source", {{"path", file}}}, {"breakpoints", breakpoints}});
   REQUIRE(r["success"] == true);
@@ -61,6 +67,15 @@ json resume(test::DapClient& c, const std::string& command, int tid) {
   c.deadline(std::chrono::seconds(120));
   REQUIRE(c.request(command, {{"threadId", tid}})["success"] == true);
   return c.event("stopped");
+}
+
+/// Resumes thread `tid` with `command`, requires a stop for `reason`, and returns where the
+/// thread stopped.
+PyStop resume_to(test::DapClient& c, const std::string& command, int tid,
+                 const std::string& reason = "breakpoint") {
+  json stop = resume(c, command, tid);
+  REQUIRE(stop["body"]["reason"] == reason);
+  return where(c, tid);
 }
 
 }  // namespace
@@ -103,9 +118,7 @@ TEST_CASE("a Python line breakpoint in a module not imported yet: pending, bound
   }
   // Back to the 2nd hit, then the 1st; then on to the start of the recording.
   for (int n : {1, 0}) {
-    stop = resume(c, "reverseContinue", tid);
-    REQUIRE(stop["body"]["reason"] == "breakpoint");
-    PyStop s = where(c, tid);
+    PyStop s = resume_to(c, "reverseContinue", tid);
     INFO("back to hit " << n);
     CHECK(s.line == square);
     CHECK(s.locals["n"] == std::to_string(n));
@@ -113,9 +126,7 @@ TEST_CASE("a Python line breakpoint in a module not imported yet: pending, bound
   stop = resume(c, "reverseContinue", tid);
   CHECK(stop["body"]["reason"] != "breakpoint");
   // Forwards again from the start: the first hit.
-  stop = resume(c, "continue", tid);
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  CHECK(where(c, tid).locals["n"] == "0");
+  CHECK(resume_to(c, "continue", tid).locals["n"] == "0");
   c.check_schema();
 }
 
@@ -147,9 +158,7 @@ TEST_CASE("Python breakpoints: a condition in Python, a logpoint, a hit count, f
   for (const json& e : c.seen("output")) logged += e["body"].value("output", "");
   CHECK(logged.find("n is 4\n") != std::string::npos);
   // From the end, reverseContinue finds the last call that meets the condition.
-  stop = resume(c, "reverseContinue", tid);
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  s = where(c, tid);
+  s = resume_to(c, "reverseContinue", tid);
   CHECK(s.line == total);
   CHECK(s.locals["n"] == "3");
   // A breakpoint in the main script's module-level code binds at once (its code is on the
@@ -162,9 +171,7 @@ TEST_CASE("Python breakpoints: a condition in Python, a logpoint, a hit count, f
                                    {"breakpoints", json::array({{{"line", call}}})}});
   REQUIRE(r["success"] == true);
   CHECK(r["body"]["breakpoints"][0]["verified"] == true);
-  stop = resume(c, "reverseContinue", tid);
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  s = where(c, tid);
+  s = resume_to(c, "reverseContinue", tid);
   CHECK(s.function == "<module>");
   CHECK(s.file == PY_LINES_MAIN);
   CHECK(s.line == call);
@@ -175,9 +182,7 @@ TEST_CASE("Python breakpoints: a condition in Python, a logpoint, a hit count, f
                 {{"source", {{"path", PY_LINES_HELPER}}},
                  {"breakpoints", json::array({{{"line", square}, {"hitCondition", "== 2"}}})}});
   REQUIRE(r["success"] == true);
-  stop = resume(c, "continue", tid);
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  s = where(c, tid);
+  s = resume_to(c, "continue", tid);
   CHECK(s.line == square);
   CHECK(s.locals["n"] == "4");
   c.check_schema();
@@ -185,10 +190,7 @@ TEST_CASE("Python breakpoints: a condition in Python, a logpoint, a hit count, f
 
 TEST_CASE("Python breakpoints: a malformed condition is refused clearly", "[dap][python]") {
   test::DapClient c(REWIND_BIN);
-  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_MAIN);
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
-  c.event("initialized");
+  start_replay(c, PY_LINES_MAIN);
   json r = c.request("setBreakpoints",
                      {{"source", {{"path", PY_LINES_HELPER}}},
                       {"breakpoints", json::array({{{"line", 6}, {"condition", "(n >= 2"}}})}});
@@ -228,27 +230,19 @@ TEST_CASE("Python breakpoints in a loop the interpreter specializes: every pass,
        {"breakpoints", json::array({{{"line", body}, {"condition", "i == 13 or i == 31"}}})}});
   REQUIRE(r["success"] == true);
   for (const char* i : {"31", "13"}) {
-    stop = resume(c, "reverseContinue", tid);
-    REQUIRE(stop["body"]["reason"] == "breakpoint");
-    s = where(c, tid);
+    s = resume_to(c, "reverseContinue", tid);
     CHECK(s.line == body);
     CHECK(s.locals["i"] == i);
   }
   // And forwards again to the next one.
-  stop = resume(c, "continue", tid);
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  CHECK(where(c, tid).locals["i"] == "31");
+  CHECK(resume_to(c, "continue", tid).locals["i"] == "31");
   c.check_schema();
 }
 
 TEST_CASE("a Python function breakpoint by qualified name: its body's first line, both ways",
           "[dap][python]") {
-  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_MAIN);
   test::DapClient c(REWIND_BIN);
-  c.deadline(std::chrono::seconds(120));
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
-  c.event("initialized");
+  start_replay(c, PY_LINES_MAIN);
   // A native function and a Python one in the same request: the answer keeps the order.
   json r = c.request("setFunctionBreakpoints",
                      {{"breakpoints",
@@ -274,18 +268,15 @@ TEST_CASE("a Python function breakpoint by qualified name: its body's first line
   r = c.request("setFunctionBreakpoints", {{"breakpoints", {{{"name", "helper.churn"}}}}});
   REQUIRE(r["success"] == true);
   CHECK(r["body"]["breakpoints"][0]["verified"] == true);  // its code is known: helper.py ran
-  stop = resume(c, "continue", tid);
-  REQUIRE(stop["body"]["reason"] == "function breakpoint");
-  s = where(c, tid);
+  s = resume_to(c, "continue", tid, "function breakpoint");
   CHECK(s.function == "churn");
   CHECK(s.line == line_of(PY_LINES_HELPER, "acc = 0"));
   CHECK(s.locals["count"] == "60");
   r = c.request("setFunctionBreakpoints",
                 {{"breakpoints", {{{"name", "helper.accumulate"}, {"hitCondition", "2"}}}}});
   REQUIRE(r["success"] == true);
-  stop = resume(c, "reverseContinue", tid);  // back: n = 4 is the 1st hit, n = 3 the 2nd
-  REQUIRE(stop["body"]["reason"] == "function breakpoint");
-  CHECK(where(c, tid).locals["n"] == "3");
+  // back: n = 4 is the 1st hit, n = 3 the 2nd
+  CHECK(resume_to(c, "reverseContinue", tid, "function breakpoint").locals["n"] == "3");
   c.check_schema();
 }
 
@@ -306,9 +297,7 @@ TEST_CASE("a Python breakpoint set long after its module was imported binds at o
        {"breakpoints", json::array({{{"line", line_of(PY_LINES_HELPER, "square = n * n")}}})}});
   REQUIRE(r["success"] == true);
   CHECK(r["body"]["breakpoints"][0]["verified"] == true);
-  stop = resume(c, "reverseContinue", tid);
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  PyStop s = where(c, tid);
+  PyStop s = resume_to(c, "reverseContinue", tid);
   CHECK(s.function == "accumulate");
   CHECK(s.locals["n"] == "4");
   c.check_schema();
@@ -316,18 +305,10 @@ TEST_CASE("a Python breakpoint set long after its module was imported binds at o
 
 TEST_CASE("Python breakpoints in two threads: every call forwards, the last one back",
           "[dap][python]") {
-  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_LINES_THREADS);
   test::DapClient c(REWIND_BIN);
-  c.deadline(std::chrono::seconds(120));
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
-  c.event("initialized");
-  json r = c.request(
-      "setBreakpoints",
-      {{"source", {{"path", PY_LINES_HELPER}}},
-       {"breakpoints", json::array({{{"line", line_of(PY_LINES_HELPER, "square = n * n")}}})}});
-  REQUIRE(r["success"] == true);
-  REQUIRE(c.request("configurationDone")["success"] == true);
+  launch_with(c, PY_LINES_HELPER,
+              json::array({{{"line", line_of(PY_LINES_HELPER, "square = n * n")}}}),
+              PY_LINES_THREADS);
   // Forwards: each call once, in the thread that made it.
   std::map<std::string, int> thread_of;  // n -> thread
   std::string last;
