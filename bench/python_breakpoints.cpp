@@ -8,6 +8,7 @@
 //  - continue from one pass to the next (target: 100 ms median).
 // Each timed operation is checked (the pass it lands on, by the frame's local i); "wrong"
 // counts those that landed elsewhere.
+// A run that throws is reported on stderr and counted; the exit status is non-zero then.
 // Usage: python_breakpoints [--runs N] [--python PATH]. Prints medians in milliseconds.
 #include <algorithm>
 #include <cstdio>
@@ -107,42 +108,48 @@ int main(int argc, char** argv) {
   printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
 
   Samples plain, unreached, back, next;
-  for (int r = 0; r < runs; ++r) {
-    {
-      Timeline tl(dir);
-      Debugger d(tl);
-      plain.time([&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
-    }
-    {
-      Timeline tl(dir);
-      Debugger d(tl);
-      d.set_source_breakpoints(PY_LOOP, {line_spec(never)});
-      unreached.time(
-          [&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
-      // From the end: back to the loop line's last pass, then on from pass to pass.
-      d.set_source_breakpoints(PY_LOOP, {line_spec(loop)});
-      DebugStop hit;
-      back.time([&] {
-        hit = d.resume(Direction::Backward);
-        return !hit.breakpoint_ids.empty() &&
-               python_local(d, hit.stop.tid, "i") == std::to_string(kPasses - 1);
-      });
-      // Back 4 more passes, then forwards one pass at a time.
-      for (int k = 0; k < 4; ++k) hit = d.resume(Direction::Backward);
-      for (int k = 0; k < 3; ++k) {
-        std::string want = std::to_string(kPasses - 4 + k);
-        next.time([&] {
-          hit = d.resume(Direction::Forward);
-          return !hit.breakpoint_ids.empty() && python_local(d, hit.stop.tid, "i") == want;
-        });
+  int failed = 0;
+  for (int r = 0; r < runs; ++r) try {
+      {
+        Timeline tl(dir);
+        Debugger d(tl);
+        plain.time(
+            [&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
       }
+      {
+        Timeline tl(dir);
+        Debugger d(tl);
+        d.set_source_breakpoints(PY_LOOP, {line_spec(never)});
+        unreached.time(
+            [&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
+        // From the end: back to the loop line's last pass, then on from pass to pass.
+        d.set_source_breakpoints(PY_LOOP, {line_spec(loop)});
+        DebugStop hit;
+        back.time([&] {
+          hit = d.resume(Direction::Backward);
+          return !hit.breakpoint_ids.empty() &&
+                 python_local(d, hit.stop.tid, "i") == std::to_string(kPasses - 1);
+        });
+        // Back 4 more passes, then forwards one pass at a time.
+        for (int k = 0; k < 4; ++k) hit = d.resume(Direction::Backward);
+        for (int k = 0; k < 3; ++k) {
+          std::string want = std::to_string(kPasses - 4 + k);
+          next.time([&] {
+            hit = d.resume(Direction::Forward);
+            return !hit.breakpoint_ids.empty() && python_local(d, hit.stop.tid, "i") == want;
+          });
+        }
+      }
+    } catch (const std::exception& e) {  // a run that failed is counted and reported, not fatal
+      fprintf(stderr, "run %d failed: %s\n", r + 1, e.what());
+      ++failed;
     }
-  }
   double ref = median(plain.ms);
   print_row("plain replay, start to end", plain);
   print_row("replay with a breakpoint on a line never run", unreached, ref);
   print_row("reverseContinue from the end to the loop's last pass", back);
   print_row("continue to the next pass", next);
+  if (failed) printf("%d of %d runs failed (errors above)\n", failed, runs);
   std::system(("rm -rf " + top).c_str());
-  return plain.wrong + unreached.wrong + back.wrong + next.wrong ? 1 : 0;
+  return failed + plain.wrong + unreached.wrong + back.wrong + next.wrong ? 1 : 0;
 }

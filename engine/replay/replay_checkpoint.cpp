@@ -93,6 +93,13 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
     }
     if (!can_fork || maps_shared_memory(pid)) return nullptr;
   }
+  // A signal the kernel holds for a task (a watchpoint's SIGTRAP that came while the task
+  // was being interrupted) would be delivered to the fork or clone injected in it instead
+  // of the syscall running; the timeline takes the checkpoint at a later stop.
+  for (ReplayTask* t : live) {
+    ProcSignals s = read_proc_signals(t->tid);
+    if ((s.pending | s.shared_pending) & ~s.blocked) return nullptr;
+  }
   CheckpointPtr c(new Checkpoint);
   c->done = done_;
   c->points = points_;
