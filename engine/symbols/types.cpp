@@ -207,8 +207,16 @@ TypePtr TypeReader::read(std::optional<DieOffset> off) {
       t->kind = TypeKind::Enum;
       if (d.has(DW_AT_type)) t->target = read(d.ref(DW_AT_type));
       for (const Die& e : d.children())
-        if (e.tag() == DW_TAG_enumerator)
-          t->enumerators.emplace_back(e.string(DW_AT_name), e.sdata(DW_AT_const_value).value_or(0));
+        if (e.tag() == DW_TAG_enumerator) {
+          // DW_FORM_dataN values carry no sign (DWARF 5 §7.5.6): an unsigned enum's 130 in
+          // one byte is 130, not -126.
+          const Type* under = strip(t->target.get());
+          bool is_unsigned = under && (under->encoding == Encoding::Unsigned ||
+                                       under->encoding == Encoding::UnsignedChar);
+          int64_t v = is_unsigned ? int64_t(e.udata(DW_AT_const_value).value_or(0))
+                                  : e.sdata(DW_AT_const_value).value_or(0);
+          t->enumerators.emplace_back(e.string(DW_AT_name), v);
+        }
       t->declaration = d.flag(DW_AT_declaration);
       break;
     case DW_TAG_array_type:

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum color { RED, GREEN = 5, BLUE };
+enum color { RED, GREEN = 5, BLUE, INFRARED = 200 };  // 200: one unsigned DWARF byte
 struct point {
   int x, y;
 };

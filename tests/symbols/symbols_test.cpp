@@ -337,6 +337,7 @@ TEMPLATE_TEST_CASE("expressions", "[symbols][expressions]", LiveStop, ReplayStop
         {"c", "GREEN"},
         {"(int)c", "5"},
         {"(enum color)6", "BLUE"},
+        {"(enum color)200", "INFRARED"},
         {"$rip == $pc", "1"},
         {"$sp != 0", "1"},
         {"inner", "42"},
