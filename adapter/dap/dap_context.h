@@ -102,6 +102,7 @@ class DapContext {
   DataBreakpoints data_breakpoints;
   std::vector<uint64_t> user_checkpoints;  ///< checkpoint id - 1 -> event it was taken after
   std::optional<StopInfo> last_stop;
+  std::optional<ExceptionStop> last_exception;  ///< the last stop's Python exception
 
   /// The debugger. Throws RequestError before launch or attach.
   Debugger& debugger();
@@ -165,5 +166,10 @@ class DapContext {
   std::map<std::string, nlohmann::json> known_modules_;  ///< id -> Module, as announced
   std::unique_ptr<EventIndex> events_;                   ///< event_index(), made on first use
 };
+
+/// How a stop at Python exception `e` is told ("ValueError: bad 3", with where an uncaught
+/// one was raised when the stop is at its report): a stopped event's description and
+/// exceptionInfo's.
+std::string python_exception_description(const ExceptionStop& e);
 
 }  // namespace rwd

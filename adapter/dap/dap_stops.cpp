@@ -104,15 +104,38 @@ std::string DapContext::data_breakpoint_description(const StopInfo& stop, std::v
   return "Hardware watchpoint at " + hex(stop.addr);
 }
 
+std::string python_exception_description(const ExceptionStop& e) {
+  std::string out = e.type + (e.message.empty() ? "" : ": " + e.message);
+  if (e.uncaught) out += " (uncaught)";
+  std::string where = e.file.empty() ? "" : e.file + ":" + std::to_string(e.line);
+  if (e.at_report)
+    out += " — reported here; raised " + (where.empty() ? "" : "at " + where + ", ") +
+           "before where this continue began (reverse-continue goes there)";
+  return out;
+}
+
 void DapContext::stopped(const DebugStop& d, const std::string& step_reason, Direction dir) {
   refs.clear();
   if (scripts) scripts->new_stop();
   last_stop = d.stop;
+  last_exception = d.exception;
   for (const std::string& line : d.log) out.output("console", line + "\n");
   announce_changes();
   json body = {{"threadId", d.stop.tid}, {"allThreadsStopped", true}};
   std::vector<int> ids = d.breakpoint_ids;
-  switch (d.stop.reason) {
+  switch (d.exception ? StopReason::Signal : d.stop.reason) {
+    case StopReason::Signal:
+      if (const std::optional<ExceptionStop>& e = d.exception) {
+        body["reason"] = "exception";
+        body["text"] = e->type;
+        body["description"] = python_exception_description(*e);
+        break;
+      }
+      body["reason"] = "exception";
+      body["description"] =
+          "Signal " + signal_name(d.stop.signo) + " (" + signal_description(d.stop.signo) + ")";
+      body["text"] = signal_name(d.stop.signo);
+      break;
     case StopReason::Breakpoint: {
       body["reason"] = "breakpoint";
       const Breakpoint* bp = ids.empty() ? nullptr : dbg->breakpoint(ids.front());
@@ -127,12 +150,6 @@ void DapContext::stopped(const DebugStop& d, const std::string& step_reason, Dir
     case StopReason::Watchpoint:
       body["reason"] = "data breakpoint";
       body["description"] = data_breakpoint_description(d.stop, ids);
-      break;
-    case StopReason::Signal:
-      body["reason"] = "exception";
-      body["description"] =
-          "Signal " + signal_name(d.stop.signo) + " (" + signal_description(d.stop.signo) + ")";
-      body["text"] = signal_name(d.stop.signo);
       break;
     case StopReason::TraceStart:
       body["reason"] = step_reason;

@@ -14,7 +14,10 @@ Debugger::Debugger(Timeline& timeline)
       steps_(timeline, modules_),
       stepper_(timeline, modules_, refs_, steps_,
                [this](pid_t tid, uint64_t addr) { return stops_step(tid, addr); }),
-      python_(timeline, modules_, refs_) {
+      locator_(timeline, modules_),
+      python_(timeline, locator_, refs_),
+      exceptions_(timeline, locator_, refs_),
+      r_errors_(timeline, modules_, refs_) {
   moved();
 }
 
@@ -299,28 +302,40 @@ std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::st
 
 namespace {
 
-/// Arms a session's Python line breakpoints for one resume.
-class PythonResume {
+/// Arms a session's Python line breakpoints, Python exception and R error stops for one
+/// resume.
+class ScriptResume {
  public:
-  PythonResume(PythonBreakpoints& py, Direction dir) : py_(py) { py_.begin_resume(dir); }
-  ~PythonResume() { py_.end_resume(); }
-  PythonResume(const PythonResume&) = delete;
-  PythonResume& operator=(const PythonResume&) = delete;
+  ScriptResume(PythonBreakpoints& py, PythonExceptions& exc, RErrors& r, Direction dir)
+      : py_(py), exc_(exc), r_(r) {
+    py_.begin_resume(dir);
+    exc_.begin_resume(dir);
+  }
+  ~ScriptResume() {
+    py_.end_resume();
+    exc_.end_resume();
+    r_.end_resume();
+  }
+  ScriptResume(const ScriptResume&) = delete;
+  ScriptResume& operator=(const ScriptResume&) = delete;
 
  private:
   PythonBreakpoints& py_;
+  PythonExceptions& exc_;
+  RErrors& r_;
 };
 
 }  // namespace
 
 DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
   DebugStop out;
-  PythonResume python(python_, dir);
+  ScriptResume scripts(python_, exceptions_, r_errors_, dir);
   for (;;) {
     if (dir == Direction::Forward) {
       bool pending = std::any_of(breakpoints_.begin(), breakpoints_.end(),
                                  [](const auto& b) { return b.second.sites.empty(); }) ||
-                     python_.waits_for_interpreter();
+                     python_.waits_for_interpreter() || exceptions_.waits_for_interpreter() ||
+                     r_errors_.waits_for_interpreter();
       if (pending != code_mapping_stops_) tl_.set_stop_at_code_mappings(pending);
       code_mapping_stops_ = pending;
     }
@@ -328,11 +343,22 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
     // access (where they land from); a data breakpoint's stop is then moved back onto its
     // write below, where gdb's reverse semantics put it.
     python_.prepare();
+    exceptions_.prepare();
+    r_errors_.prepare();
     bool after = dir == Direction::Backward && python_.watching();
     out.stop = dir == Direction::Forward
                    ? tl_.resume_forward()
                    : tl_.resume_backward(after ? Timeline::WatchStop::AfterWrite
                                                : Timeline::WatchStop::BeforeWrite);
+    if (exceptions_.owns(out.stop) && !user_breakpoint_at(out.stop)) {
+      // Most of these hits go on at once (an exception propagating): nothing is re-read.
+      PythonExceptions::Outcome o = exceptions_.on_stop(out.stop, dir);
+      if (!o.stop) continue;
+      moved();
+      out.stop = o.at;
+      out.exception = o.exception;
+      return out;
+    }
     moved();
     if (python_.owns_watch(out.stop)) {
       PythonBreakpoints::Outcome o = python_.on_watch(out.stop, dir);
@@ -344,6 +370,17 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
       out.error = o.error;
       return out;
     }
+    if (exceptions_.owns(out.stop)) {
+      PythonExceptions::Outcome o = exceptions_.on_stop(out.stop, dir);
+      if (o.stop) {
+        moved();
+        out.stop = o.at;
+        out.exception = o.exception;
+        return out;
+      }
+      // Not a stop: the user breakpoint at the same place counts below.
+    }
+    if ((out.exception = r_errors_.error_at(out.stop))) return out;
     if (python_.is_code_start(out.stop)) python_.on_code_start(out.stop);
     if (out.stop.reason == StopReason::CodeMapped) {
       for (int id : rebind_breakpoints())
@@ -374,6 +411,14 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
     if (!out.breakpoint_ids.empty() || !out.error.empty()) return out;
     // A logpoint, a false condition or an unmet hit count: keep going.
   }
+}
+
+bool Debugger::user_breakpoint_at(const StopInfo& s) {
+  if (s.reason != StopReason::Breakpoint) return false;
+  CodeSite site = tl_.code_site(s.tid, s.addr);
+  return std::any_of(breakpoints_.begin(), breakpoints_.end(), [&](const auto& b) {
+    return std::binary_search(b.second.sites.begin(), b.second.sites.end(), site);
+  });
 }
 
 bool Debugger::stops_step(pid_t tid, uint64_t addr) {

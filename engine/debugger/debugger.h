@@ -10,12 +10,16 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/debugger/breakpoint_refs.h"
 #include "engine/debugger/line_stepper.h"
 #include "engine/debugger/python_breakpoints.h"
+#include "engine/debugger/python_exceptions.h"
+#include "engine/debugger/python_locator.h"
+#include "engine/debugger/r_errors.h"
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/interp/python/python_frames.h"
@@ -26,9 +30,10 @@ namespace rwd {
 /// How a resume ended, with what logpoints printed on the way.
 struct DebugStop {
   StopInfo stop;
-  std::vector<int> breakpoint_ids;  ///< user breakpoints that caused the stop
-  std::vector<std::string> log;     ///< logpoint messages, in order
-  std::string error;                ///< a condition that failed to evaluate (we stopped)
+  std::vector<int> breakpoint_ids;         ///< user breakpoints that caused the stop
+  std::vector<std::string> log;            ///< logpoint messages, in order
+  std::string error;                       ///< a condition that failed to evaluate (we stopped)
+  std::optional<ExceptionStop> exception;  ///< a Python exception's or R error's stop
 };
 
 /// A data breakpoint made from an expression.
@@ -92,6 +97,12 @@ class Debugger {
   const Breakpoint* breakpoint(int id) const;
   /// Chooses which recorded signals stop a forward continue (default: fatal ones).
   void set_signal_stops(SignalStops stops) { signal_stops_ = std::move(stops); }
+  /// Chooses which Python exceptions stop a continue, in both directions (default: none).
+  void set_python_exception_stops(PythonExceptionStops stops) {
+    exceptions_.set_stops(std::move(stops));
+  }
+  /// Chooses whether R errors stop a continue, in both directions (r_errors.h; default: no).
+  void set_r_error_stops(bool on) { r_errors_.set_enabled(on); }
 
   /// Continue forwards or backwards to the next (previous) breakpoint whose condition and
   /// hit condition hold, watchpoint, signal, or the end (start) of the trace. Logpoints on
@@ -99,7 +110,9 @@ class Debugger {
   /// the value changed (gdb's `watch`); a read/write one at every access. While a breakpoint
   /// is pending (its code not mapped yet), a forward run also pauses where new code is mapped
   /// (Timeline::set_stop_at_code_mappings) to bind it, so a hit in a library loaded during
-  /// the run is not missed.
+  /// the run is not missed. Python exceptions and R errors stop as
+  /// set_python_exception_stops() and set_r_error_stops() say (the stop then carries
+  /// `exception`).
   /// With `only_tid`, the breakpoints and watchpoints other tasks meet do not stop it (DAP's
   /// singleThread: the other tasks run as recorded, as if held).
   DebugStop resume(Direction dir, pid_t only_tid = 0);
@@ -170,6 +183,8 @@ class Debugger {
   std::vector<int> hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
                            std::string& error, bool count);
   std::string format_log(pid_t tid, const std::string& message);
+  /// Whether stop `s` is at a place where a user breakpoint is bound.
+  bool user_breakpoint_at(const StopInfo& s);
   /// Whether a step of `tid` that reaches `addr` stops there: a user breakpoint whose
   /// condition holds (its hit counted), or one whose condition cannot be evaluated.
   bool stops_step(pid_t tid, uint64_t addr);
@@ -183,7 +198,10 @@ class Debugger {
   ProgramSteps steps_;
   LineStepper stepper_;
   std::map<int, Breakpoint> breakpoints_;
+  PythonLocator locator_;
   PythonBreakpoints python_;
+  PythonExceptions exceptions_;
+  RErrors r_errors_;
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
   std::map<uint64_t, WatchKind> watches_;  ///< by address

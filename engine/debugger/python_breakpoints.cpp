@@ -50,38 +50,14 @@ bool wants_file(const Breakpoint& bp, const std::string& file) {
                                   : names_function(bp.spec.function, file, "");
 }
 
-/// The runtime range of function `name` among `modules`, {0, 0} when none has it.
-std::pair<uint64_t, uint64_t> function_range(const ModuleList& modules, const char* name) {
-  for (const auto& m : modules.modules())
-    for (const Symbol* s : m->symbols().lookup(name))
-      if (s->function) return {m->to_runtime(s->addr), m->to_runtime(s->addr + s->size)};
-  return {0, 0};
-}
-
 }  // namespace
 
 bool PythonBreakpoints::is_python_source(const std::string& path) {
   return path.ends_with(".py") || path.ends_with(".pyw");
 }
 
-const PythonReader* PythonBreakpoints::reader() {
-  if (reader_) return &*reader_;
-  if (modules_.modules().size() == modules_seen_) return nullptr;
-  modules_seen_ = modules_.modules().size();
-  try {
-    TimelineTarget t(tl_, tl_.current().tid);
-    InterpMemory mem(t);
-    reader_ = PythonReader::find(modules_, mem);
-  } catch (const Error&) {
-    return nullptr;  // not initialized far enough yet, or a version rewind cannot read
-  }
-  if (!reader_) return nullptr;
-  std::tie(eval_lo_, eval_hi_) = function_range(modules_, "_PyEval_EvalFrameDefault");
-  return &*reader_;
-}
-
 void PythonBreakpoints::discover(pid_t tid, uint64_t code) {
-  const PythonReader* py = reader();
+  const PythonReader* py = python_.reader();
   if (!py) return;
   TimelineTarget t(tl_, tid);
   InterpMemory mem(t);
@@ -106,7 +82,7 @@ void PythonBreakpoints::discover(pid_t tid, uint64_t code) {
 }
 
 void PythonBreakpoints::discover_stacks() {
-  const PythonReader* py = reader();
+  const PythonReader* py = python_.reader();
   if (!py) return;
   for (const TaskInfo& task : tl_.tasks()) {
     std::vector<uint64_t> codes;
@@ -123,7 +99,7 @@ void PythonBreakpoints::discover_stacks() {
 }
 
 void PythonBreakpoints::discover_functions() {
-  const PythonReader* py = reader();
+  const PythonReader* py = python_.reader();
   if (!py) return;
   pid_t tid = tl_.current().tid;
   std::vector<uint64_t> wanted;
@@ -151,7 +127,7 @@ void PythonBreakpoints::discover_functions() {
 
 bool PythonBreakpoints::bind(Breakpoint& bp) {
   Breakpoint before = bp;
-  const PythonReader* py = reader();
+  const PythonReader* py = python_.reader();
   bp.addrs.clear();
   bp.line = 0;
   bp.file.clear();
@@ -276,10 +252,10 @@ void PythonBreakpoints::begin_resume(Direction dir) {
 }
 
 void PythonBreakpoints::prepare() {
-  if (bps_.empty() || !reader()) return;
+  if (bps_.empty() || !python_.reader()) return;
   if (dir_ == Direction::Forward && !code_start_) {
     // Forwards, each module body run in a file with breakpoints is read for code.
-    uint64_t at = function_range(modules_, "PyEval_EvalCode").first;
+    uint64_t at = python_.function("PyEval_EvalCode");
     if (at) {
       try {
         code_start_site_ = tl_.code_site(tl_.current().tid, at);
@@ -298,7 +274,7 @@ bool PythonBreakpoints::any_pending() const {
 }
 
 bool PythonBreakpoints::waits_for_interpreter() {
-  return dir_ == Direction::Forward && !bps_.empty() && !reader();
+  return dir_ == Direction::Forward && !bps_.empty() && !python_.reader();
 }
 
 void PythonBreakpoints::end_resume() {
@@ -310,7 +286,7 @@ void PythonBreakpoints::end_resume() {
 
 void PythonBreakpoints::on_code_start(const StopInfo& s) {
   uint64_t code = tl_.registers(s.tid).rdi;  // PyEval_EvalCode(co, globals, locals)
-  const PythonReader* py = reader();
+  const PythonReader* py = python_.reader();
   if (!py) return;
   // Only files with breakpoints are read through (a program imports hundreds of modules,
   // each with hundreds of code objects).
@@ -335,12 +311,12 @@ void PythonBreakpoints::on_code_start(const StopInfo& s) {
 }
 
 uint64_t PythonBreakpoints::fetching_frame(pid_t tid, uint64_t addr) {
-  const PythonReader* py = reader();
+  const PythonReader* py = python_.reader();
   auto w = watched_.find(addr);
   if (!py || w == watched_.end()) return 0;
   uint64_t rip = tl_.registers(tid).rip;
-  if (rip < eval_lo_ || rip >= eval_hi_) return 0;  // quickening, code.co_code, ...
-  if (secondary_rips_.count(rip)) return 0;         // a later read of the same fetch
+  if (!python_.in_eval_loop(rip)) return 0;  // quickening, code.co_code, ...
+  if (secondary_rips_.count(rip)) return 0;  // a later read of the same fetch
   try {
     TimelineTarget t(tl_, tid);
     InterpMemory mem(t);
@@ -368,7 +344,7 @@ PythonBreakpoints::Outcome PythonBreakpoints::on_watch(const StopInfo& s, Direct
   // instruction starts there (or, fused into the one before it, the next). The unit's own
   // watchpoint stays: further reads of it on the way are part of the same fetch (some
   // builds load the opcode and the argument bytes apart).
-  const PythonReader& py = *reader();
+  const PythonReader& py = *python_.reader();
   uint64_t word = py.step_word(frame);
   disarm();
   bool unit = tl_.add_watchpoint(s.addr, 2, WatchKind::ReadWrite);
@@ -453,7 +429,8 @@ void PythonBreakpoints::note_landing(const StopInfo& s) {
 
 bool PythonBreakpoints::at_landing() {
   StopInfo now = tl_.current();
-  if (!landing_ || !reader()) return false;
+  const PythonReader* py = python_.reader();
+  if (!landing_ || !py) return false;
   const StopInfo& l = landing_->first;
   if (now.event != l.event || now.tid != l.tid) return false;
   try {
@@ -462,10 +439,10 @@ bool PythonBreakpoints::at_landing() {
     // before it, the one before that): a watched one is the fetch a reverse run meets first.
     TimelineTarget t(tl_, now.tid);
     InterpMemory mem(t);
-    uint64_t frame = reader_->current_frame(mem, now.tid);
+    uint64_t frame = py->current_frame(mem, now.tid);
     if (!frame) return false;
-    uint64_t instr = mem.u64(reader_->step_word(frame));
-    uint64_t code = reader_->frame_code(mem, frame);
+    uint64_t instr = mem.u64(py->step_word(frame));
+    uint64_t code = py->frame_code(mem, frame);
     for (uint64_t at : {instr, instr - 2}) {
       auto w = watched_.find(at);
       if (w != watched_.end() && w->second.first == code) return true;

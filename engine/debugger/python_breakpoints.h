@@ -29,6 +29,7 @@
 
 #include "engine/debugger/breakpoint_refs.h"
 #include "engine/debugger/line_stepper.h"
+#include "engine/debugger/python_locator.h"
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/interp/python/python_code.h"
 #include "engine/interp/python/python_frames.h"
@@ -38,9 +39,9 @@ namespace rwd {
 /// The Python line breakpoints of one debugging session.
 class PythonBreakpoints {
  public:
-  /// `modules`: the debugger's modules at the current point (refreshed by it after moves).
-  PythonBreakpoints(Timeline& timeline, ModuleList& modules, BreakpointRefs& refs)
-      : tl_(timeline), modules_(modules), refs_(refs) {}
+  /// `python`: the debugger's interpreter finder.
+  PythonBreakpoints(Timeline& timeline, PythonLocator& python, BreakpointRefs& refs)
+      : tl_(timeline), python_(python), refs_(refs) {}
   ~PythonBreakpoints() { end_resume(); }
   PythonBreakpoints(const PythonBreakpoints&) = delete;
   PythonBreakpoints& operator=(const PythonBreakpoints&) = delete;
@@ -111,8 +112,6 @@ class PythonBreakpoints {
   Outcome on_watch(const StopInfo& s, Direction dir);
 
  private:
-  /// The interpreter, looked for again when the modules change; nullptr when none.
-  const PythonReader* reader();
   /// Reads code object `code` and those nested in it into codes_ (through task `tid`).
   void discover(pid_t tid, uint64_t code);
   /// Every code object on the Python stacks of every task here.
@@ -133,12 +132,9 @@ class PythonBreakpoints {
   uint64_t fetching_frame(pid_t tid, uint64_t addr);
 
   Timeline& tl_;
-  ModuleList& modules_;
+  PythonLocator& python_;
   BreakpointRefs& refs_;
-  std::optional<PythonReader> reader_;
-  size_t modules_seen_ = SIZE_MAX;
-  uint64_t eval_lo_ = 0, eval_hi_ = 0;  ///< _PyEval_EvalFrameDefault's code
-  uint64_t code_start_ = 0;             ///< PyEval_EvalCode while its breakpoint is armed
+  uint64_t code_start_ = 0;  ///< PyEval_EvalCode while its breakpoint is armed
   std::optional<CodeSite> code_start_site_;
   std::map<uint64_t, PythonCode> codes_;  ///< by address
   std::map<int, Breakpoint> bps_;

@@ -115,4 +115,11 @@ Module* ModuleList::module_at(uint64_t addr) const {
   return nullptr;
 }
 
+std::pair<uint64_t, uint64_t> ModuleList::function_range(const char* name) const {
+  for (const auto& m : modules_)
+    for (const Symbol* s : m->symbols().lookup(name))
+      if (s->function) return {m->to_runtime(s->addr), m->to_runtime(s->addr + s->size)};
+  return {0, 0};
+}
+
 }  // namespace rwd

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/symbols/module.h"
@@ -21,6 +22,9 @@ class ModuleList {
   /// The module holding runtime address `addr`, nullptr when none.
   Module* module_at(uint64_t addr) const;
   const std::vector<std::shared_ptr<Module>>& modules() const { return modules_; }
+  /// The runtime range [lo, hi) of the function symbol `name` in the first module that
+  /// defines one ({0, 0} when none does).
+  std::pair<uint64_t, uint64_t> function_range(const char* name) const;
   /// The main executable (the module holding AT_ENTRY), nullptr before exec.
   Module* executable() const { return exe_; }
 

@@ -57,7 +57,12 @@ TEST_CASE("a replay debugged over DAP on stdio", "[dap]") {
   CHECK(init["body"]["supportsDataBreakpoints"] == true);
   CHECK(init["body"]["supportsDisassembleRequest"] == true);
   CHECK(init["body"]["supportsGotoTargetsRequest"] == false);
-  CHECK(init["body"]["exceptionBreakpointFilters"].size() == 3);
+  // Signals: fatal, all, named; Python: uncaught (default on), raised; R errors.
+  std::vector<std::string> filter_ids;
+  for (const json& f : init["body"]["exceptionBreakpointFilters"])
+    filter_ids.push_back(f["filter"]);
+  CHECK(filter_ids == std::vector<std::string>{"fatal", "all", "signals", "python-uncaught",
+                                               "python-raised", "r-error"});
   // A request is served exactly when its capability is announced: each one announced false is
   // answered "does not support", each one announced true is not (it fails otherwise here:
   // nothing is launched yet).

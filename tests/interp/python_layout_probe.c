@@ -6,6 +6,7 @@
 #include <internal/pycore_frame.h>
 #include <internal/pycore_interp.h>
 #include <internal/pycore_runtime.h>
+#include <opcode.h>
 _PyRuntimeState probe_runtime;
 PyInterpreterState probe_interp;
 PyThreadState probe_tstate;
@@ -26,6 +27,12 @@ PyDictObject probe_dict;
 PyCellObject probe_cell;
 PyFunctionObject probe_function;
 PyVarObject probe_var;
+PyBaseExceptionObject probe_exception;
+PyTracebackObject probe_traceback;
+PyFrameObject probe_frame_object;
+/// The opcodes the reader looks for, as enumerators (their values are in the DWARF).
+typedef enum { probe_op_raise_varargs = RAISE_VARARGS } probe_opcodes;
+probe_opcodes probe_opcode;
 int main(void) {
   return 0;
 }

@@ -50,6 +50,14 @@ class DwarfLayout {
     }
     return off;
   }
+  /// The value of enumerator `name` of enum type `type`; -1 when it has none of that name.
+  int64_t enumerator(const std::string& type, const std::string& name) {
+    const Type* t = strip(this->type(type).get());
+    if (t)
+      for (const auto& [n, v] : t->enumerators)
+        if (n == name) return v;
+    return -1;
+  }
   /// sizeof(name).
   int size(const std::string& name) { return int(type_size(*type(name))); }
 
@@ -78,6 +86,14 @@ TEST_CASE("CPython offsets match the DWARF of the version's own headers", "[pyth
   CHECK(dw.offset("PyFunctionObject", "func_code") == L.function_code);
   CHECK(dw.offset("PyThreadState", "next") == L.tstate_next);
   CHECK(dw.offset("PyThreadState", "native_thread_id") == L.tstate_native_thread_id);
+  CHECK(dw.offset("PyThreadState", "curexc_type") == L.tstate_curexc_type);  // -1 after 3.11
+  CHECK(dw.offset("PyThreadState", "curexc_value") == L.tstate_curexc_value);
+  CHECK(dw.offset("PyThreadState", "curexc_traceback") == L.tstate_curexc_traceback);
+  CHECK(dw.offset("PyThreadState", "current_exception") == L.tstate_current_exception);
+  CHECK(dw.offset("PyThreadState", "exc_info") == L.tstate_exc_info);
+  CHECK(dw.offset("_PyErr_StackItem", "exc_value") == py::kStackItemExcValue);
+  CHECK(dw.offset("_PyErr_StackItem", "previous_item") == py::kStackItemPrevious);
+  CHECK(dw.enumerator("probe_opcodes", "probe_op_raise_varargs") == L.op_raise_varargs);
   if (minor < 13) {
     CHECK(dw.offset("PyThreadState", "cframe") == L.tstate_cframe);
     CHECK(dw.offset("_PyCFrame", "current_frame") == L.cframe_current_frame);
@@ -121,4 +137,11 @@ TEST_CASE("CPython offsets match the DWARF of the version's own headers", "[pyth
   CHECK(dw.offset("PyFloatObject", "ob_fval") == py::kFloatValue);
   CHECK(dw.offset("PyDictObject", "ma_used") == py::kDictUsed);
   CHECK(dw.offset("PyCellObject", "ob_ref") == py::kCellRef);
+  CHECK(dw.offset("PyBaseExceptionObject", "args") == py::kExcArgs);
+  CHECK(dw.offset("PyBaseExceptionObject", "traceback") == py::kExcTraceback);
+  CHECK(dw.offset("PyTracebackObject", "tb_next") == py::kTbNext);
+  CHECK(dw.offset("PyTracebackObject", "tb_frame") == py::kTbFrame);
+  CHECK(dw.offset("PyTracebackObject", "tb_lasti") == py::kTbLasti);
+  CHECK(dw.offset("PyTracebackObject", "tb_lineno") == py::kTbLineno);
+  CHECK(dw.offset("PyFrameObject", "f_frame") == py::kFrameObjectFrame);
 }

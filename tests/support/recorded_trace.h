@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -36,8 +37,10 @@ inline std::string temp_dir(const std::string& prefix) {
 
 /// The trace of `program` recorded by the rewind binary `rewind` (its output discarded),
 /// recorded on the first call for that program, and again when a test has deleted it since.
-/// The traces are deleted when the test program ends. Fails the test when recording fails.
-inline const std::string& recorded_trace(const std::string& rewind, const std::string& program) {
+/// The traces are deleted when the test program ends. Fails the test when recording fails or
+/// the program's exit status (which `rewind record` exits with) is not `status`.
+inline const std::string& recorded_trace(const std::string& rewind, const std::string& program,
+                                         int status = 0) {
   static std::map<std::string, std::string> traces;
   static TempDirs made;
   auto it = traces.find(program);
@@ -46,7 +49,9 @@ inline const std::string& recorded_trace(const std::string& rewind, const std::s
   std::string dir = mkdtemp(tmpl);
   made.dirs.push_back(dir);
   std::string cmd = rewind + " record -o " + dir + "/trace " + program + " >/dev/null 2>&1";
-  REQUIRE(std::system(cmd.c_str()) == 0);
+  int rc = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(rc));
+  REQUIRE(WEXITSTATUS(rc) == status);
   return traces[program] = dir + "/trace";
 }
 

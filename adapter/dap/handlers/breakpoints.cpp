@@ -144,10 +144,22 @@ void set_exception_breakpoints(DapContext& c, const dap::SetExceptionBreakpoints
   Debugger& d = c.debugger();
   SignalStops stops;
   stops.fatal = false;
+  PythonExceptionStops python;
+  bool r_errors = false;
   json out = json::array();
   auto add = [&](const std::string& filter, const std::string& condition) {
     dap::Breakpoint b{0, true};
-    if (filter == "all") {
+    if (filter == "r-error") {
+      r_errors = true;
+    } else if (filter == "python-uncaught") {
+      python.uncaught = true;
+    } else if (filter == "python-raised") {
+      python.raised = true;
+      std::string text = condition;
+      std::replace(text.begin(), text.end(), ',', ' ');
+      std::istringstream in(text);
+      for (std::string type; in >> type;) python.types.push_back(type);
+    } else if (filter == "all") {
       stops.all = true;
     } else if (filter == "fatal") {
       stops.fatal = true;
@@ -169,6 +181,8 @@ void set_exception_breakpoints(DapContext& c, const dap::SetExceptionBreakpoints
   for (const std::string& f : a.filters) add(f, "");
   for (const dap::ExceptionFilterOption& o : a.filter_options) add(o.filter_id, o.condition);
   d.set_signal_stops(stops);
+  d.set_python_exception_stops(python);
+  d.set_r_error_stops(r_errors);
   r.respond({{"breakpoints", out}});
 }
 

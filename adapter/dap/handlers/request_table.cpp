@@ -77,7 +77,26 @@ json capabilities() {
         {"description", "Stop at the signals named in the condition"},
         {"default", false},
         {"supportsCondition", true},
-        {"conditionDescription", "Signal names or numbers, e.g. \"SIGUSR1 SIGALRM\""}}});
+        {"conditionDescription", "Signal names or numbers, e.g. \"SIGUSR1 SIGALRM\""}},
+       {{"filter", "python-uncaught"},
+        {"label", "Python: uncaught exceptions"},
+        {"description",
+         "Stop where a Python exception that ends the program or a thread unhandled was raised"},
+        {"default", true}},
+       {{"filter", "python-raised"},
+        {"label", "Python: raised exceptions"},
+        {"description",
+         "Stop where your Python code raises an exception, caught or not (not in the standard "
+         "library or installed packages)"},
+        {"default", false},
+        {"supportsCondition", true},
+        {"conditionDescription", "Exception type names, e.g. \"ValueError KeyError\""}},
+       {{"filter", "r-error"},
+        {"label", "R: errors"},
+        {"description",
+         "Stop where R signals an error (stop(), or an error in a builtin), caught by tryCatch "
+         "or not"},
+        {"default", false}}});
   // Features of requests served (their arguments' options), and behaviour.
   json caps = {{"supportsConditionalBreakpoints", true},
                {"supportsHitConditionalBreakpoints", true},

@@ -50,6 +50,9 @@ class PythonReader {
   uint64_t frame_code(InterpMemory& mem, uint64_t frame) const {
     return mem.u64(frame + uint64_t(layout_->frame_code));
   }
+  /// The thread state (PyThreadState) of the thread running on task `tid` (its native
+  /// thread id), or 0 when it has none. Throws InterpReadError.
+  uint64_t thread_state(InterpMemory& mem, pid_t tid) const;
   /// This version's struct offsets.
   const PythonLayout& layout() const { return *layout_; }
   /// The code objects of the function objects the interpreter's collector tracks (its
@@ -63,8 +66,6 @@ class PythonReader {
   InterpFrame read_frame(InterpMemory& mem, uint64_t frame) const;
   /// The first thread state, or 0 before the interpreter exists.
   uint64_t first_thread(InterpMemory& mem) const;
-  /// The thread state whose native thread id is `tid`, or 0. Throws InterpReadError.
-  uint64_t thread_state(InterpMemory& mem, pid_t tid) const;
   /// The word holding thread state `tstate`'s current frame (current_frame_word), or 0.
   /// Throws InterpReadError.
   uint64_t frame_word(InterpMemory& mem, uint64_t tstate) const;

@@ -22,6 +22,11 @@ struct PythonLayout {
   int cframe_current_frame;       ///< _PyCFrame.current_frame (3.11, 3.12)
   int tstate_current_frame;       ///< PyThreadState.current_frame (3.13)
   int tstate_native_thread_id;    ///< PyThreadState.native_thread_id (the Linux tid)
+  int tstate_curexc_type;         ///< PyThreadState.curexc_type (3.11; value and traceback follow)
+  int tstate_curexc_value;        ///< PyThreadState.curexc_value (3.11)
+  int tstate_curexc_traceback;    ///< PyThreadState.curexc_traceback (3.11)
+  int tstate_current_exception;   ///< PyThreadState.current_exception (3.12+)
+  int tstate_exc_info;            ///< PyThreadState.exc_info: the exception being handled
   int frame_code;                 ///< _PyInterpreterFrame.f_code / f_executable
   int frame_previous;
   int frame_instr;     ///< prev_instr (3.11, 3.12) / instr_ptr (3.13)
@@ -43,6 +48,7 @@ struct PythonLayout {
   int ascii_data;          ///< sizeof(PyASCIIObject): compact ASCII str data
   int compact_data;        ///< sizeof(PyCompactUnicodeObject): compact non-ASCII data
   bool long_tag;           ///< int size in lv_tag (3.12+) rather than ob_size
+  int op_raise_varargs;    ///< the RAISE_VARARGS opcode (a `raise` statement; Include/opcode.h)
 };
 
 /// The layout of CPython 3.`minor`, or nullptr for a version rewind does not know.
@@ -59,13 +65,19 @@ constexpr int kLongDigits = 24;                   // ob_digit (30-bit digits in 
 constexpr int kFloatValue = 16;                   // PyFloatObject.ob_fval
 constexpr int kDictUsed = 16;                     // PyDictObject.ma_used
 constexpr int kCellRef = 16;                      // PyCellObject.ob_ref
+constexpr int kExcArgs = 24, kExcTraceback = 40;  // PyBaseExceptionObject.args, .traceback
+constexpr int kStackItemExcValue = 0, kStackItemPrevious = 8;  // _PyErr_StackItem
+// PyTracebackObject: tb_next, tb_frame (a PyFrameObject), tb_lasti (bytes), tb_lineno.
+constexpr int kTbNext = 16, kTbFrame = 24, kTbLasti = 32, kTbLineno = 36;
+constexpr int kFrameObjectFrame = 24;  // PyFrameObject.f_frame: its _PyInterpreterFrame
 // The collector's lists (Include/internal/pycore_gc.h): each generation is a list head
 // (PyGC_Head: _gc_next, _gc_prev) and two ints; each tracked object follows its PyGC_Head.
 constexpr int kGcGenerations = 3, kGcGenerationSize = 24, kGcHeadSize = 16;
 // tp_flags bits (Include/object.h).
 constexpr uint64_t kLongSubclass = 1ull << 24, kListSubclass = 1ull << 25,
                    kTupleSubclass = 1ull << 26, kBytesSubclass = 1ull << 27,
-                   kUnicodeSubclass = 1ull << 28, kDictSubclass = 1ull << 29;
+                   kUnicodeSubclass = 1ull << 28, kDictSubclass = 1ull << 29,
+                   kBaseExcSubclass = 1ull << 30;
 // co_localspluskinds (Include/internal/pycore_code.h).
 constexpr uint8_t kFastHidden = 0x10, kFastLocal = 0x20, kFastCell = 0x40, kFastFree = 0x80;
 }  // namespace py

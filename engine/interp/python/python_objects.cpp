@@ -119,7 +119,10 @@ std::string python_float(double v) {
 }  // namespace
 
 std::string python_type_name(InterpMemory& m, uint64_t obj) {
-  uint64_t type = m.u64(obj + py::kObType);
+  return python_type_object_name(m, m.u64(obj + py::kObType));
+}
+
+std::string python_type_object_name(InterpMemory& m, uint64_t type) {
   return c_string(m, m.u64(type + py::kTpName));
 }
 

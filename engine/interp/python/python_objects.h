@@ -13,6 +13,9 @@ namespace rwd {
 
 /// The type name of the object at `obj` (its ob_type->tp_name). Throws InterpReadError.
 std::string python_type_name(InterpMemory& m, uint64_t obj);
+/// The name of the type object at `type` (its tp_name: "ValueError", "helper.Invalid").
+/// Throws InterpReadError.
+std::string python_type_object_name(InterpMemory& m, uint64_t type);
 
 /// The text of the str object at `obj`, as UTF-8 (at most `max_chars` code points, then
 /// "..."). Throws InterpReadError when it is not a readable str.
