@@ -93,12 +93,15 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
     }
     if (!can_fork || maps_shared_memory(pid)) return nullptr;
   }
-  // A signal the kernel holds for a task (a watchpoint's SIGTRAP that came while the task
-  // was being interrupted) would be delivered to the fork or clone injected in it instead
-  // of the syscall running; the timeline takes the checkpoint at a later stop.
+  // A SIGTRAP the kernel holds for a task (a watchpoint hit while the task was being
+  // interrupted) is delivered as soon as it runs: to the fork or clone injected in it,
+  // instead of the syscall entry; the timeline takes the checkpoint at a later stop. (Other
+  // pending signals, a replayed child's SIGCHLD, come after the injected syscall, which
+  // copes with them.)
+  constexpr uint64_t kTrap = 1ull << (SIGTRAP - 1);  // bit n-1 for signal n (proc(5))
   for (ReplayTask* t : live) {
     ProcSignals s = read_proc_signals(t->tid);
-    if ((s.pending | s.shared_pending) & ~s.blocked) return nullptr;
+    if ((s.pending | s.shared_pending) & ~s.blocked & kTrap) return nullptr;
   }
   CheckpointPtr c(new Checkpoint);
   c->done = done_;
