@@ -1,4 +1,4 @@
-# Exceptions for rewind's Python exception stops (tests/dap/dap_python_exceptions_test.cpp):
+# Exceptions for rewind's Python exception stops (tests/dap/dap_script_exceptions_test.cpp):
 # check() raises ValueError for odd numbers, which the loop catches; lookup() raises KeyError
 # from C code (a dict subscript), caught once; a thread then dies of an uncaught KeyError;
 # and the program ends with an uncaught RuntimeError raised in fail(), whose finally clause

@@ -25,6 +25,7 @@ const out = path.resolve(process.env.E2E_OUT || path.join(repo, 'build/vscode-e2
 const workspace = path.join(repo, 'samples');
 const source = path.join(workspace, 'c/crash.c');
 const pyScript = path.join(repo, 'tests/programs/nested_calls.py');
+const excScript = path.join(repo, 'tests/programs/python_lines/exceptions.py');
 const codeServer = path.join(prefix, 'node_modules/.bin/code-server');
 const STEP_TIMEOUT = 60000;
 
@@ -130,6 +131,13 @@ function writeSettings() {
           name: 'rewind: Record & Debug nested_calls.py (merged stack)',
           program: '/usr/bin/python3',
           args: [pyScript],
+        },
+        {
+          type: 'rewind',
+          request: 'launch',
+          name: 'rewind: Record & Debug exceptions.py',
+          program: '/usr/bin/python3',
+          args: [excScript],
         },
       ],
     },
@@ -540,7 +548,29 @@ async function main() {
     await waitForVariable('label', "'axxx'", 'the Python breakpoint');
     await screenshot('python-breakpoint');
     await stopDebugging();
-    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack, Python breakpoint');
+
+    // Python exceptions with the default filters (Python: uncaught exceptions on): Record &
+    // Debug of exceptions.py stops where the worker thread's uncaught KeyError was raised, the
+    // exception widget saying so; Continue goes on to the program's own uncaught RuntimeError,
+    // and Reverse Continue back to the KeyError.
+    const lookupLine = lineOf(excScript, 'return table[key]  # lookup line');
+    const failLine = lineOf(excScript, '# uncaught raise line');
+    await runCommand('Debug: Select and Start Debugging');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'rewind: Record & Debug exceptions.py' }).first().click();
+    log('started rewind: Record & Debug exceptions.py');
+    await waitForHighlightedLine(lookupLine, 'the uncaught KeyError raised in the worker thread');
+    const widget = page.locator('.exception-widget');
+    await widget.filter({ hasText: 'KeyError' }).first().waitFor({ timeout: STEP_TIMEOUT });
+    assert.match(await widget.first().textContent(), /'missing'/, 'the exception widget shows the message');
+    await screenshot('python-uncaught-exception');
+    await clickDebugButton('Continue');
+    await waitForHighlightedLine(failLine, 'the uncaught RuntimeError');
+    await widget.filter({ hasText: 'RuntimeError' }).first().waitFor({ timeout: STEP_TIMEOUT });
+    assert.match(await widget.first().textContent(), /gave up after 3/, 'the exception widget shows the message');
+    await clickDebugButton('Reverse');
+    await waitForHighlightedLine(lookupLine, 'Reverse Continue back to the KeyError');
+    await stopDebugging();
+    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack, Python breakpoint, Python exceptions');
   } catch (e) {
     await screenshot('failure').catch(() => {});
     // What the side bar's views showed, for a failure seen only in a CI log.
