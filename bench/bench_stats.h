@@ -1,9 +1,12 @@
 // Timing helpers shared by the C++ benchmarks under bench/ (the Python ones use
-// bench_common.py): wall time since a point, and the median of samples.
+// bench_common.py): wall time since a point, the median of samples, checked samples and their
+// Markdown row.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 namespace rwd::bench {
@@ -19,6 +22,31 @@ inline double ms_since(Clock::time_point t0) {
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/// Timed samples of one checked operation: wall times (ms) and how many gave a wrong result.
+struct Samples {
+  std::vector<double> ms;
+  int wrong = 0;
+  /// Times `op` (returning whether its result was right) once.
+  template <class Op>
+  void time(Op op) {
+    auto t0 = Clock::now();
+    bool right = op();
+    ms.push_back(ms_since(t0));
+    wrong += !right;
+  }
+};
+
+/// Prints `s` as a Markdown row: what, median ms, worst ms, runs, the median against
+/// `reference` ms (when given), wrong results.
+inline void print_row(const char* what, const Samples& s, double reference = 0) {
+  double worst = s.ms.empty() ? 0 : *std::max_element(s.ms.begin(), s.ms.end());
+  std::string ratio =
+      reference > 0 ? std::to_string(median(s.ms) / reference).substr(0, 4) + "x" : "";
+  printf("| %s | %.0f | %.0f | %zu | %s | %d |\n", what, median(s.ms), worst, s.ms.size(),
+         ratio.c_str(), s.wrong);
+  fflush(stdout);
 }
 
 }  // namespace rwd::bench

@@ -27,30 +27,12 @@ using namespace rwd;
 using bench::Clock;
 using bench::median;
 using bench::ms_since;
+using bench::print_row;
+using bench::Samples;
 
 namespace {
 
 constexpr int kPasses = 100'000;
-
-struct Samples {
-  std::vector<double> ms;
-  int wrong = 0;
-  template <class Op>
-  void time(Op op) {
-    auto t0 = Clock::now();
-    bool right = op();
-    ms.push_back(ms_since(t0));
-    wrong += !right;
-  }
-};
-
-void print_row(const char* what, const Samples& s, double reference = 0) {
-  double worst = s.ms.empty() ? 0 : *std::max_element(s.ms.begin(), s.ms.end());
-  printf("| %s | %.0f | %.0f | %zu | %s | %d |\n", what, median(s.ms), worst, s.ms.size(),
-         reference > 0 ? (std::to_string(median(s.ms) / reference).substr(0, 4) + "x").c_str() : "",
-         s.wrong);
-  fflush(stdout);
-}
 
 /// The innermost Python frame's local `name` on task `tid`, "" when there is none.
 std::string python_local(Debugger& d, pid_t tid, const std::string& name) {

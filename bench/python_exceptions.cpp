@@ -25,33 +25,17 @@ using namespace rwd;
 using bench::Clock;
 using bench::median;
 using bench::ms_since;
+using bench::print_row;
+using bench::Samples;
 
 namespace {
 
-struct Samples {
-  std::vector<double> ms;
-  int wrong = 0;
-  template <class Op>
-  void time(Op op) {
-    auto t0 = Clock::now();
-    bool right = op();
-    ms.push_back(ms_since(t0));
-    wrong += !right;
-  }
-};
-
-void print_row(const char* what, const Samples& s, double reference = 0) {
-  double worst = s.ms.empty() ? 0 : *std::max_element(s.ms.begin(), s.ms.end());
-  printf("| %s | %.0f | %.0f | %zu | %s | %d |\n", what, median(s.ms), worst, s.ms.size(),
-         reference > 0 ? (std::to_string(median(s.ms) / reference).substr(0, 4) + "x").c_str() : "",
-         s.wrong);
-  fflush(stdout);
-}
-
+/// Whether `d` is the end of the recording, not an exception stop.
 bool ends(const DebugStop& d) {
   return d.stop.reason == StopReason::TraceEnd && !d.exception;
 }
 
+/// Whether `d` is a stop at an exception of type `type`.
 bool raised(const DebugStop& d, const char* type) {
   return d.exception && d.exception->type == type;
 }
