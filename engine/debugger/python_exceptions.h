@@ -54,13 +54,16 @@ struct PythonExceptionStops {
 /// The exception stops of one debugging session.
 class PythonExceptions {
  public:
+  /// `python`: the debugger's interpreter finder; `refs`: where its breakpoints are planted.
   PythonExceptions(Timeline& timeline, PythonLocator& python, BreakpointRefs& refs)
       : tl_(timeline), python_(python), refs_(refs) {}
   ~PythonExceptions() { end_resume(); }
   PythonExceptions(const PythonExceptions&) = delete;
   PythonExceptions& operator=(const PythonExceptions&) = delete;
 
+  /// Which exceptions stop the next resumes (default: none).
   void set_stops(PythonExceptionStops stops) { stops_ = std::move(stops); }
+  /// What set_stops() set.
   const PythonExceptionStops& stops() const { return stops_; }
 
   /// A Debugger::resume in direction `dir` begins. Backwards, the exception the current task
