@@ -1,11 +1,12 @@
 // Timing helpers shared by the C++ benchmarks under bench/ (the Python ones use
 // bench_common.py): wall time since a point, the median of samples, checked samples and their
-// Markdown row.
+// Markdown row, and a command recorded for a benchmark.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,34 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
+
+/// A command run natively and then recorded by `rewind` into a new directory under /tmp
+/// (removed with what it holds when this goes).
+struct RecordedCommand {
+  std::string top;                      ///< the directory (/tmp/rewind-bench-NAME.XXXXXX)
+  std::string trace;                    ///< the trace in it
+  double native_ms = 0, record_ms = 0;  ///< wall times of the two runs
+  bool ok = false;                      ///< both exited with status 0
+  RecordedCommand(const std::string& rewind, const std::string& name, const std::string& cmd) {
+    std::string tmpl = "/tmp/rewind-bench-" + name + ".XXXXXX";
+    if (!mkdtemp(tmpl.data())) return;
+    top = tmpl;
+    trace = top + "/trace";
+    auto t0 = Clock::now();
+    if (std::system((cmd + " >/dev/null").c_str()) != 0) return;
+    native_ms = ms_since(t0);
+    t0 = Clock::now();
+    if (std::system((rewind + " record -o " + trace + " " + cmd + " >/dev/null").c_str()) != 0)
+      return;
+    record_ms = ms_since(t0);
+    ok = true;
+  }
+  ~RecordedCommand() {
+    if (!top.empty()) std::system(("rm -rf " + top).c_str());
+  }
+  RecordedCommand(const RecordedCommand&) = delete;
+  RecordedCommand& operator=(const RecordedCommand&) = delete;
+};
 
 /// Timed samples of one checked operation: wall times (ms) and how many gave a wrong result.
 struct Samples {

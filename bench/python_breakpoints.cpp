@@ -24,9 +24,7 @@
 #include "engine/interp/python/python_frames.h"
 
 using namespace rwd;
-using bench::Clock;
 using bench::median;
-using bench::ms_since;
 using bench::print_row;
 using bench::Samples;
 
@@ -70,22 +68,13 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, atoi(argv[++i]));
     if (!strcmp(argv[i], "--python") && i + 1 < argc) python = argv[++i];
   }
-  char tmpl[] = "/tmp/rewind-bench-pybp.XXXXXX";
-  std::string top = mkdtemp(tmpl);
-  std::string dir = top + "/trace";
-  std::string cmd = python + " " + PY_LOOP + " " + std::to_string(kPasses);
-  auto t0 = Clock::now();
-  if (std::system((cmd + " >/dev/null").c_str()) != 0) return 1;
-  double native = ms_since(t0);
-  t0 = Clock::now();
-  if (std::system(
-          (std::string(REWIND_BIN) + " record -o " + dir + " " + cmd + " >/dev/null").c_str()) != 0)
-    return 1;
-  double record = ms_since(t0);
+  bench::RecordedCommand rec(REWIND_BIN, "pybp",
+                             python + " " + PY_LOOP + " " + std::to_string(kPasses));
+  if (!rec.ok) return 1;
   const int loop = line_of(PY_LOOP, "# loop line");
   const int never = line_of(PY_LOOP, "# never reached");
   printf("bench/py_loop.py (%d passes) under %s: native %.0f ms, record %.0f ms\n", kPasses,
-         python.c_str(), native, record);
+         python.c_str(), rec.native_ms, rec.record_ms);
   printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
   printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
 
@@ -93,13 +82,13 @@ int main(int argc, char** argv) {
   int failed = 0;
   for (int r = 0; r < runs; ++r) try {
       {
-        Timeline tl(dir);
+        Timeline tl(rec.trace);
         Debugger d(tl);
         plain.time(
             [&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
       }
       {
-        Timeline tl(dir);
+        Timeline tl(rec.trace);
         Debugger d(tl);
         d.set_source_breakpoints(PY_LOOP, {line_spec(never)});
         unreached.time(
@@ -132,6 +121,5 @@ int main(int argc, char** argv) {
   print_row("reverseContinue from the end to the loop's last pass", back);
   print_row("continue to the next pass", next);
   if (failed) printf("%d of %d runs failed (errors above)\n", failed, runs);
-  std::system(("rm -rf " + top).c_str());
   return failed + plain.wrong + unreached.wrong + back.wrong + next.wrong ? 1 : 0;
 }

@@ -22,9 +22,7 @@
 #include "engine/debugger/debugger.h"
 
 using namespace rwd;
-using bench::Clock;
 using bench::median;
-using bench::ms_since;
 using bench::print_row;
 using bench::Samples;
 
@@ -51,22 +49,13 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--python") && i + 1 < argc) python = argv[++i];
     if (!strcmp(argv[i], "--raises") && i + 1 < argc) raises = std::max(1, atoi(argv[++i]));
   }
-  char tmpl[] = "/tmp/rewind-bench-pyexc.XXXXXX";
-  std::string top = mkdtemp(tmpl);
-  std::string dir = top + "/trace";
-  std::string cmd = python + " " + PY_RAISE + " " + std::to_string(raises);
-  auto t0 = Clock::now();
-  if (std::system((cmd + " >/dev/null").c_str()) != 0) return 1;
-  double native = ms_since(t0);
-  t0 = Clock::now();
-  if (std::system(
-          (std::string(REWIND_BIN) + " record -o " + dir + " " + cmd + " >/dev/null").c_str()) != 0)
-    return 1;
-  double record = ms_since(t0);
+  bench::RecordedCommand rec(REWIND_BIN, "pyexc",
+                             python + " " + PY_RAISE + " " + std::to_string(raises));
+  if (!rec.ok) return 1;
   printf(
       "bench/py_raise.py (%d exceptions raised and caught) under %s: native %.0f ms, record "
       "%.0f ms\n",
-      raises, python.c_str(), native, record);
+      raises, python.c_str(), rec.native_ms, rec.record_ms);
   printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
   printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
 
@@ -74,12 +63,12 @@ int main(int argc, char** argv) {
   int failed = 0;
   for (int r = 0; r < runs; ++r) try {
       {
-        Timeline tl(dir);
+        Timeline tl(rec.trace);
         Debugger d(tl);
         plain.time([&] { return ends(d.resume(Direction::Forward)); });
       }
       {
-        Timeline tl(dir);
+        Timeline tl(rec.trace);
         Debugger d(tl);
         PythonExceptionStops stops;
         stops.uncaught = true;
@@ -87,7 +76,7 @@ int main(int argc, char** argv) {
         uncaught.time([&] { return ends(d.resume(Direction::Forward)); });
       }
       {
-        Timeline tl(dir);
+        Timeline tl(rec.trace);
         Debugger d(tl);
         PythonExceptionStops never;
         never.raised = true;
@@ -111,7 +100,6 @@ int main(int argc, char** argv) {
   print_row("reverseContinue from the end to the last raise", back);
   print_row("reverseContinue to the raise before it", back_again);
   if (failed) printf("%d of %d runs failed (errors above)\n", failed, runs);
-  std::system(("rm -rf " + top).c_str());
   return failed + plain.wrong + uncaught.wrong + filtered.wrong + back.wrong + back_again.wrong ? 1
                                                                                                 : 0;
 }
