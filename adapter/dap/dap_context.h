@@ -102,7 +102,7 @@ class DapContext {
   DataBreakpoints data_breakpoints;
   std::vector<uint64_t> user_checkpoints;  ///< checkpoint id - 1 -> event it was taken after
   std::optional<StopInfo> last_stop;
-  std::optional<ExceptionStop> last_exception;  ///< the last stop's Python exception
+  std::optional<ExceptionStop> last_exception;  ///< the last stop's Python exception or R error
 
   /// The debugger. Throws RequestError before launch or attach.
   Debugger& debugger();
@@ -167,9 +167,9 @@ class DapContext {
   std::unique_ptr<EventIndex> events_;                   ///< event_index(), made on first use
 };
 
-/// How a stop at Python exception `e` is told ("ValueError: bad 3", with where an uncaught
-/// one was raised when the stop is at its report): a stopped event's description and
-/// exceptionInfo's.
-std::string python_exception_description(const ExceptionStop& e);
+/// How a stop at a script's exception `e` is told ("ValueError: bad 3"; "error: too big: 3"
+/// for R; with where an uncaught one was raised when the stop is at its report): a stopped
+/// event's description and exceptionInfo's.
+std::string exception_description(const ExceptionStop& e);
 
 }  // namespace rwd

@@ -104,7 +104,7 @@ std::string DapContext::data_breakpoint_description(const StopInfo& stop, std::v
   return "Hardware watchpoint at " + hex(stop.addr);
 }
 
-std::string python_exception_description(const ExceptionStop& e) {
+std::string exception_description(const ExceptionStop& e) {
   std::string out = e.type + (e.message.empty() ? "" : ": " + e.message);
   if (e.uncaught) out += " (uncaught)";
   std::string where = e.file.empty() ? "" : e.file + ":" + std::to_string(e.line);
@@ -123,15 +123,15 @@ void DapContext::stopped(const DebugStop& d, const std::string& step_reason, Dir
   announce_changes();
   json body = {{"threadId", d.stop.tid}, {"allThreadsStopped", true}};
   std::vector<int> ids = d.breakpoint_ids;
+  // A script's exception (Python, R) is told as an exception, whatever stop carries it.
   switch (d.exception ? StopReason::Signal : d.stop.reason) {
     case StopReason::Signal:
-      if (const std::optional<ExceptionStop>& e = d.exception) {
-        body["reason"] = "exception";
-        body["text"] = e->type;
-        body["description"] = python_exception_description(*e);
+      body["reason"] = "exception";
+      if (d.exception) {
+        body["text"] = d.exception->type;
+        body["description"] = exception_description(*d.exception);
         break;
       }
-      body["reason"] = "exception";
       body["description"] =
           "Signal " + signal_name(d.stop.signo) + " (" + signal_description(d.stop.signo) + ")";
       body["text"] = signal_name(d.stop.signo);

@@ -350,14 +350,17 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
                    ? tl_.resume_forward()
                    : tl_.resume_backward(after ? Timeline::WatchStop::AfterWrite
                                                : Timeline::WatchStop::BeforeWrite);
-    if (exceptions_.owns(out.stop) && !user_breakpoint_at(out.stop)) {
-      // Most of these hits go on at once (an exception propagating): nothing is re-read.
+    if (exceptions_.owns(out.stop)) {
       PythonExceptions::Outcome o = exceptions_.on_stop(out.stop, dir);
-      if (!o.stop) continue;
-      moved();
-      out.stop = o.at;
-      out.exception = o.exception;
-      return out;
+      if (o.stop) {
+        moved();
+        out.stop = o.at;
+        out.exception = o.exception;
+        return out;
+      }
+      // Most of these hits go on at once (an exception propagating): nothing is re-read,
+      // unless a user breakpoint at the same place counts below.
+      if (breakpoints_at(out.stop).empty()) continue;
     }
     moved();
     if (python_.owns_watch(out.stop)) {
@@ -369,16 +372,6 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
       out.breakpoint_ids = o.ids;
       out.error = o.error;
       return out;
-    }
-    if (exceptions_.owns(out.stop)) {
-      PythonExceptions::Outcome o = exceptions_.on_stop(out.stop, dir);
-      if (o.stop) {
-        moved();
-        out.stop = o.at;
-        out.exception = o.exception;
-        return out;
-      }
-      // Not a stop: the user breakpoint at the same place counts below.
     }
     if ((out.exception = r_errors_.error_at(out.stop))) return out;
     if (python_.is_code_start(out.stop)) python_.on_code_start(out.stop);
@@ -413,12 +406,13 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
   }
 }
 
-bool Debugger::user_breakpoint_at(const StopInfo& s) {
-  if (s.reason != StopReason::Breakpoint) return false;
+std::vector<int> Debugger::breakpoints_at(const StopInfo& s) {
+  std::vector<int> ids;
+  if (s.reason != StopReason::Breakpoint) return ids;
   CodeSite site = tl_.code_site(s.tid, s.addr);
-  return std::any_of(breakpoints_.begin(), breakpoints_.end(), [&](const auto& b) {
-    return std::binary_search(b.second.sites.begin(), b.second.sites.end(), site);
-  });
+  for (auto& [id, bp] : breakpoints_)
+    if (std::binary_search(bp.sites.begin(), bp.sites.end(), site)) ids.push_back(id);
+  return ids;
 }
 
 bool Debugger::stops_step(pid_t tid, uint64_t addr) {
@@ -431,12 +425,7 @@ DebugStop Debugger::step_stop(const StopInfo& s) {
   moved();
   DebugStop out;
   out.stop = s;
-  if (s.reason == StopReason::Breakpoint) {
-    CodeSite site = tl_.code_site(s.tid, s.addr);
-    for (auto& [id, bp] : breakpoints_)
-      if (std::binary_search(bp.sites.begin(), bp.sites.end(), site))
-        out.breakpoint_ids.push_back(id);
-  }
+  out.breakpoint_ids = breakpoints_at(s);
   return out;
 }
 

@@ -183,8 +183,9 @@ class Debugger {
   std::vector<int> hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
                            std::string& error, bool count);
   std::string format_log(pid_t tid, const std::string& message);
-  /// Whether stop `s` is at a place where a user breakpoint is bound.
-  bool user_breakpoint_at(const StopInfo& s);
+  /// The user breakpoints bound where breakpoint stop `s` is (whatever their conditions);
+  /// none for a stop of another kind.
+  std::vector<int> breakpoints_at(const StopInfo& s);
   /// Whether a step of `tid` that reaches `addr` stops there: a user breakpoint whose
   /// condition holds (its hit counted), or one whose condition cannot be evaluated.
   bool stops_step(pid_t tid, uint64_t addr);

@@ -48,7 +48,10 @@ bool PythonExceptions::trace_has_python() {
   std::filesystem::path files = std::filesystem::path(tl_.executable()).parent_path();
   for (const auto& entry : std::filesystem::directory_iterator(files, ec)) {
     std::string name = entry.path().filename().string();
-    if (name.starts_with("python") || name.starts_with("libpython")) has_python_ = true;
+    if (name.starts_with("python") || name.starts_with("libpython")) {
+      has_python_ = true;
+      break;
+    }
   }
   return *has_python_;
 }
@@ -101,26 +104,34 @@ void PythonExceptions::begin_resume(Direction dir) {
       skip_tid_ = noted_->at.tid;  // from a raise: its own PyTraceBack_Here call comes first
     return;
   }
-  // An exception propagating here, or being handled (an except or finally clause): its
-  // raise.
+  // An exception propagating here, or else the innermost one being handled (an except or
+  // finally clause): its raise.
+  std::vector<std::optional<Raise>> here = raises_in_flight(tl_.current().tid);
+  if (!here.empty()) target_ = here.front();
+}
+
+std::vector<std::optional<PythonExceptions::Raise>> PythonExceptions::raises_in_flight(pid_t tid) {
+  std::vector<std::optional<Raise>> out;
   const PythonReader* py = python_.reader();
-  if (!py) return;
-  pid_t tid = tl_.current().tid;
+  if (!py) return out;
   try {
     TimelineTarget t(tl_, tid);
     InterpMemory mem(t);
-    uint64_t tstate = py->thread_state(mem, tid);
-    if (!tstate) return;
-    auto exc = python_current_exception(mem, py->layout(), tstate);
-    if (!exc) {
-      std::vector<PythonException> handled = python_handled_exceptions(mem, py->layout(), tstate);
-      if (!handled.empty()) exc = handled.front();
+    uint64_t tstate = thread_state(mem, *py, tid);
+    if (!tstate) return out;
+    std::vector<PythonException> all;
+    if (auto exc = python_current_exception(mem, py->layout(), tstate)) all.push_back(*exc);
+    for (PythonException& e : python_handled_exceptions(mem, py->layout(), tstate))
+      all.push_back(std::move(e));
+    for (const PythonException& e : all) {
+      out.emplace_back();
+      if (e.traceback && python_type_name(mem, e.traceback) == "traceback")
+        out.back() = Raise{tid, python_traceback_innermost(mem, e.traceback).frame_object};
     }
-    if (!exc || !exc->traceback || python_type_name(mem, exc->traceback) != "traceback") return;
-    target_ = Raise{tid, python_traceback_innermost(mem, exc->traceback).frame_object};
   } catch (const Error&) {
-    // No readable exception here.
+    out.clear();  // a task of another program, or an interpreter in the middle of an update
   }
+  return out;
 }
 
 std::optional<PythonExceptions::RaiseCall> PythonExceptions::raise_call(InterpMemory& mem,
@@ -190,23 +201,9 @@ uint64_t PythonExceptions::thread_state(InterpMemory& mem, const PythonReader& p
 
 std::set<PythonExceptions::Raise> PythonExceptions::exceptions_in_flight() {
   std::set<Raise> out;
-  const PythonReader* py = python_.reader();
-  if (!py) return out;
-  for (const TaskInfo& task : tl_.tasks()) {
-    try {
-      TimelineTarget t(tl_, task.tid);
-      InterpMemory mem(t);
-      uint64_t tstate = py->thread_state(mem, task.tid);
-      if (!tstate) continue;
-      std::vector<PythonException> all = python_handled_exceptions(mem, py->layout(), tstate);
-      if (auto exc = python_current_exception(mem, py->layout(), tstate)) all.push_back(*exc);
-      for (const PythonException& e : all)
-        if (e.traceback && python_type_name(mem, e.traceback) == "traceback")
-          out.insert(Raise{task.tid, python_traceback_innermost(mem, e.traceback).frame_object});
-    } catch (const Error&) {
-      // A task of another program, or an interpreter in the middle of an update.
-    }
-  }
+  for (const TaskInfo& task : tl_.tasks())
+    for (const std::optional<Raise>& r : raises_in_flight(task.tid))
+      if (r) out.insert(*r);
   return out;
 }
 
@@ -236,9 +233,10 @@ bool PythonExceptions::is_raise(const StopInfo& s, const Raise& r) {
       tl_.registers(s.tid).rdi != r.frame_object)
     return false;
   const PythonReader* py = python_.reader();
+  if (!py) return false;
   TimelineTarget t(tl_, s.tid);
   InterpMemory mem(t);
-  return py && raise_call(mem, *py, s.tid, r.frame_object);
+  return raise_call(mem, *py, s.tid, r.frame_object).has_value();
 }
 
 StopInfo PythonExceptions::back_to(const Raise& r) {
@@ -275,23 +273,21 @@ PythonExceptions::Outcome PythonExceptions::on_stop(const StopInfo& s, Direction
   if (s.addr == traceback_here_) {
     const PythonReader* py = python_.reader();
     if (!py) return out;
-    uint64_t frame_object = tl_.registers(s.tid).rdi;  // PyTraceBack_Here(PyFrameObject*)
+    Raise here{s.tid, tl_.registers(s.tid).rdi};  // PyTraceBack_Here(PyFrameObject*)
     std::optional<ExceptionStop> e;
     {
       TimelineTarget t(tl_, s.tid);
       InterpMemory mem(t);
-      std::optional<RaiseCall> call = raise_call(mem, *py, s.tid, frame_object);
+      std::optional<RaiseCall> call = raise_call(mem, *py, s.tid, here.frame_object);
       if (!call) return out;  // propagating through a caller
       if (dir == Direction::Backward && skip_tid_ == s.tid) {
         skip_tid_ = 0;
         return out;
       }
-      bool target = target_ && target_->tid == s.tid && target_->frame_object == frame_object;
-      if (!target && !wanted(mem, *py, *call)) return out;
+      if (target_ != here && !wanted(mem, *py, *call)) return out;
       e = describe(mem, *py, *call);
       if (!e) return out;
     }
-    Raise here{s.tid, frame_object};
     out.stop = true;
     out.at = land(s);
     if (out.at.reason != StopReason::Breakpoint) return out;
@@ -330,9 +326,7 @@ PythonExceptions::Outcome PythonExceptions::on_stop(const StopInfo& s, Direction
   if (!raised_since) {
     // Raised before this continue began: stop at the report (reverse-continue goes back to
     // the raise), unless the continue began at that raise.
-    if (raise && passing_ && passing_->tid == raise->tid &&
-        passing_->frame_object == raise->frame_object)
-      return out;
+    if (raise && passing_ == raise) return out;
     e.at_report = true;
     out.stop = true;
     out.at = s;

@@ -114,6 +114,10 @@ class PythonExceptions {
   /// The thread state of task `tid` (PythonReader::thread_state, remembered). Throws
   /// InterpReadError.
   uint64_t thread_state(InterpMemory& mem, const PythonReader& py, pid_t tid);
+  /// The raises of the exceptions task `tid` is propagating (first) or handling (innermost
+  /// handler first) here, nullopt for one whose traceback is not started; empty when none
+  /// or unreadable.
+  std::vector<std::optional<Raise>> raises_in_flight(pid_t tid);
   /// The raises of the exceptions every task is propagating or handling here.
   std::set<Raise> exceptions_in_flight();
   /// A PyTraceBack_Here call that is a raise: the thread state, the raising frame (a

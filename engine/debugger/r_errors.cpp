@@ -11,14 +11,11 @@ constexpr size_t kMaxMessage = 1000;  // bytes of a message shown
 
 /// The C string at `addr` in task `tid`'s memory (at most kMaxMessage bytes), "" when
 /// unreadable.
-std::string c_string_at(Timeline& tl, pid_t tid, uint64_t addr) {
+std::string message_at(Timeline& tl, pid_t tid, uint64_t addr) {
   if (!addr) return "";
   try {
     TimelineTarget t(tl, tid);
-    std::vector<uint8_t> b = t.read_memory(addr, kMaxMessage);
-    size_t n = 0;
-    while (n < b.size() && b[n]) ++n;
-    return std::string(b.begin(), b.begin() + long(n));
+    return c_string_at(t, addr, kMaxMessage);
   } catch (const Error&) {
     return "";
   }
@@ -52,8 +49,8 @@ std::optional<ExceptionStop> RErrors::error_at(const StopInfo& s) {
   Registers r = tl_.registers(s.tid);
   ExceptionStop e;
   e.type = "error";
-  std::string format = c_string_at(tl_, s.tid, r.rsi);
-  e.message = format == "%s" ? c_string_at(tl_, s.tid, r.rdx) : format;
+  std::string format = message_at(tl_, s.tid, r.rsi);
+  e.message = format == "%s" ? message_at(tl_, s.tid, r.rdx) : format;
   return e;
 }
 

@@ -20,12 +20,6 @@ uint64_t read_u64(Target& t, uint64_t addr, bool& ok) {
   return v;
 }
 
-std::string read_c_string(Target& t, uint64_t addr) {
-  auto b = t.read_memory(addr, 4096);
-  auto nul = std::find(b.begin(), b.end(), uint8_t(0));
-  return std::string(b.begin(), nul);
-}
-
 /// (l_addr, l_name) of every entry of the dynamic loader's list (r_debug.r_map, found
 /// through the executable's DT_DEBUG entry); empty before the loader filled it in.
 std::vector<std::pair<uint64_t, std::string>> link_map_names(Target& t, const Module& exe) {
@@ -48,7 +42,7 @@ std::vector<std::pair<uint64_t, std::string>> link_map_names(Target& t, const Mo
     uint64_t l_addr = read_u64(t, lm, ok);
     uint64_t l_name = ok ? read_u64(t, lm + 8, ok) : 0;
     if (!ok) break;
-    out.emplace_back(l_addr, l_name ? read_c_string(t, l_name) : "");
+    out.emplace_back(l_addr, l_name ? c_string_at(t, l_name) : "");
     lm = read_u64(t, lm + 24, ok);  // l_next
   }
   return out;

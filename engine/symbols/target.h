@@ -4,8 +4,10 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/arch/registers.h"
@@ -29,6 +31,13 @@ class Target {
   /// PTRACE_GETFPREGS, <sys/user.h>); nullopt when they cannot be read.
   virtual std::optional<user_fpregs_struct> fp_registers(pid_t tid) = 0;
 };
+
+/// The NUL-terminated string at `addr` in `t`'s memory: at most `max` bytes, cut where the
+/// readable memory ends; "" when none of it can be read.
+inline std::string c_string_at(Target& t, uint64_t addr, size_t max = 4096) {
+  std::vector<uint8_t> b = t.read_memory(addr, max);
+  return std::string(b.begin(), std::find(b.begin(), b.end(), uint8_t(0)));
+}
 
 /// A process stopped under ptrace by the calling thread (the tracer).
 class PtraceTarget : public Target {

@@ -1,5 +1,6 @@
 // Breakpoints of every DAP kind: source lines, functions, instructions, signals (exception
 // filters) and data (hardware watchpoints).
+#include <algorithm>
 #include <sstream>
 
 #include "adapter/dap/handlers/dap_handlers.h"
@@ -74,16 +75,22 @@ DataId parse_data_id(const std::string& id) {
   return d;
 }
 
-/// The signals named in an exception filter's condition ("SIGUSR1 SIGALRM", "10,14"), and
-/// the names that are not signals (", "-separated) in `bad`.
-std::vector<int> signals_named(const std::string& condition, std::string& bad) {
+/// The names an exception filter's condition lists, separated by spaces or commas
+/// ("SIGUSR1 SIGALRM", "10,14", "ValueError, KeyError").
+std::vector<std::string> names_in(const std::string& condition) {
   std::string text = condition;
-  for (char& ch : text)
-    if (ch == ',') ch = ' ';
+  std::replace(text.begin(), text.end(), ',', ' ');
   std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string part; in >> part;) out.push_back(part);
+  return out;
+}
+
+/// The signals named in an exception filter's condition, and the names that are not
+/// signals (", "-separated) in `bad`.
+std::vector<int> signals_named(const std::string& condition, std::string& bad) {
   std::vector<int> out;
-  std::string part;
-  while (in >> part) {
+  for (const std::string& part : names_in(condition)) {
     if (int sig = signal_number(part))
       out.push_back(sig);
     else
@@ -155,10 +162,7 @@ void set_exception_breakpoints(DapContext& c, const dap::SetExceptionBreakpoints
       python.uncaught = true;
     } else if (filter == "python-raised") {
       python.raised = true;
-      std::string text = condition;
-      std::replace(text.begin(), text.end(), ',', ' ');
-      std::istringstream in(text);
-      for (std::string type; in >> type;) python.types.push_back(type);
+      for (std::string& type : names_in(condition)) python.types.push_back(std::move(type));
     } else if (filter == "all") {
       stops.all = true;
     } else if (filter == "fatal") {

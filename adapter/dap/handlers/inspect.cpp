@@ -184,20 +184,20 @@ void exception_info(DapContext& c, const dap::NoArguments&, DapRequest& r) {
   c.debugger();
   if (const std::optional<ExceptionStop>& e = c.last_exception) {
     // DAP ExceptionInfoResponse: breakMode "unhandled" for an exception that ends its
-    // thread or the program, "always" for one stopped at by the raised filter.
+    // thread or the program, "always" for one a filter stops at wherever it is raised.
     json details = {{"message", e->message}, {"typeName", e->type}};
     if (!e->file.empty())
       details["stackTrace"] =
           "  File \"" + e->file + "\", line " + std::to_string(e->line) + " (raised here)";
     r.respond({{"exceptionId", e->type},
-               {"description", python_exception_description(*e)},
+               {"description", exception_description(*e)},
                {"breakMode", e->uncaught ? "unhandled" : "always"},
                {"details", details}});
     return;
   }
   const std::optional<StopInfo>& stop = c.last_stop;
   if (!stop || stop->reason != StopReason::Signal)
-    throw RequestError("the program is not stopped at a signal or a Python exception");
+    throw RequestError("the program is not stopped at a signal, a Python exception or an R error");
   int sig = stop->signo;
   std::string details = stop->fatal ? "The recorded program was killed by this signal."
                                     : "The recorded program received this signal.";

@@ -46,6 +46,34 @@ std::string message_of_args(InterpMemory& m, const PythonLayout& l, uint64_t arg
   return python_repr(m, l, args, ignored);
 }
 
+/// The words of the exception set on thread state `tstate`, whichever way the version keeps
+/// them: 3.11's type, value and traceback; from 3.12 the exception object (as `value`) and
+/// its traceback. All 0 when none is set.
+struct CurrentWords {
+  uint64_t type = 0, value = 0, traceback = 0;
+};
+CurrentWords current_words(InterpMemory& m, const PythonLayout& l, uint64_t tstate) {
+  CurrentWords w;
+  if (l.tstate_current_exception >= 0) {
+    w.value = m.u64(tstate + uint64_t(l.tstate_current_exception));
+    if (w.value) w.traceback = m.u64(w.value + py::kExcTraceback);
+  } else {
+    w.type = m.u64(tstate + uint64_t(l.tstate_curexc_type));
+    w.value = m.u64(tstate + uint64_t(l.tstate_curexc_value));
+    w.traceback = m.u64(tstate + uint64_t(l.tstate_curexc_traceback));
+  }
+  return w;
+}
+
+/// The type object of an exception given as type `type` and value `value` (an instance's own
+/// type wins); its value's tp_flags in `value_flags` (0 without a value).
+uint64_t exception_type_object(InterpMemory& m, uint64_t type, uint64_t value,
+                               uint64_t& value_flags) {
+  uint64_t value_type = value ? m.u64(value + py::kObType) : 0;
+  value_flags = value_type ? m.u64(value_type + py::kTpFlags) : 0;
+  return value_flags & py::kBaseExcSubclass ? value_type : type;
+}
+
 }  // namespace
 
 PythonException python_exception(InterpMemory& m, const PythonLayout& l, uint64_t type,
@@ -53,10 +81,9 @@ PythonException python_exception(InterpMemory& m, const PythonLayout& l, uint64_
   PythonException e;
   e.value = value;
   e.traceback = tb;
-  uint64_t value_type = value ? m.u64(value + py::kObType) : 0;
-  uint64_t flags = value_type ? m.u64(value_type + py::kTpFlags) : 0;
+  uint64_t flags = 0;
+  type = exception_type_object(m, type, value, flags);
   bool instance = flags & py::kBaseExcSubclass;
-  if (instance) type = value_type;
   if (!type) throw InterpReadError("an exception without a type");
   e.type = short_name(python_type_object_name(m, type));
   if (instance)
@@ -70,35 +97,19 @@ PythonException python_exception(InterpMemory& m, const PythonLayout& l, uint64_
 
 std::optional<PythonException> python_current_exception(InterpMemory& m, const PythonLayout& l,
                                                         uint64_t tstate) {
-  if (l.tstate_current_exception >= 0) {
-    uint64_t exc = m.u64(tstate + uint64_t(l.tstate_current_exception));
-    if (!exc) return std::nullopt;
-    return python_exception(m, l, 0, exc, m.u64(exc + py::kExcTraceback));
-  }
-  uint64_t type = m.u64(tstate + uint64_t(l.tstate_curexc_type));
-  if (!type) return std::nullopt;
-  return python_exception(m, l, type, m.u64(tstate + uint64_t(l.tstate_curexc_value)),
-                          m.u64(tstate + uint64_t(l.tstate_curexc_traceback)));
+  CurrentWords w = current_words(m, l, tstate);
+  if (!w.type && !w.value) return std::nullopt;
+  return python_exception(m, l, w.type, w.value, w.traceback);
 }
 
 uint64_t python_current_traceback(InterpMemory& m, const PythonLayout& l, uint64_t tstate) {
-  if (l.tstate_current_exception >= 0) {
-    uint64_t exc = m.u64(tstate + uint64_t(l.tstate_current_exception));
-    return exc ? m.u64(exc + py::kExcTraceback) : 0;
-  }
-  return m.u64(tstate + uint64_t(l.tstate_curexc_traceback));
+  return current_words(m, l, tstate).traceback;
 }
 
 std::string python_current_exception_type(InterpMemory& m, const PythonLayout& l, uint64_t tstate) {
-  uint64_t type = 0, value = 0;
-  if (l.tstate_current_exception >= 0) {
-    value = m.u64(tstate + uint64_t(l.tstate_current_exception));
-  } else {
-    type = m.u64(tstate + uint64_t(l.tstate_curexc_type));
-    value = m.u64(tstate + uint64_t(l.tstate_curexc_value));
-  }
-  uint64_t value_type = value ? m.u64(value + py::kObType) : 0;
-  if (value_type && (m.u64(value_type + py::kTpFlags) & py::kBaseExcSubclass)) type = value_type;
+  CurrentWords w = current_words(m, l, tstate);
+  uint64_t flags = 0;
+  uint64_t type = exception_type_object(m, w.type, w.value, flags);
   return type ? short_name(python_type_object_name(m, type)) : "";
 }
 
