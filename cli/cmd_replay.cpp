@@ -69,7 +69,7 @@ void serve_one(const std::string& trace_dir, asio::io_context& io,
   asio::ip::tcp::socket socket(io);
   acceptor.accept(socket);
   acceptor.close();
-  gdb::serve(timeline, socket);
+  gdb::serve(timeline, socket, trace_dir);
 }
 
 int replay_with_gdb(const std::string& trace, int port, const std::vector<std::string>& gdb_args) {

@@ -23,6 +23,7 @@
 #include "adapter/dap/source_map.h"
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/script_stacks.h"
+#include "engine/debugger/value_history.h"
 
 namespace rwd {
 
@@ -47,6 +48,7 @@ struct ClientFeatures {
   bool lines_from_1 = true;        ///< linesStartAt1
   bool invalidated_event = false;  ///< supportsInvalidatedEvent
   bool run_in_terminal = false;    ///< supportsRunInTerminalRequest
+  bool progress = false;           ///< supportsProgressReporting
 };
 
 /// The state of one DAP session that request handlers read and change, and their shared
@@ -95,6 +97,8 @@ class DapContext {
   std::atomic<pid_t> recording{0};                   ///< the `rewind record` process while it runs
   std::mutex pause_mu;
   std::set<int64_t> interrupting_pauses;  ///< seqs of pauses that interrupted a running op
+  std::atomic<HistoryQuery*> running_query{nullptr};  ///< a rewind/history while it runs
+  std::atomic<int64_t> running_query_seq{-1};         ///< its request's seq (cancel names it)
 
   // References handed to the client.
   StopReferences refs;
@@ -103,6 +107,10 @@ class DapContext {
   std::vector<uint64_t> user_checkpoints;  ///< checkpoint id - 1 -> event it was taken after
   std::optional<StopInfo> last_stop;
   std::optional<ExceptionStop> last_exception;  ///< the last stop's Python exception or R error
+  /// The last rewind/history answer and what it was asked (a page of the same query is
+  /// served from it; rewind/seek's `change` indexes its changes).
+  std::optional<ValueHistory> history;
+  HistoryRequest history_request;
 
   /// The debugger. Throws RequestError before launch or attach.
   Debugger& debugger();

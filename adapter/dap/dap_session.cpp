@@ -34,8 +34,14 @@ void DapSession::on_arrival(const std::string& body) {
     }
   } else if (command == "cancel" && args.contains("requestId") &&
              args["requestId"].is_number_integer()) {
-    std::lock_guard lock(cancel_mu_);
-    cancelled_.insert(args["requestId"].get<int64_t>());
+    int64_t id = args["requestId"].get<int64_t>();
+    HistoryQuery* q = ctx_.running_query.load();
+    if (q && id == ctx_.running_query_seq.load()) {
+      q->interrupt();  // it answers with what it found so far
+    } else {
+      std::lock_guard lock(cancel_mu_);
+      cancelled_.insert(id);
+    }
   } else if (command == "disconnect" || command == "terminate") {
     on_client_gone();
   }
@@ -45,6 +51,7 @@ void DapSession::on_client_gone() {
   out_.abandon();
   if (pid_t child = ctx_.recording.load()) ::kill(child, SIGTERM);  // the trace is kept
   if (Timeline* t = ctx_.running_timeline.load()) t->interrupt();
+  if (HistoryQuery* q = ctx_.running_query.load()) q->interrupt();
 }
 
 bool DapSession::handle(const std::string& body) {

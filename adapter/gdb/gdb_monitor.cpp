@@ -2,6 +2,7 @@
 
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/script_stacks.h"
+#include "engine/debugger/value_history.h"
 #include "engine/errors.h"
 
 namespace rwd::gdb {
@@ -14,7 +15,10 @@ constexpr const char* kHelp =
     "  monitor stack         the stack with Python or R frames in place of the interpreter's\n"
     "  monitor script-stack  the Python or R frames alone, with their locals\n"
     "  monitor py-bt         the same for a Python program (named as gdb's python-gdb.py has it)\n"
-    "  monitor r-bt          the same for an R program\n";
+    "  monitor r-bt          the same for an R program\n"
+    "  monitor history EXPR  every change of EXPR's value over the recording (frame 0 of the\n"
+    "                        selected thread names it; it is followed at its address)\n"
+    "  monitor goto N        to change N of the last history (then: maint flush register-cache)\n";
 
 /// "Python" or "R", as a frame's language is shown.
 std::string language_name(const std::string& language) {
@@ -41,7 +45,8 @@ std::string native_line(size_t n, const StackFrame& f) {
 
 }  // namespace
 
-MonitorCommands::MonitorCommands(Timeline& timeline) : tl_(timeline) {}
+MonitorCommands::MonitorCommands(Timeline& timeline, std::string trace_dir)
+    : tl_(timeline), trace_dir_(std::move(trace_dir)) {}
 
 MonitorCommands::~MonitorCommands() = default;
 
@@ -80,6 +85,52 @@ std::string MonitorCommands::stack(pid_t tid, bool scripts_only) {
   return out;
 }
 
+std::string MonitorCommands::history(pid_t tid, const std::string& expr) {
+  if (expr.empty()) return "rewind: usage: monitor history EXPR\n";
+  HistoryQuery query(trace_dir_);
+  HistoryRequest req;
+  req.tid = tid;
+  req.expression = expr;
+  auto h = std::make_unique<ValueHistory>(query.run(debugger(), req));
+  std::string out = "History of " + expr + " (" + h->watched.type + ", " +
+                    std::to_string(h->watched.len) + " bytes at " + hex(h->watched.addr) +
+                    (h->frame_function.empty() ? "" : ", a local of " + h->frame_function) +
+                    "): " + std::to_string(h->changes.size()) + " changes\n";
+  for (size_t i = 0; i < h->changes.size(); ++i) {
+    const ValueChange& c = h->changes[i];
+    out += "  " + std::to_string(i) + "  event " + std::to_string(c.event) + "  thread " +
+           std::to_string(c.tid) + "  " + c.old_value + " -> " + c.new_value + "  in " +
+           (c.function.empty() ? hex(c.pc) : c.function) +
+           (c.file.empty() ? "" : " at " + c.file + ":" + std::to_string(c.line)) + "\n";
+  }
+  history_ = std::move(h);
+  history_expr_ = expr;
+  return out + "(monitor goto N goes to change N)\n";
+}
+
+std::string MonitorCommands::go_to(const std::string& arg) {
+  if (!history_) return "rewind: no history yet: monitor history EXPR first\n";
+  size_t used = 0;
+  unsigned long n = 0;
+  try {
+    n = std::stoul(arg, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != arg.size() || n >= history_->changes.size())
+    return "rewind: usage: monitor goto N, N from 0 to " +
+           std::to_string(history_->changes.size()) + " (exclusive) for the history of " +
+           history_expr_ + "\n";
+  const ValueChange& c = history_->changes[n];
+  DebugStop s = go_to_change(debugger(), *history_, c);
+  moved_ = s.stop;
+  return "Change " + std::to_string(n) + " of " + history_expr_ + ": " + c.old_value + " -> " +
+         c.new_value + " at event " + std::to_string(c.event) + ", thread " +
+         std::to_string(c.tid) +
+         ".\nrewind: the replay moved; run 'maint flush register-cache' so that gdb reads "
+         "the registers again\n";
+}
+
 std::string MonitorCommands::run(const std::string& cmd, pid_t tid, uint64_t event) {
   try {
     if (cmd == "when")
@@ -98,8 +149,16 @@ std::string MonitorCommands::run(const std::string& cmd, pid_t tid, uint64_t eve
       return stack(tid, true);
     }
     if (cmd == "help") return kHelp;
+    if (cmd.rfind("history", 0) == 0 && (cmd.size() == 7 || cmd[7] == ' ')) {
+      size_t b = cmd.find_first_not_of(' ', 7);
+      return history(tid, b == std::string::npos ? "" : cmd.substr(b));
+    }
+    if (cmd.rfind("goto", 0) == 0 && (cmd.size() == 4 || cmd[4] == ' ')) {
+      size_t b = cmd.find_first_not_of(' ', 4);
+      return go_to(b == std::string::npos ? "" : cmd.substr(b));
+    }
     return "rewind: unknown monitor command '" + cmd +
-           "'; known: when, stack, script-stack, py-bt, r-bt\n";
+           "'; known: when, stack, script-stack, py-bt, r-bt, history, goto\n";
   } catch (const Error& e) {
     return std::string("rewind: ") + e.what() + "\n";
   }

@@ -89,7 +89,8 @@ std::string xfer_reply(const std::string& data, std::string_view range) {
 
 class Session {
  public:
-  Session(Timeline& tl, asio::ip::tcp::socket& socket) : tl_(tl), socket_(socket) {
+  Session(Timeline& tl, asio::ip::tcp::socket& socket, const std::string& trace_dir)
+      : tl_(tl), monitor_(tl, trace_dir), socket_(socket) {
     last_stop_ = tl_.current();
     thread_ = stop_thread_ = last_stop_.tid;
   }
@@ -380,6 +381,11 @@ class Session {
     if (!bytes) return "E01";
     send("O" + to_hex(monitor_.run(std::string(bytes->begin(), bytes->end()), thread_,
                                    last_stop_.event)));
+    if (auto moved = monitor_.take_moved()) {
+      // monitor goto: the replay stands elsewhere now (gdb reads registers again once told).
+      last_stop_ = *moved;
+      thread_ = stop_thread_ = moved->tid;
+    }
     return "OK";
   }
 
@@ -519,7 +525,7 @@ class Session {
     WatchKind kind;
   };
   Timeline& tl_;
-  MonitorCommands monitor_{tl_};
+  MonitorCommands monitor_;
   HostFiles files_{[this](pid_t pid, pid_t tid, std::string_view name) {
     return processes_.proc_file(pid, tid, name);
   }};
@@ -575,8 +581,8 @@ std::string stop_reply(const StopInfo& s, bool first, WatchKind watch_kind,
   return "T05" + thread;
 }
 
-void serve(Timeline& timeline, asio::ip::tcp::socket& socket) {
-  Session s(timeline, socket);
+void serve(Timeline& timeline, asio::ip::tcp::socket& socket, const std::string& trace_dir) {
+  Session s(timeline, socket, trace_dir);
   s.run();
 }
 

@@ -14,8 +14,9 @@ namespace rwd::gdb {
 /// Serves one gdb connection on the connected `socket` until gdb detaches, kills or
 /// disconnects. Packets it does not know get the empty reply, as the protocol asks; writes
 /// to memory and registers are refused with an error (diversions are not built yet).
+/// `trace_dir` is the trace the timeline replays (monitor history replays it again).
 /// Throws Error on a broken connection.
-void serve(Timeline& timeline, asio::ip::tcp::socket& socket);
+void serve(Timeline& timeline, asio::ip::tcp::socket& socket, const std::string& trace_dir);
 
 /// The stop-reply packet payload for `stop` (a T packet with the thread, and swbreak,
 /// watch/awatch or replaylog:begin/end where they apply). `first` marks the initial stop,

@@ -388,7 +388,7 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
     if (out.stop.reason == StopReason::Watchpoint) {
       auto w = watches_.find(out.stop.addr);
       bool unchanged = out.stop.old_value == out.stop.new_value;
-      if (w != watches_.end() && w->second == WatchKind::Write && unchanged) continue;
+      if (w != watches_.end() && w->second.first == WatchKind::Write && unchanged) continue;
       if (after) {
         StopInfo on_write = tl_.step_backward(out.stop.tid);
         out.stop.event = on_write.event;
@@ -487,12 +487,17 @@ void Debugger::watch(const WatchInfo& w, WatchKind kind) {
   if (!tl_.add_watchpoint(w.addr, w.len, kind))
     throw Error("cannot watch " + std::to_string(w.len) + " bytes at " + hex(w.addr) +
                 ": all hardware watchpoint slots are in use");
-  watches_[w.addr] = kind;
+  watches_[w.addr] = {kind, w.len};
 }
 
 void Debugger::unwatch(const WatchInfo& w, WatchKind kind) {
   tl_.remove_watchpoint(w.addr, w.len, kind);
   watches_.erase(w.addr);
+}
+
+bool Debugger::watching(uint64_t addr, int len) const {
+  auto it = watches_.find(addr);
+  return it != watches_.end() && it->second == std::make_pair(WatchKind::Write, len);
 }
 
 }  // namespace rwd

@@ -152,6 +152,8 @@ class Debugger {
   /// Watches `w` (as watchable() returned it). Throws Error when no debug register is free.
   void watch(const WatchInfo& w, WatchKind kind);
   void unwatch(const WatchInfo& w, WatchKind kind);
+  /// Whether the user watches writes of `len` bytes at `addr` (watch()).
+  bool watching(uint64_t addr, int len) const;
 
  private:
   struct TaskView {
@@ -205,7 +207,7 @@ class Debugger {
   RErrors r_errors_;
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
-  std::map<uint64_t, WatchKind> watches_;  ///< by address
+  std::map<uint64_t, std::pair<WatchKind, int>> watches_;  ///< kind and bytes, by address
   SignalStops signal_stops_;
   std::vector<int> rebound_;  ///< ids whose binding changed since take_rebound_breakpoints()
   /// Every module seen in any process so far and every ELF file of the trace (one per file).

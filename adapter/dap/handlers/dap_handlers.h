@@ -107,6 +107,11 @@ void step(DapContext& c, const dap::StepArguments& a, DapRequest& r);
 void pause(DapContext& c, const dap::NoArguments& a, DapRequest& r);
 void restart(DapContext& c, const dap::NoArguments& a, DapRequest& r);
 void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r);
+// history.cpp
+/// rewind/history: the changes of a value over the recording (a second replay).
+void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r);
+/// rewind/seek with `change`: to change `index` of the last rewind/history answer.
+void seek_change(DapContext& c, int64_t index, DapRequest& r);
 // program.cpp
 void modules(DapContext& c, const dap::ModulesArguments& a, DapRequest& r);
 void loaded_sources(DapContext& c, const dap::NoArguments& a, DapRequest& r);

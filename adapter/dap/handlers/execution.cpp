@@ -99,35 +99,37 @@ void restart(DapContext& c, const dap::NoArguments&, DapRequest& r) {
   c.stopped(c.running([&] { return d.resume(Direction::Forward); }));
 }
 
-void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r) {
+void seek(DapContext& c, const dap::SeekArguments& args, DapRequest& r) {
+  if (args.change) return seek_change(c, *args.change, r);  // history.cpp
   Debugger& d = c.debugger();
+  const int64_t event = *args.event;
   uint64_t count = c.timeline->event_count();
   uint64_t from = c.timeline->current().event;
-  if (a.event < 1 || uint64_t(a.event) > count)
-    throw RequestError("event " + std::to_string(a.event) + " is not in this trace (events 1 to " +
+  if (event < 1 || uint64_t(event) > count)
+    throw RequestError("event " + std::to_string(event) + " is not in this trace (events 1 to " +
                        std::to_string(count) + ")");
   c.out.event("continued",
               {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
   DebugStop s;
   s.stop = c.running([&] {
               DebugStop moved;
-              moved.stop = c.timeline->seek(uint64_t(a.event));
+              moved.stop = c.timeline->seek(uint64_t(event));
               return moved;
             }).stop;
   d.refresh();
   r.respond(c.when());
-  if (s.stop.event < uint64_t(a.event)) {
+  if (s.stop.event < uint64_t(event)) {
     // The events that end the program (its exit_group, the exits, the trace's end) have no
     // point after them with a live task: say so rather than land silently earlier.
-    const EventEntry* e = c.event_index().at(uint64_t(a.event));
-    c.out.output("important", "rewind: event " + std::to_string(a.event) +
+    const EventEntry* e = c.event_index().at(uint64_t(event));
+    c.out.output("important", "rewind: event " + std::to_string(event) +
                                   (e ? " (" + e->text + ")" : std::string()) +
                                   " comes after the program's last instruction: the replay "
                                   "stops at the end of the recording, just after event " +
                                   std::to_string(s.stop.event) + "\n");
   }
   if (c.client.invalidated_event) c.out.event("invalidated", {{"areas", json::array({"all"})}});
-  c.stopped(s, "goto", uint64_t(a.event) < from ? Direction::Backward : Direction::Forward);
+  c.stopped(s, "goto", uint64_t(event) < from ? Direction::Backward : Direction::Forward);
 }
 
 }  // namespace rwd::handlers

@@ -50,6 +50,7 @@ const std::vector<RequestHandler>& request_handlers() {
       {"rewind/seek", typed(&seek), nullptr},
       {"rewind/checkpoints", typed(&checkpoints), nullptr},
       {"rewind/when", typed(&when), nullptr},
+      {"rewind/history", typed(&history), nullptr},
       {"rewind/interpreterStack", typed(&interpreter_stack), nullptr},
       // Requests of the specification rewind does not serve: announced as unsupported.
       {"restartFrame", {}, "supportsRestartFrame"},

@@ -130,7 +130,8 @@ std::string record_program(DapContext& c, const dap::LaunchArguments& a) {
 }  // namespace
 
 void initialize(DapContext& c, const dap::InitializeArguments& a, DapRequest& r) {
-  c.client = {a.lines_start_at_1, a.supports_invalidated_event, a.supports_run_in_terminal};
+  c.client = {a.lines_start_at_1, a.supports_invalidated_event, a.supports_run_in_terminal,
+              a.supports_progress};
   r.respond(capabilities());
 }
 

@@ -56,6 +56,7 @@ void from_json(const json& j, InitializeArguments& a) {
   a.lines_start_at_1 = optional_arg<bool>(j, "linesStartAt1", true);
   a.supports_invalidated_event = optional_arg<bool>(j, "supportsInvalidatedEvent", false);
   a.supports_run_in_terminal = optional_arg<bool>(j, "supportsRunInTerminalRequest", false);
+  a.supports_progress = optional_arg<bool>(j, "supportsProgressReporting", false);
 }
 
 void from_json(const json& j, LaunchArguments& a) {
@@ -223,7 +224,23 @@ void from_json(const json& j, TimelineArguments& a) {
 }
 
 void from_json(const json& j, SeekArguments& a) {
-  a.event = required<int64_t>(j, "event");
+  a.event = maybe<int64_t>(j, "event");
+  a.change = maybe<int64_t>(j, "change");
+  if (a.event.has_value() == a.change.has_value())
+    throw RequestError("rewind/seek takes either \"event\" or \"change\"");
+}
+
+void from_json(const json& j, HistoryArguments& a) {
+  a.expression = required<std::string>(j, "expression");
+  a.frame_id = reference<int>(j, "frameId");
+  a.start_event = maybe<int64_t>(j, "startEvent");
+  a.end_event = maybe<int64_t>(j, "endEvent");
+  a.start = optional_arg<int64_t>(j, "start", 0);
+  a.count = optional_arg<int64_t>(j, "count", 100);
+  a.order = optional_arg<std::string>(j, "order", "oldest");
+  if (a.start < 0 || a.count < 0) throw RequestError("start and count must not be negative");
+  if (a.order != "oldest" && a.order != "newest")
+    throw RequestError("order is \"oldest\" or \"newest\", not \"" + a.order + "\"");
 }
 
 void from_json(const json& j, CheckpointsArguments& a) {

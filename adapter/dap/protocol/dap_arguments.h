@@ -23,6 +23,7 @@ struct InitializeArguments {
   bool lines_start_at_1 = true;             ///< linesStartAt1
   bool supports_invalidated_event = false;  ///< supportsInvalidatedEvent
   bool supports_run_in_terminal = false;    ///< supportsRunInTerminalRequest
+  bool supports_progress = false;           ///< supportsProgressReporting
 };
 
 /// What launch and attach share (docs/dap.md, "Launch and attach").
@@ -191,9 +192,20 @@ struct TimelineArguments {
   std::optional<uint64_t> start;  ///< absent: around the current event
   std::optional<uint64_t> count;
 };
-/// rewind/seek: go to the end of event `event`.
+/// rewind/seek: go to the end of event `event`, or to change `change` of the last
+/// rewind/history answer (exactly one of them).
 struct SeekArguments {
-  int64_t event = 0;
+  std::optional<int64_t> event;
+  std::optional<int64_t> change;
+};
+/// rewind/history: the changes of `expression`'s value (frame `frameId`) over the recording
+/// or events [startEvent, endEvent], a page of `count` from `start`, oldest or newest first.
+struct HistoryArguments : FrameArguments {
+  std::string expression;
+  std::optional<int64_t> start_event, end_event;
+  int64_t start = 0;
+  int64_t count = 100;
+  std::string order = "oldest";
 };
 /// rewind/checkpoints: "list", "add", or "restore" checkpoint `id`.
 struct CheckpointsArguments {
@@ -224,6 +236,7 @@ void from_json(const nlohmann::json& j, StackTraceArguments& a);
 void from_json(const nlohmann::json& j, ScopesArguments& a);
 void from_json(const nlohmann::json& j, VariablesArguments& a);
 void from_json(const nlohmann::json& j, EvaluateArguments& a);
+void from_json(const nlohmann::json& j, HistoryArguments& a);
 void from_json(const nlohmann::json& j, SetVariableArguments& a);
 void from_json(const nlohmann::json& j, SetExpressionArguments& a);
 void from_json(const nlohmann::json& j, CompletionsArguments& a);

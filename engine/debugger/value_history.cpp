@@ -1,0 +1,228 @@
+#include "engine/debugger/value_history.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "engine/errors.h"
+#include "engine/symbols/call_stack.h"
+#include "engine/symbols/value.h"
+
+namespace rwd {
+
+namespace {
+
+/// The x86-64 red zone below the stack pointer that a leaf function may use (System V ABI,
+/// §3.2.2), bytes.
+constexpr uint64_t kRedZone = 128;
+
+/// The frame whose stack slot a value lives in: its canonical frame address, function and
+/// the function's entry (runtime address; 0 when unknown).
+struct OwningFrame {
+  uint64_t cfa = 0;
+  std::string function;
+  uint64_t entry = 0;
+};
+
+/// The frame of task `tid` whose stack holds `addr`; nullopt when `addr` is not on that
+/// task's stack at the current point.
+std::optional<OwningFrame> owning_frame(Debugger& d, pid_t tid, uint64_t addr) {
+  uint64_t rsp = d.target(tid).registers(tid).rsp;
+  if (addr + kRedZone < rsp) return std::nullopt;
+  for (const StackFrame& f : d.stack(tid)) {
+    if (f.inlined || !f.cfa || addr >= f.cfa) continue;
+    OwningFrame o{f.cfa, f.function, 0};
+    if (f.fn && f.module) o.entry = f.module->to_runtime(f.fn->entry);
+    return o;
+  }
+  return std::nullopt;
+}
+
+/// Whether task `tid`'s stack (at `d`'s current point) still holds frame (cfa, function).
+bool frame_alive(Debugger& d, pid_t tid, uint64_t cfa, const std::string& function) {
+  try {
+    for (const StackFrame& f : d.stack(tid))
+      if (f.cfa == cfa && f.function == function) return true;
+  } catch (const Error&) {
+  }
+  return false;
+}
+
+/// Names the code at runtime address `pc` of the process `d` stands in: function, file and
+/// line. Reloads the modules once when no module holds it (a library mapped since).
+void describe_code(Debugger& d, uint64_t pc, ValueChange& c) {
+  Module* m = d.modules().module_at(pc);
+  if (!m) {
+    d.refresh();
+    m = d.modules().module_at(pc);
+  }
+  if (!m) return;
+  uint64_t link = m->to_link(pc);
+  if (DwarfIndex* dw = m->dwarf())
+    if (const FunctionInfo* fn = dw->function_at(link)) c.function = fn->name;
+  if (c.function.empty())
+    if (const Symbol* s = m->symbols().function_at(link)) c.function = s->demangled;
+  if (auto line = source_line_at(d.modules(), pc)) {
+    c.file = line->file;
+    c.line = line->line;
+  }
+}
+
+/// Recorded pids of tasks by tid, read again from the timeline for a tid not seen yet.
+class TaskProcesses {
+ public:
+  explicit TaskProcesses(Timeline& tl) : tl_(tl) {}
+  pid_t pid_of(pid_t tid) {
+    auto it = pids_.find(tid);
+    if (it != pids_.end()) return it->second;
+    for (const TaskInfo& t : tl_.tasks()) pids_[t.tid] = t.pid;
+    it = pids_.find(tid);
+    return it == pids_.end() ? 0 : it->second;
+  }
+
+ private:
+  Timeline& tl_;
+  std::map<pid_t, pid_t> pids_;
+};
+
+/// A write watchpoint on `w` in `tl` for as long as it lives, unless the debugger's user
+/// watches the same bytes already (the same slot serves both then).
+class ScopedWatch {
+ public:
+  ScopedWatch(Timeline& tl, const WatchInfo& w, bool shared) : tl_(tl), w_(w), owned_(!shared) {
+    if (owned_ && !tl_.add_watchpoint(w.addr, w.len, WatchKind::Write))
+      throw Error("cannot follow " + std::to_string(w.len) + " bytes at " + hex(w.addr) +
+                  ": all hardware watchpoint slots are in use (remove a data breakpoint)");
+  }
+  ~ScopedWatch() {
+    if (owned_) tl_.remove_watchpoint(w_.addr, w_.len, WatchKind::Write);
+  }
+  ScopedWatch(const ScopedWatch&) = delete;
+  ScopedWatch& operator=(const ScopedWatch&) = delete;
+
+ private:
+  Timeline& tl_;
+  WatchInfo w_;
+  bool owned_;
+};
+
+bool run_ended(const StopInfo& s) {
+  return s.reason == StopReason::TraceEnd || s.reason == StopReason::Interrupted;
+}
+
+}  // namespace
+
+ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
+                               const std::function<void(uint64_t, size_t)>& progress) {
+  ValueHistory h;
+  h.watched = d.watchable(req.tid, req.frame, req.expression);
+  for (const TaskInfo& t : d.timeline().tasks())
+    if (t.tid == req.tid) h.pid = t.pid;
+  if (req.frame >= d.stack(req.tid).size())
+    throw Error("no frame " + std::to_string(req.frame) + " in task " + std::to_string(req.tid));
+  // A stack variable belongs to one call: its writes count while that call's frame lives,
+  // and calls before or after it that put a frame at the same address (a loop calling the
+  // function again) are told apart at their entries.
+  std::optional<OwningFrame> scope = owning_frame(d, req.tid, h.watched.addr);
+  if (scope) h.frame_function = scope->function.empty() ? "??" : scope->function;
+  std::optional<CodeSite> entry_site;
+  if (scope && scope->entry) entry_site = d.timeline().code_site(req.tid, scope->entry);
+  uint64_t now_event = d.timeline().current().event;
+
+  interrupted_ = false;
+  Timeline tl(trace_dir_);
+  running_ = &tl;
+  struct Unregister {
+    std::atomic<Timeline*>& r;
+    ~Unregister() { r = nullptr; }
+  } unregister{running_};
+  Debugger qd(tl);
+  FormatOptions format = symbolizing_options(qd.modules());
+  auto show = [&](const std::vector<uint8_t>& bytes, pid_t tid) {
+    if (bytes.empty()) return std::string("<unknown>");
+    return format_value(Value::of(h.watched.value_type, bytes), qd.target(tid), format);
+  };
+
+  StopInfo s = req.first_event > 1 ? tl.seek(req.first_event) : tl.current();
+  ScopedWatch watch(tl, h.watched, false);
+  if (entry_site) tl.add_breakpoint(*entry_site);
+  std::vector<uint64_t> calls;  // events of the calls that made the frame again
+  std::vector<size_t> call_of;  // per change: how many such calls came before it
+  TaskProcesses processes(tl);
+  uint64_t event = s.event;
+  uint32_t ordinal = 0;
+  if (progress) progress(event, 0);
+  while (!interrupted_) {
+    s = tl.resume_forward();
+    if (s.event != event) {
+      if (progress && s.event / 1000 != event / 1000) progress(s.event, h.changes.size());
+      event = s.event;
+      ordinal = 0;
+    }
+    h.reached_event = s.event;
+    if (req.last_event && s.event > req.last_event) break;
+    if (run_ended(s)) break;
+    if (entry_site && s.reason == StopReason::Breakpoint && s.tid == req.tid &&
+        s.addr == scope->entry && tl.registers(s.tid).rsp + 8 == scope->cfa)
+      calls.push_back(s.event);  // the return address is pushed: the frame's address is set
+    if (s.reason != StopReason::Watchpoint || s.addr != h.watched.addr) continue;
+    ++ordinal;
+    if (s.old_value == s.new_value || processes.pid_of(s.tid) != h.pid) continue;
+    if (scope) qd.refresh();  // the stack is read at this point
+    if (scope && !frame_alive(qd, req.tid, scope->cfa, scope->function)) continue;
+    ValueChange c;
+    c.event = s.event;
+    c.ordinal = ordinal;
+    c.tid = s.tid;
+    c.pc = tl.registers(s.tid).rip;
+    // The stop is just after the writing instruction: its last byte names its line.
+    describe_code(qd, c.pc - 1, c);
+    c.old_value = show(s.old_value, s.tid);
+    c.new_value = show(s.new_value, s.tid);
+    c.new_bytes = s.new_value;
+    h.changes.push_back(std::move(c));
+    call_of.push_back(calls.size());
+  }
+  if (entry_site) {
+    // The call the query was made in: the last one to enter before the current point.
+    size_t ours = size_t(
+        std::count_if(calls.begin(), calls.end(), [&](uint64_t e) { return e <= now_event; }));
+    std::vector<ValueChange> kept;
+    for (size_t i = 0; i < h.changes.size(); ++i)
+      if (call_of[i] == ours) kept.push_back(std::move(h.changes[i]));
+    h.changes = std::move(kept);
+  }
+  h.complete = !interrupted_ && s.reason != StopReason::Interrupted;
+  return h;
+}
+
+void HistoryQuery::interrupt() {
+  interrupted_ = true;
+  if (Timeline* t = running_.load()) t->interrupt();
+}
+
+DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c) {
+  Timeline& tl = d.timeline();
+  DebugStop out;
+  out.stop = tl.seek(c.event);
+  if (out.stop.event != c.event)
+    throw Error("event " + std::to_string(c.event) + " cannot be reached in this replay");
+  {
+    ScopedWatch watch(tl, h.watched, d.watching(h.watched.addr, h.watched.len));
+    uint32_t seen = 0;
+    while (seen < c.ordinal) {
+      out.stop = tl.resume_forward();
+      if (run_ended(out.stop) || out.stop.event != c.event) break;
+      if (out.stop.reason == StopReason::Watchpoint && out.stop.addr == h.watched.addr) ++seen;
+    }
+  }
+  d.refresh();
+  const StopInfo& at = out.stop;
+  if (at.reason != StopReason::Watchpoint || at.addr != h.watched.addr || at.tid != c.tid ||
+      at.event != c.event || at.new_value != c.new_bytes)
+    throw Error("the replay did not find the write of event " + std::to_string(c.event) +
+                " again (it stopped at event " + std::to_string(out.stop.event) + ")");
+  return out;
+}
+
+}  // namespace rwd

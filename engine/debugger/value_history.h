@@ -1,0 +1,89 @@
+// Omniscient queries over a recording: the history of a value (every change of an lvalue's
+// bytes over the whole recording or a range of events), answered without moving the
+// debugging session. The query replays the trace a second time, on its own timeline, with a
+// write watchpoint on the lvalue's address as the expression names it at the current point
+// (gdb's `watch -location`); each change found can then be gone to on the session's own
+// timeline (go_to_change). Odb's `history` and WinDbg TTD's memory queries do the same.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/debugger/debugger.h"
+
+namespace rwd {
+
+/// One change of the watched bytes.
+struct ValueChange {
+  /// The last event replayed before the write: the write lies between it and the next.
+  uint64_t event = 0;
+  /// Which stop of a write watchpoint on the value, counted from the point just after
+  /// `event` (1 = the first), is this change: how go_to_change() finds it again.
+  uint32_t ordinal = 0;
+  pid_t tid = 0;         ///< recorded tid of the task that wrote
+  uint64_t pc = 0;       ///< runtime address just after the writing instruction
+  std::string function;  ///< the function of the writing instruction ("" when unknown)
+  std::string file;      ///< its source file ("" without line information)
+  uint32_t line = 0;
+  std::string old_value, new_value;  ///< formatted as the Variables view shows values
+  std::vector<uint8_t> new_bytes;    ///< the bytes written
+};
+
+/// What a history query asks for.
+struct HistoryRequest {
+  pid_t tid = 0;             ///< recorded tid whose frame evaluates the expression
+  size_t frame = 0;          ///< frame index in that task's stack (0: innermost)
+  std::string expression;    ///< a C lvalue of 1, 2, 4 or 8 bytes
+  uint64_t first_event = 1;  ///< changes made after this event...
+  uint64_t last_event = 0;   ///< ...and before the one after this event (0: to the end)
+};
+
+/// The answer: every change in the range, oldest first.
+struct ValueHistory {
+  WatchInfo watched;  ///< the address, size and type followed
+  pid_t pid = 0;      ///< recorded pid of the process whose memory it is
+  /// For a variable on a task's stack: the function whose frame holds it. Only writes made
+  /// while that frame lives (same canonical frame address) count; "" for other memory.
+  std::string frame_function;
+  std::vector<ValueChange> changes;
+  /// False when the query was interrupted (HistoryQuery::interrupt): `changes` holds those
+  /// found before the interruption, up to `reached_event`.
+  bool complete = true;
+  uint64_t reached_event = 0;  ///< the last event the query replayed
+};
+
+/// Runs history queries on a second replay of the trace at `trace_dir`.
+class HistoryQuery {
+ public:
+  explicit HistoryQuery(std::string trace_dir) : trace_dir_(std::move(trace_dir)) {}
+
+  /// Evaluates `req.expression` in debugger `d` at its current point (which it does not
+  /// move) and replays the trace from `req.first_event` on a new timeline, collecting each
+  /// change of the value's bytes made by a task of the same process. `progress` is called
+  /// now and then with the event reached and the changes found so far. Throws Error
+  /// (ExpressionError) when the expression is not an lvalue of 1, 2, 4 or 8 aligned bytes,
+  /// or the trace cannot be replayed.
+  ValueHistory run(Debugger& d, const HistoryRequest& req,
+                   const std::function<void(uint64_t event, size_t changes)>& progress = {});
+  /// Asks a running query (from another thread) to stop soon; it returns what it found.
+  void interrupt();
+
+ private:
+  std::string trace_dir_;
+  std::atomic<bool> interrupted_{false};
+  std::atomic<Timeline*> running_{nullptr};
+};
+
+/// Goes, on debugger `d`'s own timeline, to the point just after the write of change `c` of
+/// `h` (where a forward data breakpoint on it stops): to the point just after c.event, then
+/// forward to the c.ordinal-th stop of a write watchpoint on the value. The stop has reason
+/// Watchpoint with the old and new bytes. Throws Error when every watchpoint slot is in
+/// use, or when the replay finds another write there (the trace is not the query's).
+DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c);
+
+}  // namespace rwd

@@ -1,0 +1,210 @@
+// rewind/history (the changes of a value over the whole recording, without moving the
+// session) and rewind/seek's `change` (go to one), over a real pipe, on a recording of
+// tests/programs/value_history.c. Every row is checked against what the program printed
+// when it ran natively: a global written through a pointer, a heap field, and a stack local
+// of the second of two calls that put their frames at the same address.
+#include <stdio.h>
+
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/dap/dap_client.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
+
+using nlohmann::json;
+using test::evaluate;
+using test::top_frame;
+
+namespace {
+
+uint32_t line_of(const std::string& marker) {
+  return test::line_of(VALUE_HISTORY_C, marker);
+}
+
+/// The values the program printed after `word` on lines "word [n] value", in order, from a
+/// native run.
+std::vector<std::string> printed(const std::string& word, const std::string& n = "") {
+  FILE* p = popen(VALUE_HISTORY, "r");
+  REQUIRE(p != nullptr);
+  std::vector<std::string> out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::istringstream line(buf);
+    std::string w, a, b;
+    line >> w >> a;
+    if (w != word) continue;
+    if (!n.empty()) {
+      if (a != n) continue;
+      line >> b;
+      a = b;
+    }
+    out.push_back(a);
+  }
+  REQUIRE(pclose(p) == 0);
+  return out;
+}
+
+json history(test::DapClient& c, json args) {
+  json r = c.request("rewind/history", args);
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  return r["body"];
+}
+
+std::vector<std::string> new_values(const json& body) {
+  std::vector<std::string> v;
+  for (const json& ch : body["changes"]) v.push_back(ch["newValue"]);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to one", "[dap]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, VALUE_HISTORY);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
+                                   {"supportsProgressReporting", true}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  json bps =
+      c.request("setBreakpoints",
+                {{"source", {{"path", VALUE_HISTORY_C}}},
+                 {"breakpoints", {{{"line", line_of("return sum;")}, {"hitCondition", "2"}}}}});
+  REQUIRE(bps["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  json frame = top_frame(c, tid);
+  REQUIRE(frame["name"] == "accumulate");
+  REQUIRE(evaluate(c, frame["id"], "n") == "3");  // the second call
+  uint64_t here = c.request("rewind/when")["body"]["event"];
+
+  SECTION("a stack local: the changes of this call only") {
+    json h = history(c, {{"expression", "sum"}, {"frameId", frame["id"]}});
+    CHECK(h["complete"] == true);
+    CHECK(h["frameFunction"] == "accumulate");
+    // The first call's frame was at the same address (same caller, same depth): its values
+    // (1, 5, 14, 30, 55) are not this variable's. This call sets sum to 0 over the first's
+    // last value, then to each value it printed.
+    std::vector<std::string> want = printed("sum", "3");
+    REQUIRE(want == std::vector<std::string>{"1", "5", "14"});
+    std::vector<std::string> got = new_values(h);
+    REQUIRE(got.size() == want.size() + 1);
+    CHECK(got[0] == "0");
+    CHECK(h["changes"][0]["oldValue"] == "55");
+    CHECK(h["changes"][0]["line"] == line_of("long sum = 0;"));
+    CHECK(std::vector<std::string>(got.begin() + 1, got.end()) == want);
+    for (size_t i = 1; i < got.size(); ++i) {
+      CHECK(h["changes"][i]["function"] == "accumulate");
+      CHECK(h["changes"][i]["line"] == line_of("sum += i * i;"));
+      CHECK(h["changes"][i]["oldValue"] == got[i - 1]);
+      CHECK(h["changes"][i]["threadId"] == tid);
+    }
+    // Progress was reported, begun and ended.
+    CHECK(c.event("progressStart")["body"]["title"] == "History of sum");
+    CHECK(c.event("progressEnd")["body"].contains("progressId"));
+  }
+
+  SECTION("a global and a heap field from the caller's frame; pages; going to a change") {
+    json st = c.request("stackTrace", {{"threadId", tid}});
+    json main_frame = st["body"]["stackFrames"][1];
+    REQUIRE(main_frame["name"] == "main");
+    json h = history(c, {{"expression", "counter"}, {"frameId", main_frame["id"]}});
+    std::vector<std::string> want = printed("counter");
+    REQUIRE(want.size() == 12);
+    CHECK(new_values(h) == want);  // the write of the same value is not a change
+    CHECK(h["totalChanges"] == 12);
+    CHECK(!h.contains("frameFunction"));
+    std::string old = "0";
+    for (const json& ch : h["changes"]) {
+      CHECK(ch["oldValue"] == old);
+      CHECK(ch["function"] == "bump");
+      CHECK(ch["line"] == line_of("*slot += by;"));
+      CHECK(ch["source"]["path"] == VALUE_HISTORY_C);
+      old = ch["newValue"];
+    }
+    // A heap field is followed at its address (gdb's watch -location): after the program's
+    // own writes comes free()'s, which reuses the freed block's first words for its lists.
+    json balance = history(c, {{"expression", "acct->balance"}, {"frameId", main_frame["id"]}});
+    std::vector<std::string> balances = printed("balance");
+    std::vector<std::string> got = new_values(balance);
+    REQUIRE(got.size() >= balances.size());
+    CHECK(std::vector<std::string>(got.begin(), got.begin() + long(balances.size())) == balances);
+    for (size_t i = 0; i < balance["changes"].size(); ++i)
+      CHECK((balance["changes"][i]["function"] == "main") == (i < balances.size()));
+    json id = history(c, {{"expression", "acct->id"}, {"frameId", main_frame["id"]}});
+    REQUIRE(!id["changes"].empty());
+    CHECK(id["changes"][0]["oldValue"] == "0");
+    CHECK(id["changes"][0]["newValue"] == "7");
+    CHECK(id["changes"][0]["line"] == line_of("acct->id = 7;"));
+
+    // Pages of the same answer, newest first.
+    json page = history(c, {{"expression", "counter"},
+                            {"frameId", main_frame["id"]},
+                            {"start", 2},
+                            {"count", 3},
+                            {"order", "newest"}});
+    REQUIRE(page["changes"].size() == 3);
+    CHECK(page["changes"][0]["index"] == 9);
+    CHECK(page["changes"][0]["newValue"] == want[9]);
+    CHECK(page["changes"][2]["newValue"] == want[7]);
+    // Event ranges: up to the fourth change's event (the program makes no event between
+    // its writes: its output is buffered until exit), and up to the event before the first.
+    uint64_t fourth = h["changes"][3]["event"], first = h["changes"][0]["event"];
+    json early = history(
+        c, {{"expression", "counter"}, {"frameId", main_frame["id"]}, {"endEvent", fourth}});
+    CHECK(early["changes"].size() >= 4);
+    for (const json& ch : early["changes"]) CHECK(ch["event"] <= fourth);
+    REQUIRE(first > 1);
+    json none = history(
+        c, {{"expression", "counter"}, {"frameId", main_frame["id"]}, {"endEvent", first - 1}});
+    CHECK(none["changes"].empty());
+    json late = history(
+        c, {{"expression", "counter"}, {"frameId", main_frame["id"]}, {"startEvent", first}});
+    CHECK(new_values(late) == want);
+
+    // The queries did not move the session.
+    CHECK(c.request("rewind/when")["body"]["event"] == here);
+    CHECK(top_frame(c, tid)["name"] == "accumulate");
+
+    // To the sixth change of counter (index 5 of the oldest-first answer).
+    json counter_h = history(c, {{"expression", "counter"}, {"frameId", main_frame["id"]}});
+    json target = counter_h["changes"][5];
+    json r = c.request("rewind/seek", {{"change", 5}});
+    INFO(r.dump());
+    REQUIRE(r["success"] == true);
+    CHECK(r["body"]["event"] == target["event"]);
+    json s = c.event("stopped");
+    CHECK(s["body"]["reason"] == "goto");
+    frame = top_frame(c, tid);
+    CHECK(frame["name"] == "bump");
+    CHECK(evaluate(c, frame["id"], "counter") == want[5]);
+    // A step back returns to before the write: the old value.
+    REQUIRE(c.request("stepBack", {{"threadId", tid}, {"granularity", "instruction"}})["success"] ==
+            true);
+    c.event("stopped");
+    CHECK(evaluate(c, top_frame(c, tid)["id"], "counter") == want[4]);
+  }
+
+  SECTION("what cannot be followed is refused in one message") {
+    json r = c.request("rewind/history", {{"expression", "n + 1"}, {"frameId", frame["id"]}});
+    CHECK(r["success"] == false);
+    CHECK(r["message"].get<std::string>().find("not a value in memory") != std::string::npos);
+    r = c.request("rewind/history", {{"expression", "nosuch"}, {"frameId", frame["id"]}});
+    CHECK(r["success"] == false);
+    r = c.request("rewind/history",
+                  {{"expression", "sum"}, {"frameId", frame["id"]}, {"order", "sideways"}});
+    CHECK(r["success"] == false);
+    r = c.request("rewind/history",
+                  {{"expression", "sum"}, {"frameId", frame["id"]}, {"startEvent", 0}});
+    CHECK(r["success"] == false);
+    r = c.request("rewind/seek", {{"change", 0}});
+    CHECK(r["success"] == false);  // no history asked yet in this session
+    r = c.request("rewind/seek", {{"change", 1}, {"event", 3}});
+    CHECK(r["success"] == false);
+  }
+}

@@ -1,0 +1,44 @@
+// A program whose values change in known ways, printing each change with its sequence
+// number, for the history queries (rewind/history, monitor history): a global written
+// through a pointer in another function, a heap field, and a stack local in two calls of
+// the same function from the same call site (their frames share an address).
+#include <stdio.h>
+#include <stdlib.h>
+
+struct account {
+  int id;
+  long balance;
+};
+
+int counter;  // written by bump(), and once with the value it holds already
+
+static void bump(int* slot, int by) {
+  *slot += by;  // bump writes counter
+}
+
+long accumulate(int n) {
+  long sum = 0;
+  for (int i = 1; i <= n; i++) {
+    sum += i * i;  // sum changes
+    printf("sum %d %ld\n", n, sum);
+  }
+  return sum;  // accumulate returns
+}
+
+int main(void) {
+  struct account* acct = calloc(1, sizeof *acct);
+  if (!acct) return 1;
+  acct->id = 7;
+  for (int i = 0; i < 12; i++) {
+    bump(&counter, i % 3 == 0 ? 2 : 1);
+    printf("counter %d\n", counter);
+    if (i % 4 == 0) counter = counter * 1;  // the same value again: not a change
+    acct->balance += counter * 10;          // balance changes
+    printf("balance %ld\n", acct->balance);
+  }
+  long a = accumulate(5);
+  long b = accumulate(3);
+  printf("done %ld %ld\n", a, b);
+  free(acct);
+  return 0;
+}
