@@ -25,14 +25,16 @@ inline double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-/// A command run natively and then recorded by `rewind` into a new directory under /tmp
-/// (removed with what it holds when this goes).
+/// A command run natively and then recorded by `rewind` (with `record_options`, such as
+/// "--no-syscall-buffer") into a new directory under /tmp (removed with what it holds when
+/// this goes).
 struct RecordedCommand {
   std::string top;                      ///< the directory (/tmp/rewind-bench-NAME.XXXXXX)
   std::string trace;                    ///< the trace in it
   double native_ms = 0, record_ms = 0;  ///< wall times of the two runs
   bool ok = false;                      ///< both exited with status 0
-  RecordedCommand(const std::string& rewind, const std::string& name, const std::string& cmd) {
+  RecordedCommand(const std::string& rewind, const std::string& name, const std::string& cmd,
+                  const std::string& record_options = "") {
     std::string tmpl = "/tmp/rewind-bench-" + name + ".XXXXXX";
     if (!mkdtemp(tmpl.data())) return;
     top = tmpl;
@@ -41,7 +43,9 @@ struct RecordedCommand {
     if (std::system((cmd + " >/dev/null").c_str()) != 0) return;
     native_ms = ms_since(t0);
     t0 = Clock::now();
-    if (std::system((rewind + " record -o " + trace + " " + cmd + " >/dev/null").c_str()) != 0)
+    if (std::system((rewind + " record " + record_options + " -o " + trace + " " + cmd +
+                     " >/dev/null")
+                        .c_str()) != 0)
       return;
     record_ms = ms_since(t0);
     ok = true;

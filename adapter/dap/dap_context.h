@@ -23,6 +23,7 @@
 #include "adapter/dap/source_map.h"
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/script_stacks.h"
+#include "engine/debugger/hit_history.h"
 #include "engine/debugger/value_history.h"
 
 namespace rwd {
@@ -98,7 +99,8 @@ class DapContext {
   std::mutex pause_mu;
   std::set<int64_t> interrupting_pauses;  ///< seqs of pauses that interrupted a running op
   std::atomic<HistoryQuery*> running_query{nullptr};  ///< a rewind/history while it runs
-  std::atomic<int64_t> running_query_seq{-1};         ///< its request's seq (cancel names it)
+  std::atomic<HitQuery*> running_hit_query{nullptr};  ///< a rewind/calls or logAll while it runs
+  std::atomic<int64_t> running_query_seq{-1};  ///< the running query's request seq (cancel)
 
   // References handed to the client.
   StopReferences refs;
@@ -111,6 +113,10 @@ class DapContext {
   /// served from it; rewind/seek's `change` indexes its changes).
   std::optional<ValueHistory> history;
   HistoryRequest history_request;
+  /// The last rewind/calls and rewind/logAll answers, and what each was asked (pages;
+  /// rewind/seek's `call` and `logHit`).
+  std::optional<HitHistory> calls, log_hits;
+  HitRequest calls_request, log_request;
 
   /// The debugger. Throws RequestError before launch or attach.
   Debugger& debugger();

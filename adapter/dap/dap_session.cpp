@@ -36,8 +36,10 @@ void DapSession::on_arrival(const std::string& body) {
              args["requestId"].is_number_integer()) {
     int64_t id = args["requestId"].get<int64_t>();
     HistoryQuery* q = ctx_.running_query.load();
-    if (q && id == ctx_.running_query_seq.load()) {
-      q->interrupt();  // it answers with what it found so far
+    HitQuery* hq = ctx_.running_hit_query.load();
+    if ((q || hq) && id == ctx_.running_query_seq.load()) {
+      if (q) q->interrupt();  // it answers with what it found so far
+      if (hq) hq->interrupt();
     } else {
       std::lock_guard lock(cancel_mu_);
       cancelled_.insert(id);
@@ -52,6 +54,7 @@ void DapSession::on_client_gone() {
   if (pid_t child = ctx_.recording.load()) ::kill(child, SIGTERM);  // the trace is kept
   if (Timeline* t = ctx_.running_timeline.load()) t->interrupt();
   if (HistoryQuery* q = ctx_.running_query.load()) q->interrupt();
+  if (HitQuery* q = ctx_.running_hit_query.load()) q->interrupt();
 }
 
 bool DapSession::handle(const std::string& body) {

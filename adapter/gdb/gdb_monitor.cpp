@@ -1,6 +1,7 @@
 #include "adapter/gdb/gdb_monitor.h"
 
 #include "engine/debugger/debugger.h"
+#include "engine/debugger/hit_history.h"
 #include "engine/debugger/script_stacks.h"
 #include "engine/debugger/value_history.h"
 #include "engine/errors.h"
@@ -18,7 +19,9 @@ constexpr const char* kHelp =
     "  monitor r-bt          the same for an R program\n"
     "  monitor history EXPR  every change of EXPR's value over the recording (frame 0 of the\n"
     "                        selected thread names it; it is followed at its address)\n"
-    "  monitor goto N        to change N of the last history (then: maint flush register-cache)\n";
+    "  monitor calls FUNC    every call of FUNC over the recording: arguments, caller, result\n"
+    "  monitor goto N        to result N of the last history or calls (then: maint flush\n"
+    "                        register-cache)\n";
 
 /// "Python" or "R", as a frame's language is shown.
 std::string language_name(const std::string& language) {
@@ -105,11 +108,43 @@ std::string MonitorCommands::history(pid_t tid, const std::string& expr) {
   }
   history_ = std::move(h);
   history_expr_ = expr;
+  goto_calls_ = false;
   return out + "(monitor goto N goes to change N)\n";
 }
 
+std::string MonitorCommands::calls(const std::string& function) {
+  if (function.empty()) return "rewind: usage: monitor calls FUNCTION\n";
+  debugger();
+  HitQuery query(trace_dir_);
+  HitRequest req;
+  req.function = function;
+  auto h = std::make_unique<HitHistory>(query.run(req));
+  std::string out = "Calls of " + function + ": " + std::to_string(h->hits.size()) + "\n";
+  for (size_t i = 0; i < h->hits.size(); ++i) {
+    const RecordedHit& c = h->hits[i];
+    std::string args;
+    for (const auto& [name, value] : c.arguments)
+      args += (args.empty() ? "" : ", ") + name + "=" + value;
+    out += "  " + std::to_string(i) + "  event " + std::to_string(c.event) + "  thread " +
+           std::to_string(c.tid) + "  " + c.function + " (" + args + ")" +
+           (!c.returned              ? " (did not return)"
+            : c.return_value.empty() ? ""
+                                     : " -> " + c.return_value) +
+           "  from " + (c.caller.empty() ? "??" : c.caller) +
+           (c.caller_file.empty() ? ""
+                                  : " at " + c.caller_file + ":" + std::to_string(c.caller_line)) +
+           "\n";
+  }
+  calls_ = std::move(h);
+  goto_calls_ = true;
+  return out + "(monitor goto N goes to call N)\n";
+}
+
 std::string MonitorCommands::go_to(const std::string& arg) {
-  if (!history_) return "rewind: no history yet: monitor history EXPR first\n";
+  if (goto_calls_ ? !calls_ : !history_)
+    return "rewind: no results yet: monitor history EXPR or monitor calls FUNC first\n";
+  size_t count = goto_calls_ ? calls_->hits.size() : history_->changes.size();
+  std::string of = goto_calls_ ? "the calls of " + calls_->what : "the history of " + history_expr_;
   size_t used = 0;
   unsigned long n = 0;
   try {
@@ -117,18 +152,24 @@ std::string MonitorCommands::go_to(const std::string& arg) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != arg.size() || n >= history_->changes.size())
-    return "rewind: usage: monitor goto N, N from 0 to " +
-           std::to_string(history_->changes.size()) + " (exclusive) for the history of " +
-           history_expr_ + "\n";
+  if (used == 0 || used != arg.size() || n >= count)
+    return "rewind: usage: monitor goto N, N from 0 to " + std::to_string(count) +
+           " (exclusive) for " + of + "\n";
+  const char* moved =
+      ".\nrewind: the replay moved; run 'maint flush register-cache' so that gdb reads the "
+      "registers again\n";
+  if (goto_calls_) {
+    const RecordedHit& c = calls_->hits[n];
+    moved_ = go_to_hit(debugger(), *calls_, c).stop;
+    return "Call " + std::to_string(n) + " of " + calls_->what + " at event " +
+           std::to_string(c.event) + ", thread " + std::to_string(c.tid) + moved;
+  }
   const ValueChange& c = history_->changes[n];
   DebugStop s = go_to_change(debugger(), *history_, c);
   moved_ = s.stop;
   return "Change " + std::to_string(n) + " of " + history_expr_ + ": " + c.old_value + " -> " +
          c.new_value + " at event " + std::to_string(c.event) + ", thread " +
-         std::to_string(c.tid) +
-         ".\nrewind: the replay moved; run 'maint flush register-cache' so that gdb reads "
-         "the registers again\n";
+         std::to_string(c.tid) + moved;
 }
 
 std::string MonitorCommands::run(const std::string& cmd, pid_t tid, uint64_t event) {
@@ -153,12 +194,16 @@ std::string MonitorCommands::run(const std::string& cmd, pid_t tid, uint64_t eve
       size_t b = cmd.find_first_not_of(' ', 7);
       return history(tid, b == std::string::npos ? "" : cmd.substr(b));
     }
+    if (cmd.rfind("calls", 0) == 0 && (cmd.size() == 5 || cmd[5] == ' ')) {
+      size_t b = cmd.find_first_not_of(' ', 5);
+      return calls(b == std::string::npos ? "" : cmd.substr(b));
+    }
     if (cmd.rfind("goto", 0) == 0 && (cmd.size() == 4 || cmd[4] == ' ')) {
       size_t b = cmd.find_first_not_of(' ', 4);
       return go_to(b == std::string::npos ? "" : cmd.substr(b));
     }
     return "rewind: unknown monitor command '" + cmd +
-           "'; known: when, stack, script-stack, py-bt, r-bt, history, goto\n";
+           "'; known: when, stack, script-stack, py-bt, r-bt, history, calls, goto\n";
   } catch (const Error& e) {
     return std::string("rewind: ") + e.what() + "\n";
   }

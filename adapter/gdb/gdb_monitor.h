@@ -17,6 +17,7 @@ class Timeline;
 class Debugger;
 class ScriptStacks;
 struct ValueHistory;
+struct HitHistory;
 }  // namespace rwd
 
 namespace rwd::gdb {
@@ -32,8 +33,10 @@ class MonitorCommands {
   /// number), "stack" (the mixed stack, as py-spy --native shows it: the interpreter's own
   /// frames replaced by the script frames they run), "script-stack" (the script frames
   /// alone, with their locals), "history EXPR" (every change of an lvalue's value over the
-  /// recording, numbered; value_history.h), "goto N" (to change N of the last history: the
-  /// timeline moves), "help". An unknown command or a failure is told in the text.
+  /// recording, numbered; value_history.h), "calls FUNC" (every call of a function with its
+  /// arguments, caller and return value; hit_history.h), "goto N" (to result N of the last
+  /// history or calls: the timeline moves), "help". An unknown command or a failure is told
+  /// in the text.
   std::string run(const std::string& cmd, pid_t tid, uint64_t event);
   /// Where the last command moved the timeline (goto), once; nullopt when it did not.
   std::optional<StopInfo> take_moved() { return std::exchange(moved_, std::nullopt); }
@@ -44,6 +47,7 @@ class MonitorCommands {
   Debugger& debugger();
   std::string stack(pid_t tid, bool scripts_only);
   std::string history(pid_t tid, const std::string& expr);
+  std::string calls(const std::string& function);
   std::string go_to(const std::string& arg);
 
   Timeline& tl_;
@@ -52,6 +56,8 @@ class MonitorCommands {
   std::string trace_dir_;
   std::unique_ptr<ValueHistory> history_;  ///< the last history's answer
   std::string history_expr_;
+  std::unique_ptr<HitHistory> calls_;  ///< the last calls' answer
+  bool goto_calls_ = false;            ///< goto N names a call (the last query was calls)
   std::optional<StopInfo> moved_;
 };
 

@@ -495,6 +495,12 @@ void Debugger::unwatch(const WatchInfo& w, WatchKind kind) {
   watches_.erase(w.addr);
 }
 
+bool Debugger::has_breakpoint_site(const CodeSite& site) const {
+  for (const auto& [id, bp] : breakpoints_)
+    if (std::binary_search(bp.sites.begin(), bp.sites.end(), site)) return true;
+  return false;
+}
+
 bool Debugger::watching(uint64_t addr, int len) const {
   auto it = watches_.find(addr);
   return it != watches_.end() && it->second == std::make_pair(WatchKind::Write, len);

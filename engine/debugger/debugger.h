@@ -154,6 +154,11 @@ class Debugger {
   void unwatch(const WatchInfo& w, WatchKind kind);
   /// Whether the user watches writes of `len` bytes at `addr` (watch()).
   bool watching(uint64_t addr, int len) const;
+  /// Whether a user breakpoint is armed at code site `site`.
+  bool has_breakpoint_site(const CodeSite& site) const;
+  /// A logpoint's message for task `tid` at the current point: each "{expr}" replaced by
+  /// the expression's value in frame 0 (VS Code's logpoint syntax), or by "<error>".
+  std::string format_log(pid_t tid, const std::string& message);
 
  private:
   struct TaskView {
@@ -184,7 +189,6 @@ class Debugger {
   /// logpoints append to `log` and are not returned.
   std::vector<int> hits_at(pid_t tid, uint64_t addr, std::vector<std::string>& log,
                            std::string& error, bool count);
-  std::string format_log(pid_t tid, const std::string& message);
   /// The user breakpoints bound where breakpoint stop `s` is (whatever their conditions);
   /// none for a stop of another kind.
   std::vector<int> breakpoints_at(const StopInfo& s);

@@ -386,7 +386,8 @@ expect oos "Breakpoint 1, add \(v=0\) at [^ ]*history.c:$ADD_LINE .*Breakpoint 1
   "a breakpoint by absolute path in an out-of-source build, hit forwards and backwards"
 
 # monitor history: every change of a value over the recording, without moving (a stack local
-# of the second of two calls, then a global), and monitor goto to one of them.
+# of the second of two calls, then a global), and monitor goto to one of them; monitor calls
+# of a recursive function, and goto one.
 "$REWIND" record -o "$WORK/vh.trace" "$TEST_PROGRAMS/value_history" >/dev/null 2>&1 ||
   fail "history: record failed"
 gdb_batch "$WORK/vh.trace" history <<'GDB'
@@ -403,6 +404,11 @@ print counter
 reverse-stepi
 print counter
 monitor goto 12
+monitor calls depth_sum
+monitor goto 2
+maint flush register-cache
+frame 0
+print n
 GDB
 expect history 'History of sum \(long int, 8 bytes at 0x[0-9a-f]+, a local of accumulate\): 4 changes +0  event [0-9]+  thread [0-9]+  55 -> 0  in accumulate at [^ ]*value_history.c:[0-9]+ +1 .* 0 -> 1 .* 2 .* 1 -> 5 .* 3 .* 5 -> 14  in accumulate' \
   "the history of a stack local holds the second call's changes only"
@@ -410,4 +416,6 @@ expect history '\$1 = 3 .*History of counter \(int, 4 bytes at 0x[0-9a-f]+\): 12
   "the history did not move the replay; the global's 12 changes, in bump"
 expect history 'Change 5 of counter: 7 -> 8 .*#0  bump .*\$2 = 8 .*\$3 = 7 .*rewind: usage: monitor goto N, N from 0 to 12' \
   "monitor goto goes to the change: the new value there, the old one an instruction back"
+expect history 'Calls of depth_sum: 5 +0  event [0-9]+  thread [0-9]+  depth_sum \(n=4\) -> 10  from main at [^ ]*value_history.c:[0-9]+ +1 .*\(n=3\) -> 6  from depth_sum .* 4 .*\(n=0\) -> 0 .*Call 2 of depth_sum .*#0  depth_sum \(n=2\) .*\$4 = 2' \
+  "monitor calls lists a recursive function's calls with arguments and results; goto one"
 finish

@@ -1,7 +1,8 @@
-// A program whose values change in known ways, printing each change with its sequence
-// number, for the history queries (rewind/history, monitor history): a global written
-// through a pointer in another function, a heap field, and a stack local in two calls of
-// the same function from the same call site (their frames share an address).
+// A program whose values change in known ways, printing each change, for the queries over
+// a recording (rewind/history, rewind/calls, rewind/logAll, monitor history): a global
+// written through a pointer in another function, a heap field, a stack local in two calls
+// of the same function from the same call site (their frames share an address), and a
+// recursive function that prints each call's argument and result.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,6 +26,13 @@ long accumulate(int n) {
   return sum;  // accumulate returns
 }
 
+/// 0 + 1 + ... + n, recursively.
+int depth_sum(int n) {
+  int r = n <= 0 ? 0 : n + depth_sum(n - 1);
+  printf("depth_sum %d %d\n", n, r);
+  return r;
+}
+
 int main(void) {
   struct account* acct = calloc(1, sizeof *acct);
   if (!acct) return 1;
@@ -39,6 +47,7 @@ int main(void) {
   long a = accumulate(5);
   long b = accumulate(3);
   printf("done %ld %ld\n", a, b);
+  depth_sum(4);
   free(acct);
   return 0;
 }

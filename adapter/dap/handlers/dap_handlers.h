@@ -112,6 +112,13 @@ void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r);
 void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r);
 /// rewind/seek with `change`: to change `index` of the last rewind/history answer.
 void seek_change(DapContext& c, int64_t index, DapRequest& r);
+// hit_queries.cpp
+/// rewind/calls: every call of a function over the recording (a second replay).
+void calls(DapContext& c, const dap::CallsArguments& a, DapRequest& r);
+/// rewind/logAll: a logpoint's message at every hit over the recording.
+void log_all(DapContext& c, const dap::LogAllArguments& a, DapRequest& r);
+/// rewind/seek with `call` or `logHit`: to that result of the last calls or logAll answer.
+void seek_hit(DapContext& c, const dap::SeekArguments& a, DapRequest& r);
 // program.cpp
 void modules(DapContext& c, const dap::ModulesArguments& a, DapRequest& r);
 void loaded_sources(DapContext& c, const dap::NoArguments& a, DapRequest& r);

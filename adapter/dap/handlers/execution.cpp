@@ -100,7 +100,8 @@ void restart(DapContext& c, const dap::NoArguments&, DapRequest& r) {
 }
 
 void seek(DapContext& c, const dap::SeekArguments& args, DapRequest& r) {
-  if (args.change) return seek_change(c, *args.change, r);  // history.cpp
+  if (args.change) return seek_change(c, *args.change, r);     // history.cpp
+  if (args.call || args.log_hit) return seek_hit(c, args, r);  // hit_queries.cpp
   Debugger& d = c.debugger();
   const int64_t event = *args.event;
   uint64_t count = c.timeline->event_count();

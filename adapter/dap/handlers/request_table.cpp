@@ -51,6 +51,8 @@ const std::vector<RequestHandler>& request_handlers() {
       {"rewind/checkpoints", typed(&checkpoints), nullptr},
       {"rewind/when", typed(&when), nullptr},
       {"rewind/history", typed(&history), nullptr},
+      {"rewind/calls", typed(&calls), nullptr},
+      {"rewind/logAll", typed(&log_all), nullptr},
       {"rewind/interpreterStack", typed(&interpreter_stack), nullptr},
       // Requests of the specification rewind does not serve: announced as unsupported.
       {"restartFrame", {}, "supportsRestartFrame"},

@@ -59,7 +59,9 @@ void checkpoints(DapContext& c, const dap::CheckpointsArguments& a, DapRequest& 
     if (!a.id) throw RequestError("missing argument \"id\"");
     if (*a.id < 1 || size_t(*a.id) > c.user_checkpoints.size())
       throw RequestError("no checkpoint " + std::to_string(*a.id));
-    seek(c, {int64_t(c.user_checkpoints[size_t(*a.id) - 1]), std::nullopt}, r);
+    dap::SeekArguments to;
+    to.event = int64_t(c.user_checkpoints[size_t(*a.id) - 1]);
+    seek(c, to, r);
     return;
   }
   if (a.action != "list")

@@ -48,6 +48,18 @@ void read_session(const json& j, SessionArguments& a) {
                               required<std::string>(rule, "to"));
 }
 
+/// A query page's arguments (rewind/history, rewind/calls, rewind/logAll).
+void read_page(const json& j, QueryPage& a) {
+  a.start_event = maybe<int64_t>(j, "startEvent");
+  a.end_event = maybe<int64_t>(j, "endEvent");
+  a.start = optional_arg<int64_t>(j, "start", 0);
+  a.count = optional_arg<int64_t>(j, "count", 100);
+  a.order = optional_arg<std::string>(j, "order", "oldest");
+  if (a.start < 0 || a.count < 0) throw RequestError("start and count must not be negative");
+  if (a.order != "oldest" && a.order != "newest")
+    throw RequestError("order is \"oldest\" or \"newest\", not \"" + a.order + "\"");
+}
+
 }  // namespace
 
 void from_json(const json&, NoArguments&) {}
@@ -226,21 +238,34 @@ void from_json(const json& j, TimelineArguments& a) {
 void from_json(const json& j, SeekArguments& a) {
   a.event = maybe<int64_t>(j, "event");
   a.change = maybe<int64_t>(j, "change");
-  if (a.event.has_value() == a.change.has_value())
-    throw RequestError("rewind/seek takes either \"event\" or \"change\"");
+  a.call = maybe<int64_t>(j, "call");
+  a.log_hit = maybe<int64_t>(j, "logHit");
+  if (a.event.has_value() + a.change.has_value() + a.call.has_value() + a.log_hit.has_value() != 1)
+    throw RequestError("rewind/seek takes one of \"event\", \"change\", \"call\", \"logHit\"");
 }
 
 void from_json(const json& j, HistoryArguments& a) {
   a.expression = required<std::string>(j, "expression");
   a.frame_id = reference<int>(j, "frameId");
-  a.start_event = maybe<int64_t>(j, "startEvent");
-  a.end_event = maybe<int64_t>(j, "endEvent");
-  a.start = optional_arg<int64_t>(j, "start", 0);
-  a.count = optional_arg<int64_t>(j, "count", 100);
-  a.order = optional_arg<std::string>(j, "order", "oldest");
-  if (a.start < 0 || a.count < 0) throw RequestError("start and count must not be negative");
-  if (a.order != "oldest" && a.order != "newest")
-    throw RequestError("order is \"oldest\" or \"newest\", not \"" + a.order + "\"");
+  read_page(j, a);
+}
+
+void from_json(const json& j, CallsArguments& a) {
+  a.function = required<std::string>(j, "function");
+  a.condition = optional_arg<std::string>(j, "condition", "");
+  read_page(j, a);
+}
+
+void from_json(const json& j, LogAllArguments& a) {
+  if (j.contains("source")) a.source = required<SourceArgument>(j, "source");
+  a.line = optional_arg<int64_t>(j, "line", 0);
+  a.function = optional_arg<std::string>(j, "function", "");
+  a.log_message = required<std::string>(j, "logMessage");
+  a.condition = optional_arg<std::string>(j, "condition", "");
+  if (a.source.has_value() == !a.function.empty())
+    throw RequestError("rewind/logAll takes \"source\" and \"line\", or \"function\"");
+  if (a.source && a.line < 1) throw RequestError("rewind/logAll needs a \"line\" from 1");
+  read_page(j, a);
 }
 
 void from_json(const json& j, CheckpointsArguments& a) {

@@ -193,19 +193,37 @@ struct TimelineArguments {
   std::optional<uint64_t> count;
 };
 /// rewind/seek: go to the end of event `event`, or to change `change` of the last
-/// rewind/history answer (exactly one of them).
+/// rewind/history answer, call `call` of the last rewind/calls answer or hit `logHit` of the
+/// last rewind/logAll answer (exactly one of them).
 struct SeekArguments {
   std::optional<int64_t> event;
-  std::optional<int64_t> change;
+  std::optional<int64_t> change, call, log_hit;
 };
-/// rewind/history: the changes of `expression`'s value (frame `frameId`) over the recording
-/// or events [startEvent, endEvent], a page of `count` from `start`, oldest or newest first.
-struct HistoryArguments : FrameArguments {
-  std::string expression;
+/// A page of a query's answer, and the events it covers.
+struct QueryPage {
   std::optional<int64_t> start_event, end_event;
   int64_t start = 0;
   int64_t count = 100;
   std::string order = "oldest";
+};
+/// rewind/calls: every call of `function` whose `condition` holds.
+struct CallsArguments : QueryPage {
+  std::string function;
+  std::string condition;
+};
+/// rewind/logAll: logpoint `logMessage` at `source`:`line` (or at function `function`) over
+/// the whole recording.
+struct LogAllArguments : QueryPage {
+  std::optional<SourceArgument> source;
+  int64_t line = 0;
+  std::string function;
+  std::string log_message;
+  std::string condition;
+};
+/// rewind/history: the changes of `expression`'s value (frame `frameId`) over the recording
+/// or events [startEvent, endEvent], a page of `count` from `start`, oldest or newest first.
+struct HistoryArguments : FrameArguments, QueryPage {
+  std::string expression;
 };
 /// rewind/checkpoints: "list", "add", or "restore" checkpoint `id`.
 struct CheckpointsArguments {
@@ -237,6 +255,8 @@ void from_json(const nlohmann::json& j, ScopesArguments& a);
 void from_json(const nlohmann::json& j, VariablesArguments& a);
 void from_json(const nlohmann::json& j, EvaluateArguments& a);
 void from_json(const nlohmann::json& j, HistoryArguments& a);
+void from_json(const nlohmann::json& j, CallsArguments& a);
+void from_json(const nlohmann::json& j, LogAllArguments& a);
 void from_json(const nlohmann::json& j, SetVariableArguments& a);
 void from_json(const nlohmann::json& j, SetExpressionArguments& a);
 void from_json(const nlohmann::json& j, CompletionsArguments& a);

@@ -1,11 +1,15 @@
-// rewind/history (the changes of a value over the whole recording, without moving the
-// session) and rewind/seek's `change` (go to one), over a real pipe, on a recording of
-// tests/programs/value_history.c. Every row is checked against what the program printed
-// when it ran natively: a global written through a pointer, a heap field, and a stack local
-// of the second of two calls that put their frames at the same address.
+// The queries over a whole recording, which do not move the session, over a real pipe on a
+// recording of tests/programs/value_history.c, and rewind/seek to their results: the
+// changes of a value (rewind/history: a global written through a pointer, a heap field, a
+// stack local of the second of two calls that put their frames at the same address), the
+// calls of a function (rewind/calls: a recursive one, with arguments and return values) and
+// a logpoint's hits (rewind/logAll). Every row is checked against what the program printed
+// when it ran natively.
 #include <stdio.h>
 
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -207,4 +211,107 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
     r = c.request("rewind/seek", {{"change", 1}, {"event", 3}});
     CHECK(r["success"] == false);
   }
+}
+
+TEST_CASE("rewind/calls and rewind/logAll list every call and hit; rewind/seek goes to one",
+          "[dap]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, VALUE_HISTORY);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch",
+                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
+          true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json entry = c.event("stopped");
+  int tid = entry["body"]["threadId"];
+  uint64_t here = c.request("rewind/when")["body"]["event"];
+
+  // The recursive function: each call with its argument, caller and return value, in the
+  // order they were made (the outermost first), as the program printed them (innermost
+  // first, as they returned).
+  json r = c.request("rewind/calls", {{"function", "depth_sum"}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  json calls = r["body"]["calls"];
+  REQUIRE(r["body"]["totalCalls"] == 5);
+  REQUIRE(calls.size() == 5);
+  FILE* p = popen(VALUE_HISTORY, "r");
+  REQUIRE(p != nullptr);
+  std::map<std::string, std::string> result_of;  // argument -> result, as printed
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::istringstream line(buf);
+    std::string w, n, res;
+    if (line >> w >> n >> res && w == "depth_sum") result_of[n] = res;
+  }
+  REQUIRE(pclose(p) == 0);
+  REQUIRE(result_of.size() == 5);
+  for (int i = 0; i < 5; ++i) {
+    const json& call = calls[size_t(i)];
+    std::string n = std::to_string(4 - i);
+    CHECK(call["function"] == "depth_sum");
+    REQUIRE(call["arguments"].size() == 1);
+    CHECK(call["arguments"][0]["name"] == "n");
+    CHECK(call["arguments"][0]["value"] == n);
+    CHECK(call["caller"]["function"] == (i == 0 ? "main" : "depth_sum"));
+    CHECK(call["returned"] == true);
+    CHECK(call["returnValue"] == result_of[n]);
+    CHECK(call["threadId"] == tid);
+  }
+  CHECK(calls[0]["caller"]["line"] == line_of("depth_sum(4);"));
+  // A condition on the arguments; a function returning void; one never called.
+  r = c.request("rewind/calls", {{"function", "depth_sum"}, {"condition", "n % 2 == 0"}});
+  REQUIRE(r["success"] == true);
+  CHECK(r["body"]["totalCalls"] == 3);
+  r = c.request("rewind/calls", {{"function", "bump"}, {"order", "newest"}, {"count", 2}});
+  REQUIRE(r["success"] == true);
+  CHECK(r["body"]["totalCalls"] == 12);
+  REQUIRE(r["body"]["calls"].size() == 2);
+  CHECK(r["body"]["calls"][0]["index"] == 11);
+  CHECK(r["body"]["calls"][0]["arguments"][1]["value"] == "1");  // by: i = 11, 11 % 3 != 0
+  CHECK(r["body"]["calls"][0]["returned"] == true);
+  CHECK(r["body"]["calls"][0]["returnValue"] == "");  // void
+  r = c.request("rewind/calls", {{"function", "no_such_function"}});
+  CHECK(r["success"] == false);
+  CHECK(r["message"].get<std::string>().find("no_such_function") != std::string::npos);
+
+  // A logpoint over the whole recording: the same lines as the printf beside it.
+  r = c.request("rewind/logAll", {{"source", {{"path", VALUE_HISTORY_C}}},
+                                  {"line", line_of("printf(\"sum %d %ld\\n\", n, sum);")},
+                                  {"logMessage", "sum {n} {sum}"}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  std::vector<std::string> logged;
+  for (const json& hit : r["body"]["hits"]) logged.push_back(hit["message"]);
+  std::vector<std::string> want;
+  p = popen(VALUE_HISTORY, "r");
+  REQUIRE(p != nullptr);
+  while (fgets(buf, sizeof buf, p))
+    if (std::string(buf).rfind("sum ", 0) == 0) want.push_back(std::string(buf, strlen(buf) - 1));
+  REQUIRE(pclose(p) == 0);
+  CHECK(logged == want);
+  CHECK(r["body"]["totalHits"] == want.size());
+
+  // None of it moved the session.
+  CHECK(c.request("rewind/when")["body"]["event"] == here);
+
+  // To the third call of depth_sum (n = 2): stopped there, its argument in the frame; then
+  // to the fifth hit of the logpoint.
+  r = c.request("rewind/calls", {{"function", "depth_sum"}});
+  REQUIRE(r["success"] == true);
+  r = c.request("rewind/seek", {{"call", 2}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "goto");
+  json frame = top_frame(c, tid);
+  CHECK(frame["name"] == "depth_sum");
+  CHECK(evaluate(c, frame["id"], "n") == "2");
+  r = c.request("rewind/seek", {{"logHit", 4}});
+  REQUIRE(r["success"] == true);
+  c.event("stopped");
+  frame = top_frame(c, tid);
+  CHECK(frame["name"] == "accumulate");
+  CHECK(evaluate(c, frame["id"], "sum") == "55");  // the fifth line: "sum 5 55"
+  CHECK(c.request("rewind/seek", {{"call", 99}})["success"] == false);
 }

@@ -1,0 +1,113 @@
+// Benchmark: history queries (engine/debugger/value_history.h, DAP rewind/history) on long
+// traces. bench/history_writes.c makes EVENTS traced syscalls (recorded with
+// --no-syscall-buffer, each an event) and writes the global `watched` WRITES times; on its
+// recording this times:
+//  - a plain replay of the whole trace on a new timeline (what every query pays at least);
+//  - the history of `watched` over the whole recording, checked to hold WRITES changes;
+//  - going to the last change found (rewind/seek {change}) on the session's timeline;
+//  - reverse-continues with a watchpoint on `watched` from the end (what a user of rr-class
+//    tools does instead, one change each), of which the per-change median is multiplied by
+//    WRITES for comparison.
+// Usage: omniscient_queries [--runs N] [--events N] [--writes N] [--threads N]
+//        [--reverse N (reverse-continues timed)]. Prints medians in milliseconds.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bench/bench_stats.h"
+#include "engine/debugger/value_history.h"
+
+using namespace rwd;
+using bench::median;
+using bench::print_row;
+using bench::Samples;
+
+int main(int argc, char** argv) {
+  int runs = 3, threads = 1, reverse = 20;
+  long events = 1'000'000, writes = 10'000;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (!strcmp(argv[i], "--runs")) runs = std::max(1, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--events")) events = std::max(1L, atol(argv[++i]));
+    else if (!strcmp(argv[i], "--writes")) writes = std::max(1L, atol(argv[++i]));
+    else if (!strcmp(argv[i], "--threads")) threads = std::max(1, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--reverse")) reverse = std::max(0, atoi(argv[++i]));
+  }
+  std::string cmd = std::string(HISTORY_WRITES) + " " + std::to_string(events) + " " +
+                    std::to_string(writes) + " " + std::to_string(threads);
+  bench::RecordedCommand rec(REWIND_BIN, "history", cmd, "--no-syscall-buffer");
+  if (!rec.ok) return 1;
+  Timeline tl(rec.trace);
+  Debugger d(tl);
+  printf("history_writes: %ld events, %ld writes, %d thread(s): native %.0f ms, record %.0f ms, "
+         "%llu events in the trace\n",
+         events, writes, threads, rec.native_ms, rec.record_ms,
+         (unsigned long long)tl.event_count());
+  printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
+  printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  int failed = 0;
+  auto guarded = [&](auto op) {
+    return [&, op] {
+      try {
+        return op();
+      } catch (const std::exception& e) {
+        fprintf(stderr, "omniscient_queries: %s\n", e.what());
+        ++failed;
+        return false;
+      }
+    };
+  };
+  Samples plain;
+  for (int i = 0; i < runs; ++i)
+    plain.time(guarded([&] {
+      Timeline replay(rec.trace);
+      return replay.resume_forward().reason == StopReason::TraceEnd;
+    }));
+  print_row("replay of the whole trace (new timeline)", plain);
+  double reference = median(plain.ms);
+
+  HistoryRequest req;
+  req.tid = tl.current().tid;
+  req.expression = "watched";
+  ValueHistory last;
+  Samples query;
+  for (int i = 0; i < runs; ++i)
+    query.time(guarded([&] {
+      HistoryQuery q(rec.trace);
+      last = q.run(d, req);
+      return last.complete && long(last.changes.size()) == writes;
+    }));
+  print_row("history of watched, whole recording", query, reference);
+  printf("(%zu changes found; %.1f us per change over the plain replay)\n", last.changes.size(),
+         last.changes.empty() ? 0.0
+                              : (median(query.ms) - reference) * 1000 / double(last.changes.size()));
+
+  Samples go;
+  for (int i = 0; i < runs && !last.changes.empty(); ++i)
+    go.time(guarded([&] {
+      tl.seek(1);
+      d.refresh();
+      DebugStop s = go_to_change(d, last, last.changes.back());
+      return s.stop.new_value == last.changes.back().new_bytes;
+    }));
+  print_row("go to the last change (from the start)", go);
+
+  Samples back;
+  if (reverse > 0 && !last.changes.empty()) {
+    WatchInfo w = last.watched;
+    d.watch(w, WatchKind::Write);
+    tl.seek(tl.event_count());
+    tl.resume_forward();  // the end
+    for (int i = 0; i < reverse; ++i)
+      back.time(guarded([&] {
+        return tl.resume_backward().reason == StopReason::Watchpoint;
+      }));
+    d.unwatch(w, WatchKind::Write);
+    print_row("one reverse-continue to the previous change", back);
+    printf("(%ld reverse-continues, one per change: about %.0f ms, %.1fx the history query)\n",
+           writes, median(back.ms) * double(writes),
+           median(back.ms) * double(writes) / std::max(1.0, median(query.ms)));
+  }
+  if (failed) fprintf(stderr, "omniscient_queries: %d runs failed\n", failed);
+  return failed ? 1 : 0;
+}

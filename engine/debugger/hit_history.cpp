@@ -1,0 +1,232 @@
+#include "engine/debugger/hit_history.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "engine/errors.h"
+#include "engine/symbols/call_stack.h"
+#include "engine/symbols/value.h"
+
+namespace rwd {
+
+namespace {
+
+bool run_ended(const StopInfo& s) {
+  return s.reason == StopReason::TraceEnd || s.reason == StopReason::Interrupted;
+}
+
+bool in_sites(const std::vector<CodeSite>& sites, const CodeSite& s) {
+  return std::binary_search(sites.begin(), sites.end(), s);
+}
+
+/// The function's return type (DW_AT_type of its DIE; Void when it has none); nullptr when
+/// the frame has no debug information.
+TypePtr return_type(const StackFrame& f) {
+  if (!f.fn || !f.module) return nullptr;
+  DwarfIndex* dw = f.module->dwarf();
+  if (!dw) return nullptr;
+  Die die = dw->file().die_at(f.fn->die);
+  if (!die) return nullptr;
+  return f.module->types().read(die.type());
+}
+
+/// A call waiting for its return: the task, where it returns to and its frame's canonical
+/// frame address (the stack pointer once `ret` has run), the hit it is, its return type.
+struct PendingReturn {
+  pid_t tid = 0;
+  uint64_t to = 0;
+  uint64_t cfa = 0;
+  size_t hit = 0;
+  TypePtr type;
+};
+
+/// What a function returned, from the registers at its return (System V x86-64 ABI §3.2.3:
+/// integers and pointers in rax, float and double in xmm0).
+std::string returned_value(Timeline& tl, pid_t tid, const TypePtr& type, Target& target,
+                           const FormatOptions& format) {
+  if (!type) return "<unknown: no debug information>";
+  const Type* t = strip(type.get());
+  if (t->kind == TypeKind::Void) return "";
+  uint64_t size = type_size(*t);
+  std::vector<uint8_t> bytes;
+  if (t->kind == TypeKind::Base && t->encoding == Encoding::Float) {
+    auto fp = tl.fp_registers(tid);
+    if (!fp || size > 8) return "<not shown: a long double>";
+    bytes.resize(size);
+    std::memcpy(bytes.data(), fp->xmm_space, size);
+  } else if (is_scalar(*t) && size <= 8) {
+    uint64_t rax = tl.registers(tid).rax;
+    bytes.resize(size);
+    std::memcpy(bytes.data(), &rax, size);
+  } else {
+    return "<not shown: a " + type_name(*type) + ">";
+  }
+  return format_value(Value::of(type, bytes), target, format);
+}
+
+}  // namespace
+
+HitHistory HitQuery::run(const HitRequest& req,
+                         const std::function<void(uint64_t, size_t)>& progress) {
+  HitHistory h;
+  bool calls = req.message.empty();
+  h.what = req.file.empty() ? req.function : req.file + ":" + std::to_string(req.line);
+  if (req.file.empty() ? PythonBreakpoints::is_python_function(req.function)
+                       : PythonBreakpoints::is_python_source(req.file))
+    throw Error("queries over the recording look at native code; " + h.what + " is Python code");
+  interrupted_ = false;
+  Timeline tl(trace_dir_);
+  running_ = &tl;
+  struct Unregister {
+    std::atomic<Timeline*>& r;
+    ~Unregister() { r = nullptr; }
+  } unregister{running_};
+  Debugger qd(tl);
+  // Bound as the session binds a breakpoint, in every file of the trace (the condition is
+  // checked for its syntax here, and evaluated below at each hit).
+  BreakpointSpec spec;
+  spec.function = req.function;
+  spec.file = req.file;
+  spec.line = req.line;
+  spec.condition = req.condition;
+  std::vector<Breakpoint> bound = req.file.empty() ? qd.set_function_breakpoints({spec})
+                                                   : qd.set_source_breakpoints(req.file, {spec});
+  if (bound.empty() || bound[0].sites.empty())
+    throw Error("no code for " + h.what + " in the program or its libraries" +
+                (bound.empty() || bound[0].message.empty() ? "" : ": " + bound[0].message));
+  h.sites = bound[0].sites;
+
+  StopInfo s = req.first_event > 1 ? tl.seek(req.first_event) : tl.current();
+  std::vector<PendingReturn> pending;
+  std::map<CodeSite, int> return_sites;  // breakpoints at return addresses, counted
+  uint64_t event = s.event;
+  uint32_t ordinal = 0;
+  if (progress) progress(event, 0);
+  while (!interrupted_) {
+    s = tl.resume_forward();
+    if (s.event != event) {
+      if (progress && s.event / 1000 != event / 1000) progress(s.event, h.hits.size());
+      event = s.event;
+      ordinal = 0;
+    }
+    h.reached_event = s.event;
+    if ((req.last_event && s.event > req.last_event) || run_ended(s)) break;
+    if (s.reason != StopReason::Breakpoint) continue;
+    CodeSite site = tl.code_site(s.tid, s.addr);
+    if (!in_sites(h.sites, site)) {
+      // A return address: the call whose frame ends here has returned.
+      uint64_t rsp = tl.registers(s.tid).rsp;
+      auto p = std::find_if(pending.begin(), pending.end(), [&](const PendingReturn& r) {
+        return r.tid == s.tid && r.to == s.addr && r.cfa == rsp;
+      });
+      if (p == pending.end()) continue;
+      qd.refresh();
+      RecordedHit& hit = h.hits[p->hit];
+      hit.returned = true;
+      hit.return_value =
+          returned_value(tl, s.tid, p->type, qd.target(s.tid), symbolizing_options(qd.modules()));
+      if (--return_sites[site] == 0) tl.remove_breakpoint(site);
+      pending.erase(p);
+      continue;
+    }
+    ++ordinal;
+    qd.refresh();
+    const std::vector<StackFrame>& st = qd.stack(s.tid);
+    if (!req.condition.empty()) {
+      bool holds = true;  // one that cannot be evaluated holds, as for a breakpoint
+      try {
+        Value v = qd.evaluate(s.tid, 0, req.condition);
+        if (auto i = value_as_int(v, qd.target(s.tid)))
+          holds = *i != 0;
+        else if (auto f = value_as_double(v, qd.target(s.tid)))
+          holds = *f != 0;
+      } catch (const Error&) {
+      }
+      if (!holds) continue;
+    }
+    RecordedHit hit;
+    hit.event = s.event;
+    hit.ordinal = ordinal;
+    hit.tid = s.tid;
+    hit.pc = s.addr;
+    if (!st.empty()) {
+      hit.function = st[0].function;
+      hit.file = st[0].file;
+      hit.line = st[0].line;
+    }
+    if (!calls) {
+      hit.message = qd.format_log(s.tid, req.message);
+    } else if (!st.empty()) {
+      FormatOptions format = symbolizing_options(qd.modules());
+      for (const Variable& v : qd.variables(s.tid).arguments(0)) {
+        std::string value;
+        try {
+          value = format_value(v.value, qd.target(s.tid), format);
+        } catch (const Error& e) {
+          value = std::string("<") + e.what() + ">";
+        }
+        hit.arguments.emplace_back(v.name, value);
+      }
+      // The caller: the first frame of another physical frame; the call returns to its pc.
+      auto caller = std::find_if(st.begin(), st.end(),
+                                 [&](const StackFrame& f) { return f.physical != st[0].physical; });
+      if (caller != st.end()) {
+        hit.caller = caller->function;
+        hit.caller_file = caller->file;
+        hit.caller_line = caller->line;
+        if (st[0].cfa && caller->pc) {
+          PendingReturn r{s.tid, caller->pc, st[0].cfa, h.hits.size(), return_type(st[0])};
+          CodeSite to = tl.code_site(s.tid, r.to);
+          if (return_sites[to]++ == 0) tl.add_breakpoint(to);
+          pending.push_back(std::move(r));
+        }
+      }
+    }
+    h.hits.push_back(std::move(hit));
+  }
+  h.complete = !interrupted_ && s.reason != StopReason::Interrupted;
+  return h;
+}
+
+void HitQuery::interrupt() {
+  interrupted_ = true;
+  if (Timeline* t = running_.load()) t->interrupt();
+}
+
+DebugStop go_to_hit(Debugger& d, const HitHistory& h, const RecordedHit& hit) {
+  Timeline& tl = d.timeline();
+  DebugStop out;
+  out.stop = tl.seek(hit.event);
+  if (out.stop.event != hit.event)
+    throw Error("event " + std::to_string(hit.event) + " cannot be reached in this replay");
+  std::vector<CodeSite> added;
+  for (const CodeSite& site : h.sites)
+    if (!d.has_breakpoint_site(site)) {
+      tl.add_breakpoint(site);
+      added.push_back(site);
+    }
+  uint32_t seen = 0;
+  try {
+    while (seen < hit.ordinal) {
+      out.stop = tl.resume_forward();
+      if (run_ended(out.stop) || out.stop.event != hit.event) break;
+      if (out.stop.reason == StopReason::Breakpoint &&
+          in_sites(h.sites, tl.code_site(out.stop.tid, out.stop.addr)))
+        ++seen;
+    }
+  } catch (...) {
+    for (const CodeSite& site : added) tl.remove_breakpoint(site);
+    throw;
+  }
+  for (const CodeSite& site : added) tl.remove_breakpoint(site);
+  d.refresh();
+  if (out.stop.reason != StopReason::Breakpoint || out.stop.tid != hit.tid ||
+      out.stop.addr != hit.pc || out.stop.event != hit.event)
+    throw Error("the replay did not find the hit of event " + std::to_string(hit.event) +
+                " again (it stopped at event " + std::to_string(out.stop.event) + ")");
+  out.breakpoint_ids = {};
+  return out;
+}
+
+}  // namespace rwd
