@@ -1,10 +1,11 @@
 // The rewind extension's entry point: registers the "rewind" debug type's configuration
-// provider and adapter factory, the commands, the Timeline view, the status bar item, and the
-// offer to record a rebuilt program again.
+// provider and adapter factory, the commands, the Timeline and History views, the status bar
+// item, and the offer to record a rebuilt program again.
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { RewindAdapterFactory } from './factory';
 import { createInterpreterStackView } from './interpreterStackView';
+import { createQueryView } from './queryView';
 import { RewindConfigurationProvider } from './provider';
 import { watchProgramChanges } from './recordAgain';
 import { RewindSessionState } from './sessionState';
@@ -21,6 +22,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.debug.registerDebugAdapterDescriptorFactory('rewind', new RewindAdapterFactory(dir)),
     createTimelineView(state),
     createInterpreterStackView(state),
+    createQueryView(state),
     createEventStatusItem(state),
     ...registerCommands(dir, state),
     watchProgramChanges(),

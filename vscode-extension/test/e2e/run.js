@@ -3,8 +3,9 @@
 // breakpoint in samples/c/crash.c, starts "rewind: Record & Debug", and checks on screen: the
 // stop at the breakpoint, a value in the Variables view, Step Back moving the highlighted line
 // up (the status bar and the Call Stack saying "◀ reverse"), rewind's Step Into Backwards and
-// Step Out Backwards buttons, Reverse Continue going back to the previous hit, the Timeline
-// view and the status bar, and a click on a Timeline event. Asserts on the DOM; saves a screenshot of each step.
+// Step Out Backwards buttons, Reverse Continue going back to the previous hit, the History
+// view (Show History on a variable, a click on a change), the Timeline view and the status
+// bar, and a click on a Timeline event. Asserts on the DOM; saves a screenshot of each step.
 //
 // Environment: CODE_SERVER_PREFIX (default build/code-server, made by
 // scripts/install-code-server.sh), REWIND_BIN (default build/rewind), SAMPLES_BIN (default
@@ -389,6 +390,29 @@ async function main() {
     await waitForVariable('total', '0', 'reverse continue');
     await screenshot('reverse-continue');
 
+    // The History view: "Show History" on `total` in the Variables view lists each change of
+    // it over the whole recording (apples 3, pears 5, plums 7 added), without moving; a click
+    // on a row goes to that write.
+    const totalRow = page.locator('.debug-pane .debug-variables .monaco-list-row, .pane .monaco-list-row', { hasText: /^total/ }).first();
+    await totalRow.click({ button: 'right' });
+    // (A monaco menu acts on the item under the mouse at Enter; a synthetic click on it can
+    // leave the menu open.)
+    await page.locator('.context-view .action-item', { hasText: 'Show History' }).first().hover();
+    await page.keyboard.press('Enter');
+    const historyPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /rewind History/i }) });
+    await historyPane.locator('.monaco-list-row', { hasText: '→ 15' }).first().waitFor({ timeout: STEP_TIMEOUT });
+    const changes = await historyPane.locator('.monaco-list-row').allTextContents();
+    log(`history: ${JSON.stringify(changes)}`);
+    const values = changes.map((t) => (/→ (\d+)/.exec(t) || [])[1]).filter((v) => v !== undefined);
+    assert.deepStrictEqual(values.slice(-3), ['3', '8', '15'], `the changes of total: ${JSON.stringify(changes)}`);
+    assert.match(await historyPane.locator('.pane-header').textContent(), /History of total, a local of main: \d+ changes?/);
+    await waitForVariable('total', '0', 'the query did not move the session');
+    await screenshot('history-view');
+    await historyPane.locator('.monaco-list-row', { hasText: '3 → 8' }).first().click();
+    await waitForVariable('total', '8', 'a click on a change of the History view');
+    await waitForVariable('i', '1', 'a click on a change of the History view');
+    await screenshot('history-goto');
+
     // The Timeline view lists the recorded events, the current one marked; the status bar
     // says where the replay stands.
     // Room for the Timeline: fold the Variables, Watch and Call Stack views.
@@ -570,7 +594,7 @@ async function main() {
     await clickDebugButton('Reverse');
     await waitForHighlightedLine(lookupLine, 'Reverse Continue back to the KeyError');
     await stopDebugging();
-    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack, Python breakpoint, Python exceptions');
+    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, History view, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack, Python breakpoint, Python exceptions');
   } catch (e) {
     await screenshot('failure').catch(() => {});
     // What the side bar's views showed, for a failure seen only in a CI log.

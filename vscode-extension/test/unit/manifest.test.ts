@@ -28,7 +28,8 @@ describe('package.json', () => {
         assert.ok(v.description, `${req}.${k}`);
   });
   it('every contributed command is registered, and the reverse buttons have keys', () => {
-    const src = fs.readFileSync(path.join(root, 'src/commands.ts'), 'utf8');
+    const src = ['commands.ts', 'queryView.ts']
+      .map((f) => fs.readFileSync(path.join(root, 'src', f), 'utf8')).join('\n');
     for (const c of pkg.contributes.commands)
       assert.ok(src.includes(`registerCommand('${c.command}'`), c.command);
     const keys = pkg.contributes.keybindings.map((k: any) => k.command);
@@ -38,5 +39,12 @@ describe('package.json', () => {
     const toolbar = pkg.contributes.menus['debug/toolBar'].map((m: any) => [m.command, m.when]);
     assert.deepStrictEqual(toolbar, [['rewind.stepInBack', "debugType == 'rewind'"],
       ['rewind.stepOutBack', "debugType == 'rewind'"]]);
+  });
+  it('offers the queries where a user looks for them', () => {
+    const menus = pkg.contributes.menus;
+    assert.deepStrictEqual(menus['debug/variables/context'].map((m: any) => m.command), ['rewind.showHistory']);
+    assert.deepStrictEqual(menus['editor/lineNumber/context'].map((m: any) => m.command), ['rewind.logOverRecording']);
+    const views = pkg.contributes.views.debug.map((v: any) => v.id);
+    assert.ok(views.includes('rewind.history'));
   });
 });
