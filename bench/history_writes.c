@@ -1,7 +1,8 @@
 // Benchmark workload for history queries (bench/omniscient_queries): THREADS threads (argv[3],
 // default 1) each make EVENTS/THREADS cheap syscalls (getppid; argv[1], default 1,000,000 in
 // all) with a little computing between them, and write the global `watched` WRITES/THREADS
-// times (argv[2], default 10,000 in all), each time a new value, evenly spread.
+// times (argv[2], default 10,000 in all), each time a new value, evenly spread, through
+// note(), so that it is also called that many times (the calls query).
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -11,13 +12,19 @@ volatile long watched;
 volatile long sink;
 static long events = 1000000, writes = 10000, threads = 1;
 
+/// Stores `v` in `watched`; returns twice `v`.
+__attribute__((noinline)) long note(long v) {
+  watched = v;
+  return 2 * v;
+}
+
 static void* work(void* arg) {
   long t = (long)arg;
   long n = events / threads, every = n / (writes / threads);
   unsigned long x = (unsigned long)t + 1;
   for (long i = 0; i < n; ++i) {
     for (int k = 0; k < 20; ++k) x = x * 6364136223846793005ul + 1442695040888963407ul;
-    if (i % every == every / 2) watched = i * threads + t + 1;
+    if (i % every == every / 2) sink = note(i * threads + t + 1);
     syscall(SYS_getppid);
   }
   sink = (long)x;

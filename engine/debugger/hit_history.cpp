@@ -6,7 +6,10 @@
 
 #include "engine/errors.h"
 #include "engine/symbols/call_stack.h"
+#include "engine/symbols/expression.h"
+#include "engine/symbols/page_cache.h"
 #include "engine/symbols/value.h"
+#include "engine/symbols/variables.h"
 
 namespace rwd {
 
@@ -99,7 +102,14 @@ HitHistory HitQuery::run(const HitRequest& req,
 
   StopInfo s = req.first_event > 1 ? tl.seek(req.first_event) : tl.current();
   std::vector<PendingReturn> pending;
-  std::map<CodeSite, int> return_sites;  // breakpoints at return addresses, counted
+  // Breakpoints at return addresses, by runtime address: armed when first needed and kept
+  // (each stop there is a return into that caller, the same count either way).
+  struct ReturnSite {
+    CodeSite site;
+    bool also_hit = false;  // the breakpoint's own code too: told apart by the pending calls
+  };
+  std::map<uint64_t, ReturnSite> return_sites;
+  FormatOptions format = symbolizing_options(qd.modules());
   uint64_t event = s.event;
   uint32_t ordinal = 0;
   if (progress) progress(event, 0);
@@ -113,33 +123,38 @@ HitHistory HitQuery::run(const HitRequest& req,
     h.reached_event = s.event;
     if ((req.last_event && s.event > req.last_event) || run_ended(s)) break;
     if (s.reason != StopReason::Breakpoint) continue;
-    CodeSite site = tl.code_site(s.tid, s.addr);
-    if (!in_sites(h.sites, site)) {
-      // A return address: the call whose frame ends here has returned.
+    // Only the query's breakpoints are armed on this timeline: a stop at a return address
+    // is a return (the frame whose CFA the stack pointer is now), any other a hit.
+    if (auto r = return_sites.find(s.addr); r != return_sites.end()) {
       uint64_t rsp = tl.registers(s.tid).rsp;
       auto p = std::find_if(pending.begin(), pending.end(), [&](const PendingReturn& r) {
         return r.tid == s.tid && r.to == s.addr && r.cfa == rsp;
       });
-      if (p == pending.end()) continue;
-      qd.refresh();
-      RecordedHit& hit = h.hits[p->hit];
-      hit.returned = true;
-      hit.return_value =
-          returned_value(tl, s.tid, p->type, qd.target(s.tid), symbolizing_options(qd.modules()));
-      if (--return_sites[site] == 0) tl.remove_breakpoint(site);
-      pending.erase(p);
-      continue;
+      if (p != pending.end()) {
+        RecordedHit& hit = h.hits[p->hit];
+        hit.returned = true;
+        hit.return_value = returned_value(tl, s.tid, p->type, qd.target(s.tid), format);
+        pending.erase(p);
+      }
+      if (!r->second.also_hit) continue;
     }
     ++ordinal;
-    qd.refresh();
-    const std::vector<StackFrame>& st = qd.stack(s.tid);
+    // Two physical frames are enough (the hit's and its caller's): read here, without the
+    // debugger's per-point cache, the code mapped being the same as at the last hit.
+    CachedTarget target(qd.target(s.tid));
+    std::vector<StackFrame> st = build_call_stack(target, qd.modules(), s.tid, 4);
+    if (st.empty() || !st[0].module) {
+      qd.refresh();  // code mapped since: a library loaded after the last hit
+      st = build_call_stack(target, qd.modules(), s.tid, 4);
+    }
+    FrameVariables vars(target, qd.modules(), st);
     if (!req.condition.empty()) {
       bool holds = true;  // one that cannot be evaluated holds, as for a breakpoint
       try {
-        Value v = qd.evaluate(s.tid, 0, req.condition);
-        if (auto i = value_as_int(v, qd.target(s.tid)))
+        Value v = evaluate_expression(req.condition, target, vars, 0);
+        if (auto i = value_as_int(v, target))
           holds = *i != 0;
-        else if (auto f = value_as_double(v, qd.target(s.tid)))
+        else if (auto f = value_as_double(v, target))
           holds = *f != 0;
       } catch (const Error&) {
       }
@@ -156,13 +171,13 @@ HitHistory HitQuery::run(const HitRequest& req,
       hit.line = st[0].line;
     }
     if (!calls) {
+      qd.refresh();  // format_log reads through the debugger's view of this point
       hit.message = qd.format_log(s.tid, req.message);
     } else if (!st.empty()) {
-      FormatOptions format = symbolizing_options(qd.modules());
-      for (const Variable& v : qd.variables(s.tid).arguments(0)) {
+      for (const Variable& v : vars.arguments(0)) {
         std::string value;
         try {
-          value = format_value(v.value, qd.target(s.tid), format);
+          value = format_value(v.value, target, format);
         } catch (const Error& e) {
           value = std::string("<") + e.what() + ">";
         }
@@ -176,10 +191,13 @@ HitHistory HitQuery::run(const HitRequest& req,
         hit.caller_file = caller->file;
         hit.caller_line = caller->line;
         if (st[0].cfa && caller->pc) {
-          PendingReturn r{s.tid, caller->pc, st[0].cfa, h.hits.size(), return_type(st[0])};
-          CodeSite to = tl.code_site(s.tid, r.to);
-          if (return_sites[to]++ == 0) tl.add_breakpoint(to);
-          pending.push_back(std::move(r));
+          pending.push_back({s.tid, caller->pc, st[0].cfa, h.hits.size(), return_type(st[0])});
+          if (!return_sites.count(caller->pc)) {
+            CodeSite to = tl.code_site(s.tid, caller->pc);
+            bool also_hit = in_sites(h.sites, to);
+            return_sites[caller->pc] = {to, also_hit};
+            if (!also_hit) tl.add_breakpoint(to);
+          }
         }
       }
     }

@@ -23,4 +23,20 @@ bool PageCache::read(uint64_t addr, void* out, size_t n) {
   return true;
 }
 
+std::vector<uint8_t> CachedTarget::read_memory(uint64_t addr, size_t len) {
+  // Byte by byte only where a page is partly readable: the common case is one copy.
+  std::vector<uint8_t> out(len);
+  if (pages_.read(addr, out.data(), len)) return out;
+  size_t n = 0;
+  while (n < len && pages_.read(addr + n, out.data() + n, 1)) ++n;
+  out.resize(n);
+  return out;
+}
+
+Registers CachedTarget::registers(pid_t tid) {
+  auto it = regs_.find(tid);
+  if (it == regs_.end()) it = regs_.emplace(tid, target_.registers(tid)).first;
+  return it->second;
+}
+
 }  // namespace rwd

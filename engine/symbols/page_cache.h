@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +28,27 @@ class PageCache {
   Target& target_;
   /// Page address -> its bytes: shorter than a page where the page is not (wholly) readable.
   std::unordered_map<uint64_t, std::vector<uint8_t>> pages_;
+};
+
+/// A Target whose memory reads go through a PageCache and whose registers are read once per
+/// thread: for reading much at one stop (a stack, arguments, values) with few round trips
+/// to a replay's engine thread. Mappings and auxv are passed through. Discard it when the
+/// process runs again.
+class CachedTarget : public Target {
+ public:
+  explicit CachedTarget(Target& target) : target_(target), pages_(target) {}
+  std::vector<uint8_t> read_memory(uint64_t addr, size_t len) override;
+  Registers registers(pid_t tid) override;
+  std::vector<ProcMapping> mappings() override { return target_.mappings(); }
+  std::vector<uint8_t> auxv() override { return target_.auxv(); }
+  std::optional<user_fpregs_struct> fp_registers(pid_t tid) override {
+    return target_.fp_registers(tid);
+  }
+
+ private:
+  Target& target_;
+  PageCache pages_;
+  std::map<pid_t, Registers> regs_;
 };
 
 }  // namespace rwd
