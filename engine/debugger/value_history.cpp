@@ -201,6 +201,26 @@ void HistoryQuery::interrupt() {
   if (Timeline* t = running_.load()) t->interrupt();
 }
 
+DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t pid, Direction dir) {
+  Timeline& tl = d.timeline();
+  DebugStop out;
+  {
+    ScopedWatch watch(tl, w, d.watching(w.addr, w.len));
+    TaskProcesses processes(tl);
+    for (;;) {
+      out.stop = dir == Direction::Forward ? tl.resume_forward()
+                                           : tl.resume_backward(Timeline::WatchStop::AfterWrite);
+      const StopInfo& s = out.stop;
+      if (run_ended(s) || s.reason == StopReason::TraceStart) break;
+      if (s.reason == StopReason::Watchpoint && s.addr == w.addr && s.old_value != s.new_value &&
+          processes.pid_of(s.tid) == pid)
+        break;
+    }
+  }
+  d.refresh();
+  return out;
+}
+
 DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c) {
   Timeline& tl = d.timeline();
   DebugStop out;

@@ -194,6 +194,26 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
     CHECK(evaluate(c, top_frame(c, tid)["id"], "counter") == want[4]);
   }
 
+  SECTION("to the previous and next change of a value, on the session's timeline") {
+    auto move = [&](const char* command) {
+      json r = c.request(command, {{"expression", "sum"}, {"frameId", top_frame(c, tid)["id"]}});
+      INFO(r.dump());
+      REQUIRE(r["success"] == true);
+      json s = c.event("stopped");
+      CHECK(s["body"]["reason"] == "goto");
+      return evaluate(c, top_frame(c, tid)["id"], "sum");
+    };
+    CHECK(evaluate(c, frame["id"], "sum") == "14");
+    CHECK(move("rewind/previousChange") == "14");  // just after the write of 14 (5 -> 14)
+    CHECK(top_frame(c, tid)["name"] == "accumulate");
+    CHECK(move("rewind/previousChange") == "5");  // 1 -> 5
+    CHECK(move("rewind/previousChange") == "1");
+    CHECK(move("rewind/nextChange") == "5");
+    CHECK(move("rewind/nextChange") == "14");
+    CHECK(c.request("rewind/nextChange", {{"expression", "n + 1"}, {"frameId", top_frame(c, tid)["id"]}})
+              ["success"] == false);
+  }
+
   SECTION("what cannot be followed is refused in one message") {
     json r = c.request("rewind/history", {{"expression", "n + 1"}, {"frameId", frame["id"]}});
     CHECK(r["success"] == false);

@@ -36,6 +36,9 @@ class QueryProvider implements vscode.TreeDataProvider<QueryRow> {
   }
 }
 
+/** What the Variables view's context menu passes to a command. */
+type VariableArg = { variable?: { name: string; evaluateName?: string } };
+
 /** The frame selected in the Call Stack view when it is `session`'s (undefined: the
  *  adapter takes the stopped thread's innermost). */
 function selectedFrame(session: vscode.DebugSession): number | undefined {
@@ -79,6 +82,18 @@ export function createQueryView(state: RewindSessionState): vscode.Disposable {
     await query('rewind/history', frameId === undefined ? { expression } : { expression, frameId },
       historyResult, `no history of ${expression}`);
   };
+  const toChange = async (which: string, arg?: VariableArg) => {
+    const s = session();
+    const v = arg?.variable;
+    if (!s || !v) return;
+    const frameId = selectedFrame(s);
+    const expression = v.evaluateName || v.name;
+    try {
+      await s.customRequest(`rewind/${which}`, frameId === undefined ? { expression } : { expression, frameId });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`rewind: ${(e as Error).message}`);
+    }
+  };
   const goTo = async (row: QueryRow) => {
     const s = session();
     if (!s) return;
@@ -110,7 +125,7 @@ export function createQueryView(state: RewindSessionState): vscode.Disposable {
     shown,
     vscode.commands.registerCommand('rewind.query.goto', goTo),
     // From the Variables view's context menu: the variable's expression in the selected frame.
-    vscode.commands.registerCommand('rewind.showHistory', async (arg?: { variable?: { name: string; evaluateName?: string } }) => {
+    vscode.commands.registerCommand('rewind.showHistory', async (arg?: VariableArg) => {
       const v = arg?.variable;
       if (v) return history(v.evaluateName || v.name);
       const expression = await vscode.window.showInputBox({
@@ -119,6 +134,10 @@ export function createQueryView(state: RewindSessionState): vscode.Disposable {
       });
       if (expression) await history(expression);
     }),
+    // Previous and next change of a variable: the session moves (reverse-continue and
+    // continue to its writes, whatever else would stop them).
+    vscode.commands.registerCommand('rewind.previousChange', (arg?: VariableArg) => toChange('previousChange', arg)),
+    vscode.commands.registerCommand('rewind.nextChange', (arg?: VariableArg) => toChange('nextChange', arg)),
     vscode.commands.registerCommand('rewind.showCalls', async () => {
       const fn = await vscode.window.showInputBox({
         title: 'rewind: Calls of…',

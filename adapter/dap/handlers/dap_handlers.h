@@ -112,6 +112,8 @@ void seek(DapContext& c, const dap::SeekArguments& a, DapRequest& r);
 void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r);
 /// rewind/seek with `change`: to change `index` of the last rewind/history answer.
 void seek_change(DapContext& c, int64_t index, DapRequest& r);
+/// rewind/nextChange and rewind/previousChange: to the next (last) write that changed a value.
+void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& r);
 // hit_queries.cpp
 /// rewind/calls: every call of a function over the recording (a second replay).
 void calls(DapContext& c, const dap::CallsArguments& a, DapRequest& r);

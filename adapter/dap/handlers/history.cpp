@@ -70,6 +70,37 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
   if (!h.complete) c.history.reset();
 }
 
+void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& r) {
+  Debugger& d = c.debugger();
+  FrameRef ref = c.frame(a.frame_id);
+  if (ref.interp >= 0)
+    throw RequestError("rewind/nextChange follows C and C++ lvalues; \"" + a.expression +
+                       "\" names a script variable");
+  WatchInfo w = d.watchable(ref.tid, ref.frame, a.expression);
+  pid_t pid = 0;
+  for (const TaskInfo& t : c.timeline->tasks())
+    if (t.tid == ref.tid) pid = t.pid;
+  Direction dir = r.command() == "rewind/previousChange" ? Direction::Backward : Direction::Forward;
+  r.respond();
+  c.out.event("continued",
+              {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
+  DebugStop s = c.running([&] { return step_to_change(d, w, pid, dir); });
+  if (s.stop.reason == StopReason::Watchpoint) {
+    Target& t = d.target(s.stop.tid);
+    c.out.output("console", "rewind: " + a.expression + ": " +
+                                format_value(Value::of(w.value_type, s.stop.old_value), t) +
+                                " → " +
+                                format_value(Value::of(w.value_type, s.stop.new_value), t) +
+                                " (event " + std::to_string(s.stop.event) + ")\n");
+    s.stop.reason = StopReason::Seek;
+  } else if (s.stop.reason == StopReason::TraceEnd || s.stop.reason == StopReason::TraceStart) {
+    c.out.output("console", "rewind: " + a.expression + " does not change " +
+                                (dir == Direction::Forward ? "after" : "before") +
+                                " this point in the recording\n");
+  }
+  c.stopped(s, "goto", dir);
+}
+
 void seek_change(DapContext& c, int64_t index, DapRequest& r) {
   Debugger& d = c.debugger();
   if (!c.history || index < 0 || size_t(index) >= c.history->changes.size())

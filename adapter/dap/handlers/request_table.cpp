@@ -51,6 +51,8 @@ const std::vector<RequestHandler>& request_handlers() {
       {"rewind/checkpoints", typed(&checkpoints), nullptr},
       {"rewind/when", typed(&when), nullptr},
       {"rewind/history", typed(&history), nullptr},
+      {"rewind/nextChange", typed(&step_to_change), nullptr},
+      {"rewind/previousChange", typed(&step_to_change), nullptr},
       {"rewind/calls", typed(&calls), nullptr},
       {"rewind/logAll", typed(&log_all), nullptr},
       {"rewind/interpreterStack", typed(&interpreter_stack), nullptr},

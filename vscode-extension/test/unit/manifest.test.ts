@@ -42,7 +42,8 @@ describe('package.json', () => {
   });
   it('offers the queries where a user looks for them', () => {
     const menus = pkg.contributes.menus;
-    assert.deepStrictEqual(menus['debug/variables/context'].map((m: any) => m.command), ['rewind.showHistory']);
+    assert.deepStrictEqual(menus['debug/variables/context'].map((m: any) => m.command),
+      ['rewind.showHistory', 'rewind.previousChange', 'rewind.nextChange']);
     assert.deepStrictEqual(menus['editor/lineNumber/context'].map((m: any) => m.command), ['rewind.logOverRecording']);
     const views = pkg.contributes.views.debug.map((v: any) => v.id);
     assert.ok(views.includes('rewind.history'));
