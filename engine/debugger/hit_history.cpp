@@ -15,10 +15,6 @@ namespace rwd {
 
 namespace {
 
-bool run_ended(const StopInfo& s) {
-  return s.reason == StopReason::TraceEnd || s.reason == StopReason::Interrupted;
-}
-
 bool in_sites(const std::vector<CodeSite>& sites, const CodeSite& s) {
   return std::binary_search(sites.begin(), sites.end(), s);
 }
@@ -70,21 +66,15 @@ std::string returned_value(Timeline& tl, pid_t tid, const TypePtr& type, Target&
 
 }  // namespace
 
-HitHistory HitQuery::run(const HitRequest& req,
-                         const std::function<void(uint64_t, size_t)>& progress) {
+HitHistory HitQuery::run(const HitRequest& req, const QueryProgress& progress) {
   HitHistory h;
   bool calls = req.message.empty();
   h.what = req.file.empty() ? req.function : req.file + ":" + std::to_string(req.line);
   if (req.file.empty() ? PythonBreakpoints::is_python_function(req.function)
                        : PythonBreakpoints::is_python_source(req.file))
     throw Error("queries over the recording look at native code; " + h.what + " is Python code");
-  interrupted_ = false;
-  Timeline tl(trace_dir_);
-  running_ = &tl;
-  struct Unregister {
-    std::atomic<Timeline*>& r;
-    ~Unregister() { r = nullptr; }
-  } unregister{running_};
+  Run run(*this, req.first_event, req.last_event, progress);
+  Timeline& tl = run.timeline();
   Debugger qd(tl);
   // Bound as the session binds a breakpoint, in every file of the trace (the condition is
   // checked for its syntax here, and evaluated below at each hit).
@@ -100,7 +90,6 @@ HitHistory HitQuery::run(const HitRequest& req,
                 (bound.empty() || bound[0].message.empty() ? "" : ": " + bound[0].message));
   h.sites = bound[0].sites;
 
-  StopInfo s = req.first_event > 1 ? tl.seek(req.first_event) : tl.current();
   std::vector<PendingReturn> pending;
   // Breakpoints at return addresses, by runtime address: armed when first needed and kept
   // (each stop there is a return into that caller, the same count either way).
@@ -110,18 +99,8 @@ HitHistory HitQuery::run(const HitRequest& req,
   };
   std::map<uint64_t, ReturnSite> return_sites;
   FormatOptions format = symbolizing_options(qd.modules());
-  uint64_t event = s.event;
-  uint32_t ordinal = 0;
-  if (progress) progress(event, 0);
-  while (!interrupted_) {
-    s = tl.resume_forward();
-    if (s.event != event) {
-      if (progress && s.event / 1000 != event / 1000) progress(s.event, h.hits.size());
-      event = s.event;
-      ordinal = 0;
-    }
-    h.reached_event = s.event;
-    if ((req.last_event && s.event > req.last_event) || run_ended(s)) break;
+  while (auto stop = run.next(h.hits.size())) {
+    const StopInfo& s = *stop;
     if (s.reason != StopReason::Breakpoint) continue;
     // Only the query's breakpoints are armed on this timeline: a stop at a return address
     // is a return (the frame whose CFA the stack pointer is now), any other a hit.
@@ -138,7 +117,7 @@ HitHistory HitQuery::run(const HitRequest& req,
       }
       if (!r->second.also_hit) continue;
     }
-    ++ordinal;
+    uint32_t ordinal = run.count();
     // Two physical frames are enough (the hit's and its caller's): read here, without the
     // debugger's per-point cache, the code mapped being the same as at the last hit.
     CachedTarget target(qd.target(s.tid));
@@ -203,13 +182,9 @@ HitHistory HitQuery::run(const HitRequest& req,
     }
     h.hits.push_back(std::move(hit));
   }
-  h.complete = !interrupted_ && s.reason != StopReason::Interrupted;
+  h.reached_event = run.reached();
+  h.complete = run.complete();
   return h;
-}
-
-void HitQuery::interrupt() {
-  interrupted_ = true;
-  if (Timeline* t = running_.load()) t->interrupt();
 }
 
 DebugStop go_to_hit(Debugger& d, const HitHistory& h, const RecordedHit& hit) {

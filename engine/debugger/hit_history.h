@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/debugger/debugger.h"
+#include "engine/debugger/recording_query.h"
 
 namespace rwd {
 
@@ -66,9 +67,9 @@ struct HitHistory {
 };
 
 /// Runs hits queries on a second replay of the trace at `trace_dir`.
-class HitQuery {
+class HitQuery : public RecordingQuery {
  public:
-  explicit HitQuery(std::string trace_dir) : trace_dir_(std::move(trace_dir)) {}
+  explicit HitQuery(std::string trace_dir) : RecordingQuery(std::move(trace_dir)) {}
 
   /// Binds the breakpoint `req` describes, replays the trace from `req.first_event` on a
   /// new timeline and collects each hit whose condition holds (an unreadable condition
@@ -78,15 +79,7 @@ class HitQuery {
   /// session's timeline is not used (nor moved). Throws Error
   /// when the function or line has no code in the trace's files, the condition is malformed,
   /// or the trace cannot be replayed.
-  HitHistory run(const HitRequest& req,
-                 const std::function<void(uint64_t event, size_t hits)>& progress = {});
-  /// Asks a running query (from another thread) to stop soon; it returns what it found.
-  void interrupt();
-
- private:
-  std::string trace_dir_;
-  std::atomic<bool> interrupted_{false};
-  std::atomic<Timeline*> running_{nullptr};
+  HitHistory run(const HitRequest& req, const QueryProgress& progress = {});
 };
 
 /// Goes, on debugger `d`'s own timeline, to hit `hit` of `h`: to the point just after

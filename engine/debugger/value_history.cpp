@@ -106,14 +106,10 @@ class ScopedWatch {
   bool owned_;
 };
 
-bool run_ended(const StopInfo& s) {
-  return s.reason == StopReason::TraceEnd || s.reason == StopReason::Interrupted;
-}
-
 }  // namespace
 
 ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
-                               const std::function<void(uint64_t, size_t)>& progress) {
+                               const QueryProgress& progress) {
   ValueHistory h;
   h.watched = d.watchable(req.tid, req.frame, req.expression);
   for (const TaskInfo& t : d.timeline().tasks())
@@ -129,44 +125,26 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
   if (scope && scope->entry) entry_site = d.timeline().code_site(req.tid, scope->entry);
   uint64_t now_event = d.timeline().current().event;
 
-  interrupted_ = false;
-  Timeline tl(trace_dir_);
-  running_ = &tl;
-  struct Unregister {
-    std::atomic<Timeline*>& r;
-    ~Unregister() { r = nullptr; }
-  } unregister{running_};
+  Run run(*this, req.first_event, req.last_event, progress);
+  Timeline& tl = run.timeline();
   Debugger qd(tl);
   FormatOptions format = symbolizing_options(qd.modules());
   auto show = [&](const std::vector<uint8_t>& bytes, pid_t tid) {
     if (bytes.empty()) return std::string("<unknown>");
     return format_value(Value::of(h.watched.value_type, bytes), qd.target(tid), format);
   };
-
-  StopInfo s = req.first_event > 1 ? tl.seek(req.first_event) : tl.current();
   ScopedWatch watch(tl, h.watched, false);
   if (entry_site) tl.add_breakpoint(*entry_site);
   std::vector<uint64_t> calls;  // events of the calls that made the frame again
   std::vector<size_t> call_of;  // per change: how many such calls came before it
   TaskProcesses processes(tl);
-  uint64_t event = s.event;
-  uint32_t ordinal = 0;
-  if (progress) progress(event, 0);
-  while (!interrupted_) {
-    s = tl.resume_forward();
-    if (s.event != event) {
-      if (progress && s.event / 1000 != event / 1000) progress(s.event, h.changes.size());
-      event = s.event;
-      ordinal = 0;
-    }
-    h.reached_event = s.event;
-    if (req.last_event && s.event > req.last_event) break;
-    if (run_ended(s)) break;
+  while (auto stop = run.next(h.changes.size())) {
+    const StopInfo& s = *stop;
     if (entry_site && s.reason == StopReason::Breakpoint && s.tid == req.tid &&
         s.addr == scope->entry && tl.registers(s.tid).rsp + 8 == scope->cfa)
       calls.push_back(s.event);  // the return address is pushed: the frame's address is set
     if (s.reason != StopReason::Watchpoint || s.addr != h.watched.addr) continue;
-    ++ordinal;
+    uint32_t ordinal = run.count();
     if (s.old_value == s.new_value || processes.pid_of(s.tid) != h.pid) continue;
     if (scope) qd.refresh();  // the stack is read at this point
     if (scope && !frame_alive(qd, req.tid, scope->cfa, scope->function)) continue;
@@ -192,13 +170,9 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
       if (call_of[i] == ours) kept.push_back(std::move(h.changes[i]));
     h.changes = std::move(kept);
   }
-  h.complete = !interrupted_ && s.reason != StopReason::Interrupted;
+  h.reached_event = run.reached();
+  h.complete = run.complete();
   return h;
-}
-
-void HistoryQuery::interrupt() {
-  interrupted_ = true;
-  if (Timeline* t = running_.load()) t->interrupt();
 }
 
 DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t pid, Direction dir) {
@@ -211,7 +185,7 @@ DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t pid, Direction d
       out.stop = dir == Direction::Forward ? tl.resume_forward()
                                            : tl.resume_backward(Timeline::WatchStop::AfterWrite);
       const StopInfo& s = out.stop;
-      if (run_ended(s) || s.reason == StopReason::TraceStart) break;
+      if (run_ended(s)) break;
       if (s.reason == StopReason::Watchpoint && s.addr == w.addr && s.old_value != s.new_value &&
           processes.pid_of(s.tid) == pid)
         break;

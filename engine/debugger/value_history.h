@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/debugger/debugger.h"
+#include "engine/debugger/recording_query.h"
 
 namespace rwd {
 
@@ -58,9 +59,9 @@ struct ValueHistory {
 };
 
 /// Runs history queries on a second replay of the trace at `trace_dir`.
-class HistoryQuery {
+class HistoryQuery : public RecordingQuery {
  public:
-  explicit HistoryQuery(std::string trace_dir) : trace_dir_(std::move(trace_dir)) {}
+  explicit HistoryQuery(std::string trace_dir) : RecordingQuery(std::move(trace_dir)) {}
 
   /// Evaluates `req.expression` in debugger `d` at its current point (which it does not
   /// move) and replays the trace from `req.first_event` on a new timeline, collecting each
@@ -68,15 +69,7 @@ class HistoryQuery {
   /// now and then with the event reached and the changes found so far. Throws Error
   /// (ExpressionError) when the expression is not an lvalue of 1, 2, 4 or 8 aligned bytes,
   /// or the trace cannot be replayed.
-  ValueHistory run(Debugger& d, const HistoryRequest& req,
-                   const std::function<void(uint64_t event, size_t changes)>& progress = {});
-  /// Asks a running query (from another thread) to stop soon; it returns what it found.
-  void interrupt();
-
- private:
-  std::string trace_dir_;
-  std::atomic<bool> interrupted_{false};
-  std::atomic<Timeline*> running_{nullptr};
+  ValueHistory run(Debugger& d, const HistoryRequest& req, const QueryProgress& progress = {});
 };
 
 /// Goes, on debugger `d`'s own timeline, to the point just after the write of change `c` of

@@ -1,0 +1,38 @@
+#include "engine/debugger/recording_query.h"
+
+namespace rwd {
+
+void RecordingQuery::interrupt() {
+  interrupted_ = true;
+  if (Timeline* t = running_.load()) t->interrupt();
+}
+
+RecordingQuery::Run::Run(RecordingQuery& q, uint64_t first, uint64_t last, QueryProgress progress)
+    : q_(q), tl_(q.trace_dir_), last_(last), progress_(std::move(progress)) {
+  q_.interrupted_ = false;
+  q_.running_ = &tl_;
+  event_ = (first > 1 ? tl_.seek(first) : tl_.current()).event;
+  if (progress_) progress_(event_, 0);
+}
+
+RecordingQuery::Run::~Run() {
+  q_.running_ = nullptr;
+}
+
+std::optional<StopInfo> RecordingQuery::Run::next(size_t found) {
+  if (q_.interrupted_) {
+    complete_ = false;
+    return std::nullopt;
+  }
+  StopInfo s = tl_.resume_forward();
+  if (s.event != event_) {
+    if (progress_ && s.event / 1000 != event_ / 1000) progress_(s.event, found);
+    event_ = s.event;
+    ordinal_ = 0;
+  }
+  if (s.reason == StopReason::Interrupted || q_.interrupted_) complete_ = false;
+  if ((last_ && s.event > last_) || run_ended(s) || !complete_) return std::nullopt;
+  return s;
+}
+
+}  // namespace rwd

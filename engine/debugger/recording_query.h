@@ -1,0 +1,72 @@
+// What the queries over a whole recording share (value_history.h, hit_history.h): a second
+// replay of the trace on its own timeline, which another thread may interrupt, and the forward
+// run over the query's range of events, with progress and each stop's place in its interval.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "engine/timeline/timeline.h"
+
+namespace rwd {
+
+/// Called now and then during a query with the event reached and the results found so far.
+using QueryProgress = std::function<void(uint64_t event, size_t found)>;
+
+/// The base of a query over the recording at a trace directory.
+class RecordingQuery {
+ public:
+  /// Asks a running query (from another thread) to stop soon; it returns what it found.
+  void interrupt();
+
+ protected:
+  explicit RecordingQuery(std::string trace_dir) : trace_dir_(std::move(trace_dir)) {}
+
+  /// A forward run of a new replay of the trace over events [first, last] (last 0: to the
+  /// end), registered for interrupt() while it lives.
+  class Run {
+   public:
+    /// Opens the replay (Throws TraceError / DivergenceError as Timeline does) and goes to
+    /// the point just after event `first`.
+    Run(RecordingQuery& q, uint64_t first, uint64_t last, QueryProgress progress);
+    ~Run();
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
+    Timeline& timeline() { return tl_; }
+    /// The next stop of the run; nullopt once it left the range, reached the end of the
+    /// recording or was interrupted. `found`: the results so far, for progress.
+    std::optional<StopInfo> next(size_t found);
+    /// Counts a stop the query finds again by number (go_to_change, go_to_hit): its place
+    /// among those counted since the event it follows (1 = the first).
+    uint32_t count() { return ++ordinal_; }
+    /// The last event replayed.
+    uint64_t reached() const { return event_; }
+    /// False when the run ended by an interruption rather than at its range's end.
+    bool complete() const { return complete_; }
+
+   private:
+    RecordingQuery& q_;
+    Timeline tl_;
+    uint64_t last_;
+    QueryProgress progress_;
+    uint64_t event_ = 0;
+    uint32_t ordinal_ = 0;
+    bool complete_ = true;
+  };
+
+ private:
+  std::string trace_dir_;
+  std::atomic<bool> interrupted_{false};
+  std::atomic<Timeline*> running_{nullptr};
+};
+
+/// Whether a forward or backward run stopped at an end of the recording or was interrupted.
+inline bool run_ended(const StopInfo& s) {
+  return s.reason == StopReason::TraceEnd || s.reason == StopReason::TraceStart ||
+         s.reason == StopReason::Interrupted;
+}
+
+}  // namespace rwd
