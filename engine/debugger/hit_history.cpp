@@ -184,6 +184,7 @@ HitHistory HitQuery::run(const HitRequest& req, const QueryProgress& progress) {
   }
   h.reached_event = run.reached();
   h.complete = run.complete();
+  h.truncated = run.truncated();
   return h;
 }
 

@@ -63,6 +63,7 @@ struct HitHistory {
   std::vector<CodeSite> sites;  ///< where the breakpoint bound (in every file mapping it)
   std::vector<RecordedHit> hits;
   bool complete = true;        ///< false when interrupted: `hits` holds those found before
+  bool truncated = false;      ///< it stopped at RecordingQuery::kMaxResults hits
   uint64_t reached_event = 0;  ///< the last event the query replayed
 };
 

@@ -9,8 +9,7 @@ void RecordingQuery::interrupt() {
 
 RecordingQuery::Run::Run(RecordingQuery& q, uint64_t first, uint64_t last, QueryProgress progress)
     : q_(q), tl_(q.trace_dir_), last_(last), progress_(std::move(progress)) {
-  q_.interrupted_ = false;
-  q_.running_ = &tl_;
+  q_.running_ = &tl_;  // (an interrupt() that came before is kept: next() sees it)
   event_ = (first > 1 ? tl_.seek(first) : tl_.current()).event;
   if (progress_) progress_(event_, 0);
 }
@@ -20,8 +19,9 @@ RecordingQuery::Run::~Run() {
 }
 
 std::optional<StopInfo> RecordingQuery::Run::next(size_t found) {
-  if (q_.interrupted_) {
+  if (q_.interrupted_ || found >= kMaxResults) {
     complete_ = false;
+    truncated_ = found >= kMaxResults;
     return std::nullopt;
   }
   StopInfo s = tl_.resume_forward();

@@ -16,10 +16,16 @@ namespace rwd {
 /// Called now and then during a query with the event reached and the results found so far.
 using QueryProgress = std::function<void(uint64_t event, size_t found)>;
 
-/// The base of a query over the recording at a trace directory.
+/// The base of a query over the recording at a trace directory. One object runs one query.
 class RecordingQuery {
  public:
-  /// Asks a running query (from another thread) to stop soon; it returns what it found.
+  /// The most results a query collects: one that finds more stops there, its answer not
+  /// complete (a value written at every pass of a hot loop changes millions of times; a
+  /// range of events narrows the question).
+  static constexpr size_t kMaxResults = 100'000;
+
+  /// Asks the query (from another thread, before or while it runs) to stop soon; it returns
+  /// what it found.
   void interrupt();
 
  protected:
@@ -37,15 +43,19 @@ class RecordingQuery {
     Run& operator=(const Run&) = delete;
     Timeline& timeline() { return tl_; }
     /// The next stop of the run; nullopt once it left the range, reached the end of the
-    /// recording or was interrupted. `found`: the results so far, for progress.
+    /// recording, was interrupted or `found` (the results so far, also for progress) reached
+    /// kMaxResults.
     std::optional<StopInfo> next(size_t found);
     /// Counts a stop the query finds again by number (go_to_change, go_to_hit): its place
     /// among those counted since the event it follows (1 = the first).
     uint32_t count() { return ++ordinal_; }
     /// The last event replayed.
     uint64_t reached() const { return event_; }
-    /// False when the run ended by an interruption rather than at its range's end.
+    /// False when the run ended by an interruption or at kMaxResults rather than at its
+    /// range's end.
     bool complete() const { return complete_; }
+    /// Whether it stopped at kMaxResults.
+    bool truncated() const { return truncated_; }
 
    private:
     RecordingQuery& q_;
@@ -55,6 +65,7 @@ class RecordingQuery {
     uint64_t event_ = 0;
     uint32_t ordinal_ = 0;
     bool complete_ = true;
+    bool truncated_ = false;
   };
 
  private:

@@ -172,6 +172,7 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
   }
   h.reached_event = run.reached();
   h.complete = run.complete();
+  h.truncated = run.truncated();
   return h;
 }
 

@@ -55,6 +55,7 @@ struct ValueHistory {
   /// False when the query was interrupted (HistoryQuery::interrupt): `changes` holds those
   /// found before the interruption, up to `reached_event`.
   bool complete = true;
+  bool truncated = false;      ///< it stopped at RecordingQuery::kMaxResults changes
   uint64_t reached_event = 0;  ///< the last event the query replayed
 };
 

@@ -210,8 +210,9 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
     CHECK(move("rewind/previousChange") == "1");
     CHECK(move("rewind/nextChange") == "5");
     CHECK(move("rewind/nextChange") == "14");
-    CHECK(c.request("rewind/nextChange", {{"expression", "n + 1"}, {"frameId", top_frame(c, tid)["id"]}})
-              ["success"] == false);
+    CHECK(c.request("rewind/nextChange",
+                    {{"expression", "n + 1"}, {"frameId", top_frame(c, tid)["id"]}})["success"] ==
+          false);
   }
 
   SECTION("what cannot be followed is refused in one message") {
@@ -334,4 +335,35 @@ TEST_CASE("rewind/calls and rewind/logAll list every call and hit; rewind/seek g
   CHECK(frame["name"] == "accumulate");
   CHECK(evaluate(c, frame["id"], "sum") == "55");  // the fifth line: "sum 5 55"
   CHECK(c.request("rewind/seek", {{"call", 99}})["success"] == false);
+}
+
+TEST_CASE("a query that cancel interrupts answers with what it found, and the session goes on",
+          "[dap]") {
+  // compute_loop changes `state` at every pass of a loop of about three seconds: its history
+  // takes long enough for a cancel to arrive while it runs.
+  std::string trace = test::recorded_trace(REWIND_BIN, COMPUTE_LOOP);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
+                                   {"supportsProgressReporting", true}})["success"] == true);
+  REQUIRE(c.request("launch",
+                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
+          true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  c.event("stopped");
+  uint64_t here = c.request("rewind/when")["body"]["event"];
+  int seq = c.send("rewind/history", {{"expression", "state"}, {"count", 5}});
+  json started = c.event("progressStart");
+  CHECK(started["body"]["requestId"] == seq);
+  CHECK(started["body"]["cancellable"] == true);
+  REQUIRE(c.request("cancel", {{"requestId", seq}})["success"] == true);
+  json r = c.response(seq);
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  CHECK(r["body"]["complete"] == false);
+  CHECK(r["body"]["changes"].size() <= 5);
+  CHECK(c.event("progressEnd")["body"]["progressId"] == started["body"]["progressId"]);
+  // The session stands where it stood, and answers.
+  CHECK(c.request("rewind/when")["body"]["event"] == here);
+  CHECK(c.request("threads")["success"] == true);
 }

@@ -36,7 +36,8 @@ function where(fn: string, source?: QuerySource, line?: number): string {
   return [fn || '??', file && line ? `${file}:${line}` : file].filter((s) => s).join(' ');
 }
 
-function partial(body: { complete?: boolean; reachedEvent?: number }): string | undefined {
+function partial(body: { complete?: boolean; truncated?: boolean; reachedEvent?: number }): string | undefined {
+  if (body.truncated) return `The first results only, up to event ${body.reachedEvent ?? '?'}: ask about fewer events.`;
   return body.complete === false
     ? `Cancelled: the results up to event ${body.reachedEvent ?? '?'} only.` : undefined;
 }

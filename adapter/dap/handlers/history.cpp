@@ -55,15 +55,11 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
   json changes = json::array();
   for (size_t index : page_indices(a, n))
     changes.push_back(change_json(c, h.changes[index], index));
-  json body = {{"expression", a.expression},
-               {"type", h.watched.type},
-               {"address", hex(h.watched.addr)},
-               {"size", h.watched.len},
-               {"processId", h.pid},
-               {"totalChanges", n},
-               {"complete", h.complete},
-               {"reachedEvent", h.reached_event},
-               {"changes", changes}};
+  json body = {
+      {"expression", a.expression}, {"type", h.watched.type},   {"address", hex(h.watched.addr)},
+      {"size", h.watched.len},      {"processId", h.pid},       {"totalChanges", n},
+      {"complete", h.complete},     {"truncated", h.truncated}, {"reachedEvent", h.reached_event},
+      {"changes", changes}};
   if (!h.frame_function.empty()) body["frameFunction"] = h.frame_function;
   r.respond(body);
   // A query that was interrupted is not kept: asking again runs it again.
@@ -88,8 +84,7 @@ void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& 
   if (s.stop.reason == StopReason::Watchpoint) {
     Target& t = d.target(s.stop.tid);
     c.out.output("console", "rewind: " + a.expression + ": " +
-                                format_value(Value::of(w.value_type, s.stop.old_value), t) +
-                                " → " +
+                                format_value(Value::of(w.value_type, s.stop.old_value), t) + " → " +
                                 format_value(Value::of(w.value_type, s.stop.new_value), t) +
                                 " (event " + std::to_string(s.stop.event) + ")\n");
     s.stop.reason = StopReason::Seek;

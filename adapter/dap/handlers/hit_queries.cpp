@@ -50,6 +50,7 @@ json hit_json(DapContext& c, const RecordedHit& hit, size_t index) {
 void finish(DapRequest& r, std::optional<HitHistory>& slot, json body) {
   const HitHistory& h = *slot;
   body["complete"] = h.complete;
+  body["truncated"] = h.truncated;
   body["reachedEvent"] = h.reached_event;
   r.respond(body);
   if (!h.complete) slot.reset();  // asked again, it runs again

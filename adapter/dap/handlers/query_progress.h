@@ -68,6 +68,9 @@ auto run_query(DapContext& c, Query& query, std::atomic<Query*>& slot, const std
   std::string id = "rewind-query-" + std::to_string(seq);
   uint64_t total = c.timeline->event_count();
   bool report = c.client.progress;
+  // Registered before the client hears of it: a cancel sent on progressStart finds it.
+  c.running_query_seq = seq;
+  slot = &query;
   if (report)
     c.out.event("progressStart", {{"progressId", id},
                                   {"title", title},
@@ -81,8 +84,6 @@ auto run_query(DapContext& c, Query& query, std::atomic<Query*>& slot, const std
                  {"message", std::to_string(found) + " found up to event " + std::to_string(event)},
                  {"percentage", std::min<uint64_t>(100, event * 100 / total)}});
   };
-  c.running_query_seq = seq;
-  slot = &query;
   struct Done {
     DapContext& c;
     std::atomic<Query*>& slot;

@@ -20,6 +20,8 @@ describe('History view rows', () => {
     assert.match(historyResult({ expression: 'x', totalChanges: 0, changes: [] }).note ?? '', /never changed/);
     assert.match(historyResult({ expression: 'x', totalChanges: 0, changes: [], complete: false, reachedEvent: 40 }).note ?? '',
       /Cancelled: the results up to event 40/);
+    assert.match(historyResult({ expression: 'x', totalChanges: 9, changes: [], complete: false, truncated: true, reachedEvent: 40 }).note ?? '',
+      /The first results only, up to event 40/);
   });
   it('lists calls with arguments, results and callers', () => {
     const r = callsResult({
