@@ -191,35 +191,29 @@ HitHistory HitQuery::run(const HitRequest& req, const QueryProgress& progress) {
 DebugStop go_to_hit(Debugger& d, const HitHistory& h, const RecordedHit& hit) {
   Timeline& tl = d.timeline();
   DebugStop out;
-  out.stop = tl.seek(hit.event);
-  if (out.stop.event != hit.event)
-    throw Error("event " + std::to_string(hit.event) + " cannot be reached in this replay");
-  std::vector<CodeSite> added;
-  for (const CodeSite& site : h.sites)
-    if (!d.has_breakpoint_site(site)) {
-      tl.add_breakpoint(site);
-      added.push_back(site);
-    }
-  uint32_t seen = 0;
-  try {
-    while (seen < hit.ordinal) {
-      out.stop = tl.resume_forward();
-      if (run_ended(out.stop) || out.stop.event != hit.event) break;
-      if (out.stop.reason == StopReason::Breakpoint &&
-          in_sites(h.sites, tl.code_site(out.stop.tid, out.stop.addr)))
-        ++seen;
-    }
-  } catch (...) {
-    for (const CodeSite& site : added) tl.remove_breakpoint(site);
-    throw;
+  {
+    // The breakpoint's sites, where the user has none already, for the time of the run.
+    struct Armed {
+      Timeline& tl;
+      std::vector<CodeSite> sites;
+      ~Armed() {
+        for (const CodeSite& site : sites) tl.remove_breakpoint(site);
+      }
+    } armed{tl, {}};
+    for (const CodeSite& site : h.sites)
+      if (!d.has_breakpoint_site(site)) {
+        tl.add_breakpoint(site);
+        armed.sites.push_back(site);
+      }
+    out.stop = find_counted_stop(tl, hit.event, hit.ordinal, [&](const StopInfo& s) {
+      return s.reason == StopReason::Breakpoint && in_sites(h.sites, tl.code_site(s.tid, s.addr));
+    });
   }
-  for (const CodeSite& site : added) tl.remove_breakpoint(site);
   d.refresh();
   if (out.stop.reason != StopReason::Breakpoint || out.stop.tid != hit.tid ||
       out.stop.addr != hit.pc || out.stop.event != hit.event)
     throw Error("the replay did not find the hit of event " + std::to_string(hit.event) +
                 " again (it stopped at event " + std::to_string(out.stop.event) + ")");
-  out.breakpoint_ids = {};
   return out;
 }
 

@@ -9,9 +9,7 @@
 
 #include <sys/types.h>
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>

@@ -1,5 +1,7 @@
 #include "engine/debugger/recording_query.h"
 
+#include "engine/errors.h"
+
 namespace rwd {
 
 void RecordingQuery::interrupt() {
@@ -32,6 +34,19 @@ std::optional<StopInfo> RecordingQuery::Run::next(size_t found) {
   }
   if (s.reason == StopReason::Interrupted || q_.interrupted_) complete_ = false;
   if ((last_ && s.event > last_) || run_ended(s) || !complete_) return std::nullopt;
+  return s;
+}
+
+StopInfo find_counted_stop(Timeline& tl, uint64_t event, uint32_t ordinal,
+                           const std::function<bool(const StopInfo&)>& counts) {
+  StopInfo s = tl.seek(event);
+  if (s.event != event)
+    throw Error("event " + std::to_string(event) + " cannot be reached in this replay");
+  for (uint32_t seen = 0; seen < ordinal;) {
+    s = tl.resume_forward();
+    if (run_ended(s) || s.event != event) break;
+    if (counts(s)) ++seen;
+  }
   return s;
 }
 

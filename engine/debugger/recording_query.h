@@ -74,6 +74,15 @@ class RecordingQuery {
   std::atomic<Timeline*> running_{nullptr};
 };
 
+/// Goes on `tl` to the point just after event `event`, then forward to the `ordinal`-th
+/// stop (1 = the first) after it that `counts` accepts, as RecordingQuery::Run::count
+/// numbered a query's results: how a result is found again on the session's timeline.
+/// Returns the stop reached; when the replay finds fewer such stops before the next event,
+/// the stop where it gave up (the caller checks it is the result's). Throws Error when the
+/// event cannot be reached.
+StopInfo find_counted_stop(Timeline& tl, uint64_t event, uint32_t ordinal,
+                           const std::function<bool(const StopInfo&)>& counts);
+
 /// Whether a forward or backward run stopped at an end of the recording or was interrupted.
 inline bool run_ended(const StopInfo& s) {
   return s.reason == StopReason::TraceEnd || s.reason == StopReason::TraceStart ||

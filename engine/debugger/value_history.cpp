@@ -112,8 +112,7 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
                                const QueryProgress& progress) {
   ValueHistory h;
   h.watched = d.watchable(req.tid, req.frame, req.expression);
-  for (const TaskInfo& t : d.timeline().tasks())
-    if (t.tid == req.tid) h.pid = t.pid;
+  h.pid = TaskProcesses(d.timeline()).pid_of(req.tid);
   if (req.frame >= d.stack(req.tid).size())
     throw Error("no frame " + std::to_string(req.frame) + " in task " + std::to_string(req.tid));
   // A stack variable belongs to one call: its writes count while that call's frame lives,
@@ -176,12 +175,13 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
   return h;
 }
 
-DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t pid, Direction dir) {
+DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t tid, Direction dir) {
   Timeline& tl = d.timeline();
   DebugStop out;
   {
     ScopedWatch watch(tl, w, d.watching(w.addr, w.len));
     TaskProcesses processes(tl);
+    pid_t pid = processes.pid_of(tid);
     for (;;) {
       out.stop = dir == Direction::Forward ? tl.resume_forward()
                                            : tl.resume_backward(Timeline::WatchStop::AfterWrite);
@@ -199,17 +199,11 @@ DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t pid, Direction d
 DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c) {
   Timeline& tl = d.timeline();
   DebugStop out;
-  out.stop = tl.seek(c.event);
-  if (out.stop.event != c.event)
-    throw Error("event " + std::to_string(c.event) + " cannot be reached in this replay");
   {
     ScopedWatch watch(tl, h.watched, d.watching(h.watched.addr, h.watched.len));
-    uint32_t seen = 0;
-    while (seen < c.ordinal) {
-      out.stop = tl.resume_forward();
-      if (run_ended(out.stop) || out.stop.event != c.event) break;
-      if (out.stop.reason == StopReason::Watchpoint && out.stop.addr == h.watched.addr) ++seen;
-    }
+    out.stop = find_counted_stop(tl, c.event, c.ordinal, [&](const StopInfo& s) {
+      return s.reason == StopReason::Watchpoint && s.addr == h.watched.addr;
+    });
   }
   d.refresh();
   const StopInfo& at = out.stop;

@@ -8,9 +8,7 @@
 
 #include <sys/types.h>
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -81,12 +79,13 @@ class HistoryQuery : public RecordingQuery {
 DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c);
 
 /// Moves debugger `d`'s own timeline to the next change (Forward) or the last change before
-/// now (Backward) of the bytes `w` names, made by a task of process `pid`: the point just
+/// now (Backward) of the bytes `w` names, made by a task of the process of task `tid` (the
+/// one whose frame named them): the point just
 /// after that write, where a forward data breakpoint on it stops (in both directions).
 /// Other stops on the way (breakpoints, the user's own watchpoints) are passed. The stop has
 /// reason Watchpoint with the old and new bytes, or TraceEnd / TraceStart when no change is
 /// left that way (Interrupted when interrupted). Throws Error when every watchpoint slot is
 /// in use by other data breakpoints.
-DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t pid, Direction dir);
+DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t tid, Direction dir);
 
 }  // namespace rwd

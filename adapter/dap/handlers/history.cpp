@@ -73,14 +73,11 @@ void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& 
     throw RequestError("rewind/nextChange follows C and C++ lvalues; \"" + a.expression +
                        "\" names a script variable");
   WatchInfo w = d.watchable(ref.tid, ref.frame, a.expression);
-  pid_t pid = 0;
-  for (const TaskInfo& t : c.timeline->tasks())
-    if (t.tid == ref.tid) pid = t.pid;
   Direction dir = r.command() == "rewind/previousChange" ? Direction::Backward : Direction::Forward;
   r.respond();
   c.out.event("continued",
               {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
-  DebugStop s = c.running([&] { return step_to_change(d, w, pid, dir); });
+  DebugStop s = c.running([&] { return step_to_change(d, w, ref.tid, dir); });
   if (s.stop.reason == StopReason::Watchpoint) {
     Target& t = d.target(s.stop.tid);
     c.out.output("console", "rewind: " + a.expression + ": " +
