@@ -22,8 +22,8 @@
 #include "adapter/dap/recorded_run.h"
 #include "adapter/dap/source_map.h"
 #include "engine/debugger/debugger.h"
-#include "engine/debugger/script_stacks.h"
 #include "engine/debugger/hit_history.h"
+#include "engine/debugger/script_stacks.h"
 #include "engine/debugger/value_history.h"
 
 namespace rwd {
@@ -100,7 +100,7 @@ class DapContext {
   std::set<int64_t> interrupting_pauses;  ///< seqs of pauses that interrupted a running op
   std::atomic<HistoryQuery*> running_query{nullptr};  ///< a rewind/history while it runs
   std::atomic<HitQuery*> running_hit_query{nullptr};  ///< a rewind/calls or logAll while it runs
-  std::atomic<int64_t> running_query_seq{-1};  ///< the running query's request seq (cancel)
+  std::atomic<int64_t> running_query_seq{-1};         ///< the running query's request seq (cancel)
 
   // References handed to the client.
   StopReferences refs;
@@ -108,11 +108,13 @@ class DapContext {
   DataBreakpoints data_breakpoints;
   std::vector<uint64_t> user_checkpoints;  ///< checkpoint id - 1 -> event it was taken after
   std::optional<StopInfo> last_stop;
+  uint64_t stop_count = 0;  ///< stops reported so far: which stop the references belong to
   std::optional<ExceptionStop> last_exception;  ///< the last stop's Python exception or R error
   /// The last rewind/history answer and what it was asked (a page of the same query is
   /// served from it; rewind/seek's `change` indexes its changes).
   std::optional<ValueHistory> history;
   HistoryRequest history_request;
+  uint64_t history_stop = 0;  ///< stop_count when it was made (its lvalue was named there)
   /// The last rewind/calls and rewind/logAll answers, and what each was asked (pages;
   /// rewind/seek's `call` and `logHit`).
   std::optional<HitHistory> calls, log_hits;

@@ -118,6 +118,7 @@ void DapContext::stopped(const DebugStop& d, const std::string& step_reason, Dir
   refs.clear();
   if (scripts) scripts->new_stop();
   last_stop = d.stop;
+  ++stop_count;
   last_exception = d.exception;
   for (const std::string& line : d.log) out.output("console", line + "\n");
   announce_changes();

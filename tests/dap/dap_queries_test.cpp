@@ -111,6 +111,24 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
     // Progress was reported, begun and ended.
     CHECK(c.event("progressStart")["body"]["title"] == "History of sum");
     CHECK(c.event("progressEnd")["body"].contains("progressId"));
+
+    // Back in the first call, the same question names that call's sum: its five values.
+    REQUIRE(c.request("setBreakpoints",
+                      {{"source", {{"path", VALUE_HISTORY_C}}},
+                       {"breakpoints", {{{"line", line_of("return sum;")}}}}})["success"] == true);
+    REQUIRE(c.request("reverseContinue", {{"threadId", tid}})["success"] == true);
+    c.event("stopped");
+    json first_call = top_frame(c, tid);
+    REQUIRE(evaluate(c, first_call["id"], "n") == "5");
+    std::vector<std::string> first =
+        new_values(history(c, {{"expression", "sum"}, {"frameId", first_call["id"]}}));
+    std::vector<std::string> want_first = printed("sum", "5");
+    REQUIRE(want_first.size() == 5);
+    INFO("first call: " << nlohmann::json(first).dump());
+    REQUIRE(first.size() >= want_first.size());
+    CHECK(first.size() <= want_first.size() + 1);  // and its "sum = 0" over what was there
+    CHECK(std::vector<std::string>(first.end() - long(want_first.size()), first.end()) ==
+          want_first);
   }
 
   SECTION("a global and a heap field from the caller's frame; pages; going to a change") {

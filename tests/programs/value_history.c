@@ -5,6 +5,7 @@
 // recursive function that prints each call's argument and result.
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 
 struct account {
   int id;
@@ -45,6 +46,10 @@ int main(void) {
     printf("balance %ld\n", acct->balance);
   }
   long a = accumulate(5);
+  // A recorded event between the two calls, made without a call (which would overwrite the
+  // stack slot both calls' `sum` use): a raw getppid, traced as every syscall of the program.
+  long ppid;
+  __asm__ volatile("syscall" : "=a"(ppid) : "a"((long)SYS_getppid) : "rcx", "r11", "memory");
   long b = accumulate(3);
   printf("done %ld %ld\n", a, b);
   depth_sum(4);

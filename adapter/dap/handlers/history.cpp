@@ -39,8 +39,10 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
   req.frame = ref.frame;
   req.expression = a.expression;
   std::tie(req.first_event, req.last_event) = query_events(c, a);
-  // The same query's answer serves its pages; a new one runs on a second replay.
-  if (!c.history || !same_query(c.history_request, req)) {
+  // The same query, asked at the same stop, is served from its answer (its pages); a new
+  // one runs on a second replay. At another stop the expression may name another object (a
+  // local of another call), so it runs again.
+  if (!c.history || !same_query(c.history_request, req) || c.history_stop != c.stop_count) {
     c.history.reset();
     HistoryQuery query(c.trace_dir);
     ValueHistory h = run_query(c, query, c.running_query, "History of " + req.expression,
@@ -48,6 +50,7 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
                                  return query.run(c.debugger(), req, progress);
                                });
     c.history_request = req;
+    c.history_stop = c.stop_count;
     c.history = std::move(h);
   }
   const ValueHistory& h = *c.history;
