@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "engine/debugger/python_stepper.h"
 #include "engine/interp/python/python_condition.h"
@@ -493,6 +494,20 @@ void Debugger::watch(const WatchInfo& w, WatchKind kind) {
 void Debugger::unwatch(const WatchInfo& w, WatchKind kind) {
   tl_.remove_watchpoint(w.addr, w.len, kind);
   watches_.erase(w.addr);
+}
+
+void Debugger::set_watches_aside(uint64_t keep, int len) {
+  restore_watches();
+  for (const auto& [addr, watch] : watches_) {
+    if (addr == keep && watch == std::make_pair(WatchKind::Write, len)) continue;
+    tl_.remove_watchpoint(addr, watch.second, watch.first);
+    set_aside_.emplace_back(addr, watch);
+  }
+}
+
+void Debugger::restore_watches() {
+  for (const auto& [addr, watch] : std::exchange(set_aside_, {}))
+    tl_.add_watchpoint(addr, watch.second, watch.first);
 }
 
 bool Debugger::has_breakpoint_site(const CodeSite& site) const {

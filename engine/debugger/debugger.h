@@ -154,6 +154,13 @@ class Debugger {
   void unwatch(const WatchInfo& w, WatchKind kind);
   /// Whether the user watches writes of `len` bytes at `addr` (watch()).
   bool watching(uint64_t addr, int len) const;
+  /// Takes the user's watchpoints, except a write watch of `len` bytes at `keep`, off the
+  /// timeline (their debug registers become free) until restore_watches(): for a search that
+  /// stops only at one value's writes (previous/next change), even when data breakpoints
+  /// hold all four registers. The user's list is unchanged.
+  void set_watches_aside(uint64_t keep, int len);
+  /// Puts back what set_watches_aside() took off.
+  void restore_watches();
   /// Whether a user breakpoint is armed at code site `site`.
   bool has_breakpoint_site(const CodeSite& site) const;
   /// A logpoint's message for task `tid` at the current point: each "{expr}" replaced by
@@ -212,6 +219,7 @@ class Debugger {
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
   std::map<uint64_t, std::pair<WatchKind, int>> watches_;  ///< kind and bytes, by address
+  std::vector<std::pair<uint64_t, std::pair<WatchKind, int>>> set_aside_;  ///< off the timeline
   SignalStops signal_stops_;
   std::vector<int> rebound_;  ///< ids whose binding changed since take_rebound_breakpoints()
   /// Every module seen in any process so far and every ELF file of the trace (one per file).

@@ -106,6 +106,32 @@ class ScopedWatch {
   bool owned_;
 };
 
+/// A write watchpoint on `w` on the session's timeline while it lives, with the user's other
+/// watchpoints set aside (a search for `w`'s writes stops at nothing else, and needs one
+/// debug register even when data breakpoints hold all of them).
+class SessionWatch {
+ public:
+  SessionWatch(Debugger& d, const WatchInfo& w) : d_(d) {
+    d_.set_watches_aside(w.addr, w.len);
+    try {
+      watch_.emplace(d_.timeline(), w, d_.watching(w.addr, w.len));
+    } catch (...) {
+      d_.restore_watches();
+      throw;
+    }
+  }
+  ~SessionWatch() {
+    watch_.reset();
+    d_.restore_watches();
+  }
+  SessionWatch(const SessionWatch&) = delete;
+  SessionWatch& operator=(const SessionWatch&) = delete;
+
+ private:
+  Debugger& d_;
+  std::optional<ScopedWatch> watch_;
+};
+
 }  // namespace
 
 ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
@@ -179,7 +205,7 @@ DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t tid, Direction d
   Timeline& tl = d.timeline();
   DebugStop out;
   {
-    ScopedWatch watch(tl, w, d.watching(w.addr, w.len));
+    SessionWatch watch(d, w);
     TaskProcesses processes(tl);
     pid_t pid = processes.pid_of(tid);
     for (;;) {
@@ -200,7 +226,7 @@ DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c)
   Timeline& tl = d.timeline();
   DebugStop out;
   {
-    ScopedWatch watch(tl, h.watched, d.watching(h.watched.addr, h.watched.len));
+    SessionWatch watch(d, h.watched);
     out.stop = find_counted_stop(tl, c.event, c.ordinal, [&](const StopInfo& s) {
       return s.reason == StopReason::Watchpoint && s.addr == h.watched.addr;
     });

@@ -84,8 +84,8 @@ DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c)
 /// after that write, where a forward data breakpoint on it stops (in both directions).
 /// Other stops on the way (breakpoints, the user's own watchpoints) are passed. The stop has
 /// reason Watchpoint with the old and new bytes, or TraceEnd / TraceStart when no change is
-/// left that way (Interrupted when interrupted). Throws Error when every watchpoint slot is
-/// in use by other data breakpoints.
+/// left that way (Interrupted when interrupted). The user's other watchpoints are set aside
+/// for the time of the move (Debugger::set_watches_aside), so a slot is always free.
 DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t tid, Direction dir);
 
 }  // namespace rwd

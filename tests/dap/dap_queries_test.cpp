@@ -233,6 +233,53 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
           false);
   }
 
+  SECTION("previous and next change while data breakpoints hold every debug register") {
+    json main_frame = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"][1];
+    REQUIRE(main_frame["name"] == "main");
+    json data = json::array();
+    // The replay keeps one of the CPU's four debug registers for itself; data breakpoints
+    // get the other three.
+    for (const char* name : {"counter", "acct->balance", "a"}) {
+      json info = c.request("dataBreakpointInfo", {{"name", name}, {"frameId", main_frame["id"]}});
+      INFO(info.dump());
+      REQUIRE(info["body"]["dataId"].is_string());
+      data.push_back({{"dataId", info["body"]["dataId"]}, {"accessType", "write"}});
+    }
+    json set = c.request("setDataBreakpoints", {{"breakpoints", data}});
+    INFO(set.dump());
+    for (const json& b : set["body"]["breakpoints"]) REQUIRE(b["verified"] == true);
+    // A fourth data breakpoint has no register left.
+    json more = data;
+    json info = c.request("dataBreakpointInfo", {{"name", "sum"}, {"frameId", frame["id"]}});
+    more.push_back({{"dataId", info["body"]["dataId"]}, {"accessType", "write"}});
+    CHECK(c.request("setDataBreakpoints",
+                    {{"breakpoints", more}})["body"]["breakpoints"][3]["verified"] == false);
+    REQUIRE(c.request("setDataBreakpoints", {{"breakpoints", data}})["success"] == true);
+
+    // The changes of sum are still found, both ways.
+    auto move = [&](const char* command) {
+      json r = c.request(command, {{"expression", "sum"}, {"frameId", top_frame(c, tid)["id"]}});
+      INFO(r.dump());
+      REQUIRE(r["success"] == true);
+      CHECK(c.event("stopped")["body"]["reason"] == "goto");
+      return evaluate(c, top_frame(c, tid)["id"], "sum");
+    };
+    CHECK(move("rewind/previousChange") == "14");
+    CHECK(move("rewind/previousChange") == "5");
+    CHECK(move("rewind/nextChange") == "14");
+    CHECK(top_frame(c, tid)["name"] == "accumulate");
+
+    // And the four data breakpoints are armed again: back to where main wrote `a`.
+    REQUIRE(c.request("setBreakpoints", {{"source", {{"path", VALUE_HISTORY_C}}},
+                                         {"breakpoints", json::array()}})["success"] == true);
+    REQUIRE(c.request("reverseContinue", {{"threadId", tid}})["success"] == true);
+    json back = c.event("stopped");
+    CHECK(back["body"]["reason"] == "data breakpoint");
+    json at = top_frame(c, tid);
+    CHECK(at["name"] == "main");
+    CHECK(at["line"] == line_of("long a = accumulate(5);"));
+  }
+
   SECTION("what cannot be followed is refused in one message") {
     json r = c.request("rewind/history", {{"expression", "n + 1"}, {"frameId", frame["id"]}});
     CHECK(r["success"] == false);
