@@ -37,6 +37,34 @@ std::optional<StopInfo> RecordingQuery::Run::next(size_t found) {
   return s;
 }
 
+PositionSplit::PositionSplit(Timeline& tl, const TimelinePosition& p, std::optional<CodeSite> site,
+                             const std::optional<CodeSite>& shared)
+    : tl_(tl), p_(p), rip_(p.regs.rip) {
+  if (p_.kind != TimelinePosition::Trap || !site) return;
+  if (site != shared) {
+    tl_.add_breakpoint(*site);
+    site_ = std::move(site);
+  }
+}
+
+PositionSplit::~PositionSplit() {
+  if (site_) tl_.remove_breakpoint(*site_);
+}
+
+bool PositionSplit::after(const StopInfo& s) {
+  if (p_.kind == TimelinePosition::Between) return s.event >= p_.event;
+  if (s.event != p_.event || p_.kind == TimelinePosition::Entry) return s.event > p_.event;
+  if (passed_) return true;
+  // The breakpoint's stop, or another stop that left the task on that instruction (a
+  // watchpoint's, just after the write before it: the breakpoint is then passed unreported).
+  if (s.tid == p_.tid &&
+      ((s.reason == StopReason::Breakpoint && s.addr == rip_) ||
+       tl_.registers(s.tid).rip == rip_) &&
+      tl_.at_position(p_))
+    passed_ = true;  // this stop is the position: those after it are after
+  return false;
+}
+
 StopInfo find_counted_stop(Timeline& tl, uint64_t event, uint32_t ordinal,
                            const std::function<bool(const StopInfo&)>& counts) {
   StopInfo s = tl.seek(event);

@@ -83,6 +83,35 @@ class RecordingQuery {
 StopInfo find_counted_stop(Timeline& tl, uint64_t event, uint32_t ordinal,
                            const std::function<bool(const StopInfo&)>& counts);
 
+/// Tells the stops of a query's forward run that come after a position of the session's
+/// timeline (where the user stands, Timeline::position) from those before it. Within the
+/// position's own event interval, where event numbers cannot tell, a breakpoint at the
+/// position's instruction finds the pass whose registers and memory are the position's
+/// (Timeline::at_position).
+class PositionSplit {
+ public:
+  /// `tl`: the query's timeline (a run from before the position); `p`: the position;
+  /// `site`: the code site of p's instruction, taken on the session's timeline (where p's
+  /// task lives; nullopt for a position that is not a Trap). A breakpoint the query has at
+  /// `shared` already is not added or removed a second time.
+  PositionSplit(Timeline& tl, const TimelinePosition& p, std::optional<CodeSite> site,
+                const std::optional<CodeSite>& shared);
+  ~PositionSplit();
+  PositionSplit(const PositionSplit&) = delete;
+  PositionSplit& operator=(const PositionSplit&) = delete;
+
+  /// Whether stop `s` lies after the position. Give it each stop of the run, in order (the
+  /// breakpoint's stops too): the stop that is the position itself is not after it.
+  bool after(const StopInfo& s);
+
+ private:
+  Timeline& tl_;
+  TimelinePosition p_;
+  std::optional<CodeSite> site_;  ///< the breakpoint this added (to remove)
+  uint64_t rip_ = 0;
+  bool passed_ = false;
+};
+
 /// Whether a forward or backward run stopped at an end of the recording or was interrupted.
 inline bool run_ended(const StopInfo& s) {
   return s.reason == StopReason::TraceEnd || s.reason == StopReason::TraceStart ||

@@ -68,6 +68,17 @@ void describe_code(Debugger& d, uint64_t pc, ValueChange& c) {
   }
 }
 
+/// The code site of position `p`'s instruction on `tl` (standing there), nullopt when `p` is
+/// not between events or the site cannot be named.
+std::optional<CodeSite> position_site(Timeline& tl, const TimelinePosition& p) {
+  if (p.kind != TimelinePosition::Trap) return std::nullopt;
+  try {
+    return tl.code_site(p.tid, p.regs.rip);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 /// Recorded pids of tasks by tid, read again from the timeline for a tid not seen yet.
 class TaskProcesses {
  public:
@@ -148,7 +159,8 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
   if (scope) h.frame_function = scope->function.empty() ? "??" : scope->function;
   std::optional<CodeSite> entry_site;
   if (scope && scope->entry) entry_site = d.timeline().code_site(req.tid, scope->entry);
-  uint64_t now_event = d.timeline().current().event;
+  TimelinePosition here = d.timeline().position();
+  std::optional<CodeSite> here_site = position_site(d.timeline(), here);
 
   Run run(*this, req.first_event, req.last_event, progress);
   Timeline& tl = run.timeline();
@@ -160,14 +172,21 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
   };
   ScopedWatch watch(tl, h.watched, false);
   if (entry_site) tl.add_breakpoint(*entry_site);
-  std::vector<uint64_t> calls;  // events of the calls that made the frame again
+  // The calls that made the frame again, and how many of them entered before the point the
+  // question was asked at (the last of those is the call asked about).
+  size_t calls = 0, calls_before = 0;
   std::vector<size_t> call_of;  // per change: how many such calls came before it
+  std::optional<PositionSplit> split;
+  if (entry_site) split.emplace(tl, here, here_site, entry_site);
   TaskProcesses processes(tl);
   while (auto stop = run.next(h.changes.size())) {
     const StopInfo& s = *stop;
+    bool after = split && split->after(s);
     if (entry_site && s.reason == StopReason::Breakpoint && s.tid == req.tid &&
-        s.addr == scope->entry && tl.registers(s.tid).rsp + 8 == scope->cfa)
-      calls.push_back(s.event);  // the return address is pushed: the frame's address is set
+        s.addr == scope->entry && tl.registers(s.tid).rsp + 8 == scope->cfa) {
+      ++calls;  // the return address is pushed: the frame's address is set
+      if (!after) calls_before = calls;
+    }
     if (s.reason != StopReason::Watchpoint || s.addr != h.watched.addr) continue;
     uint32_t ordinal = run.count();
     if (s.old_value == s.new_value || processes.pid_of(s.tid) != h.pid) continue;
@@ -184,15 +203,13 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
     c.new_value = show(s.new_value, s.tid);
     c.new_bytes = s.new_value;
     h.changes.push_back(std::move(c));
-    call_of.push_back(calls.size());
+    call_of.push_back(calls);
   }
   if (entry_site) {
     // The call the query was made in: the last one to enter before the current point.
-    size_t ours = size_t(
-        std::count_if(calls.begin(), calls.end(), [&](uint64_t e) { return e <= now_event; }));
     std::vector<ValueChange> kept;
     for (size_t i = 0; i < h.changes.size(); ++i)
-      if (call_of[i] == ours) kept.push_back(std::move(h.changes[i]));
+      if (call_of[i] == calls_before) kept.push_back(std::move(h.changes[i]));
     h.changes = std::move(kept);
   }
   h.reached_event = run.reached();

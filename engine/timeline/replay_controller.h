@@ -56,6 +56,10 @@ class ReplayController {
   StopInfo operate(std::function<Next()> op) { return thread_.operate(std::move(op)); }
   /// The stop the replay stands at.
   StopInfo current() { return thread_.current(); }
+  /// here_ as a TimelinePosition (Timeline::position), its digest taken for a Trap.
+  TimelinePosition position_here() const;
+  /// Whether here_ is position `p` (Timeline::at_position).
+  bool at_position(const TimelinePosition& p);
 
   // --- Operations (run on the replay thread, inside pause()). Each sets the run and returns
   // Resume (on forwards in this replay) or Replay (a new replay for that run). ---

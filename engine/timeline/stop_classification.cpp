@@ -582,6 +582,32 @@ bool ReplayController::missed(const Point& target, uint64_t done) {
   return target.kind == Point::Trap && done > target.event;
 }
 
+TimelinePosition ReplayController::position_here() const {
+  TimelinePosition p;
+  p.kind = here_.kind == Point::Trap    ? TimelinePosition::Trap
+           : here_.kind == Point::Entry ? TimelinePosition::Entry
+                                        : TimelinePosition::Between;
+  p.event = here_.event;
+  p.tid = here_.tid;
+  if (here_.kind == Point::Trap) {
+    p.regs = here_.regs;
+    if (const ReplayTask* t = live(here_.tid)) p.digest = point_digest(*t);
+  }
+  return p;
+}
+
+bool ReplayController::at_position(const TimelinePosition& p) {
+  Point target;
+  target.kind = p.kind == TimelinePosition::Trap    ? Point::Trap
+                : p.kind == TimelinePosition::Entry ? Point::Entry
+                                                    : Point::Between;
+  target.event = p.event;
+  target.tid = p.tid;
+  target.regs = p.regs;
+  target.digest = p.digest;
+  return reached(target, here_);
+}
+
 MemoryDigest ReplayController::point_digest(const ReplayTask& t) const {
   std::vector<uint64_t> rsps;
   for (const auto& [rec, x] : session_->tasks()) {

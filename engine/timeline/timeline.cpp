@@ -83,6 +83,18 @@ void Timeline::remove_watchpoint(uint64_t addr, int len, WatchKind kind) {
   engine_->call([&] { engine_->watches_.remove(addr, len, kind); });
 }
 
+TimelinePosition Timeline::position() {
+  TimelinePosition p;
+  engine_->call([&] { p = engine_->position_here(); });
+  return p;
+}
+
+bool Timeline::at_position(const TimelinePosition& p) {
+  bool at = false;
+  engine_->call([&] { at = engine_->at_position(p); });
+  return at;
+}
+
 Registers Timeline::registers(pid_t tid) {
   Registers r;
   engine_->call([&] { r = engine_->registers(tid); });

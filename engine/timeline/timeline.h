@@ -70,6 +70,14 @@ class Timeline {
   /// Goes to the point just after event `event` was replayed (1 = the first exec).
   StopInfo seek(uint64_t event);
 
+  /// Where the timeline stands now, for another timeline of the same trace to recognise
+  /// (at_position). A point between events costs a digest of the stopped process's memory.
+  TimelinePosition position();
+  /// Whether this timeline stands at `p` (a position() of another timeline of the same
+  /// trace): the same event and kind, and for a point between events, the same task with
+  /// the same registers and memory digest (how the timeline itself finds its points again).
+  bool at_position(const TimelinePosition& p);
+
   /// Asks a running operation (from another thread) to stop as soon as it can; it then
   /// returns with reason Interrupted. A forward run stops at the next event or stop of the
   /// replay. A reverse continue stops at the earliest point it has shown to hold no hit

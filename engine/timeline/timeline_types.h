@@ -9,7 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "engine/arch/registers.h"
+#include "engine/ticks/memory_digest.h"
+
 namespace rwd {
+
+/// Where a timeline stands, in terms that another timeline of the same trace recognises when
+/// it passes there (Timeline::position, Timeline::at_position): an execution point without
+/// counters (DESIGN.md, "Ticks, preemption and asynchronous signals").
+struct TimelinePosition {
+  enum Kind : uint8_t {
+    Between,  ///< just after event `event`, before any task ran on
+    Entry,    ///< task `tid` at the entry of a syscall, `event` the last one replayed
+    Trap,     ///< task `tid` between events, after `event`: its registers and memory say where
+  } kind = Between;
+  uint64_t event = 0;
+  pid_t tid = 0;
+  Registers regs{};       ///< Trap: the task's registers there
+  MemoryDigest digest{};  ///< Trap: its process's memory there (dead stacks left out)
+};
 
 /// Why the timeline stopped.
 enum class StopReason : uint8_t {

@@ -233,6 +233,38 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
           false);
   }
 
+  SECTION("a stack local of one of several calls made between the same two events") {
+    // scaled(1), scaled(2), scaled(3) run with no event between them, their frames at one
+    // address: only the point where the question is asked tells the second call's v.
+    REQUIRE(c.request("setBreakpoints",
+                      {{"source", {{"path", VALUE_HISTORY_C}}},
+                       {"breakpoints",
+                        {{{"line", line_of("return v;")}, {"hitCondition", "2"}}}}})["success"] ==
+            true);
+    REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
+    REQUIRE(c.event("stopped")["body"]["reason"] == "breakpoint");
+    json second = top_frame(c, tid);
+    REQUIRE(second["name"] == "scaled");
+    REQUIRE(evaluate(c, second["id"], "n") == "2");
+    json h = history(c, {{"expression", "v"}, {"frameId", second["id"]}});
+    CHECK(new_values(h) == std::vector<std::string>{"2", "4", "12"});
+    REQUIRE(!h["changes"].empty());
+    CHECK(h["changes"][0]["oldValue"] == "6");  // what the first call left there
+    CHECK(h["changes"][0]["line"] == line_of("int v = n;"));
+    // The same question in the first call, reached backwards: 1, 2, 6.
+    REQUIRE(c.request("setBreakpoints",
+                      {{"source", {{"path", VALUE_HISTORY_C}}},
+                       {"breakpoints", {{{"line", line_of("v *= 3;")}}}}})["success"] == true);
+    REQUIRE(c.request("reverseContinue", {{"threadId", tid}})["success"] == true);
+    c.event("stopped");
+    REQUIRE(c.request("reverseContinue", {{"threadId", tid}})["success"] == true);
+    c.event("stopped");
+    json first = top_frame(c, tid);
+    REQUIRE(evaluate(c, first["id"], "n") == "1");
+    CHECK(new_values(history(c, {{"expression", "v"}, {"frameId", first["id"]}})) ==
+          std::vector<std::string>{"1", "2", "6"});
+  }
+
   SECTION("previous and next change while data breakpoints hold every debug register") {
     json main_frame = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"][1];
     REQUIRE(main_frame["name"] == "main");

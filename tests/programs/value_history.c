@@ -2,7 +2,8 @@
 // a recording (rewind/history, rewind/calls, rewind/logAll, monitor history): a global
 // written through a pointer in another function, a heap field, a stack local in two calls
 // of the same function from the same call site (their frames share an address), and a
-// recursive function that prints each call's argument and result.
+// recursive function that prints each call's argument and result, and calls of one function
+// with no event between them.
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -34,6 +35,15 @@ int depth_sum(int n) {
   return r;
 }
 
+/// n times 6, in steps: its local v takes n, 2n, 6n. main calls it in a loop that makes no
+/// syscall, so that its calls lie in one interval between events.
+int scaled(int n) {
+  int v = n;
+  v *= 2;
+  v *= 3;  // v grows
+  return v;
+}
+
 int main(void) {
   struct account* acct = calloc(1, sizeof *acct);
   if (!acct) return 1;
@@ -53,6 +63,9 @@ int main(void) {
   long b = accumulate(3);
   printf("done %ld %ld\n", a, b);
   depth_sum(4);
+  int scaled_total = 0;
+  for (int k = 1; k <= 3; k++) scaled_total += scaled(k);
+  printf("scaled %d\n", scaled_total);
   free(acct);
   return 0;
 }
