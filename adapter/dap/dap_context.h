@@ -115,6 +115,7 @@ class DapContext {
   std::optional<ValueHistory> history;
   HistoryRequest history_request;
   uint64_t history_stop = 0;  ///< stop_count when it was made (its lvalue was named there)
+  int history_interp = -1;    ///< the script frame it was asked in (-1: a native frame)
   /// The last rewind/calls and rewind/logAll answers, and what each was asked (pages;
   /// rewind/seek's `call` and `logHit`).
   std::optional<HitHistory> calls, log_hits;

@@ -41,27 +41,50 @@ PositionSplit::PositionSplit(Timeline& tl, const TimelinePosition& p, std::optio
                              const std::optional<CodeSite>& shared)
     : tl_(tl), p_(p), rip_(p.regs.rip) {
   if (p_.kind != TimelinePosition::Trap || !site) return;
-  if (site != shared) {
-    tl_.add_breakpoint(*site);
-    site_ = std::move(site);
-  }
+  owned_ = site != shared;
+  site_ = std::move(site);
+  uint64_t now = tl_.current().event;
+  if (now == p_.event)
+    arm();
+  else if (now < p_.event)
+    tl_.set_stop_after_event(p_.event);
 }
 
 PositionSplit::~PositionSplit() {
-  if (site_) tl_.remove_breakpoint(*site_);
+  disarm();
+  tl_.set_stop_after_event(0);
+}
+
+void PositionSplit::arm() {
+  if (owned_ && !armed_) tl_.add_breakpoint(*site_);
+  armed_ = true;
+}
+
+void PositionSplit::disarm() {
+  if (owned_ && armed_) tl_.remove_breakpoint(*site_);
+  armed_ = false;
 }
 
 bool PositionSplit::after(const StopInfo& s) {
   if (p_.kind == TimelinePosition::Between) return s.event >= p_.event;
-  if (s.event != p_.event || p_.kind == TimelinePosition::Entry) return s.event > p_.event;
+  if (s.event != p_.event || p_.kind == TimelinePosition::Entry || !site_) {
+    if (s.event > p_.event) disarm();
+    return s.event > p_.event;
+  }
   if (passed_) return true;
+  if (s.reason == StopReason::Seek) {
+    arm();  // just after the position's event: its interval begins
+    return false;
+  }
   // The breakpoint's stop, or another stop that left the task on that instruction (a
   // watchpoint's, just after the write before it: the breakpoint is then passed unreported).
   if (s.tid == p_.tid &&
       ((s.reason == StopReason::Breakpoint && s.addr == rip_) ||
        tl_.registers(s.tid).rip == rip_) &&
-      tl_.at_position(p_))
+      tl_.at_position(p_)) {
     passed_ = true;  // this stop is the position: those after it are after
+    disarm();
+  }
   return false;
 }
 

@@ -101,13 +101,20 @@ class PositionSplit {
   PositionSplit& operator=(const PositionSplit&) = delete;
 
   /// Whether stop `s` lies after the position. Give it each stop of the run, in order (the
-  /// breakpoint's stops too): the stop that is the position itself is not after it.
+  /// breakpoint's stops too): the stop that is the position itself is not after it. The
+  /// breakpoint is armed only in the position's interval (the run stops just after its
+  /// event, reason Seek, for that: Timeline::set_stop_after_event), and taken out once the
+  /// position is passed: an instruction of an interpreter's eval loop runs millions of times.
   bool after(const StopInfo& s);
 
  private:
+  void arm();
+  void disarm();
   Timeline& tl_;
   TimelinePosition p_;
-  std::optional<CodeSite> site_;  ///< the breakpoint this added (to remove)
+  std::optional<CodeSite> site_;  ///< the position's instruction (nullopt: not a Trap)
+  bool owned_ = false;            ///< whether this adds and removes the breakpoint
+  bool armed_ = false;
   uint64_t rip_ = 0;
   bool passed_ = false;
 };

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/debugger/history_support.h"
 #include "engine/errors.h"
 #include "engine/symbols/call_stack.h"
 #include "engine/symbols/value.h"
@@ -67,55 +68,6 @@ void describe_code(Debugger& d, uint64_t pc, ValueChange& c) {
     c.line = line->line;
   }
 }
-
-/// The code site of position `p`'s instruction on `tl` (standing there), nullopt when `p` is
-/// not between events or the site cannot be named.
-std::optional<CodeSite> position_site(Timeline& tl, const TimelinePosition& p) {
-  if (p.kind != TimelinePosition::Trap) return std::nullopt;
-  try {
-    return tl.code_site(p.tid, p.regs.rip);
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
-/// Recorded pids of tasks by tid, read again from the timeline for a tid not seen yet.
-class TaskProcesses {
- public:
-  explicit TaskProcesses(Timeline& tl) : tl_(tl) {}
-  pid_t pid_of(pid_t tid) {
-    auto it = pids_.find(tid);
-    if (it != pids_.end()) return it->second;
-    for (const TaskInfo& t : tl_.tasks()) pids_[t.tid] = t.pid;
-    it = pids_.find(tid);
-    return it == pids_.end() ? 0 : it->second;
-  }
-
- private:
-  Timeline& tl_;
-  std::map<pid_t, pid_t> pids_;
-};
-
-/// A write watchpoint on `w` in `tl` for as long as it lives, unless the debugger's user
-/// watches the same bytes already (the same slot serves both then).
-class ScopedWatch {
- public:
-  ScopedWatch(Timeline& tl, const WatchInfo& w, bool shared) : tl_(tl), w_(w), owned_(!shared) {
-    if (owned_ && !tl_.add_watchpoint(w.addr, w.len, WatchKind::Write))
-      throw Error("cannot follow " + std::to_string(w.len) + " bytes at " + hex(w.addr) +
-                  ": all hardware watchpoint slots are in use (remove a data breakpoint)");
-  }
-  ~ScopedWatch() {
-    if (owned_) tl_.remove_watchpoint(w_.addr, w_.len, WatchKind::Write);
-  }
-  ScopedWatch(const ScopedWatch&) = delete;
-  ScopedWatch& operator=(const ScopedWatch&) = delete;
-
- private:
-  Timeline& tl_;
-  WatchInfo w_;
-  bool owned_;
-};
 
 /// A write watchpoint on `w` on the session's timeline while it lives, with the user's other
 /// watchpoints set aside (a search for `w`'s writes stops at nothing else, and needs one

@@ -14,6 +14,7 @@
 
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/recording_query.h"
+#include "engine/interp/python/python_frames.h"
 
 namespace rwd {
 
@@ -40,6 +41,15 @@ struct HistoryRequest {
   std::string expression;    ///< a C lvalue of 1, 2, 4 or 8 bytes
   uint64_t first_event = 1;  ///< changes made after this event...
   uint64_t last_event = 0;   ///< ...and before the one after this event (0: to the end)
+};
+
+/// What a history query about a Python local asks for (script_history.cpp).
+struct PythonHistoryRequest {
+  pid_t tid = 0;             ///< recorded tid of the thread whose Python frame it is
+  uint64_t frame = 0;        ///< the frame's address (InterpFrame::address)
+  std::string name;          ///< a local variable of that frame's code
+  uint64_t first_event = 1;  ///< as HistoryRequest
+  uint64_t last_event = 0;
 };
 
 /// The answer: every change in the range, oldest first.
@@ -69,6 +79,16 @@ class HistoryQuery : public RecordingQuery {
   /// (ExpressionError) when the expression is not an lvalue of 1, 2, 4 or 8 aligned bytes,
   /// or the trace cannot be replayed.
   ValueHistory run(Debugger& d, const HistoryRequest& req, const QueryProgress& progress = {});
+  /// The bindings of a Python local in one call (script_history.cpp): each object the
+  /// frame's slot for it took while that call ran, from the binding of an argument or the
+  /// first assignment on (a `del` shows as "<unbound>"), formatted as the Variables view
+  /// shows Python values; the writing line is the Python line running then (the call's
+  /// line for an argument). Calls of the same code that put a frame at the same address
+  /// (a loop calling the function) are told apart, with the point the question is asked
+  /// at naming the call. `python` reads the interpreter of debugger `d`'s program. Throws
+  /// Error when the name is not a plain local of the frame (see PythonReader::local_slot).
+  ValueHistory run_python(Debugger& d, const PythonReader& python, const PythonHistoryRequest& req,
+                          const QueryProgress& progress = {});
 };
 
 /// Goes, on debugger `d`'s own timeline, to the point just after the write of change `c` of

@@ -490,6 +490,7 @@ class ReplayController {
   std::atomic<bool> interrupt_{false};   ///< set by Timeline::interrupt() from any thread
   bool stop_at_code_mappings_ = false;   ///< Timeline::set_stop_at_code_mappings
   bool stop_at_process_events_ = false;  ///< Timeline::set_stop_at_process_events
+  uint64_t stop_after_event_ = 0;        ///< Timeline::set_stop_after_event (0: none)
 
  private:
   bool debug_ = getenv("REWIND_DEBUG_TIMELINE") != nullptr;

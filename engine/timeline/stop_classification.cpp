@@ -268,6 +268,8 @@ Next ReplayController::on_between() {
     }
     if (stop_at_code_mappings_ && maps_code(last_event_))
       return pause({.reason = StopReason::CodeMapped, .tid = last_event_.tid}, here);
+    if (stop_after_event_ && n == stop_after_event_)
+      return pause({.reason = StopReason::Seek, .tid = last_event_.tid}, here);
   } else if (auto* step = run_.as<runs::StepInsn>()) {
     if (made_by(last_event_, step->tid) && consumes_instruction(last_event_))
       return pause({.reason = StopReason::Step, .tid = step->tid}, here);

@@ -53,6 +53,10 @@ void Timeline::set_stop_at_process_events(bool on) {
   engine_->call([&] { engine_->stop_at_process_events_ = on; });
 }
 
+void Timeline::set_stop_after_event(uint64_t event) {
+  engine_->call([&] { engine_->stop_after_event_ = event; });
+}
+
 void Timeline::set_stop_at_code_mappings(bool on) {
   engine_->call([&] { engine_->stop_at_code_mappings_ = on; });
 }

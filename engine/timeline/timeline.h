@@ -104,6 +104,10 @@ class Timeline {
   /// others live on (reason ProcessExited, as a native debugger reaps a traced child: its
   /// recorded pid and wait status). Off by default.
   void set_stop_at_process_events(bool on);
+  /// When not 0, forward runs (resume_forward) also stop just after event `event` is
+  /// replayed, with reason Seek (a query arms what it needs only from there). 0: off, the
+  /// default.
+  void set_stop_after_event(uint64_t event);
 
   /// The code site of address `addr` in task `tid`'s process at the current point: the
   /// mapped file and offset there, so that a breakpoint follows that code into every process

@@ -31,9 +31,14 @@ json change_json(DapContext& c, const ValueChange& ch, size_t index) {
 void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
   c.debugger();  // (launched or attached)
   FrameRef ref = c.frame(a.frame_id);
-  if (ref.interp >= 0)
-    throw RequestError("rewind/history follows C and C++ lvalues; \"" + a.expression +
-                       "\" names a script variable");
+  const PythonReader* python = nullptr;
+  if (ref.interp >= 0) {
+    const Interpreter* in = c.scripts->interpreter(ref.tid);
+    python = in ? in->python() : nullptr;
+    if (!python)
+      throw RequestError("rewind/history follows C and C++ lvalues and Python locals; \"" +
+                         a.expression + "\" names a variable of an R frame");
+  }
   HistoryRequest req;
   req.tid = ref.tid;
   req.frame = ref.frame;
@@ -42,15 +47,21 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
   // The same query, asked at the same stop, is served from its answer (its pages); a new
   // one runs on a second replay. At another stop the expression may name another object (a
   // local of another call), so it runs again.
-  if (!c.history || !same_query(c.history_request, req) || c.history_stop != c.stop_count) {
+  if (!c.history || !same_query(c.history_request, req) || c.history_stop != c.stop_count ||
+      c.history_interp != ref.interp) {
     c.history.reset();
     HistoryQuery query(c.trace_dir);
     ValueHistory h = run_query(c, query, c.running_query, "History of " + req.expression,
                                message_seq(r.message).value_or(-1), [&](auto progress) {
-                                 return query.run(c.debugger(), req, progress);
+                                 if (!python) return query.run(c.debugger(), req, progress);
+                                 const InterpFrame* f = c.interp_frame(ref);
+                                 PythonHistoryRequest py{req.tid, f->address, req.expression,
+                                                         req.first_event, req.last_event};
+                                 return query.run_python(c.debugger(), *python, py, progress);
                                });
     c.history_request = req;
     c.history_stop = c.stop_count;
+    c.history_interp = ref.interp;
     c.history = std::move(h);
   }
   const ValueHistory& h = *c.history;
@@ -73,8 +84,9 @@ void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& 
   Debugger& d = c.debugger();
   FrameRef ref = c.frame(a.frame_id);
   if (ref.interp >= 0)
-    throw RequestError("rewind/nextChange follows C and C++ lvalues; \"" + a.expression +
-                       "\" names a script variable");
+    throw RequestError(r.command() + " follows C and C++ lvalues; \"" + a.expression +
+                       "\" names a script variable (rewind/history lists a Python local's "
+                       "changes, and rewind/seek goes to one)");
   WatchInfo w = d.watchable(ref.tid, ref.frame, a.expression);
   Direction dir = r.command() == "rewind/previousChange" ? Direction::Backward : Direction::Forward;
   r.respond();

@@ -105,7 +105,46 @@ std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const
   return out;
 }
 
-InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame) const {
+uint64_t PythonReader::local_slot(InterpMemory& mem, uint64_t frame,
+                                  const std::string& name) const {
+  const PythonLayout& l = *layout_;
+  uint64_t code = frame_code(mem, frame);
+  int nlocals = mem.i32(code + uint64_t(l.code_nlocalsplus));
+  if (nlocals < 0 || nlocals > kMaxLocals) throw InterpReadError("a bad local count");
+  uint64_t names = mem.u64(code + uint64_t(l.code_localsplusnames));
+  uint64_t kinds_obj = mem.u64(code + uint64_t(l.code_localspluskinds));
+  std::vector<uint8_t> kinds = mem.bytes(kinds_obj + py::kBytesData, size_t(nlocals));
+  for (int i = 0; i < nlocals; ++i) {
+    if (kinds[size_t(i)] & py::kFastHidden) continue;
+    if (python_str(mem, l, mem.u64(names + py::kTupleItems + 8 * uint64_t(i)), 256) != name)
+      continue;
+    if (kinds[size_t(i)] & (py::kFastCell | py::kFastFree))
+      throw Error("\"" + name +
+                  "\" is shared with a nested function (a cell variable): its history cannot be "
+                  "followed");
+    return frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(i);
+  }
+  throw Error("\"" + name + "\" is not a local variable of this Python frame");
+}
+
+bool PythonReader::on_stack(InterpMemory& mem, pid_t tid, uint64_t frame) const {
+  uint64_t f = current_frame(mem, tid);
+  for (int n = 0; f && n < kMaxFrames; ++n, f = mem.u64(f + uint64_t(layout_->frame_previous)))
+    if (f == frame) return true;
+  return false;
+}
+
+bool PythonReader::running_or_entering(InterpMemory& mem, pid_t tid, uint64_t frame) const {
+  uint64_t current = current_frame(mem, tid);
+  if (mem.u64(frame + uint64_t(layout_->frame_previous)) == current) return true;
+  uint64_t code = frame_code(mem, frame);
+  if (mem.u64(frame + uint64_t(layout_->frame_instr)) <
+      code + uint64_t(layout_->code_code_adaptive))
+    return true;
+  return on_stack(mem, tid, frame);
+}
+
+InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame, bool with_locals) const {
   const PythonLayout& l = *layout_;
   InterpFrame f;
   f.language = "python";
@@ -128,6 +167,7 @@ InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame) const {
   if (table_len < 0 || table_len > (1 << 24)) throw InterpReadError("a bad line table");
   std::vector<uint8_t> lt = mem.bytes(table + py::kBytesData, size_t(table_len));
   f.line = python_line(lt, mem.i32(code + uint64_t(l.code_firstlineno)), (instr - bytecode) / 2);
+  if (!with_locals) return f;
 
   int nlocals = mem.i32(code + uint64_t(l.code_nlocalsplus));
   int argcount = mem.i32(code + uint64_t(l.code_argcount));

@@ -50,6 +50,24 @@ class PythonReader {
   uint64_t frame_code(InterpMemory& mem, uint64_t frame) const {
     return mem.u64(frame + uint64_t(layout_->frame_code));
   }
+  /// The address of local `name`'s slot in frame `frame`: its localsplus entry, which holds
+  /// the bound object (a PyObject*) or NULL while unbound; STORE_FAST and a call's binding
+  /// of the arguments write it. Throws Error when the frame's code has no local of that
+  /// name, or when it is a cell or free variable (shared with a nested function: the slot
+  /// holds the cell, not the value); InterpReadError when the frame cannot be read.
+  uint64_t local_slot(InterpMemory& mem, uint64_t frame, const std::string& name) const;
+  /// Whether frame `frame` is on the Python stack of the thread running on task `tid`.
+  /// Throws InterpReadError.
+  bool on_stack(InterpMemory& mem, pid_t tid, uint64_t frame) const;
+  /// Whether frame `frame` runs on task `tid`'s thread, or is being set up for a call from
+  /// the frame running there (pushed but not entered yet, its arguments being bound: its
+  /// instruction pointer before its code, or its `previous` the current frame). Throws
+  /// InterpReadError.
+  bool running_or_entering(InterpMemory& mem, pid_t tid, uint64_t frame) const;
+  /// Frame `frame`'s function, file and line, without its locals. Throws InterpReadError.
+  InterpFrame frame_summary(InterpMemory& mem, uint64_t frame) const {
+    return read_frame(mem, frame, false);
+  }
   /// The thread state (PyThreadState) of the thread running on task `tid` (its native
   /// thread id), or 0 when it has none. Throws InterpReadError.
   uint64_t thread_state(InterpMemory& mem, pid_t tid) const;
@@ -63,7 +81,8 @@ class PythonReader {
  private:
   PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version, uint64_t function_type)
       : layout_(&l), runtime_(runtime), version_(version), function_type_(function_type) {}
-  InterpFrame read_frame(InterpMemory& mem, uint64_t frame) const;
+  /// Frame `frame` as stack() shows it; its locals only `with_locals`.
+  InterpFrame read_frame(InterpMemory& mem, uint64_t frame, bool with_locals = true) const;
   /// The first thread state, or 0 before the interpreter exists.
   uint64_t first_thread(InterpMemory& mem) const;
   /// The word holding thread state `tstate`'s current frame (current_frame_word), or 0.

@@ -1,0 +1,128 @@
+// rewind/history on a Python local, over a real pipe, on a replay of python3 running
+// tests/programs/python_lines/history.py: the bindings of `total` in one of three calls of
+// running() made one after another (their frames at one address, no event between them),
+// checked against what the program printed when it ran natively; an argument's binding at the
+// call; rewind/seek to a binding, with the Python frame's locals there.
+#include <stdio.h>
+
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/dap/dap_client.h"
+#include "tests/support/interpreters.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
+
+using nlohmann::json;
+using test::top_frame;
+
+namespace {
+
+int line_of(const std::string& marker) {
+  return int(test::line_of(PY_HISTORY, marker));
+}
+
+/// The values the program printed on lines "BIND n value" for `n`, in order, natively.
+std::vector<std::string> printed_bindings(const std::string& n) {
+  FILE* p = popen((test::python() + " " + PY_HISTORY).c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::vector<std::string> out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::istringstream line(buf);
+    std::string word, call, value;
+    line >> word >> call >> value;
+    if (word == "BIND" && call == n) out.push_back(value);
+  }
+  REQUIRE(pclose(p) == 0);
+  return out;
+}
+
+json history(test::DapClient& c, const json& args) {
+  c.deadline(std::chrono::seconds(300));
+  json r = c.request("rewind/history", args);
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  return r["body"];
+}
+
+/// The value of local `name` of the top frame of `tid`, from the Variables view's first scope.
+std::string local(test::DapClient& c, int tid, const std::string& name) {
+  json scopes = c.request("scopes", {{"frameId", top_frame(c, tid)["id"]}});
+  json vars = c.request(
+      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
+  for (const json& v : vars["body"]["variables"])
+    if (v["name"] == name) return v["value"];
+  return "<none>";
+}
+
+}  // namespace
+
+TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[dap][python]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
+  test::DapClient c(REWIND_BIN);
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  // The second call, running(4), at its return.
+  REQUIRE(c.request("setBreakpoints",
+                    {{"source", {{"path", PY_HISTORY}}},
+                     {"breakpoints",
+                      {{{"line", line_of("return total")}, {"hitCondition", "2"}}}}})["success"] ==
+          true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  json frame = top_frame(c, tid);
+  REQUIRE(frame["name"] == "running");
+  REQUIRE(local(c, tid, "n") == "4");
+
+  json h = history(c, {{"expression", "total"}, {"frameId", frame["id"]}});
+  CHECK(h["complete"] == true);
+  CHECK(h["frameFunction"] == "running");
+  // `total = 0`, then each value the call printed; not the other calls' (3 and 2).
+  std::vector<std::string> want = printed_bindings("4");
+  REQUIRE(want == std::vector<std::string>{"1", "5", "14", "30"});
+  want.insert(want.begin(), "0");
+  std::vector<std::string> got;
+  for (const json& ch : h["changes"]) got.push_back(ch["newValue"]);
+  CHECK(got == want);
+  REQUIRE(h["changes"].size() == want.size());
+  CHECK(h["changes"][0]["oldValue"] == "<unbound>");
+  CHECK(h["changes"][0]["line"] == line_of("total = 0"));
+  for (size_t i = 1; i < want.size(); ++i) {
+    CHECK(h["changes"][i]["oldValue"] == want[i - 1]);
+    CHECK(h["changes"][i]["function"] == "running");
+    CHECK(h["changes"][i]["line"] == line_of("total = total + k * k"));
+    CHECK(h["changes"][i]["source"]["path"] == PY_HISTORY);
+    CHECK(h["changes"][i]["threadId"] == tid);
+  }
+
+  // An argument is bound by the call, at the caller's line.
+  json n = history(c, {{"expression", "n"}, {"frameId", frame["id"]}});
+  REQUIRE(n["changes"].size() == 1);
+  CHECK(n["changes"][0]["newValue"] == "4");
+  CHECK(n["changes"][0]["line"] == line_of("# the calls"));
+
+  // To the third binding (total = 5): the Python frame's locals there.
+  REQUIRE(c.request("rewind/history",
+                    {{"expression", "total"}, {"frameId", frame["id"]}})["success"] == true);
+  json r = c.request("rewind/seek", {{"change", 2}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "goto");
+  json at = top_frame(c, tid);
+  CHECK(at["name"] == "running");
+  CHECK(at["line"] == line_of("total = total + k * k"));
+  CHECK(local(c, tid, "total") == "5");
+  CHECK(local(c, tid, "n") == "4");
+
+  // What cannot be followed is refused in one message.
+  json bad = c.request("rewind/history", {{"expression", "nosuch"}, {"frameId", at["id"]}});
+  CHECK(bad["success"] == false);
+  CHECK(bad["message"].get<std::string>().find("not a local variable") != std::string::npos);
+}
