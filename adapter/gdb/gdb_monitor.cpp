@@ -118,7 +118,9 @@ std::string MonitorCommands::calls(const std::string& function) {
   HitQuery query(trace_dir_);
   HitRequest req;
   req.function = function;
-  auto h = std::make_unique<HitHistory>(query.run(req));
+  // A dotted name is a Python function's ("helper.accumulate"), as for breakpoints.
+  auto h = std::make_unique<HitHistory>(
+      PythonBreakpoints::is_python_function(function) ? query.run_python(req) : query.run(req));
   std::string out = "Calls of " + function + ": " + std::to_string(h->hits.size()) + "\n";
   for (size_t i = 0; i < h->hits.size(); ++i) {
     const RecordedHit& c = h->hits[i];
@@ -127,7 +129,8 @@ std::string MonitorCommands::calls(const std::string& function) {
       args += (args.empty() ? "" : ", ") + name + "=" + value;
     out += "  " + std::to_string(i) + "  event " + std::to_string(c.event) + "  thread " +
            std::to_string(c.tid) + "  " + c.function + " (" + args + ")" +
-           (!c.returned              ? " (did not return)"
+           (c.position               ? ""  // (a Python call's result is not read)
+            : !c.returned            ? " (did not return)"
             : c.return_value.empty() ? ""
                                      : " -> " + c.return_value) +
            "  from " + (c.caller.empty() ? "??" : c.caller) +

@@ -189,6 +189,7 @@ HitHistory HitQuery::run(const HitRequest& req, const QueryProgress& progress) {
 }
 
 DebugStop go_to_hit(Debugger& d, const HitHistory& h, const RecordedHit& hit) {
+  if (hit.position) return go_to_position(d, *hit.position);
   Timeline& tl = d.timeline();
   DebugStop out;
   {

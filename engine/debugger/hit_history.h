@@ -53,6 +53,9 @@ struct RecordedHit {
   uint32_t caller_line = 0;
   bool returned = false;     ///< the call returned within the recording (and the range)
   std::string return_value;  ///< what it returned ("" for void, or when it did not return)
+  /// A Python call's place (the session goes there with go_to_hit); nullopt for native hits,
+  /// found again by `ordinal`. Python calls carry no return value (`returned` false).
+  std::optional<TimelinePosition> position;
 };
 
 /// The answer: every hit in the range, oldest first.
@@ -79,11 +82,26 @@ class HitQuery : public RecordingQuery {
   /// when the function or line has no code in the trace's files, the condition is malformed,
   /// or the trace cannot be replayed.
   HitHistory run(const HitRequest& req, const QueryProgress& progress = {});
+  /// The calls of Python function `req.function` (a qualified name with its module:
+  /// "helper.accumulate", as a Python function breakpoint names it), each stopped at the
+  /// first line of its body as that breakpoint stops (script_calls.cpp): the function, file
+  /// and line there, the arguments as the Variables view shows them, the calling Python
+  /// function and line. `req.condition` is in Python, as for a Python breakpoint's. Each
+  /// hit carries its position. Throws Error when the name is not a Python function's or
+  /// the trace cannot be replayed; no code of that name is an empty answer (the module may
+  /// never have been imported).
+  HitHistory run_python(const HitRequest& req, const QueryProgress& progress = {});
 };
 
 /// Goes, on debugger `d`'s own timeline, to hit `hit` of `h`: to the point just after
 /// hit.event, then forward to the hit.ordinal-th stop at the breakpoint's code. The stop
 /// has reason Breakpoint. Throws Error when the replay finds another task or place there.
 DebugStop go_to_hit(Debugger& d, const HitHistory& h, const RecordedHit& hit);
+
+/// Goes, on debugger `d`'s own timeline, to position `p` (a query's Timeline::position of
+/// the same trace): to the point just after p.event, then forward with a breakpoint at p's
+/// instruction to the stop that is p. The stop has reason Breakpoint. Throws Error when the
+/// replay does not find it before the next event.
+DebugStop go_to_position(Debugger& d, const TimelinePosition& p);
 
 }  // namespace rwd

@@ -27,14 +27,29 @@ std::optional<StopInfo> RecordingQuery::Run::next(size_t found) {
     return std::nullopt;
   }
   StopInfo s = tl_.resume_forward();
+  if (!take(s, found)) return std::nullopt;
+  return s;
+}
+
+std::optional<DebugStop> RecordingQuery::Run::next(Debugger& d, size_t found) {
+  if (q_.interrupted_ || found >= kMaxResults) {
+    complete_ = false;
+    truncated_ = found >= kMaxResults;
+    return std::nullopt;
+  }
+  DebugStop s = d.resume(Direction::Forward);
+  if (!take(s.stop, found)) return std::nullopt;
+  return s;
+}
+
+bool RecordingQuery::Run::take(const StopInfo& s, size_t found) {
   if (s.event != event_) {
     if (progress_ && s.event / 1000 != event_ / 1000) progress_(s.event, found);
     event_ = s.event;
     ordinal_ = 0;
   }
   if (s.reason == StopReason::Interrupted || q_.interrupted_) complete_ = false;
-  if ((last_ && s.event > last_) || run_ended(s) || !complete_) return std::nullopt;
-  return s;
+  return !((last_ && s.event > last_) || run_ended(s) || !complete_);
 }
 
 PositionSplit::PositionSplit(Timeline& tl, const TimelinePosition& p, std::optional<CodeSite> site,

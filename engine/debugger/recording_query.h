@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/debugger/debugger.h"
 #include "engine/timeline/timeline.h"
 
 namespace rwd {
@@ -46,6 +47,9 @@ class RecordingQuery {
     /// recording, was interrupted or `found` (the results so far, also for progress) reached
     /// kMaxResults.
     std::optional<StopInfo> next(size_t found);
+    /// As next(), with debugger `d` (over timeline()) resuming forwards instead: the stops
+    /// of its breakpoints (Python ones too), conditions and hit counts applied.
+    std::optional<DebugStop> next(Debugger& d, size_t found);
     /// Counts a stop the query finds again by number (go_to_change, go_to_hit): its place
     /// among those counted since the event it follows (1 = the first).
     uint32_t count() { return ++ordinal_; }
@@ -65,6 +69,8 @@ class RecordingQuery {
     uint64_t event_ = 0;
     uint32_t ordinal_ = 0;
     bool complete_ = true;
+    /// Whether the run may go on after stop `s` (the one next() replayed to).
+    bool take(const StopInfo& s, size_t found);
     bool truncated_ = false;
   };
 

@@ -126,3 +126,65 @@ TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[d
   CHECK(bad["success"] == false);
   CHECK(bad["message"].get<std::string>().find("not a local variable") != std::string::npos);
 }
+
+TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goes to one",
+          "[dap][python]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
+  test::DapClient c(REWIND_BIN);
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch",
+                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
+          true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json entry = c.event("stopped");
+  int tid = entry["body"]["threadId"];
+
+  c.deadline(std::chrono::seconds(300));
+  json r = c.request("rewind/calls", {{"function", "history.running"}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  json body = r["body"];
+  CHECK(body["complete"] == true);
+  REQUIRE(body["totalCalls"] == 3);
+  const char* want_n[] = {"3", "4", "2"};
+  for (size_t i = 0; i < 3; ++i) {
+    const json& call = body["calls"][i];
+    CHECK(call["function"] == "running");
+    CHECK(call["line"] == line_of("total = 0"));  // the first line of its body
+    CHECK(call["source"]["path"] == PY_HISTORY);
+    REQUIRE(call["arguments"].size() == 1);
+    CHECK(call["arguments"][0]["name"] == "n");
+    CHECK(call["arguments"][0]["value"] == want_n[i]);
+    CHECK(call["caller"]["line"] == line_of("# the calls"));
+    CHECK(!call.contains("returnValue"));
+    if (i > 0) CHECK(call["event"] >= body["calls"][i - 1]["event"]);
+  }
+  // The session did not move.
+  CHECK(c.request("rewind/when")["body"]["event"] == 1);
+
+  // A condition in Python.
+  json two = c.request("rewind/calls", {{"function", "history.running"}, {"condition", "n == 2"}});
+  REQUIRE(two["success"] == true);
+  REQUIRE(two["body"]["totalCalls"] == 1);
+  CHECK(two["body"]["calls"][0]["arguments"][0]["value"] == "2");
+
+  // To the second call (the three are made between the same two events).
+  REQUIRE(c.request("rewind/calls", {{"function", "history.running"}})["success"] == true);
+  json seek = c.request("rewind/seek", {{"call", 1}});
+  INFO(seek.dump());
+  REQUIRE(seek["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "goto");
+  json at = top_frame(c, tid);
+  CHECK(at["name"] == "running");
+  CHECK(at["line"] == line_of("total = 0"));
+  CHECK(local(c, tid, "n") == "4");
+
+  // A name that is no function's: an empty answer; a malformed condition: refused.
+  json none = c.request("rewind/calls", {{"function", "history.no_such_function"}});
+  REQUIRE(none["success"] == true);
+  CHECK(none["body"]["totalCalls"] == 0);
+  CHECK(c.request("rewind/calls",
+                  {{"function", "history.running"}, {"condition", "n =="}})["success"] == false);
+}

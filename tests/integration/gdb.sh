@@ -418,4 +418,16 @@ expect history 'Change 5 of counter: 7 -> 8 .*#0  bump .*\$2 = 8 .*\$3 = 7 .*rew
   "monitor goto goes to the change: the new value there, the old one an instruction back"
 expect history 'Calls of depth_sum: 5 +0  event [0-9]+  thread [0-9]+  depth_sum \(n=4\) -> 10  from main at [^ ]*value_history.c:[0-9]+ +1 .*\(n=3\) -> 6  from depth_sum .* 4 .*\(n=0\) -> 0 .*Call 2 of depth_sum .*#0  depth_sum \(n=2\) .*\$4 = 2' \
   "monitor calls lists a recursive function's calls with arguments and results; goto one"
+
+# monitor calls of a Python function by its qualified name: three calls made between the same
+# two events, with their arguments and the calling line, and goto the second.
+"$REWIND" record -o "$WORK/pyh.trace" /usr/bin/python3 \
+  "$SOURCE_DIR/tests/programs/python_lines/history.py" >/dev/null 2>&1 ||
+  fail "python calls: record failed"
+gdb_batch "$WORK/pyh.trace" pycalls <<'GDB'
+monitor calls history.running
+monitor goto 1
+GDB
+expect pycalls 'Calls of history.running: 3 +0  event [0-9]+  thread [0-9]+  running \(n=3\)  from [^ ]+ at [^ ]*history.py:15 +1 .* running \(n=4\) .* 2 .* running \(n=2\) .*Call 1 of history.running at event' \
+  "monitor calls lists a Python function's calls with their arguments and caller; goto one"
 finish

@@ -26,7 +26,12 @@ const HitHistory& answer(DapContext& c, DapRequest& r, std::optional<HitHistory>
     HitQuery query(c.trace_dir);
     HitHistory h =
         run_query(c, query, c.running_hit_query, title, message_seq(r.message).value_or(-1),
-                  [&](auto progress) { return query.run(req, progress); });
+                  [&](auto progress) {
+                    // A Python function's calls: by its qualified name ("helper.accumulate").
+                    bool python = req.file.empty() && req.message.empty() &&
+                                  PythonBreakpoints::is_python_function(req.function);
+                    return python ? query.run_python(req, progress) : query.run(req, progress);
+                  });
     asked = req;
     slot = std::move(h);
   }
@@ -89,8 +94,10 @@ void calls(DapContext& c, const dap::CallsArguments& a, DapRequest& r) {
       caller["line"] = c.line_out(hit.caller_line);
     }
     j["caller"] = caller;
-    j["returned"] = hit.returned;
-    if (hit.returned) j["returnValue"] = hit.return_value;
+    if (!hit.position) {  // (a Python call's return value is not read)
+      j["returned"] = hit.returned;
+      if (hit.returned) j["returnValue"] = hit.return_value;
+    }
     out.push_back(j);
   }
   finish(r, c.calls, {{"function", a.function}, {"totalCalls", h.hits.size()}, {"calls", out}});
