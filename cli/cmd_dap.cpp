@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 
 #include "adapter/dap/dap_server.h"
 #include "adapter/dap/dap_token.h"
@@ -41,15 +42,25 @@ Runner add_dap(CLI::App& app) {
   cmd->add_option("--token-file", *token_file,
                   "With --listen: read the token from this file (first line; mode 600)")
       ->excludes(token_opt);
+  auto log = std::make_shared<std::string>();
+  cmd->add_option("--log", *log,
+                  "Append every DAP message read and written to this file, one a line (not "
+                  "with --listen; the environment's REWIND_DAP_LOG names one too)");
   cmd->add_flag("--allow-any-trace", *any_trace,
                 "With --listen: let clients debug traces outside the traces directory");
   cmd->footer(
       "See docs/dap.md for the launch and attach arguments, rewind's own requests, and "
       "the TCP server's security rules.");
-  return [listen, token, token_file, any_trace] {
+  return [listen, token, token_file, any_trace, log] {
     DapSessionOptions opts;
     opts.token = *token;
     opts.rewind_exe = self_exe();
+    if (!log->empty() && !listen->empty()) {
+      std::fprintf(stderr,
+                   "rewind: dap: --log is for an editor's session: a TCP server's log would "
+                   "hold its clients' tokens\n");
+      return kUsageError;
+    }
     if (!listen->empty()) {
       if (!token_file->empty()) opts.token = read_token_file(*token_file);
       if (!*any_trace) opts.trace_root = traces_root();
@@ -77,6 +88,9 @@ Runner add_dap(CLI::App& app) {
                    "(an editor that starts rewind dap is trusted)\n");
       return kUsageError;
     }
+    opts.log_file = *log;
+    if (const char* env = std::getenv("REWIND_DAP_LOG"); opts.log_file.empty() && env)
+      opts.log_file = env;
     // stdout carries the protocol: anything else printed there would corrupt it.
     int out = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);

@@ -42,6 +42,11 @@ struct DapSessionOptions {
   /// When positive, a client that has not given the token within this many milliseconds of
   /// connecting is disconnected (a TCP server: one idle connection must not hold it).
   int auth_timeout_ms = 0;
+  /// When non-empty, every message read and written is appended to this file, one line each
+  /// ("--> " from the client, "<-- " to it, after the milliseconds since the session began):
+  /// for an editor's session (`rewind dap --log FILE`), never for a TCP server, whose
+  /// clients' tokens would be written there.
+  std::string log_file;
 };
 
 /// What the client told initialize it supports (DAP InitializeRequestArguments).

@@ -5,9 +5,13 @@
 
 #include <asio/ip/tcp.hpp>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -48,15 +52,50 @@ class Inbox {
   std::deque<std::optional<std::string>> queue_;
 };
 
+/// The message log of DapSessionOptions::log_file; does nothing without a file.
+class MessageLog {
+ public:
+  explicit MessageLog(const std::string& path) {
+    if (path.empty()) return;
+    file_ = std::fopen(path.c_str(), "a");
+    if (!file_)
+      std::fprintf(stderr, "rewind: dap: cannot write the message log %s: %s\n", path.c_str(),
+                   std::strerror(errno));
+  }
+  ~MessageLog() {
+    if (file_) std::fclose(file_);
+  }
+  MessageLog(const MessageLog&) = delete;
+  MessageLog& operator=(const MessageLog&) = delete;
+  /// Appends `body` with its direction (thread-safe: the reading thread logs too).
+  void add(const char* direction, const std::string& body) {
+    if (!file_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start_)
+                  .count();
+    std::fprintf(file_, "%lld %s %s\n", static_cast<long long>(ms), direction, body.c_str());
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::mutex mu_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 std::string serve_dap_session(int in_fd, int out_fd, const DapSessionOptions& opts) {
   bool gone = false;  // the client stopped reading: drop what is left to say
+  MessageLog log(opts.log_file);
   DapSession session(
       [&](const json& msg) {
         if (gone) return;
         try {
-          write_dap_message(out_fd, msg.dump(-1, ' ', false, json::error_handler_t::replace));
+          std::string body = msg.dump(-1, ' ', false, json::error_handler_t::replace);
+          log.add("<--", body);
+          write_dap_message(out_fd, body);
         } catch (const Error&) {
           gone = true;
         }
@@ -76,6 +115,7 @@ std::string serve_dap_session(int in_fd, int out_fd, const DapSessionOptions& op
               " s of connecting: connection closed");
     try {
       while (auto body = in.next()) {
+        log.add("-->", *body);
         session.on_arrival(*body);
         inbox.push(std::move(*body));
       }

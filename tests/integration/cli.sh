@@ -185,4 +185,21 @@ unset REWIND_CACHE_DIR
 "$REWIND" record --status-file "$WORK/st.bad" no-such-program-xyz 2>/dev/null
 [ "$(cat "$WORK/st.bad")" = '{"error":"cannot find program '"'"'no-such-program-xyz'"'"'","state":"failed"}' ] &&
   pass "status file: failed, with the reason" || fail "status file: $(cat "$WORK/st.bad")"
+
+# rewind dap --log (and REWIND_DAP_LOG): each message read and written, one a line.
+dap_msg() { printf 'Content-Length: %d\r\n\r\n%s' "${#1}" "$1"; }
+{ dap_msg '{"seq":1,"type":"request","command":"initialize","arguments":{"adapterID":"rewind"}}'
+  dap_msg '{"seq":2,"type":"request","command":"disconnect"}'; } |
+  timeout 30 "$REWIND" dap --log "$WORK/dap.log" >/dev/null
+grep -q '^[0-9]* --> .*"command":"initialize"' "$WORK/dap.log" &&
+  grep -q '^[0-9]* <-- .*"command":"initialize".*"type":"response"' "$WORK/dap.log" &&
+  grep -q '^[0-9]* <-- .*"command":"disconnect"' "$WORK/dap.log" &&
+  pass "dap --log holds the requests and their responses" || fail "dap --log: $(cat "$WORK/dap.log")"
+dap_msg '{"seq":1,"type":"request","command":"initialize","arguments":{"adapterID":"rewind"}}' |
+  REWIND_DAP_LOG="$WORK/dap-env.log" timeout 30 "$REWIND" dap >/dev/null
+grep -q -- '--> .*initialize' "$WORK/dap-env.log" && pass "REWIND_DAP_LOG names the log too" ||
+  fail "REWIND_DAP_LOG: no log"
+timeout 10 "$REWIND" dap --listen 0 --log "$WORK/tcp.log" 2>"$WORK/tcp.err"
+[ $? = 2 ] && grep -q "tokens" "$WORK/tcp.err" && [ ! -e "$WORK/tcp.log" ] &&
+  pass "no message log for a TCP server (its clients' tokens)" || fail "dap --listen --log: $(cat "$WORK/tcp.err")"
 finish

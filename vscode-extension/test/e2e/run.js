@@ -68,6 +68,8 @@ function codeServerEnv() {
     XDG_DATA_HOME: path.join(out, 'xdg/data'),
     XDG_CACHE_HOME: path.join(out, 'xdg/cache'),
     REWIND_TRACE_DIR: path.join(out, 'traces'),
+    // Every DAP message of the sessions (rewind dap's message log), shown when a step fails.
+    REWIND_DAP_LOG: path.join(out, 'dap.log'),
   };
 }
 
@@ -616,5 +618,11 @@ main().catch((e) => {
   console.error(`vscode e2e: FAIL: ${e.message}`);
   const logFile = path.join(out, 'code-server.log');
   if (fs.existsSync(logFile)) console.error(fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n'));
+  // The last DAP messages, each cut to 400 characters (the whole log stays in E2E_OUT).
+  const dapLog = path.join(out, 'dap.log');
+  if (fs.existsSync(dapLog)) {
+    console.error(`last DAP messages (all in ${dapLog}):`);
+    console.error(fs.readFileSync(dapLog, 'utf8').split('\n').slice(-60).map((l) => l.slice(0, 400)).join('\n'));
+  }
   process.exit(1);
 });
