@@ -11,6 +11,28 @@ constexpr int kMaxFrames = 4096;  // as py-spy: a chain longer than this is garb
 constexpr int kMaxThreads = 4096;
 constexpr int kMaxLocals = 1024;
 
+/// A code object's local variables (co_localsplusnames, co_localspluskinds): their kinds,
+/// one byte each (py::kFast*), and the tuple of their names.
+struct LocalsTable {
+  std::vector<uint8_t> kinds;
+  uint64_t names = 0;
+  /// Local `i`'s name. Throws InterpReadError.
+  std::string name(InterpMemory& mem, const PythonLayout& l, size_t i) const {
+    return python_str(mem, l, mem.u64(names + py::kTupleItems + 8 * uint64_t(i)), 256);
+  }
+};
+
+/// The locals table of the code object at `code`. Throws InterpReadError.
+LocalsTable locals_table(InterpMemory& mem, const PythonLayout& l, uint64_t code) {
+  int nlocals = mem.i32(code + uint64_t(l.code_nlocalsplus));
+  if (nlocals < 0 || nlocals > kMaxLocals) throw InterpReadError("a bad local count");
+  LocalsTable t;
+  t.names = mem.u64(code + uint64_t(l.code_localsplusnames));
+  uint64_t kinds_obj = mem.u64(code + uint64_t(l.code_localspluskinds));
+  t.kinds = mem.bytes(kinds_obj + py::kBytesData, size_t(nlocals));
+  return t;
+}
+
 }  // namespace
 
 std::optional<PythonReader> PythonReader::find(const ModuleList& modules, InterpMemory& mem) {
@@ -108,17 +130,10 @@ std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const
 uint64_t PythonReader::local_slot(InterpMemory& mem, uint64_t frame,
                                   const std::string& name) const {
   const PythonLayout& l = *layout_;
-  uint64_t code = frame_code(mem, frame);
-  int nlocals = mem.i32(code + uint64_t(l.code_nlocalsplus));
-  if (nlocals < 0 || nlocals > kMaxLocals) throw InterpReadError("a bad local count");
-  uint64_t names = mem.u64(code + uint64_t(l.code_localsplusnames));
-  uint64_t kinds_obj = mem.u64(code + uint64_t(l.code_localspluskinds));
-  std::vector<uint8_t> kinds = mem.bytes(kinds_obj + py::kBytesData, size_t(nlocals));
-  for (int i = 0; i < nlocals; ++i) {
-    if (kinds[size_t(i)] & py::kFastHidden) continue;
-    if (python_str(mem, l, mem.u64(names + py::kTupleItems + 8 * uint64_t(i)), 256) != name)
-      continue;
-    if (kinds[size_t(i)] & (py::kFastCell | py::kFastFree))
+  LocalsTable t = locals_table(mem, l, frame_code(mem, frame));
+  for (size_t i = 0; i < t.kinds.size(); ++i) {
+    if ((t.kinds[i] & py::kFastHidden) || t.name(mem, l, i) != name) continue;
+    if (t.kinds[i] & (py::kFastCell | py::kFastFree))
       throw Error("\"" + name +
                   "\" is shared with a nested function (a cell variable): its history cannot be "
                   "followed");
@@ -169,22 +184,18 @@ InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame, bool wit
   f.line = python_line(lt, mem.i32(code + uint64_t(l.code_firstlineno)), (instr - bytecode) / 2);
   if (!with_locals) return f;
 
-  int nlocals = mem.i32(code + uint64_t(l.code_nlocalsplus));
   int argcount = mem.i32(code + uint64_t(l.code_argcount));
-  if (nlocals < 0 || nlocals > kMaxLocals) throw InterpReadError("a bad local count");
-  uint64_t names = mem.u64(code + uint64_t(l.code_localsplusnames));
-  uint64_t kinds_obj = mem.u64(code + uint64_t(l.code_localspluskinds));
-  std::vector<uint8_t> kinds = mem.bytes(kinds_obj + py::kBytesData, size_t(nlocals));
-  for (int i = 0; i < nlocals; ++i) {
-    if (kinds[size_t(i)] & py::kFastHidden) continue;
+  LocalsTable t = locals_table(mem, l, code);
+  const std::vector<uint8_t>& kinds = t.kinds;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] & py::kFastHidden) continue;
     uint64_t value = mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(i));
     if (!value) continue;  // not bound yet
     InterpVariable v;
-    v.name = python_str(mem, l, mem.u64(names + py::kTupleItems + 8 * uint64_t(i)), 256);
-    v.argument = i < argcount;
+    v.name = t.name(mem, l, i);
+    v.argument = int(i) < argcount;
     try {
-      if ((kinds[size_t(i)] & (py::kFastCell | py::kFastFree)) &&
-          python_type_name(mem, value) == "cell") {
+      if ((kinds[i] & (py::kFastCell | py::kFastFree)) && python_type_name(mem, value) == "cell") {
         value = mem.u64(value + py::kCellRef);
         if (!value) continue;
       }
