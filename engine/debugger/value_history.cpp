@@ -111,8 +111,14 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
   if (scope) h.frame_function = scope->function.empty() ? "??" : scope->function;
   std::optional<CodeSite> entry_site;
   if (scope && scope->entry) entry_site = d.timeline().code_site(req.tid, scope->entry);
-  TimelinePosition here = d.timeline().position();
-  std::optional<CodeSite> here_site = position_site(d.timeline(), here);
+  // Where the question is asked, for a stack local only (a position between events costs a
+  // digest of the process's memory).
+  TimelinePosition here;
+  std::optional<CodeSite> here_site;
+  if (entry_site) {
+    here = d.timeline().position();
+    here_site = position_site(d.timeline(), here);
+  }
 
   Run run(*this, req.first_event, req.last_event, progress);
   Timeline& tl = run.timeline();
