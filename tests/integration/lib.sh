@@ -32,34 +32,6 @@ vendor_dir() {
 # need PROGRAM: skip the test (with a message) when PROGRAM is not installed.
 need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"; }
 
-# bounded NAME CMD...: runs CMD, for at most $STEP_LIMIT seconds (default 200: under ctest's
-# 300 for the test). Past that the machine's processes are listed (state, kernel wait channel,
-# age) into the output and CMD and its children are killed: a hang fails with what was stuck
-# instead of running into ctest's timeout with nothing to read (async_signals.posix_timer hung
-# in one replay out of some hundreds, 2026-11-29). Returns CMD's exit status (137: killed).
-bounded() {
-  local name=$1
-  shift
-  "$@" &
-  local pid=$!
-  (
-    sleep "${STEP_LIMIT:-200}"
-    if kill -0 "$pid" 2>/dev/null; then
-      echo "FAIL: $name: still running after ${STEP_LIMIT:-200} s; the processes then:"
-      ps -eo pid,ppid,stat,wchan:24,etime,args | grep -v -e " ps -eo" -e " \[[^]]*\]$"
-      pkill -KILL -P "$pid"
-      kill -KILL "$pid"
-    fi
-  ) >>"$WORK/hangs" 2>&1 &
-  local dog=$!
-  wait "$pid"
-  local rc=$?
-  kill "$dog" 2>/dev/null
-  wait "$dog" 2>/dev/null
-  [ -s "$WORK/hangs" ] && { cat "$WORK/hangs"; : >"$WORK/hangs"; }
-  return $rc
-}
-
 # record_and_replay NAME CMD...: records CMD (with $RECORD_OPTS, e.g. --chaos), then replays the trace twice with
 # `rewind replay -a`; each replay must print byte-identical stdout and stderr and exit with
 # the recorded status. Leaves the trace in $TRACE and the recorded outputs in $WORK/NAME.*.
@@ -68,8 +40,7 @@ record_and_replay() {
   shift
   local out="$WORK/$name"
   # shellcheck disable=SC2086
-  bounded "$name: record" "$REWIND" record ${RECORD_OPTS:-} -o "$WORK/$name.trace" "$@" \
-    >"$out.rec.out" 2>"$out.rec.err" </dev/null
+  "$REWIND" record ${RECORD_OPTS:-} -o "$WORK/$name.trace" "$@" >"$out.rec.out" 2>"$out.rec.err" </dev/null
   local rc=$?
   TRACE="$WORK/$name.trace"
   if [ ! -f "$TRACE/processes" ]; then
@@ -78,8 +49,7 @@ record_and_replay() {
   fi
   local i ok=1
   for i in 1 2; do
-    bounded "$name: replay $i" "$REWIND" replay -a "$TRACE" >"$out.rep$i.out" \
-      2>"$out.rep$i.err" </dev/null
+    "$REWIND" replay -a "$TRACE" >"$out.rep$i.out" 2>"$out.rep$i.err" </dev/null
     local rrc=$?
     if [ "$rrc" -ne "$rc" ]; then
       fail "$name: replay $i exited $rrc, recording exited $rc: $(tail -2 "$out.rep$i.err")"
