@@ -118,9 +118,8 @@ std::string MonitorCommands::calls(const std::string& function) {
   HitQuery query(trace_dir_);
   HitRequest req;
   req.function = function;
-  // A dotted name is a Python function's ("helper.accumulate"), as for breakpoints.
-  auto h = std::make_unique<HitHistory>(
-      PythonBreakpoints::is_python_function(function) ? query.run_python(req) : query.run(req));
+  // (A dotted name is a Python function's, "helper.accumulate", as for breakpoints.)
+  auto h = std::make_unique<HitHistory>(query.run(req));
   std::string out = "Calls of " + function + ": " + std::to_string(h->hits.size()) + "\n";
   for (size_t i = 0; i < h->hits.size(); ++i) {
     const RecordedHit& c = h->hits[i];

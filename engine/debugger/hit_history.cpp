@@ -70,6 +70,8 @@ HitHistory HitQuery::run(const HitRequest& req, const QueryProgress& progress) {
   HitHistory h;
   bool calls = req.message.empty();
   h.what = req.file.empty() ? req.function : req.file + ":" + std::to_string(req.line);
+  if (calls && req.file.empty() && PythonBreakpoints::is_python_function(req.function))
+    return run_python(req, progress);
   if (req.file.empty() ? PythonBreakpoints::is_python_function(req.function)
                        : PythonBreakpoints::is_python_source(req.file))
     throw Error("queries over the recording look at native code; " + h.what + " is Python code");

@@ -80,7 +80,8 @@ class HitQuery : public RecordingQuery {
   /// `progress` is called now and then with the event reached and the hits so far. The
   /// session's timeline is not used (nor moved). Throws Error
   /// when the function or line has no code in the trace's files, the condition is malformed,
-  /// or the trace cannot be replayed.
+  /// or the trace cannot be replayed. The calls of a Python function (a dotted name, no
+  /// message) are run_python's; a Python logpoint is refused.
   HitHistory run(const HitRequest& req, const QueryProgress& progress = {});
   /// The calls of Python function `req.function` (a qualified name with its module:
   /// "helper.accumulate", as a Python function breakpoint names it), each stopped at the

@@ -20,23 +20,22 @@ RecordingQuery::Run::~Run() {
   q_.running_ = nullptr;
 }
 
+bool RecordingQuery::Run::at_limit(size_t found) {
+  if (!q_.interrupted_ && found < kMaxResults) return false;
+  complete_ = false;
+  truncated_ = found >= kMaxResults;
+  return true;
+}
+
 std::optional<StopInfo> RecordingQuery::Run::next(size_t found) {
-  if (q_.interrupted_ || found >= kMaxResults) {
-    complete_ = false;
-    truncated_ = found >= kMaxResults;
-    return std::nullopt;
-  }
+  if (at_limit(found)) return std::nullopt;
   StopInfo s = tl_.resume_forward();
   if (!take(s, found)) return std::nullopt;
   return s;
 }
 
 std::optional<DebugStop> RecordingQuery::Run::next(Debugger& d, size_t found) {
-  if (q_.interrupted_ || found >= kMaxResults) {
-    complete_ = false;
-    truncated_ = found >= kMaxResults;
-    return std::nullopt;
-  }
+  if (at_limit(found)) return std::nullopt;
   DebugStop s = d.resume(Direction::Forward);
   if (!take(s.stop, found)) return std::nullopt;
   return s;
@@ -91,16 +90,20 @@ bool PositionSplit::after(const StopInfo& s) {
     arm();  // just after the position's event: its interval begins
     return false;
   }
+  passed_ = reached(s);  // this stop is the position: those after it are after
+  return false;
+}
+
+bool PositionSplit::reached(const StopInfo& s) {
   // The breakpoint's stop, or another stop that left the task on that instruction (a
   // watchpoint's, just after the write before it: the breakpoint is then passed unreported).
-  if (s.tid == p_.tid &&
-      ((s.reason == StopReason::Breakpoint && s.addr == rip_) ||
-       tl_.registers(s.tid).rip == rip_) &&
-      tl_.at_position(p_)) {
-    passed_ = true;  // this stop is the position: those after it are after
-    disarm();
-  }
-  return false;
+  if (s.tid != p_.tid || s.event != p_.event ||
+      !((s.reason == StopReason::Breakpoint && s.addr == rip_) ||
+        tl_.registers(s.tid).rip == rip_) ||
+      !tl_.at_position(p_))
+    return false;
+  disarm();
+  return true;
 }
 
 StopInfo find_counted_stop(Timeline& tl, uint64_t event, uint32_t ordinal,

@@ -69,9 +69,12 @@ class RecordingQuery {
     uint64_t event_ = 0;
     uint32_t ordinal_ = 0;
     bool complete_ = true;
+    bool truncated_ = false;
+    /// Whether the run must stop before replaying on (interrupted, or `found` reached
+    /// kMaxResults); says so in complete_ and truncated_.
+    bool at_limit(size_t found);
     /// Whether the run may go on after stop `s` (the one next() replayed to).
     bool take(const StopInfo& s, size_t found);
-    bool truncated_ = false;
   };
 
  private:
@@ -112,6 +115,9 @@ class PositionSplit {
   /// event, reason Seek, for that: Timeline::set_stop_after_event), and taken out once the
   /// position is passed: an instruction of an interpreter's eval loop runs millions of times.
   bool after(const StopInfo& s);
+  /// Whether stop `s`, in the position's interval, is the position itself (then the
+  /// breakpoint is taken out). For after(), and for a run that goes there (go_to_position).
+  bool reached(const StopInfo& s);
 
  private:
   void arm();

@@ -69,26 +69,15 @@ DebugStop go_to_position(Debugger& d, const TimelinePosition& p) {
   out.stop = tl.seek(p.event);
   bool found = out.stop.event == p.event && tl.at_position(p);
   if (!found && out.stop.event == p.event && p.kind == TimelinePosition::Trap) {
-    // A breakpoint at the position's instruction, where the user has none, for the run.
-    struct Armed {
-      Timeline& tl;
-      std::optional<CodeSite> site;
-      ~Armed() {
-        if (site) tl.remove_breakpoint(*site);
-      }
-    } armed{tl, std::nullopt};
+    // A breakpoint at the position's instruction (the user's own where there is one), for
+    // the run to the stop that is the position.
     CodeSite site = tl.code_site(p.tid, p.regs.rip);
-    if (!d.has_breakpoint_site(site)) {
-      tl.add_breakpoint(site);
-      armed.site = site;
-    }
+    PositionSplit split(tl, p, site,
+                        d.has_breakpoint_site(site) ? std::optional(site) : std::nullopt);
     for (;;) {
       out.stop = tl.resume_forward();
       if (run_ended(out.stop) || out.stop.event != p.event) break;
-      if (out.stop.tid == p.tid && tl.registers(p.tid).rip == p.regs.rip && tl.at_position(p)) {
-        found = true;
-        break;
-      }
+      if ((found = split.reached(out.stop))) break;
     }
   }
   d.refresh();

@@ -584,11 +584,14 @@ bool ReplayController::missed(const Point& target, uint64_t done) {
   return target.kind == Point::Trap && done > target.event;
 }
 
+// A TimelinePosition's kind is a Point's, value for value.
+static_assert(int(TimelinePosition::Between) == int(Point::Between) &&
+              int(TimelinePosition::Entry) == int(Point::Entry) &&
+              int(TimelinePosition::Trap) == int(Point::Trap));
+
 TimelinePosition ReplayController::position_here() const {
   TimelinePosition p;
-  p.kind = here_.kind == Point::Trap    ? TimelinePosition::Trap
-           : here_.kind == Point::Entry ? TimelinePosition::Entry
-                                        : TimelinePosition::Between;
+  p.kind = TimelinePosition::Kind(here_.kind);  // (the same values: timeline_types.h)
   p.event = here_.event;
   p.tid = here_.tid;
   if (here_.kind == Point::Trap) {
@@ -600,9 +603,7 @@ TimelinePosition ReplayController::position_here() const {
 
 bool ReplayController::at_position(const TimelinePosition& p) {
   Point target;
-  target.kind = p.kind == TimelinePosition::Trap    ? Point::Trap
-                : p.kind == TimelinePosition::Entry ? Point::Entry
-                                                    : Point::Between;
+  target.kind = Point::Kind(p.kind);
   target.event = p.event;
   target.tid = p.tid;
   target.regs = p.regs;

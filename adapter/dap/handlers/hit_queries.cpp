@@ -26,12 +26,7 @@ const HitHistory& answer(DapContext& c, DapRequest& r, std::optional<HitHistory>
     HitQuery query(c.trace_dir);
     HitHistory h =
         run_query(c, query, c.running_hit_query, title, message_seq(r.message).value_or(-1),
-                  [&](auto progress) {
-                    // A Python function's calls: by its qualified name ("helper.accumulate").
-                    bool python = req.file.empty() && req.message.empty() &&
-                                  PythonBreakpoints::is_python_function(req.function);
-                    return python ? query.run_python(req, progress) : query.run(req, progress);
-                  });
+                  [&](auto progress) { return query.run(req, progress); });
     asked = req;
     slot = std::move(h);
   }
