@@ -46,6 +46,7 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
     return PassWant{.tid = c->tid,
                     .event = c->event,
                     .x = c->pass_addr,
+                    .reach = c->pass_len ? c->pass_len : PassTrap::kPatchReach,
                     .checks = {.registers = false, .stop_at = c->after_pass, .move_call = true}};
   return std::nullopt;
 }
@@ -257,7 +258,8 @@ Next ReplayController::pass_scan_done(const Run& done) {
   StepCount c{.tid = scan.target.tid,
               .event = scan.target.event,
               .after_pass = before,
-              .pass_addr = scan.count_at ? scan.count_at : x};
+              .pass_addr = scan.count_at ? scan.count_at : x,
+              .pass_len = scan.count_at ? scan.count_len : 0};
   run_ = Run(runs::Scan{.target = scan.target, .steps = c});
   run_.start_event = done.start_event;
   run_.inner = done.inner;

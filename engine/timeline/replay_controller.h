@@ -215,6 +215,10 @@ class ReplayController {
   /// task's previous write in this run between events, else from its last event).
   Next step_back_from_hit(const ReplayTask& t, const Registers& r, const StopInfo& si,
                           uint64_t hit);
+  /// Task `t` at registers `r` arrived at the syscall instruction whose entry a reverse step
+  /// started from (Scan::count_arrivals), which shows the same state: steps back once more
+  /// from there, reporting `report`.
+  Next step_back_from_arrival(const ReplayTask& t, const Registers& r, const StopInfo& report);
   /// The address of the instruction of `t` that made watchpoint hit `si`, now at `r` just
   /// after it (arch/write_insn.h), or nullopt when it cannot be told for sure.
   std::optional<uint64_t> writing_insn(const ReplayTask& t, const Registers& r, const StopInfo& si);
@@ -348,6 +352,13 @@ class ReplayController {
   /// (another task's point, a rep-prefixed string instruction there, REWIND_REVERSE_STEP=steps):
   /// the steps then count from the task's last event.
   std::optional<Next> start_pass_scan();
+  /// A reverse step from the syscall entry where task step_tid_ stands (here_, an Entry
+  /// point): one instruction back is the task's last arrival at its syscall instruction
+  /// before the entry (Scan::count_arrivals). The scan start_scan just made, counting steps
+  /// from the last event, is kept as the fallback (no arrival seen: the task started the
+  /// interval on the instruction). Leaves run_ as it is where the instruction before the
+  /// entry is not a 2-byte syscall instruction or REWIND_REVERSE_STEP=steps.
+  void count_arrivals_instead();
   /// Whether a counting trampoline comparing registers may find `target`, a point of task
   /// `t` between events: not near a syscall site the preload library patched, not at a
   /// rep-prefixed string instruction and, with `no_breakpoints`, no debugger breakpoint in

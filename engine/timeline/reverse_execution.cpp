@@ -2,10 +2,13 @@
 // replays from a checkpoint to the current point counting hits or steps, then a second
 // replay goes to the last hit or the step before (replay_controller.h).
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
+#include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/timeline/replay_controller.h"
@@ -46,7 +49,9 @@ Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t ski
   }
   if (here_.kind == Point::Entry && here_.tid == tid) {
     // Before a syscall: the previous instruction ran between the last event and this one.
-    return start_scan(After::ReverseStep, true);
+    Next n = start_scan(After::ReverseStep, true);
+    count_arrivals_instead();
+    return n;
   }
   if (here_.kind == Point::Between && here_.event > 1) {
     const Event* last = &last_event_;
@@ -71,6 +76,33 @@ Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t ski
   if (!step_from_)
     if (auto n = start_pass_scan()) return *n;
   return start_scan(After::ReverseStep, true);
+}
+
+void ReplayController::count_arrivals_instead() {
+  const char* method = getenv("REWIND_REVERSE_STEP");
+  if (method && std::strcmp(method, "steps") == 0) return;
+  auto* scan = run_.as<runs::Scan>();
+  const ReplayTask* t = live(here_.tid);
+  Registers r;
+  if (!scan || !scan->steps || !t || !try_get_regs(t->tid, r) || r.rip < 2) return;
+  // `syscall` (0f 05), `sysenter` (0f 34) and `int 0x80` (cd 80) are 2 bytes each; the
+  // entry's rip is the address after the instruction (its rcx, for `syscall`).
+  const uint64_t x = r.rip - 2;
+  std::vector<uint8_t> code = rwd::read_memory(t->tid, x, 2);
+  bps_.hide(t->pid, x, code);
+  bool syscall_insn =
+      code.size() == 2 && ((code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x34)) ||
+                           (code[0] == 0xcd && code[1] == 0x80));
+  // A reverse step that skips code (skip_lo_, skip_hi_) counts where its steps land.
+  if (!syscall_insn || (skip_hi_ && x >= skip_lo_ && x < skip_hi_)) return;
+  pass_fallback_ = *scan;
+  scan->steps.reset();
+  scan->count_arrivals = x;
+  arm_internal(site_in(t->pid, x));
+  if (debug_)
+    fprintf(stderr,
+            "rewind: timeline: reverse step from the entry of event %llu: arrivals at %llx\n",
+            (unsigned long long)here_.event, (unsigned long long)x);
 }
 
 Point ReplayController::entry_of_last_syscall(pid_t tid, uint64_t n) const {
@@ -315,6 +347,27 @@ Next ReplayController::scan_done() {
     return Next::Replay;
   }
   if (scan.count_passes) return pass_scan_done(done);
+  if (scan.count_arrivals) {
+    StopInfo report{.reason = StopReason::Step, .tid = scan.target.tid};
+    if (done.passes == 0) {
+      // Never arrived at the instruction by running to it: the task began the interval on
+      // it (a restarted syscall). The steps from the event are few then.
+      if (debug_) fprintf(stderr, "rewind: timeline: no arrival at the syscall: steps\n");
+      run_ = Run(*pass_fallback_);
+      return Next::Replay;
+    }
+    if (final_report_) report = *std::exchange(final_report_, std::nullopt);
+    pass_bp_ = site_in(live(scan.target.tid)->pid, scan.count_arrivals);
+    bps_.add_internal(*pass_bp_);
+    run_ = Run::same_start(runs::PassNumber{.tid = scan.target.tid,
+                                            .addr = scan.count_arrivals,
+                                            .count = done.passes,
+                                            .report = report,
+                                            .event = scan.target.event - 1,
+                                            .then_step_back = true},
+                           done);
+    return Next::Replay;
+  }
   // ReverseStep: single-step to one instruction before the current point.
   const StepCount& c = *scan.steps;
   bool after_task_event = last_event_.tid == c.tid && last_event_.number == c.event && c.event > 1;
@@ -337,6 +390,9 @@ Next ReplayController::scan_done() {
     run_ = Run(runs::Scan{.target = scan.target, .steps = from_event});
     return Next::Replay;
   }
+  // The last step counted to an entry is the syscall instruction's own, and the one before
+  // it (the arrival there) shows the entry's state: one instruction back is one more.
+  if (scan.target.kind == Point::Entry && done.steps > 0) --done.steps;
   StopInfo report{.reason = StopReason::Step, .tid = c.tid};
   if (final_report_)
     report = *std::exchange(final_report_, std::nullopt);
@@ -367,6 +423,36 @@ Next ReplayController::scan_done() {
   after_ = After::None;
   skip_hi_ = 0;
   return Next::Replay;
+}
+
+Next ReplayController::step_back_from_arrival(const ReplayTask& t, const Registers& r,
+                                              const StopInfo& report) {
+  bps_.remove_internal(*std::exchange(pass_bp_, std::nullopt));
+  final_report_ = report;
+  here_ = trap_point(t, r);
+  step_tid_ = t.rec_tid;
+  const uint64_t arrivals = run_.steps;
+  // As start_pass_scan: after buffered syscalls in the interval the steps count from the
+  // last one's pause; near a patched syscall site no trampoline goes in.
+  if (buffer_pos(t.rec_tid) > 0 || !trap_may_find(t, here_, false))
+    return start_scan(After::ReverseStep, true);
+  // The passes at the point's instruction are the arrivals just counted. No trampoline can
+  // count them at a syscall instruction (it moves the instructions it covers), so
+  // pass_scan_done counts those of an instruction before it instead, or single-steps from
+  // the pass before (falling back to steps from the event where neither can be done).
+  runs::Scan scan;
+  scan.stack_words = stack_words_at(t, here_.regs.rsp);
+  scan.target = here_;
+  scan.target.digest = point_digest(t);
+  scan.count_passes = true;
+  pass_fallback_ =
+      runs::Scan{.target = scan.target, .steps = StepCount{.tid = t.rec_tid, .event = here_.event}};
+  pass_inner_ = 0;
+  pass_first_ = scan;
+  Run done = Run::same_start(scan, run_);
+  done.passes = arrivals;
+  after_ = After::ReverseStep;
+  return pass_scan_done(done);
 }
 
 void ReplayController::count_step(std::optional<uint64_t> rip) {

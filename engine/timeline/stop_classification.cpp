@@ -409,6 +409,9 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       fprintf(stderr, "rewind: timeline: scan trap at the target's rip, event %llu (target %llu)\n",
               (unsigned long long)session_->events_done(), (unsigned long long)scan->target.event);
     if (stepped && counting_steps(t)) count_step(r.rip);
+    if (scan->count_arrivals && breakpoint && t.rec_tid == scan->target.tid &&
+        r.rip == scan->count_arrivals && session_->events_done() + 1 == scan->target.event)
+      ++run_.passes;
     if (at_target(scan->target)) {
       // A write that trapped here happened before now: it counts, unless the reverse run
       // stops after writes (that stop is now). A breakpoint here is now, not before.
@@ -463,8 +466,11 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
     return step_back_from_hit(t, r, pc->report, pc->hit);
   }
   if (auto pn = run_.as<runs::PassNumber>()) {
-    if (breakpoint && t.rec_tid == pn->tid && r.rip == pn->addr && ++run_.steps == pn->count)
+    if (breakpoint && t.rec_tid == pn->tid && r.rip == pn->addr &&
+        (!pn->event || session_->events_done() == pn->event) && ++run_.steps == pn->count) {
+      if (pn->then_step_back) return step_back_from_arrival(t, r, pn->report);
       return pause(pn->report, trap_point(t, r));
+    }
     return Next::Resume;
   }
   auto& steps = *run_.as<runs::Steps>();

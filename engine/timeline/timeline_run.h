@@ -50,6 +50,9 @@ struct StepCount {
   uint64_t after_hit = 0;
   uint64_t after_pass = 0;
   uint64_t pass_addr = 0;
+  /// Bytes from pass_addr the counting trampoline's patch may cover (0: PassTrap's most),
+  /// as in the count of those passes (Scan::count_len).
+  uint64_t pass_len = 0;
 };
 
 /// The kinds of run (Run::kind), each with what only it needs.
@@ -100,6 +103,13 @@ struct Scan {
   /// the interval, where the scan before this one started (so it found no hit after it): a
   /// write trapping there is a hit before it, whatever after_write says.
   bool window_end = false;
+  /// A reverse step from a syscall's entry (the target, an Entry point): counts the target
+  /// task's arrivals at this address, the syscall instruction (an internal breakpoint), in
+  /// Run::passes, those since the task's last event only. The last one shows the entry's state (an
+  /// entry is shown as the task before its syscall instruction, ReplayController::registers); a
+  /// PassNumber run goes there and steps back once more from it. The replay to the entry runs at
+  /// full speed instead of single-stepping the whole stretch since the task's last event.
+  uint64_t count_arrivals = 0;
 };
 /// Silently to hit number `count` (from the checkpoint at Run::start_event), then report it.
 struct HitNumber {
@@ -133,6 +143,11 @@ struct PassNumber {
   uint64_t addr = 0;
   uint64_t count = 0;
   StopInfo report;
+  /// Counts only the arrivals between this event and the next (0: all of them).
+  uint64_t event = 0;
+  /// Not a stop: a reverse step goes on from that arrival, which shows the same state as
+  /// the syscall entry the reverse step started from (Scan::count_arrivals).
+  bool then_step_back = false;
 };
 }  // namespace runs
 

@@ -118,6 +118,52 @@ TEST_CASE("a reverse step from a function's first instruction after a long loop 
   CHECK(registers_equal(tl.registers(tid), at_entry));
 }
 
+TEST_CASE(
+    "a reverse step from a syscall's entry after a long loop goes to the instruction before") {
+  // Every syscall traced: the first one after the loop (printf's) follows the loop in the
+  // same interval, with no buffered syscall to count steps from. The step back from its
+  // entry replays to the entry with a breakpoint on the syscall instruction, instead of
+  // single-stepping the 10^8 passes of the loop since the last event (that did not finish).
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "0", 1);
+  Timeline tl(::test::recorded_trace(
+      REWIND_BIN, std::string("--no-syscall-buffer ") + COMPUTE_LOOP + " 100000000"));
+  pid_t tid = tl.current().tid;
+  const uint64_t finished = symbol(tl, tid, "finished");
+  const CodeSite site = tl.code_site(tid, finished);
+  tl.add_breakpoint(site);
+  StopInfo hit = tl.resume_forward();
+  REQUIRE(hit.reason == StopReason::Breakpoint);
+  tl.remove_breakpoint(site);
+  const uint64_t loop_event = hit.event;
+
+  // Just after the next syscall, one step back is its entry: the task on its syscall
+  // instruction, the syscall's number in rax.
+  REQUIRE(tl.seek(loop_event + 1).event == loop_event + 1);
+  REQUIRE(tl.step_backward(tid).reason == StopReason::Step);
+  const Registers entry = tl.registers(tid);
+  CHECK(tl.read_memory(tid, entry.rip, 2) == std::vector<uint8_t>{0x0f, 0x05});
+  // One more is the instruction before it, between the loop's event and the syscall's.
+  uint64_t stops = replay_stops_total();
+  StopInfo back = tl.step_backward(tid);
+  REQUIRE(back.reason == StopReason::Step);
+  CHECK(back.event == loop_event);
+  const Registers before = tl.registers(tid);
+  CHECK(before.rip < entry.rip);
+  CHECK(before.rip + 16 > entry.rip);  // the instruction just before, in the same wrapper
+  CHECK(before.rsp == entry.rsp);
+  CHECK(replay_stops_total() - stops < 5000);  // breakpoint hits, not single steps
+
+  // Forwards again: onto the syscall instruction, with the entry's registers (rcx and r11
+  // aside: the instruction had not yet written them), then the syscall itself.
+  REQUIRE(tl.step_forward(tid).reason == StopReason::Step);
+  Registers on = tl.registers(tid);
+  on.rcx = entry.rcx;
+  on.r11 = entry.r11;
+  CHECK(registers_equal(on, entry));
+  StopInfo done = tl.step_forward(tid);
+  CHECK(done.event == loop_event + 1);
+}
+
 TEST_CASE("a forward run through a long loop leaves checkpoints that reverse steps start from") {
   setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // the default; other cases turn them off
   Timeline tl(trace());
