@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "engine/errors.h"
@@ -36,6 +37,20 @@ void on_timer_signal(int) {
 
 void on_slice_signal(int) {
   g_slice_due = 1;
+}
+
+/// Adds LD_BIND_NOW=1 to `env` unless the user set LD_BIND_NOW (to anything) already.
+/// The dynamic loader's lazy binding (_dl_runtime_resolve_xsavec, glibc's
+/// sysdeps/x86_64/dl-trampoline.h) saves the vector registers on the stack with XSAVEC,
+/// whose bytes depend on which register components the CPU tracks as in use (XINUSE, Intel
+/// SDM vol. 1, 13.6): that differs between record and replay on some machines (a KVM guest
+/// here), and the bytes left behind on the stack then differ at points whose digest covers
+/// them (a signal's arrival in a frame with an unwritten slot). Binding every symbol at
+/// start (ld.so(8), LD_BIND_NOW) leaves the resolver out.
+void bind_now(std::vector<std::string>& env) {
+  for (const auto& v : env)
+    if (v.rfind("LD_BIND_NOW=", 0) == 0) return;
+  env.push_back("LD_BIND_NOW=1");
 }
 }  // namespace
 
@@ -66,6 +81,7 @@ RecordSetup prepare_recording(const RecordOptions& opts) {
     throw SystemError("create " + s.dir + "/" + kFilesDir, errno);
   s.meta.argv = opts.argv;
   for (char** e = environ; *e; ++e) s.meta.env.push_back(*e);
+  bind_now(s.meta.env);
   struct stat st;
   if (fstat(1, &st) == 0) s.stdout_st = st;
   if (fstat(2, &st) == 0) s.stderr_st = st;

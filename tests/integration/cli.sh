@@ -33,6 +33,13 @@ grep -q "recorded [0-9]* events .*to $WORK/explicit" "$WORK/v.err" && pass "-v r
 "$REWIND" replay -a "$WORK/explicit"
 [ $? -eq 7 ] && pass "replay exits with the recorded status" || fail "replay status"
 
+# The program binds its symbols at start (LD_BIND_NOW, engine/record/record_setup.cpp), unless
+# the user chose otherwise.
+out=$(env -u LD_BIND_NOW "$REWIND" record -o "$WORK/bindnow" sh -c 'echo "[$LD_BIND_NOW]"')
+[ "$out" = "[1]" ] && pass "recorded with LD_BIND_NOW=1" || fail "LD_BIND_NOW: $out"
+out=$(LD_BIND_NOW= "$REWIND" record -o "$WORK/bindlazy" sh -c 'echo "[${LD_BIND_NOW-unset}]"')
+[ "$out" = "[]" ] && pass "the user's LD_BIND_NOW is kept" || fail "user's LD_BIND_NOW: $out"
+
 # Naming: NAME-N in $REWIND_TRACE_DIR, latest-trace follows the newest (record -o
 # too, below); nothing else printed.
 "$REWIND" record date >"$WORK/d0.out" 2>"$WORK/d0.err" || fail "record date"
