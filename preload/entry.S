@@ -332,7 +332,21 @@ rwd_replay_result:
         .hidden rwd_stub_area
         .type rwd_stub_area, @object    /* a sized symbol: debuggers find the stubs by it */
 rwd_stub_area:
+/* Call frame information for a debugger stopped inside the library (gdb's backtrace from
+ * rwd_entry): while a stub's `call rwd_entry` runs, the program's frame has rsp 128 bytes
+ * above the stub's (the red zone, put_entry_call in patch.c) and goes on after the syscall
+ * instruction the stub stands for, whose address the stub keeps at RWD_STUB_SITE_OFFSET.
+ * The return address into the stub tells its kind by the byte 8 past it (after the `lea`
+ * that restores rsp): `jmp rel8` (0xeb) in write_stub's layout, whose site word lies 35
+ * bytes on, else write_mov_stub's, 57 bytes on. The rule holds at that return address only
+ * (a debugger stepping through a stub's own instructions is not shown the program). */
+        .cfi_startproc
+        .cfi_def_cfa %rsp, 128
+        /* DW_CFA_val_expression rip: breg16(8); deref_size 1; const1u 0xeb; eq; bra +5;
+         * breg16(57); skip +2; breg16(35); deref; plus_uconst 2 (DWARF 5, 6.4.2 and 2.5) */
+        .cfi_escape 0x16, 0x10, 20, 0x80, 0x08, 0x94, 0x01, 0x08, 0xeb, 0x29, 0x28, 0x05, 0x00, 0x80, 0x39, 0x2f, 0x02, 0x00, 0x80, 0x23, 0x06, 0x23, 0x02
         .fill 65536, 1, 0xcc
+        .cfi_endproc
         .size rwd_stub_area, .-rwd_stub_area
         .globl rwd_stub_area_end
         .hidden rwd_stub_area_end

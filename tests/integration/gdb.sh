@@ -252,6 +252,18 @@ done
 expect fork_memory 'parent_got \(answer=4\).*\$1 = 1 .*Switching to inferior 2 .*\$2 = 0 .*Switching to inferior 1 .*\$3 = 1 .*#0 +parent_got \(answer=4\).*parent_got \(answer=1\).*\$4 = 1' \
   "fork: each inferior reads its own process's memory (total 1 in the parent, 0 in the worker)"
 
+# Stopped inside librewind_preload (a libc call it buffers): the backtrace goes on through the
+# site's stub (whose call frame information names the syscall it stands for) to main.
+gdb_batch "$WORK/fork" preload_bt <<GDB
+break main
+continue
+break dispatch
+continue
+bt
+GDB
+expect_output preload_bt "#0 +dispatch .*#[0-9]+ +0x[0-9a-f]+ in rwd_entry .*#[0-9]+ +0x[0-9a-f]+ in rwd_stub_area .*#[0-9]+ +0x[0-9a-f]+ in [_a-zA-Z]+ .*#[0-9]+ +0x[0-9a-f]+ in main \\(\\) at [^ ]*fork_worker.c" \
+  "a backtrace from inside librewind_preload goes through the stub to main"
+
 # A fork passed by single steps (no forward run stopped at it): gdb is not shown the child
 # until its first stop, which is then announced as a fork and reported at once after.
 FORK_LINE=$(grep -n 'pid_t pid = fork();' "$SOURCE_DIR/tests/programs/fork_worker.c" | cut -d: -f1)
