@@ -57,6 +57,17 @@ uint64_t read_u64(Timeline& tl, pid_t tid, uint64_t addr) {
   return v;
 }
 
+/// Runs `tl` forwards to the next hit of a breakpoint at `addr` in task `tid`'s code (which
+/// must come) and returns that stop; the breakpoint is removed.
+StopInfo run_to(Timeline& tl, pid_t tid, uint64_t addr) {
+  const CodeSite site = tl.code_site(tid, addr);
+  tl.add_breakpoint(site);
+  StopInfo hit = tl.resume_forward();
+  REQUIRE(hit.reason == StopReason::Breakpoint);
+  tl.remove_breakpoint(site);
+  return hit;
+}
+
 /// From where `tl` stands (task `tid`, inside compute()'s loop): `n` reverse steps, each of
 /// which must start from a checkpoint inside the interval and leave `state` at `state_now`
 /// (the steps stay in the loop's current pass); then `n` forward steps, which must come
@@ -95,11 +106,7 @@ TEST_CASE("a reverse step from a function's first instruction after a long loop 
   Timeline tl(trace());
   pid_t tid = tl.current().tid;
   const uint64_t finished = symbol(tl, tid, "finished");
-  const CodeSite site = tl.code_site(tid, finished);
-  tl.add_breakpoint(site);
-  StopInfo hit = tl.resume_forward();
-  REQUIRE(hit.reason == StopReason::Breakpoint);
-  tl.remove_breakpoint(site);
+  run_to(tl, tid, finished);
   const Registers at_entry = tl.registers(tid);
   REQUIRE(at_entry.rip == finished);
   uint64_t ret = read_u64(tl, tid, at_entry.rsp);
@@ -128,12 +135,7 @@ TEST_CASE(
   Timeline tl(::test::recorded_trace(
       REWIND_BIN, std::string("--no-syscall-buffer ") + COMPUTE_LOOP + " 100000000"));
   pid_t tid = tl.current().tid;
-  const uint64_t finished = symbol(tl, tid, "finished");
-  const CodeSite site = tl.code_site(tid, finished);
-  tl.add_breakpoint(site);
-  StopInfo hit = tl.resume_forward();
-  REQUIRE(hit.reason == StopReason::Breakpoint);
-  tl.remove_breakpoint(site);
+  StopInfo hit = run_to(tl, tid, symbol(tl, tid, "finished"));
   const uint64_t loop_event = hit.event;
 
   // Just after the next syscall, one step back is its entry: the task on its syscall
