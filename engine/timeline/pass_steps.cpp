@@ -89,9 +89,13 @@ constexpr uint64_t kBack = 96;
 
 }  // namespace
 
-std::optional<Next> ReplayController::start_pass_scan() {
+bool ReplayController::reverse_steps_forced() {
   const char* method = getenv("REWIND_REVERSE_STEP");
-  if (method && std::strcmp(method, "steps") == 0) return std::nullopt;
+  return method && std::strcmp(method, "steps") == 0;
+}
+
+std::optional<runs::Scan> ReplayController::pass_count_scan() {
+  if (reverse_steps_forced()) return std::nullopt;
   if (here_.kind != Point::Trap || here_.tid != step_tid_) return std::nullopt;
   const ReplayTask* t = live(here_.tid);
   if (!t) return std::nullopt;
@@ -111,16 +115,22 @@ std::optional<Next> ReplayController::start_pass_scan() {
   scan.count_passes = true;
   StepCount c{.tid = here_.tid, .event = here_.event, .pos = pos};
   pass_fallback_ = runs::Scan{.target = scan.target, .steps = c};
+  pass_first_ = scan;
+  return scan;
+}
+
+std::optional<Next> ReplayController::start_pass_scan() {
+  std::optional<runs::Scan> scan = pass_count_scan();
+  if (!scan) return std::nullopt;
   // Counted from the nearest checkpoint known to lie before the point in its interval, if
   // any: the three replays then cover the stretch since that checkpoint only.
   pass_inner_ = usable_inner(here_inner_, here_.regs);
-  pass_first_ = scan;
   if (debug_)
     fprintf(stderr, "rewind: timeline: reverse step by passes at %llx, event %llu, from %llu\n",
             (unsigned long long)here_.regs.rip, (unsigned long long)here_.event,
             (unsigned long long)*pass_inner_);
   after_ = After::ReverseStep;
-  run_ = Run(std::move(scan));
+  run_ = Run(std::move(*scan));
   run_.inner = *pass_inner_;
   // Most of the stretch from that checkpoint runs without the trampoline (Run::arm_after).
   run_.arm_after = late_arm(inner_.find(*pass_inner_), here_replay_, here_cost_);

@@ -352,6 +352,13 @@ class ReplayController {
   /// (another task's point, a rep-prefixed string instruction there, REWIND_REVERSE_STEP=steps):
   /// the steps then count from the task's last event.
   std::optional<Next> start_pass_scan();
+  /// The first replay of a reverse step by counted passes from here_ (Scan::count_passes),
+  /// with pass_fallback_ and pass_first_ set for it; nullopt where that method cannot be used
+  /// (see start_pass_scan; also after buffered syscalls in the interval).
+  std::optional<runs::Scan> pass_count_scan();
+  /// True when REWIND_REVERSE_STEP=steps forces reverse steps to count single steps from the
+  /// task's last event (docs/how-it-works.md).
+  static bool reverse_steps_forced();
   /// A reverse step from the syscall entry where task step_tid_ stands (here_, an Entry
   /// point): one instruction back is the task's last arrival at its syscall instruction
   /// before the entry (Scan::count_arrivals). The scan start_scan just made, counting steps

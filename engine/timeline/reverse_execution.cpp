@@ -2,8 +2,6 @@
 // replays from a checkpoint to the current point counting hits or steps, then a second
 // replay goes to the last hit or the step before (replay_controller.h).
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #include "engine/errors.h"
@@ -79,8 +77,7 @@ Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t ski
 }
 
 void ReplayController::count_arrivals_instead() {
-  const char* method = getenv("REWIND_REVERSE_STEP");
-  if (method && std::strcmp(method, "steps") == 0) return;
+  if (reverse_steps_forced()) return;
   auto* scan = run_.as<runs::Scan>();
   const ReplayTask* t = live(here_.tid);
   Registers r;
@@ -348,7 +345,6 @@ Next ReplayController::scan_done() {
   }
   if (scan.count_passes) return pass_scan_done(done);
   if (scan.count_arrivals) {
-    StopInfo report{.reason = StopReason::Step, .tid = scan.target.tid};
     if (done.passes == 0) {
       // Never arrived at the instruction by running to it: the task began the interval on
       // it (a restarted syscall). The steps from the event are few then.
@@ -356,6 +352,7 @@ Next ReplayController::scan_done() {
       run_ = Run(*pass_fallback_);
       return Next::Replay;
     }
+    StopInfo report{.reason = StopReason::Step, .tid = scan.target.tid};
     if (final_report_) report = *std::exchange(final_report_, std::nullopt);
     pass_bp_ = site_in(live(scan.target.tid)->pid, scan.count_arrivals);
     bps_.add_internal(*pass_bp_);
@@ -432,24 +429,16 @@ Next ReplayController::step_back_from_arrival(const ReplayTask& t, const Registe
   here_ = trap_point(t, r);
   step_tid_ = t.rec_tid;
   const uint64_t arrivals = run_.steps;
-  // As start_pass_scan: after buffered syscalls in the interval the steps count from the
-  // last one's pause; near a patched syscall site no trampoline goes in.
-  if (buffer_pos(t.rec_tid) > 0 || !trap_may_find(t, here_, false))
-    return start_scan(After::ReverseStep, true);
   // The passes at the point's instruction are the arrivals just counted. No trampoline can
   // count them at a syscall instruction (it moves the instructions it covers), so
   // pass_scan_done counts those of an instruction before it instead, or single-steps from
-  // the pass before (falling back to steps from the event where neither can be done).
-  runs::Scan scan;
-  scan.stack_words = stack_words_at(t, here_.regs.rsp);
-  scan.target = here_;
-  scan.target.digest = point_digest(t);
-  scan.count_passes = true;
-  pass_fallback_ =
-      runs::Scan{.target = scan.target, .steps = StepCount{.tid = t.rec_tid, .event = here_.event}};
-  pass_inner_ = 0;
-  pass_first_ = scan;
-  Run done = Run::same_start(scan, run_);
+  // the pass before (falling back to steps from the event where neither can be done). Where
+  // passes cannot be counted at all (pass_count_scan), the steps count from the last event
+  // or buffered syscall's pause.
+  std::optional<runs::Scan> scan = pass_count_scan();
+  if (!scan) return start_scan(After::ReverseStep, true);
+  pass_inner_ = 0;  // the arrivals counted from the run's own start
+  Run done = Run::same_start(std::move(*scan), run_);
   done.passes = arrivals;
   after_ = After::ReverseStep;
   return pass_scan_done(done);
