@@ -171,9 +171,9 @@ class DapContext {
   /// stackTrace's frames in "merged" mode (Interpreter::mix): the interpreter's own native
   /// frames replaced by the script frames they run; empty without script frames.
   std::vector<MixedFrame> merged_stack(pid_t tid);
-  /// Whether the innermost frame stackTrace shows for `tid` is a Python frame (merged mode):
-  /// DAP steps then go by the script's lines.
-  bool python_on_top(pid_t tid);
+  /// The innermost frame stackTrace shows for `tid` when it is a readable Python or R frame
+  /// (merged mode), else nullptr: DAP steps then go by the script's lines.
+  const InterpFrame* script_on_top(pid_t tid);
   /// An interpreter frame as a DAP StackFrame with id `id`.
   dap::StackFrame interp_frame_json(const InterpFrame& f, int id);
   /// The interpreter frame a FrameRef names, or nullptr for a native one.

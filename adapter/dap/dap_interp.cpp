@@ -22,12 +22,12 @@ std::vector<MixedFrame> DapContext::merged_stack(pid_t tid) {
   return scripts->mixed(tid);
 }
 
-bool DapContext::python_on_top(pid_t tid) {
-  if (interp_mode != "merged") return false;
+const InterpFrame* DapContext::script_on_top(pid_t tid) {
+  if (interp_mode != "merged") return nullptr;
   std::vector<MixedFrame> entries = merged_stack(tid);
-  const Interpreter* in = scripts->interpreter(tid);
-  return in && in->python() && !entries.empty() && entries[0].interp >= 0 &&
-         interp_stack(tid)[size_t(entries[0].interp)].error.empty();
+  if (entries.empty() || entries[0].interp < 0 || !scripts->interpreter(tid)) return nullptr;
+  const InterpFrame& top = interp_stack(tid)[size_t(entries[0].interp)];
+  return top.error.empty() ? &top : nullptr;
 }
 
 dap::StackFrame DapContext::interp_frame_json(const InterpFrame& f, int id) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/debugger/python_stepper.h"
+#include "engine/debugger/r_stepper.h"
 #include "engine/interp/python/python_condition.h"
 
 namespace rwd {
@@ -438,6 +439,16 @@ DebugStop Debugger::step_python(pid_t tid, const PythonReader& python, StepKind 
     StopInfo s = stepper.step(tid, kind, dir);
     if (s.reason == StopReason::Step) python_.note_landing(s);
     return step_stop(s);
+  } catch (...) {
+    moved();
+    throw;
+  }
+}
+
+DebugStop Debugger::step_r(pid_t tid, const RReader& r, StepKind kind, Direction dir) {
+  RStepper stepper(tl_, r, [this](pid_t t, uint64_t addr) { return stops_step(t, addr); });
+  try {
+    return step_stop(stepper.step(tid, kind, dir));
   } catch (...) {
     moved();
     throw;

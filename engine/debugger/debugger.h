@@ -23,6 +23,7 @@
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/interp/python/python_frames.h"
+#include "engine/interp/r/r_frames.h"
 #include "engine/symbols/expression.h"
 
 namespace rwd {
@@ -121,6 +122,9 @@ class Debugger {
   /// A step of task `tid` by lines of the Python code it runs (python_stepper.h), `python`
   /// being its process's interpreter. Throws Error when the task runs no Python frame.
   DebugStop step_python(pid_t tid, const PythonReader& python, StepKind kind, Direction dir);
+  /// A step of task `tid` by lines of the R code it runs (r_stepper.h), `r` its R reader;
+  /// throws Error as RStepper::step.
+  DebugStop step_r(pid_t tid, const RReader& r, StepKind kind, Direction dir);
   /// One instruction of task `tid`; rewind's own code in the process counts as one
   /// (ProgramSteps).
   DebugStop step_instruction(pid_t tid, Direction dir);

@@ -3,40 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/debugger/step_watches.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/errors.h"
 
 namespace rwd {
-
-/// Write watchpoints on 8-byte words, removed when the step ends.
-class StepWatches {
- public:
-  explicit StepWatches(Timeline& tl) : tl_(tl) {}
-  ~StepWatches() {
-    for (uint64_t w : words_) tl_.remove_watchpoint(w, 8, WatchKind::Write);
-  }
-  StepWatches(const StepWatches&) = delete;
-  StepWatches& operator=(const StepWatches&) = delete;
-  void add(uint64_t word) {
-    if (!word || std::find(words_.begin(), words_.end(), word) != words_.end()) return;
-    if (!tl_.add_watchpoint(word, 8, WatchKind::Write))
-      throw Error(
-          "cannot step by Python lines: no debug register is free (remove a data "
-          "breakpoint)");
-    words_.push_back(word);
-  }
-  void remove(uint64_t word) {
-    auto it = std::find(words_.begin(), words_.end(), word);
-    if (it == words_.end()) return;
-    tl_.remove_watchpoint(word, 8, WatchKind::Write);
-    words_.erase(it);
-  }
-  const std::vector<uint64_t>& words() const { return words_; }
-
- private:
-  Timeline& tl_;
-  std::vector<uint64_t> words_;
-};
 
 namespace {
 
@@ -44,24 +15,11 @@ bool readable(const std::vector<InterpFrame>& st) {
   return !st.empty() && st[0].error.empty();
 }
 
-/// A stop at one of the step's own watchpoints (or a single step over a watched write),
-/// reported as the step's end.
-StopInfo landed(StopInfo s) {
-  if (s.reason == StopReason::Watchpoint) s.reason = StopReason::Step;
-  return s;
-}
-
 /// Watches what a step from `start` follows: the innermost frame's instruction word (not for
 /// Out) and its caller's.
 void watch_frames(StepWatches& w, const std::vector<InterpFrame>& start, StepKind kind) {
   if (kind != StepKind::Out) w.add(start[0].step_word);
   if (start.size() > 1) w.add(start[1].step_word);
-}
-
-uint64_t word_value(const std::vector<uint8_t>& bytes) {
-  uint64_t v = 0;
-  std::memcpy(&v, bytes.data(), std::min(bytes.size(), sizeof v));
-  return v;
 }
 
 }  // namespace
@@ -84,16 +42,7 @@ std::pair<uint64_t, uint64_t> PythonStepper::current_frame(pid_t tid) {
 }
 
 bool PythonStepper::ends_step(const StopInfo& s, const std::vector<uint64_t>& words) const {
-  switch (s.reason) {
-    case StopReason::Watchpoint:
-      return std::find(words.begin(), words.end(), s.addr) == words.end();  // the user's
-    case StopReason::Breakpoint:
-      return user_bp_(s.tid, s.addr);
-    case StopReason::CodeMapped:
-      return false;
-    default:
-      return true;  // a signal, either end of the trace, an interrupt
-  }
+  return ends_script_step(s, words, user_bp_);
 }
 
 StopInfo PythonStepper::step(pid_t tid, StepKind kind, Direction dir) {
@@ -108,7 +57,7 @@ StopInfo PythonStepper::forward(pid_t tid, StepKind kind, const std::vector<Inte
   const InterpFrame& f = start[0];
   const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
   size_t depth = start.size();
-  StepWatches w(tl_);
+  StepWatches w(tl_, "Python lines");
   watch_frames(w, start, kind);
   // Into: the thread's current-frame word, until a call is seen; then the called frame's
   // instruction word.
@@ -143,7 +92,7 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
   const InterpFrame& f = start[0];
   const InterpFrame* caller = start.size() > 1 ? &start[1] : nullptr;
   size_t depth = start.size();
-  StepWatches w(tl_);
+  StepWatches w(tl_, "Python lines");
   watch_frames(w, start, kind);
   auto ours = [&](const std::vector<InterpFrame>& st) {
     return readable(st) && st.size() == depth && st[0].address == f.address;

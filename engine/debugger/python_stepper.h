@@ -19,7 +19,7 @@
 
 namespace rwd {
 
-class StepWatches;  // python_stepper.cpp
+class StepWatches;  // step_watches.h
 
 /// Steps one task of a timeline by Python lines.
 class PythonStepper {

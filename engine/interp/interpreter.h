@@ -19,6 +19,7 @@
 namespace rwd {
 
 class PythonReader;
+class RReader;
 
 /// One frame of a mixed stack: the native frame at index `native` of the native stack, or,
 /// when `interp` >= 0, the script frame at that index of the script's stack, shown at that
@@ -46,6 +47,8 @@ class Interpreter {
   /// The CPython reader, for stepping by the script's lines (PythonStepper); nullptr for a
   /// runtime whose lines cannot be stepped yet (R).
   virtual const PythonReader* python() const { return nullptr; }
+  /// The GNU R reader, for stepping by the script's lines (RStepper); nullptr for others.
+  virtual const RReader* r() const { return nullptr; }
 };
 
 /// The runtime among `modules` (CPython first, then GNU R), or nullptr when the process is

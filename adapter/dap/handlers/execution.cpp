@@ -37,13 +37,24 @@ void step(DapContext& c, const dap::StepArguments& a, DapRequest& r) {
     c.stopped(c.running([&] { return d.step_instruction(tid, dir); }), "step", dir);
     return;
   }
-  if (c.python_on_top(tid)) {
-    // The task runs Python code and its innermost frame shown is a Python frame: step by
-    // the script's lines (engine/debugger/python_stepper.h).
+  if (const InterpFrame* top = c.script_on_top(tid)) {
+    // The task runs Python or R code and its innermost frame shown is a script frame: step
+    // by the script's lines (engine/debugger/python_stepper.h, r_stepper.h).
+    const Interpreter& in = *c.scripts->interpreter(tid);
     try {
-      const PythonReader& python = *c.scripts->interpreter(tid)->python();
-      c.stopped(c.running([&] { return d.step_python(tid, python, kind, dir); }), "step", dir);
-      return;
+      if (in.python()) {
+        const PythonReader& python = *in.python();
+        c.stopped(c.running([&] { return d.step_python(tid, python, kind, dir); }), "step", dir);
+        return;
+      }
+      if (in.r() && top->line <= 0)
+        throw Error("the R frame " + top->function +
+                    " has no source line (byte code without srcref)");
+      if (in.r()) {
+        const RReader& r = *in.r();
+        c.stopped(c.running([&] { return d.step_r(tid, r, kind, dir); }), "step", dir);
+        return;
+      }
     } catch (const Error& e) {
       c.out.output("console", std::string("rewind: ") + e.what() + "; stepping by C lines\n");
     }

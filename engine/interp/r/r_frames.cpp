@@ -5,6 +5,8 @@
 #include <cstring>
 #include <functional>
 
+#include "engine/interp/r/r_bytecode_globals.h"
+
 namespace rwd {
 
 namespace {
@@ -31,8 +33,8 @@ enum : unsigned {
 };
 // RCNTXT (§2.2, glibc x86-64): the fields before srcref are where both 4.0-4.3 and 4.4+
 // have them; srcref is at 368 (4.0-4.3) or 384 (4.4+, after relpc and bcframe).
-constexpr int kNextContext = 0, kCallFlag = 8, kCall = 248, kCloEnv = 256, kBcBody = 312,
-              kBcPc = 320, kRelPc44 = 328;
+constexpr int kNextContext = 0, kCallFlag = 8, kCallFun = 232, kCall = 248, kCloEnv = 256,
+              kBcBody = 312, kBcPc = 320, kRelPc44 = 328;
 constexpr int kSrcref40 = 368, kSrcref44 = 384;
 constexpr int kCtxtFunction = 4;  // CTXT_FUNCTION (CTXT_RETURN = 12 includes it)
 constexpr int kMaxContexts = 100000;
@@ -237,33 +239,117 @@ std::optional<RReader> RReader::find(const ModuleList& modules, InterpMemory& me
   // then InitNames for the unbound value and the byte-code marker), and a reader made from
   // a zero would misread every later stack.
   if (!g.nil || !g.unbound || !g.in_bc || (na && !g.na_string)) return std::nullopt;
+  // The analysis of Rf_begincontext is trusted when it also found the exported R_Srcref.
+  RBytecodeGlobals bc = find_r_bytecode_globals(modules, mem);
+  if (bc.srcref == g.srcref) {
+    g.bcpc = bc.pc;
+    g.bcbody = bc.body;
+    g.srcref_field = bc.srcref_field;
+  }
   return RReader(g);
 }
 
-std::vector<InterpFrame> RReader::stack(InterpMemory& mem) const {
+std::vector<InterpFrame> RReader::stack(InterpMemory& mem, bool with_locals) const {
+  if (g_.srcref_field) {
+    bool valid = true;
+    return walk(mem, g_.srcref_field, valid, with_locals);
+  }
   bool valid = true;
-  std::vector<InterpFrame> frames = walk(mem, kSrcref40, valid);
+  std::vector<InterpFrame> frames = walk(mem, kSrcref40, valid, with_locals);
   if (valid) return frames;
   bool valid44 = true;
-  std::vector<InterpFrame> frames44 = walk(mem, kSrcref44, valid44);
+  std::vector<InterpFrame> frames44 = walk(mem, kSrcref44, valid44, with_locals);
   return valid44 ? frames44 : frames;
 }
 
-std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& valid) const {
+std::pair<uint64_t, uint64_t> RReader::innermost_context(InterpMemory& mem) const {
+  uint64_t ctx = mem.u64(g_.global_context);
+  for (int n = 0; ctx && n < kMaxContexts; ++n, ctx = mem.u64(ctx + kNextContext)) {
+    int flag = mem.i32(ctx + kCallFlag);
+    if (flag == 0) break;
+    if (flag & kCtxtFunction) return {ctx, mem.u64(ctx + kNextContext)};
+  }
+  return {0, 0};
+}
+
+bool RReader::returning(InterpMemory& mem, uint64_t value) const {
+  try {
+    uint64_t ctx = innermost_context(mem).first;
+    return ctx && mem.u64(ctx + srcref_field(mem)) == value;
+  } catch (const InterpReadError&) {
+    return false;
+  }
+}
+
+RReader::ContextInfo RReader::context_info(InterpMemory& mem, uint64_t ctx) const {
+  ContextInfo out;
+  try {
+    RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
+    out.next = mem.u64(ctx + kNextContext);
+    out.function = (mem.i32(ctx + kCallFlag) & kCtxtFunction) != 0;
+    uint64_t fun = mem.u64(ctx + kCallFun);
+    out.has_source = out.function && r.type(fun) == kClosure && r.attribute(fun, "srcref");
+  } catch (const InterpReadError&) {
+    return ContextInfo{};
+  }
+  return out;
+}
+
+int RReader::srcref_field(InterpMemory& mem) const {
+  if (g_.srcref_field) return g_.srcref_field;
+  bool valid = true;
+  walk(mem, kSrcref40, valid);
+  return valid ? kSrcref40 : kSrcref44;
+}
+
+bool RReader::starts_statement(InterpMemory& mem, uint64_t value, uint64_t before) const {
+  try {
+    RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
+    if (value == before || value == g_.nil || value == g_.in_bc || r.type(value) != kInt)
+      return false;
+    // A restore: the srcref a context saved as it began (a loop's, a call's as it returns, a
+    // caller's put back around code without srcrefs), put back as it ends.
+    int field = srcref_field(mem);
+    uint64_t function = 0;
+    uint64_t ctx = mem.u64(g_.global_context);
+    for (int n = 0; ctx && n < kMaxContexts; ++n, ctx = mem.u64(ctx + kNextContext)) {
+      int flag = mem.i32(ctx + kCallFlag);
+      if (flag == 0) break;  // the top level
+      if (mem.u64(ctx + field) == value) return false;
+      if ((flag & kCtxtFunction) && !function) function = ctx;
+    }
+    if (!function) return true;  // top-level code
+    uint64_t fun = mem.u64(function + kCallFun);
+    return r.type(fun) != kClosure || r.attribute(fun, "srcref") != value;
+  } catch (const InterpReadError&) {
+    return false;
+  }
+}
+
+std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& valid,
+                                       bool with_locals) const {
   RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
   std::vector<InterpFrame> out;
   // Lines: frame k is at the srcref its callee's context saved (begincontext copies R_Srcref);
   // the innermost frame is at R_Srcref.
   auto resolve = [&](uint64_t srcref, uint64_t ctx, InterpFrame& f) {
     if (srcref == g_.in_bc) {
-      if (!ctx) return;  // the innermost bytecode pc is in hidden globals
-      uint64_t body = mem.u64(ctx + kBcBody);
+      // The byte code and its pc: those the callee's context saved, or R's globals for the
+      // innermost frame.
+      if (!ctx && !g_.bcpc) return;
+      uint64_t body = mem.u64(ctx ? ctx + kBcBody : g_.bcbody);
       if (r.type(body) != kBytecode) return;
+      // Other byte code than the frame's closure's (a promise's, forced under this frame,
+      // whose srcrefs are its creator's): this frame's own pc is not known.
+      uint64_t closure = mem.u64(f.address + kCallFun);
+      if (r.type(closure) != kClosure || r.cdr(closure) != body) return;
       uint64_t code = r.car(body), consts = r.cdr(body);
+      // bcpc: the address of that bcEval's currentpc (R >= 4.4 also saves the relative pc).
+      uint64_t pc_at = mem.u64(ctx ? ctx + kBcPc : g_.bcpc);
+      f.step_word = pc_at;
       int64_t relpc = 0;
-      if (srcref_at == kSrcref44) relpc = mem.i64(ctx + kRelPc44);
+      if (ctx && srcref_at == kSrcref44) relpc = mem.i64(ctx + kRelPc44);
       if (relpc <= 0) {
-        uint64_t pc_at = mem.u64(ctx + kBcPc);
         if (!pc_at) return;
         relpc = int64_t(mem.u64(pc_at) - (code + kData)) / 8;
       }
@@ -281,6 +367,7 @@ std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& v
       }
       if (srcref == g_.in_bc) return;
     }
+    if (srcref != g_.in_bc && !f.step_word) f.step_word = g_.srcref;
     if (srcref == g_.nil || r.type(srcref) != kInt || r.length(srcref) < 4) return;
     f.line = mem.i32(srcref + kData);
     f.file = r.srcref_file(srcref);
@@ -303,7 +390,7 @@ std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& v
       f.function = call_name(r, mem.u64(ctx + kCall));
       resolve(inner_srcref, inner_ctx, f);
       uint64_t env = mem.u64(ctx + kCloEnv);
-      if (r.type(env) == kEnv)
+      if (with_locals && r.type(env) == kEnv)
         for (uint64_t cell = mem.u64(env + kFrame); cell != g_.nil; cell = r.cdr(cell)) {
           InterpVariable v;
           v.name = r.symbol(r.tag(cell));

@@ -26,18 +26,69 @@ class RReader {
   /// The R function frames, innermost first (the calls sys.calls() would list, reversed);
   /// empty before R runs code. RCNTXT's layout differs between R 4.0-4.3 and 4.4+: the one
   /// whose saved srcrefs are all valid is used. A frame that cannot be read ends the stack
-  /// with its `error` set. The innermost frame has no line when R is in its bytecode
-  /// interpreter there (the pc is in hidden globals, not exported).
-  std::vector<InterpFrame> stack(InterpMemory& mem) const;
+  /// with its `error` set. The innermost byte-compiled frame's
+  /// line comes from the hidden R_BCpc and R_BCbody (r_bytecode_globals.h).
+  /// Each frame's `step_word` is the word whose writes mark the start of its next piece of
+  /// code: for a byte-compiled frame its bcEval's `currentpc` (written at every instruction),
+  /// for an AST frame R_Srcref (written at every statement of a `{`, by any AST frame); 0
+  /// when R's byte-code globals were not found (r_bytecode_globals.h) and the frame is the
+  /// innermost byte-code one, which then has no line either.
+  /// Without `with_locals`, the frames' locals are left empty (a cheaper read).
+  std::vector<InterpFrame> stack(InterpMemory& mem, bool with_locals = true) const;
+
+  /// The globals a line stepper follows (r_stepper.h); 0 where unknown.
+  struct StepGlobals {
+    uint64_t srcref = 0;   ///< &R_Srcref: written at each AST statement, call and return
+    uint64_t context = 0;  ///< &R_GlobalContext: written at each context push and pop
+    uint64_t bcpc = 0;     ///< &R_BCpc: written as each bcEval starts and ends
+    /// RCNTXT's returnValue offset (after srcref and browserfinish), which R_execClosure sets
+    /// as the call's body ends (normally or by return()); 0 when the layout is not known.
+    int return_value_field = 0;
+  };
+  StepGlobals step_globals() const {
+    return {g_.srcref, g_.global_context, g_.bcpc, g_.srcref_field ? g_.srcref_field + 16 : 0};
+  }
+
+  /// Whether `value`, just written to R_Srcref over `before`, starts a statement of the
+  /// innermost R function (do_begin's write) rather than marking a call, a return or a
+  /// switch into the byte-code interpreter: a srcref that changes R_Srcref, other than those
+  /// the contexts down to the innermost function's saved (restored as a loop or the call
+  /// ends) and the innermost closure's own (set as it starts and as its bcEval ends). A
+  /// recursive call on the line being stepped is the one case misread: its statement on
+  /// that line looks like a return.
+  bool starts_statement(InterpMemory& mem, uint64_t value, uint64_t before) const;
+
+  /// Whether `value`, just written to R_Srcref, is the srcref the innermost function context
+  /// saved as it began: R_execClosure puts it back as the call returns, just before the
+  /// context is popped.
+  bool returning(InterpMemory& mem, uint64_t value) const;
+
+  /// The innermost function context (R's frame identity, InterpFrame::address) and the
+  /// context it returns to; {0, 0} at the top level.
+  std::pair<uint64_t, uint64_t> innermost_context(InterpMemory& mem) const;
+
+  /// What a context (RCNTXT) at `ctx` is, for telling calls from other context changes.
+  struct ContextInfo {
+    bool function = false;    ///< a closure call (CTXT_FUNCTION)
+    bool has_source = false;  ///< its closure has a srcref (its lines can be known)
+    uint64_t next = 0;        ///< the context below it (its nextcontext)
+  };
+  /// Reads context `ctx`; all false and 0 when it cannot be read.
+  ContextInfo context_info(InterpMemory& mem, uint64_t ctx) const;
 
  private:
   struct Globals {
     uint64_t global_context = 0;                              ///< &R_GlobalContext
     uint64_t nil = 0, unbound = 0, in_bc = 0, na_string = 0;  ///< their values
     uint64_t srcref = 0;                                      ///< &R_Srcref
+    uint64_t bcpc = 0, bcbody = 0;  ///< &R_BCpc, &R_BCbody (hidden: r_bytecode_globals.h)
+    int srcref_field = 0;           ///< RCNTXT's srcref offset where Rf_begincontext saves it
   };
   explicit RReader(Globals g) : g_(g) {}
-  std::vector<InterpFrame> walk(InterpMemory& mem, int srcref_offset, bool& valid) const;
+  std::vector<InterpFrame> walk(InterpMemory& mem, int srcref_offset, bool& valid,
+                                bool with_locals = true) const;
+  /// RCNTXT's srcref offset: 368 (R 4.0-4.3) or 384 (4.4+).
+  int srcref_field(InterpMemory& mem) const;
   Globals g_;
 };
 

@@ -12,6 +12,7 @@ class RInterpreter : public Interpreter {
  public:
   explicit RInterpreter(RReader reader) : reader_(std::move(reader)) {}
   std::string name() const override { return "GNU R"; }
+  const RReader* r() const override { return &reader_; }
   std::vector<InterpFrame> stack(InterpMemory& mem, pid_t) const override {
     return reader_.stack(mem);
   }

@@ -1,0 +1,30 @@
+// Where GNU R keeps the state of its byte-code interpreter. R_BCbody (the byte code running)
+// and R_BCpc (the address of the running bcEval's `currentpc`, the word it writes at the
+// start of every instruction: NEXT() in src/main/eval.c) are hidden globals, absent from
+// libR.so's dynamic symbols and Debian's build has no symbol table. The exported
+// Rf_begincontext copies both into the new context (RCNTXT's bcbody and bcpc fields), so
+// its machine code names them: they are found by following its loads to those stores.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/interp/interp_frame.h"
+
+namespace rwd {
+
+/// Runtime addresses of R's hidden byte-code globals; 0 when not found.
+struct RBytecodeGlobals {
+  uint64_t body = 0;     ///< &R_BCbody: the BCODESXP the innermost bcEval runs
+  uint64_t pc = 0;       ///< &R_BCpc: holds &currentpc of the innermost bcEval (a stack word)
+  uint64_t srcref = 0;   ///< &R_Srcref as Rf_begincontext saves it (a check of the analysis)
+  int srcref_field = 0;  ///< RCNTXT's srcref offset it was stored at: 368 (R 4.0-4.3), 384
+};
+
+/// Reads Rf_begincontext (exported by libR.so) in `mem` and follows its register loads
+/// (rip-relative lea, GOT loads, 8-byte and 16-byte moves) to its stores into the context in
+/// its first argument: the values stored at bcbody (offset 312) and bcpc (320) name R_BCbody
+/// and R_BCpc. Returns zeros when the function is not found or its code does not have that
+/// shape (another compiler's build); never throws for bad code, only reads memory.
+RBytecodeGlobals find_r_bytecode_globals(const ModuleList& modules, InterpMemory& mem);
+
+}  // namespace rwd
