@@ -262,3 +262,77 @@ TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap][r]") {
   CHECK(locals["label"] == "\"deep\"");
   c.check_schema();
 }
+
+TEST_CASE("merged: steps go by R lines once an R frame is on top, both ways", "[dap][r]") {
+  setenv("R_HOME", "/usr/lib/R", 1);
+  setenv("R_ENABLE_JIT", "3", 1);  // byte-compiled closures (the AST ones: interp r_step_test)
+  std::string trace = test::recorded_trace(
+      REWIND_BIN,
+      "/usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
+      "source(\"" +
+          std::string(R_STEPS) + "\")' --args dap");
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  REQUIRE(c.request("setFunctionBreakpoints",
+                    {{"breakpoints", {{{"name", "getpid"}}}}})["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  // R calls getpid as it starts too: on to Sys.getpid() under accumulate().
+  int tid = 0;
+  for (int i = 0; i < 10; ++i) {
+    json stop = c.event("stopped");
+    REQUIRE(stop["body"]["reason"] == "function breakpoint");
+    tid = stop["body"]["threadId"];
+    std::vector<std::string> n =
+        names(c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"]);
+    if (std::find(n.begin(), n.end(), "accumulate") != n.end()) break;
+    REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
+  }
+  c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}});
+  auto top = [&] { return c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"][0]; };
+  auto step = [&](const std::string& cmd) {
+    INFO(cmd);
+    REQUIRE(c.request(cmd, {{"threadId", tid}})["success"] == true);
+    json stop = c.event("stopped");
+    CHECK(stop["body"]["reason"] == "step");
+    return top();
+  };
+  auto line = [](const std::string& marker) { return int(test::line_of(R_STEPS, marker)); };
+  // Out of getpid by a native step, then out of Sys.getpid() (base R, no source) by an R
+  // step: accumulate() on the line of the call.
+  json f = top();
+  for (int i = 0; i < 4 && !(f.contains("source") && f["source"]["path"] == R_STEPS); ++i)
+    f = step("stepOut");
+  REQUIRE(f.contains("source"));
+  CHECK(f["name"] == "accumulate");
+  CHECK(f["line"] == line("# the marker"));
+  f = step("next");
+  CHECK(f["line"] == line("total <- total * 2"));
+  auto locals = [&](const json& frame) {
+    json scopes = c.request("scopes", {{"frameId", frame["id"]}});
+    return values(c, scopes["body"]["scopes"][0]["variablesReference"]);
+  };
+  CHECK(locals(f)["total"] == "14");  // 1 + 4 + 9, before this line doubles it
+  f = step("next");
+  CHECK(f["line"] == line("doubled <- sapply"));
+  CHECK(locals(f)["total"] == "28");
+  CHECK(step("stepBack")["line"] == line("total <- total * 2"));
+  CHECK(step("stepBack")["line"] == line("# the marker"));
+  // rewind/stepInBack: into square(), called on the line before, at its last line; stepOut
+  // from there comes back to the call.
+  f = step("rewind/stepInBack");
+  CHECK(f["name"] == "square");
+  CHECK(f["line"] == line("w + 0"));
+  CHECK(locals(f)["w"] == "9");
+  CHECK(step("stepOut")["line"] == line("# the last call"));
+  // rewind/stepOutBack: back to the call of accumulate() in main(), before it ran.
+  f = step("rewind/stepOutBack");
+  CHECK(f["name"] == "main");
+  CHECK(f["line"] == line("# the call"));
+  CHECK(locals(f).count("result") == 0);
+  f = step("next");
+  CHECK(f["line"] == line("cat(\"result\""));
+  CHECK(locals(f)["result"] == "33");
+  c.check_schema();
+}

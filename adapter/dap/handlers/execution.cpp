@@ -47,7 +47,7 @@ void step(DapContext& c, const dap::StepArguments& a, DapRequest& r) {
         c.stopped(c.running([&] { return d.step_python(tid, python, kind, dir); }), "step", dir);
         return;
       }
-      if (in.r() && top->line <= 0)
+      if (in.r() && top->line <= 0 && kind != StepKind::Out)
         throw Error("the R frame " + top->function +
                     " has no source line (byte code without srcref)");
       if (in.r()) {
