@@ -119,8 +119,7 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
   // on yet another line comes just before the previous line's run, whose first instruction
   // is the frame's next write forward. Before the frame's first instruction (the frame is
   // not on the stack yet) comes the caller's write of its call instruction.
-  bool found = false;
-  int previous = 0;
+  PreviousLineScan scan{f.line};
   for (;;) {
     StopInfo s = tl_.resume_backward(Timeline::WatchStop::AfterWrite);
     if (ends_step(s, w.words())) return s;
@@ -136,17 +135,12 @@ StopInfo PythonStepper::backward(pid_t tid, StepKind kind, const std::vector<Int
     }
     std::vector<InterpFrame> st = stack(tid);
     if (s.addr == f.step_word && ours(st)) {
-      int line = st[0].line;
-      if (!found) {
-        found = line != f.line;
-        previous = line;
-        continue;
-      }
-      if (line == previous) continue;
-      return forward_to_own();  // onto the previous line's first instruction
+      if (scan.before_previous(st[0].line))
+        return forward_to_own();  // onto the previous line's first instruction
+      continue;
     }
     if (readable(st) && st.size() > depth) continue;  // not this frame's doing
-    if (found) return forward_to_own();               // the previous line began the frame
+    if (scan.found) return forward_to_own();          // the previous line began the frame
     // The caller's writes while it makes the call (it saves its instruction pointer once the
     // new frame is pushed) come after the call instruction's own: land on that one, so that
     // a step forward from there steps over (or into) the whole call.

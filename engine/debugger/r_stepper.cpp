@@ -248,8 +248,8 @@ StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> s
   // first on another line is the previous line's last; the first on yet another line comes
   // just before the previous line's run, whose first start is the frame's next forward.
   // Before the frame's push come the caller's starts, the last of them its call.
-  bool found = false, before_frame = false;
-  int previous = 0;
+  PreviousLineScan scan{f.line};
+  bool before_frame = false;
   // Back before the frame's push: then on to the caller's pc word.
   auto before_push = [&] {
     before_frame = true;
@@ -271,7 +271,7 @@ StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> s
     if (s.addr == g_.context) {
       uint64_t now = word_value(s.new_value), before = word_value(s.old_value);
       if (now == f.address && before == f_next) {  // the frame's push: it starts here
-        if (found) return forward_to_own();
+        if (scan.found) return forward_to_own();
         before_push();
         continue;
       }
@@ -280,7 +280,8 @@ StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> s
       // the first start met, else the previous line.
       RReader::ContextInfo popped = before ? context(tid, before) : RReader::ContextInfo{};
       if (!before_frame && ours(st) && popped.function && popped.next == now) {
-        if (kind == StepKind::Into && popped.has_source && (!found || st[0].line == previous)) {
+        if (kind == StepKind::Into && popped.has_source &&
+            (!scan.found || st[0].line == scan.previous)) {
           w.clear();
           return back_into_callee(tid, before, depth + 1);
         }
@@ -292,14 +293,8 @@ StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> s
     int k = started_frame(s, st, tid);
     if (k != 0) continue;
     if (!before_frame && ours(st) && kind != StepKind::Out) {
-      int line = st[0].line;
-      if (!found) {
-        found = line != f.line;
-        previous = line;
-        continue;
-      }
-      if (line == previous) continue;
-      return forward_to_own();
+      if (scan.before_previous(st[0].line)) return forward_to_own();
+      continue;
     }
     // The caller's start of code that made the call: land there, so that a step forward from
     // there steps over (or into) the whole call.
@@ -313,7 +308,8 @@ StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> s
       depth = st.size();
       f_next = context(tid, f.address).next;
       kind = StepKind::Out;
-      found = before_frame = false;
+      scan = PreviousLineScan{f.line};
+      before_frame = false;
     }
   }
 }

@@ -53,6 +53,25 @@ class StepWatches {
   std::vector<uint64_t> words_;
 };
 
+/// A backward line step's scan of a frame's starts of code (instructions, statements), met
+/// from a point on line `current` going back: the first start on another line is the previous
+/// line's last; the first on yet another line comes just before the previous line's run, whose
+/// first start is the one to step back to (the frame's next start forward from there).
+struct PreviousLineScan {
+  int current = 0;
+  bool found = false;  ///< the previous line was met
+  int previous = 0;    ///< its number, once found
+  /// Notes a start on `line`; true when it comes before the previous line's run.
+  bool before_previous(int line) {
+    if (!found) {
+      found = line != current;
+      previous = line;
+      return false;
+    }
+    return line != previous;
+  }
+};
+
 /// A stop at one of the step's own watchpoints (or a single step over a watched write),
 /// reported as the step's end.
 inline StopInfo landed(StopInfo s) {

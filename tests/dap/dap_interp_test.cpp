@@ -48,6 +48,16 @@ std::map<std::string, std::string> values(test::DapClient& c, const json& ref) {
   return out;
 }
 
+/// Sends step request `cmd` ("next", "rewind/stepInBack"...) for thread `tid`, checks that it
+/// stops with reason "step", and returns the first frame shown then.
+json step_to(test::DapClient& c, int tid, const std::string& cmd) {
+  INFO(cmd);
+  REQUIRE(c.request(cmd, {{"threadId", tid}})["success"] == true);
+  json stop = c.event("stopped");
+  CHECK(stop["body"]["reason"] == "step");
+  return test::top_frame(c, tid);
+}
+
 }  // namespace
 
 TEST_CASE("merged: the script's frames in stackTrace, with source, scopes and locals",
@@ -122,17 +132,8 @@ TEST_CASE("merged: steps go by the script's lines once a Python frame is on top"
   test::DapClient c(REWIND_BIN);
   int tid = stop_in_sleep(c, "merged");
   c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}});
-  auto top = [&] {
-    json st = c.request("stackTrace", {{"threadId", tid}});
-    return st["body"]["stackFrames"][0];
-  };
-  auto step = [&](const std::string& cmd) {
-    INFO(cmd);
-    REQUIRE(c.request(cmd, {{"threadId", tid}})["success"] == true);
-    json stop = c.event("stopped");
-    CHECK(stop["body"]["reason"] == "step");
-    return top();
-  };
+  auto top = [&] { return test::top_frame(c, tid); };
+  auto step = [&](const std::string& cmd) { return step_to(c, tid, cmd); };
   // Out of the C functions under time.sleep, by native steps, until the eval loop runs the
   // deepest Python frame again: stackTrace then starts with it.
   json f = top();
@@ -290,14 +291,8 @@ TEST_CASE("merged: steps go by R lines once an R frame is on top, both ways", "[
     REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
   }
   c.request("setFunctionBreakpoints", {{"breakpoints", json::array()}});
-  auto top = [&] { return c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"][0]; };
-  auto step = [&](const std::string& cmd) {
-    INFO(cmd);
-    REQUIRE(c.request(cmd, {{"threadId", tid}})["success"] == true);
-    json stop = c.event("stopped");
-    CHECK(stop["body"]["reason"] == "step");
-    return top();
-  };
+  auto top = [&] { return test::top_frame(c, tid); };
+  auto step = [&](const std::string& cmd) { return step_to(c, tid, cmd); };
   auto line = [](const std::string& marker) { return int(test::line_of(R_STEPS, marker)); };
   // Out of getpid by a native step, then out of Sys.getpid() (base R, no source) by an R
   // step: accumulate() on the line of the call.

@@ -9,28 +9,16 @@
 #include "engine/interp/python/python_frames.h"
 #include "tests/support/interpreters.h"
 #include "tests/support/recorded_trace.h"
+#include "tests/support/script_where.h"
 #include "tests/support/source_line.h"
 
 using namespace rwd;
+using test::Where;
 
 namespace {
 
 int line_of(const std::string& marker) {
   return int(test::line_of(SCRIPT, marker));
-}
-
-/// Where the task's Python code is: (depth, innermost function, its line).
-struct Where {
-  size_t depth = 0;
-  std::string function;
-  int line = 0;
-  bool operator==(const Where& o) const {
-    return depth == o.depth && function == o.function && line == o.line;
-  }
-};
-
-std::ostream& operator<<(std::ostream& os, const Where& w) {
-  return os << w.function << ":" << w.line << " (depth " << w.depth << ")";
 }
 
 }  // namespace

@@ -10,28 +10,16 @@
 #include "engine/debugger/debugger.h"
 #include "engine/interp/r/r_frames.h"
 #include "tests/support/recorded_trace.h"
+#include "tests/support/script_where.h"
 #include "tests/support/source_line.h"
 
 using namespace rwd;
+using test::Where;
 
 namespace {
 
 int line_of(const std::string& marker) {
   return int(test::line_of(R_STEPS_SCRIPT, marker));
-}
-
-/// Where the task's R code is: (depth, innermost function, its line).
-struct Where {
-  size_t depth = 0;
-  std::string function;
-  int line = 0;
-  bool operator==(const Where& o) const {
-    return depth == o.depth && function == o.function && line == o.line;
-  }
-};
-
-std::ostream& operator<<(std::ostream& os, const Where& w) {
-  return os << w.function << ":" << w.line << " (depth " << w.depth << ")";
 }
 
 /// R's own binary sourcing the script with srcrefs kept and JIT level `jit`.
@@ -45,7 +33,8 @@ std::string r_command(const std::string& jit) {
 
 }  // namespace
 
-TEST_CASE("next, stepIn, stepOut and their reverse by R lines, JIT off and on", "[interp][r]") {
+TEST_CASE("next, stepIn, stepOut and their reverse by R lines, JIT off and on",
+          "[interp][r][r-steps]") {
   for (std::string jit : {"0", "3"}) {
     INFO("R_ENABLE_JIT=" << jit);
     Timeline tl(test::recorded_trace(REWIND_BIN, r_command(jit)));
