@@ -64,6 +64,13 @@ StopInfo RStepper::step(pid_t tid, StepKind kind, Direction dir) {
   if (!readable(start) || (kind != StepKind::Out && (start[0].line <= 0 || !start[0].step_word)))
     throw Error("cannot step by R lines: task " + std::to_string(tid) +
                 " runs no R frame with a known line here");
+  if (getenv("REWIND_DEBUG_RSTEP"))
+    fprintf(stderr, "[r step] %s %s from %s:%d, depth %zu\n",
+            kind == StepKind::Over   ? "over"
+            : kind == StepKind::Into ? "into"
+                                     : "out",
+            dir == Direction::Forward ? "forward" : "backward", start[0].function.c_str(),
+            start[0].line, start.size());
   return dir == Direction::Forward ? forward(tid, kind, start) : backward(tid, kind, start);
 }
 
@@ -92,7 +99,7 @@ StopInfo RStepper::forward(pid_t tid, StepKind kind, const std::vector<InterpFra
   w.add(g_.srcref);
   w.add(own);
   w.add(kind == StepKind::Into ? g_.bcpc : g_.context);
-  uint64_t callee_word = 0;
+  uint64_t callee_word = 0, compiled = 0;
   auto watch_return = [&] {
     w.remove(own);
     w.remove(g_.bcpc);
@@ -133,6 +140,20 @@ StopInfo RStepper::forward(pid_t tid, StepKind kind, const std::vector<InterpFra
           pushed.next == word_value(s.old_value))
         if (auto early = forward_over_call(tid, now, w)) return *early;
       continue;
+    }
+    // Into: R's JIT compiling a callee as it starts, a call of compiler:::tryCmpfun
+    // (R_cmpfun1 in eval.c) that runs thousands of R calls, is run through in one stop.
+    if (kind == StepKind::Into && st.size() > depth) {
+      size_t k = 0;
+      while (k < st.size() - depth && st[k].function.rfind("compiler:::", 0) != 0) ++k;
+      if (k < st.size() - depth && st[k].address != compiled) {  // not once it is ending
+        compiled = st[k].address;
+        w.remove(callee_word);  // a compiler function's, if one was taken for the callee
+        callee_word = 0;
+        w.add(g_.bcpc);
+        if (auto early = forward_over_call(tid, st[k].address, w)) return *early;
+        continue;
+      }
     }
     if (s.addr == g_.bcpc) {
       uint64_t word = word_value(s.new_value);

@@ -326,6 +326,12 @@ TEST_CASE("merged: steps go by R lines once an R frame is on top, both ways", "[
   CHECK(f["name"] == "main");
   CHECK(f["line"] == line("# the call"));
   CHECK(locals(f).count("result") == 0);
+  // stepIn: into accumulate() at its first line, through R's JIT compiling it (this call is
+  // its first); stepOut back to the call, and next over it.
+  f = step("stepIn");
+  CHECK(f["name"] == "accumulate");
+  CHECK(f["line"] == line("total <- 0"));
+  CHECK(step("stepOut")["line"] == line("# the call"));
   f = step("next");
   CHECK(f["line"] == line("cat(\"result\""));
   CHECK(locals(f)["result"] == "33");
