@@ -431,28 +431,29 @@ DebugStop Debugger::step_stop(const StopInfo& s) {
   return out;
 }
 
-DebugStop Debugger::step_python(pid_t tid, const PythonReader& python, StepKind kind,
-                                Direction dir) {
-  PythonStepper stepper(tl_, python,
-                        [this](pid_t t, uint64_t addr) { return stops_step(t, addr); });
+DebugStop Debugger::script_step(const std::function<StopInfo()>& step) {
   try {
-    StopInfo s = stepper.step(tid, kind, dir);
-    if (s.reason == StopReason::Step) python_.note_landing(s);
-    return step_stop(s);
+    return step_stop(step());
   } catch (...) {
-    moved();
+    moved();  // the step may have moved the timeline before it failed
     throw;
   }
 }
 
+DebugStop Debugger::step_python(pid_t tid, const PythonReader& python, StepKind kind,
+                                Direction dir) {
+  PythonStepper stepper(tl_, python,
+                        [this](pid_t t, uint64_t addr) { return stops_step(t, addr); });
+  return script_step([&] {
+    StopInfo s = stepper.step(tid, kind, dir);
+    if (s.reason == StopReason::Step) python_.note_landing(s);
+    return s;
+  });
+}
+
 DebugStop Debugger::step_r(pid_t tid, const RReader& r, StepKind kind, Direction dir) {
   RStepper stepper(tl_, r, [this](pid_t t, uint64_t addr) { return stops_step(t, addr); });
-  try {
-    return step_stop(stepper.step(tid, kind, dir));
-  } catch (...) {
-    moved();
-    throw;
-  }
+  return script_step([&] { return stepper.step(tid, kind, dir); });
 }
 
 DebugStop Debugger::step(pid_t tid, StepKind kind, Direction dir, bool single_thread) {

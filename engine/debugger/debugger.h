@@ -208,6 +208,9 @@ class Debugger {
   bool stops_step(pid_t tid, uint64_t addr);
   /// A step's stop `s` as reported (the breakpoints at it), after forgetting what was read.
   DebugStop step_stop(const StopInfo& s);
+  /// A script line step (`step`, Python's or R's) as reported by step_stop; forgets what was
+  /// read when it throws too.
+  DebugStop script_step(const std::function<StopInfo()>& step);
   TaskView& view(pid_t tid);
 
   Timeline& tl_;

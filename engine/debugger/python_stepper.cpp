@@ -11,10 +11,6 @@ namespace rwd {
 
 namespace {
 
-bool readable(const std::vector<InterpFrame>& st) {
-  return !st.empty() && st[0].error.empty();
-}
-
 /// Watches what a step from `start` follows: the innermost frame's instruction word (not for
 /// Out) and its caller's.
 void watch_frames(StepWatches& w, const std::vector<InterpFrame>& start, StepKind kind) {

@@ -11,9 +11,7 @@ namespace rwd {
 
 namespace {
 
-bool readable(const std::vector<InterpFrame>& st) {
-  return !st.empty() && st[0].error.empty();
-}
+constexpr uint64_t kCallFlag = 8;  // RCNTXT's callflag, after nextcontext
 
 bool holds(const std::vector<InterpFrame>& st, uint64_t ctx) {
   for (const InterpFrame& f : st)
@@ -39,6 +37,14 @@ RReader::ContextInfo RStepper::context(pid_t tid, uint64_t ctx) {
   TimelineTarget target(tl_, tid);
   InterpMemory mem(target);
   return r_.context_info(mem, ctx);
+}
+
+RReader::ContextInfo RStepper::popped_call(pid_t tid, const StopInfo& s) {
+  uint64_t before = word_value(s.old_value);
+  if (!before) return {};
+  RReader::ContextInfo popped = context(tid, before);
+  return popped.function && popped.next == word_value(s.new_value) ? popped
+                                                                   : RReader::ContextInfo{};
 }
 
 int RStepper::started_frame(const StopInfo& s, const std::vector<InterpFrame>& st, pid_t tid) {
@@ -191,53 +197,55 @@ StopInfo RStepper::forward(pid_t tid, StepKind kind, const std::vector<InterpFra
   }
 }
 
-std::optional<StopInfo> RStepper::forward_over_call(pid_t tid, uint64_t ctx, StepWatches& w) {
-  if (!g_.return_value_field) return std::nullopt;
-  const uint64_t end = ctx + uint64_t(g_.return_value_field), callflag = ctx + 8;
-  std::vector<uint64_t> words = w.words();
+std::optional<StopInfo> RStepper::run_watching(
+    pid_t tid, StepWatches& w, const std::vector<uint64_t>& words, Direction dir,
+    const std::function<bool(const StopInfo&)>& arrived) {
+  std::vector<uint64_t> set_aside = w.words();
   w.clear();
   std::optional<StopInfo> out;
   {
-    StepWatches once(tl_, "R lines");
-    once.add(end);
-    once.add(callflag);
+    StepWatches only(tl_, "R lines");
+    for (uint64_t word : words) only.add(word);
     for (;;) {
-      StopInfo s = tl_.resume_forward();
-      if (ends_step(s, once)) {
+      StopInfo s = dir == Direction::Forward ? tl_.resume_forward()
+                                             : tl_.resume_backward(Timeline::WatchStop::AfterWrite);
+      if (ends_step(s, only)) {
         out = s;
         break;
       }
-      // Rf_begincontext clears returnValue just after the push; the body's end sets it.
-      if (s.reason == StopReason::Watchpoint && s.tid == tid &&
-          (s.addr == callflag || word_value(s.new_value) != 0))
-        break;
+      if (s.reason == StopReason::Watchpoint && s.tid == tid && arrived(s)) break;
     }
   }
-  for (uint64_t word : words) w.add(word);
+  for (uint64_t word : set_aside) w.add(word);
   return out;
 }
 
+std::optional<StopInfo> RStepper::forward_over_call(pid_t tid, uint64_t ctx, StepWatches& w) {
+  if (!g_.return_value_field) return std::nullopt;
+  const uint64_t end = ctx + uint64_t(g_.return_value_field), callflag = ctx + kCallFlag;
+  // Rf_begincontext clears returnValue just after the push; the body's end sets it.
+  return run_watching(tid, w, {end, callflag}, Direction::Forward, [&](const StopInfo& s) {
+    return s.addr == callflag || word_value(s.new_value) != 0;
+  });
+}
+
 std::optional<StopInfo> RStepper::back_to_push(pid_t tid, uint64_t ctx, StepWatches& w) {
-  const uint64_t callflag = ctx + 8;  // RCNTXT's callflag, after nextcontext
-  std::vector<uint64_t> words = w.words();
-  w.clear();
-  std::optional<StopInfo> out;
-  {
-    StepWatches once(tl_, "R lines");
-    once.add(callflag);
-    for (;;) {
-      StopInfo s = tl_.resume_backward(Timeline::WatchStop::AfterWrite);
-      if (ends_step(s, once)) {
-        out = s;
-        break;
-      }
-      if (s.reason == StopReason::Watchpoint && s.tid == tid && s.addr == callflag &&
-          !holds(stack(tid), ctx))
-        break;
-    }
+  const uint64_t callflag = ctx + kCallFlag;
+  return run_watching(tid, w, {callflag}, Direction::Backward,
+                      [&](const StopInfo&) { return !holds(stack(tid), ctx); });
+}
+
+StopInfo RStepper::forward_to_start(pid_t tid, const StepWatches& w, uint64_t frame, size_t depth,
+                                    int line) {
+  for (;;) {
+    StopInfo n = tl_.resume_forward();
+    if (ends_step(n, w)) return n;
+    if (n.reason != StopReason::Watchpoint || n.tid != tid) continue;
+    std::vector<InterpFrame> st = stack(tid);
+    if (readable(st) && st.size() == depth && st[0].address == frame &&
+        started_frame(n, st, tid) == 0 && (line == 0 || st[0].line == line))
+      return landed(n);
   }
-  for (uint64_t word : words) w.add(word);
-  return out;
 }
 
 StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> start) {
@@ -255,15 +263,7 @@ StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> s
     return readable(st) && st.size() == depth && st[0].address == f.address;
   };
   // Forward to this frame's next start of code: the first of the line before the last stop.
-  auto forward_to_own = [&]() {
-    for (;;) {
-      StopInfo n = tl_.resume_forward();
-      if (ends_step(n, w)) return n;
-      if (n.reason != StopReason::Watchpoint || n.tid != tid) continue;
-      std::vector<InterpFrame> st = stack(tid);
-      if (ours(st) && started_frame(n, st, tid) == 0) return landed(n);
-    }
-  };
+  auto forward_to_own = [&]() { return forward_to_start(tid, w, f.address, depth, 0); };
   // The reverse run stops just after each write of a watched word (no single steps), where
   // the word names the code starting there. Going back through this frame's starts, the
   // first on another line is the previous line's last; the first on yet another line comes
@@ -299,8 +299,8 @@ StopInfo RStepper::backward(pid_t tid, StepKind kind, std::vector<InterpFrame> s
       // Into: a call made from this frame returning into it, met from its end.
       // The call's line is the frame's line just after the pop: the current line before
       // the first start met, else the previous line.
-      RReader::ContextInfo popped = before ? context(tid, before) : RReader::ContextInfo{};
-      if (!before_frame && ours(st) && popped.function && popped.next == now) {
+      RReader::ContextInfo popped = popped_call(tid, s);
+      if (!before_frame && ours(st) && popped.function) {
         if (kind == StepKind::Into && popped.has_source &&
             (!scan.found || st[0].line == scan.previous)) {
           w.clear();
@@ -344,17 +344,7 @@ StopInfo RStepper::back_into_callee(pid_t tid, uint64_t callee, size_t depth) {
   auto in_callee = [&](const std::vector<InterpFrame>& st) {
     return readable(st) && st.size() == depth && st[0].address == callee;
   };
-  // Forward to the callee's first start of code on line `line` (any line: 0).
-  auto forward_to = [&](int line) {
-    for (;;) {
-      StopInfo n = tl_.resume_forward();
-      if (ends_step(n, w)) return n;
-      if (n.reason != StopReason::Watchpoint || n.tid != tid) continue;
-      std::vector<InterpFrame> st = stack(tid);
-      if (in_callee(st) && started_frame(n, st, tid) == 0 && (line == 0 || st[0].line == line))
-        return landed(n);
-    }
-  };
+  auto forward_to = [&](int line) { return forward_to_start(tid, w, callee, depth, line); };
   // Back through the callee's starts (a byte-compiled callee's pc word is known at its
   // bcEval's end, where R_BCpc gets the caller's back): the first is on its last line; the
   // first on another line comes just before that line's run; its push is its start.
@@ -377,8 +367,7 @@ StopInfo RStepper::back_into_callee(pid_t tid, uint64_t callee, size_t depth) {
       if (now == callee && before == callee_next)
         return forward_to(last);  // the callee's push: its whole run was on line `last`
       // A call returning into the callee: back over it in one stop.
-      RReader::ContextInfo popped = before ? context(tid, before) : RReader::ContextInfo{};
-      if (in_callee(st) && popped.function && popped.next == now)
+      if (in_callee(st) && popped_call(tid, s).function)
         if (auto early = back_to_push(tid, before, w)) return *early;
       continue;
     }

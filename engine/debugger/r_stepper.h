@@ -59,6 +59,19 @@ class RStepper {
   bool ends_step(const StopInfo& s, const StepWatches& w) const;
   StopInfo forward(pid_t tid, StepKind kind, const std::vector<InterpFrame>& start);
   StopInfo backward(pid_t tid, StepKind kind, std::vector<InterpFrame> start);
+  /// The context change of stop `s` (a write of R_GlobalContext) when it is a call's return
+  /// (the old value a function context whose next is the new one), else all false.
+  RReader::ContextInfo popped_call(pid_t tid, const StopInfo& s);
+  /// Runs the timeline in `dir` watching only `words` (`w`'s set aside, put back after) until
+  /// `arrived` holds for a stop of task `tid` at one of them: nullopt then, or the stop that
+  /// ended the run first (a user breakpoint, either end of the trace).
+  std::optional<StopInfo> run_watching(pid_t tid, StepWatches& w,
+                                       const std::vector<uint64_t>& words, Direction dir,
+                                       const std::function<bool(const StopInfo&)>& arrived);
+  /// Forward to the next start of code in frame `frame` (context address) at stack depth
+  /// `depth`, on line `line` (any line: 0), watching `w`'s words.
+  StopInfo forward_to_start(pid_t tid, const StepWatches& w, uint64_t frame, size_t depth,
+                            int line);
   /// Back to where the call whose context is `ctx` began (Rf_begincontext setting its
   /// callflag), in one reverse stop instead of one per start of code and context change in
   /// the call (a JIT compilation is thousands): `w`'s words are set aside meanwhile. Returns

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/errors.h"
+#include "engine/interp/interp_frame.h"
 #include "engine/timeline/timeline.h"
 
 namespace rwd {
@@ -71,6 +72,11 @@ struct PreviousLineScan {
     return line != previous;
   }
 };
+
+/// Whether a script stack read at a stop can be stepped from: a first frame, read whole.
+inline bool readable(const std::vector<InterpFrame>& st) {
+  return !st.empty() && st[0].error.empty();
+}
 
 /// A stop at one of the step's own watchpoints (or a single step over a watched write),
 /// reported as the step's end.

@@ -52,6 +52,9 @@ class InterpReadError : public Error {
 /// Runtime address of the data symbol `name` (an interpreter's exported global such as
 /// _PyRuntime or R_GlobalContext) in any of `modules`, or 0 when none defines it.
 uint64_t data_symbol_address(const ModuleList& modules, const char* name);
+/// Runtime address of the function symbol `name` (Rf_begincontext...) in any of `modules`,
+/// or 0 when none defines it.
+uint64_t function_symbol_address(const ModuleList& modules, const char* name);
 
 /// Checked reads of a stopped process's memory for the interpreter readers.
 class InterpMemory {

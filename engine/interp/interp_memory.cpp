@@ -5,11 +5,23 @@
 
 namespace rwd {
 
-uint64_t data_symbol_address(const ModuleList& modules, const char* name) {
+namespace {
+
+uint64_t symbol_address(const ModuleList& modules, const char* name, bool function) {
   for (const auto& m : modules.modules())
     for (const Symbol* s : m->symbols().lookup(name))
-      if (!s->function) return m->to_runtime(s->addr);
+      if (s->function == function) return m->to_runtime(s->addr);
   return 0;
+}
+
+}  // namespace
+
+uint64_t data_symbol_address(const ModuleList& modules, const char* name) {
+  return symbol_address(modules, name, false);
+}
+
+uint64_t function_symbol_address(const ModuleList& modules, const char* name) {
+  return symbol_address(modules, name, true);
 }
 
 std::vector<uint8_t> InterpMemory::bytes(uint64_t addr, size_t len) {

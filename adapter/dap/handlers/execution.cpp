@@ -47,10 +47,10 @@ void step(DapContext& c, const dap::StepArguments& a, DapRequest& r) {
         c.stopped(c.running([&] { return d.step_python(tid, python, kind, dir); }), "step", dir);
         return;
       }
-      if (in.r() && top->line <= 0 && kind != StepKind::Out)
-        throw Error("the R frame " + top->function +
-                    " has no source line (byte code without srcref)");
       if (in.r()) {
+        if (top->line <= 0 && kind != StepKind::Out)
+          throw Error("the R frame " + top->function +
+                      " has no source line (byte code without srcref)");
         const RReader& r = *in.r();
         c.stopped(c.running([&] { return d.step_r(tid, r, kind, dir); }), "step", dir);
         return;

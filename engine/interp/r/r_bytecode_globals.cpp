@@ -1,7 +1,7 @@
 #include "engine/interp/r/r_bytecode_globals.h"
 
 #include <map>
-#include <memory>
+#include <optional>
 
 #include "engine/arch/capstone_api.h"
 
@@ -20,13 +20,6 @@ struct Held {
 };
 
 using Regs = std::map<unsigned, Held>;
-
-uint64_t function_address(const ModuleList& modules, const char* name) {
-  for (const auto& m : modules.modules())
-    for (const Symbol* s : m->symbols().lookup(name))
-      if (s->function) return m->to_runtime(s->addr);
-  return 0;
-}
 
 /// The address a memory operand names, when the analysis knows it (0 otherwise); sets
 /// `context_offset` instead when it is the context argument plus a displacement.
@@ -70,7 +63,7 @@ struct Decoder {
 
 RBytecodeGlobals find_r_bytecode_globals(const ModuleList& modules, InterpMemory& mem) {
   RBytecodeGlobals out;
-  uint64_t fn = function_address(modules, "Rf_begincontext");
+  uint64_t fn = function_symbol_address(modules, "Rf_begincontext");
   if (!fn) return out;
   try {
     std::vector<uint8_t> code = mem.bytes(fn, kCodeBytes);

@@ -262,19 +262,19 @@ std::vector<InterpFrame> RReader::stack(InterpMemory& mem, bool with_locals) con
   return valid44 ? frames44 : frames;
 }
 
-std::pair<uint64_t, uint64_t> RReader::innermost_context(InterpMemory& mem) const {
+uint64_t RReader::innermost_context(InterpMemory& mem) const {
   uint64_t ctx = mem.u64(g_.global_context);
   for (int n = 0; ctx && n < kMaxContexts; ++n, ctx = mem.u64(ctx + kNextContext)) {
     int flag = mem.i32(ctx + kCallFlag);
     if (flag == 0) break;
-    if (flag & kCtxtFunction) return {ctx, mem.u64(ctx + kNextContext)};
+    if (flag & kCtxtFunction) return ctx;
   }
-  return {0, 0};
+  return 0;
 }
 
 bool RReader::returning(InterpMemory& mem, uint64_t value) const {
   try {
-    uint64_t ctx = innermost_context(mem).first;
+    uint64_t ctx = innermost_context(mem);
     return ctx && mem.u64(ctx + srcref_field(mem)) == value;
   } catch (const InterpReadError&) {
     return false;
@@ -298,7 +298,7 @@ RReader::ContextInfo RReader::context_info(InterpMemory& mem, uint64_t ctx) cons
 int RReader::srcref_field(InterpMemory& mem) const {
   if (g_.srcref_field) return g_.srcref_field;
   bool valid = true;
-  walk(mem, kSrcref40, valid);
+  walk(mem, kSrcref40, valid, false);
   return valid ? kSrcref40 : kSrcref44;
 }
 

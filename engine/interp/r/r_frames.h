@@ -63,10 +63,6 @@ class RReader {
   /// context is popped.
   bool returning(InterpMemory& mem, uint64_t value) const;
 
-  /// The innermost function context (R's frame identity, InterpFrame::address) and the
-  /// context it returns to; {0, 0} at the top level.
-  std::pair<uint64_t, uint64_t> innermost_context(InterpMemory& mem) const;
-
   /// What a context (RCNTXT) at `ctx` is, for telling calls from other context changes.
   struct ContextInfo {
     bool function = false;    ///< a closure call (CTXT_FUNCTION)
@@ -89,6 +85,9 @@ class RReader {
                                 bool with_locals = true) const;
   /// RCNTXT's srcref offset: 368 (R 4.0-4.3) or 384 (4.4+).
   int srcref_field(InterpMemory& mem) const;
+  /// The innermost function context (R's frame identity, InterpFrame::address); 0 at the
+  /// top level.
+  uint64_t innermost_context(InterpMemory& mem) const;
   Globals g_;
 };
 
