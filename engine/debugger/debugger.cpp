@@ -6,7 +6,7 @@
 
 #include "engine/debugger/python_stepper.h"
 #include "engine/debugger/r_stepper.h"
-#include "engine/interp/python/python_condition.h"
+#include "engine/interp/script_condition.h"
 
 namespace rwd {
 
@@ -19,7 +19,8 @@ Debugger::Debugger(Timeline& timeline)
       locator_(timeline, modules_),
       python_(timeline, locator_, refs_),
       exceptions_(timeline, locator_, refs_),
-      r_errors_(timeline, modules_, refs_) {
+      r_errors_(timeline, modules_, refs_),
+      r_breakpoints_(timeline, modules_, refs_) {
   moved();
 }
 
@@ -57,7 +58,9 @@ void Debugger::moved() {
 
 std::vector<Breakpoint> Debugger::take_rebound_breakpoints() {
   std::vector<Breakpoint> out;
-  for (int id : python_.take_rebound())
+  std::vector<int> scripts = python_.take_rebound();
+  for (int id : r_breakpoints_.take_rebound()) scripts.push_back(id);
+  for (int id : scripts)
     if (std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end()) rebound_.push_back(id);
   for (int id : rebound_)
     if (const Breakpoint* bp = breakpoint(id)) out.push_back(*bp);
@@ -67,7 +70,9 @@ std::vector<Breakpoint> Debugger::take_rebound_breakpoints() {
 
 const Breakpoint* Debugger::breakpoint(int id) const {
   auto it = breakpoints_.find(id);
-  return it == breakpoints_.end() ? python_.find(id) : &it->second;
+  if (it != breakpoints_.end()) return &it->second;
+  const Breakpoint* py = python_.find(id);
+  return py ? py : r_breakpoints_.find(id);
 }
 
 Debugger::TaskView& Debugger::view(pid_t tid) {
@@ -173,8 +178,8 @@ std::vector<Breakpoint> Debugger::replace_breakpoints(
   return out;
 }
 
-Breakpoint Debugger::new_python_breakpoint(const BreakpointSpec& spec) {
-  if (!spec.condition.empty()) check_python_condition(spec.condition);
+Breakpoint Debugger::new_script_breakpoint(const BreakpointSpec& spec, ScriptLanguage lang) {
+  if (!spec.condition.empty()) check_script_condition(lang, spec.condition);
   if (!spec.hit_condition.empty()) hit_condition_holds(spec.hit_condition, 0);
   Breakpoint bp;
   bp.id = next_id_++;
@@ -187,10 +192,17 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
   for (BreakpointSpec& spec : specs) spec.file = file;
   if (PythonBreakpoints::is_python_source(file)) {
     std::vector<Breakpoint> bps;
-    for (const BreakpointSpec& spec : specs) bps.push_back(new_python_breakpoint(spec));
+    for (const BreakpointSpec& spec : specs)
+      bps.push_back(new_script_breakpoint(spec, ScriptLanguage::Python));
     return python_.replace(
         [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
         bps);
+  }
+  if (RBreakpoints::is_r_source(file)) {
+    std::vector<Breakpoint> bps;
+    for (const BreakpointSpec& spec : specs)
+      bps.push_back(new_script_breakpoint(spec, ScriptLanguage::R));
+    return r_breakpoints_.replace([&](const Breakpoint& bp) { return bp.spec.file == file; }, bps);
   }
   return replace_breakpoints(
       [&](const Breakpoint& bp) {
@@ -207,7 +219,7 @@ std::vector<Breakpoint> Debugger::set_function_breakpoints(
   std::vector<Breakpoint> python;
   for (const BreakpointSpec& spec : specs) {
     if (PythonBreakpoints::is_python_function(spec.function))
-      python.push_back(new_python_breakpoint(spec));
+      python.push_back(new_script_breakpoint(spec, ScriptLanguage::Python));
     else
       native.push_back(spec);
   }
@@ -304,19 +316,22 @@ std::vector<int> Debugger::hits_at(pid_t tid, uint64_t addr, std::vector<std::st
 
 namespace {
 
-/// Arms a session's Python line breakpoints, Python exception and R error stops for one
-/// resume.
+/// Arms a session's Python and R line breakpoints, Python exception and R error stops for
+/// one resume.
 class ScriptResume {
  public:
-  ScriptResume(PythonBreakpoints& py, PythonExceptions& exc, RErrors& r, Direction dir)
-      : py_(py), exc_(exc), r_(r) {
+  ScriptResume(PythonBreakpoints& py, PythonExceptions& exc, RErrors& r, RBreakpoints& rb,
+               Direction dir)
+      : py_(py), exc_(exc), r_(r), rb_(rb) {
     py_.begin_resume(dir);
     exc_.begin_resume(dir);
+    rb_.begin_resume(dir);
   }
   ~ScriptResume() {
     py_.end_resume();
     exc_.end_resume();
     r_.end_resume();
+    rb_.end_resume();
   }
   ScriptResume(const ScriptResume&) = delete;
   ScriptResume& operator=(const ScriptResume&) = delete;
@@ -325,19 +340,20 @@ class ScriptResume {
   PythonBreakpoints& py_;
   PythonExceptions& exc_;
   RErrors& r_;
+  RBreakpoints& rb_;
 };
 
 }  // namespace
 
 DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
   DebugStop out;
-  ScriptResume scripts(python_, exceptions_, r_errors_, dir);
+  ScriptResume scripts(python_, exceptions_, r_errors_, r_breakpoints_, dir);
   for (;;) {
     if (dir == Direction::Forward) {
       bool pending = std::any_of(breakpoints_.begin(), breakpoints_.end(),
                                  [](const auto& b) { return b.second.sites.empty(); }) ||
                      python_.waits_for_interpreter() || exceptions_.waits_for_interpreter() ||
-                     r_errors_.waits_for_interpreter();
+                     r_errors_.waits_for_interpreter() || r_breakpoints_.waits_for_interpreter();
       if (pending != code_mapping_stops_) tl_.set_stop_at_code_mappings(pending);
       code_mapping_stops_ = pending;
     }
@@ -347,7 +363,8 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
     python_.prepare();
     exceptions_.prepare();
     r_errors_.prepare();
-    bool after = dir == Direction::Backward && python_.watching();
+    r_breakpoints_.prepare();
+    bool after = dir == Direction::Backward && (python_.watching() || r_breakpoints_.watching());
     out.stop = dir == Direction::Forward
                    ? tl_.resume_forward()
                    : tl_.resume_backward(after ? Timeline::WatchStop::AfterWrite
@@ -363,6 +380,17 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
       // Most of these hits go on at once (an exception propagating): nothing is re-read,
       // unless a user breakpoint at the same place counts below.
       if (breakpoints_at(out.stop).empty()) continue;
+    }
+    if (r_breakpoints_.owns(out.stop)) {
+      // Mostly statement starts and calls elsewhere: going on re-reads nothing.
+      ScriptBreakpointOutcome o = r_breakpoints_.on_stop(out.stop, dir);
+      out.log.insert(out.log.end(), o.log.begin(), o.log.end());
+      if (!o.stop) continue;
+      moved();
+      out.stop = o.at;
+      out.breakpoint_ids = o.ids;
+      out.error = o.error;
+      return out;
     }
     moved();
     if (python_.owns_watch(out.stop)) {

@@ -19,11 +19,13 @@
 #include "engine/debugger/python_breakpoints.h"
 #include "engine/debugger/python_exceptions.h"
 #include "engine/debugger/python_locator.h"
+#include "engine/debugger/r_breakpoints.h"
 #include "engine/debugger/r_errors.h"
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/interp/python/python_frames.h"
 #include "engine/interp/r/r_frames.h"
+#include "engine/interp/script_condition.h"
 #include "engine/symbols/expression.h"
 
 namespace rwd {
@@ -77,8 +79,9 @@ class Debugger {
   ModuleList& modules() { return modules_; }
 
   /// Replaces the breakpoints of one source file (DAP setBreakpoints) and returns them bound.
-  /// In a Python file (.py), they are Python line breakpoints (python_breakpoints.h), their
-  /// conditions in Python (python_condition.h), their log messages naming locals.
+  /// In a Python file (.py), they are Python line breakpoints (python_breakpoints.h), in an R
+  /// file (.R) R line breakpoints (r_breakpoints.h): their conditions in the script's
+  /// language (script_condition.h), their log messages naming locals.
   std::vector<Breakpoint> set_source_breakpoints(const std::string& file,
                                                  std::vector<BreakpointSpec> specs);
   /// Replaces all function breakpoints (DAP setFunctionBreakpoints). A dotted name
@@ -142,6 +145,7 @@ class Debugger {
   void reset_hit_counts() {
     for (auto& [id, bp] : breakpoints_) bp.hits = 0;
     python_.reset_hit_counts();
+    r_breakpoints_.reset_hit_counts();
   }
   /// The target through which task `tid`'s values are read.
   Target& target(pid_t tid);
@@ -184,9 +188,9 @@ class Debugger {
   std::vector<Breakpoint> replace_breakpoints(
       const std::function<bool(const Breakpoint&)>& replaced,
       const std::vector<BreakpointSpec>& specs);
-  /// A Python breakpoint for `spec` with the next id, not bound yet. Throws Error on a
-  /// malformed condition (Python's syntax) or hit condition.
-  Breakpoint new_python_breakpoint(const BreakpointSpec& spec);
+  /// A script breakpoint for `spec` with the next id, not bound yet. Throws Error on a
+  /// malformed condition (in `lang`'s syntax) or hit condition.
+  Breakpoint new_script_breakpoint(const BreakpointSpec& spec, ScriptLanguage lang);
   /// Binds `bp` (addrs, line, file, message, sites; see source_breakpoints.h): its sites in
   /// every ELF file of the trace (an instruction breakpoint's: the code at its address
   /// here), its addresses where the current process, whose mappings are `maps`, has them.
@@ -223,6 +227,7 @@ class Debugger {
   PythonBreakpoints python_;
   PythonExceptions exceptions_;
   RErrors r_errors_;
+  RBreakpoints r_breakpoints_;
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
   std::map<uint64_t, std::pair<WatchKind, int>> watches_;  ///< kind and bytes, by address

@@ -4,25 +4,13 @@
 #include <cctype>
 
 #include "engine/debugger/timeline_target.h"
-#include "engine/interp/python/python_condition.h"
+#include "engine/interp/script_condition.h"
 
 namespace rwd {
 
 namespace {
 
 constexpr size_t kMaxCodes = 200000;  // code objects remembered (a big program has ~100,000)
-
-/// Whether a breakpoint's file and a code object's co_filename name the same script: equal,
-/// or one a relative path that ends the other at a '/'.
-bool same_script(const std::string& wanted, const std::string& code_file) {
-  if (wanted == code_file) return true;
-  if (code_file.empty() || code_file[0] == '<') return false;
-  const std::string& longer = wanted.size() > code_file.size() ? wanted : code_file;
-  const std::string& shorter = wanted.size() > code_file.size() ? code_file : wanted;
-  if (shorter.empty() || shorter[0] == '/') return false;
-  std::string rel = shorter.rfind("./", 0) == 0 ? shorter.substr(2) : shorter;
-  return longer.ends_with("/" + rel);
-}
 
 /// Whether `file` is the source of module `module` ("pkg.mod": .../pkg/mod.py or
 /// .../pkg/mod/__init__.py).
@@ -46,7 +34,7 @@ bool names_function(const std::string& name, const std::string& file, const std:
 
 /// Whether breakpoint `bp` may bind in code of `file` (read through when a module of it runs).
 bool wants_file(const Breakpoint& bp, const std::string& file) {
-  return bp.spec.function.empty() ? same_script(bp.spec.file, file)
+  return bp.spec.function.empty() ? same_source_file(bp.spec.file, file)
                                   : names_function(bp.spec.function, file, "");
 }
 
@@ -140,7 +128,7 @@ bool PythonBreakpoints::bind(Breakpoint& bp) {
     int first = 0;  // a line breakpoint's line
     if (!function)
       for (const auto& [at, c] : codes_)
-        if (same_script(bp.spec.file, c.file))
+        if (same_source_file(bp.spec.file, c.file))
           if (int l = python_next_line_with_code(c, int(bp.spec.line)); l && (!first || l < first))
             first = l;
     int line = first;
@@ -148,7 +136,7 @@ bool PythonBreakpoints::bind(Breakpoint& bp) {
       int l = function ? (names_function(bp.spec.function, c.file, c.qualname)
                               ? python_next_line_with_code(c, 0)
                               : 0)
-                       : (same_script(bp.spec.file, c.file) ? first : 0);
+                       : (same_source_file(bp.spec.file, c.file) ? first : 0);
       if (!l) continue;
       line = l;
       for (uint64_t a : python_line_starts(c, py->layout(), l)) {
@@ -403,8 +391,11 @@ PythonBreakpoints::Outcome PythonBreakpoints::on_watch(const StopInfo& s, Direct
         !std::binary_search(bp.addrs.begin(), bp.addrs.end(), s.addr))
       continue;
     arrive_at(
-        bp, true, [&] { return python_condition_holds(bp.spec.condition, top.locals); },
-        [&] { return python_log_message(bp.spec.log_message, top.locals); }, out.ids, out.log,
+        bp, true,
+        [&] {
+          return script_condition_holds(ScriptLanguage::Python, bp.spec.condition, top.locals);
+        },
+        [&] { return script_log_message(bp.spec.log_message, top.locals); }, out.ids, out.log,
         out.error);
   }
   if (out.ids.empty()) return out;

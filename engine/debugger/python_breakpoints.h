@@ -55,7 +55,7 @@ class PythonBreakpoints {
   static bool is_python_function(const std::string& name);
 
   /// Removes the Python breakpoints `replaced` selects and adds `bps` (ids and specs set;
-  /// conditions in Python, checked by check_python_condition): lines of a .py file, or
+  /// conditions in Python, checked by check_script_condition): lines of a .py file, or
   /// functions by qualified name (bound at the first line of their body). Binds them in the
   /// code known here; returns them.
   std::vector<Breakpoint> replace(const std::function<bool(const Breakpoint&)>& replaced,
@@ -92,13 +92,7 @@ class PythonBreakpoints {
   void on_code_start(const StopInfo& s);
 
   /// What a stop at one of the read watchpoints came to.
-  struct Outcome {
-    bool stop = false;  ///< report `at` (a breakpoint hit, or what ended the landing early)
-    StopInfo at;
-    std::vector<int> ids;          ///< the breakpoints hit
-    std::vector<std::string> log;  ///< logpoint messages
-    std::string error;             ///< a condition that could not be evaluated (it stops)
-  };
+  using Outcome = ScriptBreakpointOutcome;
   /// Remembers stop `s` (a Python line step's end, just after the frame's instruction
   /// pointer was written) as a landing: a reverse run from there leaves out the fetch of the
   /// line it stands at.

@@ -137,4 +137,14 @@ void arrive_at(Breakpoint& bp, bool count, const std::function<bool()>& holds,
     ids.push_back(bp.id);
 }
 
+bool same_source_file(const std::string& wanted, const std::string& code_file) {
+  if (wanted == code_file) return true;
+  if (code_file.empty() || code_file[0] == '<') return false;
+  const std::string& longer = wanted.size() > code_file.size() ? wanted : code_file;
+  const std::string& shorter = wanted.size() > code_file.size() ? code_file : wanted;
+  if (shorter.empty() || shorter[0] == '/') return false;
+  std::string rel = shorter.rfind("./", 0) == 0 ? shorter.substr(2) : shorter;
+  return longer.ends_with("/" + rel);
+}
+
 }  // namespace rwd

@@ -11,6 +11,7 @@
 
 #include "engine/symbols/module_list.h"
 #include "engine/timeline/code_site.h"
+#include "engine/timeline/timeline_types.h"
 
 namespace rwd {
 
@@ -67,5 +68,20 @@ bool hit_condition_holds(const std::string& hit_condition, uint64_t hits);
 void arrive_at(Breakpoint& bp, bool count, const std::function<bool()>& holds,
                const std::function<std::string()>& format, std::vector<int>& ids,
                std::vector<std::string>& log, std::string& error);
+
+/// Whether a breakpoint's file `wanted` and a script's file as its interpreter names it
+/// (Python's co_filename, R's srcfile) are the same script: equal, or one a relative path
+/// that ends the other at a '/'. Names in angle brackets ("<string>") match only themselves.
+bool same_source_file(const std::string& wanted, const std::string& code_file);
+
+/// What a stop at one of a script breakpoint's watchpoints (python_breakpoints.h,
+/// r_breakpoints.h) came to.
+struct ScriptBreakpointOutcome {
+  bool stop = false;  ///< report `at` (a breakpoint hit, or what ended the landing early)
+  StopInfo at;
+  std::vector<int> ids;          ///< the breakpoints hit
+  std::vector<std::string> log;  ///< logpoint messages
+  std::string error;             ///< a condition that could not be evaluated (it stops)
+};
 
 }  // namespace rwd

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -319,6 +320,29 @@ inline nlohmann::json top_frame(DapClient& c, int tid) {
   REQUIRE(st["success"] == true);
   REQUIRE(!st["body"]["stackFrames"].empty());
   return st["body"]["stackFrames"][0];
+}
+
+/// Where thread `tid` stopped in a script: the top frame's function, file and line, and the
+/// locals of its first scope as the Variables view shows them.
+struct ScriptStop {
+  std::string function, file;
+  int line = 0;
+  std::map<std::string, std::string> locals;
+};
+
+inline ScriptStop script_stop(DapClient& c, int tid) {
+  nlohmann::json frame = top_frame(c, tid);
+  ScriptStop s;
+  s.function = frame["name"];
+  s.line = frame["line"];
+  if (frame.contains("source")) s.file = frame["source"].value("path", "");
+  nlohmann::json scopes = c.request("scopes", {{"frameId", frame["id"]}});
+  REQUIRE(scopes["success"] == true);
+  REQUIRE(!scopes["body"]["scopes"].empty());
+  nlohmann::json vars = c.request(
+      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
+  for (const nlohmann::json& v : vars["body"]["variables"]) s.locals[v["name"]] = v["value"];
+  return s;
 }
 
 /// `expr` evaluated in frame `frame_id` as a watch expression: its value, or "error: " and

@@ -40,26 +40,10 @@ json launch_with(test::DapClient& c, const char* file, const json& breakpoints,
   return r["body"]["breakpoints"];
 }
 
-/// Where thread `tid` stopped: the top frame's function and line, its file, and its locals.
-struct PyStop {
-  std::string function, file;
-  int line = 0;
-  std::map<std::string, std::string> locals;
-};
+using test::ScriptStop;
 
-PyStop where(test::DapClient& c, int tid) {
-  json frame = test::top_frame(c, tid);
-  PyStop s;
-  s.function = frame["name"];
-  s.line = frame["line"];
-  if (frame.contains("source")) s.file = frame["source"].value("path", "");
-  json scopes = c.request("scopes", {{"frameId", frame["id"]}});
-  REQUIRE(scopes["success"] == true);
-  REQUIRE(!scopes["body"]["scopes"].empty());
-  json vars = c.request(
-      "variables", {{"variablesReference", scopes["body"]["scopes"][0]["variablesReference"]}});
-  for (const json& v : vars["body"]["variables"]) s.locals[v["name"]] = v["value"];
-  return s;
+ScriptStop where(test::DapClient& c, int tid) {
+  return test::script_stop(c, tid);
 }
 
 /// Resumes with `command` and returns the stop.
@@ -71,8 +55,8 @@ json resume(test::DapClient& c, const std::string& command, int tid) {
 
 /// Resumes thread `tid` with `command`, requires a stop for `reason`, and returns where the
 /// thread stopped.
-PyStop resume_to(test::DapClient& c, const std::string& command, int tid,
-                 const std::string& reason = "breakpoint") {
+ScriptStop resume_to(test::DapClient& c, const std::string& command, int tid,
+                     const std::string& reason = "breakpoint") {
   json stop = resume(c, command, tid);
   REQUIRE(stop["body"]["reason"] == reason);
   return where(c, tid);
@@ -108,7 +92,7 @@ TEST_CASE("a Python line breakpoint in a module not imported yet: pending, bound
       stop = resume(c, "continue", tid);
       REQUIRE(stop["body"]["reason"] == "breakpoint");
     }
-    PyStop s = where(c, tid);
+    ScriptStop s = where(c, tid);
     INFO("hit " << n);
     CHECK(s.function == "accumulate");
     CHECK(s.file == PY_LINES_HELPER);
@@ -118,7 +102,7 @@ TEST_CASE("a Python line breakpoint in a module not imported yet: pending, bound
   }
   // Back to the 2nd hit, then the 1st; then on to the start of the recording.
   for (int n : {1, 0}) {
-    PyStop s = resume_to(c, "reverseContinue", tid);
+    ScriptStop s = resume_to(c, "reverseContinue", tid);
     INFO("back to hit " << n);
     CHECK(s.line == square);
     CHECK(s.locals["n"] == std::to_string(n));
@@ -143,7 +127,7 @@ TEST_CASE("Python breakpoints: a condition in Python, a logpoint, a hit count, f
   json stop = c.event("stopped");
   REQUIRE(stop["body"]["reason"] == "breakpoint");
   int tid = stop["body"]["threadId"];
-  PyStop s = where(c, tid);
+  ScriptStop s = where(c, tid);
   CHECK(s.line == total);
   CHECK(s.locals["n"] == "3");  // the first n >= 2 that is odd
   CHECK(s.locals["label"] == "'odd'");
@@ -211,7 +195,7 @@ TEST_CASE("Python breakpoints in a loop the interpreter specializes: every pass,
   json stop = c.event("stopped");
   REQUIRE(stop["body"]["reason"] == "breakpoint");
   int tid = stop["body"]["threadId"];
-  PyStop s = where(c, tid);
+  ScriptStop s = where(c, tid);
   CHECK(s.function == "churn");
   CHECK(s.line == body);
   CHECK(s.locals["i"] == "55");
@@ -259,7 +243,7 @@ TEST_CASE("a Python function breakpoint by qualified name: its body's first line
   REQUIRE(stop["body"]["reason"] == "function breakpoint");
   CHECK(stop["body"]["hitBreakpointIds"] == json::array({id}));
   int tid = stop["body"]["threadId"];
-  PyStop s = where(c, tid);
+  ScriptStop s = where(c, tid);
   CHECK(s.function == "accumulate");
   CHECK(s.file == PY_LINES_HELPER);
   CHECK(s.line == line_of(PY_LINES_HELPER, "square = n * n"));
@@ -297,7 +281,7 @@ TEST_CASE("a Python breakpoint set long after its module was imported binds at o
        {"breakpoints", json::array({{{"line", line_of(PY_LINES_HELPER, "square = n * n")}}})}});
   REQUIRE(r["success"] == true);
   CHECK(r["body"]["breakpoints"][0]["verified"] == true);
-  PyStop s = resume_to(c, "reverseContinue", tid);
+  ScriptStop s = resume_to(c, "reverseContinue", tid);
   CHECK(s.function == "accumulate");
   CHECK(s.locals["n"] == "4");
   c.check_schema();
@@ -315,7 +299,7 @@ TEST_CASE("Python breakpoints in two threads: every call forwards, the last one 
   for (json stop = c.event("stopped"); stop["body"]["reason"] == "breakpoint";
        stop = resume(c, "continue", stop["body"]["threadId"])) {
     int tid = stop["body"]["threadId"];
-    PyStop s = where(c, tid);
+    ScriptStop s = where(c, tid);
     REQUIRE(s.function == "accumulate");
     CHECK(thread_of.count(s.locals["n"]) == 0);
     thread_of[s.locals["n"]] = tid;

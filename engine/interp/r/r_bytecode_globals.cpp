@@ -176,4 +176,29 @@ RBytecodeGlobals find_r_bytecode_globals(const ModuleList& modules, InterpMemory
   return out;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> r_block_code_ranges(InterpMemory& mem,
+                                                               uint64_t do_begin) {
+  constexpr size_t kBlockBytes = 1024, kCalleeBytes = 256;
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  if (!do_begin) return out;
+  try {
+    std::vector<uint8_t> code = mem.bytes(do_begin, kBlockBytes);
+    out.push_back({do_begin, do_begin + kBlockBytes});
+    Decoder d;
+    const uint8_t* p = code.data();
+    size_t left = code.size();
+    uint64_t pc = do_begin;
+    while (left > 0 && capstone::disasm_iter(d.h, &p, &left, &pc, d.insn)) {
+      const cs_x86& x = d.insn->detail->x86;
+      if (d.insn->id == X86_INS_CALL && x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
+        uint64_t target = uint64_t(x.operands[0].imm);
+        out.push_back({target, target + kCalleeBytes});
+      }
+    }
+  } catch (const Error&) {
+    return {};
+  }
+  return out;
+}
+
 }  // namespace rwd

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "engine/interp/interp_frame.h"
 
@@ -26,5 +28,12 @@ struct RBytecodeGlobals {
 /// and R_BCpc. Returns zeros when the function is not found or its code does not have that
 /// shape (another compiler's build); never throws for bad code, only reads memory.
 RBytecodeGlobals find_r_bytecode_globals(const ModuleList& modules, InterpMemory& mem);
+
+/// Where the code that reads a statement's srcref as `{` starts it may be (do_begin in
+/// src/main/eval.c calls getSrcref, which Debian's build does not inline): [start, end)
+/// ranges covering the first 1,024 bytes of do_begin at `do_begin` and the first 256 of each
+/// function it calls directly. Empty when the code cannot be read.
+std::vector<std::pair<uint64_t, uint64_t>> r_block_code_ranges(InterpMemory& mem,
+                                                               uint64_t do_begin);
 
 }  // namespace rwd

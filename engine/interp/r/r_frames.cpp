@@ -6,199 +6,13 @@
 #include <functional>
 
 #include "engine/interp/r/r_bytecode_globals.h"
+#include "engine/interp/r/r_objects.h"
 
 namespace rwd {
 
+using namespace r_objects;
+
 namespace {
-
-// SEXPREC (Defn.h, USE_RINTERNALS; §2.3): a 64-bit sxpinfo, then attrib; node payloads at +32.
-constexpr int kAttrib = 8, kCar = 32, kCdr = 40, kTag = 48;
-constexpr int kPrintName = 32, kFrame = 32, kHashTab = 48, kPrValue = 32;
-constexpr int kLength = 32, kData = 48;  // vectors (not ALTREP)
-enum : unsigned {
-  kNil = 0,
-  kSym = 1,
-  kList = 2,
-  kClosure = 3,
-  kEnv = 4,
-  kPromise = 5,
-  kLang = 6,
-  kChar = 9,
-  kLogical = 10,
-  kInt = 13,
-  kReal = 14,
-  kStr = 16,
-  kVec = 19,
-  kBytecode = 21
-};
-// RCNTXT (§2.2, glibc x86-64): the fields before srcref are where both 4.0-4.3 and 4.4+
-// have them; srcref is at 368 (4.0-4.3) or 384 (4.4+, after relpc and bcframe).
-constexpr int kNextContext = 0, kCallFlag = 8, kCallFun = 232, kCall = 248, kCloEnv = 256,
-              kBcBody = 312, kBcPc = 320, kRelPc44 = 328;
-constexpr int kSrcref40 = 368, kSrcref44 = 384;
-constexpr int kCtxtFunction = 4;  // CTXT_FUNCTION (CTXT_RETURN = 12 includes it)
-constexpr int kMaxContexts = 100000;
-
-/// Reads R objects with every pointer checked.
-struct RObjects {
-  InterpMemory& m;
-  uint64_t nil, unbound, na_string;
-
-  unsigned type(uint64_t s) { return unsigned(m.u64(s) & 31); }
-  bool altrep(uint64_t s) { return (m.u64(s) >> 7) & 1; }
-  uint64_t car(uint64_t s) { return m.u64(s + kCar); }
-  uint64_t cdr(uint64_t s) { return m.u64(s + kCdr); }
-  uint64_t tag(uint64_t s) { return m.u64(s + kTag); }
-  int64_t length(uint64_t v) {
-    int64_t n = m.i64(v + kLength);
-    if (n < 0 || n > (int64_t(1) << 40)) throw InterpReadError("a vector with a bad length");
-    return n;
-  }
-  std::string chars(uint64_t c) {
-    if (type(c) != kChar) throw InterpReadError("not a CHARSXP");
-    auto b = m.bytes(c + kData, size_t(std::min<int64_t>(length(c), 4096)));
-    return std::string(b.begin(), b.end());
-  }
-  std::string symbol(uint64_t s) {
-    if (type(s) != kSym) throw InterpReadError("not a symbol");
-    return chars(m.u64(s + kPrintName));
-  }
-  /// The value tagged `name` in a pairlist, or 0.
-  uint64_t pairlist_get(uint64_t list, const std::string& name) {
-    for (int n = 0; list != nil && n < 100000; ++n, list = cdr(list))
-      if (tag(list) != nil && symbol(tag(list)) == name) return car(list);
-    return 0;
-  }
-  uint64_t attribute(uint64_t s, const std::string& name) {
-    return pairlist_get(m.u64(s + kAttrib), name);
-  }
-  /// `name` bound in environment `env` (its frame, or its hash table), or 0.
-  uint64_t env_get(uint64_t env, const std::string& name) {
-    if (type(env) != kEnv) return 0;
-    uint64_t table = m.u64(env + kHashTab);
-    if (table == nil) return pairlist_get(m.u64(env + kFrame), name);
-    int64_t n = length(table);
-    for (int64_t i = 0; i < n && i < 100000; ++i)
-      if (uint64_t v = pairlist_get(m.u64(table + kData + 8 * uint64_t(i)), name)) return v;
-    return 0;
-  }
-  std::string first_string(uint64_t v) {
-    if (type(v) != kStr || length(v) < 1) return "";
-    return chars(m.u64(v + kData));
-  }
-  /// The file a srcref points into ("" when none).
-  std::string srcref_file(uint64_t srcref) {
-    uint64_t srcfile = attribute(srcref, "srcfile");
-    if (!srcfile) return "";
-    std::string file = first_string(env_get(srcfile, "filename"));
-    if (file.empty() || file[0] == '/') return file;
-    std::string wd = first_string(env_get(srcfile, "wd"));
-    return wd.empty() ? file : wd + "/" + file;
-  }
-  /// One element of an atomic vector as R would show it.
-  std::string element(unsigned t, uint64_t v, int64_t i) {
-    switch (t) {
-      case kLogical: {
-        int32_t x = m.i32(v + kData + 4 * uint64_t(i));
-        return x == INT_MIN ? "NA" : x ? "TRUE" : "FALSE";
-      }
-      case kInt: {
-        int32_t x = m.i32(v + kData + 4 * uint64_t(i));
-        return x == INT_MIN ? "NA" : std::to_string(x) + "L";
-      }
-      case kReal:
-        return real(m.f64(v + kData + 8 * uint64_t(i)));
-      case kStr: {
-        uint64_t c = m.u64(v + kData + 8 * uint64_t(i));
-        return c == na_string ? "NA" : "\"" + chars(c) + "\"";
-      }
-    }
-    return "?";
-  }
-  static std::string real(double d) {
-    uint64_t bits;
-    std::memcpy(&bits, &d, 8);
-    if (std::isnan(d)) return (bits & 0xffffffff) == 1954 ? "NA" : "NaN";  // R's NA_real_
-    if (std::isinf(d)) return d > 0 ? "Inf" : "-Inf";
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", d);
-    return buf;
-  }
-  static const char* type_name(unsigned t) {
-    switch (t) {
-      case kNil:
-        return "NULL";
-      case kLogical:
-        return "logical";
-      case kInt:
-        return "integer";
-      case kReal:
-        return "numeric";
-      case kStr:
-        return "character";
-      case kVec:
-        return "list";
-      case kClosure:
-        return "function";
-      case kEnv:
-        return "environment";
-      case kLang:
-        return "call";
-      case kSym:
-        return "name";
-    }
-    return "object";
-  }
-  /// A vector of `n` elements as shown inline: its first five from `at`.
-  static std::string elements(int64_t n, const std::string& type_out,
-                              const std::function<std::string(int64_t)>& at) {
-    if (n == 0) return type_out + "(0)";
-    if (n == 1) return at(0);
-    std::string out = "c(";
-    for (int64_t i = 0; i < std::min<int64_t>(n, 5); ++i) out += (i ? ", " : "") + at(i);
-    return out + (n > 5 ? ", ...)" : ")") + " [" + std::to_string(n) + "]";
-  }
-  /// The class of an ALTREP object ("compact_intseq"...): the first element of its class's
-  /// attributes (R's altrep.c: ALTREP_CLASS is the TAG, a raw vector whose ATTRIB is
-  /// list(class symbol, package symbol, type)).
-  std::string altrep_class(uint64_t v) {
-    uint64_t attrib = m.u64(tag(v) + kAttrib);
-    return type(attrib) == kList ? symbol(car(attrib)) : "";
-  }
-  /// An ALTREP vector (R >= 3.5): 1:n and seq_len() are compact sequences whose data1 is
-  /// c(length, first, step) (altclasses.c), wrappers hold the vector in data1, a deferred
-  /// string keeps its expansion in data2 once made; others show their class.
-  std::string format_altrep(uint64_t v, unsigned t, std::string& type_out) {
-    std::string cls = altrep_class(v);
-    uint64_t d1 = car(v), d2 = cdr(v);
-    if ((cls == "compact_intseq" || cls == "compact_realseq") && type(d1) == kReal &&
-        length(d1) == 3) {
-      double n = m.f64(d1 + kData), first = m.f64(d1 + kData + 8), step = m.f64(d1 + kData + 16);
-      if (!(n >= 0 && n <= double(int64_t(1) << 40)))
-        throw InterpReadError("a compact sequence with a bad length");
-      return elements(int64_t(n), type_out, [&](int64_t i) {
-        double x = first + step * double(i);
-        return t == kInt ? std::to_string(int64_t(x)) + "L" : real(x);
-      });
-    }
-    if (cls.rfind("wrap_", 0) == 0 && type(d1) == t && !altrep(d1)) return format(d1, type_out);
-    if (cls == "deferred_string" && type(d2) == kStr && !altrep(d2)) return format(d2, type_out);
-    return "<" + type_out + " vector (ALTREP " + (cls.empty() ? "?" : cls) + ")>";
-  }
-  /// A value as a debugger shows it inline.
-  std::string format(uint64_t v, std::string& type_out) {
-    unsigned t = type(v);
-    type_out = type_name(t);
-    if (t == kNil) return "NULL";
-    if (t == kLogical || t == kInt || t == kReal || t == kStr) {
-      if (altrep(v)) return format_altrep(v, t, type_out);
-      return elements(length(v), type_out, [&](int64_t i) { return element(t, v, i); });
-    }
-    if (t == kVec) return "list of " + std::to_string(length(v));
-    if (t == kSym) return symbol(v).empty() ? "<missing>" : symbol(v);
-    return "<" + type_out + ">";
-  }
-};
 
 /// The function name of a call as Rprof writes it: f, pkg::f, pkg:::f, x$f, else <Anonymous>.
 std::string call_name(RObjects& r, uint64_t call) {
@@ -226,6 +40,21 @@ std::optional<RReader> RReader::find(const ModuleList& modules, InterpMemory& me
            in_bc = data_symbol_address(modules, "R_InBCInterpreter"),
            na = data_symbol_address(modules, "R_NaString");
   g.srcref = data_symbol_address(modules, "R_Srcref");
+  g.global_env = data_symbol_address(modules, "R_GlobalEnv");
+  // R_FunTab (names.c): FUNTAB entries {name, cfun, code, eval, arity, gram (12 bytes)},
+  // 40 bytes each, ended by a null name.
+  if (uint64_t table = data_symbol_address(modules, "R_FunTab")) try {
+      for (uint64_t e = table; e < table + 40 * 2000; e += 40) {
+        uint64_t name = mem.u64(e);
+        if (!name) break;
+        auto b = mem.bytes(name, 2);
+        if (b[0] == '{' && b[1] == 0) {
+          g.block_reads = r_block_code_ranges(mem, mem.u64(e + 8));
+          break;
+        }
+      }
+    } catch (const InterpReadError&) {
+    }
   if (!g.global_context || !nil || !unbound || !in_bc || !g.srcref) return std::nullopt;
   try {
     g.nil = mem.u64(nil);
@@ -305,7 +134,9 @@ int RReader::srcref_field(InterpMemory& mem) const {
 bool RReader::starts_statement(InterpMemory& mem, uint64_t value, uint64_t before) const {
   try {
     RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
-    if (value == before || value == g_.nil || value == g_.in_bc || r.type(value) != kInt)
+    // Before R_InBCInterpreter: a bcEval ending puts back what it replaced as it began.
+    if (value == before || before == g_.in_bc || value == g_.nil || value == g_.in_bc ||
+        r.type(value) != kInt)
       return false;
     // A restore: the srcref a context saved as it began (a loop's, a call's as it returns, a
     // caller's put back around code without srcrefs), put back as it ends.
@@ -394,35 +225,7 @@ std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& v
         for (uint64_t cell = mem.u64(env + kFrame); cell != g_.nil; cell = r.cdr(cell)) {
           InterpVariable v;
           v.name = r.symbol(r.tag(cell));
-          try {
-            unsigned immediate = unsigned(mem.u64(cell) >> 48);  // BNDCELL_TAG: a raw value
-            if (immediate == kReal) {
-              v.type = "numeric";
-              v.value = RObjects::real(mem.f64(cell + kCar));
-            } else if (immediate == kInt || immediate == kLogical) {
-              int32_t x = mem.i32(cell + kCar);
-              v.type = immediate == kInt ? "integer" : "logical";
-              v.value = x == INT_MIN        ? "NA"
-                        : immediate == kInt ? std::to_string(x) + "L"
-                        : x                 ? "TRUE"
-                                            : "FALSE";
-            } else {
-              uint64_t value = r.car(cell);
-              if (r.type(value) == kPromise) {
-                uint64_t forced = mem.u64(value + kPrValue);
-                if (forced == g_.unbound) {
-                  v.type = "promise";
-                  v.value = "<promise: not evaluated yet>";
-                  f.locals.push_back(v);
-                  continue;
-                }
-                value = forced;
-              }
-              v.value = r.format(value, v.type);
-            }
-          } catch (const InterpReadError& e) {
-            v.value = std::string("<unreadable: ") + e.what() + ">";
-          }
+          r.binding(cell, v);
           f.locals.push_back(std::move(v));
         }
     } catch (const InterpReadError& e) {

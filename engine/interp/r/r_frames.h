@@ -6,11 +6,14 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/interp/interp_frame.h"
+#include "engine/interp/r/r_code.h"
 #include "engine/symbols/module_list.h"
 
 namespace rwd {
@@ -51,7 +54,8 @@ class RReader {
 
   /// Whether `value`, just written to R_Srcref over `before`, starts a statement of the
   /// innermost R function (do_begin's write) rather than marking a call, a return or a
-  /// switch into the byte-code interpreter: a srcref that changes R_Srcref, other than those
+  /// switch into or out of the byte-code interpreter (a write over R_InBCInterpreter puts
+  /// back what a bcEval replaced): a srcref that changes R_Srcref, other than those
   /// the contexts down to the innermost function's saved (restored as a loop or the call
   /// ends) and the innermost closure's own (set as it starts and as its bcEval ends). A
   /// recursive call on the line being stepped is the one case misread: its statement on
@@ -72,11 +76,49 @@ class RReader {
   /// Reads context `ctx`; all false and 0 when it cannot be read.
   ContextInfo context_info(InterpMemory& mem, uint64_t ctx) const;
 
+  // Code, for breakpoints (r_code.cpp).
+  /// Which files' code to read (the others are skipped after their first srcref).
+  using FileFilter = std::function<bool(const std::string&)>;
+  /// The code of closure `closure` (its AST body's statements, or its byte code); nullopt
+  /// when it is no closure, has no srcrefs (base R, keep.source off) or its file is not
+  /// `wanted`. Reads at most 200,000 nodes of an AST body.
+  std::optional<RCode> closure_code(InterpMemory& mem, uint64_t closure,
+                                    const FileFilter& wanted) const;
+  /// The code of byte-code object `body`; nullopt when it is none, has no srcrefs or its
+  /// file is not `wanted`.
+  std::optional<RCode> bytecode(InterpMemory& mem, uint64_t body, const FileFilter& wanted) const;
+  /// The closures a breakpoint may bind in here: those running (every function context's)
+  /// and those bound in the global environment (where source() defines a script's
+  /// functions). At most `limit`.
+  std::vector<uint64_t> closures(InterpMemory& mem, size_t limit) const;
+  /// The file srcref `srcref` points into; "" when it is no srcref or names no file.
+  std::string srcref_file(InterpMemory& mem, uint64_t srcref) const;
+  /// The first line of srcref `srcref`; 0 when it is none.
+  int srcref_line(InterpMemory& mem, uint64_t srcref) const;
+  /// What R parses, at a stop where its parser starts (Rf_yyparse): nullopt when it parses
+  /// at the top level (the REPL, R -e, R -f: no function runs); else the file named by the
+  /// innermost function with a `srcfile` local (parse(), source(), sys.source()), "" when
+  /// none has one (parse(text = ...)).
+  std::optional<std::string> parse_source(InterpMemory& mem) const;
+  /// Whether an instruction ending at `rip` may be `{`'s read of a statement's srcref as
+  /// the statement starts (r_block_code_ranges; do_begin found through R's exported builtin
+  /// table R_FunTab). True when that code is not known.
+  bool may_start_statement(uint64_t rip) const {
+    if (g_.block_reads.empty()) return true;
+    for (auto [lo, hi] : g_.block_reads)
+      if (rip > lo && rip <= hi) return true;
+    return false;
+  }
+  /// The byte code the innermost bcEval runs (R_BCbody); 0 when unknown.
+  uint64_t running_bytecode(InterpMemory& mem) const { return g_.bcbody ? mem.u64(g_.bcbody) : 0; }
+
  private:
   struct Globals {
     uint64_t global_context = 0;                              ///< &R_GlobalContext
     uint64_t nil = 0, unbound = 0, in_bc = 0, na_string = 0;  ///< their values
     uint64_t srcref = 0;                                      ///< &R_Srcref
+    uint64_t global_env = 0;                                  ///< &R_GlobalEnv
+    std::vector<std::pair<uint64_t, uint64_t>> block_reads;   ///< r_block_code_ranges()
     uint64_t bcpc = 0, bcbody = 0;  ///< &R_BCpc, &R_BCbody (hidden: r_bytecode_globals.h)
     int srcref_field = 0;           ///< RCNTXT's srcref offset where Rf_begincontext saves it
   };

@@ -1,4 +1,4 @@
-#include "engine/interp/python/python_condition.h"
+#include "engine/interp/script_condition.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -32,7 +32,32 @@ std::string unrepr(const std::string& repr) {
   return out;
 }
 
-PyValue value_of(const InterpVariable& v) {
+/// An R local (r_frames.cpp's print form): a length-one logical, integer ("3L"), numeric or
+/// character vector is a value; NA, longer vectors and other objects are Other.
+PyValue r_value_of(const InterpVariable& v) {
+  PyValue out;
+  out.text = v.value;
+  if (v.value == "NA" || v.value.rfind("c(", 0) == 0) return out;
+  if (v.type == "integer" || v.type == "numeric") {
+    char* end = nullptr;
+    long double x = std::strtold(v.value.c_str(), &end);
+    if (end == v.value.c_str()) return out;  // NaN, Inf: strtold reads them, "NaN" does not
+    out.kind = PyValue::Kind::Number;
+    out.number = x;
+  } else if (v.type == "logical" && (v.value == "TRUE" || v.value == "FALSE")) {
+    out.kind = PyValue::Kind::Number;
+    out.number = v.value == "TRUE";
+  } else if (v.type == "NULL") {
+    out.kind = PyValue::Kind::None;
+  } else if (v.type == "character" && v.value.size() >= 2 && v.value[0] == '"') {
+    out.kind = PyValue::Kind::Str;
+    out.text = unrepr(v.value);
+  }
+  return out;
+}
+
+PyValue value_of(ScriptLanguage lang, const InterpVariable& v) {
+  if (lang == ScriptLanguage::R) return r_value_of(v);
   PyValue out;
   if (v.type == "int" || v.type == "float") {
     out.kind = PyValue::Kind::Number;
@@ -53,8 +78,8 @@ PyValue value_of(const InterpVariable& v) {
 
 class Parser {
  public:
-  Parser(const std::string& text, const std::vector<InterpVariable>* locals)
-      : s_(text), locals_(locals) {}
+  Parser(ScriptLanguage lang, const std::string& text, const std::vector<InterpVariable>* locals)
+      : r_(lang == ScriptLanguage::R), s_(text), locals_(locals) {}
 
   bool parse() {
     bool v = expr();
@@ -81,6 +106,28 @@ class Parser {
     i_ += n;
     return true;
   }
+  /// Consumes R's operator `two` or `one` (`&&` or `&`) when it comes next.
+  bool r_operator(const char* two, char one) {
+    skip_space();
+    if (s_.compare(i_, 2, two) == 0) {
+      i_ += 2;
+      return true;
+    }
+    if (i_ < s_.size() && s_[i_] == one) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  bool or_word() { return r_ ? r_operator("||", '|') : keyword("or"); }
+  bool and_word() { return r_ ? r_operator("&&", '&') : keyword("and"); }
+  bool not_word() {
+    if (!r_) return keyword("not");
+    skip_space();
+    if (i_ >= s_.size() || s_[i_] != '!' || s_.compare(i_, 2, "!=") == 0) return false;
+    ++i_;
+    return true;
+  }
   /// Parses what `next` parses without evaluating it (the short-circuited side of and/or).
   template <class F>
   void skip(F next) {
@@ -91,7 +138,7 @@ class Parser {
   }
   bool expr() {
     bool v = and_expr();
-    while (keyword("or")) {
+    while (or_word()) {
       if (v)
         skip([&] { return and_expr(); });
       else
@@ -101,7 +148,7 @@ class Parser {
   }
   bool and_expr() {
     bool v = not_expr();
-    while (keyword("and")) {
+    while (and_word()) {
       if (!v)
         skip([&] { return not_expr(); });
       else
@@ -110,7 +157,7 @@ class Parser {
     return v;
   }
   bool not_expr() {
-    if (keyword("not")) return !not_expr();
+    if (not_word()) return !not_expr();
     return comparison();
   }
   std::string op() {
@@ -122,7 +169,7 @@ class Parser {
         return o;
       }
     }
-    if (keyword("is")) return keyword("not") ? "!=" : "==";
+    if (!r_ && keyword("is")) return keyword("not") ? "!=" : "==";
     return "";
   }
   bool comparison() {
@@ -155,32 +202,41 @@ class Parser {
       i_ = end + 1;
       return v;
     }
-    if (std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.') {
+    bool digit_next = i_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_ + 1]));
+    if (std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' ||
+        (ch == '.' && (!r_ || digit_next))) {
       char* end = nullptr;
       v.kind = PyValue::Kind::Number;
       v.number = std::strtold(s_.c_str() + i_, &end);
       if (end == s_.c_str() + i_) fail("\"" + s_.substr(i_) + "\" is not a number");
       i_ = size_t(end - s_.c_str());
+      if (r_ && i_ < s_.size() && s_[i_] == 'L') ++i_;  // an integer literal: 2L
       return v;
     }
-    if (!std::isalpha(static_cast<unsigned char>(ch)) && ch != '_')
+    // Names: Python's identifiers; R's may also hold and start with '.'.
+    auto name_char = [&](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (r_ && c == '.');
+    };
+    if (!std::isalpha(static_cast<unsigned char>(ch)) && ch != '_' && !(r_ && ch == '.'))
       fail("unexpected \"" + s_.substr(i_) + "\"");
     size_t start = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
-      ++i_;
+    while (i_ < s_.size() && name_char(s_[i_])) ++i_;
     std::string name = s_.substr(start, i_ - start);
-    if (name == "True" || name == "False") {
+    bool is_true = r_ ? name == "TRUE" || name == "T" : name == "True";
+    bool is_false = r_ ? name == "FALSE" || name == "F" : name == "False";
+    if (is_true || is_false) {
       v.kind = PyValue::Kind::Number;
-      v.number = name == "True";
+      v.number = is_true;
       return v;
     }
-    if (name == "None") {
+    if (name == (r_ ? "NULL" : "None")) {
       v.kind = PyValue::Kind::None;
       return v;
     }
     if (!locals_ || dry_) return v;  // syntax check only, or not evaluated
     for (const InterpVariable& local : *locals_)
-      if (local.name == name) return value_of(local);
+      if (local.name == name)
+        return value_of(r_ ? ScriptLanguage::R : ScriptLanguage::Python, local);
     fail("\"" + name + "\" is not a local of this frame");
   }
   bool truth(const PyValue& v) const {
@@ -214,13 +270,15 @@ class Parser {
     }
     if (o == "==") return c == 0;
     if (o == "!=") return c != 0;
-    if (a.kind == PyValue::Kind::None) fail("None cannot be ordered");
+    if (a.kind == PyValue::Kind::None)
+      fail(r_ ? "NULL cannot be ordered" : "None cannot be ordered");
     if (o == "<") return c < 0;
     if (o == "<=") return c <= 0;
     if (o == ">") return c > 0;
     return c >= 0;
   }
 
+  bool r_;  ///< R's syntax, else Python's
   const std::string& s_;
   const std::vector<InterpVariable>* locals_;
   size_t i_ = 0;
@@ -229,16 +287,16 @@ class Parser {
 
 }  // namespace
 
-bool python_condition_holds(const std::string& condition,
+bool script_condition_holds(ScriptLanguage lang, const std::string& condition,
                             const std::vector<InterpVariable>& locals) {
-  return Parser(condition, &locals).parse();
+  return Parser(lang, condition, &locals).parse();
 }
 
-void check_python_condition(const std::string& condition) {
-  Parser(condition, nullptr).parse();
+void check_script_condition(ScriptLanguage lang, const std::string& condition) {
+  Parser(lang, condition, nullptr).parse();
 }
 
-std::string python_log_message(const std::string& message,
+std::string script_log_message(const std::string& message,
                                const std::vector<InterpVariable>& locals) {
   std::string out;
   for (size_t i = 0; i < message.size(); ++i) {

@@ -1,0 +1,595 @@
+#include "engine/debugger/r_breakpoints.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/debugger/step_watches.h"
+#include "engine/debugger/timeline_target.h"
+#include "engine/interp/script_condition.h"
+
+namespace rwd {
+
+namespace {
+
+constexpr size_t kMaxClosures = 100000;  // closures read when looking for code
+/// R's parser (gram.y), run for each top-level expression R reads (the REPL, R -e, R -f)
+/// and by parse() (source(), sys.source(), parse(text = )): code of a file can run only
+/// after it.
+constexpr const char* kParser = "Rf_yyparse";
+
+/// Makes `out` report a breakpoint hit at `where` (the stop just after a bound place's write
+/// or fetch), at bound place `place`.
+void report_hit(ScriptBreakpointOutcome& out, const StopInfo& where, uint64_t place) {
+  out.stop = true;
+  out.at = where;
+  out.at.reason = StopReason::Breakpoint;
+  out.at.addr = place;
+  out.at.old_value.clear();
+  out.at.new_value.clear();
+}
+
+}  // namespace
+
+bool RBreakpoints::is_r_source(const std::string& path) {
+  return path.ends_with(".R") || path.ends_with(".r");
+}
+
+const RReader* RBreakpoints::reader() {
+  if (reader_) return &*reader_;
+  if (!modules_.function_range("Rf_errorcall").first) return nullptr;  // no libR mapped
+  try {
+    TimelineTarget t(tl_, tl_.current().tid);
+    InterpMemory mem(t);
+    reader_ = RReader::find(modules_, mem);
+  } catch (const Error&) {
+    return nullptr;
+  }
+  if (reader_ && !reader_->step_globals().srcref) reader_.reset();
+  return reader_ ? &*reader_ : nullptr;
+}
+
+bool RBreakpoints::wanted(const std::string& file) const {
+  return std::any_of(bps_.begin(), bps_.end(),
+                     [&](const auto& b) { return same_source_file(b.second.spec.file, file); });
+}
+
+uint64_t RBreakpoints::learn(InterpMemory& mem, uint64_t closure, uint64_t body) {
+  const RReader* r = reader();
+  uint64_t object = closure ? closure : body;
+  if (!r || !object) return 0;
+  if (!seen_.insert(object).second) {
+    auto known = keys_.find(object);
+    return known == keys_.end() ? 0 : known->second;
+  }
+  auto want = [this](const std::string& file) { return wanted(file); };
+  std::optional<RCode> c =
+      closure ? r->closure_code(mem, closure, want) : r->bytecode(mem, body, want);
+  if (!c) return 0;
+  uint64_t key = c->bytecode ? c->code_begin : closure;
+  codes_[key] = std::move(*c);
+  keys_[object] = key;
+  grew_ = true;
+  return key;
+}
+
+void RBreakpoints::discover(InterpMemory& mem) {
+  const RReader* r = reader();
+  if (!r) return;
+  grew_ = false;
+  for (uint64_t closure : r->closures(mem, kMaxClosures)) learn(mem, closure, 0);
+  try {
+    learn(mem, 0, r->running_bytecode(mem));
+  } catch (const InterpReadError&) {
+  }
+  if (grew_) bind_all();
+}
+
+bool RBreakpoints::bind(Breakpoint& bp) {
+  Breakpoint before = bp;
+  bp.addrs.clear();
+  bp.line = 0;
+  bp.file.clear();
+  // The first line from the requested one where a statement starts, in any known code of
+  // the file; bound in each code that has it.
+  int first = 0;
+  for (const auto& [key, c] : codes_) {
+    if (!same_source_file(bp.spec.file, c.file)) continue;
+    auto it = c.starts.lower_bound(int(bp.spec.line));
+    if (it != c.starts.end() && (!first || it->first < first)) first = it->first;
+  }
+  for (const auto& [key, c] : codes_) {
+    if (!first || !same_source_file(bp.spec.file, c.file)) continue;
+    auto it = c.starts.find(first);
+    if (it == c.starts.end()) continue;
+    bp.file = c.file;
+    for (uint64_t at : it->second) {
+      bp.addrs.push_back(at);
+      bound_[at] = first;
+      auto slot = c.slots.find(at);
+      if (c.bytecode) {
+        site_word_[at] = at;
+        site_content_[at] = c.words.count(at) ? c.words.at(at) : 0;
+      }
+      if (slot != c.slots.end()) {
+        site_word_[at] = slot->second;
+        site_content_[slot->second] = at;
+      }
+    }
+  }
+  bp.line = uint32_t(first);
+  bp.message = !bp.addrs.empty() ? ""
+               : !reader_
+                   ? "no R interpreter is running here yet: the breakpoint binds once R runs"
+                   : "no R code of this file with a statement at or after this line is known "
+                     "here: the breakpoint binds when R runs it (R keeps the lines of code "
+                     "it reads with options(keep.source = TRUE))";
+  std::sort(bp.addrs.begin(), bp.addrs.end());
+  bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());
+  return bp.addrs != before.addrs || bp.line != before.line || bp.message != before.message;
+}
+
+void RBreakpoints::bind_all() {
+  bound_.clear();
+  site_word_.clear();
+  site_content_.clear();
+  for (auto& [id, bp] : bps_)
+    if (bind(bp) && std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end())
+      rebound_.push_back(id);
+}
+
+std::vector<Breakpoint> RBreakpoints::replace(
+    const std::function<bool(const Breakpoint&)>& replaced, std::vector<Breakpoint> bps) {
+  for (auto it = bps_.begin(); it != bps_.end();)
+    it = replaced(it->second) ? bps_.erase(it) : std::next(it);
+  for (Breakpoint& bp : bps) bps_[bp.id] = bp;
+  seen_.clear();  // what was of no interest may be now
+  keys_.clear();
+  if (reader()) {
+    try {
+      TimelineTarget t(tl_, tl_.current().tid);
+      InterpMemory mem(t);
+      discover(mem);
+    } catch (const Error&) {
+    }
+  }
+  bind_all();
+  std::vector<Breakpoint> out;
+  for (const Breakpoint& bp : bps) {
+    out.push_back(bps_[bp.id]);
+    rebound_.erase(std::remove(rebound_.begin(), rebound_.end(), bp.id), rebound_.end());
+  }
+  return out;
+}
+
+const Breakpoint* RBreakpoints::find(int id) const {
+  auto it = bps_.find(id);
+  return it == bps_.end() ? nullptr : &it->second;
+}
+
+void RBreakpoints::begin_resume(Direction dir) {
+  dir_ = dir;
+  start_.reset();
+  skip_.reset();
+  live_ = false;
+  prepared_ = false;
+  if (bps_.empty()) return;
+  if (dir == Direction::Backward) {
+    try {
+      StopInfo now = tl_.current();
+      start_ = std::make_pair(now, tl_.registers(now.tid));
+    } catch (const Error&) {
+    }
+  }
+  bool pending =
+      std::any_of(bps_.begin(), bps_.end(), [](const auto& b) { return b.second.addrs.empty(); });
+  if (pending && reader()) {
+    try {
+      TimelineTarget t(tl_, tl_.current().tid);
+      InterpMemory mem(t);
+      discover(mem);
+      // A file being sourced here may run more of its top-level code.
+      std::optional<std::string> parsing = reader_->parse_source(mem);
+      if (parsing && !parsing->empty() && wanted(*parsing)) live_ = true;
+    } catch (const Error&) {
+    }
+  }
+}
+
+bool RBreakpoints::code_exists_here() {
+  try {
+    TimelineTarget t(tl_, tl_.current().tid);
+    InterpMemory mem(t);
+    for (const auto& [word, content] : site_content_) try {
+        if (content && mem.u64(word) == content) return true;
+      } catch (const InterpReadError&) {
+      }
+  } catch (const Error&) {
+  }
+  return false;
+}
+
+bool RBreakpoints::all_pending() const {
+  return std::all_of(bps_.begin(), bps_.end(),
+                     [](const auto& b) { return b.second.addrs.empty(); });
+}
+
+void RBreakpoints::on_parse(pid_t tid) {
+  if (!all_pending()) {
+    live_ = true;
+    return;
+  }
+  const RReader* r = reader();
+  if (!r) return;
+  TimelineTarget t(tl_, tid);
+  InterpMemory mem(t);
+  std::optional<std::string> file = r->parse_source(mem);
+  if (!file || (!file->empty() && wanted(*file))) live_ = true;
+}
+
+void RBreakpoints::prepare() {
+  if (bps_.empty()) return;
+  const RReader* r = reader();
+  if (!live_ && r && !all_pending() && (dir_ == Direction::Backward || code_exists_here()))
+    live_ = true;
+  if (!live_) {
+    // Nothing bound yet: no code of these files can run before R parses them. Until then
+    // the watchpoints stay off (R's start runs hundreds of thousands of statements and
+    // calls), and a breakpoint on the parser tells when.
+    if (dir_ == Direction::Backward) return;
+    uint64_t at = modules_.function_range(kParser).first;
+    if (at && !parser_) {
+      try {
+        parser_ = tl_.code_site(tl_.current().tid, at);
+        refs_.add(*parser_);
+        parser_at_ = at;
+      } catch (const Error&) {
+      }
+    }
+    return;
+  }
+  if (!r) return;
+  live_ = true;
+  if (parser_) {
+    refs_.remove(*parser_);
+    parser_.reset();
+    parser_at_ = 0;
+  }
+  if (prepared_) return;
+  prepared_ = true;
+  if (dir_ == Direction::Backward && arm_sites()) return;
+  if (getenv("REWIND_DEBUG_RBREAK"))
+    fprintf(stderr, "[r breakpoints] watching R's globals (%zu bound places)\n", bound_.size());
+  RReader::StepGlobals g = r->step_globals();
+  for (uint64_t word : {g.srcref, g.bcpc})
+    if (word && tl_.add_watchpoint(word, 8, WatchKind::Write))
+      armed_.push_back({word, WatchKind::Write});
+  if (armed_.empty()) {
+    for (auto& [id, bp] : bps_)
+      if (bp.message.find("debug register") == std::string::npos) {
+        bp.message =
+            "R lines cannot be watched: every debug register is taken (remove a "
+            "data breakpoint)";
+        rebound_.push_back(id);
+      }
+    return;
+  }
+  if (!g.bcpc) return;
+  try {
+    TimelineTarget t(tl_, tl_.current().tid);
+    InterpMemory mem(t);
+    arm_bytecode(mem, mem.u64(g.bcpc), r->running_bytecode(mem));
+  } catch (const Error&) {
+  }
+}
+
+bool RBreakpoints::arm_sites() {
+  std::vector<uint64_t> words;
+  for (const auto& [site, line] : bound_) {
+    auto w = site_word_.find(site);
+    if (w == site_word_.end()) return false;  // top-level code: only R_Srcref tells
+    words.push_back(w->second);
+  }
+  if (words.size() > size_t(kWatchSlots)) return false;
+  site_value_.clear();
+  try {
+    TimelineTarget t(tl_, tl_.current().tid);
+    InterpMemory mem(t);
+    std::vector<uint64_t> present;
+    for (uint64_t w : words) try {
+        site_value_[w] = mem.u64(w);
+        present.push_back(w);
+      } catch (const InterpReadError&) {
+        // Not mapped here: its code is made later, and did not run before.
+      }
+    words = present;
+  } catch (const Error&) {
+    return false;
+  }
+  for (uint64_t w : words) {
+    if (!tl_.add_watchpoint(w, 8, WatchKind::ReadWrite)) {
+      for (auto [word, kind] : armed_) tl_.remove_watchpoint(word, 8, kind);
+      armed_.clear();
+      return false;
+    }
+    armed_.push_back({w, WatchKind::ReadWrite});
+  }
+  return true;
+}
+
+std::optional<StopInfo> RBreakpoints::land_statement(const StopInfo& read, uint64_t srcref) {
+  // The evaluator read the statement's srcref from its `{`'s list: forwards to where it
+  // sets R_Srcref to it, the statement's start (the point forward runs stop at).
+  std::vector<std::pair<uint64_t, WatchKind>> was = armed_;
+  for (auto [word, kind] : was) tl_.remove_watchpoint(word, 8, kind);
+  armed_.clear();
+  uint64_t srcref_word = reader_->step_globals().srcref;
+  std::optional<StopInfo> landed;
+  if (tl_.add_watchpoint(srcref_word, 8, WatchKind::Write)) {
+    for (;;) {
+      StopInfo n = tl_.resume_forward();
+      if (n.reason == StopReason::Watchpoint && n.addr == srcref_word && n.tid == read.tid) {
+        if (word_value(n.new_value) == srcref) landed = n;
+        break;
+      }
+      if (n.reason == StopReason::Watchpoint || n.reason == StopReason::Breakpoint ||
+          n.reason == StopReason::CodeMapped)
+        continue;
+      break;  // a signal or the end came first
+    }
+    tl_.remove_watchpoint(srcref_word, 8, WatchKind::Write);
+  }
+  for (auto [word, kind] : was)
+    if (tl_.add_watchpoint(word, 8, kind)) armed_.push_back({word, kind});
+  return landed;
+}
+
+void RBreakpoints::end_resume() {
+  disarm_bytecode();
+  for (auto [word, kind] : armed_) tl_.remove_watchpoint(word, 8, kind);
+  armed_.clear();
+  if (parser_) refs_.remove(*parser_);
+  parser_.reset();
+  parser_at_ = 0;
+}
+
+void RBreakpoints::disarm_bytecode() {
+  if (third_) tl_.remove_watchpoint(third_, 8, third_kind_);
+  third_ = third_code_ = 0;
+}
+
+void RBreakpoints::arm_bytecode(InterpMemory& mem, uint64_t pc_word, uint64_t body) {
+  if (!pc_word) return disarm_bytecode();
+  // The byte code that frame runs: the known one its pc is in, else (a bcEval starting)
+  // `body`, read now.
+  uint64_t pc = 0;
+  try {
+    pc = mem.u64(pc_word);
+  } catch (const InterpReadError&) {
+  }
+  const RCode* code = nullptr;
+  auto containing = [&](uint64_t at) -> const RCode* {
+    for (const auto& [key, c] : codes_)
+      if (c.bytecode && at >= c.code_begin && at < c.code_end) return &c;
+    return nullptr;
+  };
+  if (pc) code = containing(pc);
+  if (!code && body) {
+    grew_ = false;
+    uint64_t key = learn(mem, 0, body);
+    if (grew_) bind_all();
+    auto it = codes_.find(key);
+    if (key && it != codes_.end()) code = &it->second;
+  }
+  if (!code) return disarm_bytecode();
+  std::vector<uint64_t> sites;
+  for (auto it = bound_.lower_bound(code->code_begin);
+       it != bound_.end() && it->first < code->code_end; ++it)
+    sites.push_back(it->first);
+  if (sites.empty()) return disarm_bytecode();
+  // One bound line: its first instruction's fetch. Several: the frame's every instruction.
+  uint64_t word = sites.size() == 1 ? sites[0] : pc_word;
+  WatchKind kind = sites.size() == 1 ? WatchKind::ReadWrite : WatchKind::Write;
+  if (word == third_ && kind == third_kind_) return;
+  disarm_bytecode();
+  if (!tl_.add_watchpoint(word, 8, kind)) {
+    for (auto& [id, bp] : bps_)
+      if (bp.message.empty() && std::any_of(sites.begin(), sites.end(), [&](uint64_t s) {
+            return std::binary_search(bp.addrs.begin(), bp.addrs.end(), s);
+          })) {
+        bp.message =
+            "not watched in byte-compiled code: no debug register is free (remove "
+            "a data breakpoint)";
+        rebound_.push_back(id);
+      }
+    return;
+  }
+  third_ = word;
+  third_kind_ = kind;
+  third_code_ = code->code_begin;
+}
+
+bool RBreakpoints::owns(const StopInfo& s) const {
+  if (s.reason == StopReason::Breakpoint) return parser_at_ && s.addr == parser_at_;
+  if (s.reason != StopReason::Watchpoint) return false;
+  if (third_ && s.addr == third_) return true;
+  return std::any_of(armed_.begin(), armed_.end(),
+                     [&](const auto& a) { return a.first == s.addr; });
+}
+
+bool RBreakpoints::at_start(pid_t tid) {
+  if (!start_) return false;
+  StopInfo now = tl_.current();
+  const auto& [at, regs] = *start_;
+  if (now.event != at.event || tid != at.tid) return false;
+  try {
+    return registers_equal(tl_.registers(tid), regs);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+void RBreakpoints::arrive(pid_t tid, uint64_t at, InterpMemory& mem, ScriptBreakpointOutcome& out) {
+  std::vector<InterpFrame> st;
+  try {
+    st = reader_->stack(mem, true);
+  } catch (const InterpReadError&) {
+  }
+  static const std::vector<InterpVariable> none;
+  const std::vector<InterpVariable>& locals = st.empty() ? none : st[0].locals;
+  int line = bound_[at];
+  if (getenv("REWIND_DEBUG_RBREAK"))
+    fprintf(stderr, "[r breakpoints] line %d reached at %s: %s:%d\n", line, hex(at).c_str(),
+            st.empty() ? "-" : st[0].function.c_str(), st.empty() ? 0 : st[0].line);
+  for (auto& [id, bp] : bps_) {
+    if (int(bp.line) != line || !std::binary_search(bp.addrs.begin(), bp.addrs.end(), at)) continue;
+    arrive_at(
+        bp, true,
+        [&] { return script_condition_holds(ScriptLanguage::R, bp.spec.condition, locals); },
+        [&] { return script_log_message(bp.spec.log_message, locals); }, out.ids, out.log,
+        out.error);
+  }
+  (void)tid;
+}
+
+ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) {
+  ScriptBreakpointOutcome out;
+  static const bool debug = getenv("REWIND_DEBUG_RBREAK") != nullptr;
+  if (debug)
+    fprintf(stderr, "[r breakpoints] %s stop at %s, event %llu, task %d: %s -> %s\n",
+            dir == Direction::Forward ? "forward" : "backward", hex(s.addr).c_str(),
+            (unsigned long long)s.event, s.tid, hex(word_value(s.old_value)).c_str(),
+            hex(word_value(s.new_value)).c_str());
+  if (s.reason == StopReason::Breakpoint) {  // the parser
+    on_parse(s.tid);
+    return out;
+  }
+  const RReader* r = reader();
+  if (!r) return out;
+  RReader::StepGlobals g = r->step_globals();
+  TimelineTarget t(tl_, s.tid);
+  InterpMemory mem(t);
+  uint64_t at = 0;  // the bound place reached
+  if (s.addr == g.bcpc) {
+    // Another bcEval is innermost from here on (forwards), or was until here (backwards).
+    uint64_t word = word_value(dir == Direction::Forward ? s.new_value : s.old_value);
+    uint64_t body = 0;
+    try {
+      if (dir == Direction::Forward) body = r->running_bytecode(mem);
+    } catch (const InterpReadError&) {
+    }
+    arm_bytecode(mem, word, body);
+    return out;
+  }
+  if (dir == Direction::Backward && (s.addr != g.srcref && s.addr != g.bcpc) && s.addr != third_) {
+    // A bound site's own word, read (arm_sites): its byte code fetched, or its statement's
+    // srcref read by the evaluator.
+    auto same_point = [&](const std::optional<std::pair<StopInfo, Registers>>& p) {
+      if (!p || p->first.event != s.event || p->first.tid != s.tid) return false;
+      try {
+        return registers_equal(tl_.registers(s.tid), p->second);
+      } catch (const Error&) {
+        return false;
+      }
+    };
+    if (same_point(skip_)) {
+      skip_.reset();  // the read that led to the landing the run went back from
+      return out;
+    }
+    uint64_t site = 0;
+    for (const auto& [st, word] : site_word_)
+      if (word == s.addr) site = st;
+    if (!site) return out;
+    bool exists = false;
+    try {
+      exists = mem.u64(s.addr) == site_value_[s.addr];
+    } catch (const InterpReadError&) {
+    }
+    if (!exists) {
+      // Before its code was made (the memory held something else, read by its owner or the
+      // collector): no earlier run of it either. Its watchpoint goes; with none left the
+      // run goes back unwatched.
+      tl_.remove_watchpoint(s.addr, 8, WatchKind::ReadWrite);
+      armed_.erase(
+          std::remove(armed_.begin(), armed_.end(), std::make_pair(s.addr, WatchKind::ReadWrite)),
+          armed_.end());
+      return out;
+    }
+    if (site == s.addr) {  // byte code: bcEval's fetch names it as the frame's pc
+      try {
+        if (mem.u64(mem.u64(g.bcpc)) != s.addr) return out;
+      } catch (const InterpReadError&) {
+        return out;
+      }
+      if (at_start(s.tid)) {
+        start_.reset();
+        return out;
+      }
+      arrive(s.tid, site, mem, out);
+    } else {
+      // do_begin reads it (through getSrcref); the collector and R code reading srcrefs
+      // (the compiler) read it elsewhere.
+      Registers regs = tl_.registers(s.tid);
+      if (!r->may_start_statement(regs.rip)) return out;
+      skip_ = std::make_pair(s, regs);
+      std::optional<StopInfo> landed = land_statement(s, site);
+      if (!landed) return out;
+      if (at_start(s.tid)) {
+        start_.reset();
+        return out;
+      }
+      TimelineTarget lt(tl_, s.tid);
+      InterpMemory lmem(lt);
+      arrive(s.tid, site, lmem, out);
+      if (!out.ids.empty() || !out.error.empty()) {
+        report_hit(out, *landed, site);
+      }
+      return out;
+    }
+    if (!out.ids.empty() || !out.error.empty()) report_hit(out, s, site);
+    return out;
+  }
+  if (s.addr == g.srcref) {
+    uint64_t value = word_value(s.new_value);
+    if (!bound_.count(value)) {
+      if (!seen_.insert(value).second) return out;
+      std::string file = r->srcref_file(mem, value);
+      if (file.empty() || !wanted(file)) return out;
+      discover(mem);
+      if (!bound_.count(value)) {
+        // Top-level code of a sourced file (in no function): bound as it runs.
+        RCode& top = codes_[value];
+        top.file = file;
+        top.starts[r->srcref_line(mem, value)].push_back(value);
+        bind_all();
+        if (!bound_.count(value)) return out;
+      }
+    }
+    if (!r->starts_statement(mem, value, word_value(s.old_value))) return out;
+    at = value;
+  } else if (third_ && s.addr == third_) {
+    if (third_kind_ == WatchKind::ReadWrite) {
+      // bcEval's fetch: the innermost frame's pc names this word (set just before).
+      try {
+        if (mem.u64(mem.u64(g.bcpc)) != s.addr) return out;
+      } catch (const InterpReadError&) {
+        return out;
+      }
+      at = s.addr;
+    } else {
+      at = word_value(s.new_value);
+      if (!bound_.count(at)) return out;
+    }
+  } else {
+    return out;
+  }
+  if (dir == Direction::Backward && at_start(s.tid)) {
+    start_.reset();  // the hit the resume began at
+    return out;
+  }
+  arrive(s.tid, at, mem, out);
+  if (!out.ids.empty() || !out.error.empty()) report_hit(out, s, at);
+  return out;
+}
+
+}  // namespace rwd

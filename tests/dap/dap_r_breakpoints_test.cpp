@@ -1,0 +1,122 @@
+// R line breakpoints over DAP (engine/debugger/r_breakpoints.h): a replay of R sourcing
+// tests/programs/r_lines/main.R with its JIT on (level 3: byte-compiled closures; the engine
+// test interp.r_breakpoints covers the JIT off too). A breakpoint in helper.R set before R
+// runs is pending, binds when the file is sourced (with a `breakpoint` event), stops at
+// each call of accumulate() with its locals, and reverseContinue goes back to the 2nd call;
+// a condition in R and a logpoint work as for native breakpoints.
+#include <catch2/catch.hpp>
+
+#include "tests/dap/dap_client.h"
+#include "tests/support/recorded_trace.h"
+#include "tests/support/source_line.h"
+
+using nlohmann::json;
+
+namespace {
+
+int line_of(const char* file, const std::string& marker) {
+  return int(test::line_of(file, marker));
+}
+
+/// Starts a replay of R sourcing main.R (recorded once), with `breakpoints` set in helper.R
+/// before configurationDone; returns the setBreakpoints response's breakpoints.
+json launch_with(test::DapClient& c, const json& breakpoints) {
+  setenv("R_HOME", "/usr/lib/R", 1);
+  setenv("R_ENABLE_JIT", "3", 1);
+  std::string trace = test::recorded_trace(
+      REWIND_BIN,
+      "/usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
+      "source(\"" +
+          std::string(R_LINES_MAIN) + "\")' --args dap");
+  c.deadline(std::chrono::seconds(300));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  json r = c.request("setBreakpoints",
+                     {{"source", {{"path", R_LINES_HELPER}}}, {"breakpoints", breakpoints}});
+  REQUIRE(r["success"] == true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  return r["body"]["breakpoints"];
+}
+
+using test::ScriptStop;
+
+ScriptStop where(test::DapClient& c, int tid) {
+  return test::script_stop(c, tid);
+}
+
+json resume(test::DapClient& c, const std::string& command, int tid) {
+  c.deadline(std::chrono::seconds(300));
+  REQUIRE(c.request(command, {{"threadId", tid}})["success"] == true);
+  return c.event("stopped");
+}
+
+std::string logged(test::DapClient& c) {
+  std::string out;
+  for (const json& e : c.seen("output")) out += e["body"].value("output", "");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an R line breakpoint in a file not sourced yet: pending, bound, hit both ways",
+          "[dap][r][r-breakpoints]") {
+  test::DapClient c(REWIND_BIN);
+  const int comment = line_of(R_LINES_HELPER, "# a comment line");
+  const int square = line_of(R_LINES_HELPER, "square <- n * n");
+  json set = launch_with(c, json::array({{{"line", comment}}}));
+  REQUIRE(set.size() == 1);
+  CHECK(set[0]["verified"] == false);  // no R runs at the start of the recording
+  int id = set[0]["id"];
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  CHECK(stop["body"]["hitBreakpointIds"] == json::array({id}));
+  bool verified = false;
+  for (const json& e : c.seen("breakpoint"))
+    if (e["body"]["breakpoint"]["id"] == id && e["body"]["breakpoint"]["verified"] == true) {
+      verified = true;
+      CHECK(e["body"]["breakpoint"]["line"] == square);
+      CHECK(e["body"]["breakpoint"]["source"]["path"] == R_LINES_HELPER);
+    }
+  CHECK(verified);
+  int tid = stop["body"]["threadId"];
+  for (int n = 0; n < 3; ++n) {
+    if (n > 0) REQUIRE(resume(c, "continue", tid)["body"]["reason"] == "breakpoint");
+    ScriptStop s = where(c, tid);
+    INFO("hit " << n);
+    CHECK(s.function == "accumulate");
+    CHECK(s.file == R_LINES_HELPER);
+    CHECK(s.line == square);
+    CHECK(s.locals["n"] == std::to_string(n) + "L");
+    CHECK(s.locals.count("square") == 0);  // the line has not run yet
+  }
+  REQUIRE(resume(c, "reverseContinue", tid)["body"]["reason"] == "breakpoint");
+  ScriptStop s = where(c, tid);
+  CHECK(s.line == square);
+  CHECK(s.locals["n"] == "1L");
+  c.check_schema();
+}
+
+TEST_CASE("R breakpoints: a condition in R and a logpoint", "[dap][r][r-breakpoints]") {
+  test::DapClient c(REWIND_BIN);
+  const int square = line_of(R_LINES_HELPER, "square <- n * n");
+  const int total = line_of(R_LINES_HELPER, "total <- square + 1");
+  json set =
+      launch_with(c, json::array({{{"line", square}, {"logMessage", "n is {n}"}},
+                                  {{"line", total}, {"condition", "n >= 2 & label == 'odd'"}}}));
+  REQUIRE(set.size() == 2);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  ScriptStop s = where(c, tid);
+  CHECK(s.line == total);
+  CHECK(s.locals["n"] == "3L");  // the first n >= 2 that is odd
+  CHECK(s.locals["label"] == "\"odd\"");
+  CHECK(logged(c).find("n is 0L\nn is 1L\nn is 2L\nn is 3L\n") != std::string::npos);
+  // A malformed condition is refused clearly.
+  json r = c.request("setBreakpoints",
+                     {{"source", {{"path", R_LINES_HELPER}}},
+                      {"breakpoints", json::array({{{"line", total}, {"condition", "(n >= 2"}}})}});
+  CHECK(r["success"] == false);
+  c.check_schema();
+}
