@@ -20,7 +20,8 @@ Debugger::Debugger(Timeline& timeline)
       python_(timeline, locator_, refs_),
       exceptions_(timeline, locator_, refs_),
       r_errors_(timeline, modules_, refs_),
-      r_breakpoints_(timeline, modules_, refs_) {
+      r_breakpoints_(timeline, modules_, refs_),
+      exports_(std::filesystem::path(timeline.executable()).parent_path().string()) {
   moved();
 }
 
@@ -202,7 +203,9 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
     std::vector<Breakpoint> bps;
     for (const BreakpointSpec& spec : specs)
       bps.push_back(new_script_breakpoint(spec, ScriptLanguage::R));
-    return r_breakpoints_.replace([&](const Breakpoint& bp) { return bp.spec.file == file; }, bps);
+    return r_breakpoints_.replace(
+        [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
+        bps);
   }
   return replace_breakpoints(
       [&](const Breakpoint& bp) {
@@ -213,26 +216,38 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
 
 std::vector<Breakpoint> Debugger::set_function_breakpoints(
     const std::vector<BreakpointSpec>& specs) {
-  // Python functions by qualified name ("helper.accumulate") go to the Python breakpoints;
-  // the answer keeps the request's order.
+  // R functions by name ("accumulate") go to the R breakpoints, Python functions by
+  // qualified name ("helper.accumulate") to the Python ones; the answer keeps the
+  // request's order.
+  auto language = [this](const std::string& name) -> std::optional<ScriptLanguage> {
+    if (RBreakpoints::is_r_name(name) && exports_.runs_r() && !exports_.exports_function(name))
+      return ScriptLanguage::R;
+    if (PythonBreakpoints::is_python_function(name)) return ScriptLanguage::Python;
+    return std::nullopt;
+  };
+  std::vector<std::optional<ScriptLanguage>> of;
   std::vector<BreakpointSpec> native;
-  std::vector<Breakpoint> python;
+  std::vector<Breakpoint> python, r;
   for (const BreakpointSpec& spec : specs) {
-    if (PythonBreakpoints::is_python_function(spec.function))
-      python.push_back(new_script_breakpoint(spec, ScriptLanguage::Python));
-    else
+    of.push_back(language(spec.function));
+    if (!of.back())
       native.push_back(spec);
+    else
+      (*of.back() == ScriptLanguage::R ? r : python)
+          .push_back(new_script_breakpoint(spec, *of.back()));
   }
   std::vector<Breakpoint> bound_native = replace_breakpoints(
       [](const Breakpoint& bp) { return breakpoint_kind(bp.spec) == BreakpointKind::Function; },
       native);
-  std::vector<Breakpoint> bound_python =
-      python_.replace([](const Breakpoint& bp) { return !bp.spec.function.empty(); }, python);
+  auto functions = [](const Breakpoint& bp) { return !bp.spec.function.empty(); };
+  std::vector<Breakpoint> bound_python = python_.replace(functions, python);
+  std::vector<Breakpoint> bound_r = r_breakpoints_.replace(functions, r);
   std::vector<Breakpoint> out;
-  size_t n = 0, p = 0;
-  for (const BreakpointSpec& spec : specs)
-    out.push_back(PythonBreakpoints::is_python_function(spec.function) ? bound_python[p++]
-                                                                       : bound_native[n++]);
+  size_t n = 0, p = 0, q = 0;
+  for (const auto& lang : of)
+    out.push_back(!lang                        ? bound_native[n++]
+                  : *lang == ScriptLanguage::R ? bound_r[q++]
+                                               : bound_python[p++]);
   return out;
 }
 

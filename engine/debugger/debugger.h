@@ -21,6 +21,7 @@
 #include "engine/debugger/python_locator.h"
 #include "engine/debugger/r_breakpoints.h"
 #include "engine/debugger/r_errors.h"
+#include "engine/debugger/recording_exports.h"
 #include "engine/debugger/source_breakpoints.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/interp/python/python_frames.h"
@@ -84,9 +85,12 @@ class Debugger {
   /// language (script_condition.h), their log messages naming locals.
   std::vector<Breakpoint> set_source_breakpoints(const std::string& file,
                                                  std::vector<BreakpointSpec> specs);
-  /// Replaces all function breakpoints (DAP setFunctionBreakpoints). A dotted name
-  /// ("helper.accumulate", "pkg.mod.Klass.method") is a Python function, stopped at the first
-  /// line of its body (python_breakpoints.h); others are native.
+  /// Replaces all function breakpoints (DAP setFunctionBreakpoints). In a recording of R, a
+  /// syntactic R name that no mapped executable or library exports as a function
+  /// ("accumulate", "my.fun"; not "Rf_eval", "malloc") is an R function, stopped at the
+  /// first statement of its body (r_breakpoints.h). Else a dotted name
+  /// ("helper.accumulate", "pkg.mod.Klass.method") is a Python function, stopped at the
+  /// first line of its body (python_breakpoints.h); others are native.
   std::vector<Breakpoint> set_function_breakpoints(const std::vector<BreakpointSpec>& specs);
   /// Replaces all instruction breakpoints (DAP setInstructionBreakpoints).
   std::vector<Breakpoint> set_instruction_breakpoints(const std::vector<BreakpointSpec>& specs);
@@ -228,6 +232,7 @@ class Debugger {
   PythonExceptions exceptions_;
   RErrors r_errors_;
   RBreakpoints r_breakpoints_;
+  RecordingExports exports_;
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
   std::map<uint64_t, std::pair<WatchKind, int>> watches_;  ///< kind and bytes, by address

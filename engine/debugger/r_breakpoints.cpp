@@ -12,7 +12,6 @@ namespace rwd {
 
 namespace {
 
-constexpr size_t kMaxClosures = 100000;  // closures read when looking for code
 /// R's parser (gram.y), run for each top-level expression R reads (the REPL, R -e, R -f)
 /// and by parse() (source(), sys.source(), parse(text = )): code of a file can run only
 /// after it.
@@ -30,142 +29,6 @@ void report_hit(ScriptBreakpointOutcome& out, const StopInfo& where, uint64_t pl
 }
 
 }  // namespace
-
-bool RBreakpoints::is_r_source(const std::string& path) {
-  return path.ends_with(".R") || path.ends_with(".r");
-}
-
-const RReader* RBreakpoints::reader() {
-  if (reader_) return &*reader_;
-  if (!modules_.function_range("Rf_errorcall").first) return nullptr;  // no libR mapped
-  try {
-    TimelineTarget t(tl_, tl_.current().tid);
-    InterpMemory mem(t);
-    reader_ = RReader::find(modules_, mem);
-  } catch (const Error&) {
-    return nullptr;
-  }
-  if (reader_ && !reader_->step_globals().srcref) reader_.reset();
-  return reader_ ? &*reader_ : nullptr;
-}
-
-bool RBreakpoints::wanted(const std::string& file) const {
-  return std::any_of(bps_.begin(), bps_.end(),
-                     [&](const auto& b) { return same_source_file(b.second.spec.file, file); });
-}
-
-uint64_t RBreakpoints::learn(InterpMemory& mem, uint64_t closure, uint64_t body) {
-  const RReader* r = reader();
-  uint64_t object = closure ? closure : body;
-  if (!r || !object) return 0;
-  if (!seen_.insert(object).second) {
-    auto known = keys_.find(object);
-    return known == keys_.end() ? 0 : known->second;
-  }
-  auto want = [this](const std::string& file) { return wanted(file); };
-  std::optional<RCode> c =
-      closure ? r->closure_code(mem, closure, want) : r->bytecode(mem, body, want);
-  if (!c) return 0;
-  uint64_t key = c->bytecode ? c->code_begin : closure;
-  codes_[key] = std::move(*c);
-  keys_[object] = key;
-  grew_ = true;
-  return key;
-}
-
-void RBreakpoints::discover(InterpMemory& mem) {
-  const RReader* r = reader();
-  if (!r) return;
-  grew_ = false;
-  for (uint64_t closure : r->closures(mem, kMaxClosures)) learn(mem, closure, 0);
-  try {
-    learn(mem, 0, r->running_bytecode(mem));
-  } catch (const InterpReadError&) {
-  }
-  if (grew_) bind_all();
-}
-
-bool RBreakpoints::bind(Breakpoint& bp) {
-  Breakpoint before = bp;
-  bp.addrs.clear();
-  bp.line = 0;
-  bp.file.clear();
-  // The first line from the requested one where a statement starts, in any known code of
-  // the file; bound in each code that has it.
-  int first = 0;
-  for (const auto& [key, c] : codes_) {
-    if (!same_source_file(bp.spec.file, c.file)) continue;
-    auto it = c.starts.lower_bound(int(bp.spec.line));
-    if (it != c.starts.end() && (!first || it->first < first)) first = it->first;
-  }
-  for (const auto& [key, c] : codes_) {
-    if (!first || !same_source_file(bp.spec.file, c.file)) continue;
-    auto it = c.starts.find(first);
-    if (it == c.starts.end()) continue;
-    bp.file = c.file;
-    for (uint64_t at : it->second) {
-      bp.addrs.push_back(at);
-      bound_[at] = first;
-      auto slot = c.slots.find(at);
-      if (c.bytecode) {
-        site_word_[at] = at;
-        site_content_[at] = c.words.count(at) ? c.words.at(at) : 0;
-      }
-      if (slot != c.slots.end()) {
-        site_word_[at] = slot->second;
-        site_content_[slot->second] = at;
-      }
-    }
-  }
-  bp.line = uint32_t(first);
-  bp.message = !bp.addrs.empty() ? ""
-               : !reader_
-                   ? "no R interpreter is running here yet: the breakpoint binds once R runs"
-                   : "no R code of this file with a statement at or after this line is known "
-                     "here: the breakpoint binds when R runs it (R keeps the lines of code "
-                     "it reads with options(keep.source = TRUE))";
-  std::sort(bp.addrs.begin(), bp.addrs.end());
-  bp.addrs.erase(std::unique(bp.addrs.begin(), bp.addrs.end()), bp.addrs.end());
-  return bp.addrs != before.addrs || bp.line != before.line || bp.message != before.message;
-}
-
-void RBreakpoints::bind_all() {
-  bound_.clear();
-  site_word_.clear();
-  site_content_.clear();
-  for (auto& [id, bp] : bps_)
-    if (bind(bp) && std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end())
-      rebound_.push_back(id);
-}
-
-std::vector<Breakpoint> RBreakpoints::replace(
-    const std::function<bool(const Breakpoint&)>& replaced, std::vector<Breakpoint> bps) {
-  for (auto it = bps_.begin(); it != bps_.end();)
-    it = replaced(it->second) ? bps_.erase(it) : std::next(it);
-  for (Breakpoint& bp : bps) bps_[bp.id] = bp;
-  seen_.clear();  // what was of no interest may be now
-  keys_.clear();
-  if (reader()) {
-    try {
-      TimelineTarget t(tl_, tl_.current().tid);
-      InterpMemory mem(t);
-      discover(mem);
-    } catch (const Error&) {
-    }
-  }
-  bind_all();
-  std::vector<Breakpoint> out;
-  for (const Breakpoint& bp : bps) {
-    out.push_back(bps_[bp.id]);
-    rebound_.erase(std::remove(rebound_.begin(), rebound_.end(), bp.id), rebound_.end());
-  }
-  return out;
-}
-
-const Breakpoint* RBreakpoints::find(int id) const {
-  auto it = bps_.find(id);
-  return it == bps_.end() ? nullptr : &it->second;
-}
 
 void RBreakpoints::begin_resume(Direction dir) {
   dir_ = dir;
@@ -190,28 +53,10 @@ void RBreakpoints::begin_resume(Direction dir) {
       discover(mem);
       // A file being sourced here may run more of its top-level code.
       std::optional<std::string> parsing = reader_->parse_source(mem);
-      if (parsing && !parsing->empty() && wanted(*parsing)) live_ = true;
+      if (parsing && (functions_pending() || (!parsing->empty() && wanted(*parsing)))) live_ = true;
     } catch (const Error&) {
     }
   }
-}
-
-bool RBreakpoints::code_exists_here() {
-  try {
-    TimelineTarget t(tl_, tl_.current().tid);
-    InterpMemory mem(t);
-    for (const auto& [word, content] : site_content_) try {
-        if (content && mem.u64(word) == content) return true;
-      } catch (const InterpReadError&) {
-      }
-  } catch (const Error&) {
-  }
-  return false;
-}
-
-bool RBreakpoints::all_pending() const {
-  return std::all_of(bps_.begin(), bps_.end(),
-                     [](const auto& b) { return b.second.addrs.empty(); });
 }
 
 void RBreakpoints::on_parse(pid_t tid) {
@@ -224,7 +69,7 @@ void RBreakpoints::on_parse(pid_t tid) {
   TimelineTarget t(tl_, tid);
   InterpMemory mem(t);
   std::optional<std::string> file = r->parse_source(mem);
-  if (!file || (!file->empty() && wanted(*file))) live_ = true;
+  if (!file || functions_pending() || (!file->empty() && wanted(*file))) live_ = true;
 }
 
 void RBreakpoints::prepare() {
@@ -291,17 +136,19 @@ bool RBreakpoints::arm_sites() {
     words.push_back(w->second);
   }
   if (words.size() > size_t(kWatchSlots)) return false;
-  site_value_.clear();
   try {
     TimelineTarget t(tl_, tl_.current().tid);
     InterpMemory mem(t);
     std::vector<uint64_t> present;
-    for (uint64_t w : words) try {
-        site_value_[w] = mem.u64(w);
-        present.push_back(w);
+    for (uint64_t w : words) {
+      uint64_t content = site_content_[w];
+      if (!content) return false;  // not known what it holds: R's globals tell
+      try {
+        if (mem.u64(w) == content) present.push_back(w);
       } catch (const InterpReadError&) {
-        // Not mapped here: its code is made later, and did not run before.
       }
+      // Else its code is made later, and did not run before.
+    }
     words = present;
   } catch (const Error&) {
     return false;
@@ -355,7 +202,7 @@ void RBreakpoints::end_resume() {
 
 void RBreakpoints::disarm_bytecode() {
   if (third_) tl_.remove_watchpoint(third_, 8, third_kind_);
-  third_ = third_code_ = 0;
+  third_ = 0;
 }
 
 void RBreakpoints::arm_bytecode(InterpMemory& mem, uint64_t pc_word, uint64_t body) {
@@ -375,9 +222,9 @@ void RBreakpoints::arm_bytecode(InterpMemory& mem, uint64_t pc_word, uint64_t bo
   };
   if (pc) code = containing(pc);
   if (!code && body) {
-    grew_ = false;
-    uint64_t key = learn(mem, 0, body);
-    if (grew_) bind_all();
+    size_t known = codes_.size();
+    uint64_t key = learn_bytecode(mem, body);
+    if (codes_.size() != known) bind_all();
     auto it = codes_.find(key);
     if (key && it != codes_.end()) code = &it->second;
   }
@@ -406,7 +253,6 @@ void RBreakpoints::arm_bytecode(InterpMemory& mem, uint64_t pc_word, uint64_t bo
   }
   third_ = word;
   third_kind_ = kind;
-  third_code_ = code->code_begin;
 }
 
 bool RBreakpoints::owns(const StopInfo& s) const {
@@ -429,7 +275,7 @@ bool RBreakpoints::at_start(pid_t tid) {
   }
 }
 
-void RBreakpoints::arrive(pid_t tid, uint64_t at, InterpMemory& mem, ScriptBreakpointOutcome& out) {
+void RBreakpoints::arrive(uint64_t at, InterpMemory& mem, ScriptBreakpointOutcome& out) {
   std::vector<InterpFrame> st;
   try {
     st = reader_->stack(mem, true);
@@ -442,14 +288,13 @@ void RBreakpoints::arrive(pid_t tid, uint64_t at, InterpMemory& mem, ScriptBreak
     fprintf(stderr, "[r breakpoints] line %d reached at %s: %s:%d\n", line, hex(at).c_str(),
             st.empty() ? "-" : st[0].function.c_str(), st.empty() ? 0 : st[0].line);
   for (auto& [id, bp] : bps_) {
-    if (int(bp.line) != line || !std::binary_search(bp.addrs.begin(), bp.addrs.end(), at)) continue;
+    if (!std::binary_search(bp.addrs.begin(), bp.addrs.end(), at)) continue;
     arrive_at(
         bp, true,
         [&] { return script_condition_holds(ScriptLanguage::R, bp.spec.condition, locals); },
         [&] { return script_log_message(bp.spec.log_message, locals); }, out.ids, out.log,
         out.error);
   }
-  (void)tid;
 }
 
 ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) {
@@ -502,7 +347,7 @@ ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) 
     if (!site) return out;
     bool exists = false;
     try {
-      exists = mem.u64(s.addr) == site_value_[s.addr];
+      exists = mem.u64(s.addr) == site_content_[s.addr];
     } catch (const InterpReadError&) {
     }
     if (!exists) {
@@ -525,7 +370,7 @@ ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) 
         start_.reset();
         return out;
       }
-      arrive(s.tid, site, mem, out);
+      arrive(site, mem, out);
     } else {
       // do_begin reads it (through getSrcref); the collector and R code reading srcrefs
       // (the compiler) read it elsewhere.
@@ -540,7 +385,7 @@ ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) 
       }
       TimelineTarget lt(tl_, s.tid);
       InterpMemory lmem(lt);
-      arrive(s.tid, site, lmem, out);
+      arrive(site, lmem, out);
       if (!out.ids.empty() || !out.error.empty()) {
         report_hit(out, *landed, site);
       }
@@ -552,9 +397,9 @@ ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) 
   if (s.addr == g.srcref) {
     uint64_t value = word_value(s.new_value);
     if (!bound_.count(value)) {
-      if (!seen_.insert(value).second) return out;
+      if (!seen_.try_emplace(value, 0).second) return out;
       std::string file = r->srcref_file(mem, value);
-      if (file.empty() || !wanted(file)) return out;
+      if (file.empty() || (!wanted(file) && !functions_pending())) return out;
       discover(mem);
       if (!bound_.count(value)) {
         // Top-level code of a sourced file (in no function): bound as it runs.
@@ -587,7 +432,7 @@ ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) 
     start_.reset();  // the hit the resume began at
     return out;
   }
-  arrive(s.tid, at, mem, out);
+  arrive(at, mem, out);
   if (!out.ids.empty() || !out.error.empty()) report_hit(out, s, at);
   return out;
 }

@@ -1,10 +1,12 @@
-// Breakpoints on lines of R source files (DAP setBreakpoints for a .R file) in a replayed
-// GNU R 4.x, forwards and backwards, for AST-interpreted and byte-compiled functions, with
-// no help from R.
+// Breakpoints on lines of R source files (DAP setBreakpoints for a .R file) and on R
+// functions by name (setFunctionBreakpoints) in a replayed GNU R 4.x, forwards and
+// backwards, for AST-interpreted and byte-compiled functions, with no help from R.
 //
 // A line is bound where its statements start in every function of that file rewind has
-// seen (r_code.h). Three debug registers are the debugger's. Forwards, three watchpoints see
-// every start:
+// seen (r_code.h); a function, at the first statement of its body in every function of
+// that name rewind has seen (named by the symbol it is bound to in the global environment,
+// or by the call that runs it). Three debug registers are the debugger's. Forwards, three
+// watchpoints see every start:
 // - R_Srcref (write): the AST evaluator sets it to a statement's own srcref object as the
 //   statement starts; a hit is a write of a bound statement's srcref that RReader's
 //   starts_statement() accepts (not a restore as a call, a loop or a bcEval ends).
@@ -25,8 +27,9 @@
 //
 // Code is found when breakpoints are set and as a resume begins (the functions running and
 // those in the global environment), at each bcEval start (the JIT compiles a function as it
-// is first called), and at each statement start of a file with breakpoints whose srcref is
-// not known yet (top-level code of a sourced file, bound as it runs forwards).
+// is first called), and at each statement start of a file with breakpoints (any file while
+// a function breakpoint is unbound) whose srcref is not known yet (top-level code of a
+// sourced file, bound as it runs forwards; the functions it defined).
 #pragma once
 
 #include <sys/types.h>
@@ -36,7 +39,7 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/arch/registers.h"
@@ -60,10 +63,14 @@ class RBreakpoints {
 
   /// Whether breakpoints in `path` are R line breakpoints (a .R or .r file).
   static bool is_r_source(const std::string& path);
+  /// Whether `name` is a syntactic R name ("accumulate", "my.fun", ".hidden"; R Language
+  /// Definition §10.3.2): letters, digits, '.' and '_', starting with a letter or with a '.'
+  /// not followed by a digit, and not a reserved word (?Reserved).
+  static bool is_r_name(const std::string& name);
 
   /// Removes the R breakpoints `replaced` selects and adds `bps` (ids and specs set;
-  /// conditions in R, checked by check_script_condition). Binds them in the code known
-  /// here; returns them.
+  /// conditions in R, checked by check_script_condition): lines of a .R file, or functions
+  /// by name (spec.function). Binds them in the code known here; returns them.
   std::vector<Breakpoint> replace(const std::function<bool(const Breakpoint&)>& replaced,
                                   std::vector<Breakpoint> bps);
   /// The breakpoint with id `id`, nullptr when it is not an R one.
@@ -100,17 +107,28 @@ class RBreakpoints {
  private:
   /// The R interpreter of the current task's process, once initialized; nullptr before.
   const RReader* reader();
-  /// Reads the code of `closure` (or byte code `body`) into codes_ when its file has
-  /// breakpoints (setting grew_ when it is new); returns its key in codes_, 0 when it has
+  /// Reads the code of `closure` (its body), or of byte code `body` (of `closure`, when
+  /// not 0), into codes_ when its file has line breakpoints or a function breakpoint names
+  /// `name` (the name `closure` was found under); returns its key in codes_, 0 when it has
   /// none.
-  uint64_t learn(InterpMemory& mem, uint64_t closure, uint64_t body);
-  /// Learns every closure running or in the global environment; rebinds when codes_ grew.
+  uint64_t learn(InterpMemory& mem, uint64_t closure, uint64_t body, const std::string& name);
+  /// learn() for byte code `body` that a bcEval runs, with the closure the innermost
+  /// function context runs when `body` is that closure's.
+  uint64_t learn_bytecode(InterpMemory& mem, uint64_t body);
+  /// Learns every closure running or in the global environment, and rebinds.
   void discover(InterpMemory& mem);
   /// Binds `bp` in codes_; returns whether its binding changed.
   bool bind(Breakpoint& bp);
+  /// Adds place `at` (on `line`) of code `c` to `bp`'s binding.
+  void bind_place(Breakpoint& bp, const RCode& c, uint64_t at, int line);
   void bind_all();
-  /// Whether some breakpoint wants code of `file`.
+  /// Whether some line breakpoint wants code of `file`.
   bool wanted(const std::string& file) const;
+  /// Whether some function breakpoint names `name`.
+  bool names_function(const std::string& name) const;
+  /// Whether some function breakpoint is bound nowhere yet: code R parses anywhere may
+  /// define its function.
+  bool functions_pending() const;
   bool all_pending() const;
   /// Whether the code of some bound place exists at the current point (its word holds what
   /// it held when read): forwards from before that, nothing is watched until R parses.
@@ -129,9 +147,9 @@ class RBreakpoints {
   /// bound lines), or takes it away when that code has none.
   void arm_bytecode(InterpMemory& mem, uint64_t pc_word, uint64_t body);
   void disarm_bytecode();
-  /// The hits of statement start or instruction `at` (a srcref or an instruction word) on
-  /// task `tid`, counted; fills `out`.
-  void arrive(pid_t tid, uint64_t at, InterpMemory& mem, ScriptBreakpointOutcome& out);
+  /// The hits of statement start or instruction `at` (a srcref or an instruction word),
+  /// counted; fills `out`.
+  void arrive(uint64_t at, InterpMemory& mem, ScriptBreakpointOutcome& out);
   /// Backwards: whether the timeline stands where this resume began (its first hit is the
   /// one that led there).
   bool at_start(pid_t tid);
@@ -145,27 +163,28 @@ class RBreakpoints {
   /// Known code: AST by its closure (top-level statements by their srcref), byte code by
   /// its first instruction word (code_begin).
   std::map<uint64_t, RCode> codes_;
-  /// Closures, byte-code objects and srcrefs already looked at (known or of no interest).
-  std::unordered_set<uint64_t> seen_;
-  std::map<uint64_t, uint64_t> keys_;  ///< closure or byte-code object -> its key in codes_
-  bool grew_ = false;                  ///< learn() added code
+  /// Closures, byte-code objects and srcrefs already looked at -> their key in codes_ (0:
+  /// of no interest).
+  std::unordered_map<uint64_t, uint64_t> seen_;
+  /// Key in codes_ -> the names its function was found under that function breakpoints
+  /// name.
+  std::map<uint64_t, std::set<std::string>> code_names_;
+  /// Key in codes_ -> the line of its function's `function` keyword (0: not known).
+  std::map<uint64_t, int> header_line_;
   /// Bound place (a statement's srcref or an instruction word) -> its line.
   std::map<uint64_t, int> bound_;
   /// Bound place -> the word read as it starts: its srcref's slot in its `{`'s list (AST),
   /// its instruction word (byte code). Top-level statements have none.
   std::map<uint64_t, uint64_t> site_word_;
   /// A bound place's word -> what it holds once its code exists (the srcref; the threaded
-  /// instruction address).
+  /// instruction address). A word holding anything else at a point is of code not made
+  /// yet there.
   std::map<uint64_t, uint64_t> site_content_;
-  /// Backwards (arm_sites): each watched word's content where the resume began; where it
-  /// differs, its code did not exist yet.
-  std::map<uint64_t, uint64_t> site_value_;
   // The resume in progress.
   Direction dir_ = Direction::Forward;
   std::vector<std::pair<uint64_t, WatchKind>> armed_;  ///< 8-byte watchpoints now armed
   uint64_t third_ = 0;                                 ///< the byte code's watched word
   WatchKind third_kind_ = WatchKind::Write;
-  uint64_t third_code_ = 0;         ///< the byte code it is armed for (code_begin)
   std::optional<CodeSite> parser_;  ///< Rf_yyparse's, while waiting for a parse
   uint64_t parser_at_ = 0;
   /// The watchpoints are on for the rest of the resume: some breakpoint is bound, or R

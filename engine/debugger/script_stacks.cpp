@@ -35,6 +35,13 @@ const std::vector<InterpFrame>& ScriptStacks::stack(pid_t tid) {
   return out;
 }
 
+InterpCode ScriptStacks::code(pid_t tid, size_t index) {
+  const std::vector<InterpFrame>& script = stack(tid);
+  if (index >= script.size() || !interpreter_) throw Error("no such script frame here");
+  InterpMemory mem(debugger_.target(tid));
+  return interpreter_->code(mem, script[index]);
+}
+
 std::vector<MixedFrame> ScriptStacks::mixed(pid_t tid) {
   const std::vector<InterpFrame>& script = stack(tid);
   if (script.empty() || !interpreter_) return {};

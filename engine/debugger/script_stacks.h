@@ -36,6 +36,9 @@ class ScriptStacks {
   const std::vector<InterpFrame>& stack(pid_t tid);
   /// The mixed stack of task `tid` (Interpreter::mix); empty without script frames.
   std::vector<MixedFrame> mixed(pid_t tid);
+  /// The byte code script frame `index` of task `tid` runs (Interpreter::code). Throws
+  /// Error when there is no such frame or its code cannot be read.
+  InterpCode code(pid_t tid, size_t index);
   /// The stop moved: script stacks are read again.
   void new_stop() { stacks_.clear(); }
   /// A message for the user about the runtime (a CPython version rewind cannot read), once.

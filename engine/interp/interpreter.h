@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/interp/interp_code.h"
 #include "engine/interp/interp_frame.h"
 #include "engine/symbols/call_stack.h"
 #include "engine/symbols/module_list.h"
@@ -44,6 +45,13 @@ class Interpreter {
   /// those of other modules kept. `script` is stack()'s result for the same task.
   virtual std::vector<MixedFrame> mix(const std::vector<StackFrame>& native,
                                       const std::vector<InterpFrame>& script) const = 0;
+  /// The byte code `frame` (one of stack()'s) runs, disassembled (interp_code.h). Throws
+  /// InterpReadError when it cannot be read here, Error where the runtime has no code view.
+  virtual InterpCode code(InterpMemory& mem, const InterpFrame& frame) const {
+    (void)mem;
+    throw Error("the byte code view is not available for " + name() + " frames (" + frame.function +
+                ")");
+  }
   /// The CPython reader, for stepping by the script's lines (PythonStepper); nullptr for a
   /// runtime whose lines cannot be stepped yet (R).
   virtual const PythonReader* python() const { return nullptr; }

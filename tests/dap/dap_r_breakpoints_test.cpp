@@ -5,6 +5,7 @@
 // each call of accumulate() with its locals, and reverseContinue goes back to the 2nd call;
 // a condition in R and a logpoint work as for native breakpoints.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
@@ -118,5 +119,80 @@ TEST_CASE("R breakpoints: a condition in R and a logpoint", "[dap][r][r-breakpoi
                      {{"source", {{"path", R_LINES_HELPER}}},
                       {"breakpoints", json::array({{{"line", total}, {"condition", "(n >= 2"}}})}});
   CHECK(r["success"] == false);
+  c.check_schema();
+}
+
+TEST_CASE("an R function breakpoint by name, set at the end and hit going back",
+          "[dap][r][r-breakpoints]") {
+  test::DapClient c(REWIND_BIN);
+  const int square = line_of(R_LINES_HELPER, "square <- n * n");
+  launch_with(c, json::array());
+  json stop = c.event("stopped");  // the end of the recording: no breakpoints
+  int tid = stop["body"]["threadId"];
+  json r = c.request("setFunctionBreakpoints",
+                     {{"breakpoints", json::array({{{"name", "accumulate"}}})}});
+  REQUIRE(r["success"] == true);
+  json bp = r["body"]["breakpoints"][0];
+  CHECK(bp["verified"] == true);  // defined in the global environment by now
+  CHECK(bp["source"]["path"] == R_LINES_HELPER);
+  CHECK(bp["line"] == square);
+  // Back to its last call, the one before, then forwards to the last again.
+  for (const auto& [command, n] :
+       {std::pair{"reverseContinue", 4}, {"reverseContinue", 3}, {"continue", 4}}) {
+    INFO(command << " to n = " << n);
+    json s = resume(c, command, tid);
+    REQUIRE(s["body"]["reason"] == "function breakpoint");
+    CHECK(s["body"]["hitBreakpointIds"] == json::array({bp["id"]}));
+    ScriptStop at = where(c, tid);
+    CHECK(at.function == "accumulate");
+    CHECK(at.line == square);
+    CHECK(at.locals["n"] == std::to_string(n) + "L");
+  }
+  c.check_schema();
+}
+
+TEST_CASE("the byte code of an R frame: rewind/interpreterCode", "[dap][r][r-breakpoints]") {
+  test::DapClient c(REWIND_BIN);
+  const int square = line_of(R_LINES_HELPER, "square <- n * n");
+  launch_with(c, json::array());
+  int tid = c.event("stopped")["body"]["threadId"];
+  REQUIRE(c.request("setFunctionBreakpoints",
+                    {{"breakpoints", json::array({{{"name", "accumulate"}}})}})["success"] == true);
+  REQUIRE(resume(c, "reverseContinue", tid)["body"]["reason"] == "function breakpoint");
+  json frames = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"];
+  REQUIRE(!frames.empty());
+  REQUIRE(frames[0]["name"] == "accumulate");
+  json r = c.request("rewind/interpreterCode", {{"frameId", frames[0]["id"]}});
+  REQUIRE(r["success"] == true);
+  json code = r["body"];
+  CHECK(code["language"] == "r");
+  CHECK(code["function"] == "accumulate");
+  CHECK(code["source"]["path"] == R_LINES_HELPER);
+  // Compiled by R's JIT (level 3) by its last call: R's own opcode names, lines from its
+  // srcrefs, and the frame at the first instruction of the body's first line.
+  CHECK(code["format"].get<std::string>().starts_with("R byte code version "));
+  json ins = code["instructions"];
+  REQUIRE(ins.size() > 5);
+  CHECK(ins.back()["opcode"] == "RETURN");
+  std::set<std::string> ops;
+  for (const json& i : ins) ops.insert(i["opcode"]);
+  CHECK(ops.count("GETVAR"));  // n, square...
+  CHECK(ops.count("MUL"));     // n * n
+  CHECK(ops.count("SETVAR"));  // square <- ...
+  REQUIRE(code.contains("currentOffset"));
+  json current;
+  for (const json& i : ins)
+    if (i["offset"] == code["currentOffset"]) current = i;
+  REQUIRE(current.is_object());
+  CHECK(current["line"] == square);
+  CHECK(code["text"].get<std::string>().find("=> ") != std::string::npos);
+  std::set<std::string> constants;
+  for (const json& k : code["constants"]) constants.insert(k);
+  CHECK(constants.count("n  (name)"));
+  CHECK(constants.count("square  (name)"));
+  // A native frame (the outermost: the C runtime's) has no byte code: a clear error.
+  json e = c.request("rewind/interpreterCode", {{"frameId", frames.back()["id"]}});
+  CHECK(e["success"] == false);
+  CHECK(e["message"].get<std::string>().find("native frame") != std::string::npos);
   c.check_schema();
 }

@@ -1,9 +1,10 @@
 // The rewind extension's entry point: registers the "rewind" debug type's configuration
-// provider and adapter factory, the commands, the Timeline and History views, the status bar
-// item, and the offer to record a rebuilt program again.
+// provider and adapter factory, the commands, the Timeline and History views, the byte code
+// view of script frames, the status bar item, and the offer to record a rebuilt program again.
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { RewindAdapterFactory } from './factory';
+import { registerInterpreterCode } from './interpreterCode';
 import { createInterpreterStackView } from './interpreterStackView';
 import { createQueryView } from './queryView';
 import { RewindConfigurationProvider } from './provider';
@@ -25,6 +26,7 @@ export function activate(context: vscode.ExtensionContext): void {
     createQueryView(state),
     createEventStatusItem(state),
     ...registerCommands(dir, state),
+    ...registerInterpreterCode(),
     watchProgramChanges(),
     vscode.debug.onDidStartDebugSession((s) => {
       if (s.type === 'rewind') void vscode.commands.executeCommand('setContext', 'rewind.timelineVisible', true);

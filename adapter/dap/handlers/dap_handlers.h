@@ -134,6 +134,12 @@ void checkpoints(DapContext& c, const dap::CheckpointsArguments& a, DapRequest& 
 void when(DapContext& c, const dap::NoArguments& a, DapRequest& r);
 // interp.cpp
 void interpreter_stack(DapContext& c, const dap::ThreadArguments& a, DapRequest& r);
+/// rewind/interpreterCode {frameId} (a Python or R frame): the byte code it runs,
+/// disassembled: {language, function, source, format, instructions [{offset, opcode,
+/// operands, line}], constants, currentOffset, note (a function the AST evaluator runs),
+/// text (the listing as a document)}. An error for a native frame, or code that cannot be
+/// read here.
+void interpreter_code(DapContext& c, const dap::ScopesArguments& a, DapRequest& r);
 }  // namespace handlers
 
 }  // namespace rwd

@@ -56,6 +56,7 @@ const std::vector<RequestHandler>& request_handlers() {
       {"rewind/calls", typed(&calls), nullptr},
       {"rewind/logAll", typed(&log_all), nullptr},
       {"rewind/interpreterStack", typed(&interpreter_stack), nullptr},
+      {"rewind/interpreterCode", typed(&interpreter_code), nullptr},
       // Requests of the specification rewind does not serve: announced as unsupported.
       {"restartFrame", {}, "supportsRestartFrame"},
       {"gotoTargets", {}, "supportsGotoTargetsRequest"},

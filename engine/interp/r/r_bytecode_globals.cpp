@@ -202,3 +202,29 @@ std::vector<std::pair<uint64_t, uint64_t>> r_block_code_ranges(InterpMemory& mem
 }
 
 }  // namespace rwd
+
+namespace rwd {
+
+uint64_t find_r_opcode_table(const ModuleList& modules, InterpMemory& mem) {
+  constexpr size_t kDecodeBytes = 256;  // the lea comes before its search loop (~120 bytes)
+  uint64_t fn = function_symbol_address(modules, "R_bcDecode");
+  if (!fn) return 0;
+  try {
+    std::vector<uint8_t> code = mem.bytes(fn, kDecodeBytes);
+    Decoder d;
+    const uint8_t* p = code.data();
+    size_t left = code.size();
+    uint64_t pc = fn;
+    while (left > 0 && capstone::disasm_iter(d.h, &p, &left, &pc, d.insn)) {
+      const cs_x86& x = d.insn->detail->x86;
+      if (d.insn->id == X86_INS_RET) break;
+      if (d.insn->id == X86_INS_LEA && x.op_count == 2 && x.operands[1].type == X86_OP_MEM &&
+          x.operands[1].mem.base == X86_REG_RIP && x.operands[1].mem.index == X86_REG_INVALID)
+        return pc + uint64_t(x.operands[1].mem.disp);  // pc: the next instruction's
+    }
+  } catch (const Error&) {
+  }
+  return 0;
+}
+
+}  // namespace rwd

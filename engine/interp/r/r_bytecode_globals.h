@@ -29,6 +29,12 @@ struct RBytecodeGlobals {
 /// shape (another compiler's build); never throws for bad code, only reads memory.
 RBytecodeGlobals find_r_bytecode_globals(const ModuleList& modules, InterpMemory& mem);
 
+/// R's opcode table (opinfo in src/main/eval.c: per opcode its threaded-code address, 8
+/// bytes; its operand count, an int padded to 8; its name, a char pointer: 24 bytes each),
+/// filled as R starts. Found through the exported R_bcDecode, which searches it: the first
+/// rip-relative lea of its code. 0 when not found; never throws.
+uint64_t find_r_opcode_table(const ModuleList& modules, InterpMemory& mem);
+
 /// Where the code that reads a statement's srcref as `{` starts it may be (do_begin in
 /// src/main/eval.c calls getSrcref, which Debian's build does not inline): [start, end)
 /// ranges covering the first 1,024 bytes of do_begin at `do_begin` and the first 256 of each

@@ -142,15 +142,27 @@ std::optional<RCode> RReader::closure_code(InterpMemory& mem, uint64_t closure,
   }
 }
 
-std::vector<uint64_t> RReader::closures(InterpMemory& mem, size_t limit) const {
-  std::vector<uint64_t> out;
+std::vector<RReader::NamedClosure> RReader::closures(InterpMemory& mem, size_t limit) const {
+  std::vector<NamedClosure> out;
   RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
-  auto add = [&](uint64_t v) {
+  auto add = [&](uint64_t v, uint64_t symbol) {
     if (out.size() >= limit) return;
     try {
       if (r.type(v) == kPromise) v = mem.u64(v + kPrValue);
-      if (r.type(v) == kClosure) out.push_back(v);
+      if (r.type(v) != kClosure) return;
+      std::string name;
+      if (symbol && r.type(symbol) == kSym) name = r.symbol(symbol);
+      out.push_back({v, std::move(name)});
     } catch (const InterpReadError&) {
+    }
+  };
+  // The called function of a context's call: `f(x)`'s f, when a symbol.
+  auto called = [&](uint64_t ctx) -> uint64_t {
+    try {
+      uint64_t call = mem.u64(ctx + kCall);
+      return r.type(call) == kLang ? r.car(call) : 0;
+    } catch (const InterpReadError&) {
+      return 0;
     }
   };
   try {
@@ -158,7 +170,7 @@ std::vector<uint64_t> RReader::closures(InterpMemory& mem, size_t limit) const {
     for (int n = 0; ctx && n < kMaxContexts; ++n, ctx = mem.u64(ctx + kNextContext)) {
       int flag = mem.i32(ctx + kCallFlag);
       if (flag == 0) break;
-      if (flag & kCtxtFunction) add(mem.u64(ctx + kCallFun));
+      if (flag & kCtxtFunction) add(mem.u64(ctx + kCallFun), called(ctx));
     }
   } catch (const InterpReadError&) {
     // A context in the middle of an update: those read so far.
@@ -179,10 +191,39 @@ std::vector<uint64_t> RReader::closures(InterpMemory& mem, size_t limit) const {
     size_t cells = 0;
     for (uint64_t cell : chains)
       for (; cell != g_.nil && cells < kMaxNodes; cell = r.cdr(cell), ++cells)
-        if (!(mem.u64(cell) >> 48)) add(r.car(cell));  // not an immediate (BNDCELL) value
+        if (!(mem.u64(cell) >> 48)) add(r.car(cell), r.tag(cell));  // not an immediate value
   } catch (const InterpReadError&) {
   }
   return out;
+}
+
+std::optional<RReader::NamedClosure> RReader::running_closure(InterpMemory& mem) const {
+  try {
+    uint64_t ctx = innermost_context(mem);
+    if (!ctx) return std::nullopt;
+    RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
+    NamedClosure out{mem.u64(ctx + kCallFun), {}};
+    if (r.type(out.closure) != kClosure) return std::nullopt;
+    uint64_t call = mem.u64(ctx + kCall);
+    if (r.type(call) == kLang && r.type(r.car(call)) == kSym) out.name = r.symbol(r.car(call));
+    return out;
+  } catch (const InterpReadError&) {
+    return std::nullopt;
+  }
+}
+
+int RReader::closure_line(InterpMemory& mem, uint64_t closure) const {
+  try {
+    uint64_t srcref = RObjects{mem, g_.nil, g_.unbound, g_.na_string}.attribute(closure, "srcref");
+    return srcref ? srcref_line(mem, srcref) : 0;
+  } catch (const InterpReadError&) {
+    return 0;
+  }
+}
+
+uint64_t RReader::closure_body(InterpMemory& mem, uint64_t closure) const {
+  return RObjects{mem, g_.nil, g_.unbound, g_.na_string}.cdr(
+      closure);  // CLOSXP: formals, body, env
 }
 
 std::optional<std::string> RReader::parse_source(InterpMemory& mem) const {

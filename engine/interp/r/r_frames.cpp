@@ -70,6 +70,7 @@ std::optional<RReader> RReader::find(const ModuleList& modules, InterpMemory& me
   if (!g.nil || !g.unbound || !g.in_bc || (na && !g.na_string)) return std::nullopt;
   // The analysis of Rf_begincontext is trusted when it also found the exported R_Srcref.
   RBytecodeGlobals bc = find_r_bytecode_globals(modules, mem);
+  g.opcodes = find_r_opcode_table(modules, mem);
   if (bc.srcref == g.srcref) {
     g.bcpc = bc.pc;
     g.bcbody = bc.body;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/interp/interp_code.h"
 #include "engine/interp/interp_frame.h"
 #include "engine/interp/r/r_code.h"
 #include "engine/symbols/module_list.h"
@@ -87,10 +88,24 @@ class RReader {
   /// The code of byte-code object `body`; nullopt when it is none, has no srcrefs or its
   /// file is not `wanted`.
   std::optional<RCode> bytecode(InterpMemory& mem, uint64_t body, const FileFilter& wanted) const;
+  /// A closure with the name it was found under: its call's function symbol (a running
+  /// one; "" when called through an expression, as `(function(x) x)(1)`) or the symbol it
+  /// is bound to (the global environment).
+  struct NamedClosure {
+    uint64_t closure = 0;
+    std::string name;
+  };
   /// The closures a breakpoint may bind in here: those running (every function context's)
   /// and those bound in the global environment (where source() defines a script's
   /// functions). At most `limit`.
-  std::vector<uint64_t> closures(InterpMemory& mem, size_t limit) const;
+  std::vector<NamedClosure> closures(InterpMemory& mem, size_t limit) const;
+  /// The closure the innermost function context runs, with its call's name; nullopt when no
+  /// function runs.
+  std::optional<NamedClosure> running_closure(InterpMemory& mem) const;
+  /// The line of closure `closure`'s `function` keyword (its srcref); 0 when it has none.
+  int closure_line(InterpMemory& mem, uint64_t closure) const;
+  /// The body of closure `closure` (an AST, or a byte-code object once compiled).
+  uint64_t closure_body(InterpMemory& mem, uint64_t closure) const;
   /// The file srcref `srcref` points into; "" when it is no srcref or names no file.
   std::string srcref_file(InterpMemory& mem, uint64_t srcref) const;
   /// The first line of srcref `srcref`; 0 when it is none.
@@ -109,6 +124,12 @@ class RReader {
       if (rip > lo && rip <= hi) return true;
     return false;
   }
+  /// The byte code the R frame with context `frame` (InterpFrame::address) runs, named
+  /// `function`, disassembled, with the instruction it is at (r_disassembly.cpp); only a
+  /// `note` for a function the AST evaluator runs. Throws InterpReadError when the frame
+  /// cannot be read (gone, or memory in the middle of an update), Error when R's opcode
+  /// table is not found.
+  InterpCode frame_code(InterpMemory& mem, uint64_t frame, const std::string& function) const;
   /// The byte code the innermost bcEval runs (R_BCbody); 0 when unknown.
   uint64_t running_bytecode(InterpMemory& mem) const { return g_.bcbody ? mem.u64(g_.bcbody) : 0; }
 
@@ -120,6 +141,7 @@ class RReader {
     uint64_t global_env = 0;                                  ///< &R_GlobalEnv
     std::vector<std::pair<uint64_t, uint64_t>> block_reads;   ///< r_block_code_ranges()
     uint64_t bcpc = 0, bcbody = 0;  ///< &R_BCpc, &R_BCbody (hidden: r_bytecode_globals.h)
+    uint64_t opcodes = 0;           ///< R's opcode table (find_r_opcode_table)
     int srcref_field = 0;           ///< RCNTXT's srcref offset where Rf_begincontext saves it
   };
   explicit RReader(Globals g) : g_(g) {}

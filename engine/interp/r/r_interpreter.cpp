@@ -13,6 +13,9 @@ class RInterpreter : public Interpreter {
   explicit RInterpreter(RReader reader) : reader_(std::move(reader)) {}
   std::string name() const override { return "GNU R"; }
   const RReader* r() const override { return &reader_; }
+  InterpCode code(InterpMemory& mem, const InterpFrame& frame) const override {
+    return reader_.frame_code(mem, frame.address, frame.function);
+  }
   std::vector<InterpFrame> stack(InterpMemory& mem, pid_t) const override {
     return reader_.stack(mem);
   }

@@ -28,7 +28,7 @@ describe('package.json', () => {
         assert.ok(v.description, `${req}.${k}`);
   });
   it('every contributed command is registered, and the reverse buttons have keys', () => {
-    const src = ['commands.ts', 'queryView.ts']
+    const src = ['commands.ts', 'queryView.ts', 'interpreterCode.ts']
       .map((f) => fs.readFileSync(path.join(root, 'src', f), 'utf8')).join('\n');
     for (const c of pkg.contributes.commands)
       assert.ok(src.includes(`registerCommand('${c.command}'`), c.command);
@@ -45,6 +45,9 @@ describe('package.json', () => {
     assert.deepStrictEqual(menus['debug/variables/context'].map((m: any) => m.command),
       ['rewind.showHistory', 'rewind.previousChange', 'rewind.nextChange']);
     assert.deepStrictEqual(menus['editor/lineNumber/context'].map((m: any) => m.command), ['rewind.logOverRecording']);
+    // The byte code of a Python or R frame, from that frame's context menu.
+    assert.deepStrictEqual(menus['debug/callstack/context'].map((m: any) => [m.command, m.when]),
+      [['rewind.showInterpreterCode', "debugType == 'rewind' && callStackItemType == 'stackFrame'"]]);
     const views = pkg.contributes.views.debug.map((v: any) => v.id);
     assert.ok(views.includes('rewind.history'));
   });

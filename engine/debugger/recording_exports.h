@@ -1,0 +1,33 @@
+// The functions a recording's executables and libraries export: what decides whether a
+// function breakpoint's name is a native function or a script's (an R program's functions
+// have plain names, as C functions do).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+namespace rwd {
+
+/// The global functions of every ELF file a recording mapped (the trace's files/ directory,
+/// trace-format.md), read once, on first use.
+class RecordingExports {
+ public:
+  /// `files_dir`: the trace's files/ directory.
+  explicit RecordingExports(std::string files_dir) : dir_(std::move(files_dir)) {}
+
+  /// Whether some mapped ELF file defines a global (or weak) function `name` in .dynsym or
+  /// .symtab. Files that are not ELF, or unreadable, are skipped.
+  bool exports_function(const std::string& name);
+  /// Whether the recording ran GNU R: a mapped file exports R's Rf_errorcall (libR.so, or
+  /// an R built without it).
+  bool runs_r() { return exports_function("Rf_errorcall"); }
+
+ private:
+  void load();
+
+  std::string dir_;
+  std::optional<std::unordered_set<std::string>> functions_;
+};
+
+}  // namespace rwd
