@@ -5,6 +5,7 @@
 // with the frame's locals, and reverseContinue goes back to earlier calls; conditions in
 // Python, hit counts and logpoints work as for native breakpoints.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "tests/dap/dap_client.h"
 #include "tests/support/interpreters.h"
@@ -318,5 +319,46 @@ TEST_CASE("Python breakpoints in two threads: every call forwards, the last one 
   int tid = stop["body"]["threadId"];
   CHECK(where(c, tid).locals["n"] == last);
   CHECK(tid == thread_of[last]);
+  c.check_schema();
+}
+
+TEST_CASE("the bytecode of a Python frame: rewind/interpreterCode", "[dap][python]") {
+  test::DapClient c(REWIND_BIN);
+  const int square = line_of(PY_LINES_HELPER, "square = n * n");
+  const int total = line_of(PY_LINES_HELPER, "total = square + 1");
+  launch_with(c, PY_LINES_HELPER, json::array({{{"line", total}}}));
+  int tid = c.event("stopped")["body"]["threadId"];
+  json frames = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"];
+  REQUIRE(!frames.empty());
+  REQUIRE(frames[0]["name"] == "accumulate");
+  json r = c.request("rewind/interpreterCode", {{"frameId", frames[0]["id"]}});
+  REQUIRE(r["success"] == true);
+  json code = r["body"];
+  CHECK(code["language"] == "python");
+  CHECK(code["function"] == "accumulate");
+  CHECK(code["source"]["path"] == PY_LINES_HELPER);
+  CHECK(code["format"].get<std::string>().starts_with("CPython 3."));
+  // The version's own opcode names, inline caches skipped: a function starts with RESUME,
+  // `n * n` is a BINARY_OP (specialized or not) on the square line, and the frame stands
+  // at an instruction of the breakpoint's line (3.12 runs its start fused with the line
+  // before: STORE_FAST__LOAD_FAST).
+  json ins = code["instructions"];
+  REQUIRE(ins.size() > 5);
+  CHECK(ins[0]["opcode"].get<std::string>().starts_with("RESUME"));  // 3.13: RESUME_CHECK
+  bool multiply = false;
+  for (const json& i : ins)
+    if (i["line"] == square && i["opcode"].get<std::string>().starts_with("BINARY_OP"))
+      multiply = true;
+  CHECK(multiply);
+  REQUIRE(code.contains("currentOffset"));
+  json current;
+  for (const json& i : ins)
+    if (i["offset"] == code["currentOffset"]) current = i;
+  REQUIRE(current.is_object());
+  CHECK(current["line"] == total);
+  std::set<std::string> constants;
+  for (const json& k : code["constants"]) constants.insert(k);
+  CHECK(constants.count("'even'  (str)"));
+  CHECK(constants.count("2  (int)"));
   c.check_schema();
 }

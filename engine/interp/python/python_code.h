@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/interp/interp_code.h"
 #include "engine/interp/interp_frame.h"
 #include "engine/interp/python/python_layout.h"
 #include "engine/interp/python/python_objects.h"
@@ -36,5 +37,15 @@ std::vector<uint64_t> python_line_starts(const PythonCode& code, const PythonLay
 
 /// The smallest line >= `line` that has a run start in `code`, or 0 when none.
 int python_next_line_with_code(const PythonCode& code, int line);
+
+class PythonReader;
+
+/// The bytecode Python frame `frame` (one of reader.stack()'s) runs, as the adaptive
+/// interpreter holds it (co_code_adaptive: specialized instructions; inline caches skipped),
+/// decoded with that version's opcode names (python_disassembly.cpp), offsets in bytes as
+/// dis shows them, co_consts, and the instruction the frame is at. Throws InterpReadError
+/// when it cannot be read here, Error for a version without an opcode table.
+InterpCode python_frame_code(InterpMemory& mem, const PythonReader& reader,
+                             const InterpFrame& frame);
 
 }  // namespace rwd

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/interp/interpreter.h"
+#include "engine/interp/python/python_code.h"
 #include "engine/interp/python/python_frames.h"
 
 namespace rwd {
@@ -20,6 +21,9 @@ class PythonInterpreter : public Interpreter {
     return reader_.stack(mem, tid);
   }
   const PythonReader* python() const override { return &reader_; }
+  InterpCode code(InterpMemory& mem, const InterpFrame& frame) const override {
+    return python_frame_code(mem, reader_, frame);
+  }
 
   std::vector<MixedFrame> mix(const std::vector<StackFrame>& native,
                               const std::vector<InterpFrame>& py) const override {
