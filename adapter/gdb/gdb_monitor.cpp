@@ -17,6 +17,8 @@ constexpr const char* kHelp =
     "  monitor script-stack  the Python or R frames alone, with their locals\n"
     "  monitor py-bt         the same for a Python program (named as gdb's python-gdb.py has it)\n"
     "  monitor r-bt          the same for an R program\n"
+    "  monitor script-code [N]  the byte code script frame N (0: the innermost) runs, with\n"
+    "                        its current instruction (\"=>\")\n"
     "  monitor history EXPR  every change of EXPR's value over the recording (frame 0 of the\n"
     "                        selected thread names it; it is followed at its address)\n"
     "  monitor calls FUNC    every call of FUNC over the recording: arguments, caller, result\n"
@@ -142,6 +144,23 @@ std::string MonitorCommands::calls(const std::string& function) {
   return out + "(monitor goto N goes to call N)\n";
 }
 
+std::string MonitorCommands::script_code(pid_t tid, const std::string& arg) {
+  debugger();
+  size_t frames = scripts_->stack(tid).size();
+  if (!frames) return "No Python or R frames in this thread.\n";
+  size_t used = 0;
+  unsigned long n = 0;
+  try {
+    n = arg.empty() ? 0 : std::stoul(arg, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if ((!arg.empty() && used != arg.size()) || n >= frames)
+    return "rewind: usage: monitor script-code [N], N a script frame from 0 to " +
+           std::to_string(frames - 1) + " (monitor script-stack lists them)\n";
+  return format_interp_code(scripts_->code(tid, n));
+}
+
 std::string MonitorCommands::go_to(const std::string& arg) {
   if (goto_calls_ ? !calls_ : !history_)
     return "rewind: no results yet: monitor history EXPR or monitor calls FUNC first\n";
@@ -200,12 +219,17 @@ std::string MonitorCommands::run(const std::string& cmd, pid_t tid, uint64_t eve
       size_t b = cmd.find_first_not_of(' ', 5);
       return calls(b == std::string::npos ? "" : cmd.substr(b));
     }
+    if (cmd.rfind("script-code", 0) == 0 && (cmd.size() == 11 || cmd[11] == ' ')) {
+      size_t b = cmd.find_first_not_of(' ', 11);
+      return script_code(tid, b == std::string::npos ? "" : cmd.substr(b));
+    }
     if (cmd.rfind("goto", 0) == 0 && (cmd.size() == 4 || cmd[4] == ' ')) {
       size_t b = cmd.find_first_not_of(' ', 4);
       return go_to(b == std::string::npos ? "" : cmd.substr(b));
     }
     return "rewind: unknown monitor command '" + cmd +
-           "'; known: when, stack, script-stack, py-bt, r-bt, history, calls, goto\n";
+           "'; known: when, stack, script-stack, py-bt, r-bt, script-code, history, calls, "
+           "goto\n";
   } catch (const Error& e) {
     return std::string("rewind: ") + e.what() + "\n";
   }

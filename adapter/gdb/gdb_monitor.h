@@ -49,6 +49,8 @@ class MonitorCommands {
   std::string history(pid_t tid, const std::string& expr);
   std::string calls(const std::string& function);
   std::string go_to(const std::string& arg);
+  /// monitor script-code [N]: the byte code of script frame N (format_interp_code).
+  std::string script_code(pid_t tid, const std::string& arg);
 
   Timeline& tl_;
   std::unique_ptr<Debugger> debugger_;

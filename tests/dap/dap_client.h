@@ -345,6 +345,18 @@ inline ScriptStop script_stop(DapClient& c, int tid) {
   return s;
 }
 
+/// rewind/interpreterCode for frame `frame_id` (a script frame): the response body, with
+/// "current" added: the instruction at currentOffset (null when there is none).
+inline nlohmann::json interpreter_code(DapClient& c, int frame_id) {
+  nlohmann::json r = c.request("rewind/interpreterCode", {{"frameId", frame_id}});
+  REQUIRE(r["success"] == true);
+  nlohmann::json code = r["body"];
+  code["current"] = nullptr;
+  for (const nlohmann::json& i : code["instructions"])
+    if (code.contains("currentOffset") && i["offset"] == code["currentOffset"]) code["current"] = i;
+  return code;
+}
+
 /// `expr` evaluated in frame `frame_id` as a watch expression: its value, or "error: " and
 /// the adapter's message.
 inline std::string evaluate(DapClient& c, int frame_id, const std::string& expr) {

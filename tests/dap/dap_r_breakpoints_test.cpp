@@ -162,9 +162,7 @@ TEST_CASE("the byte code of an R frame: rewind/interpreterCode", "[dap][r][r-bre
   json frames = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"];
   REQUIRE(!frames.empty());
   REQUIRE(frames[0]["name"] == "accumulate");
-  json r = c.request("rewind/interpreterCode", {{"frameId", frames[0]["id"]}});
-  REQUIRE(r["success"] == true);
-  json code = r["body"];
+  json code = test::interpreter_code(c, frames[0]["id"]);
   CHECK(code["language"] == "r");
   CHECK(code["function"] == "accumulate");
   CHECK(code["source"]["path"] == R_LINES_HELPER);
@@ -179,12 +177,8 @@ TEST_CASE("the byte code of an R frame: rewind/interpreterCode", "[dap][r][r-bre
   CHECK(ops.count("GETVAR"));  // n, square...
   CHECK(ops.count("MUL"));     // n * n
   CHECK(ops.count("SETVAR"));  // square <- ...
-  REQUIRE(code.contains("currentOffset"));
-  json current;
-  for (const json& i : ins)
-    if (i["offset"] == code["currentOffset"]) current = i;
-  REQUIRE(current.is_object());
-  CHECK(current["line"] == square);
+  REQUIRE(code["current"].is_object());
+  CHECK(code["current"]["line"] == square);
   CHECK(code["text"].get<std::string>().find("=> ") != std::string::npos);
   std::set<std::string> constants;
   for (const json& k : code["constants"]) constants.insert(k);

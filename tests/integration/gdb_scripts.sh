@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gdb over a replay of an interpreter: `monitor stack` shows the Python or R frames in place of
 # the interpreter's own (the stack engine/debugger/script_stacks builds for DAP too), and
-# `monitor script-stack` the script frames alone with their locals; after a reverse-continue
-# to the same breakpoint, the same stack again. Programs: tests/programs/nested_calls.{py,R}
+# `monitor script-stack` the script frames alone with their locals, `monitor script-code` a
+# script frame's byte code; after a reverse-continue to the same breakpoint, the same stack
+# again. Programs: tests/programs/nested_calls.{py,R}
 # under Debian's /usr/bin/python3 and R.
 . "$(dirname "$0")/lib.sh"
 need gdb
@@ -25,6 +26,8 @@ monitor stack
 monitor script-stack
 monitor py-bt
 monitor r-bt
+monitor script-code
+monitor script-code 99
 continue
 reverse-continue
 monitor stack
@@ -42,6 +45,10 @@ else pass "python: no eval loop frames in the mixed stack"; fi
 expect python "$stack.*$stack" "after reverse-continue to the breakpoint, the same stack again"
 expect python "depth = 3 +label = 'a'.*#0 +\[Python\] Pipeline.stage at $PY:$SLEEP_LINE +self = .*depth = 0 .*rewind: this program is not GNU R but CPython 3\.[0-9.]+; monitor script-stack" \
   "monitor py-bt: the Python frames again; monitor r-bt says the program is not R"
+expect python "Pipeline.stage .{1,4}CPython 3\.[0-9.]+ bytecode \(adaptive\), $PY .* line +offset +instruction .*=> +$SLEEP_LINE +[0-9]+ +[A-Z_]*CALL[A-Z_]* .*constants" \
+  "monitor script-code: the innermost Python frame's bytecode, at its call of time.sleep"
+expect python "rewind: usage: monitor script-code \[N\], N a script frame from 0 to [0-9]+ \(monitor script-stack" \
+  "monitor script-code with a frame that is not there says which there are"
 expect python "unknown monitor command 'nonsense'; known: when, stack, script-stack, py-bt, r-bt" \
   "an unknown monitor command is named, with the known ones"
 
@@ -58,6 +65,7 @@ next_hit
 monitor stack
 monitor script-stack
 monitor r-bt
+monitor script-code 1
 GDB
 expect rlang "#0 +0x[0-9a-f]+ in [_a-z0-9]*stat[0-9]* \(\).*#1 +\[R\] file.exists #2 +\[R\] helper at $RS:19 #3 +\[R\] middle at $RS:24 #4 +\[R\] middle at $RS:25 .*\[R\] top at $RS:29 .*\[R\] source #[0-9]+ +0x[0-9a-f]+ in main \(\)" \
   "monitor stack: R frames in place of libR's, with their lines"
@@ -65,4 +73,6 @@ expect rlang "\[R\] helper at $RS:19 +far = c\(3000000000, .* +flags = c\(TRUE, 
   "monitor script-stack: helper's locals"
 expect rlang "label = \"deep\".*\[R\] helper at $RS:19 +far = c\(3000000000, .*label = \"deep\"" \
   "monitor r-bt: the R frames with their locals, as script-stack"
+expect rlang "helper .{1,4}(R byte code version [0-9]+, $RS .*=> +19 +[0-9]+ +[A-Z]*CALL|AST, $RS +helper is not byte-compiled)" \
+  "monitor script-code 1: helper's byte code at its call of file.exists (or that R runs it as AST)"
 finish

@@ -59,6 +59,20 @@ struct Decoder {
   Decoder& operator=(const Decoder&) = delete;
 };
 
+/// Decodes `len` bytes of code at `at`, calling `each(insn, next_pc)` for each instruction
+/// (with details) until it returns false. Throws InterpReadError when the code cannot be
+/// read.
+template <class Each>
+void decode(InterpMemory& mem, uint64_t at, size_t len, Each each) {
+  std::vector<uint8_t> code = mem.bytes(at, len);
+  Decoder d;
+  const uint8_t* p = code.data();
+  size_t left = code.size();
+  uint64_t pc = at;
+  while (left > 0 && capstone::disasm_iter(d.h, &p, &left, &pc, d.insn))
+    if (!each(*d.insn, pc)) return;
+}
+
 }  // namespace
 
 RBytecodeGlobals find_r_bytecode_globals(const ModuleList& modules, InterpMemory& mem) {
@@ -182,49 +196,38 @@ std::vector<std::pair<uint64_t, uint64_t>> r_block_code_ranges(InterpMemory& mem
   std::vector<std::pair<uint64_t, uint64_t>> out;
   if (!do_begin) return out;
   try {
-    std::vector<uint8_t> code = mem.bytes(do_begin, kBlockBytes);
     out.push_back({do_begin, do_begin + kBlockBytes});
-    Decoder d;
-    const uint8_t* p = code.data();
-    size_t left = code.size();
-    uint64_t pc = do_begin;
-    while (left > 0 && capstone::disasm_iter(d.h, &p, &left, &pc, d.insn)) {
-      const cs_x86& x = d.insn->detail->x86;
-      if (d.insn->id == X86_INS_CALL && x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
+    decode(mem, do_begin, kBlockBytes, [&](const cs_insn& i, uint64_t) {
+      const cs_x86& x = i.detail->x86;
+      if (i.id == X86_INS_CALL && x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
         uint64_t target = uint64_t(x.operands[0].imm);
         out.push_back({target, target + kCalleeBytes});
       }
-    }
+      return true;
+    });
   } catch (const Error&) {
     return {};
   }
   return out;
 }
 
-}  // namespace rwd
-
-namespace rwd {
-
 uint64_t find_r_opcode_table(const ModuleList& modules, InterpMemory& mem) {
   constexpr size_t kDecodeBytes = 256;  // the lea comes before its search loop (~120 bytes)
   uint64_t fn = function_symbol_address(modules, "R_bcDecode");
   if (!fn) return 0;
+  uint64_t table = 0;
   try {
-    std::vector<uint8_t> code = mem.bytes(fn, kDecodeBytes);
-    Decoder d;
-    const uint8_t* p = code.data();
-    size_t left = code.size();
-    uint64_t pc = fn;
-    while (left > 0 && capstone::disasm_iter(d.h, &p, &left, &pc, d.insn)) {
-      const cs_x86& x = d.insn->detail->x86;
-      if (d.insn->id == X86_INS_RET) break;
-      if (d.insn->id == X86_INS_LEA && x.op_count == 2 && x.operands[1].type == X86_OP_MEM &&
+    decode(mem, fn, kDecodeBytes, [&](const cs_insn& i, uint64_t next) {
+      const cs_x86& x = i.detail->x86;
+      if (i.id == X86_INS_LEA && x.op_count == 2 && x.operands[1].type == X86_OP_MEM &&
           x.operands[1].mem.base == X86_REG_RIP && x.operands[1].mem.index == X86_REG_INVALID)
-        return pc + uint64_t(x.operands[1].mem.disp);  // pc: the next instruction's
-    }
+        table = next + uint64_t(x.operands[1].mem.disp);
+      return !table && i.id != X86_INS_RET;
+    });
   } catch (const Error&) {
+    return 0;
   }
-  return 0;
+  return table;
 }
 
 }  // namespace rwd
