@@ -5,7 +5,7 @@
 // up (the status bar and the Call Stack saying "◀ reverse"), rewind's Step Into Backwards and
 // Step Out Backwards buttons, Reverse Continue going back to the previous hit, the History
 // view (Show History on a variable, a click on a change), the Timeline view and the status
-// bar, and a click on a Timeline event. Asserts on the DOM; saves a screenshot of each step.
+// bar, a click on a Timeline event, and the byte code view of a Python frame. Asserts on the DOM; saves a screenshot of each step.
 //
 // Environment: CODE_SERVER_PREFIX (default build/code-server, made by
 // scripts/install-code-server.sh), REWIND_BIN (default build/rewind), SAMPLES_BIN (default
@@ -573,6 +573,18 @@ async function main() {
     await waitForVariable('depth', '0', 'the Python breakpoint');
     await waitForVariable('label', "'axxx'", 'the Python breakpoint');
     await screenshot('python-breakpoint');
+    // rewind: Show Byte Code on the selected (top) frame: a read-only document of the frame's
+    // bytecode opens, the instruction it stands at marked "=>" and in view.
+    await runCommand('rewind: Show Byte Code');
+    await page.locator('.tab', { hasText: /Pipeline\.stage \(CPython 3\.[0-9.]+ bytecode/ }).first()
+      .waitFor({ timeout: STEP_TIMEOUT });
+    const codeLines = page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+    await page.waitForFunction((el) => /=>/.test(el.textContent ?? ''), await codeLines.elementHandle(),
+      { timeout: STEP_TIMEOUT });
+    const codeText = await codeLines.textContent();
+    log(`byte code view: ${codeText.slice(0, 200)}`);
+    assert.match(codeText, new RegExp(`=>\\s*${bigLine}\\s+\\d+\\s+[A-Z_]+`), 'the current instruction, on the breakpoint\'s line');
+    await screenshot('python-byte-code');
     await stopDebugging();
 
     // Python exceptions with the default filters (Python: uncaught exceptions on): Record &
@@ -596,7 +608,7 @@ async function main() {
     await clickDebugButton('Reverse');
     await waitForHighlightedLine(lookupLine, 'Reverse Continue back to the KeyError');
     await stopDebugging();
-    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, History view, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack, Python breakpoint, Python exceptions');
+    log('PASS: stop at breakpoint, Variables, Step Back, Reverse Continue, History view, Timeline, status bar, seek, checkpoint, go to event, restart and record again, open trace, Python/R Stack, Python breakpoint, byte code view, Python exceptions');
   } catch (e) {
     await screenshot('failure').catch(() => {});
     // What the side bar's views showed, for a failure seen only in a CI log.
