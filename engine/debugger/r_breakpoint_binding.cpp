@@ -96,10 +96,15 @@ uint64_t RBreakpoints::learn(InterpMemory& mem, uint64_t closure, uint64_t body,
 uint64_t RBreakpoints::learn_bytecode(InterpMemory& mem, uint64_t body) {
   const RReader* r = reader();
   if (!r || !body) return 0;
+  // Met at every bcEval start that runs code not bound (each call of base R's functions):
+  // one lookup when seen before (a new function breakpoint clears seen_).
+  if (auto known = seen_.find(body); known != seen_.end()) return known->second;
   // A function's byte code runs in its own context: the closure gives it a name and a
-  // first line.
+  // first line, which only function breakpoints need.
   RReader::NamedClosure owner;
-  if (auto c = r->running_closure(mem)) try {
+  bool functions = std::any_of(bps_.begin(), bps_.end(),
+                               [](const auto& b) { return !b.second.spec.function.empty(); });
+  if (auto c = functions ? r->running_closure(mem) : std::nullopt) try {
       if (r->closure_body(mem, c->closure) == body) owner = *c;
     } catch (const InterpReadError&) {
     }
