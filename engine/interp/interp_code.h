@@ -11,7 +11,8 @@ namespace rwd {
 
 /// One instruction of a function's byte code.
 struct InterpInstruction {
-  uint64_t offset = 0;            ///< R: index of its opcode word in the code vector
+  /// R: index of its opcode word in the code vector; Python: byte offset in the bytecode.
+  uint64_t offset = 0;
   std::string opcode;             ///< the interpreter's name: "GETVAR", "RETURN"
   std::vector<int64_t> operands;  ///< as stored (R: constant pool indices, labels, counts)
   int line = 0;                   ///< its source line (R: srcrefsIndex), 0 when unknown
@@ -19,10 +20,10 @@ struct InterpInstruction {
 
 /// The byte code a script frame runs.
 struct InterpCode {
-  std::string language;  ///< "r"
+  std::string language;  ///< "r" or "python"
   std::string function;  ///< as the stack shows it
   std::string file;      ///< the source file its lines are in ("" when none)
-  std::string format;    ///< "R byte code version 12"
+  std::string format;    ///< "R byte code version 12", "CPython 3.12.1 bytecode (adaptive)"
   std::vector<InterpInstruction> instructions;
   /// The constant pool, each formatted as the Variables view formats a value, with its type
   /// ("n  (symbol)").

@@ -52,9 +52,13 @@ InterpCode python_frame_code(InterpMemory& mem, const PythonReader& reader,
   if (units <= 0) throw InterpReadError("a code object without bytecode");
   uint64_t bytecode = code + uint64_t(l.code_code_adaptive);
   std::vector<uint8_t> b = mem.bytes(bytecode, size_t(units) * 2);
+  // The line table's entries are in bytecode order, as the instructions: one pass.
+  size_t entry = 0;
   auto line_at = [&](int64_t unit) {
-    for (const PythonLineEntry& e : c.lines)
-      if (uint64_t(unit) >= e.start && uint64_t(unit) < e.start + e.length) return e.line;
+    while (entry < c.lines.size() && uint64_t(unit) >= c.lines[entry].start + c.lines[entry].length)
+      ++entry;
+    if (entry < c.lines.size() && uint64_t(unit) >= c.lines[entry].start)
+      return c.lines[entry].line;
     return 0;
   };
   uint32_t extended = 0;
