@@ -302,6 +302,11 @@ class ReplayController {
   void aim_scan(runs::Scan& scan, const ReplayTask& t, std::vector<uint64_t> stack_words);
   /// Makes `site` the scan's internal breakpoint (internal_bp_) and sets it; none: nothing.
   void arm_internal(std::optional<CodeSite> site);
+  /// Before a resume: the scan's internal breakpoint is patched only once the replay is in
+  /// its target's interval (the target cannot be met before: at_target). In the events
+  /// before, a target's instruction that runs often (an interpreter's dispatch) would trap
+  /// at each pass, each trap a ptrace round trip and a step over it.
+  void place_internal();
   /// A reverse continue's scan from checkpoint Run::inner (inside the target's interval)
   /// found no hit: the next one ends at that checkpoint's point, from the one known to lie
   /// before it (or the event's); where that checkpoint is gone, the whole interval from its
@@ -457,6 +462,7 @@ class ReplayController {
   uint64_t skip_lo_ = 0, skip_hi_ = 0;
   /// The timeline's own breakpoint for a scan (at its target's rip), if any.
   std::optional<CodeSite> internal_bp_;
+  bool internal_placed_ = false;  ///< internal_bp_ is patched in (place_internal)
   /// The timeline's own breakpoint on a watched write's instruction (runs::PassCount,
   /// runs::PassNumber), until the stop there.
   std::optional<CodeSite> pass_bp_;

@@ -214,6 +214,23 @@ void ReplayController::aim_scan(runs::Scan& scan, const ReplayTask& t,
 void ReplayController::arm_internal(std::optional<CodeSite> site) {
   internal_bp_ = site;
   if (site) bps_.add_internal(*site);
+  internal_placed_ = site.has_value();
+}
+
+void ReplayController::place_internal() {
+  if (!internal_bp_) return;
+  const auto* scan = run_.as<runs::Scan>();
+  // A syscall's entry lies in the interval after the event before it (window_start).
+  uint64_t from = !scan                                                     ? 0
+                  : scan->target.kind == Point::Entry && scan->target.event ? scan->target.event - 1
+                                                                            : scan->target.event;
+  bool wanted = session_->events_done() >= from;
+  if (wanted == internal_placed_) return;
+  if (wanted)
+    bps_.add_internal(*internal_bp_);
+  else
+    bps_.remove_internal(*internal_bp_);
+  internal_placed_ = wanted;
 }
 
 Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite> internal) {

@@ -31,6 +31,7 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
     cmd.request = request;
     return Next::Resume;
   }
+  place_internal();
   if (!bps_.empty() || lifted_) sync_breakpoints(t);
   if (session_->events_done() >= run_.count_from) watches_.arm(t.tid);
   if (Next n = install_pass_trap(t); n != Next::Resume) return n;
