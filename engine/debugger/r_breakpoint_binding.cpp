@@ -186,12 +186,14 @@ bool RBreakpoints::bind(Breakpoint& bp) {
 }
 
 void RBreakpoints::bind_all() {
+  std::map<uint64_t, int> before = std::move(bound_);
   bound_.clear();
   site_word_.clear();
   site_content_.clear();
   for (auto& [id, bp] : bps_)
     if (bind(bp) && std::find(rebound_.begin(), rebound_.end(), id) == rebound_.end())
       rebound_.push_back(id);
+  if (bound_ != before) ++bound_version_;
 }
 
 std::vector<Breakpoint> RBreakpoints::replace(

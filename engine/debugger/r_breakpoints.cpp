@@ -36,6 +36,8 @@ void RBreakpoints::begin_resume(Direction dir) {
   skip_.reset();
   live_ = false;
   prepared_ = false;
+  sites_ = false;
+  globals_only_ = false;
   if (bps_.empty()) return;
   if (dir == Direction::Backward) {
     try {
@@ -60,6 +62,23 @@ void RBreakpoints::begin_resume(Direction dir) {
 }
 
 void RBreakpoints::on_parse(pid_t tid) {
+  if (sites_) {
+    // Watching sites forwards: R's globals again when R parses a file with breakpoints (its
+    // code made anew), or any file while function breakpoints are set (a function of that
+    // name may be defined again).
+    const RReader* r = reader();
+    if (!r) return;
+    TimelineTarget t(tl_, tid);
+    InterpMemory mem(t);
+    std::optional<std::string> file = r->parse_source(mem);
+    bool functions = std::any_of(bps_.begin(), bps_.end(),
+                                 [](const auto& b) { return !b.second.spec.function.empty(); });
+    if (file && !file->empty() && (functions || wanted(*file))) {
+      globals_only_ = true;
+      prepared_ = false;
+    }
+    return;
+  }
   if (!all_pending()) {
     live_ = true;
     return;
@@ -68,8 +87,16 @@ void RBreakpoints::on_parse(pid_t tid) {
   if (!r) return;
   TimelineTarget t(tl_, tid);
   InterpMemory mem(t);
+  // Code R parses at the top level (R -e, R -f, the REPL) has srcrefs naming no file (""):
+  // only a function breakpoint may bind in it. The REPL parses one expression, runs it,
+  // then parses the next: what the ones before defined is found here, with no watchpoint
+  // (R's start parses its profiles so, and the code that sources a file).
   std::optional<std::string> file = r->parse_source(mem);
-  if (!file || functions_pending() || (!file->empty() && wanted(*file))) live_ = true;
+  if (!file) {
+    if (functions_pending()) discover(mem);
+    return;
+  }
+  if (functions_pending() || (!file->empty() && wanted(*file))) live_ = true;
 }
 
 void RBreakpoints::prepare() {
@@ -95,16 +122,33 @@ void RBreakpoints::prepare() {
   }
   if (!r) return;
   live_ = true;
+  if (prepared_ && armed_version_ == bound_version_) return;
+  // First, or the bound places changed (code found or compiled), or R parsed again: armed
+  // anew.
+  disarm();
+  prepared_ = true;
+  armed_version_ = bound_version_;
+  sites_ = !globals_only_ && arm_sites();
+  if (getenv("REWIND_DEBUG_RBREAK"))
+    fprintf(stderr, "[r breakpoints] watching %s (%zu bound places)\n",
+            sites_ ? "the bound places" : "R's globals", bound_.size());
+  // Forwards, sites stay right until R parses a file of theirs again.
+  if (sites_ && dir_ == Direction::Forward) {
+    uint64_t at = modules_.function_range(kParser).first;
+    if (at && !parser_) try {
+        parser_ = tl_.code_site(tl_.current().tid, at);
+        refs_.add(*parser_);
+        parser_at_ = at;
+      } catch (const Error&) {
+      }
+    return;
+  }
   if (parser_) {
     refs_.remove(*parser_);
     parser_.reset();
     parser_at_ = 0;
   }
-  if (prepared_) return;
-  prepared_ = true;
-  if (dir_ == Direction::Backward && arm_sites()) return;
-  if (getenv("REWIND_DEBUG_RBREAK"))
-    fprintf(stderr, "[r breakpoints] watching R's globals (%zu bound places)\n", bound_.size());
+  if (sites_) return;
   RReader::StepGlobals g = r->step_globals();
   for (uint64_t word : {g.srcref, g.bcpc})
     if (word && tl_.add_watchpoint(word, 8, WatchKind::Write))
@@ -129,6 +173,12 @@ void RBreakpoints::prepare() {
 }
 
 bool RBreakpoints::arm_sites() {
+  const bool forward = dir_ == Direction::Forward;
+  // Forwards, code still to be found (a breakpoint bound nowhere) shows only on R's globals.
+  if (forward && (bound_.empty() || std::any_of(bps_.begin(), bps_.end(), [](const auto& b) {
+                    return b.second.addrs.empty();
+                  })))
+    return false;
   std::vector<uint64_t> words;
   for (const auto& [site, line] : bound_) {
     auto w = site_word_.find(site);
@@ -149,19 +199,51 @@ bool RBreakpoints::arm_sites() {
       }
       // Else its code is made later, and did not run before.
     }
+    // Forwards, code made later (or freed) must be found as it is made.
+    if (forward && present.size() != words.size()) return false;
     words = present;
   } catch (const Error&) {
     return false;
   }
   for (uint64_t w : words) {
     if (!tl_.add_watchpoint(w, 8, WatchKind::ReadWrite)) {
-      for (auto [word, kind] : armed_) tl_.remove_watchpoint(word, 8, kind);
-      armed_.clear();
+      disarm();
       return false;
     }
     armed_.push_back({w, WatchKind::ReadWrite});
   }
+  if (!forward) return true;
+  // The JIT compiling a closure with a bound place (its body pointer written): no debug
+  // register left for one, R's globals tell.
+  for (const auto& [key, c] : codes_) {
+    if (c.bytecode || !header_line_.count(key)) continue;  // byte code, top-level code
+    auto in_code = [&](uint64_t place) {
+      for (const auto& [line, places] : c.starts)
+        if (std::find(places.begin(), places.end(), place) != places.end()) return true;
+      return false;
+    };
+    if (!std::any_of(bound_.begin(), bound_.end(), [&](const auto& b) { return in_code(b.first); }))
+      continue;
+    uint64_t word = RReader::closure_body_word(key);
+    if (armed_.size() >= size_t(kWatchSlots) || !tl_.add_watchpoint(word, 8, WatchKind::Write)) {
+      disarm();
+      return false;
+    }
+    armed_.push_back({word, WatchKind::Write});
+    body_words_[word] = key;
+  }
   return true;
+}
+
+void RBreakpoints::on_compiled(const StopInfo& s, uint64_t closure) {
+  uint64_t body = word_value(s.new_value);
+  TimelineTarget t(tl_, s.tid);
+  InterpMemory mem(t);
+  std::set<std::string> names;
+  if (auto it = code_names_.find(closure); it != code_names_.end()) names = it->second;
+  if (names.empty()) names.insert("");
+  for (const std::string& name : names) learn(mem, closure, body, name);
+  bind_all();  // moves bound_version_ when the byte code has bound lines: armed anew
 }
 
 std::optional<StopInfo> RBreakpoints::land_statement(const StopInfo& read, uint64_t srcref) {
@@ -191,10 +273,15 @@ std::optional<StopInfo> RBreakpoints::land_statement(const StopInfo& read, uint6
   return landed;
 }
 
-void RBreakpoints::end_resume() {
+void RBreakpoints::disarm() {
   disarm_bytecode();
   for (auto [word, kind] : armed_) tl_.remove_watchpoint(word, 8, kind);
   armed_.clear();
+  body_words_.clear();
+}
+
+void RBreakpoints::end_resume() {
+  disarm();
   if (parser_) refs_.remove(*parser_);
   parser_.reset();
   parser_at_ = 0;
@@ -326,7 +413,11 @@ ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) 
     arm_bytecode(mem, word, body);
     return out;
   }
-  if (dir == Direction::Backward && (s.addr != g.srcref && s.addr != g.bcpc) && s.addr != third_) {
+  if (auto body = body_words_.find(s.addr); body != body_words_.end()) {
+    if (dir == Direction::Forward) on_compiled(s, body->second);
+    return out;
+  }
+  if (sites_) {
     // A bound site's own word, read (arm_sites): its byte code fetched, or its statement's
     // srcref read by the evaluator.
     auto same_point = [&](const std::optional<std::pair<StopInfo, Registers>>& p) {
@@ -376,7 +467,7 @@ ScriptBreakpointOutcome RBreakpoints::on_stop(const StopInfo& s, Direction dir) 
       // (the compiler) read it elsewhere.
       Registers regs = tl_.registers(s.tid);
       if (!r->may_start_statement(regs.rip)) return out;
-      skip_ = std::make_pair(s, regs);
+      if (dir == Direction::Backward) skip_ = std::make_pair(s, regs);
       std::optional<StopInfo> landed = land_statement(s, site);
       if (!landed) return out;
       if (at_start(s.tid)) {

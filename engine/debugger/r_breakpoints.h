@@ -17,13 +17,22 @@
 //   starts (bcEval fetches it to run it), or, when the code holds several bound lines, a
 //   write watchpoint on the frame's `currentpc` (written at each instruction).
 // Until some bound code exists, nothing is watched: a breakpoint on R's parser (Rf_yyparse)
-// turns the watchpoints on once R parses at the top level or a file with breakpoints (R's
-// own start, hundreds of thousands of calls, costs nothing).
-// Backwards, with at most three bound places, each place's own word is watched instead (the
-// statement's slot in its `{`'s srcref list, which do_begin reads through getSrcref; the
-// instruction word): a read by do_begin's code is followed forwards to its R_Srcref write.
-// A word whose content differs from the resume's start (its code not made yet) is dropped.
-// A hit stops just after the R_Srcref write or the fetch, where the R stack shows the line.
+// turns the watchpoints on once R parses a file with breakpoints, or any file while a
+// function breakpoint is unbound (R's own start, hundreds of thousands of calls, and the
+// top-level code that sources the file, cost nothing). At a top-level parse (R -e, R -f,
+// the REPL: one expression at a time) the functions defined so far are looked for instead:
+// a function defined and called in one top-level expression is missed there.
+// Once every breakpoint is bound, in at most three places that all have a word of their own,
+// each place's own word is watched instead, in both directions ("sites": the statement's
+// slot in its `{`'s srcref list, which do_begin reads through getSrcref; the instruction
+// word): a read by do_begin's code is followed forwards to its R_Srcref write. A run then
+// stops only where a bound line may start, not at every R call. Forwards, where slots are
+// left, the body pointer of each AST closure with a bound place is watched too (the JIT
+// replaces it with byte code, whose places are bound then), and the parser breakpoint
+// stays: R parsing a file with breakpoints again brings back R's globals for the rest of
+// the resume. Backwards, a word whose content differs from the resume's start (its code not
+// made yet) is dropped. A hit stops just after the R_Srcref write or the fetch, where the R
+// stack shows the line.
 //
 // Code is found when breakpoints are set and as a resume begins (the functions running and
 // those in the global environment), at each bcEval start (the JIT compiles a function as it
@@ -133,15 +142,23 @@ class RBreakpoints {
   /// Whether the code of some bound place exists at the current point (its word holds what
   /// it held when read): forwards from before that, nothing is watched until R parses.
   bool code_exists_here();
-  /// Backwards, with at most as many bound places as free debug registers and each with a
-  /// word of its own: watches those words' reads instead of R's globals (a reverse run then
-  /// stops only where a bound line may start). Returns false, arming nothing, otherwise.
+  /// With at most as many bound places as free debug registers and each with a word of its
+  /// own: watches those words' reads instead of R's globals (a run then stops only where a
+  /// bound line may start). Forwards only when every breakpoint is bound and every place's
+  /// code exists here, with the body pointers of the AST closures holding them (their JIT
+  /// compilation) where registers are left. Returns false, arming nothing, otherwise.
   bool arm_sites();
+  /// Takes away every watchpoint prepare() armed.
+  void disarm();
+  /// A forward stop at a watched closure body pointer: the JIT compiled `closure`; learns
+  /// its byte code and binds there.
+  void on_compiled(const StopInfo& s, uint64_t closure);
   /// From the evaluator's read `read` of statement `srcref`'s slot, forwards to where it
   /// sets R_Srcref to it; nullopt (the timeline moved on) when another write came first.
   std::optional<StopInfo> land_statement(const StopInfo& read, uint64_t srcref);
-  /// At a stop where R's parser starts on task `tid`: goes live when R parses at the top
-  /// level or a file with breakpoints (or some breakpoint is bound).
+  /// At a stop where R's parser starts on task `tid`: goes live when R parses a file with
+  /// breakpoints, or anything while a function breakpoint is unbound (or some breakpoint is
+  /// bound); watching sites, goes back to R's globals when R parses such a file again.
   void on_parse(pid_t tid);
   /// Arms the third watchpoint for the byte code whose `currentpc` is at `pc_word` (its
   /// bound lines), or takes it away when that code has none.
@@ -191,6 +208,14 @@ class RBreakpoints {
   /// parsed what may be a file with breakpoints.
   bool live_ = false;
   bool prepared_ = false;  ///< the watchpoints were armed for this resume
+  bool sites_ = false;     ///< they watch bound places' own words (arm_sites)
+  /// Forwards: R parsed a file with breakpoints again while sites were watched; R's globals
+  /// are watched for the rest of the resume (its new code is found as it runs).
+  bool globals_only_ = false;
+  /// Counts changes of bound_; the watchpoints are armed again when it moves.
+  uint64_t bound_version_ = 0, armed_version_ = 0;
+  /// Forwards, sites: watched closure body pointers -> their closure.
+  std::map<uint64_t, uint64_t> body_words_;
   /// Backwards: where the resume began (task, event, registers), until passed.
   std::optional<std::pair<StopInfo, Registers>> start_;
   /// Backwards: the read whose landing the run has just come back from, met again first.

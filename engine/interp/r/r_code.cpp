@@ -221,6 +221,10 @@ int RReader::closure_line(InterpMemory& mem, uint64_t closure) const {
   }
 }
 
+uint64_t RReader::closure_body_word(uint64_t closure) {
+  return closure + kCdr;
+}
+
 uint64_t RReader::closure_body(InterpMemory& mem, uint64_t closure) const {
   return RObjects{mem, g_.nil, g_.unbound, g_.na_string}.cdr(
       closure);  // CLOSXP: formals, body, env

@@ -106,6 +106,9 @@ class RReader {
   int closure_line(InterpMemory& mem, uint64_t closure) const;
   /// The body of closure `closure` (an AST, or a byte-code object once compiled).
   uint64_t closure_body(InterpMemory& mem, uint64_t closure) const;
+  /// The address of closure `closure`'s body pointer: the JIT writes it as it replaces the
+  /// AST body with byte code (applyClosure in R's eval.c).
+  static uint64_t closure_body_word(uint64_t closure);
   /// The file srcref `srcref` points into; "" when it is no srcref or names no file.
   std::string srcref_file(InterpMemory& mem, uint64_t srcref) const;
   /// The first line of srcref `srcref`; 0 when it is none.
