@@ -62,6 +62,11 @@ bool RBreakpoints::names_function(const std::string& name) const {
   });
 }
 
+bool RBreakpoints::has_functions() const {
+  return std::any_of(bps_.begin(), bps_.end(),
+                     [](const auto& b) { return !b.second.spec.function.empty(); });
+}
+
 bool RBreakpoints::functions_pending() const {
   return std::any_of(bps_.begin(), bps_.end(), [](const auto& b) {
     return !b.second.spec.function.empty() && b.second.addrs.empty();
@@ -102,9 +107,7 @@ uint64_t RBreakpoints::learn_bytecode(InterpMemory& mem, uint64_t body) {
   // A function's byte code runs in its own context: the closure gives it a name and a
   // first line, which only function breakpoints need.
   RReader::NamedClosure owner;
-  bool functions = std::any_of(bps_.begin(), bps_.end(),
-                               [](const auto& b) { return !b.second.spec.function.empty(); });
-  if (auto c = functions ? r->running_closure(mem) : std::nullopt) try {
+  if (auto c = has_functions() ? r->running_closure(mem) : std::nullopt) try {
       if (r->closure_body(mem, c->closure) == body) owner = *c;
     } catch (const InterpReadError&) {
     }
@@ -201,16 +204,18 @@ std::vector<Breakpoint> RBreakpoints::replace(
   for (auto it = bps_.begin(); it != bps_.end();)
     it = replaced(it->second) ? bps_.erase(it) : std::next(it);
   for (Breakpoint& bp : bps) bps_[bp.id] = bp;
-  seen_.clear();  // what was of no interest may be now
+  seen_.clear();       // what was of no interest may be now
+  bool bound = false;  // discover() binds all as it ends
   if (reader()) {
     try {
       TimelineTarget t(tl_, tl_.current().tid);
       InterpMemory mem(t);
       discover(mem);
+      bound = true;
     } catch (const Error&) {
     }
   }
-  bind_all();
+  if (!bound) bind_all();
   std::vector<Breakpoint> out;
   for (const Breakpoint& bp : bps) {
     out.push_back(bps_[bp.id]);

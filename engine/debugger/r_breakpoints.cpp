@@ -62,41 +62,37 @@ void RBreakpoints::begin_resume(Direction dir) {
 }
 
 void RBreakpoints::on_parse(pid_t tid) {
-  if (sites_) {
-    // Watching sites forwards: R's globals again when R parses a file with breakpoints (its
-    // code made anew), or any file while function breakpoints are set (a function of that
-    // name may be defined again).
-    const RReader* r = reader();
-    if (!r) return;
-    TimelineTarget t(tl_, tid);
-    InterpMemory mem(t);
-    std::optional<std::string> file = r->parse_source(mem);
-    bool functions = std::any_of(bps_.begin(), bps_.end(),
-                                 [](const auto& b) { return !b.second.spec.function.empty(); });
-    if (file && !file->empty() && (functions || wanted(*file))) {
-      globals_only_ = true;
-      prepared_ = false;
-    }
-    return;
-  }
-  if (!all_pending()) {
-    live_ = true;
-    return;
-  }
   const RReader* r = reader();
   if (!r) return;
   TimelineTarget t(tl_, tid);
   InterpMemory mem(t);
   // Code R parses at the top level (R -e, R -f, the REPL) has srcrefs naming no file (""):
-  // only a function breakpoint may bind in it. The REPL parses one expression, runs it,
-  // then parses the next: what the ones before defined is found here, with no watchpoint
-  // (R's start parses its profiles so, and the code that sources a file).
+  // only a function breakpoint may bind in it.
   std::optional<std::string> file = r->parse_source(mem);
-  if (!file) {
-    if (functions_pending()) discover(mem);
+  if (sites_) {
+    // Watching sites forwards: R's globals again when R parses a file with breakpoints (its
+    // code made anew), or any file while function breakpoints are set (a function of that
+    // name may be defined again).
+    if (file && !file->empty() && (has_functions() || wanted(*file))) {
+      globals_only_ = true;
+      prepared_ = false;
+    }
     return;
   }
-  if (functions_pending() || (!file->empty() && wanted(*file))) live_ = true;
+  if (!file) {
+    // The REPL parses one expression, runs it, then parses the next: what the ones before
+    // defined is found here, with no watchpoint (R's start parses its profiles so, and the
+    // code that sources a file).
+    if (has_functions()) discover(mem);
+    return;
+  }
+  // A bound breakpoint's code is made when its file is parsed (before that, forwards from
+  // an earlier point than where it was found).
+  bool bound_here = std::any_of(bps_.begin(), bps_.end(), [&](const auto& b) {
+    return !b.second.addrs.empty() && !b.second.file.empty() &&
+           same_source_file(b.second.file, *file);
+  });
+  if (functions_pending() || (!file->empty() && (wanted(*file) || bound_here))) live_ = true;
 }
 
 void RBreakpoints::prepare() {
@@ -122,7 +118,11 @@ void RBreakpoints::prepare() {
   }
   if (!r) return;
   live_ = true;
-  if (prepared_ && armed_version_ == bound_version_) return;
+  // Forwards on R's globals, the bound places' code may come to exist (R parsed their file):
+  // their words are watched from there (a few reads at each stop).
+  bool sites_now = dir_ == Direction::Forward && prepared_ && !sites_ && !globals_only_ &&
+                   site_words().has_value();
+  if (prepared_ && armed_version_ == bound_version_ && !sites_now) return;
   // First, or the bound places changed (code found or compiled), or R parsed again: armed
   // anew.
   disarm();
@@ -172,27 +172,27 @@ void RBreakpoints::prepare() {
   }
 }
 
-bool RBreakpoints::arm_sites() {
+std::optional<std::vector<uint64_t>> RBreakpoints::site_words() {
   const bool forward = dir_ == Direction::Forward;
   // Forwards, code still to be found (a breakpoint bound nowhere) shows only on R's globals.
   if (forward && (bound_.empty() || std::any_of(bps_.begin(), bps_.end(), [](const auto& b) {
                     return b.second.addrs.empty();
                   })))
-    return false;
+    return std::nullopt;
+  if (bound_.size() > size_t(kWatchSlots)) return std::nullopt;
   std::vector<uint64_t> words;
   for (const auto& [site, line] : bound_) {
     auto w = site_word_.find(site);
-    if (w == site_word_.end()) return false;  // top-level code: only R_Srcref tells
+    if (w == site_word_.end()) return std::nullopt;  // top-level code: only R_Srcref tells
     words.push_back(w->second);
   }
-  if (words.size() > size_t(kWatchSlots)) return false;
   try {
     TimelineTarget t(tl_, tl_.current().tid);
     InterpMemory mem(t);
     std::vector<uint64_t> present;
     for (uint64_t w : words) {
       uint64_t content = site_content_[w];
-      if (!content) return false;  // not known what it holds: R's globals tell
+      if (!content) return std::nullopt;  // not known what it holds: R's globals tell
       try {
         if (mem.u64(w) == content) present.push_back(w);
       } catch (const InterpReadError&) {
@@ -200,12 +200,18 @@ bool RBreakpoints::arm_sites() {
       // Else its code is made later, and did not run before.
     }
     // Forwards, code made later (or freed) must be found as it is made.
-    if (forward && present.size() != words.size()) return false;
-    words = present;
+    if (forward && present.size() != words.size()) return std::nullopt;
+    return present;
   } catch (const Error&) {
-    return false;
+    return std::nullopt;
   }
-  for (uint64_t w : words) {
+}
+
+bool RBreakpoints::arm_sites() {
+  const bool forward = dir_ == Direction::Forward;
+  std::optional<std::vector<uint64_t>> words = site_words();
+  if (!words) return false;
+  for (uint64_t w : *words) {
     if (!tl_.add_watchpoint(w, 8, WatchKind::ReadWrite)) {
       disarm();
       return false;

@@ -22,17 +22,18 @@
 // top-level code that sources the file, cost nothing). At a top-level parse (R -e, R -f,
 // the REPL: one expression at a time) the functions defined so far are looked for instead:
 // a function defined and called in one top-level expression is missed there.
-// Once every breakpoint is bound, in at most three places that all have a word of their own,
-// each place's own word is watched instead, in both directions ("sites": the statement's
-// slot in its `{`'s srcref list, which do_begin reads through getSrcref; the instruction
-// word): a read by do_begin's code is followed forwards to its R_Srcref write. A run then
-// stops only where a bound line may start, not at every R call. Forwards, where slots are
-// left, the body pointer of each AST closure with a bound place is watched too (the JIT
-// replaces it with byte code, whose places are bound then), and the parser breakpoint
-// stays: R parsing a file with breakpoints again brings back R's globals for the rest of
-// the resume. Backwards, a word whose content differs from the resume's start (its code not
-// made yet) is dropped. A hit stops just after the R_Srcref write or the fetch, where the R
-// stack shows the line.
+// Once every breakpoint is bound, in at most three places that all have a word of their own
+// (and, forwards, all exist at that point: checked at each stop while R's globals are
+// watched), each place's own word is watched instead, in both directions ("sites": the
+// statement's slot in its `{`'s srcref list, which do_begin reads through getSrcref; the
+// instruction word): a read by do_begin's code is followed forwards to its R_Srcref write.
+// A run then stops only where a bound line may start, not at every R call. Forwards, where
+// slots are left, the body pointer of each AST closure with a bound place is watched too
+// (the JIT replaces it with byte code, whose places are bound then), and the parser
+// breakpoint stays: R parsing a file with breakpoints again brings back R's globals for the
+// rest of the resume. Backwards, a word whose content differs from the resume's start (its
+// code not made yet) is dropped. A hit stops just after the R_Srcref write or the fetch,
+// where the R stack shows the line.
 //
 // Code is found when breakpoints are set and as a resume begins (the functions running and
 // those in the global environment), at each bcEval start (the JIT compiles a function as it
@@ -135,6 +136,8 @@ class RBreakpoints {
   bool wanted(const std::string& file) const;
   /// Whether some function breakpoint names `name`.
   bool names_function(const std::string& name) const;
+  /// Whether some breakpoint is a function breakpoint.
+  bool has_functions() const;
   /// Whether some function breakpoint is bound nowhere yet: code R parses anywhere may
   /// define its function.
   bool functions_pending() const;
@@ -148,6 +151,8 @@ class RBreakpoints {
   /// code exists here, with the body pointers of the AST closures holding them (their JIT
   /// compilation) where registers are left. Returns false, arming nothing, otherwise.
   bool arm_sites();
+  /// The words arm_sites() would watch (their code existing here), nullopt when it cannot.
+  std::optional<std::vector<uint64_t>> site_words();
   /// Takes away every watchpoint prepare() armed.
   void disarm();
   /// A forward stop at a watched closure body pointer: the JIT compiled `closure`; learns
@@ -157,8 +162,9 @@ class RBreakpoints {
   /// sets R_Srcref to it; nullopt (the timeline moved on) when another write came first.
   std::optional<StopInfo> land_statement(const StopInfo& read, uint64_t srcref);
   /// At a stop where R's parser starts on task `tid`: goes live when R parses a file with
-  /// breakpoints, or anything while a function breakpoint is unbound (or some breakpoint is
-  /// bound); watching sites, goes back to R's globals when R parses such a file again.
+  /// line breakpoints or bound ones, or any file while a function breakpoint is unbound; at
+  /// the top level, with function breakpoints, looks for the functions defined so far.
+  /// Watching sites, goes back to R's globals when R parses such a file again.
   void on_parse(pid_t tid);
   /// Arms the third watchpoint for the byte code whose `currentpc` is at `pc_word` (its
   /// bound lines), or takes it away when that code has none.

@@ -19,15 +19,17 @@ class RecordingExports {
   /// Whether some mapped ELF file defines a global (or weak) function `name` in .dynsym or
   /// .symtab. Files that are not ELF, or unreadable, are skipped.
   bool exports_function(const std::string& name);
-  /// Whether the recording ran GNU R: a mapped file exports R's Rf_errorcall (libR.so, or
-  /// an R built without it).
-  bool runs_r() { return exports_function("Rf_errorcall"); }
+  /// Whether the recording ran GNU R: a mapped file saved as libR.so-N, or an executable
+  /// saved as R-N (an R built without the shared library), exports R's Rf_errorcall. Reads
+  /// only those files' symbols (a native program's recording has none), once.
+  bool runs_r();
 
  private:
   void load();
 
   std::string dir_;
   std::optional<std::unordered_set<std::string>> functions_;
+  std::optional<bool> runs_r_;
 };
 
 }  // namespace rwd
