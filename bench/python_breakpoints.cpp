@@ -14,16 +14,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "bench/bench_stats.h"
+#include "bench/script_lines.h"
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/timeline_target.h"
 #include "engine/interp/python/python_frames.h"
 
 using namespace rwd;
+using bench::line_of;
+using bench::line_spec;
 using bench::median;
 using bench::print_row;
 using bench::Samples;
@@ -42,21 +44,6 @@ std::string python_local(Debugger& d, pid_t tid, const std::string& name) {
   for (const InterpVariable& v : st[0].locals)
     if (v.name == name) return v.value;
   return "";
-}
-
-/// The 1-based line of `file` holding `marker`, 0 when none does.
-int line_of(const char* file, const std::string& marker) {
-  std::ifstream in(file);
-  std::string text;
-  for (int n = 1; std::getline(in, text); ++n)
-    if (text.find(marker) != std::string::npos) return n;
-  return 0;
-}
-
-BreakpointSpec line_spec(int line) {
-  BreakpointSpec s;
-  s.line = uint32_t(line);
-  return s;
 }
 
 }  // namespace
@@ -84,15 +71,13 @@ int main(int argc, char** argv) {
       {
         Timeline tl(rec.trace);
         Debugger d(tl);
-        plain.time(
-            [&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
+        plain.time([&] { return bench::runs_to_end(d); });
       }
       {
         Timeline tl(rec.trace);
         Debugger d(tl);
         d.set_source_breakpoints(PY_LOOP, {line_spec(never)});
-        unreached.time(
-            [&] { return d.resume(Direction::Forward).stop.reason == StopReason::TraceEnd; });
+        unreached.time([&] { return bench::runs_to_end(d); });
         // From the end: back to the loop line's last pass, then on from pass to pass.
         d.set_source_breakpoints(PY_LOOP, {line_spec(loop)});
         DebugStop hit;
