@@ -211,11 +211,15 @@ bool RBreakpoints::arm_sites() {
   const bool forward = dir_ == Direction::Forward;
   std::optional<std::vector<uint64_t>> words = site_words();
   if (!words) return false;
+  // No debug register left for them (data breakpoints, or a body pointer each): R's globals
+  // for the rest of the resume, not tried again at each stop.
+  auto refused = [&] {
+    disarm();
+    globals_only_ = true;
+    return false;
+  };
   for (uint64_t w : *words) {
-    if (!tl_.add_watchpoint(w, 8, WatchKind::ReadWrite)) {
-      disarm();
-      return false;
-    }
+    if (!tl_.add_watchpoint(w, 8, WatchKind::ReadWrite)) return refused();
     armed_.push_back({w, WatchKind::ReadWrite});
   }
   if (!forward) return true;
@@ -231,10 +235,8 @@ bool RBreakpoints::arm_sites() {
     if (!std::any_of(bound_.begin(), bound_.end(), [&](const auto& b) { return in_code(b.first); }))
       continue;
     uint64_t word = RReader::closure_body_word(key);
-    if (armed_.size() >= size_t(kWatchSlots) || !tl_.add_watchpoint(word, 8, WatchKind::Write)) {
-      disarm();
-      return false;
-    }
+    if (armed_.size() >= size_t(kWatchSlots) || !tl_.add_watchpoint(word, 8, WatchKind::Write))
+      return refused();
     armed_.push_back({word, WatchKind::Write});
     body_words_[word] = key;
   }

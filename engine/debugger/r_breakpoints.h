@@ -215,8 +215,9 @@ class RBreakpoints {
   bool live_ = false;
   bool prepared_ = false;  ///< the watchpoints were armed for this resume
   bool sites_ = false;     ///< they watch bound places' own words (arm_sites)
-  /// Forwards: R parsed a file with breakpoints again while sites were watched; R's globals
-  /// are watched for the rest of the resume (its new code is found as it runs).
+  /// R's globals are watched for the rest of the resume: forwards, R parsed a file with
+  /// breakpoints again while sites were watched (its new code is found as it runs), or the
+  /// sites could not all be watched (no debug register left).
   bool globals_only_ = false;
   /// Counts changes of bound_; the watchpoints are armed again when it moves.
   uint64_t bound_version_ = 0, armed_version_ = 0;
