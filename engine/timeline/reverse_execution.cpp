@@ -220,11 +220,7 @@ void ReplayController::arm_internal(std::optional<CodeSite> site) {
 void ReplayController::place_internal() {
   if (!internal_bp_) return;
   const auto* scan = run_.as<runs::Scan>();
-  // A syscall's entry lies in the interval after the event before it (window_start).
-  uint64_t from = !scan                                                     ? 0
-                  : scan->target.kind == Point::Entry && scan->target.event ? scan->target.event - 1
-                                                                            : scan->target.event;
-  bool wanted = session_->events_done() >= from;
+  bool wanted = !scan || session_->events_done() >= scan->target.events_done();
   if (wanted == internal_placed_) return;
   if (wanted)
     bps_.add_internal(*internal_bp_);
@@ -283,8 +279,7 @@ Next ReplayController::scan_back_inside(const Run& done, std::optional<CodeSite>
 }
 
 uint64_t ReplayController::window_start(const Point& target, uint64_t window) {
-  // The event before a syscall entry is the last one done there.
-  uint64_t last = target.kind == Point::Entry ? target.event - 1 : target.event;
+  uint64_t last = target.events_done();
   return last > window ? last + 1 - window : 0;
 }
 

@@ -132,7 +132,7 @@ const ReplayController::Saved* ReplayController::start_for(const Run& run) const
     return checkpoints_.at(run.start_event);
   if (auto* s = run.as<runs::Steps>()) return checkpoints_.latest_at_most(s->from.event);
   const Point& target = *run.target();  // Goto, Scan
-  uint64_t limit = target.kind == Point::Entry ? target.event - 1 : target.event;
+  uint64_t limit = target.events_done();
   if (steps) limit = std::min(limit, steps->event);
   if (auto* s = run.as<runs::Scan>(); s && s->below) limit = std::min(limit, s->below - 1);
   if (run.count_from) limit = std::min(limit, run.count_from);

@@ -31,6 +31,10 @@ struct Point {
   /// Trap: `tid` was the only live task there (a replay passing this point's interval
   /// without meeting it is then a divergence: on_between).
   bool alone = false;
+
+  /// The events done when a replay stands here: a syscall's entry lies in the interval
+  /// after the event before it; the others in their event's.
+  uint64_t events_done() const { return kind == Entry && event ? event - 1 : event; }
 };
 
 /// Single steps of task `tid` that a reverse step counts, between event `event` and the next.
