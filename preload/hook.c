@@ -70,7 +70,7 @@ static int open_desched_counter(void) {
   return (int)fd;
 }
 
-int rwd_register_thread(void) {
+int rwd_register_thread(int patch_follows) {
   long p = rwd_traced_syscall(SYS_mmap, 0, RWD_BUFFER_SIZE, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p < 0 && p > -4096) {
@@ -78,7 +78,8 @@ int rwd_register_thread(void) {
     return -1;
   }
   int fd = open_desched_counter();
-  long features = RWD_FEATURE_PAUSE | (fd >= 0 ? RWD_FEATURE_DESCHED : 0);
+  long features = RWD_FEATURE_PAUSE | (fd >= 0 ? RWD_FEATURE_DESCHED : 0) |
+                  (patch_follows ? RWD_FEATURE_PATCH_END : 0);
   long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
                               (long)__stop_rwd_defer, features, fd);
   if (r != 0 && fd >= 0) { /* 1: rewind cannot use the counter (or failed: below) */
@@ -293,7 +294,7 @@ static long dispatch(const long* c) {
   struct out_rule scratch;
   const struct out_rule* o = rwd_rule_for(c[0], a, &scratch);
   if (!o) return traced(c);
-  if (!self.buf && rwd_register_thread() != 0) return traced(c);
+  if (!self.buf && rwd_register_thread(0) != 0) return traced(c);
   int kind = -1;
   if (o->fd_check != ANY_FD || o->blocks == UNLESS_REGULAR) {
     uint64_t dev = 0, ino = 0;

@@ -40,10 +40,12 @@ __attribute__((constructor)) static void rwd_init(void) {
    * perf_event_open(2) is refused; for tests of that case. */
   const char* desched = getenv("REWIND_DESCHED");
   rwd_desched_off = desched && desched[0] == '0';
-  if (rwd_register_thread() != 0) return;
+  if (rwd_register_thread(1) != 0) return;
   pthread_atfork(0, 0, rwd_forked_child);
   rwd_enabled = 1;
   /* On a stack of its own: the patching writes nothing on the program's stack (entry.S). */
   static unsigned char patch_stack[64 * 1024] __attribute__((aligned(16)));
-  rwd_call_on_stack(rwd_patch_libc, patch_stack + sizeof patch_stack);
+  int sites = rwd_call_on_stack(rwd_patch_libc, patch_stack + sizeof patch_stack);
+  /* The end of the stretch where a replay keeps breakpoints out (RWD_SYS_PATCHED). */
+  rwd_traced_syscall(RWD_SYS_PATCHED, sites, 0, 0, 0, 0, 0);
 }

@@ -53,8 +53,9 @@ RWD_HIDDEN long rwd_hook(const long call[7]);
 /* rules.c: 1 when syscall nr may be buffered (under some conditions): a site that makes only
  * this syscall is worth patching. */
 RWD_HIDDEN int rwd_may_buffer(long nr);
-/* hook.c: registers the calling thread's buffer; 0 when rewind took it. */
-RWD_HIDDEN int rwd_register_thread(void);
+/* hook.c: registers the calling thread's buffer; 0 when rewind took it. `patch_follows`:
+ * the caller patches libc next and then makes RWD_SYS_PATCHED (RWD_FEATURE_PATCH_END). */
+RWD_HIDDEN int rwd_register_thread(int patch_follows);
 /* hook.c: after fork(3), in the child (pthread_atfork): the inherited desched counter belongs
  * to the parent's thread. */
 RWD_HIDDEN void rwd_forked_child(void);

@@ -37,6 +37,13 @@
  * it does without a pause; the task marks the record used a few instructions later (the
  * first point where hdr->pos counts it, with or without a pause). */
 #define RWD_SYS_PAUSE 1002
+/* patched(sites): made once by the library after the registration that announced
+ * RWD_FEATURE_PATCH_END, when its patching of libc's syscall sites (preload/patch.c) is over,
+ * whatever its outcome (`sites` patched, 0 when none). From that registration to this call
+ * the library reads libc's text and writes into it: a debugger's int3 there would change
+ * what it finds, so a replay keeps the process's breakpoints out of its memory in between.
+ * The recorder answers 0; a program's own call of this number fails with ENOSYS. */
+#define RWD_SYS_PATCHED 1003
 
 /* Features a library announces at registration. */
 /* It makes RWD_SYS_PAUSE at a pause mark. */
@@ -49,6 +56,9 @@
  * RWD_ABORTED; the library abandons its record and makes the call as a traced syscall. */
 #define RWD_FEATURE_DESCHED 2
 #define RWD_DESCHED_SIGNAL 30 /* SIGPWR */
+/* This registration (the process's first) is followed by the patching of libc, which ends
+ * with RWD_SYS_PATCHED. */
+#define RWD_FEATURE_PATCH_END 4
 
 /* The result the recorder gives a buffered syscall that a signal interrupted (no syscall
  * returns it: errors are -4095..-1). The trace keeps a record with this result where the

@@ -64,6 +64,9 @@ void EventOriginTracker::add(const Event& e) {
     t.loader = loader;
   } else if (e.kind == EventKind::Syscall && e.syscallno() >= RWD_SYS_REGISTER_BUFFER) {
     origin = EventOrigin::Rewind;  // rewind's private syscalls
+    if (is_syscall(e, RWD_SYS_PATCHED)) t.patching = false;
+  } else if (t.patching) {
+    origin = EventOrigin::Rewind;
   } else if (is_syscall(e, SYS_mmap) && r.rdi == RWD_UNTRACED_PAGE) {
     origin = EventOrigin::Rewind;
   } else if (is_syscall(e, SYS_mprotect) && r.rdi == RWD_UNTRACED_PAGE) {
@@ -105,8 +108,12 @@ void EventOriginTracker::add(const Event& e) {
       if (e.result != 0 && int64_t(r.r9) >= 0) t.close_fd = int64_t(r.r9);
       if (e.result < 0) t.unmap_buffer = t.buffer;
       // The process's first registration (just after the untraced page) is followed by
-      // libc's patching: two mprotects around the stubs, two around libc's text.
-      if (t.untraced_page_set_up && e.result >= 0) t.patch_mprotects_left = 4;
+      // libc's patching, up to RWD_SYS_PATCHED (a library before that call: two mprotects
+      // around the stubs, two around libc's text).
+      if (e.result >= 0 && (r.r8 & RWD_FEATURE_PATCH_END))
+        t.patching = true;
+      else if (t.untraced_page_set_up && e.result >= 0)
+        t.patch_mprotects_left = 4;
     }
     t.untraced_page_set_up = false;
     t.buffer = 0;

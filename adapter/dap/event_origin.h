@@ -52,6 +52,10 @@ class EventOriginTracker {
     uint64_t buffer = 0;                         ///< that mmap's result (0: none pending)
     bool untraced_page_set_up = false;           ///< the last registration was the preload's start
     int patch_mprotects_left = 0;                ///< libc patching mprotects still expected
+    /// Between a registration announcing RWD_FEATURE_PATCH_END and RWD_SYS_PATCHED: every
+    /// event of the task is the library's patching (traces before that feature count the
+    /// patching's four mprotects instead).
+    bool patching = false;
     int64_t close_fd = -1;      ///< a failed registration closes this descriptor next
     uint64_t unmap_buffer = 0;  ///< a failed registration unmaps this buffer next
   };

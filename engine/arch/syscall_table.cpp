@@ -55,6 +55,7 @@ std::string syscall_name(long nr) {
     if (e.nr == nr) return e.name;
   if (nr == RWD_SYS_REGISTER_BUFFER) return "rewind_register_buffer";
   if (nr == RWD_SYS_DIVERGED) return "rewind_diverged";
+  if (nr == RWD_SYS_PATCHED) return "rewind_patched";
   return "syscall_" + std::to_string(nr);
 }
 

@@ -59,6 +59,14 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     if (seccomp_)
       t.skip_result = t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9);
     if (t.skip_result >= 0) group(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
+    t.patching_libc = t.skip_result >= 0 && (r.r8 & RWD_FEATURE_PATCH_END);
+    return resume_syscall(t);
+  }
+  if (nr == RWD_SYS_PATCHED && t.patching_libc) {
+    // The library's patching of libc is over (rewind_preload_abi.h): an event of its own, so
+    // that a replay knows where to put its breakpoints back.
+    t.patching_libc = false;
+    answer_syscall(t, 0);
     return resume_syscall(t);
   }
   const SyscallSpec* spec = syscall_spec(nr);

@@ -74,6 +74,9 @@ struct RecordTask {
   int redeliver_sig = 0;
   SigInfo redeliver_si{};
   int64_t skip_result = -ENOSYS;  ///< skip_syscall: the result the exit reports
+  /// Its library announced that it patches libc next (RWD_FEATURE_PATCH_END) and has not yet
+  /// made RWD_SYS_PATCHED: that call is the library's, answered 0.
+  bool patching_libc = false;
   /// Records taken from the buffer when the task stopped, for its next event.
   std::vector<uint8_t> buffered;
 };

@@ -96,6 +96,10 @@ class ReplaySession {
   /// True while a point trampoline is patched into a task's code (ReplayStep::PatchRequest):
   /// the program then runs some of its instructions elsewhere.
   bool code_patched() const;
+  /// True while process `pid` (a real pid of this replay) is between its library's
+  /// registration that announced libc's patching and the end of it (ReplayTask::
+  /// patching_libc): a debugger keeps its breakpoints out of that process's memory then.
+  bool patching_code(pid_t pid) const;
   /// Number of the last event replayed (events are numbered from 1; 0 before the first).
   uint64_t events_done() const;
   /// The live tasks, by recorded tid.

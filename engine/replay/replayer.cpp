@@ -572,6 +572,11 @@ bool ReplaySession::step() {
 bool ReplaySession::code_patched() const {
   return impl_->code_patched();
 }
+bool ReplaySession::patching_code(pid_t pid) const {
+  for (const auto& [rec, t] : impl_->tasks_)
+    if (t.pid == pid && t.patching_libc) return true;
+  return false;
+}
 const Event* ReplaySession::next_event() {
   return impl_->peek();
 }

@@ -342,7 +342,12 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   if (nr == RWD_SYS_REGISTER_BUFFER) {  // answered by the recorder, not the kernel
     emulate(t, e, regs);
     if (e.result == 0) register_buffer(t, regs.rdi, regs.r8);
+    t.patching_libc = e.result >= 0 && (regs.r8 & RWD_FEATURE_PATCH_END);
     return;
+  }
+  if (nr == RWD_SYS_PATCHED && t.patching_libc) {  // answered by the recorder too
+    t.patching_libc = false;
+    return emulate(t, e, regs);
   }
   const SyscallSpec* spec = syscall_spec(nr);
   // A number the kernel does not implement: the recorder answered -ENOSYS (record_syscall.cpp).

@@ -55,11 +55,21 @@ bool BreakpointTable::has(pid_t pid, uint64_t addr) {
   return it != at.end() && it->second;
 }
 
+bool BreakpointTable::kept_out(pid_t k, uint64_t addr) const {
+  if (kept_out(addr)) return true;
+  auto it = process_keep_out_.find(k);
+  if (it == process_keep_out_.end()) return false;
+  for (const auto& [lo, hi] : it->second)
+    if (addr >= lo && addr < hi) return true;
+  return false;
+}
+
 void BreakpointTable::sync(pid_t pid, pid_t tid) {
   const std::map<uint64_t, bool>& wanted = addresses(pid);
-  auto& mine = patched_[key(pid)];
+  pid_t k = key(pid);
+  auto& mine = patched_[k];
   for (auto it = mine.begin(); it != mine.end();) {
-    if (wanted.count(it->first) && !kept_out(it->first)) {
+    if (wanted.count(it->first) && !kept_out(k, it->first)) {
       ++it;
       continue;
     }
@@ -67,7 +77,7 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
     it = mine.erase(it);
   }
   for (const auto& [addr, user] : wanted) {
-    if (mine.count(addr) || kept_out(addr)) continue;
+    if (mine.count(addr) || kept_out(k, addr)) continue;
     auto orig = read_memory(tid, addr, 1);
     if (orig.empty()) continue;  // not mapped yet: pending
     write_memory(tid, addr, &kInt3, 1);

@@ -60,6 +60,7 @@ class BreakpointTable {
     patched_.clear();
     shared_.clear();
     resolved_.clear();
+    process_keep_out_.clear();
   }
   /// Removes the patch at `addr` from `pid` now (to step over it); sync() puts it back.
   void lift(pid_t pid, pid_t tid, uint64_t addr);
@@ -70,6 +71,15 @@ class BreakpointTable {
   void keep_out(uint64_t lo, uint64_t hi) {
     keep_lo_ = lo;
     keep_hi_ = hi;
+  }
+  /// Keeps patches out of process `pid`'s addresses in `ranges` ([lo, hi) pairs, runtime
+  /// addresses) as keep_out() does everywhere, until called again with none: while
+  /// librewind_preload.so reads and patches libc's text (ReplaySession::patching_code).
+  void keep_out_of(pid_t pid, std::vector<std::pair<uint64_t, uint64_t>> ranges) {
+    if (ranges.empty())
+      process_keep_out_.erase(key(pid));
+    else
+      process_keep_out_[key(pid)] = std::move(ranges);
   }
   /// Puts the original bytes back into `bytes`, read from `pid` at `addr`.
   void hide(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) const;
@@ -91,7 +101,11 @@ class BreakpointTable {
   std::map<pid_t, std::map<uint64_t, bool>> resolved_;    ///< pid -> addresses(pid)
   std::map<pid_t, pid_t> shared_;       ///< process -> the process whose memory it shares
   uint64_t keep_lo_ = 0, keep_hi_ = 0;  ///< keep_out()
+  /// keep_out_of(): process (its key()) -> ranges.
+  std::map<pid_t, std::vector<std::pair<uint64_t, uint64_t>>> process_keep_out_;
   bool kept_out(uint64_t addr) const { return addr >= keep_lo_ && addr < keep_hi_; }
+  /// Whether `addr` is kept out of process `k` (a key()): by keep_out() or keep_out_of().
+  bool kept_out(pid_t k, uint64_t addr) const;
 };
 
 }  // namespace rwd

@@ -95,6 +95,7 @@ Next ReplayController::replay() {
   run_.pass_reached = false;
   session_.reset();
   bps_.forget_all();
+  code_kept_out_.clear();
   lifted_ = false;
   watches_.restart();  // new tasks: nothing armed
   run_.hits = 0;
@@ -304,9 +305,32 @@ CodeSite ReplayController::site_in(pid_t pid, uint64_t addr) {
   }
 }
 
+namespace {
+/// The executable mappings of libc in process `pid` (a file named libc.so.*, as the library's
+/// patching finds it: preload/patch.c find_libc), as [start, end) ranges.
+std::vector<std::pair<uint64_t, uint64_t>> libc_text(pid_t pid) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  try {
+    for (const ProcMapping& m : read_proc_maps(pid)) {
+      std::string base = m.path.substr(m.path.rfind('/') + 1);
+      if (m.exec && base.rfind("libc.so.", 0) == 0) out.emplace_back(m.start, m.end);
+    }
+  } catch (const Error&) {
+    // The process is gone: nothing to keep out.
+  }
+  return out;
+}
+}  // namespace
+
 void ReplayController::sync_breakpoints(const ReplayTask& t) {
   auto w = pass_want();
   bps_.keep_out(w ? w->x : 0, w ? w->x + w->reach : 0);
+  if (session_->patching_code(t.pid)) {
+    if (code_kept_out_.insert(t.pid).second) bps_.keep_out_of(t.pid, libc_text(t.pid));
+  } else if (code_kept_out_.erase(t.pid)) {
+    bps_.keep_out_of(t.pid, {});
+    bps_.revalidate(t.pid, t.tid);
+  }
   bps_.sync(t.pid, t.tid);
 }
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -398,6 +399,10 @@ class ReplayController {
   Next pass_fall_back(const char* why);
   /// An int3 trap of `t` (registers `r`) that may be the counting trampoline's; nullopt if not.
   std::optional<Next> on_pass_trap(ReplayTask& t, Registers r);
+  /// Patches task `t`'s process to match the breakpoints wanted, except where they must stay
+  /// out: a counting trampoline's bytes, and libc's text while the syscall buffer library
+  /// scans and patches it (preload/README.md, "Patching"). When that is over, forgets the
+  /// patches it wrote over (its stubs) and puts them in again.
   void sync_breakpoints(const ReplayTask& t);
 
   /// Stops here: tells the waiting caller, then serves calls until an operation resumes;
@@ -432,6 +437,9 @@ class ReplayController {
   std::vector<uint8_t> auxv(pid_t rec_tid);
   std::string program_file(pid_t rec_tid);
   BreakpointTable bps_;
+  /// Processes whose libc text bps_ keeps breakpoints out of, while their library patches
+  /// it (ReplaySession::patching_code; sync_breakpoints).
+  std::set<pid_t> code_kept_out_;
   WatchRegisters watches_;
   std::unique_ptr<ReplaySession> session_;
   ReplayOptions opts_;

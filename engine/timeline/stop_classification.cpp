@@ -140,7 +140,7 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
             (unsigned long long)session_->events_done(), int(stepped_));
   if (lifted_ && s.kind != Stop::Exited && s.kind != Stop::SyscallEntry) {
     lifted_ = false;
-    bps_.sync(t.pid, t.tid);
+    sync_breakpoints(t);
   }
   // At a syscall entry the lifted breakpoint stays out until the next resume: the replay
   // may run the syscall again from its instruction (mmap, fork, exit: RemoteSyscall), which

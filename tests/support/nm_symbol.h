@@ -25,4 +25,23 @@ inline uint64_t nm_symbol(const std::string& exe, const char* name) {
   return addr;
 }
 
+/// Value of dynamic symbol `name` (any version: `write@@GLIBC_2.2.5` is `write`) in the shared
+/// library `file`, as `nm -D` prints it (its address relative to the library's load base);
+/// 0 if absent or if nm cannot run.
+inline uint64_t nm_dynamic_symbol(const std::string& file, const char* name) {
+  FILE* p = popen(("nm -D --defined-only " + file).c_str(), "r");
+  if (!p) return 0;
+  char line[512];
+  uint64_t addr = 0;
+  while (fgets(line, sizeof line, p)) {
+    unsigned long long a;
+    char type, sym[400];
+    if (sscanf(line, "%llx %c %399s", &a, &type, sym) != 3) continue;
+    if (char* at = strchr(sym, '@')) *at = 0;
+    if (strcmp(sym, name) == 0) addr = a;
+  }
+  pclose(p);
+  return addr;
+}
+
 }  // namespace rwd::test

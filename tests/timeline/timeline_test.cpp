@@ -320,6 +320,54 @@ TEST_CASE("single steps forwards and backwards return to the same state") {
   }
 }
 
+TEST_CASE(
+    "a breakpoint on a libc syscall site set before the program starts survives "
+    "the syscall buffer's patching of libc") {
+  // librewind_preload.so scans libc's text for syscall sites and rewrites them when the
+  // program starts: an int3 there would hide the site from the scan, and the replay would
+  // diverge from the recording (it did, at the patching's first mprotect).
+  Timeline tl(trace());
+  pid_t tid = tl.current().tid;
+  tl.set_stop_at_code_mappings(true);
+  ProcMapping libc;
+  for (int i = 0; i < 20 && libc.start == 0; ++i) {
+    REQUIRE(tl.resume_forward().reason == StopReason::CodeMapped);
+    for (const ProcMapping& m : tl.mappings(tid))
+      if (m.exec && m.path.find("/libc.so.") != std::string::npos) libc = m;
+  }
+  REQUIRE(libc.start != 0);
+  tl.set_stop_at_code_mappings(false);
+  // write()'s `syscall; cmp $-4096, %rax` (its single-threaded path), which the library
+  // turns into a jump to its stub. libc's text is mapped at its file offset's address.
+  uint64_t write_fn = rwd::test::nm_dynamic_symbol(libc.path, "write");
+  REQUIRE(write_fn != 0);
+  uint64_t fn = libc.start - libc.offset + write_fn;
+  std::vector<uint8_t> code = tl.read_memory(tid, fn, 64);
+  static const uint8_t kSite[] = {0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff};
+  auto at = std::search(code.begin(), code.end(), std::begin(kSite), std::end(kSite));
+  REQUIRE(at != code.end());
+  uint64_t site = fn + uint64_t(at - code.begin());
+  tl.add_breakpoint(tl.code_site(tid, site));
+  // The program's five write() calls each reach the site (now the jump), and the replay
+  // reaches the end.
+  int hits = 0;
+  for (;;) {
+    StopInfo s = tl.resume_forward();
+    if (s.reason != StopReason::Breakpoint) {
+      CHECK(s.reason == StopReason::TraceEnd);
+      break;
+    }
+    CHECK(tl.registers(s.tid).rip == site);
+    ++hits;
+  }
+  CHECK(hits == 5);
+  // The program's bytes show through the int3: the library's jump to its stub.
+  CHECK(tl.read_memory(tid, site, 1) == std::vector<uint8_t>{0xe9});
+  StopInfo back = tl.resume_backward();
+  CHECK(back.reason == StopReason::Breakpoint);
+  CHECK(tl.registers(back.tid).rip == site);
+}
+
 TEST_CASE("stepping back across a write() syscall lands on its syscall instruction") {
   Timeline tl(trace());
   pid_t tid = tl.current().tid;
