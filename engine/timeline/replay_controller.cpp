@@ -363,8 +363,12 @@ Next ReplayController::pause(StopInfo si, const Point& here) {
       w.last = rwd::read_memory(t->tid, w.addr, size_t(w.len));
   }
   checkpoints_.pause_clock();  // waiting for the user is not replay time
+  auto paused = std::chrono::steady_clock::now();
   Next next = thread_.serve(si, [this] { return std::exchange(immediate_stop_, std::nullopt); });
   checkpoints_.resume_clock();
+  // Nor for the interval's next checkpoint: a run that stops often (a breakpoint the
+  // debugger resumes from at once) would otherwise take one at every few stops.
+  interval_since_ += std::chrono::steady_clock::now() - paused;
   return next;
 }
 
