@@ -240,9 +240,12 @@ std::optional<std::string> RReader::parse_source(InterpMemory& mem) const {
       if (flag == 0) break;
       if (!(flag & kCtxtFunction)) continue;
       in_function = true;
-      uint64_t srcfile = r.env_get(mem.u64(ctx + kCloEnv), "srcfile");
-      if (srcfile && r.type(srcfile) == kPromise) srcfile = mem.u64(srcfile + kPrValue);
-      if (srcfile && r.type(srcfile) == kEnv) return r.srcfile_name(srcfile);
+      uint64_t srcfile = r.env_get(mem.u64(ctx + kCloEnv), "srcfile", srcfile_sym_);
+      if (!srcfile) continue;
+      if (r.type(srcfile) == kPromise) srcfile = mem.u64(srcfile + kPrValue);
+      // The innermost one decides: a parse(text = ...) called from a file being sourced
+      // parses code of no file.
+      return r.type(srcfile) == kEnv ? r.srcfile_name(srcfile) : std::string();
     }
   } catch (const InterpReadError&) {
     return std::string();

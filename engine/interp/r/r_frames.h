@@ -115,8 +115,9 @@ class RReader {
   int srcref_line(InterpMemory& mem, uint64_t srcref) const;
   /// What R parses, at a stop where its parser starts (Rf_yyparse): nullopt when it parses
   /// at the top level (the REPL, R -e, R -f: no function runs); else the file named by the
-  /// innermost function with a `srcfile` local (parse(), source(), sys.source()), "" when
-  /// none has one (parse(text = ...)).
+  /// innermost function with a `srcfile` local (parse() has one: source() and sys.source()
+  /// pass theirs), "" when that local names no file (parse(text = ...): NULL) or no function
+  /// has one.
   std::optional<std::string> parse_source(InterpMemory& mem) const;
   /// Whether an instruction ending at `rip` may be `{`'s read of a statement's srcref as
   /// the statement starts (r_block_code_ranges; do_begin found through R's exported builtin
@@ -156,6 +157,8 @@ class RReader {
   /// top level.
   uint64_t innermost_context(InterpMemory& mem) const;
   Globals g_;
+  /// The address of R's `srcfile` symbol, once a binding showed it (parse_source).
+  mutable uint64_t srcfile_sym_ = 0;
 };
 
 }  // namespace rwd
