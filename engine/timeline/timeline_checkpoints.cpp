@@ -98,9 +98,6 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
   s.stack_words = stack_words_at(t, r.rsp);
   s.alone = live_tasks() == 1;
   checkpoints_.resume_clock();
-  // Nor for the next one: every() of replay from here (a copy of a large process can take
-  // longer than every(), and one would be taken at every stop).
-  interval_since_ = std::chrono::steady_clock::now();
   s.replay = replays_;
   s.prev = inner_.newest_of(replays_, s.event, t.rec_tid);
   if (!s.prev)
