@@ -87,12 +87,9 @@ struct RObjects {
       if (uint64_t v = pairlist_get(m.u64(table + kData + 8 * uint64_t(i)), name)) return v;
     return 0;
   }
-  /// The value bound to the symbol named `name` in environment `env`'s own frame or hash
-  /// table, or 0, as env_get; `sym` caches that symbol's address (R's symbols are unique and
-  /// never move): 0 at first, set once a binding shows it, then tags are compared by address
-  /// instead of by name (a read or two less per binding).
-  uint64_t env_get(uint64_t env, const std::string& name, uint64_t& sym) {
-    if (type(env) != kEnv) return 0;
+  /// The binding chains (pairlists) of environment `env`: its frame, or each bucket of its
+  /// hash table (at most 100,000).
+  std::vector<uint64_t> frame_chains(uint64_t env) {
     std::vector<uint64_t> chains;
     uint64_t table = m.u64(env + kHashTab);
     if (table == nil) {
@@ -102,7 +99,15 @@ struct RObjects {
       for (int64_t i = 0; i < n && i < 100000; ++i)
         chains.push_back(m.u64(table + kData + 8 * uint64_t(i)));
     }
-    for (uint64_t cell : chains)
+    return chains;
+  }
+  /// The value bound to the symbol named `name` in environment `env`'s own frame or hash
+  /// table, or 0, as env_get; `sym` caches that symbol's address (R's symbols are unique and
+  /// never move): 0 at first, set once a binding shows it, then tags are compared by address
+  /// instead of by name (a read or two less per binding).
+  uint64_t env_get(uint64_t env, const std::string& name, uint64_t& sym) {
+    if (type(env) != kEnv) return 0;
+    for (uint64_t cell : frame_chains(env))
       for (int k = 0; cell != nil && k < 100000; ++k, cell = cdr(cell)) {
         uint64_t t = tag(cell);
         if (sym ? t != sym : (t == nil || symbol(t) != name)) continue;
@@ -116,16 +121,7 @@ struct RObjects {
   /// symbols, are not looked at).
   uint64_t lookup(uint64_t env, uint64_t sym) {
     for (int depth = 0; depth < 1000 && type(env) == kEnv; ++depth, env = m.u64(env + kEnclos)) {
-      std::vector<uint64_t> chains;
-      uint64_t table = m.u64(env + kHashTab);
-      if (table == nil) {
-        chains.push_back(m.u64(env + kFrame));
-      } else {
-        int64_t n = length(table);
-        for (int64_t i = 0; i < n && i < 100000; ++i)
-          chains.push_back(m.u64(table + kData + 8 * uint64_t(i)));
-      }
-      for (uint64_t cell : chains)
+      for (uint64_t cell : frame_chains(env))
         for (int k = 0; cell != nil && k < 100000; ++k, cell = cdr(cell))
           if (tag(cell) == sym) return cell;
     }
