@@ -1,5 +1,5 @@
 // Test program for syscall numbers the kernel does not implement: negative ones, numbers past
-// the table, rr's private numbers and rewind's own (1000-1002, which only rewind's preload
+// the table, rr's private numbers and rewind's own (1000-1003, which only rewind's preload
 // library may use). Natively each fails with ENOSYS; recorded and replayed it must too.
 // Prints each result; exits 1 if any call did not fail with ENOSYS.
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 int main(void) {
-  const long numbers[] = {-1, -100, 1000, 1001, 1002, 1010, 4096, 100000};
+  const long numbers[] = {-1, -100, 1000, 1001, 1002, 1003, 1010, 4096, 100000};
   int wrong = 0;
   for (unsigned i = 0; i < sizeof numbers / sizeof numbers[0]; ++i) {
     errno = 0;
