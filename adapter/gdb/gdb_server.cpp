@@ -123,6 +123,15 @@ class Session {
   }
 
  private:
+  /// gdb shows a failed packet only as "Remote failure reply: E01": why a run failed (a
+  /// divergence, a broken trace) is said on stderr too, once (the packets after it fail the
+  /// same way).
+  void report(const Error& e) {
+    if (e.what() == reported_) return;
+    reported_ = e.what();
+    fprintf(stderr, "rewind: %s\n", e.what());
+  }
+  std::string reported_;
   void send_raw(const std::string& s) { asio::write(socket_, asio::buffer(s)); }
   void send(std::string_view payload) { send_raw(frame(payload)); }
 
@@ -252,7 +261,13 @@ class Session {
   /// event gdb had to hear of first is reported instead, without moving.
   bool run(const std::function<StopInfo()>& op) {
     for (;;) {
-      StopInfo s = held_ ? *held_ : op();
+      StopInfo s;
+      try {
+        s = held_ ? *held_ : op();
+      } catch (const Error& e) {
+        report(e);  // a continue or step that failed: a divergence, a broken trace
+        throw;
+      }
       held_.reset();
       auto reply = processes_.reply(s, kind_of(s), held_);
       if (!reply && s.reason != StopReason::TraceStart && s.reason != StopReason::TraceEnd &&

@@ -16,6 +16,17 @@ expect="rewind: replay diverged at event $ev (task [0-9]*, close): rdi: recorded
 [ "$rc" -eq 1 ] && echo "$out" | grep -qx "$expect" && pass "tampered register: $out" \
   || fail "tampered register not reported as expected (rc $rc): $out"
 
+# Under gdb the same divergence ends the `continue` with gdb's "Remote failure reply: E01";
+# rewind says why on stderr.
+if command -v gdb >/dev/null; then
+  printf 'continue\n' >"$WORK/cont.gdb"
+  timeout 120 "$REWIND" replay "$WORK/tampered" -- -batch -nx -x "$WORK/cont.gdb" \
+    >"$WORK/gdb_div.out" 2>&1
+  grep -q "^rewind: replay diverged at event $ev (task [0-9]*, close): rdi" "$WORK/gdb_div.out" \
+    && pass "under gdb, the divergence is said: $(grep diverged "$WORK/gdb_div.out")" \
+    || fail "under gdb, the divergence was not said: $(tail -5 "$WORK/gdb_div.out")"
+fi
+
 # A real syscall whose recorded result no longer matches what the kernel returns.
 ev=$("$REWIND" dump "$WORK/good" | awk '$3 == "syscall" && $4 == "brk" { print $1; exit }')
 "$TRACE_TAMPER" "$WORK/good" "$WORK/tampered2" "$ev" result 4096 || fail "tamper tool failed"
