@@ -41,7 +41,7 @@
  * RWD_FEATURE_PATCH_END, when its patching of libc's syscall sites (preload/patch.c) is over,
  * whatever its outcome (`sites` patched, 0 when none). From that registration to this call
  * the library reads libc's text and writes into it: a debugger's int3 there would change
- * what it finds, so a replay keeps the process's breakpoints out of its memory in between.
+ * what it finds, so a replay keeps breakpoints out of the process's libc text in between.
  * The recorder answers 0; a program's own call of this number fails with ENOSYS. */
 #define RWD_SYS_PATCHED 1003
 

@@ -98,7 +98,7 @@ class ReplaySession {
   bool code_patched() const;
   /// True while process `pid` (a real pid of this replay) is between its library's
   /// registration that announced libc's patching and the end of it (ReplayTask::
-  /// patching_libc): a debugger keeps its breakpoints out of that process's memory then.
+  /// patching_libc): a debugger keeps its breakpoints out of that process's libc text then.
   bool patching_code(pid_t pid) const;
   /// Number of the last event replayed (events are numbered from 1; 0 before the first).
   uint64_t events_done() const;

@@ -59,7 +59,7 @@ struct ReplayTask {
   uint64_t buffer_features = 0;  ///< RWD_FEATURE_* its library announced at registration
   /// Between its registration announcing RWD_FEATURE_PATCH_END and its RWD_SYS_PATCHED event:
   /// its library reads and patches libc's text (rewind_preload_abi.h), so no debugger's
-  /// int3 may be in its process's memory.
+  /// int3 may be there.
   bool patching_libc = false;
   /// The buffered records of the event it runs to (bytes, as the event carries them), and
   /// the positions in them (bytes, ascending) where it still has to pause (buffer_fill.h).

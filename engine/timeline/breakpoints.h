@@ -81,6 +81,8 @@ class BreakpointTable {
     else
       process_keep_out_[key(pid)] = std::move(ranges);
   }
+  /// Whether keep_out_of() keeps ranges out of process `pid` now.
+  bool keeps_out_of(pid_t pid) const { return process_keep_out_.count(key(pid)) != 0; }
   /// Puts the original bytes back into `bytes`, read from `pid` at `addr`.
   void hide(pid_t pid, uint64_t addr, std::vector<uint8_t>& bytes) const;
 

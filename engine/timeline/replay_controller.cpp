@@ -95,7 +95,6 @@ Next ReplayController::replay() {
   run_.pass_reached = false;
   session_.reset();
   bps_.forget_all();
-  code_kept_out_.clear();
   lifted_ = false;
   watches_.restart();  // new tasks: nothing armed
   run_.hits = 0;
@@ -325,9 +324,10 @@ std::vector<std::pair<uint64_t, uint64_t>> libc_text(pid_t pid) {
 void ReplayController::sync_breakpoints(const ReplayTask& t) {
   auto w = pass_want();
   bps_.keep_out(w ? w->x : 0, w ? w->x + w->reach : 0);
-  if (session_->patching_code(t.pid)) {
-    if (code_kept_out_.insert(t.pid).second) bps_.keep_out_of(t.pid, libc_text(t.pid));
-  } else if (code_kept_out_.erase(t.pid)) {
+  bool patching = session_->patching_code(t.pid);
+  if (patching && !bps_.keeps_out_of(t.pid)) {
+    bps_.keep_out_of(t.pid, libc_text(t.pid));
+  } else if (!patching && bps_.keeps_out_of(t.pid)) {
     bps_.keep_out_of(t.pid, {});
     bps_.revalidate(t.pid, t.tid);
   }

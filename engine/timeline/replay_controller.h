@@ -18,7 +18,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -437,9 +436,6 @@ class ReplayController {
   std::vector<uint8_t> auxv(pid_t rec_tid);
   std::string program_file(pid_t rec_tid);
   BreakpointTable bps_;
-  /// Processes whose libc text bps_ keeps breakpoints out of, while their library patches
-  /// it (ReplaySession::patching_code; sync_breakpoints).
-  std::set<pid_t> code_kept_out_;
   WatchRegisters watches_;
   std::unique_ptr<ReplaySession> session_;
   ReplayOptions opts_;

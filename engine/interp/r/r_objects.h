@@ -79,13 +79,8 @@ struct RObjects {
   }
   /// `name` bound in environment `env` (its frame, or its hash table), or 0.
   uint64_t env_get(uint64_t env, const std::string& name) {
-    if (type(env) != kEnv) return 0;
-    uint64_t table = m.u64(env + kHashTab);
-    if (table == nil) return pairlist_get(m.u64(env + kFrame), name);
-    int64_t n = length(table);
-    for (int64_t i = 0; i < n && i < 100000; ++i)
-      if (uint64_t v = pairlist_get(m.u64(table + kData + 8 * uint64_t(i)), name)) return v;
-    return 0;
+    uint64_t sym = 0;
+    return env_get(env, name, sym);
   }
   /// The binding chains (pairlists) of environment `env`: its frame, or each bucket of its
   /// hash table (at most 100,000).
