@@ -78,8 +78,9 @@ int rwd_register_thread(int patch_follows) {
     return -1;
   }
   int fd = open_desched_counter();
-  long features = RWD_FEATURE_PAUSE | (fd >= 0 ? RWD_FEATURE_DESCHED : 0) |
+  long features = RWD_FEATURE_PAUSE | RWD_FEATURE_SWITCH | (fd >= 0 ? RWD_FEATURE_DESCHED : 0) |
                   (patch_follows ? RWD_FEATURE_PATCH_END : 0);
+  ((struct rwd_buffer_header*)p)->library_switch = (uint64_t)(uintptr_t)&rwd_enabled;
   long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
                               (long)__stop_rwd_defer, features, fd);
   if (r != 0 && fd >= 0) { /* 1: rewind cannot use the counter (or failed: below) */

@@ -59,6 +59,11 @@
 /* This registration (the process's first) is followed by the patching of libc, which ends
  * with RWD_SYS_PATCHED. */
 #define RWD_FEATURE_PATCH_END 4
+/* The header's library_switch is set. rewind writes 0 there when a task creates a process
+ * sharing its memory (clone(2) with CLONE_VM, without CLONE_THREAD or CLONE_VFORK): the child
+ * runs with its parent's thread-local state (the same buffer, another task's desched
+ * counter), so the whole address space's syscalls are traced from then on. */
+#define RWD_FEATURE_SWITCH 8
 
 /* The result the recorder gives a buffered syscall that a signal interrupted (no syscall
  * returns it: errors are -4095..-1). The trace keeps a record with this result where the
@@ -91,7 +96,11 @@
 #ifndef __ASSEMBLER__
 struct rwd_buffer_header {
   uint32_t pos; /* bytes of records written (record) or consumed (replay) */
-  uint32_t pad[15];
+  uint32_t pad[13];
+  /* RWD_FEATURE_SWITCH: the address of the library's switch, an int shared by every thread
+   * of the address space; while it is 0, every syscall is traced. Written by the library
+   * before its registration. */
+  uint64_t library_switch;
   /* From RWD_CONTROL_OFFSET: written by rewind. */
   uint32_t replaying; /* 1 in replay: results come from the records, no syscall is made */
   /* 1 from when the library has enabled its desched counter until it disables it (set in

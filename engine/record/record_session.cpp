@@ -92,7 +92,7 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
 
 void RecordSession::update_timer() {
   bool want = false;
-  for (auto& [pid, g] : groups_) want |= g.members.size() > 1;
+  for (AddressSpace* s : spaces()) want |= s->tasks.size() > 1;
   if (want != periodic_) {
     periodic_ = want;
     flush_armed_ = false;
@@ -134,7 +134,8 @@ RecordResult RecordSession::run() {
   root.fresh = false;
   ThreadGroup& rg = groups_[root_];
   rg.members.push_back(root_);
-  rg.active = root_;
+  rg.space->tasks.push_back(root_);
+  rg.space->active = root_;
   processes_[root_] = ProcessInfo{root_, 0, false, 0, opts_.argv};
   process_order_.push_back(root_);
   on_syscall_entry(root);  // spawn_traced left it at the entry of its execve
@@ -197,11 +198,34 @@ RecordResult RecordSession::run() {
 }
 
 bool RecordSession::leave_turns(ThreadGroup& g, pid_t tid) {
+  AddressSpace& s = *g.space;
   std::erase(g.members, tid);
-  std::erase(g.ready, tid);
-  bool was_active = g.active == tid;
-  if (was_active) g.active = 0;
+  std::erase(s.tasks, tid);
+  std::erase(s.ready, tid);
+  bool was_active = s.active == tid;
+  if (was_active) s.active = 0;
   return was_active;
+}
+
+std::vector<AddressSpace*> RecordSession::spaces() {
+  std::vector<AddressSpace*> all;
+  for (auto& [pid, g] : groups_)
+    if (std::find(all.begin(), all.end(), g.space.get()) == all.end()) all.push_back(g.space.get());
+  return all;
+}
+
+void RecordSession::take_new_space(RecordTask& t) {
+  ThreadGroup& g = group(t);
+  std::shared_ptr<AddressSpace> old = g.space;
+  g.space = std::make_shared<AddressSpace>();
+  g.space->tasks = {t.tid};
+  std::erase(old->tasks, t.tid);
+  std::erase(old->ready, t.tid);
+  if (old->active == t.tid) {
+    old->active = 0;
+    g.space->active = t.tid;
+    schedule(*old);  // the processes still sharing it go on without t's
+  }
 }
 
 void RecordSession::kill_the_rest() {
@@ -230,7 +254,8 @@ void RecordSession::on_tick() {
     writer_->flush();
   }
   end_slices();
-  for (auto& [pid, g] : groups_) {
+  for (AddressSpace* s : spaces()) {
+    AddressSpace& g = *s;
     if (!g.active || g.ready.empty()) continue;
     RecordTask& t = tasks_.at(g.active);
     if (t.state == RunState::UserRunning && t.interrupt_requested &&
@@ -249,7 +274,8 @@ void RecordSession::on_tick() {
 }
 
 void RecordSession::end_slices() {
-  for (auto& [pid, g] : groups_) {
+  for (AddressSpace* s : spaces()) {
+    const AddressSpace& g = *s;
     if (!g.active || g.ready.empty()) continue;
     RecordTask& t = tasks_.at(g.active);
     if (t.state == RunState::UserRunning && !t.interrupt_requested && slice_over(t)) {
@@ -322,10 +348,10 @@ void RecordSession::run_user(RecordTask& t, int sig) {
   resume_syscall(t, sig);
 }
 
-void RecordSession::mark_entries(ThreadGroup& g, pid_t except) {
+void RecordSession::mark_entries(AddressSpace& s, pid_t except) {
   // Tasks waiting in a syscall while another runs: replay must bring them to the syscall's
   // entry before the other's next events, as their code up to it ran first.
-  for (pid_t m : g.members) {
+  for (pid_t m : s.tasks) {
     RecordTask& x = tasks_.at(m);
     if (m == except || x.state != RunState::InSyscall || !x.blocked || x.entry_marked) continue;
     Event e;
@@ -337,21 +363,21 @@ void RecordSession::mark_entries(ThreadGroup& g, pid_t except) {
   }
 }
 
-void RecordSession::activate(ThreadGroup& g, RecordTask& t) {
-  // Before t runs user code, every task of its process that waits in a syscall must be
+void RecordSession::activate(AddressSpace& s, RecordTask& t) {
+  // Before t runs user code, every task of its memory that waits in a syscall must be
   // brought to that syscall's entry in replay: its code up to there ran before t's.
-  mark_entries(g, t.tid);
-  g.active = t.tid;
+  mark_entries(s, t.tid);
+  s.active = t.tid;
 }
 
 bool RecordSession::set_point(Event& e, RecordTask& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
   // So are the syscall buffers' records and control words (replay fills them in ahead).
   // And so is the dead part of every task's stack (dead_stack.h): what lies there may differ.
-  const ThreadGroup& g = group(t);
-  e.exclusions = g.buffer_exclusions;
+  const AddressSpace& s = space(t);
+  e.exclusions = s.buffer_exclusions;
   std::vector<ProcMapping> maps = read_proc_maps(t.tid);
-  for (pid_t m : g.members) {
+  for (pid_t m : s.tasks) {
     RecordTask& x = tasks_.at(m);
     std::optional<uint64_t> rsp;
     if (m == t.tid) {
@@ -382,7 +408,7 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
   return try_get_regs(t.tid, now);
 }
 
-void RecordSession::schedule(ThreadGroup& g) {
+void RecordSession::schedule(AddressSpace& g) {
   if (g.active || g.ready.empty()) return;
   size_t i = policy_.pick(g.ready.size());
   pid_t next = g.ready[i];
@@ -406,7 +432,7 @@ void RecordSession::release_vfork_parent(pid_t child) {
 }
 
 void RecordSession::on_event_stop(RecordTask& t) {
-  ThreadGroup& g = group(t);
+  AddressSpace& g = space(t);
   if (t.fresh) {  // a new task's first stop: it waits for its turn to run
     t.fresh = false;
     t.state = RunState::Stopped;
@@ -426,7 +452,7 @@ void RecordSession::on_event_stop(RecordTask& t) {
 }
 
 void RecordSession::preempt(RecordTask& t) {
-  ThreadGroup& g = group(t);
+  AddressSpace& g = space(t);
   uint64_t rip = get_regs(t.tid).rip;
   if (rep_insn_at(t.tid, rip) || t.buffer.must_not_stop_at(rip))
     return resume_syscall(t);  // inside a string instruction: interrupt again next tick
@@ -457,10 +483,12 @@ RecordTask& RecordSession::take_exec_event(RecordTask& t) {
   moved.exec_former_tid = former;
   moved.tid = pid;
   ThreadGroup& g = groups_[pid];
+  AddressSpace& s = *g.space;
   leave_turns(g, pid);
-  if (g.active == former) g.active = pid;
+  if (s.active == former) s.active = pid;
   std::replace(g.members.begin(), g.members.end(), former, pid);
-  std::replace(g.ready.begin(), g.ready.end(), former, pid);
+  std::replace(s.tasks.begin(), s.tasks.end(), former, pid);
+  std::replace(s.ready.begin(), s.ready.end(), former, pid);
   RecordTask& now = tasks_[pid];
   now = std::move(moved);
   return now;
@@ -482,9 +510,14 @@ void RecordSession::end_other_threads(RecordTask& t) {
     release_vfork_parent(tid);
     tasks_.erase(tid);
   }
+  AddressSpace& s = *g.space;
+  for (auto [tid, status] : ended) {
+    std::erase(s.tasks, tid);
+    std::erase(s.ready, tid);
+    if (s.active == tid) s.active = 0;
+  }
+  std::erase(s.ready, t.tid);
   g.members = {t.tid};
-  g.ready.clear();
-  if (g.active != t.tid) g.active = 0;
   update_timer();
 }
 
@@ -527,14 +560,12 @@ void RecordSession::on_exit(RecordTask& t, int status) {
     return update_timer();
   }
   ThreadGroup& g = group(t);
+  std::shared_ptr<AddressSpace> s = g.space;  // may outlive the process (CLONE_VM)
   bool was_active = leave_turns(g, t.tid);
   pid_t pid = t.pid;
   tasks_.erase(t.tid);
-  if (g.members.empty()) {
-    groups_.erase(pid);
-  } else if (was_active) {
-    schedule(g);
-  }
+  if (g.members.empty()) groups_.erase(pid);
+  if (was_active) schedule(*s);
   update_timer();
 }
 

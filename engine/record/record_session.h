@@ -81,41 +81,54 @@ class RecordSession {
   RecordTask& take_exec_event(RecordTask& t);
   /// The SIGALRM tick: flushes the trace, ends time slices, notices blocked syscalls.
   void on_tick();
-  /// Interrupts each process's running task whose time slice is over while another waits;
-  /// at each tick, and when a task's CPU-time slice signals its end (kSliceSignal).
+  /// Interrupts the running task of each address space whose time slice is over while another
+  /// waits; at each tick, and when a task's CPU-time slice signals its end (kSliceSignal).
   void end_slices();
   /// Starts `t`'s time slice now: of ticks, and in chaos mode of its CPU time too.
   void start_slice(RecordTask& t);
   /// Whether `t`'s time slice is over: its ticks, or in chaos mode its CPU time
   /// (task_cpu_clock.h), whichever ran out first.
   bool slice_over(const RecordTask& t) const;
-  /// Takes task `tid` out of its process's turns (members, ready queue); returns whether it
-  /// was the one running, whose turn someone else must now get.
+  /// Takes task `tid` out of its process (members) and its address space's turns (tasks,
+  /// ready queue); returns whether it was the one running, whose turn someone else must now
+  /// get.
   bool leave_turns(ThreadGroup& g, pid_t tid);
+  /// After t's exec: t's process leaves the address space it shared (with a process created
+  /// with CLONE_VM) for a new one of its own, in which t runs; the others take turns without
+  /// it. Its syscall buffers' exclusions and library switch stay with the old one.
+  void take_new_space(RecordTask& t);
+  /// After a clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK: turns
+  /// librewind_preload.so off in the shared memory (rwd_buffer_header::library_switch), since
+  /// the child runs with its parent's thread-local buffer and desched counter; every syscall
+  /// of that memory is traced from then on. The write is `e`'s memory, which replay makes too.
+  void switch_library_off(RecordTask& t, Event& e);
+  /// At the registration of t's buffer at `buffer` (RWD_FEATURE_SWITCH): notes where the
+  /// library's switch is (rwd_buffer_header::library_switch).
+  void note_library_switch(RecordTask& t, uint64_t buffer);
   /// The first process ended and --wait was not given: kills every task left (a daemon the
   /// program started), saying so on stderr; their ends are recorded as their stops come.
   void kill_the_rest();
   /// Resumes `t` into user code (delivering `sig`), starting its time slice.
   void run_user(RecordTask& t, int sig = 0);
-  /// When no task of `g` runs user code, picks the next ready one (SchedulePolicy) and runs it.
-  void schedule(ThreadGroup& g);
+  /// When no task of `s` runs user code, picks the next ready one (SchedulePolicy) and runs it.
+  void schedule(AddressSpace& s);
   /// Delivers `sig` with siginfo `si` to the stopped task `t` as its Signal event.
   void deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si);
   /// Delivers e.signo to the stopped task and writes `e`, with the handler's signal frame.
   void deliver_and_write(RecordTask& t, Event& e);
   /// A Signal event for `t` at its current registers.
   Event signal_event(RecordTask& t, int sig, const SigInfo& si);
-  /// Writes a SyscallEntry event for each task of `g` but `except` waiting in a syscall.
-  void mark_entries(ThreadGroup& g, pid_t except);
-  /// Makes `t` the task of `g` that runs user code (after mark_entries).
-  void activate(ThreadGroup& g, RecordTask& t);
+  /// Writes a SyscallEntry event for each task of `s` but `except` waiting in a syscall.
+  void mark_entries(AddressSpace& s, pid_t except);
+  /// Makes `t` the task of `s` that runs user code (after mark_entries).
+  void activate(AddressSpace& s, RecordTask& t);
   /// Fills e's digest and exclusions at t's current point. Returns false when t's process
   /// started dying meanwhile (SIGKILL from outside: exiting threads write their tid words,
   /// so the digest may hold memory no replay reproduces); the event must not be written.
   bool set_point(Event& e, RecordTask& t);
   /// The vfork parent of `child` (which exec'ed or ended) may run again.
   void release_vfork_parent(pid_t child);
-  /// Ticks periodically while some process has several tasks, else only to flush.
+  /// Ticks periodically while some address space has several tasks, else only to flush.
   void update_timer();
   /// `t` faulted on rdtsc/rdtscp (PR_SET_TSC) or on the stand-in of one or of a cpuid
   /// (insn_patch.h): runs it here and writes its Rdtsc or Cpuid event. Returns false when the
@@ -130,6 +143,10 @@ class RecordSession {
   /// Single-steps t out of the code where no point may be recorded (syscall buffering).
   void step_out_of_buffer_code(RecordTask& t);
   ThreadGroup& group(const RecordTask& t) { return groups_[t.pid]; }
+  /// The address space `t` runs in, with its turns.
+  AddressSpace& space(const RecordTask& t) { return *groups_[t.pid].space; }
+  /// Each address space of the recording once.
+  std::vector<AddressSpace*> spaces();
   /// Resumes t: into the rest of its syscall (PTRACE_SYSCALL, for the exit stop), or into user
   /// code: PTRACE_CONT when the seccomp filter reports syscalls, else PTRACE_SYSCALL.
   void resume_syscall(RecordTask& t, int sig = 0) {

@@ -154,7 +154,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   if (t.cpu_clock.is_slice_signal(sig, si)) {
     // Chaos mode's CPU-time slice ran out (task_cpu_clock.h): rewind's signal, never the
     // program's. The thread stopped for it in user code, as an interrupt stops it.
-    ThreadGroup& g = group(t);
+    const AddressSpace& g = space(t);
     if (t.state == RunState::UserRunning && g.active == t.tid && !g.ready.empty())
       return preempt(t);
     return resume_syscall(t, 0);
@@ -211,12 +211,12 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     // interrupted syscall restarts either way), so it is not part of the recording.
     return resume_syscall(t, 0);
   }
-  ThreadGroup& g = group(t);
+  AddressSpace& g = space(t);
   if (g.active == 0 || g.active == t.tid) {
     activate(g, t);
     return deliver_signal(t, sig, si);
   }
-  // Another task of the process runs user code: the handler waits for this task's turn.
+  // Another task of its memory runs user code: the handler waits for this task's turn.
   t.pending_sig = sig;
   t.state = RunState::Stopped;
   if (std::find(g.ready.begin(), g.ready.end(), t.tid) == g.ready.end()) g.ready.push_back(t.tid);

@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstddef>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -58,7 +60,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     const Registers& r = t.entry;
     if (seccomp_)
       t.skip_result = t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9);
-    if (t.skip_result >= 0) group(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
+    if (t.skip_result >= 0) {
+      space(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
+      if (r.r8 & RWD_FEATURE_SWITCH) note_library_switch(t, r.rdi);
+    }
     t.patching_libc = t.skip_result >= 0 && (r.r8 & RWD_FEATURE_PATCH_END);
     return resume_syscall(t);
   }
@@ -81,10 +86,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     throw UnsupportedError("syscall " + std::to_string(nr) + " (" + syscall_name(nr) +
                            ") is not supported yet");
   ThreadGroup& g = group(t);
-  if (spec->has(kForkLike) && decode_clone_args(t.tid, t.entry).shared_memory_process())
-    throw UnsupportedError(
-        "the program creates a process sharing its memory (clone with CLONE_VM but not "
-        "CLONE_THREAD); this is not supported yet");
+  AddressSpace& as = space(t);
   // Inside a PID namespace the program names processes by numbers replay cannot map to its
   // tasks (fork results are mapped: on_fork_event).
   if (nr == SYS_process_vm_writev && !in_rewinds_pid_namespace(t.tid))
@@ -112,14 +114,14 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
       // turns now; its Exit event comes with that report.
       bool was_active = leave_turns(g, t.tid);
       resume_syscall(t);
-      if (was_active) schedule(g);
+      if (was_active) schedule(as);
       return;
     }
-  } else if (syscall_may_block(t.entry) && g.active == t.tid) {
+  } else if (syscall_may_block(t.entry) && as.active == t.tid) {
     t.blocked = true;
-    g.active = 0;
+    as.active = 0;
     resume_syscall(t);
-    return schedule(g);
+    return schedule(as);
   }
   resume_syscall(t);
 }
@@ -179,7 +181,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     write(e);
     end_other_threads(t);
     t.buffer = SyscallBuffer{};  // the new image registers its own
-    group(t).buffer_exclusions.clear();
+    take_new_space(t);
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
   } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
@@ -228,7 +230,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       patch_emulated_insns(t.tid, nr == SYS_mmap ? uint64_t(result) : t.entry.rdi,
                            (nr == SYS_mmap ? uint64_t(result) : t.entry.rdi) + t.entry.rsi);
   }
-  ThreadGroup& g = group(t);
+  AddressSpace& g = space(t);
   if (t.blocked) {
     t.blocked = false;
     if (g.active) {  // another task runs: wait for a turn
@@ -247,6 +249,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
 
 void RecordSession::on_fork_event(RecordTask& t, int event) {
   pid_t child = pid_t(get_event_msg(t.tid));
+  CloneArgs args = decode_clone_args(t.tid, t.entry);
   Event e;
   e.kind = EventKind::Syscall;
   e.tid = t.tid;
@@ -264,21 +267,29 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
       if (child_ids.back() != e.result) e.child_own_tid = child_ids.back();
     }
   }
+  if (args.shared_memory_process()) switch_library_off(t, e);
   write(e);
   t.fork_recorded = true;
   RecordTask& c = tasks_[child];
   c.tid = child;
-  c.pid = event == PTRACE_EVENT_CLONE && decode_clone_args(t.tid, t.entry).thread() ? t.pid : child;
+  c.pid = event == PTRACE_EVENT_CLONE && args.thread() ? t.pid : child;
   ThreadGroup& cg = groups_[c.pid];
-  if (c.pid == child) {  // a copy of (or, vfork, the same) memory, with the parent's buffers
+  if (c.pid == child) {  // a copy of (or, vfork, CLONE_VM, the same) memory
     c.buffer = t.buffer;
-    cg.buffer_exclusions = group(t).buffer_exclusions;
     cg.tsc_mode = group(t).tsc_mode;  // inherited by fork(2)
+    if (args.shared_memory_process()) {
+      cg.space = group(t).space;  // one memory: one task of both processes runs at a time
+    } else {
+      cg.space->buffer_exclusions = space(t).buffer_exclusions;
+      cg.space->library_switch = space(t).library_switch;
+    }
   }
   cg.members.push_back(child);
-  if (cg.members.size() == 2 && cg.active) {
+  AddressSpace& cs = *cg.space;
+  cs.tasks.push_back(child);
+  if (cs.tasks.size() == 2 && cs.active) {
     // Competition starts now: the running task's time slice starts now too.
-    start_slice(tasks_.at(cg.active));
+    start_slice(tasks_.at(cs.active));
   }
   if (c.pid == child) {
     processes_[child] = ProcessInfo{child, t.pid, false, 0, processes_[t.pid].argv};
@@ -297,6 +308,31 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     early_stops_.erase(it);
     handle_stop(c, st);
   }
+}
+
+void RecordSession::note_library_switch(RecordTask& t, uint64_t buffer) {
+  uint64_t at = 0;
+  try {
+    std::vector<uint8_t> b =
+        read_memory(t.tid, buffer + offsetof(rwd_buffer_header, library_switch), sizeof at);
+    if (b.size() == sizeof at) std::memcpy(&at, b.data(), sizeof at);
+  } catch (const SystemError&) {
+    return;  // unreadable: the library is never turned off, nor could it have announced one
+  }
+  // The library's own int (in its .bss, which may lie past its file's pages): the
+  // registration came from its code (on_syscall_entry checks), so its word is taken.
+  if (at && at % 4 == 0) space(t).library_switch = at;
+}
+
+void RecordSession::switch_library_off(RecordTask& t, Event& e) {
+  uint64_t at = space(t).library_switch;
+  if (!at) return;  // no library, or one too old to say where its switch is
+  const int32_t off = 0;
+  write_memory(t.tid, at, &off, sizeof off);
+  MemoryRegion m;
+  m.addr = at;
+  m.bytes.assign(sizeof off, 0);
+  e.memory.push_back(std::move(m));
 }
 
 OutputStream RecordSession::output_target(pid_t tid, uint64_t fd) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -87,19 +88,31 @@ inline size_t rep_insn_at(pid_t tid, uint64_t rip) {
   return rep_string_insn_length(code.data(), code.size());
 }
 
-/// A thread group (process). At most one of its tasks runs user code at a time; the order in
-/// which they do is recorded, which is what makes threads replayable (DESIGN.md "Recording").
+/// The tasks that share one address space: a process's threads, and the processes created
+/// with CLONE_VM but not CLONE_THREAD (clone(2)) that share it with them. At most one of them
+/// runs user code at a time; the order in which they do is recorded, which is what makes
+/// threads replayable (DESIGN.md "Recording"). A vfork child has one of its own: its parent
+/// waits until it execs or ends. An exec leaves it for a new one.
+struct AddressSpace {
+  pid_t active = 0;          ///< the task running user code or a prompt syscall, or 0
+  std::deque<pid_t> ready;   ///< tasks waiting to run user code
+  std::vector<pid_t> tasks;  ///< every task in it, of every process sharing it
+  /// The digest exclusions of every syscall buffer in this address space: its tasks' (living
+  /// or exited: a thread's buffer outlives it) and those a fork copied from the parent. Replay
+  /// writes into all of them, so every point of the process leaves them out.
+  std::vector<std::pair<uint64_t, uint64_t>> buffer_exclusions;
+  /// Where librewind_preload.so keeps its switch here (rwd_buffer_header::library_switch), 0
+  /// when no library announced it.
+  uint64_t library_switch = 0;
+};
+
+/// A thread group (process): its threads, and the address space they run in.
 struct ThreadGroup {
-  pid_t active = 0;         ///< the task running user code or a prompt syscall, or 0
-  std::deque<pid_t> ready;  ///< tasks waiting to run user code
-  std::vector<pid_t> members;
+  std::shared_ptr<AddressSpace> space = std::make_shared<AddressSpace>();
+  std::vector<pid_t> members;  ///< its threads
   /// Threads a successful execve of another member ended (execve(2): every other thread is
   /// destroyed), with their wait statuses: their Exit events follow the exec's event.
   std::vector<std::pair<pid_t, int>> exec_casualties;
-  /// The digest exclusions of every syscall buffer in this address space: its tasks' (living
-  /// or exited: a thread's buffer outlives it) and those a fork copied from the parent. Replay
-  /// writes into all of them, so every point of the process leaves them out. Cleared by exec.
-  std::vector<std::pair<uint64_t, uint64_t>> buffer_exclusions;
   /// The time-stamp counter mode the program set and sees (prctl(2) PR_SET_TSC, PR_GET_TSC;
   /// 1 is PR_TSC_ENABLE): the real mode stays rewind's PR_TSC_SIGSEGV, which traps rdtsc.
   int tsc_mode = 1;

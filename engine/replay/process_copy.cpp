@@ -125,26 +125,29 @@ struct PendingResume {
   }
 };
 
-/// Re-creates thread `orig` in the copy whose forking thread is `leader`: a clone injected in
-/// the leader at `insn` (the caller puts the leader's registers back), then the original's
-/// state given to the new thread.
-ReplayTask clone_thread(ReplayTask& leader, uint64_t insn, const ReplayTask& orig) {
+/// Re-creates task `orig` in a copy, by a clone injected in the copy's task `leader` at `insn`
+/// (the caller puts the leader's registers back), then the original's state given to the new
+/// task: a thread of the leader's process (`flags` kThreadFlags), or a process sharing its
+/// memory (CLONE_VM without CLONE_THREAD).
+ReplayTask clone_task(ReplayTask& leader, uint64_t insn, const ReplayTask& orig, uint64_t flags) {
   RemoteSyscall rs(leader, insn, get_regs(leader.tid));
-  uint64_t flags = kThreadFlags;
   if (orig.kernel.clear_child_tid) flags |= CLONE_CHILD_CLEARTID;
+  bool thread = flags & CLONE_THREAD;
   // clone(flags, stack, parent_tid, child_tid, tls) on x86-64; stack 0: the caller's (the
-  // new thread runs nothing before it gets its own registers).
+  // new task runs nothing before it gets its own registers).
   rs.call(SYS_clone, {flags, 0, 0, orig.kernel.clear_child_tid, 0});
   const Stop& s = rs.last_stop();
-  if (s.kind != Stop::Event || s.sig != PTRACE_EVENT_CLONE)
-    throw DivergenceError("a clone injected to copy thread " + std::to_string(orig.rec_tid) +
-                          " created no thread");
+  if (s.kind != Stop::Event ||
+      (s.sig != PTRACE_EVENT_CLONE && (thread || s.sig != PTRACE_EVENT_FORK)))
+    throw DivergenceError("a clone injected to copy task " + std::to_string(orig.rec_tid) +
+                          " created no task");
   ReplayTask c = orig;
   c.interrupt_sent = false;  // a new task: no interrupt of the original's is pending in it
   // Set aside while syscalls run in it (a read interrupted to restart lost its restart).
   PendingResume pending = PendingResume::take(c);
   c.tid = pid_t(get_event_msg(leader.tid));
-  c.pid = leader.pid;
+  c.pid = thread ? leader.pid : c.tid;
+  if (!thread) c.vm_parent = leader.tid;
   wait_new_task(c);
   if (run_to_stop(leader, PTRACE_SYSCALL).kind != Stop::SyscallExit)
     throw DivergenceError("an injected clone did not return in the copy");
@@ -208,9 +211,41 @@ std::map<pid_t, ReplayTask> copy_process(const std::vector<ReplayTask*>& threads
   uint64_t insn = injection_insn(leader, regs);
   PendingResume pending = PendingResume::take(leader);  // the clones run in it
   for (ReplayTask* t : threads)
-    if (t != forker) out[t->rec_tid] = clone_thread(leader, insn, *t);
+    if (t != forker) out[t->rec_tid] = clone_task(leader, insn, *t, kThreadFlags);
   put_back(leader, regs);  // once, after all the clones it made
   pending.give(leader);
+  return out;
+}
+
+std::map<pid_t, ReplayTask> copy_memory_sharer(const std::vector<ReplayTask*>& threads,
+                                               ReplayTask& sharer) {
+  ReplayTask* first = nullptr;
+  for (ReplayTask* t : threads)
+    if (t->tid == t->pid) first = t;
+  if (!first || !first->vm_clone_flags)
+    throw DivergenceError("not the first thread of a process sharing its parent's memory");
+  // What else the original shares with its parent (files, handlers...) is shared in the copy
+  // too. CLONE_PARENT: the copy is the child of the sharer's parent, as fork_task's copies.
+  uint64_t flags =
+      CLONE_VM | CLONE_PARENT | SIGCHLD |
+      (first->vm_clone_flags & (CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_SYSVSEM));
+  Registers regs = get_regs(sharer.tid);
+  uint64_t insn = injection_insn(sharer, regs);
+  if (!insn) throw DivergenceError("task has no syscall instruction to clone with");
+  PendingResume pending = PendingResume::take(sharer);
+  std::map<pid_t, ReplayTask> out;
+  ReplayTask& leader = out[first->rec_tid] = clone_task(sharer, insn, *first, flags);
+  put_back(sharer, regs);
+  pending.give(sharer);
+  if (threads.size() == 1) return out;
+  Registers lregs = get_regs(leader.tid);
+  uint64_t linsn = injection_insn(leader, lregs);
+  if (!linsn) throw DivergenceError("task has no syscall instruction to clone with");
+  PendingResume lpending = PendingResume::take(leader);
+  for (ReplayTask* t : threads)
+    if (t != first) out[t->rec_tid] = clone_task(leader, linsn, *t, kThreadFlags);
+  put_back(leader, lregs);
+  lpending.give(leader);
   return out;
 }
 

@@ -30,4 +30,13 @@ ReplayTask fork_task(ReplayTask& t);
 /// ended, or has no known `syscall` instruction) or the copy does not come out as asked.
 std::map<pid_t, ReplayTask> copy_process(const std::vector<ReplayTask*>& threads);
 
+/// Copies the process whose live, stopped threads are `threads`, one that shares its parent's
+/// memory (its first thread's vm_clone_flags), into the copy of that memory: a clone with
+/// CLONE_VM (and whatever else the original shares) injected in `sharer`, a stopped task of
+/// the copy of the process whose memory it shares, then its other threads cloned in it.
+/// Returns the copy's tasks by recorded tid, each as copy_process leaves them (vm_parent:
+/// `sharer`). Throws DivergenceError as copy_process does.
+std::map<pid_t, ReplayTask> copy_memory_sharer(const std::vector<ReplayTask*>& threads,
+                                               ReplayTask& sharer);
+
 }  // namespace rwd

@@ -59,12 +59,56 @@ bool maps_shared_memory(pid_t pid) {
   return false;
 }
 
-/// Copies every process of `processes`, each by its own fork (process_copy.h), into one map
-/// by recorded tid. Throws DivergenceError as copy_process does.
+/// The first thread of a process sharing its parent's memory (CLONE_VM, vm_clone_flags), or
+/// nullptr for any other process.
+const ReplayTask* memory_child(const std::vector<ReplayTask*>& threads) {
+  for (const ReplayTask* t : threads)
+    if (t->tid == t->pid && t->vm_clone_flags && t->vm_parent) return t;
+  return nullptr;
+}
+
+/// The process (pid) among `processes` of the task whose real tid is `tid`, or 0.
+pid_t process_of(const std::map<pid_t, std::vector<ReplayTask*>>& processes, pid_t tid) {
+  for (const auto& [pid, threads] : processes)
+    for (const ReplayTask* t : threads)
+      if (t->tid == tid) return pid;
+  return 0;
+}
+
+/// Copies every process of `processes` (live tasks by process), each by its own fork; a
+/// process sharing another's memory (CLONE_VM) is cloned into that one's copy instead, after
+/// it. Returns the copies by recorded tid. Throws DivergenceError.
 std::map<pid_t, ReplayTask> copy_processes(
     const std::map<pid_t, std::vector<ReplayTask*>>& processes) {
   std::map<pid_t, ReplayTask> out;
-  for (const auto& [pid, threads] : processes) out.merge(copy_process(threads));
+  std::map<pid_t, pid_t> copy_leader;  // original pid -> the recorded tid of its copy's leader
+  std::vector<pid_t> later;
+  for (const auto& [pid, threads] : processes) {
+    if (memory_child(threads)) {
+      later.push_back(pid);
+      continue;
+    }
+    for (const ReplayTask* t : threads)
+      if (t->tid == t->pid) copy_leader[pid] = t->rec_tid;
+    out.merge(copy_process(threads));
+  }
+  // A sharer may itself share another's memory: each round copies those whose sharer is in.
+  while (!later.empty()) {
+    size_t before = later.size();
+    for (auto it = later.begin(); it != later.end();) {
+      const std::vector<ReplayTask*>& threads = processes.at(*it);
+      auto sharer = copy_leader.find(process_of(processes, memory_child(threads)->vm_parent));
+      if (sharer == copy_leader.end()) {
+        ++it;
+        continue;
+      }
+      copy_leader[*it] = memory_child(threads)->rec_tid;
+      out.merge(copy_memory_sharer(threads, out.at(sharer->second)));
+      it = later.erase(it);
+    }
+    if (later.size() == before)
+      throw DivergenceError("a process sharing its parent's memory outlived every sharer");
+  }
   return out;
 }
 
@@ -78,19 +122,30 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
   for (auto& [rec, t] : tasks_)
     if (t.state != TaskState::Exited) live.push_back(&t);
   if (live.empty()) return nullptr;
-  // Every live process, with all its threads, each copied by its own fork. The copies need
-  // no family ties: the syscalls between processes (wait4, kill, pipes) are emulated from
-  // the trace. Not copied (the timeline then starts over from an earlier checkpoint): a
-  // task inside a fork or sharing its parent's memory (vfork), a process whose leader has
-  // ended or knows no `syscall` instruction, and memory shared between processes
-  // (MAP_SHARED and writable, System V segments), which a copy would share with the replay.
+  // Every live process, with all its threads, each copied by its own fork (a process sharing
+  // another's memory, CLONE_VM, by a clone in that one's copy). The copies need no family
+  // ties: the syscalls between processes (wait4, kill, pipes) are emulated from the trace.
+  // Not copied (the timeline then starts over from an earlier checkpoint): a task inside a
+  // fork or a vfork child (sharing its parent's memory), a process whose leader has ended or
+  // knows no `syscall` instruction, and memory shared between processes (MAP_SHARED and
+  // writable, System V segments), which a copy would share with the replay.
+  // A process sharing another's memory is copied into a living sharer's copy: its parent, or
+  // another thread of the parent's process; when none is left, the memory is its own.
+  for (ReplayTask* t : live) {
+    if (!t->vm_clone_flags) continue;
+    t->vm_parent = memory_sharer(*t);
+    if (!t->vm_parent) t->vm_clone_flags = 0;
+  }
   auto processes = by_process(live);
   for (const auto& [pid, threads] : processes) {
     bool can_fork = false;  // the leader forks (process_copy.h)
+    const ReplayTask* child = memory_child(threads);
     for (ReplayTask* t : threads) {
-      if (t->state != TaskState::Running || t->vm_parent) return nullptr;
+      if (t->state != TaskState::Running || (t->vm_parent && !child)) return nullptr;
       can_fork |= t->tid == t->pid && (t->syscall_insn || t->at_entry);
     }
+    // A process sharing another's memory is cloned by the other's copy, which must exist.
+    if (child && !process_of(processes, child->vm_parent)) return nullptr;
     if (!can_fork || maps_shared_memory(pid)) return nullptr;
   }
   // A SIGTRAP the kernel holds for a task (a watchpoint hit while the task was being

@@ -122,6 +122,9 @@ class ReplaySession::Impl {
   void on_exec(ReplayTask& t, const Event& e);
   /// Whether an execve of `t` ends other threads of its process (execve(2)).
   bool exec_ends_threads(const ReplayTask& t) const;
+  /// A living task whose memory `t` (a vfork or CLONE_VM child, vm_parent) shares: its parent,
+  /// or another thread of the parent's process; 0 when none is left.
+  pid_t memory_sharer(const ReplayTask& t) const;
   /// t stands at its execve's entry with other threads: runs it on, collects the threads it
   /// ends (Exited, with their statuses), gives t the main thread's place in tasks_ when it was
   /// another thread, and waits for the exec's stop. Returns false when that stop is not

@@ -46,7 +46,11 @@ struct ReplayTask {
   int exit_status = 0;         ///< Exited: raw wait status
   bool at_first_exec = false;  ///< stopped at the entry of the first program's execve
   pid_t vm_parent = 0;         ///< vfork/CLONE_VM child: real tid of the parent sharing its memory
-  bool at_entry = false;       ///< brought to its syscall's entry by a SyscallEntry event
+  /// A process sharing its parent's memory (CLONE_VM without CLONE_THREAD or CLONE_VFORK): the
+  /// clone flags it was created with (what else it shares: CLONE_FILES, CLONE_SIGHAND...),
+  /// which a copy of it is created with too; 0 for any other task.
+  uint64_t vm_clone_flags = 0;
+  bool at_entry = false;  ///< brought to its syscall's entry by a SyscallEntry event
   /// rax holds an emulated -ERESTART* result: without a signal to deliver at the next resume,
   /// rewind restarts the syscall as the kernel did when recording (arch signal.c rules).
   bool restart_pending = false;

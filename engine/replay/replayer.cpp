@@ -449,8 +449,9 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
       }
     }
     if (r != 0) write_memory(t.tid, regs.rsp, saved.data(), saved.size());
-    if (t.vm_parent) write_memory(t.vm_parent, regs.rsp, saved.data(), saved.size());
+    if (pid_t sharer = memory_sharer(t)) write_memory(sharer, regs.rsp, saved.data(), saved.size());
     t.vm_parent = 0;
+    t.vm_clone_flags = 0;
     if (r != 0) throw diverged(e, "exec of the saved " + exe + " failed");
   } else {
     // spawn_traced left the first program at its execve entry: run it for real.
@@ -460,10 +461,30 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
       throw diverged(e, "the saved executable did not start");
   }
   restore_exec(t, e, trace_);
+  // A child that shared this process's memory (CLONE_VM) keeps the old memory: none of this
+  // process's tasks is its parent's memory any more.
+  for (auto& [rec, x] : tasks_)
+    if (x.vm_parent && &x != &t)
+      for (const auto& [prec, p] : tasks_)
+        if (p.tid == x.vm_parent && p.pid == t.pid) x.vm_parent = 0, x.vm_clone_flags = 0;
   t.syscall_buffer = 0;  // the new image registers its own
   t.buffer_features = 0;
   t.kernel = {};       // exec releases the old memory's tid address, robust list and signal stack
   t.syscall_insn = 0;  // that was in the old image: none known in the new one until it runs one
+}
+
+pid_t Replayer::memory_sharer(const ReplayTask& t) const {
+  if (!t.vm_parent) return 0;
+  // Its parent, or, if that thread has ended, another living thread of the parent's process.
+  pid_t pid = 0;
+  for (const auto& [rec, x] : tasks_)
+    if (x.tid == t.vm_parent) {
+      if (x.state != TaskState::Exited) return x.tid;
+      pid = x.pid;
+    }
+  for (const auto& [rec, x] : tasks_)
+    if (pid && x.pid == pid && x.state != TaskState::Exited) return x.tid;
+  return 0;  // every task that shared it has ended: the memory is this task's alone
 }
 
 bool Replayer::exec_ends_threads(const ReplayTask& t) const {

@@ -261,6 +261,7 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   c.tid = pid_t(get_event_msg(t.tid));
   c.pid = s.sig == PTRACE_EVENT_CLONE && args.thread() ? t.pid : c.tid;
   if (args.shares_memory() && !args.thread()) c.vm_parent = t.tid;
+  if (args.shared_memory_process()) c.vm_clone_flags = args.flags;
   // It starts just after the clone's `syscall` instruction, which its memory holds too (a
   // copy or the same): a copy of its process can be made there (process_copy.h) before it
   // makes a syscall of its own, or when it makes only buffered ones.
@@ -279,6 +280,10 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   }
   wait_new_task(c);
   fix_child_tids(t, c, e, args);
+  // What the recorder wrote at this event: 0 into librewind_preload.so's switch when the child
+  // shares its parent's memory (RWD_FEATURE_SWITCH), so that the library runs as it did.
+  for (const MemoryRegion& m : e.memory)
+    write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
   tasks_[e.child_tid] = c;
   t.state = TaskState::ForkPending;
   t.fork_result = e.result;

@@ -116,6 +116,11 @@ Next ReplayController::replay() {
   session_ = from ? std::make_unique<ReplaySession>(opts_, *from->checkpoint)
                   : std::make_unique<ReplaySession>(opts_);
   checkpoints_.begin_replay(from);
+  // Processes of the checkpoint that share memory (CLONE_VM): their patches are one set, as
+  // when the replay saw the clone.
+  for (const auto& [rec, t] : session_->tasks())
+    if (t.state != TaskState::Exited && t.vm_parent && t.tid == t.pid)
+      if (const ReplayTask* p = live_by_tid(t.vm_parent)) bps_.share(t.pid, p->pid);
   note_processes();
   entry_pending_.clear();
   last_entry_event_ = 0;
@@ -227,6 +232,12 @@ size_t ReplayController::live_tasks() const {
   size_t n = 0;
   for (const auto& [rec, t] : session_->tasks()) n += t.state != TaskState::Exited;
   return n;
+}
+
+const ReplayTask* ReplayController::live_by_tid(pid_t tid) const {
+  for (const auto& [rec, t] : session_->tasks())
+    if (t.tid == tid && t.state != TaskState::Exited) return &t;
+  return nullptr;
 }
 
 const ReplayTask* ReplayController::live(pid_t rec_tid) const {

@@ -191,6 +191,8 @@ class ReplayController {
 
   /// The task replaying `rec_tid` now, or nullptr.
   const ReplayTask* live(pid_t rec_tid) const;
+  /// The live task whose real tid in this replay is `tid`, or nullptr.
+  const ReplayTask* live_by_tid(pid_t tid) const;
   /// Whether task `rec_tid` made event `e`: under its own tid, or, for an Exec event, under
   /// the tid it had before that exec gave it the process's (ReplayTask::exec_former_rec).
   bool made_by(const Event& e, pid_t rec_tid) const;

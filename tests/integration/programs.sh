@@ -245,6 +245,44 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
         pass "gdb: a breakpoint before and after a thread's exec, and back across it" ||
         fail "gdb on exec_threads (thread counts: $lists): $(tail -25 "$WORK/exec_gdb.out")"
     fi ;;
+  clone_vm)  # a process sharing its parent's memory (clone with CLONE_VM, not CLONE_THREAD)
+    for mode in turns exec shared; do
+      # The racy total depends on how the two processes interleaved; the rest does not.
+      # Natively the exec'ed child's line may come before or after the parent's first.
+      native=$("$TEST_PROGRAMS/clone_vm" $mode | grep -v "^racy total" | sort)
+      for opts in "" --no-syscall-buffer; do
+        name=clone_vm_$mode${opts:+_traced}
+        RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/clone_vm" $mode
+        [ "$(grep -v "^racy total" "$WORK/$name.rec.out" | sort)" = "$native" ] ||
+          fail "$name: recorded, the program saw other things than natively: $(cat "$WORK/$name.rec.out" "$WORK/$name.rec.err")"
+      done
+    done
+    # The child runs on its parent's thread-local state (the same syscall buffer, the parent's
+    # desched counter): from the clone on, every syscall of that memory is its own event.
+    "$REWIND" dump "$WORK/clone_vm_turns.trace" | sed -n '/ clone = /,$p' >"$WORK/clone_vm.dump"
+    [ -s "$WORK/clone_vm.dump" ] && ! grep -q "buffered syscall" "$WORK/clone_vm.dump" ||
+      fail "clone_vm: buffered syscalls after the clone: $(grep -m3 "buffered syscall" "$WORK/clone_vm.dump")"
+    grep -q "^racy total [0-9]* (child done spinning: 1)" "$WORK/clone_vm_turns.rec.out" ||
+      fail "clone_vm turns printed no racy total: $(cat "$WORK/clone_vm_turns.rec.out")"
+    echo "$native" | grep -q "^parent: handler ran for signal 10, read 14 bytes (from the child)" ||
+      fail "natively, clone_vm shared printed: $native"
+    if command -v gdb >/dev/null; then  # breakpoints in both processes, forwards and back
+      RECORD_OPTS= record_and_replay clone_vm_gdb "$TEST_PROGRAMS/clone_vm" turns >/dev/null
+      child_line=$(grep -n "turns_total += 10;" "$SOURCE_DIR/tests/programs/clone_vm.c" | cut -d: -f1)
+      parent_line=$(grep -n "turns_total += 1;" "$SOURCE_DIR/tests/programs/clone_vm.c" | cut -d: -f1)
+      timeout 300 "$REWIND" replay "$TRACE" -- -batch -ex "break clone_vm.c:$((child_line + 1))" \
+        -ex "break clone_vm.c:$((parent_line + 1))" -ex continue -ex 'p turns_total' \
+        -ex continue -ex 'p turns_total' -ex continue -ex 'p turns_total' -ex continue \
+        -ex 'p turns_total' -ex reverse-continue -ex 'p turns_total' -ex reverse-continue \
+        -ex 'p turns_total' >"$WORK/clone_vm_gdb.out" 2>&1
+      # The child adds 10 and the parent 1, in turns: 10 11 21 22, then back: 21 11.
+      values=$(sed -n 's/^\$[0-9]* = //p' "$WORK/clone_vm_gdb.out" | tr '\n' ' ')
+      hits=$(grep -o "hit Breakpoint [12][.0-9]*, [a-z_]*" "$WORK/clone_vm_gdb.out" | awk '{print $NF}' | tr '\n' ' ')
+      [ "$values" = "10 11 21 22 21 11 " ] &&
+        [ "$hits" = "child_turns main child_turns main child_turns main " ] &&
+        pass "gdb: breakpoints in a process and in the CLONE_VM child sharing its memory, both ways" ||
+        fail "gdb on clone_vm (values: $values; stops: $hits): $(tail -25 "$WORK/clone_vm_gdb.out")"
+    fi ;;
   leader_exit)  # the main thread ends first (pthread_exit): recorded, replayed, and under gdb
     record_and_replay leader_exit "$TEST_PROGRAMS/leader_exit"
     [ "$(cat "$WORK/leader_exit.rec.out")" = "$(printf 'the main thread exits alone\nthe worker ends the process')" ] ||
