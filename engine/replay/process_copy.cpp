@@ -163,6 +163,30 @@ ReplayTask clone_task(ReplayTask& leader, uint64_t insn, const ReplayTask& orig,
   return c;
 }
 
+/// The first thread (the leader: tid == pid) among one process's `threads`, or nullptr when it
+/// has ended.
+ReplayTask* first_thread(const std::vector<ReplayTask*>& threads) {
+  for (ReplayTask* t : threads)
+    if (t->tid == t->pid) return t;
+  return nullptr;
+}
+
+/// Re-creates each of `threads` but `first` as a thread of `leader`, the copy of `first`, by
+/// clones injected in it, into `out` by recorded tid; the leader's registers and pending
+/// resume are put back once, after all of them. Throws DivergenceError.
+void clone_threads(ReplayTask& leader, const std::vector<ReplayTask*>& threads,
+                   const ReplayTask* first, std::map<pid_t, ReplayTask>& out) {
+  if (threads.size() == 1) return;
+  Registers regs = get_regs(leader.tid);
+  uint64_t insn = injection_insn(leader, regs);
+  if (!insn) throw DivergenceError("task has no syscall instruction to clone with");
+  PendingResume pending = PendingResume::take(leader);  // the clones run in it
+  for (ReplayTask* t : threads)
+    if (t != first) out[t->rec_tid] = clone_task(leader, insn, *t, kThreadFlags);
+  put_back(leader, regs);
+  pending.give(leader);
+}
+
 }  // namespace
 
 ReplayTask fork_task(ReplayTask& t) {
@@ -200,28 +224,17 @@ ReplayTask fork_task(ReplayTask& t) {
 std::map<pid_t, ReplayTask> copy_process(const std::vector<ReplayTask*>& threads) {
   // The thread group's leader forks: the copy's leader must be the same thread, as the
   // kernel treats a leader's exit apart (it is reported only once the other threads ended).
-  ReplayTask* forker = nullptr;
-  for (ReplayTask* t : threads)
-    if (t->tid == t->pid) forker = t;
+  ReplayTask* forker = first_thread(threads);
   if (!forker) throw DivergenceError("the process's first thread has ended: it cannot fork");
   std::map<pid_t, ReplayTask> out;
   ReplayTask& leader = out[forker->rec_tid] = fork_task(*forker);
-  if (threads.size() == 1) return out;
-  Registers regs = get_regs(leader.tid);
-  uint64_t insn = injection_insn(leader, regs);
-  PendingResume pending = PendingResume::take(leader);  // the clones run in it
-  for (ReplayTask* t : threads)
-    if (t != forker) out[t->rec_tid] = clone_task(leader, insn, *t, kThreadFlags);
-  put_back(leader, regs);  // once, after all the clones it made
-  pending.give(leader);
+  clone_threads(leader, threads, forker, out);
   return out;
 }
 
 std::map<pid_t, ReplayTask> copy_memory_sharer(const std::vector<ReplayTask*>& threads,
                                                ReplayTask& sharer) {
-  ReplayTask* first = nullptr;
-  for (ReplayTask* t : threads)
-    if (t->tid == t->pid) first = t;
+  ReplayTask* first = first_thread(threads);
   if (!first || !first->vm_clone_flags)
     throw DivergenceError("not the first thread of a process sharing its parent's memory");
   // What else the original shares with its parent (files, handlers...) is shared in the copy
@@ -237,15 +250,7 @@ std::map<pid_t, ReplayTask> copy_memory_sharer(const std::vector<ReplayTask*>& t
   ReplayTask& leader = out[first->rec_tid] = clone_task(sharer, insn, *first, flags);
   put_back(sharer, regs);
   pending.give(sharer);
-  if (threads.size() == 1) return out;
-  Registers lregs = get_regs(leader.tid);
-  uint64_t linsn = injection_insn(leader, lregs);
-  if (!linsn) throw DivergenceError("task has no syscall instruction to clone with");
-  PendingResume lpending = PendingResume::take(leader);
-  for (ReplayTask* t : threads)
-    if (t != first) out[t->rec_tid] = clone_task(leader, linsn, *t, kThreadFlags);
-  put_back(leader, lregs);
-  lpending.give(leader);
+  clone_threads(leader, threads, first, out);
   return out;
 }
 

@@ -97,12 +97,13 @@ std::map<pid_t, ReplayTask> copy_processes(
     size_t before = later.size();
     for (auto it = later.begin(); it != later.end();) {
       const std::vector<ReplayTask*>& threads = processes.at(*it);
-      auto sharer = copy_leader.find(process_of(processes, memory_child(threads)->vm_parent));
+      const ReplayTask* child = memory_child(threads);
+      auto sharer = copy_leader.find(process_of(processes, child->vm_parent));
       if (sharer == copy_leader.end()) {
         ++it;
         continue;
       }
-      copy_leader[*it] = memory_child(threads)->rec_tid;
+      copy_leader[*it] = child->rec_tid;
       out.merge(copy_memory_sharer(threads, out.at(sharer->second)));
       it = later.erase(it);
     }
