@@ -64,4 +64,30 @@ class ScopedWatch {
   bool owned_;
 };
 
+/// A write watchpoint on `w` on the session's timeline while it lives, with the user's other
+/// watchpoints set aside (a search for `w`'s writes stops at nothing else, and needs one
+/// debug register even when data breakpoints hold all of them).
+class SessionWatch {
+ public:
+  SessionWatch(Debugger& d, const WatchInfo& w) : d_(d) {
+    d_.set_watches_aside(w.addr, w.len);
+    try {
+      watch_.emplace(d_.timeline(), w, d_.watching(w.addr, w.len));
+    } catch (...) {
+      d_.restore_watches();
+      throw;
+    }
+  }
+  ~SessionWatch() {
+    watch_.reset();
+    d_.restore_watches();
+  }
+  SessionWatch(const SessionWatch&) = delete;
+  SessionWatch& operator=(const SessionWatch&) = delete;
+
+ private:
+  Debugger& d_;
+  std::optional<ScopedWatch> watch_;
+};
+
 }  // namespace rwd

@@ -108,4 +108,28 @@ DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c)
 /// for the time of the move (Debugger::set_watches_aside), so a slot is always free.
 DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t tid, Direction dir);
 
+/// Where step_to_python_change() left the session.
+struct PythonChangeStop {
+  /// found: reason Watchpoint, just after the write of the local's slot, with the old and
+  /// new slot words (the objects' addresses); else the stop back at the point it started
+  /// from (reason Breakpoint), or the Interrupted stop where the user interrupted it.
+  DebugStop stop;
+  bool found = false;
+  std::string value;  ///< found: the object bound now, as the Variables view shows it
+};
+
+/// Moves debugger `d`'s own timeline to the next (Forward) or the last (Backward) change of
+/// the binding of Python local `name` in the call that frame `frame` (InterpFrame::address)
+/// of the thread on task `tid` runs now: the point just after the write of the local's slot
+/// (STORE_FAST, DELETE_FAST, or the call binding an argument), where a forward data
+/// breakpoint on the slot stops. The call's bounds are where a frame is put at its address:
+/// backwards its own start, forwards the next call's (a write watchpoint on the frame's code
+/// word). Where the call makes no such change that way, the session goes back to where it
+/// started (found false). Other stops on the way are passed; the user's watchpoints are set
+/// aside meanwhile (Debugger::set_watches_aside). Throws Error when `name` is not a plain
+/// local of the frame (PythonReader::local_slot), InterpReadError when the frame cannot be
+/// read.
+PythonChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_t tid,
+                                       uint64_t frame, const std::string& name, Direction dir);
+
 }  // namespace rwd

@@ -5,6 +5,7 @@
 // call; rewind/seek to a binding, with the Python frame's locals there.
 #include <stdio.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
@@ -124,6 +125,7 @@ TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[d
   // What cannot be followed is refused in one message.
   json bad = c.request("rewind/history", {{"expression", "nosuch"}, {"frameId", at["id"]}});
   CHECK(bad["success"] == false);
+  INFO(bad.dump());
   CHECK(bad["message"].get<std::string>().find("not a local variable") != std::string::npos);
 }
 
@@ -187,4 +189,89 @@ TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goe
   CHECK(none["body"]["totalCalls"] == 0);
   CHECK(c.request("rewind/calls",
                   {{"function", "history.running"}, {"condition", "n =="}})["success"] == false);
+}
+
+TEST_CASE(
+    "rewind/previousChange and rewind/nextChange move between a Python local's bindings "
+    "in one call",
+    "[dap][python]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
+  test::DapClient c(REWIND_BIN);
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  // The second call, running(4), at its return: total is 30.
+  REQUIRE(c.request("setBreakpoints",
+                    {{"source", {{"path", PY_HISTORY}}},
+                     {"breakpoints",
+                      {{{"line", line_of("return total")}, {"hitCondition", "2"}}}}})["success"] ==
+          true);
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  REQUIRE(stop["body"]["reason"] == "breakpoint");
+  int tid = stop["body"]["threadId"];
+  REQUIRE(local(c, tid, "total") == "30");
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", PY_HISTORY}}},
+                                       {"breakpoints", json::array()}})["success"] == true);
+
+  // Each move stops just after a binding of this call's `total` (the values the call
+  // printed, then `total = 0`), in the same call (n is 4), and tells the value on the console.
+  // The move's console line, then its stop.
+  auto moved = [&](const char* command, const std::string& name) {
+    json r = c.request(command, {{"expression", name}, {"frameId", top_frame(c, tid)["id"]}});
+    INFO(r.dump());
+    REQUIRE(r["success"] == true);
+    std::string said;
+    while (said.rfind("rewind: " + name + " ", 0) != 0)
+      said = c.event("output")["body"].value("output", "");
+    CHECK(c.event("stopped")["body"]["reason"] == "goto");
+    return said;
+  };
+  auto move = [&](const char* command, const std::string& name) {
+    std::string said = moved(command, name);
+    CHECK(top_frame(c, tid)["name"] == "running");
+    CHECK(local(c, tid, "n") == "4");
+    return std::make_pair(local(c, tid, name), said);
+  };
+  std::vector<std::string> want = printed_bindings("4");
+  REQUIRE(want == std::vector<std::string>{"1", "5", "14", "30"});
+  want.insert(want.begin(), "0");
+  for (size_t i = want.size(); i-- > 0;) {
+    auto [value, said] = move("rewind/previousChange", "total");
+    CHECK(value == want[i]);
+    CHECK(said.find("total = " + want[i] + " (event ") != std::string::npos);
+    CHECK(top_frame(c, tid)["line"] == line_of(i == 0 ? "total = 0" : "total = total + k * k"));
+  }
+  // Before `total = 0` the call had not begun: no change that way, and the session stays.
+  auto [first, none_before] = move("rewind/previousChange", "total");
+  CHECK(first == "0");
+  CHECK(none_before.find("total does not change before this point in this call of running") !=
+        std::string::npos);
+  for (size_t i = 1; i < want.size(); ++i)
+    CHECK(move("rewind/nextChange", "total").first == want[i]);
+  // After 30 the call returns, and running(2) puts its frame at the same address: no change.
+  auto [last, none_after] = move("rewind/nextChange", "total");
+  CHECK(last == "30");
+  CHECK(none_after.find("does not change after") != std::string::npos);
+
+  // An argument: bound once, by the call, at the caller's line (the frame is being set up:
+  // the caller's is the top one).
+  CHECK(move("rewind/nextChange", "n").second.find("does not change after") != std::string::npos);
+  CHECK(moved("rewind/previousChange", "n").find("n = 4 (event ") != std::string::npos);
+  json frames = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"];
+  INFO(frames.dump());
+  auto script = std::find_if(frames.begin(), frames.end(), [](const json& f) {
+    return f.contains("source") && f["source"].value("path", "") == PY_HISTORY;
+  });
+  REQUIRE(script != frames.end());
+  CHECK((*script)["line"] == line_of("# the calls"));
+  CHECK((*script)["name"] != "running");
+
+  // A name that is not a local of the frame is refused, and the session does not move.
+  json bad =
+      c.request("rewind/previousChange", {{"expression", "nosuch"}, {"frameId", (*script)["id"]}});
+  CHECK(bad["success"] == false);
+  INFO(bad.dump());
+  CHECK(bad["message"].get<std::string>().find("not a local variable") != std::string::npos);
 }

@@ -80,15 +80,56 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
   if (!h.complete) c.history.reset();
 }
 
+namespace {
+
+/// rewind/previousChange and rewind/nextChange for local `a.expression` of Python frame `ref`
+/// (step_to_python_change): within the call that frame runs.
+void step_to_python_change(DapContext& c, const dap::EvaluateArguments& a, const FrameRef& ref,
+                           Direction dir, DapRequest& r) {
+  Debugger& d = c.debugger();
+  const Interpreter* in = c.scripts->interpreter(ref.tid);
+  const PythonReader* python = in ? in->python() : nullptr;
+  if (!python)
+    throw RequestError(r.command() + " follows C and C++ lvalues and Python locals; \"" +
+                       a.expression + "\" names a variable of an R frame");
+  const InterpFrame* f = c.interp_frame(ref);
+  if (!f) throw RequestError("the Python frame of " + r.command() + " is gone");
+  uint64_t frame = f->address;
+  std::string function = f->function;
+  {
+    // What cannot be followed is refused before the session moves.
+    InterpMemory mem(d.target(ref.tid));
+    python->local_slot(mem, frame, a.expression);
+  }
+  r.respond();
+  c.out.event("continued",
+              {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
+  PythonChangeStop s;
+  s.stop = c.running([&] {
+    s = step_to_python_change(d, *python, ref.tid, frame, a.expression, dir);
+    return s.stop;
+  });
+  if (s.found) {
+    c.out.output("console", "rewind: " + a.expression + " = " + s.value + " (event " +
+                                std::to_string(s.stop.stop.event) + ")\n");
+    s.stop.stop.reason = StopReason::Seek;
+  } else if (s.stop.stop.reason != StopReason::Interrupted) {
+    c.out.output("console", "rewind: " + a.expression + " does not change " +
+                                (dir == Direction::Forward ? "after" : "before") +
+                                " this point in this call of " + function + "\n");
+    s.stop.stop.reason = StopReason::Seek;
+  }
+  c.stopped(s.stop, "goto", dir);
+}
+
+}  // namespace
+
 void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& r) {
   Debugger& d = c.debugger();
   FrameRef ref = c.frame(a.frame_id);
-  if (ref.interp >= 0)
-    throw RequestError(r.command() + " follows C and C++ lvalues; \"" + a.expression +
-                       "\" names a script variable (rewind/history lists a Python local's "
-                       "changes, and rewind/seek goes to one)");
-  WatchInfo w = d.watchable(ref.tid, ref.frame, a.expression);
   Direction dir = r.command() == "rewind/previousChange" ? Direction::Backward : Direction::Forward;
+  if (ref.interp >= 0) return step_to_python_change(c, a, ref, dir, r);
+  WatchInfo w = d.watchable(ref.tid, ref.frame, a.expression);
   r.respond();
   c.out.event("continued",
               {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
