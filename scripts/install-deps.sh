@@ -14,7 +14,7 @@ pkgs=(
   libssl-dev                           # base64 for DAP readMemory (OpenSSL's libcrypto)
   libc6-dbg clang                      # the symbol tests: libc's separate debug info; clang builds
   catch2                               # unit tests
-  python3 r-base-core sqlite3 gcc file # programs the integration tests record
+  python3 r-base-core sqlite3 gcc file git # programs the integration tests record
   python3-dev                          # CPython's headers: its offsets checked against their DWARF
   meson ninja-build                    # real build systems' source paths (the DAP paths test)
   tmux                                 # a real terminal for the Ctrl-C test
