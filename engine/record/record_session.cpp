@@ -395,6 +395,7 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
       if (auto dead = dead_stack(maps, *rsp)) e.exclusions.push_back(*dead);
   }
   e.digest = digest_memory(t.tid, maps, e.exclusions);
+  e.stack_digest = digest_stack_window(t.tid, maps, e.exclusions, e.regs.rsp);
   if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
     if (FILE* out = fopen(f, "a")) {
       fprintf(out, "record point (task %d)\n%s", t.tid, digest_report(t.tid).c_str());

@@ -115,7 +115,11 @@ bool PointSearch::at_point(const Registers& r) {
   // depending on how the stop was reached), not program state: a point ignores it.
   Registers same = r;
   same.orig_rax = e_.regs.orig_rax;
-  if (!registers_equal(same, e_.regs) || digest_memory(t_.tid, e_.exclusions) != e_.digest)
+  if (!registers_equal(same, e_.regs)) return false;
+  // The stack window first: a loop whose registers repeat keeps its counter there.
+  std::vector<ProcMapping> maps = read_proc_maps(t_.tid);
+  if (digest_stack_window(t_.tid, maps, e_.exclusions, e_.regs.rsp) != e_.stack_digest ||
+      digest_memory(t_.tid, maps, e_.exclusions) != e_.digest)
     return false;
   if (r.orig_rax != e_.regs.orig_rax) set_regs(t_.tid, same);
   return true;

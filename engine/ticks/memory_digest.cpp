@@ -38,27 +38,44 @@ MemoryDigest digest_memory(pid_t tid, const DigestExclusions& exclude) {
   return digest_memory(tid, read_proc_maps(tid), exclude);
 }
 
-MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
-                           const DigestExclusions& exclude) {
+namespace {
+/// XXH3-128 of what digest_memory hashes, clipped to [lo, hi).
+MemoryDigest digest_between(pid_t tid, const std::vector<ProcMapping>& maps,
+                            const DigestExclusions& exclude, uint64_t lo, uint64_t hi,
+                            size_t chunk) {
   DigestExclusions ex = exclude;
   std::sort(ex.begin(), ex.end());
   XXH3_state_t* st = XXH3_createState();
   XXH3_128bits_reset(st);
-  std::vector<uint8_t> buf(kChunk);
+  std::vector<uint8_t> buf(chunk);
   for (const ProcMapping& m : maps) {
     if (!m.read || !m.write || m.shared || m.is_special()) continue;
-    uint64_t p = m.start;
+    uint64_t p = std::max(m.start, lo), end = std::min(m.end, hi);
+    if (p >= end) continue;
     for (const auto& [a, len] : ex) {
       uint64_t b = a + len;
-      if (b <= p || a >= m.end) continue;
+      if (b <= p || a >= end) continue;
       if (a > p) hash_range(st, tid, p, a, buf);
       p = std::max(p, b);
     }
-    if (p < m.end) hash_range(st, tid, p, m.end, buf);
+    if (p < end) hash_range(st, tid, p, end, buf);
   }
   XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH3_freeState(st);
   return {h.low64, h.high64};
+}
+}  // namespace
+
+MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
+                           const DigestExclusions& exclude) {
+  return digest_between(tid, maps, exclude, 0, UINT64_MAX, kChunk);
+}
+
+MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps,
+                                 const DigestExclusions& exclude, uint64_t rsp) {
+  uint64_t lo = rsp > kStackWindowBelow ? rsp - kStackWindowBelow : 0;
+  uint64_t hi = rsp > UINT64_MAX - kStackWindowAbove ? UINT64_MAX : rsp + kStackWindowAbove;
+  return digest_between(tid, maps, exclude, lo, hi, kStackWindowBelow + kStackWindowAbove);
 }
 
 MemoryDigest digest_without_dead_stacks(pid_t tid, const std::vector<uint64_t>& rsps) {

@@ -20,8 +20,9 @@ namespace rwd {
 /// Trace format version written by this build; readers refuse newer versions.
 /// 2: events carry buffered syscall records; 3: every stream header holds the trace id;
 /// 4: mmap events name the shared file they map (Event::shared_file); 5: cpuid is emulated
-/// (Cpuid events; a version 4 trace ran it natively, and its replay would fault on them).
-constexpr uint32_t kTraceFormatVersion = 5;
+/// (Cpuid events; a version 4 trace ran it natively, and its replay would fault on them);
+/// 6: points carry a digest of their stack window (Event::stack_digest).
+constexpr uint32_t kTraceFormatVersion = 6;
 /// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
 constexpr uint32_t kMaxChunkBytes = 64u << 20;
 

@@ -85,7 +85,10 @@ struct Event {
   /// Sched, and Signal when not synchronous: digest of the process's writable memory at the
   /// point (with `regs` it names the point without a hardware counter).
   MemoryDigest digest{};
-  DigestExclusions exclusions;    ///< ranges left out of `digest` (buffers of syscalls in flight)
+  DigestExclusions exclusions;  ///< ranges left out of `digest` (buffers of syscalls in flight)
+  /// Sched, and Signal when not synchronous: digest_stack_window of the same memory around
+  /// regs.rsp, which replay tests before the full digest.
+  MemoryDigest stack_digest{};
   int32_t status = 0;             ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
   std::vector<Mapping> mappings;  ///< Exec: the address space after exec (no vdso/vvar)
   std::vector<std::string> argv;  ///< Exec: the new command line, for `rewind ps`

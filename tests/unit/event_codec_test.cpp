@@ -52,7 +52,7 @@ TEST_CASE("a syscall event keeps registers, result and out-parameters") {
   CHECK(o.memory[0].bytes == std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o'});
 }
 
-TEST_CASE("exec, signal and exit events keep their fields") {
+TEST_CASE("exec, signal, point and exit events keep their fields") {
   Event x;
   x.kind = EventKind::Exec;
   x.mappings.push_back({0x555555554000, 0x555555556000, 0x1000, 5, 2, "ls-0", "/usr/bin/ls"});
@@ -74,6 +74,18 @@ TEST_CASE("exec, signal and exit events keep their fields") {
   CHECK(so.signo == 11);
   CHECK(so.synchronous);
   CHECK(so.siginfo == s.siginfo);
+
+  Event p;  // a point: registers, both digests and the exclusions
+  p.kind = EventKind::Sched;
+  p.regs.rsp = 0x7fffffffd000;
+  p.digest = {0x1111, 0x2222};
+  p.stack_digest = {0x3333, 0x4444};
+  p.exclusions = {{0x7ffff0000000, 4096}};
+  Event po = round_trip(p);
+  CHECK(po.regs.rsp == p.regs.rsp);
+  CHECK(po.digest == p.digest);
+  CHECK(po.stack_digest == p.stack_digest);
+  CHECK(po.exclusions == p.exclusions);
 
   Event t;
   t.kind = EventKind::Exit;

@@ -1,6 +1,7 @@
-// digest_without_dead_stacks (engine/ticks/memory_digest.h) on a real stopped child: bytes below
-// the stack's red zone do not change it, bytes in the red zone, above rsp or elsewhere in writable
-// memory do, and the full digest_memory sees all of them.
+// digest_without_dead_stacks and digest_stack_window (engine/ticks/memory_digest.h) on a real
+// stopped child. The first: bytes below the stack's red zone do not change it, bytes in the red
+// zone, above rsp or elsewhere in writable memory do, and the full digest_memory sees all of
+// them. The second: only the red zone and the page above rsp change it, less the exclusions.
 #include "engine/ticks/memory_digest.h"
 
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 
@@ -70,6 +72,59 @@ TEST_CASE("a point's digest leaves out the dead stack below the red zone, and on
   SECTION("other writable memory is live") {
     poke(child, data_word, 2);
     CHECK(digest_without_dead_stacks(child, {rsp}) != live);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+}
+
+TEST_CASE("a point's stack window digest sees the stack near rsp and nothing else", "[digest]") {
+  pid_t child = fork();
+  if (child == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    execl("/bin/cat", "cat", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSTOPPED(status));
+  uint64_t data_word = 0;
+  for (const ProcMapping& m : read_proc_maps(child))
+    if (!data_word && m.write && !m.shared && m.path != "[stack]" && !m.is_special())
+      data_word = m.start;
+  REQUIRE(data_word != 0);
+  const uint64_t rsp = get_regs(child).rsp;
+  auto window = [&](const DigestExclusions& ex = {}) {
+    return digest_stack_window(child, read_proc_maps(child), ex, rsp);
+  };
+  const MemoryDigest before = window();
+  CHECK(before != digest_memory(child));  // a part only
+
+  SECTION("other writable memory is outside it") {
+    poke(child, data_word, 3);
+    CHECK(window() == before);
+  }
+  SECTION("below the red zone is outside it") {
+    poke(child, rsp - kStackWindowBelow - 8, 0x3333333333333333ull);
+    CHECK(window() == before);
+  }
+  SECTION("the red zone and the words above rsp are inside it, up to its end") {
+    poke(child, rsp - 64, 0x4444444444444444ull);
+    MemoryDigest red = window();
+    CHECK(red != before);
+    // The window's last word, or the stack's where the stack ends first.
+    uint64_t top = rsp + kStackWindowAbove;
+    for (const ProcMapping& m : read_proc_maps(child))
+      if (m.start <= rsp && rsp < m.end) top = std::min(top, m.end);
+    poke(child, top - 8, 0x5555555555555555ull);
+    CHECK(window() != red);
+  }
+  SECTION("an excluded range is left out, as from the full digest") {
+    const DigestExclusions ex{{rsp + 256, 64}};
+    const MemoryDigest kept = window(ex), full = digest_memory(child, read_proc_maps(child), ex);
+    poke(child, rsp + 264, 0x6666666666666666ull);
+    CHECK(window(ex) == kept);
+    CHECK(digest_memory(child, read_proc_maps(child), ex) == full);
+    CHECK(window() != before);
   }
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
