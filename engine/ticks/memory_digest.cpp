@@ -78,12 +78,16 @@ MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps
   return digest_between(tid, maps, exclude, lo, hi, kStackWindowBelow + kStackWindowAbove);
 }
 
-MemoryDigest digest_without_dead_stacks(pid_t tid, const std::vector<uint64_t>& rsps) {
-  std::vector<ProcMapping> maps = read_proc_maps(tid);
-  DigestExclusions dead;
+LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps) {
+  LiveMemory m{read_proc_maps(tid), {}};
   for (uint64_t rsp : rsps)
-    if (auto d = dead_stack(maps, rsp)) dead.push_back(*d);
-  return digest_memory(tid, maps, dead);
+    if (auto d = dead_stack(m.maps, rsp)) m.dead.push_back(*d);
+  return m;
+}
+
+MemoryDigest digest_without_dead_stacks(pid_t tid, const std::vector<uint64_t>& rsps) {
+  LiveMemory m = live_memory(tid, rsps);
+  return digest_memory(tid, m.maps, m.dead);
 }
 
 std::string digest_report(pid_t tid, const DigestExclusions& exclude) {

@@ -44,6 +44,16 @@ inline constexpr uint64_t kStackWindowBelow = 128, kStackWindowAbove = 4096;
 MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps,
                                  const DigestExclusions& exclude, uint64_t rsp);
 
+/// A process's mappings at a stop and the dead part of its tasks' stacks (below each stack
+/// pointer's red zone, dead_stack.h): what a timeline point's digests hash and leave out.
+struct LiveMemory {
+  std::vector<ProcMapping> maps;
+  DigestExclusions dead;
+};
+/// LiveMemory of task `tid`'s process, whose live tasks' stack pointers are `rsps`. Throws
+/// SystemError when /proc/TID/maps cannot be read.
+LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps);
+
 /// digest_memory of task `tid`'s process without the dead part of the stacks that `rsps`
 /// (the stack pointers of its live tasks) point into (dead_stack.h), as a recorded point's
 /// digest leaves them out (RecordSession::set_point): what lies below a red zone is not the

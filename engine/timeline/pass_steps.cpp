@@ -110,7 +110,7 @@ std::optional<runs::Scan> ReplayController::pass_count_scan() {
   runs::Scan scan;
   scan.stack_words = stack_words_at(*t, here_.regs.rsp);
   scan.target = here_;
-  scan.target.digest = point_digest(*t);
+  set_point_digests(scan.target, *t);
   if (debug_) target_report_ = digest_report(t->tid);
   scan.count_passes = true;
   StepCount c{.tid = here_.tid, .event = here_.event, .pos = pos};

@@ -267,6 +267,10 @@ class ReplayController {
   /// The memory digest naming a point of task `t` (Point::digest): its process's memory
   /// without the dead part of its live tasks' stacks, as recorded points leave them out.
   MemoryDigest point_digest(const ReplayTask& t) const;
+  /// The live memory of `t`'s process now (point_digest hashes it).
+  LiveMemory live_memory_of(const ReplayTask& t) const;
+  /// Sets `p`'s digest and stack window digest for `t` standing at p.regs.
+  void set_point_digests(Point& p, const ReplayTask& t) const;
   /// True if `at` (digest not yet taken) is `target`.
   bool reached(const Point& target, const Point& at);
   /// True if a run that has replayed `done` events can no longer reach Trap point `target`:

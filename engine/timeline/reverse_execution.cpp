@@ -129,7 +129,7 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
   if (here_.kind == Point::Trap) {
     const ReplayTask* t = live(here_.tid);
     if (!t) throw Error("the current task is gone");
-    scan.target.digest = point_digest(*t);
+    set_point_digests(scan.target, *t);
     if (debug_) target_report_ = digest_report(t->tid);
     // A counting scan single-steps the task from where the target can first be, checking
     // each step; a breakpoint would only stop it at every earlier pass (thousands, in a

@@ -618,14 +618,25 @@ bool ReplayController::at_position(const TimelinePosition& p) {
   return reached(target, here_);
 }
 
-MemoryDigest ReplayController::point_digest(const ReplayTask& t) const {
+LiveMemory ReplayController::live_memory_of(const ReplayTask& t) const {
   std::vector<uint64_t> rsps;
   for (const auto& [rec, x] : session_->tasks()) {
     Registers r;
     if (x.pid == t.pid && x.state != TaskState::Exited && try_get_regs(x.tid, r))
       rsps.push_back(r.rsp);
   }
-  return digest_without_dead_stacks(t.tid, rsps);
+  return live_memory(t.tid, rsps);
+}
+
+MemoryDigest ReplayController::point_digest(const ReplayTask& t) const {
+  LiveMemory m = live_memory_of(t);
+  return digest_memory(t.tid, m.maps, m.dead);
+}
+
+void ReplayController::set_point_digests(Point& p, const ReplayTask& t) const {
+  LiveMemory m = live_memory_of(t);
+  p.digest = digest_memory(t.tid, m.maps, m.dead);
+  p.window = digest_stack_window(t.tid, m.maps, m.dead, p.regs.rsp);
 }
 
 bool ReplayController::reached(const Point& target, const Point& at) {
@@ -639,7 +650,17 @@ bool ReplayController::reached(const Point& target, const Point& at) {
     return false;
   }
   const ReplayTask* t = live(at.tid);
-  bool same = t && point_digest(*t) == target.digest;
+  bool same = false;
+  if (t) {
+    // The stack window first: a loop whose registers repeat keeps its counter there.
+    LiveMemory m = live_memory_of(*t);
+    if (target.window &&
+        digest_stack_window(t->tid, m.maps, m.dead, at.regs.rsp) != *target.window) {
+      if (debug_) fprintf(stderr, "rewind: timeline: at the target's registers, stack differs\n");
+      return false;
+    }
+    same = digest_memory(t->tid, m.maps, m.dead) == target.digest;
+  }
   if (debug_ && !same) {
     fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
     if (t) {

@@ -31,6 +31,9 @@ struct Point {
   /// Trap: `tid` was the only live task there (a replay passing this point's interval
   /// without meeting it is then a divergence: on_between).
   bool alone = false;
+  /// Trap, where a scan looks for it: digest_stack_window of the same live memory around
+  /// regs.rsp, tested before `digest` (ReplayController::reached); none: not tested.
+  std::optional<MemoryDigest> window{};
 
   /// The events done when a replay stands here: a syscall's entry lies in the interval
   /// after the event before it; the others in their event's.
