@@ -59,16 +59,14 @@ std::string local(test::DapClient& c, int tid, const std::string& name) {
   return "<none>";
 }
 
-}  // namespace
-
-TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[dap][python]") {
+/// Launches a replay of a recording of PY_HISTORY in `c` and runs to the return of its second
+/// call, running(4) (a breakpoint with a hit count, left set); returns the stopped thread.
+int stop_at_second_return(test::DapClient& c) {
   std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
-  test::DapClient c(REWIND_BIN);
   c.deadline(std::chrono::seconds(120));
   REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
   REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
   c.event("initialized");
-  // The second call, running(4), at its return.
   REQUIRE(c.request("setBreakpoints",
                     {{"source", {{"path", PY_HISTORY}}},
                      {"breakpoints",
@@ -77,7 +75,14 @@ TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[d
   REQUIRE(c.request("configurationDone")["success"] == true);
   json stop = c.event("stopped");
   REQUIRE(stop["body"]["reason"] == "breakpoint");
-  int tid = stop["body"]["threadId"];
+  return stop["body"]["threadId"];
+}
+
+}  // namespace
+
+TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[dap][python]") {
+  test::DapClient c(REWIND_BIN);
+  int tid = stop_at_second_return(c);
   json frame = top_frame(c, tid);
   REQUIRE(frame["name"] == "running");
   REQUIRE(local(c, tid, "n") == "4");
@@ -195,22 +200,8 @@ TEST_CASE(
     "rewind/previousChange and rewind/nextChange move between a Python local's bindings "
     "in one call",
     "[dap][python]") {
-  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
   test::DapClient c(REWIND_BIN);
-  c.deadline(std::chrono::seconds(120));
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
-  c.event("initialized");
-  // The second call, running(4), at its return: total is 30.
-  REQUIRE(c.request("setBreakpoints",
-                    {{"source", {{"path", PY_HISTORY}}},
-                     {"breakpoints",
-                      {{{"line", line_of("return total")}, {"hitCondition", "2"}}}}})["success"] ==
-          true);
-  REQUIRE(c.request("configurationDone")["success"] == true);
-  json stop = c.event("stopped");
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  int tid = stop["body"]["threadId"];
+  int tid = stop_at_second_return(c);
   REQUIRE(local(c, tid, "total") == "30");
   REQUIRE(c.request("setBreakpoints", {{"source", {{"path", PY_HISTORY}}},
                                        {"breakpoints", json::array()}})["success"] == true);

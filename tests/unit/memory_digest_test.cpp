@@ -27,12 +27,10 @@ void poke(pid_t pid, uint64_t addr, uint64_t value) {
   REQUIRE(process_vm_writev(pid, &local, 1, &remote, 1, 0) == ssize_t(sizeof value));
 }
 
-}  // namespace
-
-TEST_CASE("a point's digest leaves out the dead stack below the red zone, and only that",
-          "[digest]") {
-  // The child is /bin/cat stopped at its exec, not a fork of this test: a sanitizer build's
-  // shadow memory (terabytes of writable mappings) would take hours to hash.
+/// A child running /bin/cat, stopped at its exec (traced by this process). Not a fork of this
+/// test: a sanitizer build's shadow memory (terabytes of writable mappings) would take hours
+/// to hash.
+pid_t stopped_cat() {
   pid_t child = fork();
   if (child == 0) {
     ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
@@ -42,6 +40,14 @@ TEST_CASE("a point's digest leaves out the dead stack below the red zone, and on
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFSTOPPED(status));
+  return child;
+}
+
+}  // namespace
+
+TEST_CASE("a point's digest leaves out the dead stack below the red zone, and only that",
+          "[digest]") {
+  pid_t child = stopped_cat();
   uint64_t data_word = 0;  // in the child's writable data (the program's .data or .bss)
   for (const ProcMapping& m : read_proc_maps(child))
     if (!data_word && m.write && !m.shared && m.path != "[stack]" && !m.is_special())
@@ -78,15 +84,7 @@ TEST_CASE("a point's digest leaves out the dead stack below the red zone, and on
 }
 
 TEST_CASE("a point's stack window digest sees the stack near rsp and nothing else", "[digest]") {
-  pid_t child = fork();
-  if (child == 0) {
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    execl("/bin/cat", "cat", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  REQUIRE(WIFSTOPPED(status));
+  pid_t child = stopped_cat();
   uint64_t data_word = 0;
   for (const ProcMapping& m : read_proc_maps(child))
     if (!data_word && m.write && !m.shared && m.path != "[stack]" && !m.is_special())
