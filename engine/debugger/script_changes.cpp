@@ -16,7 +16,7 @@ namespace rwd {
 
 namespace {
 
-/// Whether watchpoint stop `s` of the slot (`slot_watch`) is a change of the binding of the
+/// Whether watchpoint stop `s` at the local's slot is a change of the binding of the
 /// call that frame `frame` (running `code`) runs on task `tid`: a different object, written
 /// while that frame runs, or while it is set up for the call (the arguments' binding). A
 /// NULL written by the set-up (a new frame's slots are cleared before its arguments are
