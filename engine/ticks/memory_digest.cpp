@@ -85,11 +85,6 @@ LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps) {
   return m;
 }
 
-MemoryDigest digest_without_dead_stacks(pid_t tid, const std::vector<uint64_t>& rsps) {
-  LiveMemory m = live_memory(tid, rsps);
-  return digest_memory(tid, m.maps, m.dead);
-}
-
 std::string digest_report(pid_t tid, const DigestExclusions& exclude) {
   std::string out;
   std::vector<uint8_t> buf(kChunk);

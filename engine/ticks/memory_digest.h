@@ -45,7 +45,10 @@ MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps
                                  const DigestExclusions& exclude, uint64_t rsp);
 
 /// A process's mappings at a stop and the dead part of its tasks' stacks (below each stack
-/// pointer's red zone, dead_stack.h): what a timeline point's digests hash and leave out.
+/// pointer's red zone, dead_stack.h): what a timeline point's digests hash and leave out, as
+/// a recorded point's digest leaves them out (RecordSession::set_point). What lies below a
+/// red zone is not the program's state, and two replays to the same point may leave
+/// different bytes there.
 struct LiveMemory {
   std::vector<ProcMapping> maps;
   DigestExclusions dead;
@@ -53,13 +56,6 @@ struct LiveMemory {
 /// LiveMemory of task `tid`'s process, whose live tasks' stack pointers are `rsps`. Throws
 /// SystemError when /proc/TID/maps cannot be read.
 LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps);
-
-/// digest_memory of task `tid`'s process without the dead part of the stacks that `rsps`
-/// (the stack pointers of its live tasks) point into (dead_stack.h), as a recorded point's
-/// digest leaves them out (RecordSession::set_point): what lies below a red zone is not the
-/// program's state, and two replays to the same point may leave different bytes there.
-/// Throws SystemError as digest_memory.
-MemoryDigest digest_without_dead_stacks(pid_t tid, const std::vector<uint64_t>& rsps);
 
 /// One line per hashed mapping ("start-end path xxh128"), for finding which memory differs
 /// when a point is not found again (set REWIND_DEBUG_DIGEST=FILE to have record and replay

@@ -1,7 +1,8 @@
-// digest_without_dead_stacks and digest_stack_window (engine/ticks/memory_digest.h) on a real
-// stopped child. The first: bytes below the stack's red zone do not change it, bytes in the red
-// zone, above rsp or elsewhere in writable memory do, and the full digest_memory sees all of
-// them. The second: only the red zone and the page above rsp change it, less the exclusions.
+// The digest of a process's live memory (live_memory: without dead stacks) and
+// digest_stack_window (engine/ticks/memory_digest.h) on a real stopped child. The first:
+// bytes below the stack's red zone do not change it, bytes in the red zone, above rsp or
+// elsewhere in writable memory do, and the full digest_memory sees all of them. The second:
+// only the red zone and the page above rsp change it, less the exclusions.
 #include "engine/ticks/memory_digest.h"
 
 #include <signal.h>
@@ -54,30 +55,35 @@ TEST_CASE("a point's digest leaves out the dead stack below the red zone, and on
       data_word = m.start;
   REQUIRE(data_word != 0);
   const uint64_t rsp = get_regs(child).rsp;
-  const MemoryDigest live = digest_without_dead_stacks(child, {rsp}), full = digest_memory(child);
+  // What a timeline point's digest hashes (ReplayController::point_digest).
+  auto without_dead_stacks = [&] {
+    LiveMemory m = live_memory(child, {rsp});
+    return digest_memory(child, m.maps, m.dead);
+  };
+  const MemoryDigest live = without_dead_stacks(), full = digest_memory(child);
 
   // 4 KiB below rsp: unused stack, inside the mapping exec made (it reserves 128 KiB more).
   poke(child, rsp - 4096, 0x5afe5afe5afe5afeull);
-  CHECK(digest_without_dead_stacks(child, {rsp}) == live);
+  CHECK(without_dead_stacks() == live);
   CHECK(digest_memory(child) != full);
   // Just past the red zone's end: still dead.
   poke(child, rsp - 136, 0x1111111111111111ull);
-  CHECK(digest_without_dead_stacks(child, {rsp}) == live);
+  CHECK(without_dead_stacks() == live);
 
   SECTION("the red zone is live") {
     poke(child, rsp - 64, 0x2222222222222222ull);
-    CHECK(digest_without_dead_stacks(child, {rsp}) != live);
+    CHECK(without_dead_stacks() != live);
   }
   SECTION("the stack above rsp is live") {
     uint64_t word = 0;
     iovec local{&word, 8}, remote{reinterpret_cast<void*>(rsp), 8};
     REQUIRE(process_vm_readv(child, &local, 1, &remote, 1, 0) == 8);
     poke(child, rsp, ~word);
-    CHECK(digest_without_dead_stacks(child, {rsp}) != live);
+    CHECK(without_dead_stacks() != live);
   }
   SECTION("other writable memory is live") {
     poke(child, data_word, 2);
-    CHECK(digest_without_dead_stacks(child, {rsp}) != live);
+    CHECK(without_dead_stacks() != live);
   }
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
