@@ -1,5 +1,7 @@
-// The history of a Python local (HistoryQuery::run_python): the objects one call's slot for
-// it was bound to, found on a second replay with two write watchpoints, one on the slot (the
+// The bindings of a Python local: its history (HistoryQuery::run_python), the objects one
+// call's slot for it was bound to, found on a second replay; and its previous and next change
+// on the session's own timeline (step_to_python_change: rewind/previousChange and
+// rewind/nextChange in a Python frame). Both use two write watchpoints, one on the slot (the
 // frame's localsplus entry, written by STORE_FAST, DELETE_FAST and the binding of the
 // arguments) and one on the frame's code word, written each time a call puts a frame at that
 // address (_PyFrame_Initialize), which tells the calls apart.
@@ -7,6 +9,7 @@
 #include <cstring>
 
 #include "engine/debugger/history_support.h"
+#include "engine/debugger/hit_history.h"
 #include "engine/debugger/value_history.h"
 #include "engine/interp/python/python_objects.h"
 
@@ -56,23 +59,55 @@ uint64_t pointer_in(const std::vector<uint8_t>& b) {
   return v;
 }
 
+/// The two words a Python local's bindings are followed by, read at the current point of
+/// debugger `d`: local `name`'s slot in frame `frame` of the thread on task `tid`, and the
+/// frame's code word with the code object it holds. Throws as PythonReader::local_slot.
+struct LocalWatches {
+  WatchInfo slot;
+  WatchInfo code_word;
+  uint64_t code = 0;
+};
+LocalWatches local_watches(Debugger& d, const PythonReader& py, pid_t tid, uint64_t frame,
+                           const std::string& name) {
+  InterpMemory mem(d.target(tid));
+  return {{py.local_slot(mem, frame, name), 8, "Python local", nullptr},
+          {frame + uint64_t(py.layout().frame_code), 8, "", nullptr},
+          py.frame_code(mem, frame)};
+}
+
+/// Whether watchpoint stop `s` at the local's slot is a change of the binding of the call
+/// that frame `frame` (running `code`) runs on task `tid`, at debugger `d`'s point there: a
+/// different object, written while that frame runs, or while it is set up for the call (the
+/// arguments' binding). A NULL written by the set-up (a new frame's slots are cleared before
+/// its arguments are bound) is not a change of this call; a NULL written while the frame runs
+/// is a `del`.
+bool binding_changed(Debugger& d, const PythonReader& py, const StopInfo& s, pid_t tid,
+                     uint64_t frame, uint64_t code) {
+  if (s.old_value == s.new_value || s.tid != tid) return false;
+  InterpMemory mem(d.target(tid));
+  try {
+    if (py.frame_code(mem, frame) != code || !py.running_or_entering(mem, tid, frame)) return false;
+    return pointer_in(s.new_value) != 0 || py.current_frame(mem, tid) == frame;
+  } catch (const InterpReadError&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 ValueHistory HistoryQuery::run_python(Debugger& d, const PythonReader& py,
                                       const PythonHistoryRequest& req,
                                       const QueryProgress& progress) {
   ValueHistory h;
-  uint64_t code = 0;
+  const LocalWatches local = local_watches(d, py, req.tid, req.frame, req.name);
+  const uint64_t code = local.code;
+  const WatchInfo& code_word = local.code_word;
+  h.watched = local.slot;
   {
     InterpMemory mem(d.target(req.tid));
-    h.watched.addr = py.local_slot(mem, req.frame, req.name);
-    code = py.frame_code(mem, req.frame);
     h.frame_function = py.frame_summary(mem, req.frame).function;
   }
-  h.watched.len = 8;
-  h.watched.type = "Python local";
   h.pid = TaskProcesses(d.timeline()).pid_of(req.tid);
-  const WatchInfo code_word{req.frame + uint64_t(py.layout().frame_code), 8, "", nullptr};
   TimelinePosition here = d.timeline().position();
   std::optional<CodeSite> here_site = position_site(d.timeline(), here);
 
@@ -130,6 +165,46 @@ ValueHistory HistoryQuery::run_python(Debugger& d, const PythonReader& py,
   h.complete = run.complete();
   h.truncated = run.truncated();
   return h;
+}
+
+PythonChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_t tid,
+                                       uint64_t frame, const std::string& name, Direction dir) {
+  Timeline& tl = d.timeline();
+  const LocalWatches local = local_watches(d, py, tid, frame, name);
+  TimelinePosition here = tl.position();
+  PythonChangeStop out;
+  {
+    SessionWatch slot_watch(d, local.slot);
+    ScopedWatch code_watch(tl, local.code_word, false);
+    for (;;) {
+      out.stop.stop = dir == Direction::Forward
+                          ? tl.resume_forward()
+                          : tl.resume_backward(Timeline::WatchStop::AfterWrite);
+      const StopInfo& s = out.stop.stop;
+      if (s.reason == StopReason::Interrupted) {
+        d.refresh();
+        return out;
+      }
+      if (run_ended(s)) break;
+      if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
+      // A frame put at this address: forwards, the call has returned and another one stands
+      // there; backwards, the call asked about begins here.
+      if (s.addr == local.code_word.addr) break;
+      if (s.addr == local.slot.addr && binding_changed(d, py, s, tid, frame, local.code)) {
+        out.found = true;
+        break;
+      }
+    }
+  }
+  if (out.found) {
+    d.refresh();
+    InterpMemory mem(d.target(tid));
+    out.value = python_value(py, mem, pointer_in(out.stop.stop.new_value));
+    return out;
+  }
+  // No change that way in this call: back to where the question was asked.
+  out.stop = go_to_position(d, here);
+  return out;
 }
 
 }  // namespace rwd
