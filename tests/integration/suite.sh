@@ -9,13 +9,16 @@ need python3
 REWIND_BENCH_PROGRAMS="$BENCH_PROGRAMS" python3 "$SOURCE_DIR/bench/suite" \
   --list-short "$WORK/inputs" >"$WORK/workloads.json" ||
   { fail "bench/suite --list-short failed"; finish; }
-# Each workload's name, command line and client command line as files of NUL-separated words.
+# Each workload's name, the path to remove before each run, its command line and its client's
+# command line as files (the command lines as NUL-separated words).
 python3 - "$WORK/workloads.json" "$WORK" <<'PY' || { fail "bad workload list"; finish; }
 import json, os, sys
 for k, line in enumerate(open(sys.argv[1])):
     w = json.loads(line)
     base = os.path.join(sys.argv[2], f"w{k:02d}")
     open(base + ".name", "w").write(w["name"])
+    if w["remove"]:
+        open(base + ".remove", "w").write(w["remove"])
     open(base + ".argv", "w").write("\0".join(w["argv"]) + "\0")
     if w["client"]:
         open(base + ".client", "w").write("\0".join(w["client"]) + "\0")
@@ -28,12 +31,11 @@ for names in "$WORK"/w*.name; do
   need "${argv[0]}"
   for opts in "" --no-syscall-buffer; do
     tag="$(basename "$base")_$(echo "$name" | sed 's/[^A-Za-z0-9+]\+/_/g; s/_$//')${opts:+_traced}"
-    # Outputs of a run before (cp's copy, sqlite3's database) would change what the next does.
-    rm -rf "$WORK/inputs/copy" "$WORK/inputs/bench.db" "$WORK/inputs/big.txt.gz"
+    # The output of the run before (cp's copy, sqlite3's database, the server's port file).
+    [ -f "$base.remove" ] && rm -rf "$(cat "$base.remove")"
     client=
     if [ -f "$base.client" ]; then
       mapfile -d '' -t client_argv <"$base.client"
-      rm -f "$WORK/inputs/http/port"
       "${client_argv[@]}" >"$WORK/$tag.client.out" 2>&1 &
       client=$!
     fi
