@@ -120,7 +120,8 @@ std::string MonitorCommands::calls(const std::string& function) {
   HitQuery query(trace_dir_);
   HitRequest req;
   req.function = function;
-  // (A dotted name is a Python function's, "helper.accumulate", as for breakpoints.)
+  // (A dotted name is a Python function's, "helper.accumulate", and in a recording of R a
+  // name no library exports is an R function's, as for function breakpoints.)
   auto h = std::make_unique<HitHistory>(query.run(req));
   std::string out = "Calls of " + function + ": " + std::to_string(h->hits.size()) + "\n";
   for (size_t i = 0; i < h->hits.size(); ++i) {

@@ -214,17 +214,19 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
       specs);
 }
 
+std::optional<ScriptLanguage> Debugger::function_language(const std::string& name) {
+  if (RBreakpoints::is_r_name(name) && exports_.runs_r() && !exports_.exports_function(name))
+    return ScriptLanguage::R;
+  if (PythonBreakpoints::is_python_function(name)) return ScriptLanguage::Python;
+  return std::nullopt;
+}
+
 std::vector<Breakpoint> Debugger::set_function_breakpoints(
     const std::vector<BreakpointSpec>& specs) {
   // R functions by name ("accumulate") go to the R breakpoints, Python functions by
   // qualified name ("helper.accumulate") to the Python ones; the answer keeps the
   // request's order.
-  auto language = [this](const std::string& name) -> std::optional<ScriptLanguage> {
-    if (RBreakpoints::is_r_name(name) && exports_.runs_r() && !exports_.exports_function(name))
-      return ScriptLanguage::R;
-    if (PythonBreakpoints::is_python_function(name)) return ScriptLanguage::Python;
-    return std::nullopt;
-  };
+  auto language = [this](const std::string& name) { return function_language(name); };
   std::vector<std::optional<ScriptLanguage>> of;
   std::vector<BreakpointSpec> native;
   std::vector<Breakpoint> python, r;

@@ -92,6 +92,10 @@ class Debugger {
   /// ("helper.accumulate", "pkg.mod.Klass.method") is a Python function, stopped at the
   /// first line of its body (python_breakpoints.h); others are native.
   std::vector<Breakpoint> set_function_breakpoints(const std::vector<BreakpointSpec>& specs);
+  /// The script language whose function `name` names, as set_function_breakpoints() decides
+  /// it (an R name in a recording of R that no mapped file exports, then a dotted Python
+  /// name); nullopt for a native function.
+  std::optional<ScriptLanguage> function_language(const std::string& name);
   /// Replaces all instruction breakpoints (DAP setInstructionBreakpoints).
   std::vector<Breakpoint> set_instruction_breakpoints(const std::vector<BreakpointSpec>& specs);
   /// Binds the breakpoints in the code mapped at the current point too (libraries loaded

@@ -70,14 +70,17 @@ HitHistory HitQuery::run(const HitRequest& req, const QueryProgress& progress) {
   HitHistory h;
   bool calls = req.message.empty();
   h.what = req.file.empty() ? req.function : req.file + ":" + std::to_string(req.line);
-  if (calls && req.file.empty() && PythonBreakpoints::is_python_function(req.function))
-    return run_python(req, progress);
-  if (req.file.empty() ? PythonBreakpoints::is_python_function(req.function)
-                       : PythonBreakpoints::is_python_source(req.file))
-    throw Error("queries over the recording look at native code; " + h.what + " is Python code");
   Run run(*this, req.first_event, req.last_event, progress);
   Timeline& tl = run.timeline();
   Debugger qd(tl);
+  std::optional<ScriptLanguage> script;
+  if (req.file.empty())
+    script = qd.function_language(req.function);
+  else if (PythonBreakpoints::is_python_source(req.file))
+    script = ScriptLanguage::Python;
+  else if (RBreakpoints::is_r_source(req.file))
+    script = ScriptLanguage::R;
+  if (script) return run_script(req, run, qd);
   // Bound as the session binds a breakpoint, in every file of the trace (the condition is
   // checked for its syntax here, and evaluated below at each hit).
   BreakpointSpec spec;

@@ -53,8 +53,8 @@ struct RecordedHit {
   uint32_t caller_line = 0;
   bool returned = false;     ///< the call returned within the recording (and the range)
   std::string return_value;  ///< what it returned ("" for void, or when it did not return)
-  /// A Python call's place (the session goes there with go_to_hit); nullopt for native hits,
-  /// found again by `ordinal`. Python calls carry no return value (`returned` false).
+  /// A script hit's place (the session goes there with go_to_hit); nullopt for native hits,
+  /// found again by `ordinal`. Script calls carry no return value (`returned` false).
   std::optional<TimelinePosition> position;
 };
 
@@ -78,20 +78,23 @@ class HitQuery : public RecordingQuery {
   /// counts as holding, as for breakpoints). A call's return value is read where it
   /// returns to its caller (rax, or xmm0 for floating types; a struct or union is not shown).
   /// `progress` is called now and then with the event reached and the hits so far. The
-  /// session's timeline is not used (nor moved). Throws Error
-  /// when the function or line has no code in the trace's files, the condition is malformed,
-  /// or the trace cannot be replayed. The calls of a Python function (a dotted name, no
-  /// message) are run_python's; a Python logpoint is refused.
+  /// session's timeline is not used (nor moved). Script code (a line of a .py or .R file, a
+  /// Python or R function as a function breakpoint names it) is run_script's. Throws Error
+  /// when the native function or line has no code in the trace's files, the condition is
+  /// malformed, or the trace cannot be replayed.
   HitHistory run(const HitRequest& req, const QueryProgress& progress = {});
-  /// The calls of Python function `req.function` (a qualified name with its module:
-  /// "helper.accumulate", as a Python function breakpoint names it), each stopped at the
-  /// first line of its body as that breakpoint stops (script_calls.cpp): the function, file
-  /// and line there, the arguments as the Variables view shows them, the calling Python
-  /// function and line. `req.condition` is in Python, as for a Python breakpoint's. Each
-  /// hit carries its position. Throws Error when the name is not a Python function's or
-  /// the trace cannot be replayed; no code of that name is an empty answer (the module may
-  /// never have been imported).
-  HitHistory run_python(const HitRequest& req, const QueryProgress& progress = {});
+
+ private:
+  /// The hits of script code (Python or R) on `run`, with `qd` the query's debugger
+  /// over its timeline (script_hits.cpp): a script breakpoint (python_breakpoints.h,
+  /// r_breakpoints.h), stopped where it stops (a function's at the first line of its body),
+  /// bound as the code is loaded. Each hit gives the script function, file and line there,
+  /// the arguments as the Variables view shows them, the calling script function and line,
+  /// a logpoint's message with `{name}` replaced by that local's value
+  /// (script_log_message), and its position. `req.condition` is in the script's language.
+  /// Script calls carry no return value (`returned` false). Code that is never loaded is
+  /// an empty answer (a module never imported).
+  HitHistory run_script(const HitRequest& req, Run& run, Debugger& qd);
 };
 
 /// Goes, on debugger `d`'s own timeline, to hit `hit` of `h`: to the point just after

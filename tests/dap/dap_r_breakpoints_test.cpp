@@ -3,9 +3,13 @@
 // test interp.r_breakpoints covers the JIT off too). A breakpoint in helper.R set before R
 // runs is pending, binds when the file is sourced (with a `breakpoint` event), stops at
 // each call of accumulate() with its locals, and reverseContinue goes back to the 2nd call;
-// a condition in R and a logpoint work as for native breakpoints.
+// a condition in R and a logpoint work as for native breakpoints. rewind/calls of an R
+// function and rewind/logAll on an R line, checked against what R printed natively.
 #include <catch2/catch.hpp>
 #include <set>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
@@ -148,6 +152,81 @@ TEST_CASE("an R function breakpoint by name, set at the end and hit going back",
     CHECK(at.line == square);
     CHECK(at.locals["n"] == std::to_string(n) + "L");
   }
+  c.check_schema();
+}
+
+/// What R printed natively on its "RESULT n value" lines: value by n, in order.
+std::vector<std::pair<std::string, std::string>> printed_results() {
+  std::string cmd =
+      "R_ENABLE_JIT=3 /usr/lib/R/bin/exec/R --no-echo --no-restore -e "
+      "'options(keep.source = TRUE); source(\"" +
+      std::string(R_LINES_MAIN) + "\")' --args dap";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::vector<std::pair<std::string, std::string>> out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::istringstream line(buf);
+    std::string word, n, value;
+    line >> word >> n >> value;
+    if (word == "RESULT") out.emplace_back(n, value);
+  }
+  REQUIRE(pclose(p) == 0);
+  return out;
+}
+
+TEST_CASE("rewind/calls of an R function and rewind/logAll on an R line, as R printed them",
+          "[dap][r][r-breakpoints]") {
+  test::DapClient c(REWIND_BIN);
+  const int square = line_of(R_LINES_HELPER, "square <- n * n");
+  const int result = line_of(R_LINES_HELPER, "# the result");
+  launch_with(c, json::array());
+  int tid = c.event("stopped")["body"]["threadId"];  // the end: no breakpoints
+  std::vector<std::pair<std::string, std::string>> want = printed_results();
+  REQUIRE(want.size() == 5);
+
+  // Every call of accumulate(), at the first line of its body, with its argument.
+  c.deadline(std::chrono::seconds(300));
+  json r = c.request("rewind/calls", {{"function", "accumulate"}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  CHECK(r["body"]["complete"] == true);
+  REQUIRE(r["body"]["totalCalls"] == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const json& call = r["body"]["calls"][i];
+    CHECK(call["function"] == "accumulate");
+    CHECK(call["line"] == square);
+    CHECK(call["source"]["path"] == R_LINES_HELPER);
+    REQUIRE(call["arguments"].size() == 1);
+    CHECK(call["arguments"][0]["name"] == "n");
+    CHECK(call["arguments"][0]["value"] == want[i].first + "L");
+  }
+
+  // A logpoint on the line that returns the result: each call's value, as R printed it.
+  r = c.request("rewind/logAll", {{"source", {{"path", R_LINES_HELPER}}},
+                                  {"line", result},
+                                  {"logMessage", "{total} {label}"}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  REQUIRE(r["body"]["totalHits"] == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const json& hit = r["body"]["hits"][i];
+    CHECK(hit["line"] == result);
+    CHECK(hit["function"] == "accumulate");
+    CHECK(hit["message"] == want[i].second + (i % 2 ? " \"odd\"" : " \"even\""));
+  }
+
+  // To the fourth hit: the frame's locals are what its message said; the session had
+  // stayed at the end until then.
+  json seek = c.request("rewind/seek", {{"logHit", 3}});
+  INFO(seek.dump());
+  REQUIRE(seek["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "goto");
+  ScriptStop at = where(c, tid);
+  CHECK(at.function == "accumulate");
+  CHECK(at.line == result);
+  CHECK(at.locals["n"] == "3L");
+  CHECK(at.locals["total"] == want[3].second);
   c.check_schema();
 }
 

@@ -2,7 +2,8 @@
 // tests/programs/python_lines/history.py: the bindings of `total` in one of three calls of
 // running() made one after another (their frames at one address, no event between them),
 // checked against what the program printed when it ran natively; an argument's binding at the
-// call; rewind/seek to a binding, with the Python frame's locals there.
+// call; rewind/seek to a binding, with the Python frame's locals there. rewind/calls of a
+// Python function and rewind/logAll on a Python line, checked against the program's output.
 #include <stdio.h>
 
 #include <algorithm>
@@ -194,6 +195,94 @@ TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goe
   CHECK(none["body"]["totalCalls"] == 0);
   CHECK(c.request("rewind/calls",
                   {{"function", "history.running"}, {"condition", "n =="}})["success"] == false);
+}
+
+/// The lines the program printed natively that start with `word`, in order (without '\n').
+std::vector<std::string> printed_lines(const std::string& word) {
+  FILE* p = popen((test::python() + " " + PY_HISTORY).c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::vector<std::string> out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::string line(buf);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    if (line.rfind(word + " ", 0) == 0) out.push_back(line);
+  }
+  REQUIRE(pclose(p) == 0);
+  return out;
+}
+
+TEST_CASE("rewind/logAll on a Python line gives every hit's message, as the program printed it",
+          "[dap][python]") {
+  std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
+  test::DapClient c(REWIND_BIN);
+  c.deadline(std::chrono::seconds(120));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch",
+                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
+          true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  int tid = c.event("stopped")["body"]["threadId"];
+
+  // A logpoint on the line that logs each binding, with the same message: the program's
+  // own lines (printed at its end), hit by hit.
+  const int append = line_of("log.append");
+  c.deadline(std::chrono::seconds(300));
+  json r = c.request("rewind/logAll", {{"source", {{"path", PY_HISTORY}}},
+                                       {"line", append},
+                                       {"logMessage", "BIND {n} {total}"},
+                                       {"count", 100}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  json body = r["body"];
+  CHECK(body["complete"] == true);
+  std::vector<std::string> want = printed_lines("BIND");
+  REQUIRE(want.size() == 9);  // 3 + 4 + 2 bindings
+  CHECK(body["totalHits"] == want.size());
+  std::vector<std::string> got;
+  for (const json& hit : body["hits"]) {
+    got.push_back(hit["message"]);
+    CHECK(hit["function"] == "running");
+    CHECK(hit["line"] == append);
+    CHECK(hit["source"]["path"] == PY_HISTORY);
+    CHECK(hit["threadId"] == tid);
+  }
+  CHECK(got == want);
+  // The session did not move.
+  CHECK(c.request("rewind/when")["body"]["event"] == 1);
+
+  // With a condition in Python, and a name that is no local.
+  r = c.request("rewind/logAll", {{"source", {{"path", PY_HISTORY}}},
+                                  {"line", append},
+                                  {"logMessage", "{total} {nosuch}"},
+                                  {"condition", "n == 2"}});
+  REQUIRE(r["success"] == true);
+  REQUIRE(r["body"]["totalHits"] == 2);
+  CHECK(r["body"]["hits"][0]["message"] == "1 <no local nosuch>");
+  CHECK(r["body"]["hits"][1]["message"] == "5 <no local nosuch>");
+
+  // By function: each call, at the first line of its body.
+  r = c.request("rewind/logAll",
+                {{"function", "history.running"}, {"logMessage", "running({n})"}});
+  REQUIRE(r["success"] == true);
+  REQUIRE(r["body"]["totalHits"] == 3);
+  CHECK(r["body"]["hits"][1]["message"] == "running(4)");
+  CHECK(r["body"]["hits"][1]["line"] == line_of("total = 0"));
+
+  // To the fifth hit of the line's logpoint (the second call's second binding, before the
+  // line runs): the frame's locals are what its message said.
+  REQUIRE(c.request("rewind/logAll", {{"source", {{"path", PY_HISTORY}}},
+                                      {"line", append},
+                                      {"logMessage", "BIND {n} {total}"}})["success"] == true);
+  json seek = c.request("rewind/seek", {{"logHit", 4}});
+  INFO(seek.dump());
+  REQUIRE(seek["success"] == true);
+  CHECK(c.event("stopped")["body"]["reason"] == "goto");
+  json at = top_frame(c, tid);
+  CHECK(at["name"] == "running");
+  CHECK(at["line"] == append);
+  CHECK("BIND " + local(c, tid, "n") + " " + local(c, tid, "total") == want[4]);
 }
 
 TEST_CASE(

@@ -1,5 +1,6 @@
 #include "engine/interp/r/r_frames.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -222,13 +223,23 @@ std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& v
       f.function = call_name(r, mem.u64(ctx + kCall));
       resolve(inner_srcref, inner_ctx, f);
       uint64_t env = mem.u64(ctx + kCloEnv);
-      if (with_locals && r.type(env) == kEnv)
+      if (with_locals && r.type(env) == kEnv) {
+        // The closure's formals (a pairlist tagged by the parameters' names) tell its
+        // arguments from the locals it made.
+        std::vector<std::string> formals;
+        uint64_t closure = mem.u64(ctx + kCallFun);
+        if (r.type(closure) == kClosure)
+          for (uint64_t cell = r.car(closure); cell != g_.nil && formals.size() < kMaxFormals;
+               cell = r.cdr(cell))
+            formals.push_back(r.symbol(r.tag(cell)));
         for (uint64_t cell = mem.u64(env + kFrame); cell != g_.nil; cell = r.cdr(cell)) {
           InterpVariable v;
           v.name = r.symbol(r.tag(cell));
+          v.argument = std::find(formals.begin(), formals.end(), v.name) != formals.end();
           r.binding(cell, v);
           f.locals.push_back(std::move(v));
         }
+      }
     } catch (const InterpReadError& e) {
       f.error = std::string("frame unavailable: ") + e.what();
       out.push_back(f);

@@ -43,6 +43,8 @@ constexpr int kNextContext = 0, kCallFlag = 8, kCallFun = 232, kCall = 248, kClo
 constexpr int kSrcref40 = 368, kSrcref44 = 384;
 constexpr int kCtxtFunction = 4;  // CTXT_FUNCTION (CTXT_RETURN = 12 includes it)
 constexpr int kMaxContexts = 100000;
+/// The most formals read of one closure (a corrupt or cyclic pairlist ends there).
+constexpr size_t kMaxFormals = 4096;
 
 /// Reads R objects with every pointer checked (InterpReadError on a bad one).
 struct RObjects {

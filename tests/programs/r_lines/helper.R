@@ -4,7 +4,7 @@ accumulate <- function(n) {
   square <- n * n  # first line
   label <- if (n %% 2 == 0) "even" else "odd"
   total <- square + 1
-  total
+  total  # the result
 }
 
 churn <- function(count) {

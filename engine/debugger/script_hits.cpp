@@ -1,32 +1,34 @@
-// The calls of a Python function over a recording (HitQuery::run_python), and going to a
+// The hits of script code over a recording (HitQuery::run_script): every call of a Python or
+// R function and every hit of a logpoint on a line of a .py or .R file, and going to a
 // query's result by its position (go_to_position). The query's own debugger stops at a
-// Python function breakpoint (python_breakpoints.h: the first line of the function's body,
-// bound in code objects as their modules are imported), reads the Python stack there, and
-// keeps the position: a Python call is found again by its registers and memory, not by a
-// count of breakpoint stops (which, for a Python breakpoint, are read watchpoint hits moved
+// script breakpoint (python_breakpoints.h, r_breakpoints.h: a function's at the first line of
+// its body, bound in the code as the interpreter loads it), reads the script stack there,
+// and keeps the position: a script hit is found again by its registers and memory, not by
+// a count of breakpoint stops (which, for a script breakpoint, are watchpoint hits moved
 // forward to the line, not one per address).
 #include <algorithm>
 
 #include "engine/debugger/hit_history.h"
 #include "engine/debugger/script_stacks.h"
 #include "engine/errors.h"
+#include "engine/interp/script_condition.h"
 
 namespace rwd {
 
-HitHistory HitQuery::run_python(const HitRequest& req, const QueryProgress& progress) {
-  if (!PythonBreakpoints::is_python_function(req.function))
-    throw Error("\"" + req.function +
-                "\" is not a Python function's qualified name (module.function, as "
-                "helper.accumulate)");
+HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
   HitHistory h;
-  h.what = req.function;
-  Run run(*this, req.first_event, req.last_event, progress);
+  h.what = req.file.empty() ? req.function : req.file + ":" + std::to_string(req.line);
   Timeline& tl = run.timeline();
-  Debugger qd(tl);
   BreakpointSpec spec;
   spec.function = req.function;
-  spec.condition = req.condition;  // (checked for its syntax here)
-  const int id = qd.set_function_breakpoints({spec}).at(0).id;
+  spec.file = req.file;
+  spec.line = req.line;
+  spec.condition = req.condition;  // (checked for its syntax here; the message is not the
+                                   // breakpoint's: a logpoint would not stop)
+  std::vector<Breakpoint> bound = req.file.empty() ? qd.set_function_breakpoints({spec})
+                                                   : qd.set_source_breakpoints(req.file, {spec});
+  if (bound.empty()) throw Error("no breakpoint could be made for " + h.what);
+  const int id = bound[0].id;
   ScriptStacks stacks(qd);
   while (auto stop = run.next(qd, h.hits.size())) {
     const DebugStop& ds = *stop;
@@ -41,19 +43,32 @@ HitHistory HitQuery::run_python(const HitRequest& req, const QueryProgress& prog
     hit.pc = tl.registers(s.tid).rip;
     stacks.new_stop();
     const std::vector<InterpFrame>& frames = stacks.stack(s.tid);
+    // A line's breakpoint knows its line (code at a script's top level has no frame of its
+    // own in R); a function's, the frame it stopped in.
+    if (const Breakpoint* bp = qd.breakpoint(id); bp && !req.file.empty()) {
+      hit.file = bp->file.empty() ? req.file : bp->file;
+      hit.line = bp->line ? bp->line : req.line;
+    }
+    static const std::vector<InterpVariable> kNone;
+    const std::vector<InterpVariable>& locals = frames.empty() ? kNone : frames[0].locals;
     if (!frames.empty()) {
       const InterpFrame& top = frames[0];
       hit.function = top.function;
-      hit.file = top.file;
-      hit.line = uint32_t(std::max(top.line, 0));
-      for (const InterpVariable& v : top.locals)
-        if (v.argument) hit.arguments.emplace_back(v.name, v.value);
+      if (hit.file.empty()) {
+        hit.file = top.file;
+        hit.line = uint32_t(std::max(top.line, 0));
+      }
       if (frames.size() > 1) {
         hit.caller = frames[1].function;
         hit.caller_file = frames[1].file;
         hit.caller_line = uint32_t(std::max(frames[1].line, 0));
       }
     }
+    if (!req.message.empty())
+      hit.message = script_log_message(req.message, locals);
+    else
+      for (const InterpVariable& v : locals)
+        if (v.argument) hit.arguments.emplace_back(v.name, v.value);
     hit.position = tl.position();
     h.hits.push_back(std::move(hit));
   }
