@@ -53,8 +53,12 @@ struct RecordedHit {
   uint32_t caller_line = 0;
   bool returned = false;     ///< the call returned within the recording (and the range)
   std::string return_value;  ///< what it returned ("" for void, or when it did not return)
+  /// Whether `returned` and `return_value` were followed: always for a native call; for a
+  /// Python one where a debug register could watch its return (script_hits.cpp), never for
+  /// an R call or a logpoint's hit.
+  bool return_known = true;
   /// A script hit's place (the session goes there with go_to_hit); nullopt for native hits,
-  /// found again by `ordinal`. Script calls carry no return value (`returned` false).
+  /// found again by `ordinal`.
   std::optional<TimelinePosition> position;
 };
 
@@ -92,8 +96,13 @@ class HitQuery : public RecordingQuery {
   /// the arguments as the Variables view shows them, the calling script function and line,
   /// a logpoint's message with `{name}` replaced by that local's value
   /// (script_log_message), and its position. `req.condition` is in the script's language.
-  /// Script calls carry no return value (`returned` false). Code that is never loaded is
-  /// an empty answer (a module never imported).
+  /// A Python call's return is followed by a write watchpoint on its thread's current-frame
+  /// word, which the return writes with the caller's frame (PythonReader::frame_exit says
+  /// what it returned); one thread's at a time, and only while the function breakpoint
+  /// holds one debug register, so that its landings keep the two they need: other calls,
+  /// and 3.11's calls from C (their frame is left without that write), have `return_known`
+  /// false, as R calls do. Code that is never loaded is an empty answer (a module never
+  /// imported).
   HitHistory run_script(const HitRequest& req, Run& run, Debugger& qd);
 };
 

@@ -7,13 +7,34 @@
 // a count of breakpoint stops (which, for a script breakpoint, are watchpoint hits moved
 // forward to the line, not one per address).
 #include <algorithm>
+#include <cstring>
 
 #include "engine/debugger/hit_history.h"
 #include "engine/debugger/script_stacks.h"
 #include "engine/errors.h"
+#include "engine/interp/python/python_objects.h"
 #include "engine/interp/script_condition.h"
 
 namespace rwd {
+
+namespace {
+
+/// A Python call waiting for its return: its task, the word its thread's current frame is
+/// kept in, its frame and its caller's, and the hit it is.
+struct PendingReturn {
+  pid_t tid = 0;
+  uint64_t word = 0, frame = 0, caller = 0;
+  size_t hit = 0;
+};
+
+/// The pointer held in the 8 bytes `b` (fewer: 0).
+uint64_t pointer_in(const std::vector<uint8_t>& b) {
+  uint64_t v = 0;
+  if (b.size() == sizeof v) std::memcpy(&v, b.data(), sizeof v);
+  return v;
+}
+
+}  // namespace
 
 HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
   HitHistory h;
@@ -29,9 +50,52 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
                                                    : qd.set_source_breakpoints(req.file, {spec});
   if (bound.empty()) throw Error("no breakpoint could be made for " + h.what);
   const int id = bound[0].id;
+  const bool calls = req.message.empty() && req.file.empty();
   ScriptStacks stacks(qd);
+  std::vector<PendingReturn> pending;
+  uint64_t watched_word = 0;  // the current-frame word watched for returns (0: none)
+  // A write of the watched word: a frame pushed or left. Where it leaves a pending call's
+  // frame for its caller, the call returned (or raised, or yielded).
+  auto on_frame_word = [&](const StopInfo& s) {
+    uint64_t left = pointer_in(s.old_value), to = pointer_in(s.new_value);
+    auto p = std::find_if(pending.rbegin(), pending.rend(), [&](const PendingReturn& r) {
+      return r.tid == s.tid && r.word == s.addr && r.frame == left && r.caller == to;
+    });
+    if (p == pending.rend()) return;
+    RecordedHit& hit = h.hits[p->hit];
+    const Interpreter* in = stacks.interpreter(s.tid);
+    const PythonReader* py = in ? in->python() : nullptr;
+    InterpMemory mem(qd.target(s.tid));
+    try {
+      PythonReader::FrameExit exit = py->frame_exit(mem, left);
+      hit.returned = exit.kind == PythonReader::FrameExit::Returned;
+      hit.return_known = exit.kind != PythonReader::FrameExit::Yielded;
+      if (hit.returned) {
+        std::string type;
+        hit.return_value = python_repr(mem, py->layout(), exit.object, type);
+      }
+    } catch (const InterpReadError& e) {
+      hit.returned = true;
+      hit.return_value = std::string("<unreadable: ") + e.what() + ">";
+    }
+    // Calls of the same thread made after it are over too (their returns went unseen).
+    auto inner = p.base();
+    for (auto q = inner; q != pending.end(); ++q)
+      if (q->tid == s.tid) h.hits[q->hit].return_known = false;
+    pending.erase(std::prev(inner), pending.end());
+    if (watched_word && std::none_of(pending.begin(), pending.end(), [&](const PendingReturn& r) {
+          return r.word == watched_word;
+        })) {
+      tl.remove_watchpoint(watched_word, 8, WatchKind::Write);
+      watched_word = 0;
+    }
+  };
   while (auto stop = run.next(qd, h.hits.size())) {
     const DebugStop& ds = *stop;
+    if (watched_word && ds.stop.reason == StopReason::Watchpoint && ds.stop.addr == watched_word) {
+      on_frame_word(ds.stop);
+      continue;
+    }
     if (std::find(ds.breakpoint_ids.begin(), ds.breakpoint_ids.end(), id) ==
         ds.breakpoint_ids.end())
       continue;
@@ -70,8 +134,30 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
       for (const InterpVariable& v : locals)
         if (v.argument) hit.arguments.emplace_back(v.name, v.value);
     hit.position = tl.position();
+    hit.return_known = false;
+    if (calls && !frames.empty() && !frames[0].entry) {
+      // Its return, where the word is free to watch (see hit_history.h).
+      const Interpreter* in = stacks.interpreter(s.tid);
+      const PythonReader* py = in ? in->python() : nullptr;
+      const Breakpoint* bp = qd.breakpoint(id);
+      InterpMemory mem(qd.target(s.tid));
+      try {
+        uint64_t word = py ? py->current_frame_word(mem, s.tid) : 0;
+        uint64_t frame = frames[0].address;
+        if (word && mem.u64(word) == frame && bp &&
+            (word == watched_word || (!watched_word && bp->addrs.size() <= 1 &&
+                                      tl.add_watchpoint(word, 8, WatchKind::Write)))) {
+          watched_word = word;
+          uint64_t caller = mem.u64(frame + uint64_t(py->layout().frame_previous));
+          pending.push_back({s.tid, word, frame, caller, h.hits.size()});
+          hit.return_known = true;
+        }
+      } catch (const InterpReadError&) {
+      }
+    }
     h.hits.push_back(std::move(hit));
   }
+  if (watched_word) tl.remove_watchpoint(watched_word, 8, WatchKind::Write);
   h.reached_event = run.reached();
   h.complete = run.complete();
   h.truncated = run.truncated();

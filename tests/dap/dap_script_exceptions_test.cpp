@@ -261,3 +261,33 @@ TEST_CASE("R errors stop where they are signalled, caught or not, both ways", "[
   CHECK(message == "too big: 2");
   c.check_schema();
 }
+
+TEST_CASE("rewind/calls of Python functions that raise: each call's return or its exception",
+          "[dap][python]") {
+  test::DapClient c(REWIND_BIN);
+  launch_with(c, json::array());  // no breakpoints: the end of the recording
+  c.deadline(std::chrono::seconds(300));
+  // check(n) returns n when it is even and raises ValueError when it is odd.
+  json r = c.request("rewind/calls", {{"function", "exceptions.check"}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  REQUIRE(r["body"]["totalCalls"] == 5);
+  for (int n = 0; n < 5; ++n) {
+    const json& call = r["body"]["calls"][size_t(n)];
+    INFO("check(" << n << ")");
+    CHECK(call["arguments"][0]["value"] == std::to_string(n));
+    if (n % 2) {
+      CHECK(call["returned"] == false);
+      CHECK(!call.contains("returnValue"));
+    } else {
+      CHECK(call["returned"] == true);
+      CHECK(call["returnValue"] == std::to_string(n));
+    }
+  }
+  // lookup() raises KeyError from C code, once in the main thread and once in another one.
+  r = c.request("rewind/calls", {{"function", "exceptions.lookup"}});
+  REQUIRE(r["success"] == true);
+  REQUIRE(r["body"]["totalCalls"] == 2);
+  CHECK(r["body"]["calls"][0]["threadId"] != r["body"]["calls"][1]["threadId"]);
+  for (const json& call : r["body"]["calls"]) CHECK(call["returned"] == false);
+}

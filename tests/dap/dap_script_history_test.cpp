@@ -135,6 +135,21 @@ TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[d
   CHECK(bad["message"].get<std::string>().find("not a local variable") != std::string::npos);
 }
 
+/// The lines the program printed natively that start with `word`, in order (without '\n').
+std::vector<std::string> printed_lines(const std::string& word) {
+  FILE* p = popen((test::python() + " " + PY_HISTORY).c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::vector<std::string> out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::string line(buf);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    if (line.rfind(word + " ", 0) == 0) out.push_back(line);
+  }
+  REQUIRE(pclose(p) == 0);
+  return out;
+}
+
 TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goes to one",
           "[dap][python]") {
   std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
@@ -157,6 +172,10 @@ TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goe
   CHECK(body["complete"] == true);
   REQUIRE(body["totalCalls"] == 3);
   const char* want_n[] = {"3", "4", "2"};
+  // What each call returned, as the program printed the list of them natively.
+  std::vector<std::string> results = printed_lines("RESULTS");
+  REQUIRE(results.size() == 1);
+  std::string returned;
   for (size_t i = 0; i < 3; ++i) {
     const json& call = body["calls"][i];
     CHECK(call["function"] == "running");
@@ -166,9 +185,19 @@ TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goe
     CHECK(call["arguments"][0]["name"] == "n");
     CHECK(call["arguments"][0]["value"] == want_n[i]);
     CHECK(call["caller"]["line"] == line_of("# the calls"));
-    CHECK(!call.contains("returnValue"));
+    CHECK(call["returned"] == true);
+    returned += (i ? ", " : "") + call.value("returnValue", std::string("?"));
     if (i > 0) CHECK(call["event"] >= body["calls"][i - 1]["event"]);
   }
+  CHECK("RESULTS [" + returned + "]" == results[0]);
+  // A function returning constants (RETURN_CONST from 3.12 on).
+  json labels = c.request("rewind/calls", {{"function", "history.label"}});
+  REQUIRE(labels["success"] == true);
+  REQUIRE(labels["body"]["totalCalls"] == 3);
+  returned.clear();
+  for (const json& call : labels["body"]["calls"])
+    returned += (returned.empty() ? "" : ", ") + call.value("returnValue", std::string("?"));
+  CHECK("LABELS [" + returned + "]" == printed_lines("LABELS").at(0));
   // The session did not move.
   CHECK(c.request("rewind/when")["body"]["event"] == 1);
 
@@ -195,21 +224,6 @@ TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goe
   CHECK(none["body"]["totalCalls"] == 0);
   CHECK(c.request("rewind/calls",
                   {{"function", "history.running"}, {"condition", "n =="}})["success"] == false);
-}
-
-/// The lines the program printed natively that start with `word`, in order (without '\n').
-std::vector<std::string> printed_lines(const std::string& word) {
-  FILE* p = popen((test::python() + " " + PY_HISTORY).c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::vector<std::string> out;
-  char buf[256];
-  while (fgets(buf, sizeof buf, p)) {
-    std::string line(buf);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    if (line.rfind(word + " ", 0) == 0) out.push_back(line);
-  }
-  REQUIRE(pclose(p) == 0);
-  return out;
 }
 
 TEST_CASE("rewind/logAll on a Python line gives every hit's message, as the program printed it",
@@ -263,8 +277,7 @@ TEST_CASE("rewind/logAll on a Python line gives every hit's message, as the prog
   CHECK(r["body"]["hits"][1]["message"] == "5 <no local nosuch>");
 
   // By function: each call, at the first line of its body.
-  r = c.request("rewind/logAll",
-                {{"function", "history.running"}, {"logMessage", "running({n})"}});
+  r = c.request("rewind/logAll", {{"function", "history.running"}, {"logMessage", "running({n})"}});
   REQUIRE(r["success"] == true);
   REQUIRE(r["body"]["totalHits"] == 3);
   CHECK(r["body"]["hits"][1]["message"] == "running(4)");

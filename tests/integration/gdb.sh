@@ -459,7 +459,7 @@ expect history 'Calls of depth_sum: 5 +0  event [0-9]+  thread [0-9]+  depth_sum
   "monitor calls lists a recursive function's calls with arguments and results; goto one"
 
 # monitor calls of a Python function by its qualified name: three calls made between the same
-# two events, with their arguments and the calling line, and goto the second.
+# two events, with their arguments, results and the calling line, and goto the second.
 "$REWIND" record -o "$WORK/pyh.trace" /usr/bin/python3 \
   "$SOURCE_DIR/tests/programs/python_lines/history.py" >/dev/null 2>&1 ||
   fail "python calls: record failed"
@@ -467,6 +467,6 @@ gdb_batch "$WORK/pyh.trace" pycalls <<'GDB'
 monitor calls history.running
 monitor goto 1
 GDB
-expect pycalls 'Calls of history.running: 3 +0  event [0-9]+  thread [0-9]+  running \(n=3\)  from [^ ]+ at [^ ]*history.py:15 +1 .* running \(n=4\) .* 2 .* running \(n=2\) .*Call 1 of history.running at event' \
-  "monitor calls lists a Python function's calls with their arguments and caller; goto one"
+expect pycalls 'Calls of history.running: 3 +0  event [0-9]+  thread [0-9]+  running \(n=3\) -> 14  from [^ ]+ at [^ ]*history.py:15 +1 .* running \(n=4\) -> 30 .* 2 .* running \(n=2\) -> 5 .*Call 1 of history.running at event' \
+  "monitor calls lists a Python function's calls with their arguments, results and caller; goto one"
 finish

@@ -65,7 +65,9 @@ export function historyResult(body: any): QueryResult {
 export function callsResult(body: any): QueryResult {
   const rows: QueryRow[] = (body.calls ?? []).map((c: any) => {
     const args = (c.arguments ?? []).map((a: any) => `${a.name}=${a.value}`).join(', ');
-    const result = !c.returned ? ' (did not return)' : c.returnValue ? ` → ${c.returnValue}` : '';
+    // (No `returned` where the return was not followed: an R call, some Python ones.)
+    const result = c.returned === undefined ? '' : !c.returned ? ' (did not return)'
+      : c.returnValue ? ` → ${c.returnValue}` : '';
     const from = c.caller ? where(c.caller.function, c.caller.source, c.caller.line) : '??';
     return {
       label: `${c.function}(${args})${result}`,

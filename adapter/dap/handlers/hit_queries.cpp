@@ -89,7 +89,7 @@ void calls(DapContext& c, const dap::CallsArguments& a, DapRequest& r) {
       caller["line"] = c.line_out(hit.caller_line);
     }
     j["caller"] = caller;
-    if (!hit.position) {  // (a Python call's return value is not read)
+    if (hit.return_known) {  // (an R call's, or a Python call's where no watch was free)
       j["returned"] = hit.returned;
       if (hit.returned) j["returnValue"] = hit.return_value;
     }

@@ -1,5 +1,7 @@
 #include "engine/interp/python/python_frames.h"
 
+#include <algorithm>
+
 #include "engine/arch/registers.h"
 #include "engine/interp/python/python_objects.h"
 
@@ -147,6 +149,38 @@ bool PythonReader::on_stack(InterpMemory& mem, pid_t tid, uint64_t frame) const 
   for (int n = 0; f && n < kMaxFrames; ++n, f = mem.u64(f + uint64_t(layout_->frame_previous)))
     if (f == frame) return true;
   return false;
+}
+
+PythonReader::FrameExit PythonReader::frame_exit(InterpMemory& mem, uint64_t frame) const {
+  const PythonLayout& l = *layout_;
+  FrameExit out;
+  uint64_t code = frame_code(mem, frame);
+  uint64_t bytecode = code + uint64_t(l.code_code_adaptive);
+  uint64_t instr = mem.u64(frame + uint64_t(l.frame_instr));
+  if (instr < bytecode) return out;  // (not started)
+  int op = mem.u8(instr);            // a code unit: opcode, then its argument's low byte
+  auto is = [op](int code_op) { return code_op >= 0 && op == code_op; };
+  if (is(l.op_yield_value) || is(l.op_instrumented_yield_value)) {
+    out.kind = FrameExit::Yielded;
+  } else if (is(l.op_return_value) || is(l.op_instrumented_return_value)) {
+    int32_t n = mem.i32(code + uint64_t(l.code_nlocalsplus));
+    if (n < 0 || n > (1 << 20)) throw InterpReadError("a bad co_nlocalsplus");
+    out.kind = FrameExit::Returned;
+    out.object = mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(n));
+  } else if (is(l.op_return_const) || is(l.op_instrumented_return_const)) {
+    uint64_t oparg = mem.u8(instr + 1);
+    int shift = 8;
+    for (uint64_t at = instr;
+         at >= bytecode + 2 && shift < 32 && mem.u8(at - 2) == l.op_extended_arg;
+         at -= 2, shift += 8)
+      oparg |= uint64_t(mem.u8(at - 1)) << shift;
+    uint64_t consts = mem.u64(code + uint64_t(l.code_consts));
+    if (oparg >= uint64_t(std::max<int64_t>(mem.i64(consts + py::kObSize), 0)))
+      throw InterpReadError("RETURN_CONST past its code's constants");
+    out.kind = FrameExit::Returned;
+    out.object = mem.u64(consts + py::kTupleItems + 8 * oparg);
+  }
+  return out;
 }
 
 bool PythonReader::running_or_entering(InterpMemory& mem, pid_t tid, uint64_t frame) const {

@@ -64,6 +64,19 @@ class PythonReader {
   /// instruction pointer before its code, or its `previous` the current frame). Throws
   /// InterpReadError.
   bool running_or_entering(InterpMemory& mem, pid_t tid, uint64_t frame) const;
+  /// How a frame is being left, and what it returned.
+  struct FrameExit {
+    enum Kind { Returned, Yielded, Raised } kind = Raised;
+    uint64_t object = 0;  ///< the object returned (Returned)
+  };
+  /// How frame `frame` is being left, read when its thread's current frame word is written
+  /// with its caller (3.12+ unlink the frame before clearing it; 3.11 clears it first, which
+  /// leaves its value stack's slots alone), from the instruction it stands at: Returned by
+  /// RETURN_VALUE (the object is the first slot of its value stack: ceval asserts the stack
+  /// is empty after popping the result) or RETURN_CONST (its constant, co_consts[oparg]),
+  /// Yielded by YIELD_VALUE, Raised by any other (an exception unwinds it). Throws
+  /// InterpReadError.
+  FrameExit frame_exit(InterpMemory& mem, uint64_t frame) const;
   /// Frame `frame`'s function, file and line, without its locals. Throws InterpReadError.
   InterpFrame frame_summary(InterpMemory& mem, uint64_t frame) const {
     return read_frame(mem, frame, false);

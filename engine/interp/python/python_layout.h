@@ -49,6 +49,12 @@ struct PythonLayout {
   int compact_data;        ///< sizeof(PyCompactUnicodeObject): compact non-ASCII data
   bool long_tag;           ///< int size in lv_tag (3.12+) rather than ob_size
   int op_raise_varargs;    ///< the RAISE_VARARGS opcode (a `raise` statement; Include/opcode.h)
+  /// The opcodes a frame is left by a return (Include/opcode.h; dis.opmap): RETURN_VALUE,
+  /// RETURN_CONST (3.12+, -1 before) and their INSTRUMENTED_ forms (sys.monitoring, 3.12+),
+  /// and by a yield: YIELD_VALUE and INSTRUMENTED_YIELD_VALUE; EXTENDED_ARG, which widens
+  /// the next instruction's argument.
+  int op_return_value, op_return_const, op_instrumented_return_value, op_instrumented_return_const,
+      op_yield_value, op_instrumented_yield_value, op_extended_arg;
 };
 
 /// The layout of CPython 3.`minor`, or nullptr for a version rewind does not know.

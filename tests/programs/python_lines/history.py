@@ -15,3 +15,12 @@ log = []
 results = [running(n) for n in (3, 4, 2)]  # the calls
 print("\n".join(log), flush=True)
 print("RESULTS", results, flush=True)
+
+
+def label(n):  # returns a constant, printed at the end ("LABELS")
+    if n > 3:
+        return "big"  # a constant returned (RETURN_CONST from 3.12 on)
+    return "small"
+
+
+print("LABELS", [label(n) for n in (3, 4, 2)], flush=True)

@@ -25,16 +25,19 @@ describe('History view rows', () => {
   });
   it('lists calls with arguments, results and callers', () => {
     const r = callsResult({
-      function: 'depth_sum', totalCalls: 2, complete: true,
+      function: 'depth_sum', totalCalls: 3, complete: true,
       calls: [
         { index: 0, event: 5, threadId: 1, function: 'depth_sum', arguments: [{ name: 'n', value: '1' }],
           caller: { function: 'main', source: { path: '/w/v.c' }, line: 50 }, returned: true, returnValue: '1' },
         { index: 1, event: 5, threadId: 1, function: 'note', arguments: [], caller: { function: 'depth_sum' },
           returned: false },
+        { index: 2, event: 7, threadId: 1, function: 'accumulate', arguments: [{ name: 'n', value: '3L' }],
+          caller: { function: 'eval' } },
       ],
     });
-    assert.strictEqual(r.title, 'Calls of depth_sum: 2');
-    assert.deepStrictEqual(r.rows.map((x) => x.label), ['depth_sum(n=1) → 1', 'note() (did not return)']);
+    assert.strictEqual(r.title, 'Calls of depth_sum: 3');
+    assert.deepStrictEqual(r.rows.map((x) => x.label),
+      ['depth_sum(n=1) → 1', 'note() (did not return)', 'accumulate(n=3L)']);
     assert.strictEqual(r.rows[0].description, '#5 · from main v.c:50');
     assert.deepStrictEqual(r.rows[1].seek, { call: 1 });
   });
