@@ -77,7 +77,7 @@ void PythonBreakpoints::discover_stacks() {
     try {
       TimelineTarget t(tl_, task.tid);
       InterpMemory mem(t);
-      for (const InterpFrame& f : py->stack(mem, task.tid))
+      for (const InterpFrame& f : py->stack(mem, task.tid, {SIZE_MAX, 0}))
         if (f.error.empty() && f.address) codes.push_back(py->frame_code(mem, f.address));
     } catch (const Error&) {
       continue;  // a task of another program, or one in the middle of an update
@@ -382,7 +382,7 @@ PythonBreakpoints::Outcome PythonBreakpoints::on_watch(const StopInfo& s, Direct
   {
     TimelineTarget t(tl_, s.tid);
     InterpMemory mem(t);
-    stack = py.stack(mem, s.tid);
+    stack = py.stack(mem, s.tid, {1, 1});  // (the frame it lands in)
   }
   if (stack.empty() || !stack[0].error.empty() || stack[0].address != frame) return out;
   const InterpFrame& top = stack[0];

@@ -373,7 +373,7 @@ bool RBreakpoints::at_start(pid_t tid) {
 void RBreakpoints::arrive(uint64_t at, InterpMemory& mem, ScriptBreakpointOutcome& out) {
   std::vector<InterpFrame> st;
   try {
-    st = reader_->stack(mem, true);
+    st = reader_->stack(mem, 1);  // (the locals of the frame it stops in)
   } catch (const InterpReadError&) {
   }
   static const std::vector<InterpVariable> none;

@@ -25,7 +25,7 @@ std::vector<InterpFrame> RStepper::stack(pid_t tid) {
   TimelineTarget target(tl_, tid);
   InterpMemory mem(target);
   try {
-    return r_.stack(mem, false);
+    return r_.stack(mem, 0);
   } catch (const InterpReadError& e) {
     InterpFrame f;
     f.error = e.what();

@@ -105,8 +105,13 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
     hit.ordinal = run.count();
     hit.tid = s.tid;
     hit.pc = tl.registers(s.tid).rip;
-    stacks.new_stop();
-    const std::vector<InterpFrame>& frames = stacks.stack(s.tid);
+    // The hit's frame with its locals, and its caller's (a whole stack's locals cost a read
+    // of each value's object: most of a hit's time).
+    std::vector<InterpFrame> frames;
+    if (const Interpreter* in = stacks.interpreter(s.tid)) {
+      InterpMemory mem(qd.target(s.tid));
+      frames = in->stack(mem, s.tid, {2, 1});
+    }
     // A line's breakpoint knows its line (code at a script's top level has no frame of its
     // own in R); a function's, the frame it stopped in.
     if (const Breakpoint* bp = qd.breakpoint(id); bp && !req.file.empty()) {

@@ -56,6 +56,14 @@ uint64_t data_symbol_address(const ModuleList& modules, const char* name);
 /// or 0 when none defines it.
 uint64_t function_symbol_address(const ModuleList& modules, const char* name);
 
+/// How much of a script stack to read: the innermost `frames` frames, with the locals of the
+/// innermost `with_locals` of them (a frame's locals are most of what reading it costs: each
+/// value is an object of its own, often on a page of its own).
+struct StackDepth {
+  size_t frames = SIZE_MAX;
+  size_t with_locals = SIZE_MAX;
+};
+
 /// Checked reads of a stopped process's memory for the interpreter readers.
 class InterpMemory {
  public:

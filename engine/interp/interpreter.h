@@ -37,9 +37,10 @@ class Interpreter {
   /// "CPython 3.11.2", "GNU R".
   virtual std::string name() const = 0;
   /// The script's frames on task `tid` (its id as the program sees it: in a replay, the
-  /// recorded tid), innermost first; empty when the task runs
+  /// recorded tid), innermost first, as deep as `depth` says; empty when the task runs
   /// none. A frame that cannot be read ends the stack with its `error` set.
-  virtual std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid) const = 0;
+  virtual std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid,
+                                         StackDepth depth = {}) const = 0;
   /// The mixed stack: `native` (innermost first) with the interpreter's own frames that run
   /// `script` replaced by the script's frames, the native frames the program stopped in and
   /// those of other modules kept. `script` is stack()'s result for the same task.

@@ -55,8 +55,16 @@ void ModuleList::refresh(Target& target) {
     uint64_t lo = UINT64_MAX, hi = 0, header = 0;
     bool has_header = false;
   };
+  std::vector<ProcMapping> maps = target.mappings();
+  auto same = [](const ProcMapping& a, const ProcMapping& b) {
+    return a.start == b.start && a.end == b.end && a.offset == b.offset && a.read == b.read &&
+           a.write == b.write && a.exec == b.exec && a.shared == b.shared && a.inode == b.inode &&
+           a.path == b.path;
+  };
+  if (all_named_ && std::equal(maps.begin(), maps.end(), seen_.begin(), seen_.end(), same)) return;
+  all_named_ = false;
   std::map<std::string, FileMaps> files;
-  for (const auto& m : target.mappings()) {
+  for (const auto& m : maps) {
     if (m.path.empty() || m.path[0] != '/' || m.is_special()) continue;
     std::string path = strip_deleted_suffix(m.path);
     FileMaps& f = files[path];
@@ -95,12 +103,18 @@ void ModuleList::refresh(Target& target) {
     memcpy(&val, &auxv[i + 8], 8);
     if (type == AT_ENTRY) exe_ = module_at(val);
   }
+  seen_ = std::move(maps);
   if (!exe_) return;
+  size_t named = 0;
   for (const auto& [l_addr, name] : link_map_names(target, *exe_)) {
     if (name.empty() || name[0] != '/') continue;
     for (auto& m : modules_)
-      if (m.get() != exe_ && m->bias() == l_addr) m->set_display_path(name);
+      if (m.get() != exe_ && m->bias() == l_addr) {
+        m->set_display_path(name);
+        ++named;
+      }
   }
+  all_named_ = named + 1 >= modules_.size();
 }
 
 Module* ModuleList::module_at(uint64_t addr) const {

@@ -17,7 +17,10 @@ namespace rwd {
 class ModuleList {
  public:
   /// Re-reads the target's mappings and loads new modules. Files that are not ELF, or that
-  /// cannot be read, are left out.
+  /// cannot be read, are left out. Where the mappings are those of the last refresh and the
+  /// loader's list named every library then, nothing more is read (a stop of a replay that
+  /// maps nothing: its link_map walk is a read per field, and the files that are not ELF
+  /// would be opened again).
   void refresh(Target& target);
   /// The module holding runtime address `addr`, nullptr when none.
   Module* module_at(uint64_t addr) const;
@@ -31,6 +34,8 @@ class ModuleList {
  private:
   std::vector<std::shared_ptr<Module>> modules_;
   Module* exe_ = nullptr;
+  std::vector<ProcMapping> seen_;  ///< the mappings of the last refresh
+  bool all_named_ = false;         ///< its link_map walk named every module but the executable
 };
 
 }  // namespace rwd

@@ -85,7 +85,7 @@ uint64_t PythonReader::current_frame_word(InterpMemory& mem, pid_t tid) const {
   return tstate ? frame_word(mem, tstate) : 0;
 }
 
-std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const {
+std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid, StackDepth depth) const {
   const PythonLayout& l = *layout_;
   std::vector<InterpFrame> out;
   uint64_t tstate = 0;
@@ -106,7 +106,7 @@ std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const
     out.push_back(f);
     return out;
   }
-  for (int n = 0; frame && n < kMaxFrames; ++n) {
+  for (int n = 0; frame && n < kMaxFrames && out.size() < depth.frames; ++n) {
     uint64_t previous = 0;
     try {
       previous = mem.u64(frame + uint64_t(l.frame_previous));
@@ -114,7 +114,7 @@ std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid) const
         frame = previous;  // a shim frame of a C call into the eval loop
         continue;
       }
-      InterpFrame f = read_frame(mem, frame);
+      InterpFrame f = read_frame(mem, frame, out.size() < depth.with_locals);
       if (!f.function.empty() || f.entry) out.push_back(std::move(f));
     } catch (const InterpReadError& e) {
       InterpFrame f;

@@ -31,7 +31,8 @@ class PythonReader {
   /// task runs no Python code (or the interpreter is not initialized yet). A frame that
   /// cannot be read (the process stopped in the middle of an update) comes back with its
   /// `error` set, and the walk stops there.
-  std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid) const;
+  /// Only as deep as `depth` says.
+  std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid, StackDepth depth = {}) const;
   /// The address of the 8-byte word that holds the current frame of the thread running on
   /// task `tid` (3.11/3.12: its _PyCFrame's current_frame, 3.13: the thread state's
   /// current_frame): written at each Python-to-Python call and return made in the eval loop.

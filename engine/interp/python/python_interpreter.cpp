@@ -17,8 +17,8 @@ class PythonInterpreter : public Interpreter {
  public:
   explicit PythonInterpreter(PythonReader reader) : reader_(std::move(reader)) {}
   std::string name() const override { return "CPython " + reader_.version(); }
-  std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid) const override {
-    return reader_.stack(mem, tid);
+  std::vector<InterpFrame> stack(InterpMemory& mem, pid_t tid, StackDepth depth) const override {
+    return reader_.stack(mem, tid, depth);
   }
   const PythonReader* python() const override { return &reader_; }
   InterpCode code(InterpMemory& mem, const InterpFrame& frame) const override {

@@ -80,7 +80,7 @@ std::optional<RReader> RReader::find(const ModuleList& modules, InterpMemory& me
   return RReader(g);
 }
 
-std::vector<InterpFrame> RReader::stack(InterpMemory& mem, bool with_locals) const {
+std::vector<InterpFrame> RReader::stack(InterpMemory& mem, size_t with_locals) const {
   if (g_.srcref_field) {
     bool valid = true;
     return walk(mem, g_.srcref_field, valid, with_locals);
@@ -129,7 +129,7 @@ RReader::ContextInfo RReader::context_info(InterpMemory& mem, uint64_t ctx) cons
 int RReader::srcref_field(InterpMemory& mem) const {
   if (g_.srcref_field) return g_.srcref_field;
   bool valid = true;
-  walk(mem, kSrcref40, valid, false);
+  walk(mem, kSrcref40, valid, 0);
   return valid ? kSrcref40 : kSrcref44;
 }
 
@@ -160,7 +160,7 @@ bool RReader::starts_statement(InterpMemory& mem, uint64_t value, uint64_t befor
 }
 
 std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& valid,
-                                       bool with_locals) const {
+                                       size_t with_locals) const {
   RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
   std::vector<InterpFrame> out;
   // Lines: frame k is at the srcref its callee's context saved (begincontext copies R_Srcref);
@@ -223,7 +223,7 @@ std::vector<InterpFrame> RReader::walk(InterpMemory& mem, int srcref_at, bool& v
       f.function = call_name(r, mem.u64(ctx + kCall));
       resolve(inner_srcref, inner_ctx, f);
       uint64_t env = mem.u64(ctx + kCloEnv);
-      if (with_locals && r.type(env) == kEnv) {
+      if (out.size() < with_locals && r.type(env) == kEnv) {
         // The closure's formals (a pairlist tagged by the parameters' names) tell its
         // arguments from the locals it made.
         std::vector<std::string> formals;

@@ -37,8 +37,8 @@ class RReader {
   /// for an AST frame R_Srcref (written at every statement of a `{`, by any AST frame); 0
   /// when R's byte-code globals were not found (r_bytecode_globals.h) and the frame is the
   /// innermost byte-code one, which then has no line either.
-  /// Without `with_locals`, the frames' locals are left empty (a cheaper read).
-  std::vector<InterpFrame> stack(InterpMemory& mem, bool with_locals = true) const;
+  /// Only the innermost `with_locals` frames get their locals (a cheaper read).
+  std::vector<InterpFrame> stack(InterpMemory& mem, size_t with_locals = SIZE_MAX) const;
 
   /// The globals a line stepper follows (r_stepper.h); 0 where unknown.
   struct StepGlobals {
@@ -150,7 +150,7 @@ class RReader {
   };
   explicit RReader(Globals g) : g_(g) {}
   std::vector<InterpFrame> walk(InterpMemory& mem, int srcref_offset, bool& valid,
-                                bool with_locals = true) const;
+                                size_t with_locals = SIZE_MAX) const;
   /// RCNTXT's srcref offset: 368 (R 4.0-4.3) or 384 (4.4+).
   int srcref_field(InterpMemory& mem) const;
   /// The innermost function context (R's frame identity, InterpFrame::address); 0 at the

@@ -16,8 +16,10 @@ class RInterpreter : public Interpreter {
   InterpCode code(InterpMemory& mem, const InterpFrame& frame) const override {
     return reader_.frame_code(mem, frame.address, frame.function);
   }
-  std::vector<InterpFrame> stack(InterpMemory& mem, pid_t) const override {
-    return reader_.stack(mem);
+  std::vector<InterpFrame> stack(InterpMemory& mem, pid_t, StackDepth depth) const override {
+    std::vector<InterpFrame> frames = reader_.stack(mem, depth.with_locals);
+    if (frames.size() > depth.frames) frames.resize(depth.frames);
+    return frames;
   }
   std::vector<MixedFrame> mix(const std::vector<StackFrame>& native,
                               const std::vector<InterpFrame>& r) const override {
