@@ -175,6 +175,18 @@ class DapClient {
     return response(send(command, std::move(args)));
   }
 
+  /// Starts a replay of `trace` stopped at its first event (initialize, launch with
+  /// stopOnEntry, configurationDone) and returns the "stopped" event.
+  nlohmann::json launch_at_entry(const std::string& trace) {
+    REQUIRE(request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+    REQUIRE(request("launch",
+                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
+            true);
+    event("initialized");
+    REQUIRE(request("configurationDone")["success"] == true);
+    return event("stopped");
+  }
+
   /// The next event named `name` (earlier other events are dropped). Waiting for "stopped", a
   /// "terminated" fails the test at once, with the adapter's last "important" output.
   nlohmann::json event(const std::string& name) {

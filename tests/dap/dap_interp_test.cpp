@@ -229,13 +229,7 @@ TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap][r]") {
         checks.push_back(reader.last_event());
   }
   test::DapClient c(REWIND_BIN);
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch",
-                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
-          true);
-  c.event("initialized");
-  REQUIRE(c.request("configurationDone")["success"] == true);
-  c.event("stopped");
+  c.launch_at_entry(trace);
   json frames;
   for (uint64_t n : checks) {
     REQUIRE(c.request("rewind/seek", {{"event", n}})["success"] == true);

@@ -335,14 +335,7 @@ TEST_CASE("rewind/calls and rewind/logAll list every call and hit; rewind/seek g
           "[dap]") {
   std::string trace = test::recorded_trace(REWIND_BIN, VALUE_HISTORY);
   test::DapClient c(REWIND_BIN);
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch",
-                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
-          true);
-  c.event("initialized");
-  REQUIRE(c.request("configurationDone")["success"] == true);
-  json entry = c.event("stopped");
-  int tid = entry["body"]["threadId"];
+  int tid = c.launch_at_entry(trace)["body"]["threadId"];
   uint64_t here = c.request("rewind/when")["body"]["event"];
 
   // The recursive function: each call with its argument, caller and return value, in the

@@ -26,19 +26,30 @@ int line_of(const std::string& marker) {
   return int(test::line_of(PY_HISTORY, marker));
 }
 
-/// The values the program printed on lines "BIND n value" for `n`, in order, natively.
-std::vector<std::string> printed_bindings(const std::string& n) {
+/// The lines the program printed natively that start with `word`, in order (without '\n').
+std::vector<std::string> printed_lines(const std::string& word) {
   FILE* p = popen((test::python() + " " + PY_HISTORY).c_str(), "r");
   REQUIRE(p != nullptr);
   std::vector<std::string> out;
   char buf[256];
   while (fgets(buf, sizeof buf, p)) {
-    std::istringstream line(buf);
-    std::string word, call, value;
-    line >> word >> call >> value;
-    if (word == "BIND" && call == n) out.push_back(value);
+    std::string line(buf);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    if (line.rfind(word + " ", 0) == 0) out.push_back(line);
   }
   REQUIRE(pclose(p) == 0);
+  return out;
+}
+
+/// The values the program printed on lines "BIND n value" for `n`, in order, natively.
+std::vector<std::string> printed_bindings(const std::string& n) {
+  std::vector<std::string> out;
+  for (const std::string& text : printed_lines("BIND")) {
+    std::istringstream line(text);
+    std::string word, call, value;
+    line >> word >> call >> value;
+    if (call == n) out.push_back(value);
+  }
   return out;
 }
 
@@ -135,34 +146,12 @@ TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[d
   CHECK(bad["message"].get<std::string>().find("not a local variable") != std::string::npos);
 }
 
-/// The lines the program printed natively that start with `word`, in order (without '\n').
-std::vector<std::string> printed_lines(const std::string& word) {
-  FILE* p = popen((test::python() + " " + PY_HISTORY).c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::vector<std::string> out;
-  char buf[256];
-  while (fgets(buf, sizeof buf, p)) {
-    std::string line(buf);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    if (line.rfind(word + " ", 0) == 0) out.push_back(line);
-  }
-  REQUIRE(pclose(p) == 0);
-  return out;
-}
-
 TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goes to one",
           "[dap][python]") {
   std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
   test::DapClient c(REWIND_BIN);
   c.deadline(std::chrono::seconds(120));
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch",
-                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
-          true);
-  c.event("initialized");
-  REQUIRE(c.request("configurationDone")["success"] == true);
-  json entry = c.event("stopped");
-  int tid = entry["body"]["threadId"];
+  int tid = c.launch_at_entry(trace)["body"]["threadId"];
 
   c.deadline(std::chrono::seconds(300));
   json r = c.request("rewind/calls", {{"function", "history.running"}});
@@ -231,13 +220,7 @@ TEST_CASE("rewind/logAll on a Python line gives every hit's message, as the prog
   std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
   test::DapClient c(REWIND_BIN);
   c.deadline(std::chrono::seconds(120));
-  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
-  REQUIRE(c.request("launch",
-                    {{"mode", "replay"}, {"trace", trace}, {"stopOnEntry", true}})["success"] ==
-          true);
-  c.event("initialized");
-  REQUIRE(c.request("configurationDone")["success"] == true);
-  int tid = c.event("stopped")["body"]["threadId"];
+  int tid = c.launch_at_entry(trace)["body"]["threadId"];
 
   // A logpoint on the line that logs each binding, with the same message: the program's
   // own lines (printed at its end), hit by hit.
