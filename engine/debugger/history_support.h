@@ -1,19 +1,28 @@
-// What the history queries (value_history.h, script_history.h) share on a timeline: the
-// processes of tasks, a write watchpoint held for a scope, and the code site of a position.
-// Internal to engine/debugger.
+// What the queries over a recording (value_history.h, script_history.h, script_hits.cpp)
+// share on a timeline: the processes of tasks, a write watchpoint held for a scope, the code
+// site of a position, and the pointer a watched word holds. Internal to engine/debugger.
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/debugger/debugger.h"
 #include "engine/errors.h"
 #include "engine/timeline/timeline.h"
 
 namespace rwd {
+
+/// The pointer held in the 8 bytes `b` (a watchpoint stop's old or new value; fewer: 0).
+inline uint64_t pointer_in(const std::vector<uint8_t>& b) {
+  uint64_t v = 0;
+  if (b.size() == sizeof v) std::memcpy(&v, b.data(), sizeof v);
+  return v;
+}
 
 /// The code site of position `p`'s instruction on `tl` (standing there), nullopt when `p` is
 /// not between events or the site cannot be named.

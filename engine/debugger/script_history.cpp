@@ -52,13 +52,6 @@ std::string python_value(const PythonReader& py, InterpMemory& mem, uint64_t obj
   }
 }
 
-/// The pointer held in the 8 bytes `b` (fewer: 0).
-uint64_t pointer_in(const std::vector<uint8_t>& b) {
-  uint64_t v = 0;
-  if (b.size() == sizeof v) std::memcpy(&v, b.data(), sizeof v);
-  return v;
-}
-
 /// The two words a Python local's bindings are followed by, read at the current point of
 /// debugger `d`: local `name`'s slot in frame `frame` of the thread on task `tid`, and the
 /// frame's code word with the code object it holds. Throws as PythonReader::local_slot.

@@ -7,8 +7,8 @@
 // a count of breakpoint stops (which, for a script breakpoint, are watchpoint hits moved
 // forward to the line, not one per address).
 #include <algorithm>
-#include <cstring>
 
+#include "engine/debugger/history_support.h"
 #include "engine/debugger/hit_history.h"
 #include "engine/debugger/script_stacks.h"
 #include "engine/errors.h"
@@ -26,13 +26,6 @@ struct PendingReturn {
   uint64_t word = 0, frame = 0, caller = 0;
   size_t hit = 0;
 };
-
-/// The pointer held in the 8 bytes `b` (fewer: 0).
-uint64_t pointer_in(const std::vector<uint8_t>& b) {
-  uint64_t v = 0;
-  if (b.size() == sizeof v) std::memcpy(&v, b.data(), sizeof v);
-  return v;
-}
 
 }  // namespace
 
@@ -67,6 +60,7 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
     const PythonReader* py = in ? in->python() : nullptr;
     InterpMemory mem(qd.target(s.tid));
     try {
+      if (!py) throw InterpReadError("the interpreter is no longer found");
       PythonReader::FrameExit exit = py->frame_exit(mem, left);
       hit.returned = exit.kind == PythonReader::FrameExit::Returned;
       hit.return_known = exit.kind != PythonReader::FrameExit::Yielded;
@@ -107,11 +101,10 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
     hit.pc = tl.registers(s.tid).rip;
     // The hit's frame with its locals, and its caller's (a whole stack's locals cost a read
     // of each value's object: most of a hit's time).
+    const Interpreter* in = stacks.interpreter(s.tid);
+    InterpMemory mem(qd.target(s.tid));  // (pages kept for the return's words below)
     std::vector<InterpFrame> frames;
-    if (const Interpreter* in = stacks.interpreter(s.tid)) {
-      InterpMemory mem(qd.target(s.tid));
-      frames = in->stack(mem, s.tid, {2, 1});
-    }
+    if (in) frames = in->stack(mem, s.tid, {2, 1});
     // A line's breakpoint knows its line (code at a script's top level has no frame of its
     // own in R); a function's, the frame it stopped in.
     if (const Breakpoint* bp = qd.breakpoint(id); bp && !req.file.empty()) {
@@ -142,10 +135,8 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
     hit.return_known = false;
     if (calls && !frames.empty() && !frames[0].entry) {
       // Its return, where the word is free to watch (see hit_history.h).
-      const Interpreter* in = stacks.interpreter(s.tid);
       const PythonReader* py = in ? in->python() : nullptr;
       const Breakpoint* bp = qd.breakpoint(id);
-      InterpMemory mem(qd.target(s.tid));
       try {
         uint64_t word = py ? py->current_frame_word(mem, s.tid) : 0;
         uint64_t frame = frames[0].address;

@@ -21,6 +21,8 @@ struct ProcMapping {
   int prot() const;
   /// True for kernel-provided special mappings rewind leaves alone ([vdso], [vvar], ...).
   bool is_special() const;
+  /// Same range, offset, permissions, file and path.
+  bool operator==(const ProcMapping&) const = default;
 };
 
 /// A path from /proc without the " (deleted)" the kernel appends to unlinked files (proc(5)).

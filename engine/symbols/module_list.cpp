@@ -56,12 +56,7 @@ void ModuleList::refresh(Target& target) {
     bool has_header = false;
   };
   std::vector<ProcMapping> maps = target.mappings();
-  auto same = [](const ProcMapping& a, const ProcMapping& b) {
-    return a.start == b.start && a.end == b.end && a.offset == b.offset && a.read == b.read &&
-           a.write == b.write && a.exec == b.exec && a.shared == b.shared && a.inode == b.inode &&
-           a.path == b.path;
-  };
-  if (all_named_ && std::equal(maps.begin(), maps.end(), seen_.begin(), seen_.end(), same)) return;
+  if (all_named_ && maps == seen_) return;
   all_named_ = false;
   std::map<std::string, FileMaps> files;
   for (const auto& m : maps) {
