@@ -130,6 +130,14 @@ class PythonBreakpoints {
   BreakpointRefs& refs_;
   uint64_t code_start_ = 0;  ///< PyEval_EvalCode while its breakpoint is armed
   std::optional<CodeSite> code_start_site_;
+  /// PyEval_EvalCode's address and site, and the size of the module list they were found
+  /// in: each resume arms that breakpoint again, without reading the mappings again.
+  struct KnownSite {
+    uint64_t addr = 0;
+    size_t modules = 0;
+    CodeSite site;
+  };
+  std::optional<KnownSite> code_start_known_;
   std::map<uint64_t, PythonCode> codes_;  ///< by address
   std::map<int, Breakpoint> bps_;
   /// Bound instruction -> its code object and source line.

@@ -84,8 +84,12 @@ const Symbol* SymbolTable::object_at(uint64_t addr) const {
 
 std::vector<const Symbol*> SymbolTable::lookup(std::string_view name) const {
   std::vector<const Symbol*> out;
+  // without_parameters() keeps a prefix of the name: only a demangled name that starts with
+  // `name` is cut (the cut allocates; a lookup looks at every symbol of a module).
   for (const auto& s : symbols_)
-    if (s.name == name || s.demangled == name || without_parameters(s.demangled) == name)
+    if (s.name == name || s.demangled == name ||
+        (s.demangled.size() > name.size() && s.demangled.starts_with(name) &&
+         without_parameters(s.demangled) == name))
       out.push_back(&s);
   return out;
 }

@@ -26,18 +26,23 @@ const std::map<uint64_t, bool>& BreakpointTable::addresses(pid_t pid) {
   auto it = resolved_.find(k);
   if (it != resolved_.end()) return it->second;
   std::map<uint64_t, bool>& out = resolved_[k];
-  std::vector<ProcMapping> maps;
+  static const std::vector<ProcMapping> kNone;
+  const std::vector<ProcMapping>* maps = &kNone;
   bool by_file = false;
   for (const auto& [s, who] : wanted_) by_file |= !s.file.empty();
   if (by_file) {
-    try {
-      maps = read_proc_maps(pid);
-    } catch (const Error&) {
-      // The process is gone: its sites are nowhere.
+    if (auto m = maps_.find(k); m != maps_.end()) {
+      maps = &m->second;
+    } else {
+      try {
+        maps = &(maps_[k] = read_proc_maps(pid));
+      } catch (const Error&) {
+        // The process is gone: its sites are nowhere.
+      }
     }
   }
   for (const auto& [s, who] : wanted_)
-    for (uint64_t a : site_addresses(maps, s)) out[a] |= (who & kUser) != 0;
+    for (uint64_t a : site_addresses(*maps, s)) out[a] |= (who & kUser) != 0;
   return out;
 }
 
@@ -94,6 +99,7 @@ void BreakpointTable::unpatch(pid_t pid, pid_t tid) {
 
 void BreakpointTable::revalidate(pid_t pid, pid_t tid) {
   resolved_.erase(key(pid));
+  maps_.erase(key(pid));
   auto p = patched_.find(key(pid));
   if (p == patched_.end()) return;
   for (auto it = p->second.begin(); it != p->second.end();) {

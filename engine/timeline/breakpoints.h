@@ -39,6 +39,7 @@ class BreakpointTable {
     if (!shared_.erase(pid)) {
       patched_.erase(pid);
       resolved_.erase(pid);
+      maps_.erase(pid);
     }
   }
   /// Records that process `child` shares the memory of process `parent` (vfork, clone with
@@ -60,6 +61,7 @@ class BreakpointTable {
     patched_.clear();
     shared_.clear();
     resolved_.clear();
+    maps_.clear();
     process_keep_out_.clear();
   }
   /// Removes the patch at `addr` from `pid` now (to step over it); sync() puts it back.
@@ -101,6 +103,10 @@ class BreakpointTable {
   const std::map<uint64_t, bool>& addresses(pid_t pid);
   std::map<pid_t, std::map<uint64_t, uint8_t>> patched_;  ///< pid -> address -> original byte
   std::map<pid_t, std::map<uint64_t, bool>> resolved_;    ///< pid -> addresses(pid)
+  /// pid -> the /proc maps addresses(pid) read: kept when the wanted sites change (a
+  /// resume that adds and takes away a site reads them once), dropped with the process's
+  /// mappings (revalidate(), forget(), forget_all()).
+  std::map<pid_t, std::vector<ProcMapping>> maps_;
   std::map<pid_t, pid_t> shared_;       ///< process -> the process whose memory it shares
   uint64_t keep_lo_ = 0, keep_hi_ = 0;  ///< keep_out()
   /// keep_out_of(): process (its key()) -> ranges.
