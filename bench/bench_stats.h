@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,9 @@ struct RecordedCommand {
     if (std::system((cmd + " >/dev/null").c_str()) != 0) return;
     native_ms = ms_since(t0);
     t0 = Clock::now();
-    if (std::system((rewind + " record " + record_options + " -o " + trace + " " + cmd +
-                     " >/dev/null")
-                        .c_str()) != 0)
+    if (std::system(
+            (rewind + " record " + record_options + " -o " + trace + " " + cmd + " >/dev/null")
+                .c_str()) != 0)
       return;
     record_ms = ms_since(t0);
     ok = true;
@@ -70,6 +71,31 @@ struct Samples {
     wrong += !right;
   }
 };
+
+/// Runs that threw: `guarded(op)` wraps a checked operation so that an exception is printed
+/// on stderr (prefixed with `who`), counted in `count`, and taken as a wrong result.
+struct Failures {
+  const char* who;
+  int count = 0;
+  template <class Op>
+  auto guarded(Op op) {
+    return [this, op] {
+      try {
+        return bool(op());
+      } catch (const std::exception& e) {
+        fprintf(stderr, "%s: %s\n", who, e.what());
+        ++count;
+        return false;
+      }
+    };
+  }
+};
+
+/// Prints the Markdown header of print_row()'s table.
+inline void print_header() {
+  printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
+  printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+}
 
 /// Prints `s` as a Markdown row: what, median ms, worst ms, runs, the median against
 /// `reference` ms (when given), wrong results.

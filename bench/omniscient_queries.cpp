@@ -52,20 +52,9 @@ int main(int argc, char** argv) {
       "history_writes: %ld events, %ld writes, %d thread(s): native %.0f ms, record %.0f ms, "
       "%llu events in the trace\n",
       events, writes, threads, rec.native_ms, rec.record_ms, (unsigned long long)tl.event_count());
-  printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
-  printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-  int failed = 0;
-  auto guarded = [&](auto op) {
-    return [&, op] {
-      try {
-        return op();
-      } catch (const std::exception& e) {
-        fprintf(stderr, "omniscient_queries: %s\n", e.what());
-        ++failed;
-        return false;
-      }
-    };
-  };
+  bench::print_header();
+  bench::Failures failures{"omniscient_queries"};
+  auto guarded = [&](auto op) { return failures.guarded(op); };
   Samples plain;
   for (int i = 0; i < runs; ++i)
     plain.time(guarded([&] {
@@ -135,6 +124,6 @@ int main(int argc, char** argv) {
            writes, median(back.ms) * double(writes),
            median(back.ms) * double(writes) / std::max(1.0, median(query.ms)));
   }
-  if (failed) fprintf(stderr, "omniscient_queries: %d runs failed\n", failed);
-  return failed ? 1 : 0;
+  if (failures.count) fprintf(stderr, "omniscient_queries: %d runs failed\n", failures.count);
+  return failures.count ? 1 : 0;
 }

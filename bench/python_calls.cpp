@@ -65,20 +65,9 @@ int main(int argc, char** argv) {
   if (!rec.ok) return 1;
   printf("bench/py_calls.py (%ld calls of step) under %s: native %.0f ms, record %.0f ms\n", calls,
          python.c_str(), rec.native_ms, rec.record_ms);
-  printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
-  printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-  int failed = 0;
-  auto guarded = [&](auto op) {
-    return [&, op] {
-      try {
-        return op();
-      } catch (const std::exception& e) {
-        fprintf(stderr, "python_calls: %s\n", e.what());
-        ++failed;
-        return false;
-      }
-    };
-  };
+  bench::print_header();
+  bench::Failures failures{"python_calls"};
+  auto guarded = [&](auto op) { return failures.guarded(op); };
   Samples plain, query;
   for (int i = 0; i < runs; ++i)
     plain.time(guarded([&] {
@@ -97,5 +86,5 @@ int main(int argc, char** argv) {
   print_row("calls of py_calls.step with results, whole recording", query, reference);
   printf("(%.2f ms per call over the plain replay)\n",
          (median(query.ms) - reference) / double(calls));
-  return failed + plain.wrong + query.wrong ? 1 : 0;
+  return failures.count + plain.wrong + query.wrong ? 1 : 0;
 }
