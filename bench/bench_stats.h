@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/timeline/timeline.h"
+
 namespace rwd::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -95,6 +97,18 @@ struct Failures {
 inline void print_header() {
   printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
   printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+}
+
+/// `runs` timed replays of `trace` from its start to its end, each on a new timeline (the
+/// floor of any query over the recording); a replay that ends elsewhere is wrong.
+inline Samples plain_replays(const std::string& trace, int runs, Failures& failures) {
+  Samples s;
+  for (int i = 0; i < runs; ++i)
+    s.time(failures.guarded([&] {
+      Timeline replay(trace);
+      return replay.resume_forward().reason == StopReason::TraceEnd;
+    }));
+  return s;
 }
 
 /// Prints `s` as a Markdown row: what, median ms, worst ms, runs, the median against

@@ -68,12 +68,7 @@ int main(int argc, char** argv) {
   bench::print_header();
   bench::Failures failures{"python_calls"};
   auto guarded = [&](auto op) { return failures.guarded(op); };
-  Samples plain, query;
-  for (int i = 0; i < runs; ++i)
-    plain.time(guarded([&] {
-      Timeline replay(rec.trace);
-      return replay.resume_forward().reason == StopReason::TraceEnd;
-    }));
+  Samples plain = bench::plain_replays(rec.trace, runs, failures), query;
   print_row("replay of the whole trace (new timeline)", plain);
   double reference = median(plain.ms);
   for (int i = 0; i < runs; ++i)
