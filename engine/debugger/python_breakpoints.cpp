@@ -244,12 +244,13 @@ void PythonBreakpoints::prepare() {
   if (dir_ == Direction::Forward && !code_start_) {
     // Forwards, each module body run in a file with breakpoints is read for code.
     uint64_t at = python_.function("PyEval_EvalCode");
-    size_t modules = python_.module_count();
-    if (at) {
+    const Module* m = at ? python_.module_at(at) : nullptr;
+    if (m) {
       try {
         if (!code_start_known_ || code_start_known_->addr != at ||
-            code_start_known_->modules != modules)
-          code_start_known_ = KnownSite{at, modules, tl_.code_site(tl_.current().tid, at)};
+            code_start_known_->file != m->file() || code_start_known_->lo != m->lo())
+          code_start_known_ =
+              KnownSite{at, m->file(), m->lo(), tl_.code_site(tl_.current().tid, at)};
         code_start_site_ = code_start_known_->site;
         refs_.add(*code_start_site_);
         code_start_ = at;

@@ -130,11 +130,13 @@ class PythonBreakpoints {
   BreakpointRefs& refs_;
   uint64_t code_start_ = 0;  ///< PyEval_EvalCode while its breakpoint is armed
   std::optional<CodeSite> code_start_site_;
-  /// PyEval_EvalCode's address and site, and the size of the module list they were found
-  /// in: each resume arms that breakpoint again, without reading the mappings again.
+  /// PyEval_EvalCode's address and site, with the file and runtime start of the module
+  /// holding it: each resume arms that breakpoint again, without reading the mappings again
+  /// while that module stays where it is.
   struct KnownSite {
     uint64_t addr = 0;
-    size_t modules = 0;
+    std::string file;
+    uint64_t lo = 0;
     CodeSite site;
   };
   std::optional<KnownSite> code_start_known_;

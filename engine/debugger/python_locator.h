@@ -26,8 +26,8 @@ class PythonLocator {
   /// The address of function `name` (its first instruction) among the modules, 0 when none
   /// has it.
   uint64_t function(const char* name) const { return modules_.function_range(name).first; }
-  /// How many modules the module list holds (it only grows while a process lives).
-  size_t module_count() const { return modules_.modules().size(); }
+  /// The module whose mappings hold runtime address `addr`, nullptr when none.
+  const Module* module_at(uint64_t addr) const { return modules_.module_at(addr); }
   /// Whether `rip` is in the eval loop (_PyEval_EvalFrameDefault); false before reader().
   bool in_eval_loop(uint64_t rip) const { return rip >= eval_lo_ && rip < eval_hi_; }
 
