@@ -119,9 +119,11 @@ TEST_CASE("a slice sent to the thread stops it for its tracer, and is told from 
   k.si_code = SI_USER;
   std::memcpy(from_kill.data(), &k, sizeof k);
   CHECK_FALSE(spinner.clock.is_slice_signal(rwd::kSliceSignal, from_kill));
-  // Back to this process for the next slice (a thread that blocks the signal).
-  REQUIRE(ptrace(PTRACE_CONT, spinner.pid, nullptr, nullptr) == 0);  // the signal dropped
+  // Back to this process for the next slice (a thread that blocks the signal). The counter
+  // keeps its period, so like the recorder the next slice starts while the thread is stopped:
+  // resumed first, a busy test machine could let it spin 2 ms more and stop it again for us.
   REQUIRE(spinner.clock.start(2'000'000, false));
+  REQUIRE(ptrace(PTRACE_CONT, spinner.pid, nullptr, nullptr) == 0);  // the signal dropped
   CHECK(slice_signal_within(5000));
 }
 
