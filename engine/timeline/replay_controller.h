@@ -52,6 +52,9 @@ class ReplayController {
 
   /// Runs `fn` on the replay thread while it is paused; returns when done (ReplayThread).
   void call(std::function<void()> fn) { thread_.call(std::move(fn)); }
+  /// Runs `fn` on the caller's thread while the replay thread stays paused (ReplayThread):
+  /// for the inspection methods that make no ptrace request.
+  void while_paused(const std::function<void()>& fn) { thread_.while_paused(fn); }
   /// Starts operation `op` on the replay thread and waits for the stop it ends at.
   StopInfo operate(std::function<Next()> op) { return thread_.operate(std::move(op)); }
   /// The stop the replay stands at.
@@ -415,7 +418,8 @@ class ReplayController {
   Next pause(StopInfo si, const Point& here);
 
  public:
-  // --- Inspection (replay thread, paused). ---
+  // --- Inspection (paused: on the replay thread, or through while_paused for memory(),
+  // task_list(), auxv(), program_file() and inspect_tid(), which make no ptrace request). ---
 
   const ReplayTask& task(pid_t rec_tid) const;
 

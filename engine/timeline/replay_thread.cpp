@@ -1,4 +1,7 @@
-// The replay thread's hand-off (replay_thread.h).
+// The replay thread's hand-off (replay_thread.h). The two sides wait on a counter each
+// (std::atomic::wait, a futex) rather than on a condition variable: a condition variable
+// notified under its mutex wakes the waiter only to block it on that mutex, a second futex
+// round trip per hand-off, and a query hands off thousands of times.
 #include "engine/timeline/replay_thread.h"
 
 #include <utility>
@@ -7,10 +10,33 @@
 
 namespace rwd {
 
+template <class Ready>
+void ReplayThread::await(std::atomic<uint32_t>& seq, std::unique_lock<std::mutex>& lock,
+                         Ready ready) {
+  while (!ready()) {
+    // Read under the lock: the other side changes the state under it and counts after, so
+    // a change made after this check moves `seq` past `seen` and ends the wait.
+    uint32_t seen = seq.load(std::memory_order_acquire);
+    lock.unlock();
+    seq.wait(seen, std::memory_order_acquire);
+    lock.lock();
+  }
+}
+
+void ReplayThread::tell_replay() {
+  to_replay_.fetch_add(1, std::memory_order_release);
+  to_replay_.notify_all();
+}
+
+void ReplayThread::tell_caller() {
+  to_caller_.fetch_add(1, std::memory_order_release);
+  to_caller_.notify_all();
+}
+
 void ReplayThread::start(std::function<void()> main) {
   thread_ = std::thread(std::move(main));
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return stopped_ || failed_; });
+  await(to_caller_, lock, [&] { return stopped_ || failed_; });
   if (failed_) {
     lock.unlock();
     thread_.join();
@@ -23,7 +49,7 @@ void ReplayThread::shut_down() {
     std::lock_guard lock(mu_);
     shutdown_ = true;
   }
-  cv_.notify_all();
+  tell_replay();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -32,13 +58,25 @@ void ReplayThread::call(std::function<void()> fn) {
   if (failed_) throw Error(error_);
   job_ = std::move(fn);
   job_done_ = false;
-  cv_.notify_all();
-  cv_.wait(lock, [&] { return job_done_ || failed_; });
+  lock.unlock();
+  tell_replay();
+  lock.lock();
+  await(to_caller_, lock, [&] { return job_done_ || failed_; });
   if (job_error_) {
     auto e = std::move(job_error_);
     std::rethrow_exception(e);
   }
   if (failed_ && !job_done_) throw Error(error_);
+}
+
+void ReplayThread::while_paused(const std::function<void()>& fn) {
+  std::lock_guard lock(mu_);
+  if (failed_) throw Error(error_);
+  // The caller is the only one that hands out jobs and operations, and none of its own is
+  // in progress, so the replay thread waits in serve(): its state is as it left it (the lock
+  // orders its writes before these reads), and it cannot wake before the lock is released.
+  if (!stopped_ || job_ || op_) throw Error("the replay is not paused");
+  fn();
 }
 
 StopInfo ReplayThread::operate(std::function<Next()> op) {
@@ -47,8 +85,10 @@ StopInfo ReplayThread::operate(std::function<Next()> op) {
   stopped_ = false;
   op_ = std::move(op);
   job_done_ = false;
-  cv_.notify_all();
-  cv_.wait(lock, [&] { return stopped_ || failed_; });
+  lock.unlock();
+  tell_replay();
+  lock.lock();
+  await(to_caller_, lock, [&] { return stopped_ || failed_; });
   if (failed_) throw Error(error_);
   return stop_;
 }
@@ -63,9 +103,12 @@ Next ReplayThread::serve(const StopInfo& si,
   std::unique_lock lock(mu_);
   stop_ = si;
   stopped_ = true;
-  cv_.notify_all();
   for (;;) {
-    cv_.wait(lock, [&] { return job_ || op_ || shutdown_; });
+    // Every pass answers the caller (a stop, a job done) before waiting for the next.
+    lock.unlock();
+    tell_caller();
+    lock.lock();
+    await(to_replay_, lock, [&] { return job_ || op_ || shutdown_; });
     if (shutdown_) return Next::Shutdown;
     auto job = std::move(job_);
     auto op = std::move(op_);
@@ -88,25 +131,24 @@ Next ReplayThread::serve(const StopInfo& si,
     job_error_ = err;
     if (op && err) {
       stopped_ = true;  // the operation failed to start: stay here
-      cv_.notify_all();
       continue;
     }
     if (now) {  // the operation ended without replaying (a diversion)
       stop_ = *now;
       stopped_ = true;
-      cv_.notify_all();
       continue;
     }
-    cv_.notify_all();
-    if (op) return next;
+    if (op) return next;  // the caller waits for the stop this operation ends at
   }
 }
 
 void ReplayThread::fail(const std::string& message) {
-  std::lock_guard lock(mu_);
-  failed_ = true;
-  error_ = message;
-  cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    failed_ = true;
+    error_ = message;
+  }
+  tell_caller();
 }
 
 }  // namespace rwd

@@ -1,5 +1,7 @@
 // The timeline's facade (timeline.h): each method hands its work to the replay controller's
-// thread and waits for it (replay_controller.h).
+// thread and waits for it (replay_controller.h), but for what needs no ptrace request (memory
+// reads, /proc files, the wanted breakpoints and watchpoints, which the replay thread applies
+// before it resumes a task): that runs on the caller's thread while the replay stays paused.
 #include "engine/timeline/timeline.h"
 
 #include <sys/ptrace.h>
@@ -50,15 +52,15 @@ StopInfo Timeline::seek(uint64_t event) {
 }
 
 void Timeline::set_stop_at_process_events(bool on) {
-  engine_->call([&] { engine_->stop_at_process_events_ = on; });
+  engine_->while_paused([&] { engine_->stop_at_process_events_ = on; });
 }
 
 void Timeline::set_stop_after_event(uint64_t event) {
-  engine_->call([&] { engine_->stop_after_event_ = event; });
+  engine_->while_paused([&] { engine_->stop_after_event_ = event; });
 }
 
 void Timeline::set_stop_at_code_mappings(bool on) {
-  engine_->call([&] { engine_->stop_at_code_mappings_ = on; });
+  engine_->while_paused([&] { engine_->stop_at_code_mappings_ = on; });
 }
 
 CodeSite Timeline::code_site(pid_t tid, uint64_t addr) {
@@ -66,11 +68,11 @@ CodeSite Timeline::code_site(pid_t tid, uint64_t addr) {
 }
 
 void Timeline::add_breakpoint(const CodeSite& site) {
-  engine_->call([&] { engine_->bps_.add(site); });
+  engine_->while_paused([&] { engine_->bps_.add(site); });
 }
 
 void Timeline::remove_breakpoint(const CodeSite& site) {
-  engine_->call([&] { engine_->bps_.remove(site); });
+  engine_->while_paused([&] { engine_->bps_.remove(site); });
 }
 
 bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
@@ -79,12 +81,12 @@ bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
         "this machine's CPU does not give programs its debug registers (a paravirtualised "
         "guest): rewind watches writes in software here, but cannot see reads");
   bool ok = false;
-  engine_->call([&] { ok = engine_->watches_.add(addr, len, kind); });
+  engine_->while_paused([&] { ok = engine_->watches_.add(addr, len, kind); });
   return ok;
 }
 
 void Timeline::remove_watchpoint(uint64_t addr, int len, WatchKind kind) {
-  engine_->call([&] { engine_->watches_.remove(addr, len, kind); });
+  engine_->while_paused([&] { engine_->watches_.remove(addr, len, kind); });
 }
 
 TimelinePosition Timeline::position() {
@@ -116,7 +118,7 @@ std::optional<user_fpregs_struct> Timeline::fp_registers(pid_t tid) {
 
 std::vector<uint8_t> Timeline::read_memory(pid_t tid, uint64_t addr, size_t len) {
   std::vector<uint8_t> out;
-  engine_->call([&] { out = engine_->memory(tid, addr, len); });
+  engine_->while_paused([&] { out = engine_->memory(tid, addr, len); });
   return out;
 }
 
@@ -130,7 +132,7 @@ void Timeline::set_registers(pid_t tid, const Registers& regs) {
 
 std::vector<TaskInfo> Timeline::tasks() {
   std::vector<TaskInfo> out;
-  engine_->call([&] { out = engine_->task_list(); });
+  engine_->while_paused([&] { out = engine_->task_list(); });
   return out;
 }
 
@@ -178,19 +180,19 @@ CheckpointStats Timeline::checkpoints() {
 
 std::vector<ProcMapping> Timeline::mappings(pid_t tid) {
   std::vector<ProcMapping> out;
-  engine_->call([&] { out = read_proc_maps(engine_->inspect_tid(tid)); });
+  engine_->while_paused([&] { out = read_proc_maps(engine_->inspect_tid(tid)); });
   return out;
 }
 
 std::vector<uint8_t> Timeline::auxv(pid_t tid) {
   std::vector<uint8_t> out;
-  engine_->call([&] { out = engine_->auxv(tid); });
+  engine_->while_paused([&] { out = engine_->auxv(tid); });
   return out;
 }
 
 std::string Timeline::program_file(pid_t tid) {
   std::string out;
-  engine_->call([&] { out = engine_->program_file(tid); });
+  engine_->while_paused([&] { out = engine_->program_file(tid); });
   return out;
 }
 
