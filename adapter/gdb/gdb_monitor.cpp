@@ -131,7 +131,7 @@ std::string MonitorCommands::calls(const std::string& function) {
       args += (args.empty() ? "" : ", ") + name + "=" + value;
     out += "  " + std::to_string(i) + "  event " + std::to_string(c.event) + "  thread " +
            std::to_string(c.tid) + "  " + c.function + " (" + args + ")" +
-           (!c.return_known          ? ""  // (an R call's result is not read)
+           (!c.return_known          ? ""  // (its return was not followed)
             : !c.returned            ? " (did not return)"
             : c.return_value.empty() ? ""
                                      : " -> " + c.return_value) +

@@ -448,9 +448,24 @@ DebugStop Debugger::resume(Direction dir, pid_t only_tid) {
       continue;
     if (out.stop.reason != StopReason::Breakpoint) return out;
     out.breakpoint_ids = hits_at(out.stop.tid, out.stop.addr, out.log, out.error, true);
-    if (!out.breakpoint_ids.empty() || !out.error.empty()) return out;
+    if (!out.breakpoint_ids.empty() || !out.error.empty() || reported_.count(out.stop.addr))
+      return out;
     // A logpoint, a false condition or an unmet hit count: keep going.
   }
+}
+
+void Debugger::report_stops_at(pid_t tid, uint64_t addr) {
+  if (reported_.count(addr)) return;
+  CodeSite site = tl_.code_site(tid, addr);
+  refs_.add(site);
+  reported_.emplace(addr, site);
+}
+
+void Debugger::stop_reporting(uint64_t addr) {
+  auto it = reported_.find(addr);
+  if (it == reported_.end()) return;
+  refs_.remove(it->second);
+  reported_.erase(it);
 }
 
 std::vector<int> Debugger::breakpoints_at(const StopInfo& s) {

@@ -177,6 +177,13 @@ class Debugger {
   void set_watches_aside(uint64_t keep, int len);
   /// Puts back what set_watches_aside() took off.
   void restore_watches();
+  /// Puts a breakpoint of the caller's at `addr` in task `tid`'s process and makes resume()
+  /// return each stop there (reason Breakpoint, with the ids of user breakpoints at the same
+  /// place, if any), as a query's own breakpoint (R's Rf_endcontext, for returns). Throws
+  /// Error when `addr` is in no mapped code.
+  void report_stops_at(pid_t tid, uint64_t addr);
+  /// Takes report_stops_at's breakpoint at `addr` away.
+  void stop_reporting(uint64_t addr);
   /// Whether a user breakpoint is armed at code site `site`.
   bool has_breakpoint_site(const CodeSite& site) const;
   /// A logpoint's message for task `tid` at the current point: each "{expr}" replaced by
@@ -240,6 +247,7 @@ class Debugger {
   int next_id_ = 1;
   std::map<pid_t, TaskView> views_;
   std::map<uint64_t, std::pair<WatchKind, int>> watches_;  ///< kind and bytes, by address
+  std::map<uint64_t, CodeSite> reported_;  ///< report_stops_at's, by runtime address
   std::vector<std::pair<uint64_t, std::pair<WatchKind, int>>> set_aside_;  ///< off the timeline
   SignalStops signal_stops_;
   std::vector<int> rebound_;  ///< ids whose binding changed since take_rebound_breakpoints()

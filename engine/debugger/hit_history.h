@@ -54,8 +54,8 @@ struct RecordedHit {
   bool returned = false;     ///< the call returned within the recording (and the range)
   std::string return_value;  ///< what it returned ("" for void, or when it did not return)
   /// Whether `returned` and `return_value` were followed: always for a native call; for a
-  /// Python one where a debug register could watch its return (script_hits.cpp), never for
-  /// an R call or a logpoint's hit.
+  /// Python one where a debug register could watch its return, for an R one where R's
+  /// context layout is known (R 4.0-4.3; script_hits.cpp), never for a logpoint's hit.
   bool return_known = true;
   /// A script hit's place (the session goes there with go_to_hit); nullopt for native hits,
   /// found again by `ordinal`.
@@ -101,8 +101,10 @@ class HitQuery : public RecordingQuery {
   /// what it returned); one thread's at a time, and only while the function breakpoint
   /// holds one debug register, so that its landings keep the two they need: other calls,
   /// and 3.11's calls from C (their frame is left without that write), have `return_known`
-  /// false, as R calls do. Code that is never loaded is an empty answer (a module never
-  /// imported).
+  /// false. An R call's return is seen at a breakpoint on Rf_endcontext, set while a call is
+  /// pending (RReader::returned_value; R 4.0-4.3's layout only, else `return_known` false);
+  /// a call left by a jump (an error) has `returned` false. Code that is never loaded is an
+  /// empty answer (a module never imported).
   HitHistory run_script(const HitRequest& req, Run& run, Debugger& qd);
 };
 

@@ -5,8 +5,11 @@
 // its body, bound in the code as the interpreter loads it), reads the script stack there,
 // and keeps the position: a script hit is found again by its registers and memory, not by
 // a count of breakpoint stops (which, for a script breakpoint, are watchpoint hits moved
-// forward to the line, not one per address).
+// forward to the line, not one per address). A Python call's return is seen by a watchpoint
+// on its thread's current-frame word, an R call's at R's Rf_endcontext (RReturns).
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "engine/debugger/history_support.h"
 #include "engine/debugger/hit_history.h"
@@ -27,6 +30,88 @@ struct PendingReturn {
   size_t hit = 0;
 };
 
+/// Follows the returns of the R calls a calls query finds: while one is pending, a
+/// breakpoint of the query's on Rf_endcontext, which R_execClosure calls as a call's body
+/// has ended, its value in the context (RReader::returned_value).
+class RReturns {
+ public:
+  RReturns(Debugger& qd, std::vector<RecordedHit>& hits) : qd_(qd), hits_(hits) {}
+  ~RReturns() {
+    if (end_) qd_.stop_reporting(end_);
+  }
+  RReturns(const RReturns&) = delete;
+  RReturns& operator=(const RReturns&) = delete;
+
+  /// At hit `hit`, a call of task `tid` with context `ctx`: follows its return; false when
+  /// R's layout or Rf_endcontext is not known here (the return is not followed).
+  bool follow(pid_t tid, const RReader& r, InterpMemory& mem, uint64_t ctx, size_t hit) {
+    if (!r.return_values_known(mem)) return false;
+    // Calls of this thread whose context lies at or below this one's (the C stack grows
+    // down) are over: the stack went back past them with no context end (a jump).
+    end_where(tid, [&](const Pending& p) { return p.ctx <= ctx; });
+    if (!end_) {
+      uint64_t at = qd_.modules().function_range(RReader::kEndContext).first;
+      if (!at) return false;
+      try {
+        qd_.report_stops_at(tid, at);
+      } catch (const Error&) {
+        return false;
+      }
+      end_ = at;
+    }
+    pending_.push_back({tid, ctx, r.call_environment(mem, ctx), hit});
+    return true;
+  }
+
+  /// Whether `s` is a stop at Rf_endcontext, which it then reads: the pending call of the
+  /// context ending returned (unless it is left by a jump: no value), and those deeper on
+  /// that thread's stack were left by a jump.
+  bool on_stop(const StopInfo& s, ScriptStacks& stacks) {
+    if (!end_ || s.reason != StopReason::Breakpoint || s.addr != end_) return false;
+    uint64_t ctx = qd_.timeline().registers(s.tid).rdi;  // endcontext(RCNTXT* cptr)
+    const Interpreter* in = stacks.interpreter(s.tid);
+    const RReader* r = in ? in->r() : nullptr;
+    InterpMemory mem(qd_.target(s.tid));
+    for (const Pending& p : pending_) {
+      if (p.tid != s.tid || p.ctx != ctx || !r) continue;
+      try {
+        if (r->call_environment(mem, ctx) != p.env) continue;  // a later call there
+      } catch (const InterpReadError&) {
+        continue;
+      }
+      if (auto value = r->returned_value(mem, ctx)) {
+        hits_[p.hit].returned = true;
+        hits_[p.hit].return_value = *value;
+      }
+    }
+    end_where(s.tid, [&](const Pending& p) { return p.ctx <= ctx; });
+    return true;
+  }
+
+ private:
+  struct Pending {
+    pid_t tid = 0;
+    uint64_t ctx = 0, env = 0;  ///< its context, and the call's environment
+    size_t hit = 0;
+  };
+
+  /// Forgets task `tid`'s pending calls that `over` selects (their hits say what was seen),
+  /// and the breakpoint once none is left.
+  template <class Over>
+  void end_where(pid_t tid, Over over) {
+    std::erase_if(pending_, [&](const Pending& p) { return p.tid == tid && over(p); });
+    if (pending_.empty() && end_) {
+      qd_.stop_reporting(end_);
+      end_ = 0;
+    }
+  }
+
+  Debugger& qd_;
+  std::vector<RecordedHit>& hits_;
+  std::vector<Pending> pending_;
+  uint64_t end_ = 0;  ///< Rf_endcontext's address while a call is pending
+};
+
 }  // namespace
 
 HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
@@ -45,6 +130,7 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
   const int id = bound[0].id;
   const bool calls = req.message.empty() && req.file.empty();
   ScriptStacks stacks(qd);
+  RReturns r_returns(qd, h.hits);
   std::vector<PendingReturn> pending;
   uint64_t watched_word = 0;  // the current-frame word watched for returns (0: none)
   // A write of the watched word: a frame pushed or left. Where it leaves a pending call's
@@ -90,6 +176,10 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
       on_frame_word(ds.stop);
       continue;
     }
+    if (r_returns.on_stop(ds.stop, stacks) &&
+        std::find(ds.breakpoint_ids.begin(), ds.breakpoint_ids.end(), id) ==
+            ds.breakpoint_ids.end())
+      continue;
     if (std::find(ds.breakpoint_ids.begin(), ds.breakpoint_ids.end(), id) ==
         ds.breakpoint_ids.end())
       continue;
@@ -133,7 +223,13 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
         if (v.argument) hit.arguments.emplace_back(v.name, v.value);
     hit.position = tl.position();
     hit.return_known = false;
-    if (calls && !frames.empty() && !frames[0].entry) {
+    const RReader* r = in ? in->r() : nullptr;
+    if (calls && !frames.empty() && r) {
+      try {
+        hit.return_known = r_returns.follow(s.tid, *r, mem, frames[0].address, h.hits.size());
+      } catch (const InterpReadError&) {
+      }
+    } else if (calls && !frames.empty() && !frames[0].entry) {
       // Its return, where the word is free to watch (see hit_history.h).
       const PythonReader* py = in ? in->python() : nullptr;
       const Breakpoint* bp = qd.breakpoint(id);

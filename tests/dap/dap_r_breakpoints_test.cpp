@@ -4,8 +4,10 @@
 // runs is pending, binds when the file is sourced (with a `breakpoint` event), stops at
 // each call of accumulate() with its locals, and reverseContinue goes back to the 2nd call;
 // a condition in R and a logpoint work as for native breakpoints. rewind/calls of an R
-// function and rewind/logAll on an R line, checked against what R printed natively.
+// function (with what each call returned) and rewind/logAll on an R line, checked against
+// what R printed natively.
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -200,6 +202,9 @@ TEST_CASE("rewind/calls of an R function and rewind/logAll on an R line, as R pr
     REQUIRE(call["arguments"].size() == 1);
     CHECK(call["arguments"][0]["name"] == "n");
     CHECK(call["arguments"][0]["value"] == want[i].first + "L");
+    // What the call returned (its last expression, `total`), as R printed it.
+    CHECK(call["returned"] == true);
+    CHECK(call["returnValue"] == want[i].second);
   }
 
   // A logpoint on the line that returns the result: each call's value, as R printed it.
@@ -227,6 +232,67 @@ TEST_CASE("rewind/calls of an R function and rewind/logAll on an R line, as R pr
   CHECK(at.line == result);
   CHECK(at.locals["n"] == "3L");
   CHECK(at.locals["total"] == want[3].second);
+  c.check_schema();
+}
+
+TEST_CASE(
+    "rewind/calls of an R function: what a recursion's calls returned, and a call left by "
+    "an error",
+    "[dap][r][r-breakpoints]") {
+  setenv("R_HOME", "/usr/lib/R", 1);
+  setenv("R_ENABLE_JIT", "0", 1);  // the AST evaluator, where return() is a jump
+  const std::string cmd =
+      "/usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
+      "source(\"" +
+      std::string(R_CALLS) + "\")'";
+  // What R printed natively: "SUM n s" as walk(n) returns s, then "FAILED error".
+  std::map<std::string, std::string> sums;
+  std::string failed;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::istringstream line(buf);
+    std::string word, n, value;
+    line >> word >> n >> value;
+    if (word == "SUM") sums[n] = value;
+    if (word == "FAILED") failed = n;
+  }
+  REQUIRE(pclose(p) == 0);
+  REQUIRE(sums.size() == 3);
+  REQUIRE(failed == "error");
+
+  std::string trace = test::recorded_trace(REWIND_BIN, cmd);
+  test::DapClient c(REWIND_BIN);
+  c.deadline(std::chrono::seconds(300));
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  REQUIRE(c.request("launch", {{"mode", "replay"}, {"trace", trace}})["success"] == true);
+  c.event("initialized");
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  c.event("stopped");  // the end: no breakpoints
+
+  json r = c.request("rewind/calls", {{"function", "walk"}});
+  INFO(r.dump());
+  REQUIRE(r["success"] == true);
+  REQUIRE(r["body"]["totalCalls"] == 5);
+  // walk(3) down to walk(0), in the order they were called: each returned what R printed
+  // for it (0L for the innermost, by return()).
+  for (int i = 0; i < 4; ++i) {
+    const json& call = r["body"]["calls"][i];
+    std::string n = std::to_string(3 - i);
+    REQUIRE(call["arguments"].size() == 2);
+    CHECK(call["arguments"][0]["name"] == "n");
+    // R's arguments are lazy: `n - 1L` is not evaluated yet as the body starts.
+    CHECK(call["arguments"][0]["value"] == (i == 0 ? "3L" : "<promise: not evaluated yet>"));
+    CHECK(call["returned"] == true);
+    CHECK(call["returnValue"] == (n == "0" ? "0L" : sums[n] + "L"));
+    if (i > 0) CHECK(call["caller"]["function"] == "walk");
+  }
+  // walk(1L, fail = TRUE) was left by stop(): no value.
+  const json& last = r["body"]["calls"][4];
+  CHECK(last["arguments"][0]["value"] == "1L");
+  CHECK(last["returned"] == false);
+  CHECK_FALSE(last.contains("returnValue"));
   c.check_schema();
 }
 

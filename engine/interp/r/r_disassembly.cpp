@@ -99,7 +99,10 @@ InterpCode RReader::frame_code(InterpMemory& mem, uint64_t frame,
     if (size_t(i) < kMaxConstants) {
       std::string type;
       std::string v = r.format(c, type);
-      if (v.size() > kConstantChars) v = v.substr(0, kConstantChars) + "...";
+      if (v.size() > kConstantChars) {
+        v.resize(kConstantChars);
+        v += "...";
+      }
       out.constants.push_back(v + "  (" + type + ")");
     }
     if (r.type(c) == kInt && index.empty()) {

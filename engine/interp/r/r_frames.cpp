@@ -126,6 +126,27 @@ RReader::ContextInfo RReader::context_info(InterpMemory& mem, uint64_t ctx) cons
   return out;
 }
 
+bool RReader::return_values_known(InterpMemory& mem) const {
+  return srcref_field(mem) == kSrcref40;
+}
+
+std::optional<std::string> RReader::returned_value(InterpMemory& mem, uint64_t ctx) const {
+  if (!return_values_known(mem)) return std::nullopt;
+  try {
+    uint64_t value = mem.u64(ctx + kSrcref40 + 16);  // after srcref and browserfinish
+    if (!value) return std::nullopt;
+    RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
+    std::string type;
+    return r.format(value, type);
+  } catch (const InterpReadError& e) {
+    return std::string("<unreadable: ") + e.what() + ">";
+  }
+}
+
+uint64_t RReader::call_environment(InterpMemory& mem, uint64_t ctx) const {
+  return mem.u64(ctx + kCloEnv);
+}
+
 int RReader::srcref_field(InterpMemory& mem) const {
   if (g_.srcref_field) return g_.srcref_field;
   bool valid = true;

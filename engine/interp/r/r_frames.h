@@ -77,6 +77,25 @@ class RReader {
   /// Reads context `ctx`; all false and 0 when it cannot be read.
   ContextInfo context_info(InterpMemory& mem, uint64_t ctx) const;
 
+  // A closure call's return. R_execClosure (R's eval.c) stores what the call's body gave
+  // (normally, or by return()) in its context's returnValue, then calls the exported
+  // Rf_endcontext with that context as its first argument; a call left by a jump (an error,
+  // a restart) sets it to NULL there or never gets there.
+  /// The exported function that ends each context (its name in libR.so).
+  static constexpr const char* kEndContext = "Rf_endcontext";
+  /// Whether returnValue can be read here: RCNTXT's 4.0-4.3 layout (a SEXP after srcref and
+  /// browserfinish, docs/interpreter-frames.md §2.2, validated on R 4.2.2). R 4.4+ keeps an
+  /// R_bcstack_t there (an unboxed number or a SEXP), not read here.
+  bool return_values_known(InterpMemory& mem) const;
+  /// What the closure call of context `ctx` returned, read as Rf_endcontext starts for it,
+  /// as the Variables view shows a value; nullopt when its returnValue is not set (the call
+  /// is left by a jump) or cannot be read (return_values_known false).
+  std::optional<std::string> returned_value(InterpMemory& mem, uint64_t ctx) const;
+  /// The environment of the call of context `ctx` (its cloenv): with the context's address
+  /// (the C stack of R_execClosure), what tells a call from a later one at the same address.
+  /// Throws InterpReadError when it cannot be read.
+  uint64_t call_environment(InterpMemory& mem, uint64_t ctx) const;
+
   // Code, for breakpoints (r_code.cpp).
   /// Which files' code to read (the others are skipped after their first srcref).
   using FileFilter = std::function<bool(const std::string&)>;
