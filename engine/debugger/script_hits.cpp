@@ -49,6 +49,7 @@ class RReturns {
     // Calls of this thread whose context lies at or below this one's (the C stack grows
     // down) are over: the stack went back past them with no context end (a jump).
     end_where(tid, [&](const Pending& p) { return p.ctx <= ctx; });
+    uint64_t env = r.call_environment(mem, ctx);  // (read before anything is armed)
     if (!end_) {
       uint64_t at = qd_.modules().function_range(RReader::kEndContext).first;
       if (!at) return false;
@@ -59,15 +60,15 @@ class RReturns {
       }
       end_ = at;
     }
-    pending_.push_back({tid, ctx, r.call_environment(mem, ctx), hit});
+    pending_.push_back({tid, ctx, env, hit});
     return true;
   }
 
-  /// Whether `s` is a stop at Rf_endcontext, which it then reads: the pending call of the
-  /// context ending returned (unless it is left by a jump: no value), and those deeper on
-  /// that thread's stack were left by a jump.
-  bool on_stop(const StopInfo& s, ScriptStacks& stacks) {
-    if (!end_ || s.reason != StopReason::Breakpoint || s.addr != end_) return false;
+  /// Reads `s` when it is a stop at Rf_endcontext: the pending call of the context ending
+  /// returned (unless it is left by a jump: no value), and those deeper on that thread's
+  /// stack were left by a jump.
+  void on_stop(const StopInfo& s, ScriptStacks& stacks) {
+    if (!end_ || s.reason != StopReason::Breakpoint || s.addr != end_) return;
     uint64_t ctx = qd_.timeline().registers(s.tid).rdi;  // endcontext(RCNTXT* cptr)
     const Interpreter* in = stacks.interpreter(s.tid);
     const RReader* r = in ? in->r() : nullptr;
@@ -85,7 +86,6 @@ class RReturns {
       }
     }
     end_where(s.tid, [&](const Pending& p) { return p.ctx <= ctx; });
-    return true;
   }
 
  private:
@@ -176,10 +176,7 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
       on_frame_word(ds.stop);
       continue;
     }
-    if (r_returns.on_stop(ds.stop, stacks) &&
-        std::find(ds.breakpoint_ids.begin(), ds.breakpoint_ids.end(), id) ==
-            ds.breakpoint_ids.end())
-      continue;
+    r_returns.on_stop(ds.stop, stacks);  // (a stop at Rf_endcontext is no hit of `id`)
     if (std::find(ds.breakpoint_ids.begin(), ds.breakpoint_ids.end(), id) ==
         ds.breakpoint_ids.end())
       continue;

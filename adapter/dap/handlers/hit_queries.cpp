@@ -89,7 +89,7 @@ void calls(DapContext& c, const dap::CallsArguments& a, DapRequest& r) {
       caller["line"] = c.line_out(hit.caller_line);
     }
     j["caller"] = caller;
-    if (hit.return_known) {  // (not a Python call's where no watch was free, R 4.4's)
+    if (hit.return_known) {  // (false: a Python call no watch was free for, an R 4.4 one)
       j["returned"] = hit.returned;
       if (hit.returned) j["returnValue"] = hit.return_value;
     }
