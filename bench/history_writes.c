@@ -2,7 +2,8 @@
 // default 1) each make EVENTS/THREADS cheap syscalls (getppid; argv[1], default 1,000,000 in
 // all) with a little computing between them, and write the global `watched` WRITES/THREADS
 // times (argv[2], default 10,000 in all), each time a new value, evenly spread, through
-// note(), so that it is also called that many times (the calls query).
+// note(), so that it is also called that many times (the calls query); note() writes the
+// same value into one element of the 4 KiB array `ring` (the history of a wide watch).
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -10,11 +11,13 @@
 
 volatile long watched;
 volatile long sink;
+volatile long ring[512];
 static long events = 1000000, writes = 10000, threads = 1;
 
-/// Stores `v` in `watched`; returns twice `v`.
+/// Stores `v` in `watched` and in ring[v % 512]; returns twice `v`.
 __attribute__((noinline)) long note(long v) {
   watched = v;
+  ring[v % 512] = v;
   return 2 * v;
 }
 

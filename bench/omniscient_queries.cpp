@@ -4,6 +4,8 @@
 // through a call of note(); on its recording this times:
 //  - a plain replay of the whole trace on a new timeline (what every query pays at least);
 //  - the history of `watched` over the whole recording, checked to hold WRITES changes;
+//  - the history of the 4 KiB array `ring` (a wide watch, kept in software with its pages
+//    read-only), checked to hold WRITES changes of one element each;
 //  - going to the last change found (rewind/seek {change}) on the session's timeline;
 //  - the calls of note() over the whole recording (rewind/calls), checked to be WRITES, each
 //    with its argument and return value;
@@ -75,6 +77,24 @@ int main(int argc, char** argv) {
          last.changes.empty()
              ? 0.0
              : (median(query.ms) - reference) * 1000 / double(last.changes.size()));
+
+  HistoryRequest wide_req = req;
+  wide_req.expression = "ring";
+  Samples wide;
+  ValueHistory ring;
+  for (int i = 0; i < runs; ++i)
+    wide.time(guarded([&] {
+      HistoryQuery q(rec.trace);
+      ring = q.run(d, wide_req);
+      return ring.complete && long(ring.changes.size()) == writes &&
+             std::all_of(ring.changes.begin(), ring.changes.end(), [](const ValueChange& c) {
+               return c.member == "[" + std::to_string(std::stol(c.new_value) % 512) + "]";
+             });
+    }));
+  print_row("history of ring (4 KiB array), whole recording", wide, reference);
+  printf("(%zu changes found; %.1f us per change over the plain replay)\n", ring.changes.size(),
+         ring.changes.empty() ? 0.0
+                              : (median(wide.ms) - reference) * 1000 / double(ring.changes.size()));
 
   Samples go;
   for (int i = 0; i < runs && !last.changes.empty(); ++i)

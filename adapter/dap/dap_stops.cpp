@@ -3,6 +3,8 @@
 #include "adapter/dap/dap_args.h"
 #include "adapter/dap/dap_context.h"
 #include "engine/arch/signal_names.h"
+#include "engine/os/debug_registers.h"
+#include "engine/symbols/value_diff.h"
 
 namespace rwd {
 
@@ -96,9 +98,18 @@ std::string DapContext::data_breakpoint_description(const StopInfo& stop, std::v
     };
     // gdb's words, without the id: a data breakpoint's id is rewind's own (100000 and up),
     // not a number the user ever saw.
-    std::string head = b.kind == WatchKind::Write ? "Hardware watchpoint"
-                                                  : "Hardware access (read/write) watchpoint";
+    // (A struct or an array is watched in software: gdb's plain "Watchpoint" then.)
+    bool wide = wide_watch(b.watch.addr, b.watch.len);
+    std::string head = wide                         ? "Watchpoint"
+                       : b.kind == WatchKind::Write ? "Hardware watchpoint"
+                                                    : "Hardware access (read/write) watchpoint";
     if (stop.old_value == stop.new_value) return head + ": " + b.name + ": " + show(stop.new_value);
+    if (b.watch.value_type) {
+      // The members or elements that changed, for a struct or an array.
+      ChangeText c = describe_change(b.watch.value_type, stop.old_value, stop.new_value, t);
+      return head + ": " + changed_name(b.name, c.member) + ": " + c.old_value + " → " +
+             c.new_value;
+    }
     return head + ": " + b.name + ": " + show(stop.old_value) + " → " + show(stop.new_value);
   }
   return "Hardware watchpoint at " + hex(stop.addr);

@@ -5,6 +5,7 @@
 #include "engine/debugger/script_stacks.h"
 #include "engine/debugger/value_history.h"
 #include "engine/errors.h"
+#include "engine/symbols/value_diff.h"
 
 namespace rwd::gdb {
 
@@ -104,8 +105,8 @@ std::string MonitorCommands::history(pid_t tid, const std::string& expr) {
   for (size_t i = 0; i < h->changes.size(); ++i) {
     const ValueChange& c = h->changes[i];
     out += "  " + std::to_string(i) + "  event " + std::to_string(c.event) + "  thread " +
-           std::to_string(c.tid) + "  " + c.old_value + " -> " + c.new_value + "  in " +
-           (c.function.empty() ? hex(c.pc) : c.function) +
+           std::to_string(c.tid) + "  " + (c.member.empty() ? "" : c.member + ": ") + c.old_value +
+           " -> " + c.new_value + "  in " + (c.function.empty() ? hex(c.pc) : c.function) +
            (c.file.empty() ? "" : " at " + c.file + ":" + std::to_string(c.line)) + "\n";
   }
   history_ = std::move(h);
@@ -189,8 +190,8 @@ std::string MonitorCommands::go_to(const std::string& arg) {
   const ValueChange& c = history_->changes[n];
   DebugStop s = go_to_change(debugger(), *history_, c);
   moved_ = s.stop;
-  return "Change " + std::to_string(n) + " of " + history_expr_ + ": " + c.old_value + " -> " +
-         c.new_value + " at event " + std::to_string(c.event) + ", thread " +
+  return "Change " + std::to_string(n) + " of " + changed_name(history_expr_, c.member) + ": " +
+         c.old_value + " -> " + c.new_value + " at event " + std::to_string(c.event) + ", thread " +
          std::to_string(c.tid) + moved;
 }
 

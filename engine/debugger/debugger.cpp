@@ -528,10 +528,11 @@ DebugStop Debugger::step_instruction(pid_t tid, Direction dir) {
 }
 
 void check_watch_range(uint64_t addr, int len, const std::string& what) {
-  if (len != 1 && len != 2 && len != 4 && len != 8)
+  (void)addr;
+  if (len <= 0 || len > kMaxWatchBytes)
     throw Error("cannot watch " + what + ": " + std::to_string(len) +
-                " bytes; a hardware watchpoint covers 1, 2, 4 or 8");
-  if (addr % uint64_t(len) != 0) throw Error("cannot watch " + what + ": not aligned to its size");
+                " bytes; a watchpoint covers 1 to " + std::to_string(kMaxWatchBytes) +
+                " (follow one member or element)");
 }
 
 WatchInfo watch_info(const Value& v, const std::string& what) {

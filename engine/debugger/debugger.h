@@ -43,14 +43,15 @@ struct DebugStop {
 /// A data breakpoint made from an expression.
 struct WatchInfo {
   uint64_t addr = 0;
-  int len = 0;  ///< bytes: 1, 2, 4 or 8
+  int len = 0;  ///< bytes: 1 to kMaxWatchBytes (past 8 or misaligned: a wide watch)
   std::string type;
   TypePtr value_type;  ///< the watched value's type (to show old and new values)
 };
 
-/// Checks that `len` bytes at `addr` fit one x86 debug register: 1, 2, 4 or 8 bytes, aligned
-/// to their size (Intel SDM vol. 3, "Debug Registers"). `what` names the range in the Error
-/// thrown otherwise.
+/// Checks that `len` bytes at `addr` can be watched: 1 to kMaxWatchBytes. Those that fit no
+/// x86 debug register (1, 2, 4 or 8 bytes aligned to their size: Intel SDM vol. 3, "Debug
+/// Registers") are wide watches, for writes only (Timeline::add_watchpoint). `what` names
+/// the range in the Error thrown otherwise.
 void check_watch_range(uint64_t addr, int len, const std::string& what);
 
 /// What a hardware watchpoint on `v` covers (its address, size and type). `what` names it in

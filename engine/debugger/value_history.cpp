@@ -8,6 +8,7 @@
 #include "engine/errors.h"
 #include "engine/symbols/call_stack.h"
 #include "engine/symbols/value.h"
+#include "engine/symbols/value_diff.h"
 
 namespace rwd {
 
@@ -98,10 +99,6 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
   Timeline& tl = run.timeline();
   Debugger qd(tl);
   FormatOptions format = symbolizing_options(qd.modules());
-  auto show = [&](const std::vector<uint8_t>& bytes, pid_t tid) {
-    if (bytes.empty()) return std::string("<unknown>");
-    return format_value(Value::of(h.watched.value_type, bytes), qd.target(tid), format);
-  };
   ScopedWatch watch(tl, h.watched, false);
   if (entry_site) tl.add_breakpoint(*entry_site);
   // The calls that made the frame again, and how many of them entered before the point the
@@ -131,8 +128,11 @@ ValueHistory HistoryQuery::run(Debugger& d, const HistoryRequest& req,
     c.pc = tl.registers(s.tid).rip;
     // The stop is just after the writing instruction: its last byte names its line.
     describe_code(qd, c.pc - 1, c);
-    c.old_value = show(s.old_value, s.tid);
-    c.new_value = show(s.new_value, s.tid);
+    ChangeText text =
+        describe_change(h.watched.value_type, s.old_value, s.new_value, qd.target(s.tid), format);
+    c.member = std::move(text.member);
+    c.old_value = std::move(text.old_value);
+    c.new_value = std::move(text.new_value);
     c.new_bytes = s.new_value;
     h.changes.push_back(std::move(c));
     call_of.push_back(calls);

@@ -30,15 +30,20 @@ struct ValueChange {
   std::string function;  ///< the function of the writing instruction ("" when unknown)
   std::string file;      ///< its source file ("" without line information)
   uint32_t line = 0;
-  std::string old_value, new_value;  ///< formatted as the Variables view shows values
-  std::vector<uint8_t> new_bytes;    ///< the bytes written
+  /// For a struct or an array: the members or elements the write changed, as C names them
+  /// after the expression (".x", "[3]", ".pos.x, .pos.y"); "" for a scalar (value_diff.h).
+  std::string member;
+  /// Formatted as the Variables view shows values: the whole value's, or the changed parts'
+  /// (joined by ", " in `member`'s order).
+  std::string old_value, new_value;
+  std::vector<uint8_t> new_bytes;  ///< the bytes written
 };
 
 /// What a history query asks for.
 struct HistoryRequest {
   pid_t tid = 0;             ///< recorded tid whose frame evaluates the expression
   size_t frame = 0;          ///< frame index in that task's stack (0: innermost)
-  std::string expression;    ///< a C lvalue of 1, 2, 4 or 8 bytes
+  std::string expression;    ///< a C lvalue of 1 to kMaxWatchBytes bytes
   uint64_t first_event = 1;  ///< changes made after this event...
   uint64_t last_event = 0;   ///< ...and before the one after this event (0: to the end)
 };
@@ -76,8 +81,9 @@ class HistoryQuery : public RecordingQuery {
   /// move) and replays the trace from `req.first_event` on a new timeline, collecting each
   /// change of the value's bytes made by a task of the same process. `progress` is called
   /// now and then with the event reached and the changes found so far. Throws Error
-  /// (ExpressionError) when the expression is not an lvalue of 1, 2, 4 or 8 aligned bytes,
-  /// or the trace cannot be replayed.
+  /// (ExpressionError) when the expression is not an lvalue of 1 to kMaxWatchBytes bytes,
+  /// or the trace cannot be replayed. A struct or an array (a wide watch: see
+  /// Timeline::add_watchpoint) reports the parts each write changed (ValueChange::member).
   ValueHistory run(Debugger& d, const HistoryRequest& req, const QueryProgress& progress = {});
   /// The bindings of a Python local in one call (script_history.cpp): each object the
   /// frame's slot for it took while that call ran, from the binding of an argument or the

@@ -117,22 +117,31 @@ void clear_exec_breakpoint(pid_t tid) {
   clear_slot(tid, 0);
 }
 
+bool wide_watch(uint64_t addr, int len) {
+  return (len != 1 && len != 2 && len != 4 && len != 8) || addr % uint64_t(len) != 0;
+}
+
 void set_watch_slot(pid_t tid, int slot, uint64_t addr, int len, WatchKind kind) {
   if (!hardware_debug_registers()) return set_soft_slot(tid, slot, addr, len, kind);
+  if (wide_watch(addr, len)) {
+    clear_slot(tid, slot);
+    return set_soft_slot(tid, slot, addr, len, kind);
+  }
+  clear_soft_slot(tid, slot);
   set_slot(tid, slot, addr, len, kind);
 }
 
 void clear_watch_slot(pid_t tid, int slot) {
-  if (!hardware_debug_registers()) return clear_soft_slot(tid, slot);
-  clear_slot(tid, slot);
+  clear_soft_slot(tid, slot);
+  if (hardware_debug_registers()) clear_slot(tid, slot);
 }
 
 uint64_t take_debug_status(pid_t tid) {
-  // The kernel's DR6 holds the single-step bit even where the other slots are emulated.
+  // The kernel's DR6 holds the single-step bit even where the other slots are emulated; a
+  // wide watch's software slot fires beside the CPU's.
   uint64_t dr6 = 0;
   if (peek(tid, 6, dr6)) poke(tid, 6, 0);
-  if (!hardware_debug_registers()) dr6 |= take_soft_status(tid);
-  return dr6;
+  return dr6 | take_soft_status(tid);
 }
 
 }  // namespace rwd

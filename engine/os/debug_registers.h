@@ -19,6 +19,16 @@ enum class WatchKind : uint8_t {
 /// Number of slots the debugger may use (1..kWatchSlots): the x86 has four, slot 0 is rewind's.
 constexpr int kWatchSlots = 3;
 
+/// The most bytes one write watchpoint covers (a struct or an array): beyond the 8 aligned
+/// bytes of a CPU slot, a slot is kept in software (soft_debug_registers.h).
+constexpr int kMaxWatchBytes = 4096;
+
+/// Whether a slot on `len` bytes at `addr` cannot be one of the CPU's debug registers (they
+/// cover 1, 2, 4 or 8 bytes aligned to their size: Intel SDM vol. 3, 17.2.5): such a write
+/// slot (a wide watch) is kept in software even where the CPU's slots serve, its runs made
+/// with the watched pages read-only (engine/replay/soft_watch_run.h).
+bool wide_watch(uint64_t addr, int len);
+
 /// Makes `tid` stop with SIGTRAP (si_code TRAP_HWBKPT) before executing the instruction at
 /// `addr` (slot 0). Other slots are kept. Throws SystemError.
 void set_exec_breakpoint(pid_t tid, uint64_t addr);
@@ -26,9 +36,10 @@ void set_exec_breakpoint(pid_t tid, uint64_t addr);
 /// Removes the slot-0 breakpoint. Never throws.
 void clear_exec_breakpoint(pid_t tid);
 
-/// Arms slot `slot` (1..3) of `tid` to watch `len` bytes (1, 2, 4 or 8, aligned to `len`) at
-/// `addr`. Throws SystemError (EINVAL for a misaligned range, as the kernel checks it), and
-/// Error for a ReadWrite slot where the debug registers are emulated.
+/// Arms slot `slot` (1..3) of `tid` to watch `len` bytes at `addr`: 1, 2, 4 or 8 aligned to
+/// `len` in the CPU's slot, or a wide write watch (wide_watch(), up to kMaxWatchBytes) in a
+/// software one. Throws SystemError, and Error for a ReadWrite slot that is wide or where
+/// the debug registers are emulated.
 void set_watch_slot(pid_t tid, int slot, uint64_t addr, int len, WatchKind kind);
 
 /// Disarms slot `slot` of `tid`. Never throws.

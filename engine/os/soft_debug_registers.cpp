@@ -5,6 +5,7 @@
 #include <sys/user.h>
 
 #include <array>
+#include <cerrno>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -132,7 +133,13 @@ void soft_debug_resync(pid_t tid) {
 bool soft_debug_after_step(pid_t tid, uint64_t rip, bool own_step) {
   if (own_step) {
     // The kernel's DR6.BS for rewind's own step: the CPU would report none for a continue.
-    ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg) + 6 * sizeof(long), 0);
+    // The bits of the CPU's own slots stay (a wide watch runs beside them).
+    constexpr uint64_t kSingleStep = 1ull << 14;
+    long dr6_at = long(offsetof(struct user, u_debugreg) + 6 * sizeof(long));
+    errno = 0;
+    long dr6 = ptrace(PTRACE_PEEKUSER, tid, dr6_at, nullptr);
+    if (errno == 0 && (uint64_t(dr6) & kSingleStep))
+      ptrace(PTRACE_POKEUSER, tid, dr6_at, uint64_t(dr6) & ~kSingleStep);
   }
   std::lock_guard<std::mutex> lock(mu);
   auto it = threads.find(tid);

@@ -1,7 +1,9 @@
 // A software stand-in for the x86 debug registers where the CPU's do not serve tracees
 // (hardware_debug_registers() is false: a PVM guest, whose host does not load them while the
-// guest's user code runs, so that gdb's hardware watchpoints never fire there either). The
-// slot functions of debug_registers.h keep their slots here instead; the tracer runs an
+// guest's user code runs, so that gdb's hardware watchpoints never fire there either), and
+// everywhere for a write slot no CPU slot can hold (a wide watch: a struct or an array,
+// debug_registers.h's wide_watch()). The slot functions of debug_registers.h keep such
+// slots here instead; the tracer runs an
 // armed thread by single steps (run_once, engine/replay/replay_task.h) and after each one
 // asks soft_debug_after_step whether a slot fired. An execute slot fires when the thread
 // stands at its address (before that instruction runs, as the CPU's does); a write slot

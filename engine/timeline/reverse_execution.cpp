@@ -138,7 +138,7 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     if (!count_steps) aim_scan(scan, *t, stack_words_at(*t, here_.regs.rsp));
   }
   uint64_t start_event = 0, count_from = 0, inner = 0;
-  if (after == After::ReverseContinue && !watches_.empty() && !hardware_debug_registers()) {
+  if (after == After::ReverseContinue && watches_.in_software()) {
     // Software watchpoints: the first window is the target's own interval.
     scan.window = 1;
     count_from = window_start(here_, scan.window);
@@ -202,8 +202,7 @@ void ReplayController::aim_scan(runs::Scan& scan, const ReplayTask& t,
                                 std::vector<uint64_t> stack_words) {
   // (Watchpoints only in the CPU's debug registers, and only write ones: a moved
   // instruction's write traps there as the original's would.)
-  scan.find_by_trap =
-      (watches_.empty() || hardware_debug_registers()) && trap_may_find(t, scan.target, true);
+  scan.find_by_trap = !watches_.in_software() && trap_may_find(t, scan.target, true);
   for (const Watch& w : watches_.all()) scan.find_by_trap &= w.kind == WatchKind::Write;
   if (scan.find_by_trap)
     scan.stack_words = std::move(stack_words);

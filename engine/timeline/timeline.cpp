@@ -80,6 +80,13 @@ bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
     throw Error(
         "this machine's CPU does not give programs its debug registers (a paravirtualised "
         "guest): rewind watches writes in software here, but cannot see reads");
+  if (kind == WatchKind::ReadWrite && wide_watch(addr, len))
+    throw Error("a watchpoint on reads covers 1, 2, 4 or 8 bytes aligned to their size (one " +
+                std::string("debug register); ") + std::to_string(len) +
+                " bytes can be watched for writes only");
+  if (len <= 0 || len > kMaxWatchBytes)
+    throw Error("cannot watch " + std::to_string(len) + " bytes: a watchpoint covers at most " +
+                std::to_string(kMaxWatchBytes));
   bool ok = false;
   engine_->while_paused([&] { ok = engine_->watches_.add(addr, len, kind); });
   return ok;

@@ -117,10 +117,13 @@ class Timeline {
   /// site: in every process where that address is mapped).
   void add_breakpoint(const CodeSite& site);
   void remove_breakpoint(const CodeSite& site);
-  /// Hardware watchpoint on `len` bytes (1, 2, 4, 8; aligned) at `addr`. Returns false when
-  /// all debug-register slots are taken or the range is misaligned. Throws Error for a
-  /// ReadWrite one where the debug registers are kept in software (hardware_debug_registers():
-  /// reads cannot be seen there).
+  /// Watchpoint on `len` bytes at `addr`: in a CPU debug-register slot for 1, 2, 4 or 8
+  /// aligned bytes, else (a struct or array, up to kMaxWatchBytes: a wide watch) a write
+  /// watch kept in software, which stops where a write changed the bytes or stored onto them
+  /// (the runs go with the watched pages read-only: slower where the pages are written
+  /// often). Returns false when all slots are taken. Throws Error for a ReadWrite one that is
+  /// wide or where the debug registers are kept in software (hardware_debug_registers():
+  /// reads cannot be seen there), and for more than kMaxWatchBytes.
   bool add_watchpoint(uint64_t addr, int len, WatchKind kind);
   void remove_watchpoint(uint64_t addr, int len, WatchKind kind);
 

@@ -9,7 +9,8 @@
 namespace rwd {
 
 bool WatchRegisters::add(uint64_t addr, int len, WatchKind kind) {
-  if ((len != 1 && len != 2 && len != 4 && len != 8) || addr % uint64_t(len) != 0) return false;
+  if (len <= 0 || len > kMaxWatchBytes) return false;
+  if (wide_watch(addr, len) && kind != WatchKind::Write) return false;
   for (int slot = 1; slot <= kWatchSlots; ++slot) {
     if (std::any_of(watches_.begin(), watches_.end(),
                     [&](const Watch& w) { return w.slot == slot; }))
@@ -47,6 +48,12 @@ void WatchRegisters::arm(pid_t tid) {
     else
       clear_watch_slot(tid, slot);
   }
+}
+
+bool WatchRegisters::in_software() const {
+  if (!hardware_debug_registers()) return !watches_.empty();
+  return std::any_of(watches_.begin(), watches_.end(),
+                     [](const Watch& w) { return wide_watch(w.addr, w.len); });
 }
 
 void WatchRegisters::restart() {

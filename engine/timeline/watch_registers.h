@@ -16,7 +16,7 @@ namespace rwd {
 /// The debugger's watchpoint: a range in one debug-register slot.
 struct Watch {
   uint64_t addr = 0;
-  int len = 0;  ///< bytes: 1, 2, 4 or 8
+  int len = 0;  ///< bytes: 1, 2, 4 or 8, or up to kMaxWatchBytes for a wide write watch
   WatchKind kind = WatchKind::Write;
   int slot = 0;               ///< 1..kWatchSlots
   std::vector<uint8_t> last;  ///< value at the last stop of this replay
@@ -26,8 +26,10 @@ struct Watch {
 /// Not thread-safe (the replay thread owns it).
 class WatchRegisters {
  public:
-  /// Adds a watchpoint on `len` bytes (1, 2, 4, 8, aligned to `len`) at `addr` in a free slot.
-  /// Returns false, changing nothing, when misaligned or when every slot is taken.
+  /// Adds a watchpoint on `len` bytes at `addr` in a free slot: 1, 2, 4 or 8 aligned to
+  /// `len`, or a wide write watch (wide_watch(): up to kMaxWatchBytes, kept in software).
+  /// Returns false, changing nothing, for a wide read-and-write watch, more than
+  /// kMaxWatchBytes, or when every slot is taken.
   bool add(uint64_t addr, int len, WatchKind kind);
   /// Removes the watchpoint with exactly these fields, if any.
   void remove(uint64_t addr, int len, WatchKind kind);
@@ -42,6 +44,10 @@ class WatchRegisters {
   /// The watchpoints (their `last` values are the controller's to update).
   std::vector<Watch>& all() { return watches_; }
   bool empty() const { return watches_.empty(); }
+  /// Whether a watchpoint is kept in a software slot (a wide one, or any where the CPU's
+  /// slots do not serve programs): runs then stop at writes to its pages, and a moved
+  /// instruction's write is not seen as the original's.
+  bool in_software() const;
 
  private:
   std::vector<Watch> watches_;

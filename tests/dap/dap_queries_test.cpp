@@ -58,6 +58,39 @@ json history(test::DapClient& c, json args) {
   return r["body"];
 }
 
+/// The rows "name|parts|values" the program printed for the writes of `name`, from a native
+/// run: {parts, values} in order.
+std::vector<std::pair<std::string, std::string>> printed_parts(const std::string& name) {
+  FILE* p = popen(VALUE_HISTORY, "r");
+  REQUIRE(p != nullptr);
+  std::vector<std::pair<std::string, std::string>> out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) {
+    std::string line(buf);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    if (line.rfind(name + "|", 0) != 0) continue;
+    size_t bar = line.find('|', name.size() + 1);
+    REQUIRE(bar != std::string::npos);
+    out.emplace_back(line.substr(name.size() + 1, bar - name.size() - 1), line.substr(bar + 1));
+  }
+  REQUIRE(pclose(p) == 0);
+  return out;
+}
+
+/// The {member, newValue} of each change of a history answer.
+std::vector<std::pair<std::string, std::string>> changed_parts(const json& body) {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const json& ch : body["changes"]) v.emplace_back(ch.value("member", ""), ch["newValue"]);
+  return v;
+}
+
+/// Whether the adapter said `text` on its console so far.
+bool said(test::DapClient& c, const std::string& text) {
+  for (const json& o : c.seen("output"))
+    if (o["body"].value("output", "").find(text) != std::string::npos) return true;
+  return false;
+}
+
 std::vector<std::string> new_values(const json& body) {
   std::vector<std::string> v;
   for (const json& ch : body["changes"]) v.push_back(ch["newValue"]);
@@ -310,6 +343,111 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
     json at = top_frame(c, tid);
     CHECK(at["name"] == "main");
     CHECK(at["line"] == line_of("long a = accumulate(5);"));
+  }
+
+  SECTION("a struct, an array and a stack array: each write names the parts it changed") {
+    json main_frame = c.request("stackTrace", {{"threadId", tid}})["body"]["stackFrames"][1];
+    REQUIRE(main_frame["name"] == "main");
+    // A struct of 24 bytes (wider than a debug register): every write, with the members it
+    // changed (the nested struct's, a bitfield, two at once) and their values.
+    json shape = history(c, {{"expression", "shape"}, {"frameId", main_frame["id"]}});
+    CHECK(shape["size"] == 24);
+    CHECK(shape["type"] == "struct shape");
+    auto want = printed_parts("shape");
+    REQUIRE(want.size() == 9);
+    CHECK(changed_parts(shape) == want);
+    REQUIRE(shape["changes"].size() == want.size());
+    CHECK(shape["changes"][0]["oldValue"] == "0");
+    CHECK(shape["changes"][1]["oldValue"] == "0");     // .layer's first write
+    CHECK(shape["changes"][3]["oldValue"] == "1");     // .layer 1 -> 2
+    CHECK(shape["changes"][6]["oldValue"] == "6, 0");  // .pos.x, .pos.y together
+    CHECK(shape["changes"][6]["line"] == line_of("shape.pos = to;"));
+    CHECK(shape["changes"][8]["line"] == line_of("shape.area = 1200;"));
+    for (const json& ch : shape["changes"]) CHECK(ch["function"] == "reshape");
+    // A 2-D array: the elements.
+    json grid = history(c, {{"expression", "grid"}, {"frameId", main_frame["id"]}});
+    CHECK(grid["size"] == 48);
+    CHECK(changed_parts(grid) == printed_parts("grid"));
+    for (const json& ch : grid["changes"]) CHECK(ch["line"] == line_of("// a grid cell"));
+    CHECK(c.request("rewind/when")["body"]["event"] == here);  // the session did not move
+
+    // To the write of both members (rewind/seek's `change` names a row of the last answer).
+    REQUIRE(history(c, {{"expression", "shape"}, {"frameId", main_frame["id"]}})["changes"] ==
+            shape["changes"]);
+    json r = c.request("rewind/seek", {{"change", 6}});
+    INFO(r.dump());
+    REQUIRE(r["success"] == true);
+    REQUIRE(c.event("stopped")["body"]["reason"] == "goto");
+    json at = top_frame(c, tid);
+    CHECK(at["name"] == "reshape");
+    CHECK(evaluate(c, at["id"], "shape.pos.y") == "50");
+    CHECK(said(c, "shape (.pos.x, .pos.y) = 40, 50 (was 6, 0)"));
+    // The previous change of the whole struct: the bitfield's last write.
+    r = c.request("rewind/previousChange", {{"expression", "shape"}, {"frameId", at["id"]}});
+    INFO(r.dump());
+    REQUIRE(r["success"] == true);
+    REQUIRE(c.event("stopped")["body"]["reason"] == "goto");
+    CHECK(evaluate(c, top_frame(c, tid)["id"], "shape.layer") == "3");
+    CHECK(evaluate(c, top_frame(c, tid)["id"], "shape.pos.y") == "0");
+    CHECK(said(c, "rewind: shape.layer: 2 → 3"));
+    r = c.request("rewind/nextChange",
+                  {{"expression", "shape"}, {"frameId", top_frame(c, tid)["id"]}});
+    INFO(r.dump());
+    REQUIRE(r["success"] == true);
+    REQUIRE(c.event("stopped")["body"]["reason"] == "goto");
+    CHECK(evaluate(c, top_frame(c, tid)["id"], "shape.pos.y") == "50");
+
+    // A stack array of the call the session stands in, whose page the calls it makes write
+    // all the time: its writes after the initializer's zeros are the ones printed.
+    REQUIRE(c.request("setBreakpoints",
+                      {{"source", {{"path", VALUE_HISTORY_C}}},
+                       {"breakpoints", {{{"line", line_of("return total;")}}}}})["success"] ==
+            true);
+    REQUIRE(c.request("continue", {{"threadId", tid}})["success"] == true);
+    REQUIRE(c.event("stopped")["body"]["reason"] == "breakpoint");
+    json slide = top_frame(c, tid);
+    REQUIRE(slide["name"] == "slide");
+    json window = history(c, {{"expression", "window"}, {"frameId", slide["id"]}});
+    CHECK(window["frameFunction"] == "slide");
+    CHECK(window["size"] == 24);
+    json filled = json::array();
+    for (const json& ch : window["changes"]) {
+      CHECK(ch["function"] == "slide");
+      if (ch["line"] != line_of("int window[6] = {0};")) filled.push_back(ch);
+    }
+    CHECK(changed_parts({{"changes", filled}}) == printed_parts("window"));
+    for (const json& ch : filled) CHECK(ch["line"] == line_of("// window fills"));
+
+    // A data breakpoint on the whole struct is a write watch: reverseContinue stops at its
+    // last write, on the writing instruction before it runs (gdb's reverse semantics).
+    json info = c.request("dataBreakpointInfo", {{"name", "shape"}, {"frameId", slide["id"]}});
+    INFO(info.dump());
+    REQUIRE(info["body"]["dataId"].is_string());
+    CHECK(info["body"]["accessTypes"] == json::array({"write"}));
+    json set = c.request(
+        "setDataBreakpoints",
+        {{"breakpoints", {{{"dataId", info["body"]["dataId"]}, {"accessType", "write"}}}}});
+    REQUIRE(set["body"]["breakpoints"][0]["verified"] == true);
+    json read = c.request(
+        "setDataBreakpoints",
+        {{"breakpoints", {{{"dataId", info["body"]["dataId"]}, {"accessType", "readWrite"}}}}});
+    CHECK(read["body"]["breakpoints"][0]["verified"] == false);
+    REQUIRE(c.request("setDataBreakpoints", {{"breakpoints",
+                                              {{{"dataId", info["body"]["dataId"]},
+                                                {"accessType", "write"}}}}})["success"] == true);
+    REQUIRE(c.request("setBreakpoints", {{"source", {{"path", VALUE_HISTORY_C}}},
+                                         {"breakpoints", json::array()}})["success"] == true);
+    REQUIRE(c.request("reverseContinue", {{"threadId", tid}})["success"] == true);
+    json hit = c.event("stopped");
+    CHECK(hit["body"]["reason"] == "data breakpoint");
+    CHECK(hit["body"]["description"] == "◀ reverse · Watchpoint: shape.area: 0 → 1200");
+    at = top_frame(c, tid);
+    CHECK(at["name"] == "reshape");
+    CHECK(at["line"] == line_of("shape.area = 1200;"));
+    CHECK(evaluate(c, at["id"], "shape.area") == "0");
+    REQUIRE(c.request("next", {{"threadId", tid}})["success"] == true);
+    c.event("stopped");
+    CHECK(evaluate(c, top_frame(c, tid)["id"], "shape.area") == "1200");
   }
 
   SECTION("what cannot be followed is refused in one message") {

@@ -448,6 +448,7 @@ monitor goto 2
 maint flush register-cache
 frame 0
 print n
+monitor history shape
 GDB
 expect history 'History of sum \(long int, 8 bytes at 0x[0-9a-f]+, a local of accumulate\): 4 changes +0  event [0-9]+  thread [0-9]+  55 -> 0  in accumulate at [^ ]*value_history.c:[0-9]+ +1 .* 0 -> 1 .* 2 .* 1 -> 5 .* 3 .* 5 -> 14  in accumulate' \
   "the history of a stack local holds the second call's changes only"
@@ -457,6 +458,8 @@ expect history 'Change 5 of counter: 7 -> 8 .*#0  bump .*\$2 = 8 .*\$3 = 7 .*rew
   "monitor goto goes to the change: the new value there, the old one an instruction back"
 expect history 'Calls of depth_sum: 5 +0  event [0-9]+  thread [0-9]+  depth_sum \(n=4\) -> 10  from main at [^ ]*value_history.c:[0-9]+ +1 .*\(n=3\) -> 6  from depth_sum .* 4 .*\(n=0\) -> 0 .*Call 2 of depth_sum .*#0  depth_sum \(n=2\) .*\$4 = 2' \
   "monitor calls lists a recursive function's calls with arguments and results; goto one"
+expect history 'History of shape \(struct shape, 24 bytes at 0x[0-9a-f]+\): 9 changes +0  event [0-9]+  thread [0-9]+  \.pos\.x: 0 -> 1  in reshape .* 6  event [0-9]+  thread [0-9]+  \.pos\.x, \.pos\.y: 6, 0 -> 40, 50  in reshape .* 8  event [0-9]+  thread [0-9]+  \.area: 0 -> 1200  in reshape' \
+  "the history of a struct names the members each write changed"
 
 # monitor calls of a Python function by its qualified name: three calls made between the same
 # two events, with their arguments, results and the calling line, and goto the second.

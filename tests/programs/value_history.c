@@ -2,8 +2,9 @@
 // a recording (rewind/history, rewind/calls, rewind/logAll, monitor history): a global
 // written through a pointer in another function, a heap field, a stack local in two calls
 // of the same function from the same call site (their frames share an address), and a
-// recursive function that prints each call's argument and result, and calls of one function
-// with no event between them.
+// recursive function that prints each call's argument and result, calls of one function
+// with no event between them, and objects wider than a debug register (a struct, a 2-D
+// array, a stack array) whose writes print "NAME|PARTS|VALUES" as a history row names them.
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -44,6 +45,62 @@ int scaled(int n) {
   return v;
 }
 
+struct point {
+  int x, y;
+};
+
+/// 24 bytes: a nested struct, a short, bitfields and a long.
+struct shape {
+  struct point pos;
+  short kind;
+  unsigned visible : 1;
+  unsigned layer : 3;
+  long area;
+};
+
+struct shape shape;  // its history names the members each write changed
+int grid[3][4];      // and the elements
+
+/// Moves the shape and fills the grid, printing each change.
+static void reshape(void) {
+  for (int step = 1; step <= 3; step++) {
+    shape.pos.x += step;  // the shape moves
+    printf("shape|.pos.x|%d\n", shape.pos.x);
+    shape.layer = (unsigned)step;  // a bitfield
+    printf("shape|.layer|%d\n", step);
+    grid[step - 1][step] = step * 11;  // a grid cell
+    printf("grid|[%d][%d]|%d\n", step - 1, step, step * 11);
+  }
+  struct point to = {40, 50};
+  shape.pos = to;  // both members in one 8-byte write
+  printf("shape|.pos.x, .pos.y|%d, %d\n", to.x, to.y);
+  shape.kind = 3;
+  printf("shape|.kind|%d\n", shape.kind);
+  shape.area = 1200;
+  printf("shape|.area|%ld\n", shape.area);
+}
+
+static int square(int i) {
+  return i * i;
+}
+
+/// i * i + 1, by calls (their frames are written below the caller's, on its stack page).
+static int spread(int i) {
+  return square(i) + 1;
+}
+
+/// A stack array written between calls (its page, the stack's, is written all the time).
+static int slide(void) {
+  int window[6] = {0};
+  int total = 0;
+  for (int i = 0; i < 6; i += 2) {
+    window[i] = spread(i);  // window fills
+    printf("window|[%d]|%d\n", i, window[i]);
+  }
+  for (int i = 0; i < 6; i++) total += window[i];
+  return total;  // slide returns
+}
+
 int main(void) {
   struct account* acct = calloc(1, sizeof *acct);
   if (!acct) return 1;
@@ -66,6 +123,8 @@ int main(void) {
   int scaled_total = 0;
   for (int k = 1; k <= 3; k++) scaled_total += scaled(k);
   printf("scaled %d\n", scaled_total);
+  reshape();
+  printf("slide %d\n", slide());
   free(acct);
   return 0;
 }

@@ -42,12 +42,18 @@ function partial(body: { complete?: boolean; truncated?: boolean; reachedEvent?:
     ? `Cancelled: the results up to event ${body.reachedEvent ?? '?'} only.` : undefined;
 }
 
+/** What a change of a struct or an array changed: "" (a scalar), "[3]: " or ".x, .y: ". */
+function parts(c: any): string {
+  return c.member ? `${c.member}: ` : '';
+}
+
 /** The rows of a rewind/history answer (its changes, in the order they came). */
 export function historyResult(body: any): QueryResult {
   const rows: QueryRow[] = (body.changes ?? []).map((c: any) => ({
-    label: `${c.oldValue} → ${c.newValue}`,
+    label: `${parts(c)}${c.oldValue} → ${c.newValue}`,
     description: `#${c.event} · ${where(c.function, c.source, c.line)}`,
-    tooltip: `${body.expression}: ${c.oldValue} → ${c.newValue}\nevent ${c.event}, thread ${c.threadId}, ` +
+    tooltip: `${body.expression}${c.member && !c.member.includes(', ') ? c.member : ''}: ` +
+      `${c.member?.includes(', ') ? parts(c) : ''}${c.oldValue} → ${c.newValue}\nevent ${c.event}, thread ${c.threadId}, ` +
       `in ${where(c.function, c.source, c.line)}\nClick to go to the point just after this write.`,
     seek: { change: c.index },
     source: c.source,

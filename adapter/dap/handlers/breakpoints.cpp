@@ -198,6 +198,8 @@ void data_breakpoint_info(DapContext& c, const dap::DataBreakpointInfoArguments&
   json body = {{"dataId", nullptr}, {"accessTypes", types}, {"canPersist", false}};
   try {
     WatchInfo w = watch_target(c, a);
+    // A struct or an array is a wide watch (Timeline::add_watchpoint): writes only.
+    if (wide_watch(w.addr, w.len)) body["accessTypes"] = json::array({"write"});
     std::string id = make_data_id(w, a.name);
     body["dataId"] = id;
     body["description"] = a.name + " (" + w.type + " at " + hex(w.addr) + ")";

@@ -2,6 +2,7 @@
 // a value over the recording without moving the session; rewind/seek's `change` goes to one.
 #include "adapter/dap/handlers/dap_handlers.h"
 #include "adapter/dap/handlers/query_progress.h"
+#include "engine/symbols/value_diff.h"
 
 namespace rwd::handlers {
 
@@ -19,6 +20,7 @@ json change_json(DapContext& c, const ValueChange& ch, size_t index) {
   json j = {{"index", index},         {"event", ch.event},        {"threadId", ch.tid},
             {"pc", hex(ch.pc)},       {"oldValue", ch.old_value}, {"newValue", ch.new_value},
             {"function", ch.function}};
+  if (!ch.member.empty()) j["member"] = ch.member;
   if (!ch.file.empty()) {
     j["source"] = c.source(ch.file);
     j["line"] = c.line_out(ch.line);
@@ -135,11 +137,11 @@ void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& 
               {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
   DebugStop s = c.running([&] { return step_to_change(d, w, ref.tid, dir); });
   if (s.stop.reason == StopReason::Watchpoint) {
-    Target& t = d.target(s.stop.tid);
-    c.out.output("console", "rewind: " + a.expression + ": " +
-                                format_value(Value::of(w.value_type, s.stop.old_value), t) + " → " +
-                                format_value(Value::of(w.value_type, s.stop.new_value), t) +
-                                " (event " + std::to_string(s.stop.event) + ")\n");
+    ChangeText text =
+        describe_change(w.value_type, s.stop.old_value, s.stop.new_value, d.target(s.stop.tid));
+    c.out.output("console", "rewind: " + changed_name(a.expression, text.member) + ": " +
+                                text.old_value + " → " + text.new_value + " (event " +
+                                std::to_string(s.stop.event) + ")\n");
     s.stop.reason = StopReason::Seek;
   } else if (s.stop.reason == StopReason::TraceEnd || s.stop.reason == StopReason::TraceStart) {
     c.out.output("console", "rewind: " + a.expression + " does not change " +
@@ -160,8 +162,9 @@ void seek_change(DapContext& c, int64_t index, DapRequest& r) {
   const ValueChange& ch = h.changes[size_t(index)];
   go_to_result(
       c, r, ch.event, [&] { return go_to_change(d, h, ch); },
-      c.history_request.expression + " = " + ch.new_value + " (was " + ch.old_value + "), change " +
-          std::to_string(index) + " at event " + std::to_string(ch.event));
+      changed_name(c.history_request.expression, ch.member) + " = " + ch.new_value + " (was " +
+          ch.old_value + "), change " + std::to_string(index) + " at event " +
+          std::to_string(ch.event));
 }
 
 }  // namespace rwd::handlers

@@ -16,6 +16,18 @@ describe('History view rows', () => {
     assert.deepStrictEqual(r.rows[1].seek, { change: 1 });
     assert.strictEqual(r.note, undefined);
   });
+  it('names the members or elements a change of a struct or an array changed', () => {
+    const r = historyResult({
+      expression: 'shape', totalChanges: 2, complete: true,
+      changes: [
+        { index: 0, event: 90, threadId: 7, function: 'reshape', member: '.pos.x', oldValue: '0', newValue: '1' },
+        { index: 1, event: 90, threadId: 7, function: 'reshape', member: '.pos.x, .pos.y', oldValue: '6, 0', newValue: '40, 50' },
+      ],
+    });
+    assert.deepStrictEqual(r.rows.map((x) => x.label), ['.pos.x: 0 → 1', '.pos.x, .pos.y: 6, 0 → 40, 50']);
+    assert.match(r.rows[0].tooltip, /^shape\.pos\.x: 0 → 1\n/);
+    assert.match(r.rows[1].tooltip, /^shape: \.pos\.x, \.pos\.y: 6, 0 → 40, 50\n/);
+  });
   it('says when nothing changed, or the query was cancelled', () => {
     assert.match(historyResult({ expression: 'x', totalChanges: 0, changes: [] }).note ?? '', /never changed/);
     assert.match(historyResult({ expression: 'x', totalChanges: 0, changes: [], complete: false, reachedEvent: 40 }).note ?? '',
