@@ -4,10 +4,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "engine/errors.h"
@@ -30,7 +35,61 @@ std::string strip_deleted_suffix(std::string p) {
   return p;
 }
 
+namespace {
+struct AsBefore {
+  std::vector<pid_t> ids;
+  std::vector<ProcMapping> originals;
+};
+std::mutex as_before_mu;
+std::map<pid_t, AsBefore> as_before;  // by pid
+std::atomic<size_t> as_before_count{0};
+
+/// The originals set for `id` (a pid or one of its tasks); empty when none.
+std::vector<ProcMapping> originals_for(pid_t id) {
+  std::lock_guard<std::mutex> lock(as_before_mu);
+  for (const auto& [pid, a] : as_before)
+    if (pid == id || std::find(a.ids.begin(), a.ids.end(), id) != a.ids.end()) return a.originals;
+  return {};
+}
+}  // namespace
+
+void set_mappings_as_before(pid_t pid, const std::vector<pid_t>& ids,
+                            std::vector<ProcMapping> originals) {
+  std::lock_guard<std::mutex> lock(as_before_mu);
+  as_before[pid] = {ids, std::move(originals)};
+  as_before_count = as_before.size();
+}
+
+void clear_mappings_as_before(pid_t pid) {
+  std::lock_guard<std::mutex> lock(as_before_mu);
+  as_before.erase(pid);
+  as_before_count = as_before.size();
+}
+
+namespace {
+/// `maps` with the entries that lie in `originals`' ranges replaced by them.
+std::vector<ProcMapping> as_they_were(std::vector<ProcMapping> maps,
+                                      const std::vector<ProcMapping>& originals) {
+  std::erase_if(maps, [&](const ProcMapping& m) {
+    for (const ProcMapping& o : originals)
+      if (m.start < o.end && o.start < m.end) return true;
+    return false;
+  });
+  maps.insert(maps.end(), originals.begin(), originals.end());
+  std::sort(maps.begin(), maps.end(),
+            [](const ProcMapping& a, const ProcMapping& b) { return a.start < b.start; });
+  return maps;
+}
+}  // namespace
+
 std::vector<ProcMapping> read_proc_maps(pid_t pid) {
+  std::vector<ProcMapping> out = read_proc_maps_now(pid);
+  if (as_before_count.load() == 0) return out;
+  std::vector<ProcMapping> originals = originals_for(pid);
+  return originals.empty() ? out : as_they_were(std::move(out), originals);
+}
+
+std::vector<ProcMapping> read_proc_maps_now(pid_t pid) {
   std::string p = "/proc/" + std::to_string(pid) + "/maps";
   std::ifstream f(p);
   if (!f) throw_errno("open " + p);
@@ -66,6 +125,18 @@ std::string read_proc_file(pid_t id, const char* name) {
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 }  // namespace
+
+uint64_t proc_start_time(pid_t pid) {
+  // The command name may hold spaces and parentheses: fields count from the last ')'.
+  std::string stat = read_proc_file(pid, "stat");
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream in(stat.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && in >> field; ++i)
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  return 0;
+}
 
 char proc_task_state(pid_t tid) {
   // The command name may hold spaces and parentheses: the state follows the last ')'.

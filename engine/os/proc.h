@@ -28,8 +28,22 @@ struct ProcMapping {
 /// A path from /proc without the " (deleted)" the kernel appends to unlinked files (proc(5)).
 std::string strip_deleted_suffix(std::string path);
 
-/// Reads /proc/PID/maps. Throws SystemError.
+/// Reads /proc/PID/maps. Throws SystemError. Mappings whose protection rewind changed for a
+/// while (set_mappings_as_before) are reported as they were.
 std::vector<ProcMapping> read_proc_maps(pid_t pid);
+
+/// Reads /proc/PID/maps as the kernel has it now (with the protection rewind gave for a
+/// while). Throws SystemError.
+std::vector<ProcMapping> read_proc_maps_now(pid_t pid);
+
+/// Makes read_proc_maps of process `pid` (or of one of `ids`, its tasks) report `originals`
+/// in place of whatever lies in their ranges now: rewind made pages in them read-only for a
+/// while (engine/replay/watched_pages.h), and what compares or hashes mappings must not see
+/// that. Replaces what was set for `pid` before.
+void set_mappings_as_before(pid_t pid, const std::vector<pid_t>& ids,
+                            std::vector<ProcMapping> originals);
+/// Stops reporting process `pid`'s mappings as before (their protection is their own again).
+void clear_mappings_as_before(pid_t pid);
 
 /// Whether address `addr` of process `pid` lies in a mapping of a file whose base name
 /// starts with `prefix` (read from /proc/PID/maps; false when none maps it).
@@ -51,6 +65,11 @@ int fd_status_flags(pid_t tid, int fd);
 /// The state letter of task `tid` ("R", "S", "D", "Z", "X", "t"...: the field after the
 /// command name in /proc/TID/stat), or '\0' when the task is gone.
 char proc_task_state(pid_t tid);
+
+/// When process (or task) `pid` started, in clock ticks after boot (/proc/PID/stat field 22,
+/// proc(5)): with the pid, what tells a process from a later one given the same pid. 0 when
+/// it is gone.
+uint64_t proc_start_time(pid_t pid);
 
 /// The signal masks of task `tid` from /proc/TID/status (bit n-1 stands for signal n); all
 /// zero when the task is gone.

@@ -17,6 +17,7 @@
 #include "engine/os/soft_debug_registers.h"
 #include "engine/replay/buffer_fill.h"
 #include "engine/replay/soft_watch_run.h"
+#include "engine/replay/watched_pages.h"
 
 namespace rwd {
 
@@ -62,10 +63,11 @@ Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   }
   bool own_code = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP ||
                   request == PTRACE_SINGLESTEP;  // not a syscall rewind runs in the task
-  Stop s = own_code && soft_debug_armed(t.tid)
-               ? run_with_soft_slots(t, request, sig, interrupt)
-               : (resume(t.tid, request, sig),        // fails only if it died:
-                  wait_stop(t, request, interrupt));  // status collected
+  bool soft = own_code && soft_debug_armed(t.tid);
+  if (!soft) release_watched_pages(t);  // what runs now may write them, or change them
+  Stop s = soft ? run_with_soft_slots(t, request, sig, interrupt)
+                : (resume(t.tid, request, sig),        // fails only if it died:
+                   wait_stop(t, request, interrupt));  // status collected
   if (debugger_trap(s, request)) {
     if (t.blocked && (*t.blocked & (1ull << (SIGTRAP - 1)))) try_set_sigmask(t.tid, *t.blocked);
   } else {

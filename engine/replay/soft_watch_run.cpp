@@ -2,27 +2,22 @@
 #include "engine/replay/soft_watch_run.h"
 
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
 
 #include <cstring>
-#include <map>
 
 #include "engine/arch/siginfo.h"
 #include "engine/arch/write_insn.h"
-#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/soft_debug_registers.h"
 #include "engine/os/tracee_memory.h"
-#include "engine/replay/remote_syscall.h"
+#include "engine/replay/watched_pages.h"
 
 namespace rwd {
 
 namespace {
 
 constexpr uint64_t kRflagsTrap = 0x100;  ///< rflags.TF
-constexpr uint64_t kPage = 4096;
 
 /// Whether `s` is the trap of a single step: si_code TRAP_TRACE, or TRAP_BRKPT where the
 /// kernel found no cause in DR6 (stop_classification.cpp tells more).
@@ -102,44 +97,6 @@ Stop run_by_steps(ReplayTask& t, int request, bool step, int sig, const Interrup
   }
 }
 
-/// The watched pages of a process made read-only for a run, and given their protection back.
-class ProtectedPages {
- public:
-  /// The pages holding `ranges` in `t`'s process that are writable now, with their
-  /// protection (from /proc/PID/maps).
-  ProtectedPages(ReplayTask& t, const std::vector<SoftWatchRange>& ranges) : t_(t) {
-    std::vector<ProcMapping> maps = read_proc_maps(t.tid);
-    for (const SoftWatchRange& w : ranges)
-      for (uint64_t p = w.addr & ~(kPage - 1); p < w.addr + uint64_t(w.len); p += kPage)
-        for (const ProcMapping& m : maps)
-          if (p >= m.start && p < m.end && m.write) pages_[p] = m.prot();
-  }
-  bool empty() const { return pages_.empty(); }
-  /// Whether `addr` lies in one of the pages.
-  bool holds(uint64_t addr) const { return pages_.count(addr & ~(kPage - 1)) != 0; }
-  /// Makes the pages read-only (`on`) or gives them their protection back; false when the
-  /// task could not run the mprotect. The task's registers are kept.
-  bool set(bool on) {
-    if (on == on_) return true;
-    Registers keep;
-    if (!try_get_regs(t_.tid, keep)) return false;
-    RemoteSyscall rs(t_, t_.syscall_insn, keep);
-    bool ok = true;
-    for (const auto& [page, prot] : pages_) {
-      int p = on ? (prot & ~PROT_WRITE) : prot;
-      ok &= rs.call(SYS_mprotect, {page, kPage, uint64_t(p)}) == 0;
-    }
-    set_regs(t_.tid, keep);
-    on_ = on && ok;
-    return ok;
-  }
-
- private:
-  ReplayTask& t_;
-  std::map<uint64_t, int> pages_;  ///< page address -> its own PROT_* bits
-  bool on_ = false;
-};
-
 /// The address a fault stop `s` names (siginfo_t.si_addr).
 uint64_t fault_address(const Stop& s) {
   uint64_t addr = 0;
@@ -147,36 +104,24 @@ uint64_t fault_address(const Stop& s) {
   return addr;
 }
 
-/// Whether `s` is a write fault in one of `pages` (SIGSEGV, SEGV_ACCERR).
-bool page_fault(const Stop& s, const ProtectedPages& pages) {
+/// Whether `s` is a write fault in one of task `t`'s watched pages (SIGSEGV, SEGV_ACCERR).
+bool page_fault(const Stop& s, const ReplayTask& t) {
   if (s.kind != Stop::Signal || s.sig != SIGSEGV || siginfo_code(s.siginfo) != SEGV_ACCERR)
     return false;
-  return pages.holds(fault_address(s));
+  return in_watched_page(t, fault_address(s));
 }
 
-}  // namespace
-
-Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt) {
-  soft_debug_resync(t.tid);
-  bool step = request == PTRACE_SINGLESTEP || request == PTRACE_SYSEMU_SINGLESTEP;
-  if (step || soft_exec_armed(t.tid) || !t.syscall_insn)
-    return run_by_steps(t, request, step, sig, interrupt);
-  ProtectedPages pages(t, soft_write_ranges(t.tid));
-  if (pages.empty()) {  // nothing the task can write without a syscall first
-    resume(t.tid, request, sig);
-    return wait_stop(t, request, interrupt);
-  }
+/// The run of run_with_soft_slots with the watched pages read-only (guard_watched_pages).
+Stop guarded_run(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt) {
   for (;;) {
-    if (!pages.set(true)) return run_by_steps(t, request, false, sig, interrupt);
     resume(t.tid, request, sig);
     sig = 0;
     Stop s = wait_stop(t, request, interrupt);
-    if (s.kind == Stop::Exited) return s;
-    pages.set(false);
-    if (!page_fault(s, pages)) return s;
+    if (!page_fault(s, t)) return s;  // the pages stay read-only for the next run
     // A write to a watched page: let the instruction run with the page writable. It fires
     // by the rules of run_by_steps (a change, a push or a decoded store onto the watched
     // bytes), so that every run of the same code counts the same hits, whichever way it went.
+    set_watched_pages_writable(t, true);
     Registers at_fault;
     if (!try_get_regs(t.tid, at_fault)) at_fault.rsp = 0;
     bool stores = at_fault.rsp && stores_on_watch(t.tid, at_fault);
@@ -191,7 +136,36 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
     // faults: one costs a few steps' time, and a run that went on by single steps instead
     // took minutes where it crossed a long stretch that wrote the pages rarely (an
     // interpreter's imports, a spinning thread's loop).
+    if (!set_watched_pages_writable(t, false)) return run_by_steps(t, request, false, 0, interrupt);
   }
+}
+
+}  // namespace
+
+Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt) {
+  soft_debug_resync(t.tid);
+  bool step = request == PTRACE_SINGLESTEP || request == PTRACE_SYSEMU_SINGLESTEP;
+  if (step || soft_exec_armed(t.tid) || !t.syscall_insn) {
+    release_watched_pages(t);
+    return run_by_steps(t, request, step, sig, interrupt);
+  }
+  Stop s;
+  switch (guard_watched_pages(t)) {
+    case PageGuard::Guarded:
+      s = guarded_run(t, request, sig, interrupt);
+      break;
+    case PageGuard::NothingWritable:  // nothing the task can write without a syscall first
+      resume(t.tid, request, sig);
+      s = wait_stop(t, request, interrupt);
+      break;
+    case PageGuard::Failed:
+      s = run_by_steps(t, request, false, sig, interrupt);
+      break;
+  }
+  // A CLONE_VM child's memory is its parent's too: its guard lasts one run.
+  if (t.vm_parent) release_watched_pages(t);
+  if (s.kind == Stop::Exited) watched_pages_task_ended(t);
+  return s;
 }
 
 }  // namespace rwd

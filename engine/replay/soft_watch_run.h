@@ -11,10 +11,11 @@ namespace rwd {
 /// and signal `sig`. A continue (PTRACE_SYSEMU) stops where a slot fires, as the CPU's slot
 /// would stop it, or at any other stop, or where `interrupt` is due (Stop::Interrupted):
 /// - with only write slots armed, the pages that hold the watched bytes are made read-only
-///   (mprotect, run in the task through its known `syscall` instruction) for the length of
-///   the run, so that it runs at full speed and stops only at writes to those pages; each
-///   such write is stepped with the pages writable again and fires when the watched bytes
-///   changed. The pages have their own protection back at every stop this returns;
+///   (mprotect, run in the task through its known `syscall` instruction: watched_pages.h),
+///   so that it runs at full speed and stops only at writes to those pages; each such write
+///   is stepped with the pages writable again and fires when the watched bytes changed. The
+///   pages stay read-only at the stop this returns, until anything else runs in that memory
+///   (run_once gives them their protection back first);
 /// - with an execute slot armed (or no `syscall` instruction known yet), by single steps,
 ///   each looked at (soft_debug_after_step).
 /// A single step the caller asked for is looked at for write slots. Throws SystemError and

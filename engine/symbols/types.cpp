@@ -75,6 +75,11 @@ std::string compose(const Type* t, const std::string& inner) {
       std::string q = t->kind == TypeKind::Const ? "const" : "volatile";
       const Type* target = t->target.get();
       if (target && target->kind == TypeKind::Pointer) return compose(target, q + " " + inner);
+      // A qualified array is an array of qualified elements (C11 6.7.3p9), which GCC's DWARF
+      // qualifies too: "volatile long [512]", not "volatile volatile long [512]".
+      if (target && target->kind == TypeKind::Array && target->target &&
+          target->target->kind == t->kind)
+        return compose(target, inner);
       return q + " " + compose(target, inner);
     }
     case TypeKind::Struct:

@@ -107,6 +107,16 @@ TEST_CASE("a change names the members and elements it changed, with their values
           "16843009, 16843009, 16843009, 16843009, 16843009, 16843009, 16843009, "
           "16843009, …");
   }
+  SECTION("a qualified array is named once, as C writes it") {
+    // GCC's DWARF for `volatile long ring[512]`: volatile (array of volatile long).
+    auto vol = std::make_shared<Type>();
+    vol->kind = TypeKind::Volatile;
+    vol->target = base("long int", 8, Encoding::Signed);
+    auto outer = std::make_shared<Type>();
+    outer->kind = TypeKind::Volatile;
+    outer->target = array_of(vol, {512});
+    CHECK(type_name(*outer) == "volatile long int [512]");
+  }
   SECTION("a scalar, and an image that could not be read, show whole") {
     std::vector<uint8_t> one = {1, 0, 0, 0}, two = {2, 0, 0, 0};
     ChangeText c = describe_change(i32, one, two, mem);
