@@ -61,40 +61,32 @@ int main(int argc, char** argv) {
   print_row("replay of the whole trace (new timeline)", plain);
   double reference = median(plain.ms);
 
-  HistoryRequest req;
-  req.tid = tl.current().tid;
-  req.expression = "watched";
-  ValueHistory last;
-  Samples query;
-  for (int i = 0; i < runs; ++i)
-    query.time(guarded([&] {
-      HistoryQuery q(rec.trace);
-      last = q.run(d, req);
-      return last.complete && long(last.changes.size()) == writes;
-    }));
-  print_row("history of watched, whole recording", query, reference);
-  printf("(%zu changes found; %.1f us per change over the plain replay)\n", last.changes.size(),
-         last.changes.empty()
-             ? 0.0
-             : (median(query.ms) - reference) * 1000 / double(last.changes.size()));
-
-  HistoryRequest wide_req = req;
-  wide_req.expression = "ring";
-  Samples wide;
-  ValueHistory ring;
-  for (int i = 0; i < runs; ++i)
-    wide.time(guarded([&] {
-      HistoryQuery q(rec.trace);
-      ring = q.run(d, wide_req);
-      return ring.complete && long(ring.changes.size()) == writes &&
-             std::all_of(ring.changes.begin(), ring.changes.end(), [](const ValueChange& c) {
-               return c.member == "[" + std::to_string(std::stol(c.new_value) % 512) + "]";
-             });
-    }));
-  print_row("history of ring (4 KiB array), whole recording", wide, reference);
-  printf("(%zu changes found; %.1f us per change over the plain replay)\n", ring.changes.size(),
-         ring.changes.empty() ? 0.0
-                              : (median(wide.ms) - reference) * 1000 / double(ring.changes.size()));
+  // The history of `expression` over the whole recording, `runs` times: its last answer,
+  // each checked to hold WRITES changes that pass `right`; the row and the cost per change.
+  auto history = [&](const char* expression, const char* row, auto right) {
+    HistoryRequest req;
+    req.tid = tl.current().tid;
+    req.expression = expression;
+    ValueHistory h;
+    Samples query;
+    for (int i = 0; i < runs; ++i)
+      query.time(guarded([&] {
+        HistoryQuery q(rec.trace);
+        h = q.run(d, req);
+        return h.complete && long(h.changes.size()) == writes &&
+               std::all_of(h.changes.begin(), h.changes.end(), right);
+      }));
+    print_row(row, query, reference);
+    printf(
+        "(%zu changes found; %.1f us per change over the plain replay)\n", h.changes.size(),
+        h.changes.empty() ? 0.0 : (median(query.ms) - reference) * 1000 / double(h.changes.size()));
+    return std::make_pair(h, median(query.ms));
+  };
+  auto [last, query_ms] = history("watched", "history of watched, whole recording",
+                                  [](const ValueChange& c) { return c.member.empty(); });
+  history("ring", "history of ring (4 KiB array), whole recording", [](const ValueChange& c) {
+    return c.member == "[" + std::to_string(std::stol(c.new_value) % 512) + "]";
+  });
 
   Samples go;
   for (int i = 0; i < runs && !last.changes.empty(); ++i)
@@ -137,7 +129,7 @@ int main(int argc, char** argv) {
     print_row("one reverse-continue to the previous change", back);
     printf("(%ld reverse-continues, one per change: about %.0f ms, %.1fx the history query)\n",
            writes, median(back.ms) * double(writes),
-           median(back.ms) * double(writes) / std::max(1.0, median(query.ms)));
+           median(back.ms) * double(writes) / std::max(1.0, query_ms));
   }
   if (failures.count) fprintf(stderr, "omniscient_queries: %d runs failed\n", failures.count);
   return failures.count ? 1 : 0;
