@@ -122,7 +122,8 @@ PageGuard guard_watched_pages(ReplayTask& t) {
     g->ranges = ranges;
     clear_mappings_as_before(t.pid);
   }
-  if (g->tids.insert(t.tid).second && g->on) report_as_before(t.pid, *g);
+  // What read_proc_maps must report as before changes with a new task or new pages.
+  bool report = g->tids.insert(t.tid).second;
   if (t.syscall_insn) g->insn = t.syscall_insn;
   // The pages not seen yet: writable ones are guarded, the others left alone. (Their
   // protection changes only by a syscall run for real, which releases the guard first.)
@@ -146,7 +147,9 @@ PageGuard guard_watched_pages(ReplayTask& t) {
         g->not_writable.insert(p);
       }
     }
-    if (!fresh.empty()) report_as_before(t.pid, *g);
+    report |= !fresh.empty();
+    if (report) report_as_before(t.pid, *g);  // (before the mprotect makes them read-only)
+    report = false;
     if (g->on && !protect(t, g->insn, fresh, true)) {
       protect(t, g->insn, fresh, false);
       release(t, *g);
@@ -155,6 +158,7 @@ PageGuard guard_watched_pages(ReplayTask& t) {
     g->pages.insert(fresh.begin(), fresh.end());
   }
   if (g->pages.empty()) return PageGuard::NothingWritable;
+  if (report) report_as_before(t.pid, *g);
   if (!g->on) {
     g->on = protect(t, g->insn, g->pages, true);
     if (!g->on) protect(t, g->insn, g->pages, false);  // (those that did change)
