@@ -59,8 +59,10 @@ bool TaskCpuClock::start(uint64_t ns, bool to_thread) {
     to_thread_ = to_thread;
   }
   // A new period also restarts the countdown to the next overflow (perf_event_period sets
-  // period_left to 0, so the next start of the event's timer uses the full period).
-  return ioctl(fd_, PERF_EVENT_IOC_PERIOD, &ns) == 0 && ioctl(fd_, PERF_EVENT_IOC_RESET, 0) == 0;
+  // period_left to 0, so the next start of the event's timer uses the full period). The count
+  // is reset first: reset after the timer's restart, a thread that runs meanwhile would signal
+  // with less than `ns` counted, and slice_over() would not see its slice as over.
+  return ioctl(fd_, PERF_EVENT_IOC_RESET, 0) == 0 && ioctl(fd_, PERF_EVENT_IOC_PERIOD, &ns) == 0;
 }
 
 bool TaskCpuClock::is_slice_signal(int sig, const SigInfo& si) const {
