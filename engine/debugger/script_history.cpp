@@ -89,7 +89,7 @@ bool binding_changed(Debugger& d, const PythonReader& py, const StopInfo& s, pid
 }  // namespace
 
 ValueHistory HistoryQuery::run_python(Debugger& d, const PythonReader& py,
-                                      const PythonHistoryRequest& req,
+                                      const ScriptHistoryRequest& req,
                                       const QueryProgress& progress) {
   ValueHistory h;
   const LocalWatches local = local_watches(d, py, req.tid, req.frame, req.name);
@@ -160,12 +160,12 @@ ValueHistory HistoryQuery::run_python(Debugger& d, const PythonReader& py,
   return h;
 }
 
-PythonChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_t tid,
+ScriptChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_t tid,
                                        uint64_t frame, const std::string& name, Direction dir) {
   Timeline& tl = d.timeline();
   const LocalWatches local = local_watches(d, py, tid, frame, name);
   TimelinePosition here = tl.position();
-  PythonChangeStop out;
+  ScriptChangeStop out;
   {
     SessionWatch slot_watch(d, local.slot);
     ScopedWatch code_watch(tl, local.code_word, false);

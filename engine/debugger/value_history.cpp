@@ -174,15 +174,19 @@ DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t tid, Direction d
 DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c) {
   Timeline& tl = d.timeline();
   DebugStop out;
+  const bool elsewhere = c.written_addr != 0;
+  WatchInfo w = h.watched;
+  if (elsewhere) w = {c.written_addr, c.written_len, h.watched.type, nullptr};
   {
-    SessionWatch watch(d, h.watched);
+    SessionWatch watch(d, w);
     out.stop = find_counted_stop(tl, c.event, c.ordinal, [&](const StopInfo& s) {
-      return s.reason == StopReason::Watchpoint && s.addr == h.watched.addr;
+      return s.reason == StopReason::Watchpoint && s.addr == w.addr &&
+             (!elsewhere || (h.counts_elsewhere && h.counts_elsewhere(tl, s)));
     });
   }
   d.refresh();
   const StopInfo& at = out.stop;
-  if (at.reason != StopReason::Watchpoint || at.addr != h.watched.addr || at.tid != c.tid ||
+  if (at.reason != StopReason::Watchpoint || at.addr != w.addr || at.tid != c.tid ||
       at.event != c.event || at.new_value != c.new_bytes)
     throw Error("the replay did not find the write of event " + std::to_string(c.event) +
                 " again (it stopped at event " + std::to_string(out.stop.event) + ")");

@@ -9,12 +9,14 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "engine/debugger/debugger.h"
 #include "engine/debugger/recording_query.h"
 #include "engine/interp/python/python_frames.h"
+#include "engine/interp/r/r_frames.h"
 
 namespace rwd {
 
@@ -37,6 +39,11 @@ struct ValueChange {
   /// (joined by ", " in `member`'s order).
   std::string old_value, new_value;
   std::vector<uint8_t> new_bytes;  ///< the bytes written
+  /// Where the write was, when not in ValueHistory::watched (an R vector changed in place:
+  /// its elements, r_history.cpp): `ordinal` then counts the stops there that
+  /// ValueHistory::counts_elsewhere accepts. 0: the watched bytes.
+  uint64_t written_addr = 0;
+  int written_len = 0;  ///< bytes at written_addr
 };
 
 /// What a history query asks for.
@@ -48,10 +55,11 @@ struct HistoryRequest {
   uint64_t last_event = 0;   ///< ...and before the one after this event (0: to the end)
 };
 
-/// What a history query about a Python local asks for (script_history.cpp).
-struct PythonHistoryRequest {
-  pid_t tid = 0;             ///< recorded tid of the thread whose Python frame it is
-  uint64_t frame = 0;        ///< the frame's address (InterpFrame::address)
+/// What a history query about a Python or R local asks for (script_history.cpp,
+/// r_history.cpp).
+struct ScriptHistoryRequest {
+  pid_t tid = 0;             ///< recorded tid of the thread whose Python or R frame it is
+  uint64_t frame = 0;        ///< the frame's address (InterpFrame::address; R: its context)
   std::string name;          ///< a local variable of that frame's code
   uint64_t first_event = 1;  ///< as HistoryRequest
   uint64_t last_event = 0;
@@ -70,6 +78,10 @@ struct ValueHistory {
   bool complete = true;
   bool truncated = false;      ///< it stopped at RecordingQuery::kMaxResults changes
   uint64_t reached_event = 0;  ///< the last event the query replayed
+  /// For changes written elsewhere (ValueChange::written_addr): whether a write watchpoint's
+  /// stop there, on the given timeline, is one the query counted (the value there is still
+  /// the variable's). Empty when no change is.
+  std::function<bool(Timeline&, const StopInfo&)> counts_elsewhere;
 };
 
 /// Runs history queries on a second replay of the trace at `trace_dir`.
@@ -93,13 +105,26 @@ class HistoryQuery : public RecordingQuery {
   /// (a loop calling the function) are told apart, with the point the question is asked
   /// at naming the call. `python` reads the interpreter of debugger `d`'s program. Throws
   /// Error when the name is not a plain local of the frame (see PythonReader::local_slot).
-  ValueHistory run_python(Debugger& d, const PythonReader& python, const PythonHistoryRequest& req,
+  ValueHistory run_python(Debugger& d, const PythonReader& python, const ScriptHistoryRequest& req,
                           const QueryProgress& progress = {});
+  /// The values of an R local in one call (r_history.cpp): each value its binding took while
+  /// that call ran, from its binding (an argument as the call starts, a new local at its
+  /// first assignment) on, formatted as the Variables view shows R values; the writing line
+  /// is the R line running then (the caller's for an argument). A vector changed in place
+  /// (`x[i] <- v`, a `for` loop's variable) is followed through a watch on its elements when
+  /// they are at most kMaxWatchBytes; larger ones only when rebound.
+  /// Calls whose contexts stand at the same address (a loop or lapply calling the function)
+  /// are told apart, with the point the question is asked at naming the call. `r` reads the
+  /// interpreter of debugger `d`'s program. Throws Error when the name is not bound in the
+  /// call's own environment at this point (RReader::local_binding).
+  ValueHistory run_r(Debugger& d, const RReader& r, const ScriptHistoryRequest& req,
+                     const QueryProgress& progress = {});
 };
 
 /// Goes, on debugger `d`'s own timeline, to the point just after the write of change `c` of
 /// `h` (where a forward data breakpoint on it stops): to the point just after c.event, then
-/// forward to the c.ordinal-th stop of a write watchpoint on the value. The stop has reason
+/// forward to the c.ordinal-th stop of a write watchpoint on the value (or on
+/// c.written_addr, counting the stops h.counts_elsewhere accepts). The stop has reason
 /// Watchpoint with the old and new bytes. Throws Error when every watchpoint slot is in
 /// use, or when the replay finds another write there (the trace is not the query's).
 DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c);
@@ -114,14 +139,15 @@ DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c)
 /// for the time of the move (Debugger::set_watches_aside), so a slot is always free.
 DebugStop step_to_change(Debugger& d, const WatchInfo& w, pid_t tid, Direction dir);
 
-/// Where step_to_python_change() left the session.
-struct PythonChangeStop {
-  /// found: reason Watchpoint, just after the write of the local's slot, with the old and
-  /// new slot words (the objects' addresses); else the stop back at the point it started
-  /// from (reason Breakpoint), or the Interrupted stop where the user interrupted it.
+/// Where step_to_python_change() or step_to_r_change() left the session.
+struct ScriptChangeStop {
+  /// found: reason Watchpoint, just after the write of the local's slot (Python) or of its
+  /// binding or its vector's elements (R), with the old and new bytes; else the stop back at
+  /// the point it started from (reason Breakpoint), or the Interrupted stop where the user
+  /// interrupted it.
   DebugStop stop;
   bool found = false;
-  std::string value;  ///< found: the object bound now, as the Variables view shows it
+  std::string value;  ///< found: the value now, as the Variables view shows it
 };
 
 /// Moves debugger `d`'s own timeline to the next (Forward) or the last (Backward) change of
@@ -135,7 +161,20 @@ struct PythonChangeStop {
 /// aside meanwhile (Debugger::set_watches_aside). Throws Error when `name` is not a plain
 /// local of the frame (PythonReader::local_slot), InterpReadError when the frame cannot be
 /// read.
-PythonChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_t tid,
+ScriptChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_t tid,
                                        uint64_t frame, const std::string& name, Direction dir);
+
+/// Moves debugger `d`'s own timeline to the next (Forward) or the last (Backward) change of
+/// R local `name` in the call of context `ctx` (InterpFrame::address) on task `tid`
+/// (r_history.cpp): the point just after the write of its binding (an assignment) or of the
+/// elements of the vector it holds (changed in place), where a forward data breakpoint on
+/// them stops. The call's bounds are where a context starts at its address (a write
+/// watchpoint on its cloenv word): backwards the call's own start, forwards the next one
+/// there. Where the call makes no such change that way, the session goes back to where it
+/// started (found false). Other stops on the way are passed; the user's watchpoints are set
+/// aside meanwhile. Throws Error as RReader::local_binding, InterpReadError when the call
+/// cannot be read.
+ScriptChangeStop step_to_r_change(Debugger& d, const RReader& r, pid_t tid, uint64_t ctx,
+                                  const std::string& name, Direction dir);
 
 }  // namespace rwd

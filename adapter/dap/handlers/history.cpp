@@ -34,12 +34,13 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
   c.debugger();  // (launched or attached)
   FrameRef ref = c.frame(a.frame_id);
   const PythonReader* python = nullptr;
+  const RReader* r_reader = nullptr;
   if (ref.interp >= 0) {
     const Interpreter* in = c.scripts->interpreter(ref.tid);
     python = in ? in->python() : nullptr;
-    if (!python)
-      throw RequestError("rewind/history follows C and C++ lvalues and Python locals; \"" +
-                         a.expression + "\" names a variable of an R frame");
+    r_reader = in ? in->r() : nullptr;
+    if (!python && !r_reader)
+      throw RequestError("the interpreter of the frame of \"" + a.expression + "\" is gone");
   }
   HistoryRequest req;
   req.tid = ref.tid;
@@ -55,11 +56,15 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
     HistoryQuery query(c.trace_dir);
     ValueHistory h = run_query(c, query, c.running_query, "History of " + req.expression,
                                message_seq(r.message).value_or(-1), [&](auto progress) {
-                                 if (!python) return query.run(c.debugger(), req, progress);
+                                 if (ref.interp < 0) return query.run(c.debugger(), req, progress);
                                  const InterpFrame* f = c.interp_frame(ref);
-                                 PythonHistoryRequest py{req.tid, f->address, req.expression,
-                                                         req.first_event, req.last_event};
-                                 return query.run_python(c.debugger(), *python, py, progress);
+                                 if (!f)
+                                   throw RequestError("the script frame of the query is gone");
+                                 ScriptHistoryRequest script{req.tid, f->address, req.expression,
+                                                             req.first_event, req.last_event};
+                                 if (r_reader)
+                                   return query.run_r(c.debugger(), *r_reader, script, progress);
+                                 return query.run_python(c.debugger(), *python, script, progress);
                                });
     c.history_request = req;
     c.history_stop = c.stop_count;
@@ -84,31 +89,35 @@ void history(DapContext& c, const dap::HistoryArguments& a, DapRequest& r) {
 
 namespace {
 
-/// rewind/previousChange and rewind/nextChange for local `a.expression` of Python frame `ref`
-/// (step_to_python_change): within the call that frame runs.
-void step_to_python_change(DapContext& c, const dap::EvaluateArguments& a, const FrameRef& ref,
+/// rewind/previousChange and rewind/nextChange for local `a.expression` of Python or R frame
+/// `ref` (step_to_python_change, step_to_r_change): within the call that frame runs.
+void step_to_script_change(DapContext& c, const dap::EvaluateArguments& a, const FrameRef& ref,
                            Direction dir, DapRequest& r) {
   Debugger& d = c.debugger();
   const Interpreter* in = c.scripts->interpreter(ref.tid);
   const PythonReader* python = in ? in->python() : nullptr;
-  if (!python)
-    throw RequestError(r.command() + " follows C and C++ lvalues and Python locals; \"" +
-                       a.expression + "\" names a variable of an R frame");
+  const RReader* r_reader = in ? in->r() : nullptr;
+  if (!python && !r_reader)
+    throw RequestError("the interpreter of the frame of \"" + a.expression + "\" is gone");
   const InterpFrame* f = c.interp_frame(ref);
-  if (!f) throw RequestError("the Python frame of " + r.command() + " is gone");
+  if (!f) throw RequestError("the script frame of " + r.command() + " is gone");
   uint64_t frame = f->address;
   std::string function = f->function;
   {
     // What cannot be followed is refused before the session moves.
     InterpMemory mem(d.target(ref.tid));
-    python->local_slot(mem, frame, a.expression);
+    if (python)
+      python->local_slot(mem, frame, a.expression);
+    else
+      r_reader->local_binding(mem, frame, a.expression);
   }
   r.respond();
   c.out.event("continued",
               {{"threadId", c.timeline->current().tid}, {"allThreadsContinued", true}});
-  PythonChangeStop s;
+  ScriptChangeStop s;
   s.stop = c.running([&] {
-    s = step_to_python_change(d, *python, ref.tid, frame, a.expression, dir);
+    s = python ? step_to_python_change(d, *python, ref.tid, frame, a.expression, dir)
+               : step_to_r_change(d, *r_reader, ref.tid, frame, a.expression, dir);
     return s.stop;
   });
   if (s.found) {
@@ -130,7 +139,7 @@ void step_to_change(DapContext& c, const dap::EvaluateArguments& a, DapRequest& 
   Debugger& d = c.debugger();
   FrameRef ref = c.frame(a.frame_id);
   Direction dir = r.command() == "rewind/previousChange" ? Direction::Backward : Direction::Forward;
-  if (ref.interp >= 0) return step_to_python_change(c, a, ref, dir, r);
+  if (ref.interp >= 0) return step_to_script_change(c, a, ref, dir, r);
   WatchInfo w = d.watchable(ref.tid, ref.frame, a.expression);
   r.respond();
   c.out.event("continued",

@@ -96,6 +96,51 @@ class RReader {
   /// Throws InterpReadError when it cannot be read.
   uint64_t call_environment(InterpMemory& mem, uint64_t ctx) const;
 
+  // A local's binding, for following its changes (r_bindings.cpp). A closure call's
+  // environment holds its locals in its frame, a pairlist of cells: each cell's TAG is the
+  // symbol, its CAR the value (or, for an unboxed number the byte-code interpreter stores,
+  // the number itself; the cell's header says which). An assignment to a bound local writes
+  // the CAR; a new local is a new cell put at the frame's head (R's envir.c, defineVar).
+  /// Where a local is bound in one call.
+  struct LocalBinding {
+    uint64_t env = 0;   ///< the call's environment (its context's cloenv)
+    uint64_t cell = 0;  ///< the binding cell in that environment's frame
+  };
+  /// Local `name` of the closure call of context `ctx`, at this point. Throws Error when it
+  /// is not bound in that call's own environment (a global, a name not assigned yet, or an
+  /// environment kept in a hash table), InterpReadError when the call cannot be read.
+  LocalBinding local_binding(InterpMemory& mem, uint64_t ctx, const std::string& name) const;
+  /// The word of binding cell `cell` that an assignment writes (its CAR), 8 bytes.
+  static uint64_t binding_value_word(uint64_t cell);
+  /// The word of environment `env` that points at its first binding (its FRAME), written as a
+  /// new local is bound; 8 bytes.
+  static uint64_t env_frame_word(uint64_t env);
+  /// The word of context `ctx` that holds its call's environment (cloenv), written by every
+  /// context that starts at that address (Rf_begincontext); 8 bytes.
+  static uint64_t context_env_word(uint64_t ctx);
+  /// Whether `cell` is one of the bindings of environment `env`'s frame now (at most
+  /// 100,000 looked at), its symbol set (defineVar links a new cell, then tags it); false
+  /// when either cannot be read.
+  bool binds(InterpMemory& mem, uint64_t env, uint64_t cell) const;
+  /// Whether the closure call of context `ctx`, with environment `env`, runs now: a
+  /// function context at `ctx` with that cloenv is in R_GlobalContext's chain. False when
+  /// the chain cannot be read.
+  bool call_running(InterpMemory& mem, uint64_t ctx, uint64_t env) const;
+  /// The value of binding cell `cell` as the Variables view shows it (a read error in the
+  /// text).
+  std::string binding_value(InterpMemory& mem, uint64_t cell) const;
+  /// The elements of a vector (what `x[i] <- v` and a `for` loop's variable change in place,
+  /// without a new binding).
+  struct VectorBytes {
+    uint64_t addr = 0;  ///< the first element's address
+    uint32_t len = 0;   ///< bytes; 0: none
+  };
+  /// The elements of the vector bound in cell `cell`: a logical, integer, double, complex,
+  /// character or list vector that is no ALTREP, its elements 1 to `max_bytes` bytes. None
+  /// (len 0) for any other value, an unboxed number (kept in the cell itself) or a cell that
+  /// cannot be read.
+  VectorBytes bound_vector(InterpMemory& mem, uint64_t cell, uint32_t max_bytes) const;
+
   // Code, for breakpoints (r_code.cpp).
   /// Which files' code to read (the others are skipped after their first srcref).
   using FileFilter = std::function<bool(const std::string&)>;

@@ -32,6 +32,7 @@ enum : unsigned {
   kLogical = 10,
   kInt = 13,
   kReal = 14,
+  kCplx = 15,
   kStr = 16,
   kVec = 19,
   kBytecode = 21

@@ -1,0 +1,290 @@
+// The values of an R local in one call: HistoryQuery::run_r (value_history.h). Three write
+// watchpoints on the query's replay (all the slots a debugger has): the binding cell's
+// value word (each assignment, and the cell's making), the cloenv word of the call's context
+// (each context started at that address, which tells the calls apart), and the elements of
+// the vector bound now (changed in place by `x[i] <- v` and by a `for` loop's variable),
+// moved to each new vector the local is bound to.
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "engine/debugger/history_support.h"
+#include "engine/debugger/hit_history.h"
+#include "engine/debugger/timeline_target.h"
+#include "engine/debugger/value_history.h"
+#include "engine/os/debug_registers.h"
+
+namespace rwd {
+
+namespace {
+
+/// What an R local shows before its binding.
+constexpr const char* kUnbound = "<unbound>";
+/// The most instructions stepped from a new local's making (CONS) to its link into the
+/// frame (SET_FRAME): defineVar does one just after the other.
+constexpr int kMaxBindingSteps = 2000;
+
+/// A write of the binding's value word, before the calls are told apart.
+struct BindingWrite {
+  ValueChange change;
+  size_t call = 0;  ///< how many contexts had started at the call's address before it
+};
+
+/// Names the R code running on the stopped thread now (its innermost R function frame):
+/// function, file, line. Left empty when it cannot be read.
+void describe_r(const RReader& r, InterpMemory& mem, ValueChange& c) {
+  try {
+    std::vector<InterpFrame> frames = r.stack(mem, 0);
+    if (frames.empty()) return;
+    c.function = frames[0].function;
+    c.file = frames[0].file;
+    c.line = uint32_t(std::max(frames[0].line, 0));
+  } catch (const InterpReadError&) {
+  }
+}
+
+/// A write watchpoint on the elements of the vector an R binding holds, moved as the binding
+/// takes another vector (follow()), taken away when it holds none or this ends.
+class ElementsWatch {
+ public:
+  explicit ElementsWatch(Timeline& tl) : tl_(tl) {}
+  ~ElementsWatch() { follow({}); }
+  ElementsWatch(const ElementsWatch&) = delete;
+  ElementsWatch& operator=(const ElementsWatch&) = delete;
+  /// Watches `v` (nothing when its len is 0) instead of what it watched. Throws Error when
+  /// no watchpoint slot is left.
+  void follow(RReader::VectorBytes v) {
+    if (v.addr == now_.addr && v.len == now_.len) return;
+    if (now_.len) tl_.remove_watchpoint(now_.addr, int(now_.len), WatchKind::Write);
+    now_ = {};
+    if (!v.len) return;
+    if (!tl_.add_watchpoint(v.addr, int(v.len), WatchKind::Write))
+      throw Error("cannot follow the elements of an R vector (" + std::to_string(v.len) +
+                  " bytes): all hardware watchpoint slots are in use (remove a data breakpoint)");
+    now_ = v;
+  }
+  const RReader::VectorBytes& now() const { return now_; }
+
+ private:
+  Timeline& tl_;
+  RReader::VectorBytes now_;
+};
+
+}  // namespace
+
+ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHistoryRequest& req,
+                                 const QueryProgress& progress) {
+  ValueHistory h;
+  RReader::LocalBinding b;
+  {
+    InterpMemory mem(d.target(req.tid));
+    b = r.local_binding(mem, req.frame, req.name);
+    try {
+      for (const InterpFrame& f : r.stack(mem, 0))
+        if (f.address == req.frame) h.frame_function = f.function;
+    } catch (const InterpReadError&) {
+    }
+  }
+  h.watched = {RReader::binding_value_word(b.cell), 8, "R local", nullptr};
+  const WatchInfo call_word{RReader::context_env_word(req.frame), 8, "", nullptr};
+  h.pid = TaskProcesses(d.timeline()).pid_of(req.tid);
+  TimelinePosition here = d.timeline().position();
+  std::optional<CodeSite> here_site = position_site(d.timeline(), here);
+
+  Run run(*this, req.first_event, req.last_event, progress);
+  Timeline& tl = run.timeline();
+  Debugger qd(tl);
+  ScopedWatch value_watch(tl, h.watched, false);
+  ScopedWatch call_watch(tl, call_word, false);
+  ElementsWatch elements(tl);
+  PositionSplit split(tl, here, here_site, std::nullopt);
+  // A write of the elements counts while the binding still holds that vector in the running
+  // call; go_to_change counts the same stops on the session's timeline.
+  const uint64_t ctx = req.frame;
+  const RReader* reader = &r;
+  auto holds = [reader, b, ctx](InterpMemory& mem, uint64_t elements) {
+    RReader::VectorBytes v = reader->bound_vector(mem, b.cell, kMaxWatchBytes);
+    return v.len && v.addr == elements && reader->call_running(mem, ctx, b.env) &&
+           reader->binds(mem, b.env, b.cell);
+  };
+  h.counts_elsewhere = [holds](Timeline& on, const StopInfo& s) {
+    TimelineTarget target(on, s.tid);
+    InterpMemory mem(target);
+    return holds(mem, s.addr);
+  };
+  uint64_t elements_event = 0;  // the interval elements_ordinal counts in
+  uint32_t elements_ordinal = 0;
+  size_t calls = 0, calls_before = 0;
+  std::vector<BindingWrite> writes;
+  // The last write of the cell's value word made while the cell was not bound in a running
+  // call: the cell's making (CONS, or the matching of an argument before the call starts),
+  // kept until the cell is seen bound in the call's environment (a call starting with it, or
+  // any later stop: a new local is linked into the frame just after it is made) or another
+  // such write comes. What it bound and the line are taken as it is written.
+  std::optional<BindingWrite> pending;
+  auto bind_pending = [&](InterpMemory& mem, bool call_starts) {
+    if (!pending || !r.binds(mem, b.env, b.cell)) return;
+    BindingWrite w = std::move(*pending);
+    pending.reset();
+    if (call_starts) {  // an argument: bound as it was made, before the call's context
+      try {
+        if (mem.u64(RReader::binding_value_word(b.cell)) != pointer_in(w.change.new_bytes)) return;
+      } catch (const InterpReadError&) {
+        return;
+      }
+      w.call = calls;
+    }
+    writes.push_back(std::move(w));
+    elements.follow(r.bound_vector(mem, b.cell, kMaxWatchBytes));
+  };
+  while (auto stop = run.next(writes.size())) {
+    const StopInfo& s = *stop;
+    bool after = split.after(s);
+    if (s.reason != StopReason::Watchpoint || s.tid != req.tid) continue;
+    InterpMemory mem(qd.target(s.tid));
+    if (s.addr == call_word.addr) {
+      // A context started at the call's address: the call that stood there has ended, and
+      // with it what its vector's elements could change (its watch is taken away: they lie
+      // among pages R writes all the time).
+      ++calls;
+      if (!after) calls_before = calls;
+      // Past the question's point, the call asked about has ended: no change of it is left.
+      if (after && calls > calls_before) break;
+      elements.follow({});
+      // A call of this environment starts: its arguments are bound already.
+      if (pointer_in(s.new_value) == b.env) bind_pending(mem, true);
+      continue;
+    }
+    bind_pending(mem, false);
+    if (s.event != elements_event) {
+      elements_event = s.event;
+      elements_ordinal = 0;
+    }
+    if (elements.now().len && s.addr == elements.now().addr) {
+      // The vector bound now, changed in place.
+      if (!holds(mem, s.addr)) continue;
+      BindingWrite w;
+      w.change.event = s.event;
+      w.change.ordinal = ++elements_ordinal;
+      w.change.tid = s.tid;
+      w.change.pc = tl.registers(s.tid).rip;
+      w.change.new_bytes = s.new_value;
+      w.change.written_addr = s.addr;
+      w.change.written_len = int(elements.now().len);
+      w.change.new_value = r.binding_value(mem, b.cell);
+      describe_r(r, mem, w.change);
+      w.call = calls;
+      writes.push_back(std::move(w));
+      continue;
+    }
+    if (s.addr != h.watched.addr) continue;
+    uint32_t ordinal = run.count();
+    if (s.old_value == s.new_value) continue;
+    BindingWrite w;
+    w.change.event = s.event;
+    w.change.ordinal = ordinal;
+    w.change.tid = s.tid;
+    w.change.pc = tl.registers(s.tid).rip;
+    w.change.new_bytes = s.new_value;
+    w.call = calls;
+    w.change.new_value = r.binding_value(mem, b.cell);
+    describe_r(r, mem, w.change);
+    if (!r.call_running(mem, req.frame, b.env) || !r.binds(mem, b.env, b.cell)) {
+      pending = std::move(w);
+      continue;
+    }
+    writes.push_back(std::move(w));
+    elements.follow(r.bound_vector(mem, b.cell, kMaxWatchBytes));
+  }
+  // The call asked about: its values, from its binding on; a write of an equal value (a new
+  // object, or the same number unboxed) is not a change.
+  std::string old = kUnbound;
+  for (BindingWrite& w : writes) {
+    if (w.call != calls_before || w.change.new_value == old) continue;
+    w.change.old_value = std::exchange(old, w.change.new_value);
+    h.changes.push_back(std::move(w.change));
+  }
+  h.reached_event = run.reached();
+  h.complete = run.complete();
+  h.truncated = run.truncated();
+  return h;
+}
+
+ScriptChangeStop step_to_r_change(Debugger& d, const RReader& r, pid_t tid, uint64_t ctx,
+                                  const std::string& name, Direction dir) {
+  Timeline& tl = d.timeline();
+  RReader::LocalBinding b;
+  RReader::VectorBytes vector;
+  {
+    InterpMemory mem(d.target(tid));
+    b = r.local_binding(mem, ctx, name);
+    vector = r.bound_vector(mem, b.cell, kMaxWatchBytes);
+  }
+  const WatchInfo value_word{RReader::binding_value_word(b.cell), 8, "R local", nullptr};
+  const WatchInfo call_word{RReader::context_env_word(ctx), 8, "", nullptr};
+  TimelinePosition here = tl.position();
+  ScriptChangeStop out;
+  {
+    SessionWatch value_watch(d, value_word);
+    ScopedWatch call_watch(tl, call_word, false);
+    // The vector bound now changes in place until the binding changes (a stop either way).
+    ElementsWatch elements(tl);
+    elements.follow(vector);
+    for (;;) {
+      out.stop.stop = dir == Direction::Forward
+                          ? tl.resume_forward()
+                          : tl.resume_backward(Timeline::WatchStop::AfterWrite);
+      const StopInfo& s = out.stop.stop;
+      if (s.reason == StopReason::Interrupted) {
+        d.refresh();
+        return out;
+      }
+      if (run_ended(s)) break;
+      if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
+      // A context started at the call's address: forwards, the call has ended and another
+      // stands there; backwards, the call asked about begins here.
+      if (s.addr == call_word.addr) break;
+      if (s.old_value == s.new_value) continue;
+      if (s.addr != value_word.addr && !(vector.len && s.addr == vector.addr)) continue;
+      InterpMemory mem(d.target(tid));
+      if (!r.call_running(mem, ctx, b.env)) continue;
+      // The elements count while the binding holds that vector (not as a new value is
+      // computed into them before it is bound).
+      if (s.addr != value_word.addr && r.bound_vector(mem, b.cell, kMaxWatchBytes).addr != s.addr)
+        continue;
+      // Going back, a write of the binding before it is linked into the frame is its making
+      // (the CONS of a new local: the last write there before it was bound).
+      if (r.binds(mem, b.env, b.cell) ||
+          (dir == Direction::Backward && s.addr == value_word.addr)) {
+        out.found = true;
+        break;
+      }
+    }
+  }
+  d.refresh();
+  if (out.found) {
+    // The making of a new local: on to where the frame holds it (SET_FRAME, a few
+    // instructions on), so that the Variables view shows it and the next move finds it.
+    bool made = false;
+    for (int n = 0; n < kMaxBindingSteps; ++n) {
+      InterpMemory mem(d.target(tid));
+      if (r.binds(mem, b.env, b.cell)) break;
+      made = true;
+      out.stop.stop = tl.step_forward(tid);
+      d.refresh();
+      if (out.stop.stop.reason != StopReason::Step) break;
+    }
+    // Back where the move started (it stood just after that making): nothing before it.
+    out.found = !(made && tl.at_position(here));
+  }
+  if (out.found) {
+    InterpMemory mem(d.target(tid));
+    out.value = r.binding_value(mem, b.cell);
+    return out;
+  }
+  // No change that way in this call: back to where the question was asked.
+  out.stop = go_to_position(d, here);
+  return out;
+}
+
+}  // namespace rwd
