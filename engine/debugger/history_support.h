@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/debugger/debugger.h"
+#include "engine/debugger/recording_query.h"
 #include "engine/errors.h"
 #include "engine/timeline/timeline.h"
 
@@ -98,5 +99,32 @@ class SessionWatch {
   Debugger& d_;
   std::optional<ScopedWatch> watch_;
 };
+
+/// How scan_call() ended.
+enum class CallScan {
+  Found,        ///< `change` accepted a stop
+  Bounded,      ///< the call's bound was written (its start going back, the next call going on)
+  Ended,        ///< the recording's start or end
+  Interrupted,  ///< the user interrupted the move
+};
+
+/// Moves `tl` stop by stop in direction `dir` (backwards, a watchpoint stops just after the
+/// write, as a forward one does) until `change(s)` accepts a watchpoint stop `s` of task `tid`
+/// that wrote something other than what was there, a write of `bound` (the word that tells one
+/// call of a script function from the next at its address) or the recording's start or end.
+/// `at` is the last stop. For previous and next change of a Python or an R local.
+template <class Change>
+CallScan scan_call(Timeline& tl, Direction dir, pid_t tid, uint64_t bound, StopInfo& at,
+                   Change&& change) {
+  for (;;) {
+    at = dir == Direction::Forward ? tl.resume_forward()
+                                   : tl.resume_backward(Timeline::WatchStop::AfterWrite);
+    if (at.reason == StopReason::Interrupted) return CallScan::Interrupted;
+    if (run_ended(at)) return CallScan::Ended;
+    if (at.reason != StopReason::Watchpoint || at.tid != tid) continue;
+    if (at.addr == bound) return CallScan::Bounded;
+    if (at.old_value != at.new_value && change(at)) return CallScan::Found;
+  }
+}
 
 }  // namespace rwd

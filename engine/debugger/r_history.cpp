@@ -230,36 +230,26 @@ ScriptChangeStop step_to_r_change(Debugger& d, const RReader& r, pid_t tid, uint
     // The vector bound now changes in place until the binding changes (a stop either way).
     ElementsWatch elements(tl);
     elements.follow(vector);
-    for (;;) {
-      out.stop.stop = dir == Direction::Forward
-                          ? tl.resume_forward()
-                          : tl.resume_backward(Timeline::WatchStop::AfterWrite);
-      const StopInfo& s = out.stop.stop;
-      if (s.reason == StopReason::Interrupted) {
-        d.refresh();
-        return out;
-      }
-      if (run_ended(s)) break;
-      if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
-      // A context started at the call's address: forwards, the call has ended and another
-      // stands there; backwards, the call asked about begins here.
-      if (s.addr == call_word.addr) break;
-      if (s.old_value == s.new_value) continue;
-      if (s.addr != value_word.addr && !(vector.len && s.addr == vector.addr)) continue;
+    // A context started at the call's address (its cloenv word written): forwards, the call
+    // has ended and another stands there; backwards, the call asked about begins here.
+    CallScan end = scan_call(tl, dir, tid, call_word.addr, out.stop.stop, [&](const StopInfo& s) {
+      if (s.addr != value_word.addr && !(vector.len && s.addr == vector.addr)) return false;
       InterpMemory mem(d.target(tid));
-      if (!r.call_running(mem, ctx, b.env)) continue;
+      if (!r.call_running(mem, ctx, b.env)) return false;
       // The elements count while the binding holds that vector (not as a new value is
       // computed into them before it is bound).
       if (s.addr != value_word.addr && r.bound_vector(mem, b.cell, kMaxWatchBytes).addr != s.addr)
-        continue;
+        return false;
       // Going back, a write of the binding before it is linked into the frame is its making
       // (the CONS of a new local: the last write there before it was bound).
-      if (r.binds(mem, b.env, b.cell) ||
-          (dir == Direction::Backward && s.addr == value_word.addr)) {
-        out.found = true;
-        break;
-      }
+      return r.binds(mem, b.env, b.cell) ||
+             (dir == Direction::Backward && s.addr == value_word.addr);
+    });
+    if (end == CallScan::Interrupted) {
+      d.refresh();
+      return out;
     }
+    out.found = end == CallScan::Found;
   }
   d.refresh();
   if (out.found) {

@@ -169,25 +169,17 @@ ScriptChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_
   {
     SessionWatch slot_watch(d, local.slot);
     ScopedWatch code_watch(tl, local.code_word, false);
-    for (;;) {
-      out.stop.stop = dir == Direction::Forward
-                          ? tl.resume_forward()
-                          : tl.resume_backward(Timeline::WatchStop::AfterWrite);
-      const StopInfo& s = out.stop.stop;
-      if (s.reason == StopReason::Interrupted) {
-        d.refresh();
-        return out;
-      }
-      if (run_ended(s)) break;
-      if (s.reason != StopReason::Watchpoint || s.tid != tid) continue;
-      // A frame put at this address: forwards, the call has returned and another one stands
-      // there; backwards, the call asked about begins here.
-      if (s.addr == local.code_word.addr) break;
-      if (s.addr == local.slot.addr && binding_changed(d, py, s, tid, frame, local.code)) {
-        out.found = true;
-        break;
-      }
+    // A frame put at the frame's address (its code word written): forwards, the call has
+    // returned and another one stands there; backwards, the call asked about begins here.
+    CallScan end =
+        scan_call(tl, dir, tid, local.code_word.addr, out.stop.stop, [&](const StopInfo& s) {
+          return s.addr == local.slot.addr && binding_changed(d, py, s, tid, frame, local.code);
+        });
+    if (end == CallScan::Interrupted) {
+      d.refresh();
+      return out;
     }
+    out.found = end == CallScan::Found;
   }
   if (out.found) {
     d.refresh();
