@@ -120,10 +120,13 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
   // call: the cell's making (CONS, or the matching of an argument before the call starts),
   // kept until the cell is seen bound in the call's environment (a call starting with it, or
   // any later stop: a new local is linked into the frame just after it is made) or another
-  // such write comes. What it bound and the line are taken as it is written.
+  // such write comes. What it bound and the line are taken as it is written. A write made
+  // while no call of the environment runs is an argument's matching, or R clearing the
+  // bindings of a call that has returned (R_CleanupEnvir: NULL, not a value of the call).
   std::optional<BindingWrite> pending;
+  bool pending_in_call = false;  // made while the call ran (a new local's CONS)
   auto bind_pending = [&](InterpMemory& mem, bool call_starts) {
-    if (!pending || !r.binds(mem, b.env, b.cell)) return;
+    if (!pending || !r.binds(mem, b.env, b.cell) || call_starts == pending_in_call) return;
     BindingWrite w = std::move(*pending);
     pending.reset();
     if (call_starts) {  // an argument: bound as it was made, before the call's context
@@ -146,6 +149,8 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
       // A context started at the call's address: the call that stood there has ended, and
       // with it what its vector's elements could change (its watch is taken away: they lie
       // among pages R writes all the time).
+      // A local made as the last write of the call that ended is bound in it: its making.
+      if (pointer_in(s.new_value) != b.env) bind_pending(mem, false);
       ++calls;
       if (!after) calls_before = calls;
       // Past the question's point, the call asked about has ended: no change of it is left.
@@ -189,13 +194,22 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
     w.call = calls;
     w.change.new_value = r.binding_value(mem, b.cell);
     describe_r(r, mem, w.change);
-    if (!r.call_running(mem, req.frame, b.env) || !r.binds(mem, b.env, b.cell)) {
+    bool running = r.call_running(mem, req.frame, b.env);
+    if (!running || !r.binds(mem, b.env, b.cell)) {
       pending = std::move(w);
+      pending_in_call = running;
       continue;
     }
     writes.push_back(std::move(w));
     elements.follow(r.bound_vector(mem, b.cell, kMaxWatchBytes));
   }
+  // A local made by the recording's last write there (its process may be gone: nothing to
+  // read then).
+  if (pending) try {
+      InterpMemory mem(qd.target(req.tid));
+      bind_pending(mem, false);
+    } catch (const Error&) {
+    }
   // The call asked about: its values, from its binding on; a write of an equal value (a new
   // object, or the same number unboxed) is not a change.
   std::string old = kUnbound;

@@ -135,6 +135,13 @@ TEST_CASE("rewind/history lists the values of an R local in one call", "[dap][r]
   for (const json& ch : k["changes"]) got.push_back(ch["newValue"]);
   CHECK(got == std::vector<std::string>{"NULL", "1L", "2L", "3L", "4L"});
 
+  // A local assigned once, as the call's last write of it.
+  json parity = history(c, {{"expression", "parity"}, {"frameId", frame["id"]}});
+  REQUIRE(parity["changes"].size() == 1);
+  CHECK(parity["changes"][0]["newValue"] == "\"even\"");
+  CHECK(parity["changes"][0]["oldValue"] == "<unbound>");
+  CHECK(parity["changes"][0]["line"] == line_of("# assigned once"));
+
   // A vector's elements changed in place (32 bytes: watched in software), one by one.
   std::vector<std::string> squares = printed_values("SQUARES", "4");
   REQUIRE(squares.size() == 4);

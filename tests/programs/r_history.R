@@ -13,6 +13,7 @@ running <- function(n) {
     cat("BIND", n, total, "\n")
     cat("SQUARES", n, squares, "\n")
   }
+  parity <- if (n %% 2L == 0L) "even" else "odd"  # assigned once
   total  # the result
 }
 results <- numeric(0)
