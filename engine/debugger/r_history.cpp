@@ -1,10 +1,12 @@
 // The values of an R local in one call: HistoryQuery::run_r (value_history.h). Three write
 // watchpoints on the query's replay (all the slots a debugger has): the binding cell's
-// value word (each assignment, and the cell's making), the cloenv word of the call's context
-// (each context started at that address, which tells the calls apart), and the elements of
-// the vector bound now (changed in place by `x[i] <- v` and by a `for` loop's variable),
-// moved to each new vector the local is bound to.
+// value word (each assignment, and the cell's making; for a local not bound yet at the
+// question's point, the environment's frame word until the call makes it), the cloenv word of the
+// call's context (each context started at that address, which tells the calls apart), and the
+// elements of the vector bound now (changed in place by `x[i] <- v` and by a `for` loop's
+// variable), moved to each new vector the local is bound to.
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -43,14 +45,15 @@ void describe_r(const RReader& r, InterpMemory& mem, ValueChange& c) {
   }
 }
 
-/// A write watchpoint on the elements of the vector an R binding holds, moved as the binding
-/// takes another vector (follow()), taken away when it holds none or this ends.
-class ElementsWatch {
+/// A write watchpoint moved from one range to another (follow()), taken away when it is
+/// given none or this ends: the vector an R binding holds (its elements), or the word that
+/// shows its binding.
+class MovingWatch {
  public:
-  explicit ElementsWatch(Timeline& tl) : tl_(tl) {}
-  ~ElementsWatch() { follow({}); }
-  ElementsWatch(const ElementsWatch&) = delete;
-  ElementsWatch& operator=(const ElementsWatch&) = delete;
+  explicit MovingWatch(Timeline& tl) : tl_(tl) {}
+  ~MovingWatch() { follow({}); }
+  MovingWatch(const MovingWatch&) = delete;
+  MovingWatch& operator=(const MovingWatch&) = delete;
   /// Watches `v` (nothing when its len is 0) instead of what it watched. Throws Error when
   /// no watchpoint slot is left.
   void follow(RReader::VectorBytes v) {
@@ -59,8 +62,9 @@ class ElementsWatch {
     now_ = {};
     if (!v.len) return;
     if (!tl_.add_watchpoint(v.addr, int(v.len), WatchKind::Write))
-      throw Error("cannot follow the elements of an R vector (" + std::to_string(v.len) +
-                  " bytes): all hardware watchpoint slots are in use (remove a data breakpoint)");
+      throw Error("cannot follow " + std::to_string(v.len) + " bytes of an R local at " +
+                  hex(v.addr) + ": all hardware watchpoint slots are in use (remove a data " +
+                  "breakpoint)");
     now_ = v;
   }
   const RReader::VectorBytes& now() const { return now_; }
@@ -70,22 +74,50 @@ class ElementsWatch {
   RReader::VectorBytes now_;
 };
 
+/// Steps task `tid` of `tl` on until environment `env`'s frame holds cell `cell` with its
+/// symbol (defineVar links a new local's cell, then names it, a few instructions after its
+/// CONS); at most kMaxBindingSteps. The last step's stop, nullopt when it held it already.
+std::optional<StopInfo> settle_binding(Timeline& tl, const RReader& r, pid_t tid, uint64_t env,
+                                       uint64_t cell) {
+  std::optional<StopInfo> last;
+  for (int n = 0; n < kMaxBindingSteps; ++n) {
+    TimelineTarget target(tl, tid);
+    InterpMemory mem(target);
+    if (r.binds(mem, env, cell)) break;
+    last = tl.step_forward(tid);
+    if (last->reason != StopReason::Step) break;
+  }
+  return last;
+}
+
+/// Whether binding `at` (of the closure call of context `ctx`, running) holds the vector
+/// whose elements start at `elements`.
+bool holds_vector(const RReader& r, InterpMemory& mem, uint64_t ctx,
+                  const RReader::LocalBinding& at, uint64_t elements) {
+  RReader::VectorBytes v = r.bound_vector(mem, at.cell, kMaxWatchBytes);
+  return v.len && v.addr == elements && r.call_running(mem, ctx, at.env) &&
+         r.binds(mem, at.env, at.cell);
+}
+
 }  // namespace
 
 ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHistoryRequest& req,
                                  const QueryProgress& progress) {
   ValueHistory h;
+  // The binding at the question's point; a local not bound yet there is found as the call
+  // makes it, after that point (cell 0 until then).
   RReader::LocalBinding b;
   {
     InterpMemory mem(d.target(req.tid));
-    b = r.local_binding(mem, req.frame, req.name);
+    b = r.local_binding(mem, req.frame, req.name, true);
     try {
       for (const InterpFrame& f : r.stack(mem, 0))
         if (f.address == req.frame) h.frame_function = f.function;
     } catch (const InterpReadError&) {
     }
   }
-  h.watched = {RReader::binding_value_word(b.cell), 8, "R local", nullptr};
+  const uint64_t frame_word = RReader::env_frame_word(b.env);
+  h.watched = {b.cell ? RReader::binding_value_word(b.cell) : 0, 8, "R local", nullptr};
   const WatchInfo call_word{RReader::context_env_word(req.frame), 8, "", nullptr};
   h.pid = TaskProcesses(d.timeline()).pid_of(req.tid);
   TimelinePosition here = d.timeline().position();
@@ -94,23 +126,18 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
   Run run(*this, req.first_event, req.last_event, progress);
   Timeline& tl = run.timeline();
   Debugger qd(tl);
-  ScopedWatch value_watch(tl, h.watched, false);
   ScopedWatch call_watch(tl, call_word, false);
-  ElementsWatch elements(tl);
+  // The binding's value word; before the binding is known, the frame's head (new locals).
+  MovingWatch value(tl);
+  value.follow({b.cell ? h.watched.addr : frame_word, 8});
+  MovingWatch elements(tl);
   PositionSplit split(tl, here, here_site, std::nullopt);
-  // A write of the elements counts while the binding still holds that vector in the running
-  // call; go_to_change counts the same stops on the session's timeline.
   const uint64_t ctx = req.frame;
-  const RReader* reader = &r;
-  auto holds = [reader, b, ctx](InterpMemory& mem, uint64_t elements) {
-    RReader::VectorBytes v = reader->bound_vector(mem, b.cell, kMaxWatchBytes);
-    return v.len && v.addr == elements && reader->call_running(mem, ctx, b.env) &&
-           reader->binds(mem, b.env, b.cell);
-  };
-  h.counts_elsewhere = [holds](Timeline& on, const StopInfo& s) {
-    TimelineTarget target(on, s.tid);
-    InterpMemory mem(target);
-    return holds(mem, s.addr);
+  // A write of the elements counts while the binding still holds that vector in the running
+  // call; a write of the frame's head, as it links the cell (a local not bound at the
+  // question's point). go_to_change counts the same stops on the session's timeline.
+  auto holds = [&r, ctx](InterpMemory& mem, const RReader::LocalBinding& at, uint64_t elements) {
+    return holds_vector(r, mem, ctx, at, elements);
   };
   uint64_t elements_event = 0;  // the interval elements_ordinal counts in
   uint32_t elements_ordinal = 0;
@@ -126,7 +153,8 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
   std::optional<BindingWrite> pending;
   bool pending_in_call = false;  // made while the call ran (a new local's CONS)
   auto bind_pending = [&](InterpMemory& mem, bool call_starts) {
-    if (!pending || !r.binds(mem, b.env, b.cell) || call_starts == pending_in_call) return;
+    if (!pending || !b.cell || !r.binds(mem, b.env, b.cell) || call_starts == pending_in_call)
+      return;
     BindingWrite w = std::move(*pending);
     pending.reset();
     if (call_starts) {  // an argument: bound as it was made, before the call's context
@@ -139,6 +167,22 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
     }
     writes.push_back(std::move(w));
     elements.follow(r.bound_vector(mem, b.cell, kMaxWatchBytes));
+  };
+  // A change written at `s` (the elements, or the frame's head), the `ordinal`-th such stop
+  // since its event.
+  auto elsewhere = [&](InterpMemory& mem, const StopInfo& s, int len, uint32_t ordinal) {
+    BindingWrite w;
+    w.change.event = s.event;
+    w.change.ordinal = ordinal;
+    w.change.tid = s.tid;
+    w.change.pc = tl.registers(s.tid).rip;
+    w.change.new_bytes = s.new_value;
+    w.change.written_addr = s.addr;
+    w.change.written_len = len;
+    w.change.new_value = r.binding_value(mem, b.cell);
+    describe_r(r, mem, w.change);
+    w.call = calls;
+    writes.push_back(std::move(w));
   };
   while (auto stop = run.next(writes.size())) {
     const StopInfo& s = *stop;
@@ -160,26 +204,30 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
       if (pointer_in(s.new_value) == b.env) bind_pending(mem, true);
       continue;
     }
-    bind_pending(mem, false);
     if (s.event != elements_event) {
       elements_event = s.event;
       elements_ordinal = 0;
     }
+    if (!b.cell) {
+      // A new local of the call asked about, after its point: this one once it is named.
+      if (s.addr != frame_word || !after || !r.call_running(mem, ctx, b.env)) continue;
+      uint64_t cell = pointer_in(s.new_value);
+      StopInfo linked = s;
+      if (std::optional<StopInfo> named = settle_binding(tl, r, s.tid, b.env, cell))
+        if (named->reason != StopReason::Step) break;  // (the run ended on the way)
+      InterpMemory now(qd.target(s.tid));
+      if (!r.binding_named(now, cell, req.name)) continue;
+      b.cell = cell;
+      h.watched.addr = RReader::binding_value_word(cell);
+      elsewhere(now, linked, 8, 1);  // the one write that links that cell
+      value.follow({h.watched.addr, 8});
+      elements.follow(r.bound_vector(now, b.cell, kMaxWatchBytes));
+      continue;
+    }
+    bind_pending(mem, false);
     if (elements.now().len && s.addr == elements.now().addr) {
       // The vector bound now, changed in place.
-      if (!holds(mem, s.addr)) continue;
-      BindingWrite w;
-      w.change.event = s.event;
-      w.change.ordinal = ++elements_ordinal;
-      w.change.tid = s.tid;
-      w.change.pc = tl.registers(s.tid).rip;
-      w.change.new_bytes = s.new_value;
-      w.change.written_addr = s.addr;
-      w.change.written_len = int(elements.now().len);
-      w.change.new_value = r.binding_value(mem, b.cell);
-      describe_r(r, mem, w.change);
-      w.call = calls;
-      writes.push_back(std::move(w));
+      if (holds(mem, b, s.addr)) elsewhere(mem, s, int(elements.now().len), ++elements_ordinal);
       continue;
     }
     if (s.addr != h.watched.addr) continue;
@@ -194,7 +242,7 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
     w.call = calls;
     w.change.new_value = r.binding_value(mem, b.cell);
     describe_r(r, mem, w.change);
-    bool running = r.call_running(mem, req.frame, b.env);
+    bool running = r.call_running(mem, ctx, b.env);
     if (!running || !r.binds(mem, b.env, b.cell)) {
       pending = std::move(w);
       pending_in_call = running;
@@ -221,6 +269,21 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
   h.reached_event = run.reached();
   h.complete = run.complete();
   h.truncated = run.truncated();
+  if (!b.cell) return h;  // never bound in that call
+  // Going to a change again: the same tests on the session's timeline; a new local is shown
+  // once its frame holds it.
+  auto reader = std::make_shared<const RReader>(r);  // (the session's may be read again)
+  h.counts_elsewhere = [reader, b, ctx, frame_word](Timeline& on, const StopInfo& s) {
+    TimelineTarget target(on, s.tid);
+    InterpMemory mem(target);
+    if (s.addr != frame_word) return holds_vector(*reader, mem, ctx, b, s.addr);
+    return pointer_in(s.new_value) == b.cell && reader->call_running(mem, ctx, b.env);
+  };
+  h.settle = [reader, b](Debugger& on, const StopInfo& at) {
+    std::optional<StopInfo> there = settle_binding(on.timeline(), *reader, at.tid, b.env, b.cell);
+    on.refresh();
+    return there;
+  };
   return h;
 }
 
@@ -242,7 +305,7 @@ ScriptChangeStop step_to_r_change(Debugger& d, const RReader& r, pid_t tid, uint
     SessionWatch value_watch(d, value_word);
     ScopedWatch call_watch(tl, call_word, false);
     // The vector bound now changes in place until the binding changes (a stop either way).
-    ElementsWatch elements(tl);
+    MovingWatch elements(tl);
     elements.follow(vector);
     // A context started at the call's address (its cloenv word written): forwards, the call
     // has ended and another stands there; backwards, the call asked about begins here.
@@ -269,15 +332,10 @@ ScriptChangeStop step_to_r_change(Debugger& d, const RReader& r, pid_t tid, uint
   if (out.found) {
     // The making of a new local: on to where the frame holds it (SET_FRAME, a few
     // instructions on), so that the Variables view shows it and the next move finds it.
-    bool made = false;
-    for (int n = 0; n < kMaxBindingSteps; ++n) {
-      InterpMemory mem(d.target(tid));
-      if (r.binds(mem, b.env, b.cell)) break;
-      made = true;
-      out.stop.stop = tl.step_forward(tid);
-      d.refresh();
-      if (out.stop.stop.reason != StopReason::Step) break;
-    }
+    std::optional<StopInfo> named = settle_binding(tl, r, tid, b.env, b.cell);
+    d.refresh();
+    bool made = named.has_value();
+    if (made) out.stop.stop = *named;
     // Back where the move started (it stood just after that making): nothing before it.
     out.found = !(made && tl.at_position(here));
   }

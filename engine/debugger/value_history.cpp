@@ -190,6 +190,8 @@ DebugStop go_to_change(Debugger& d, const ValueHistory& h, const ValueChange& c)
       at.event != c.event || at.new_value != c.new_bytes)
     throw Error("the replay did not find the write of event " + std::to_string(c.event) +
                 " again (it stopped at event " + std::to_string(out.stop.event) + ")");
+  if (h.settle)
+    if (std::optional<StopInfo> there = h.settle(d, at)) out.stop = *there;
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,10 @@ struct ValueHistory {
   /// stop there, on the given timeline, is one the query counted (the value there is still
   /// the variable's). Empty when no change is.
   std::function<bool(Timeline&, const StopInfo&)> counts_elsewhere;
+  /// Run by go_to_change once it found a change again: moves on to where the change can be
+  /// seen (an R local's making: on to where its frame holds it) and gives the stop there;
+  /// empty to stay at the write.
+  std::function<std::optional<StopInfo>(Debugger&, const StopInfo&)> settle;
 };
 
 /// Runs history queries on a second replay of the trace at `trace_dir`.

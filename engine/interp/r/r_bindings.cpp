@@ -12,7 +12,7 @@ namespace rwd {
 using namespace r_objects;
 
 RReader::LocalBinding RReader::local_binding(InterpMemory& mem, uint64_t ctx,
-                                             const std::string& name) const {
+                                             const std::string& name, bool unbound_too) const {
   RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
   LocalBinding b;
   b.env = call_environment(mem, ctx);
@@ -27,7 +27,18 @@ RReader::LocalBinding RReader::local_binding(InterpMemory& mem, uint64_t ctx,
       return b;
     }
   }
+  if (unbound_too) return b;
   throw Error("\"" + name + "\" is not a local variable of this R call (not bound in it here)");
+}
+
+bool RReader::binding_named(InterpMemory& mem, uint64_t cell, const std::string& name) const {
+  try {
+    RObjects r{mem, g_.nil, g_.unbound, g_.na_string};
+    uint64_t tag = r.tag(cell);
+    return r.type(tag) == kSym && r.symbol(tag) == name;
+  } catch (const InterpReadError&) {
+    return false;
+  }
 }
 
 uint64_t RReader::binding_value_word(uint64_t cell) {

@@ -108,8 +108,13 @@ class RReader {
   };
   /// Local `name` of the closure call of context `ctx`, at this point. Throws Error when it
   /// is not bound in that call's own environment (a global, a name not assigned yet, or an
-  /// environment kept in a hash table), InterpReadError when the call cannot be read.
-  LocalBinding local_binding(InterpMemory& mem, uint64_t ctx, const std::string& name) const;
+  /// environment kept in a hash table), InterpReadError when the call cannot be read. With
+  /// `unbound_too`, a name not bound yet gives cell 0 instead.
+  LocalBinding local_binding(InterpMemory& mem, uint64_t ctx, const std::string& name,
+                             bool unbound_too = false) const;
+  /// Whether binding cell `cell`'s symbol is `name` (false while it has none, or when it
+  /// cannot be read).
+  bool binding_named(InterpMemory& mem, uint64_t cell, const std::string& name) const;
   /// The word of binding cell `cell` that an assignment writes (its CAR), 8 bytes.
   static uint64_t binding_value_word(uint64_t cell);
   /// The word of environment `env` that points at its first binding (its FRAME), written as a
