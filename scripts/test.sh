@@ -45,9 +45,9 @@ if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
   # byte code, both ways): the same stepper runs here in dap_interp's R steps over DAP. And
   # the R line and function breakpoints (interp.r_breakpoints, interp.r_function_breakpoints,
   # dap_interp.r_breakpoints: about 240,000 watchpoint stops each way through R's source()):
-  # uninstrumented only, for CI's time. So is dap_interp.r_history (45 s uninstrumented: an R
-  # vector's history watches its elements in software, on pages R writes all the time); the
-  # query's shape is run_python's, which runs here in dap_interp. And suite (bench/suite's twelve workloads, short,
+  # uninstrumented only, for CI's time. So is dap_interp.r_history (four R recordings and
+  # about 30 queries and moves: 60 s uninstrumented); the query's shape is run_python's, which
+  # runs here in dap_interp. And suite (bench/suite's twelve workloads, short,
   # recorded both ways: 84 s here uninstrumented): the recorder's and replayer's paths it takes
   # are the program.* tests' too, which run here.
   select=(-E '^threads\.race$|\.python-|^interp\.r_every_event$|^interp\.r_steps$|r_(function_)?breakpoints$|^dap_interp\.r_history$|^suite$')
