@@ -168,20 +168,25 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
     writes.push_back(std::move(w));
     elements.follow(r.bound_vector(mem, b.cell, kMaxWatchBytes));
   };
-  // A change written at `s` (the elements, or the frame's head), the `ordinal`-th such stop
-  // since its event.
-  auto elsewhere = [&](InterpMemory& mem, const StopInfo& s, int len, uint32_t ordinal) {
+  // The write at stop `s`, the `ordinal`-th counted since its event: the value and the R
+  // line there.
+  auto write_at = [&](InterpMemory& mem, const StopInfo& s, uint32_t ordinal) {
     BindingWrite w;
     w.change.event = s.event;
     w.change.ordinal = ordinal;
     w.change.tid = s.tid;
     w.change.pc = tl.registers(s.tid).rip;
     w.change.new_bytes = s.new_value;
-    w.change.written_addr = s.addr;
-    w.change.written_len = len;
     w.change.new_value = r.binding_value(mem, b.cell);
     describe_r(r, mem, w.change);
     w.call = calls;
+    return w;
+  };
+  // A change written elsewhere than the value word (the elements, or the frame's head).
+  auto elsewhere = [&](InterpMemory& mem, const StopInfo& s, int len, uint32_t ordinal) {
+    BindingWrite w = write_at(mem, s, ordinal);
+    w.change.written_addr = s.addr;
+    w.change.written_len = len;
     writes.push_back(std::move(w));
   };
   while (auto stop = run.next(writes.size())) {
@@ -233,15 +238,7 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
     if (s.addr != h.watched.addr) continue;
     uint32_t ordinal = run.count();
     if (s.old_value == s.new_value) continue;
-    BindingWrite w;
-    w.change.event = s.event;
-    w.change.ordinal = ordinal;
-    w.change.tid = s.tid;
-    w.change.pc = tl.registers(s.tid).rip;
-    w.change.new_bytes = s.new_value;
-    w.call = calls;
-    w.change.new_value = r.binding_value(mem, b.cell);
-    describe_r(r, mem, w.change);
+    BindingWrite w = write_at(mem, s, ordinal);
     bool running = r.call_running(mem, ctx, b.env);
     if (!running || !r.binds(mem, b.env, b.cell)) {
       pending = std::move(w);
