@@ -284,6 +284,60 @@ ValueHistory HistoryQuery::run_r(Debugger& d, const RReader& r, const ScriptHist
   return h;
 }
 
+namespace {
+
+/// step_to_r_change for local `name` not bound yet in environment `env` of the call of
+/// context `ctx`: forwards, to where the call makes it (a write of the frame's head that
+/// links a cell so named); backwards there is nothing (it was not bound before).
+ScriptChangeStop step_to_r_making(Debugger& d, const RReader& r, pid_t tid, uint64_t ctx,
+                                  uint64_t env, const std::string& name, Direction dir) {
+  Timeline& tl = d.timeline();
+  TimelinePosition here = tl.position();
+  ScriptChangeStop out;
+  if (dir == Direction::Forward) {
+    const WatchInfo frame_word{RReader::env_frame_word(env), 8, "R local", nullptr};
+    const WatchInfo call_word{RReader::context_env_word(ctx), 8, "", nullptr};
+    std::optional<StopInfo> named;
+    uint64_t cell = 0;
+    {
+      SessionWatch frame_watch(d, frame_word);
+      ScopedWatch call_watch(tl, call_word, false);
+      CallScan end = scan_call(tl, dir, tid, call_word.addr, out.stop.stop, [&](const StopInfo& s) {
+        if (s.addr != frame_word.addr) return false;
+        {
+          InterpMemory mem(d.target(tid));
+          if (!r.call_running(mem, ctx, env)) return false;
+        }
+        // A new local: named a few instructions on; the scan goes on from there if it is
+        // another one.
+        cell = pointer_in(s.new_value);
+        named = settle_binding(tl, r, tid, env, cell);
+        d.refresh();
+        if (named && named->reason != StopReason::Step) return false;
+        InterpMemory mem(d.target(tid));
+        return r.binding_named(mem, cell, name);
+      });
+      if (end == CallScan::Interrupted) {
+        d.refresh();
+        return out;
+      }
+      out.found = end == CallScan::Found;
+    }
+    d.refresh();
+    if (out.found) {
+      if (named) out.stop.stop = *named;
+      InterpMemory mem(d.target(tid));
+      out.value = r.binding_value(mem, cell);
+      return out;
+    }
+  }
+  // Not made that way in this call: back to where the question was asked.
+  out.stop = go_to_position(d, here);
+  return out;
+}
+
+}  // namespace
+
 ScriptChangeStop step_to_r_change(Debugger& d, const RReader& r, pid_t tid, uint64_t ctx,
                                   const std::string& name, Direction dir) {
   Timeline& tl = d.timeline();
@@ -291,9 +345,10 @@ ScriptChangeStop step_to_r_change(Debugger& d, const RReader& r, pid_t tid, uint
   RReader::VectorBytes vector;
   {
     InterpMemory mem(d.target(tid));
-    b = r.local_binding(mem, ctx, name);
-    vector = r.bound_vector(mem, b.cell, kMaxWatchBytes);
+    b = r.local_binding(mem, ctx, name, true);
+    if (b.cell) vector = r.bound_vector(mem, b.cell, kMaxWatchBytes);
   }
+  if (!b.cell) return step_to_r_making(d, r, tid, ctx, b.env, name, dir);
   const WatchInfo value_word{RReader::binding_value_word(b.cell), 8, "R local", nullptr};
   const WatchInfo call_word{RReader::context_env_word(ctx), 8, "", nullptr};
   TimelinePosition here = tl.position();

@@ -175,7 +175,8 @@ ScriptChangeStop step_to_python_change(Debugger& d, const PythonReader& py, pid_
 /// elements of the vector it holds (changed in place), where a forward data breakpoint on
 /// them stops. The call's bounds are where a context starts at its address (a write
 /// watchpoint on its cloenv word): backwards the call's own start, forwards the next one
-/// there. Where the call makes no such change that way, the session goes back to where it
+/// there. A local not bound yet where the move starts is found, forwards, where the call
+/// makes it. Where the call makes no such change that way, the session goes back to where it
 /// started (found false). Other stops on the way are passed; the user's watchpoints are set
 /// aside meanwhile. Throws Error as RReader::local_binding, InterpReadError when the call
 /// cannot be read.

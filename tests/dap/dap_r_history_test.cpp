@@ -266,4 +266,24 @@ TEST_CASE(
   CHECK(at_line == line_of("# an element changes"));
   auto [before, said_before, before_line] = move("rewind/previousChange", "squares");
   CHECK(before == "c(1, 4, 9, 0) [4]");
+
+  // From the call's first line, before `total <- 0` runs: nothing before; forwards, its
+  // making, then its next value.
+  REQUIRE(c.request("setBreakpoints",
+                    {{"source", {{"path", R_HISTORY}}},
+                     {"breakpoints", {{{"line", line_of("total <- 0")}}}}})["success"] == true);
+  c.deadline(std::chrono::seconds(300));
+  REQUIRE(c.request("reverseContinue", {{"threadId", tid}})["success"] == true);
+  REQUIRE(c.event("stopped")["body"]["reason"] == "breakpoint");
+  REQUIRE(c.request("setBreakpoints", {{"source", {{"path", R_HISTORY}}},
+                                       {"breakpoints", json::array()}})["success"] == true);
+  auto [unbound, none_yet, first_line] = move("rewind/previousChange", "total");
+  CHECK(first_line == line_of("total <- 0"));
+  CHECK(unbound == "");  // (not among the locals)
+  CHECK(none_yet.find("does not change before") != std::string::npos);
+  auto [made, said_made, made_line] = move("rewind/nextChange", "total");
+  CHECK(made == "0");
+  CHECK(said_made.find("total = 0 (event ") != std::string::npos);
+  CHECK(made_line == line_of("total <- 0"));
+  CHECK(std::get<0>(move("rewind/nextChange", "total")) == want[1]);
 }

@@ -109,7 +109,7 @@ void step_to_script_change(DapContext& c, const dap::EvaluateArguments& a, const
     if (python)
       python->local_slot(mem, frame, a.expression);
     else
-      r_reader->local_binding(mem, frame, a.expression);
+      r_reader->local_binding(mem, frame, a.expression, true);
   }
   r.respond();
   c.out.event("continued",
