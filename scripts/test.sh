@@ -47,7 +47,7 @@ if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
   # dap_interp.r_breakpoints: about 240,000 watchpoint stops each way through R's source()):
   # uninstrumented only, for CI's time. So is dap_interp.r_history (four R recordings and
   # about 30 queries and moves: 60 s uninstrumented); the query's shape is run_python's, which
-  # runs here in dap_interp. And suite (bench/suite's twelve workloads, short,
+  # runs here in dap_interp. And suite (bench/suite's thirteen workloads, short,
   # recorded both ways: 84 s here uninstrumented): the recorder's and replayer's paths it takes
   # are the program.* tests' too, which run here.
   select=(-E '^threads\.race$|\.python-|^interp\.r_every_event$|^interp\.r_steps$|r_(function_)?breakpoints$|^dap_interp\.r_history$|^suite$')

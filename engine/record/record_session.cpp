@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -290,7 +291,7 @@ void RecordSession::end_slices() {
 
 void RecordSession::start_slice(RecordTask& t) {
   t.run_start = ticks_;
-  t.slice = policy_.slice();
+  t.slice = policy_.slice(space(t).point_cost_us);
   t.slice_ns = 0;
   if (!policy_.chaos() || !cpu_clocks_) return;
   if (!t.cpu_clock.is_open() && !t.cpu_clock.open(t.tid)) {
@@ -374,7 +375,8 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
   // So are the syscall buffers' records and control words (replay fills them in ahead).
   // And so is the dead part of every task's stack (dead_stack.h): what lies there may differ.
-  const AddressSpace& s = space(t);
+  AddressSpace& s = space(t);
+  auto started = std::chrono::steady_clock::now();
   e.exclusions = s.buffer_exclusions;
   std::vector<ProcMapping> maps = read_proc_maps(t.tid);
   for (pid_t m : s.tasks) {
@@ -396,6 +398,9 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
   }
   e.digest = digest_memory(t.tid, maps, e.exclusions);
   e.stack_digest = digest_stack_window(t.tid, maps, e.exclusions, e.regs.rsp);
+  s.point_cost_us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::steady_clock::now() - started)
+                                 .count());
   if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
     if (FILE* out = fopen(f, "a")) {
       fprintf(out, "record point (task %d)\n%s", t.tid, digest_report(t.tid).c_str());

@@ -104,6 +104,9 @@ struct AddressSpace {
   /// Where librewind_preload.so keeps its switch here (rwd_buffer_header::library_switch), 0
   /// when no library announced it.
   uint64_t library_switch = 0;
+  /// How long the last point named in it took (microseconds: its digest, set_point): time
+  /// slices grow with it (SchedulePolicy::slice).
+  uint64_t point_cost_us = 0;
 };
 
 /// A thread group (process): its threads, and the address space they run in.

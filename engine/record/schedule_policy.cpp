@@ -1,5 +1,7 @@
 #include "schedule_policy.h"
 
+#include <algorithm>
+
 namespace rwd {
 
 SchedulePolicy::SchedulePolicy(bool chaos, uint64_t seed)
@@ -11,6 +13,13 @@ uint64_t SchedulePolicy::slice() {
   // the others, as a loaded machine would).
   uint64_t r = rng_() % 16;
   return r < 12 ? 1 + r % 3 : 20 + rng_() % 30;
+}
+
+uint64_t SchedulePolicy::slice(uint64_t point_cost_us) {
+  uint64_t base = slice();
+  if (chaos_) return base;
+  uint64_t wanted = (point_cost_us * kPointCostShare + tick_us() - 1) / tick_us();
+  return std::max(base, std::min(wanted, kMaxSliceTicks));
 }
 
 uint64_t SchedulePolicy::slice_ns() {

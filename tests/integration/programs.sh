@@ -33,8 +33,16 @@ case "$1" in
   gdb) need gdb  # threads that wait while the main thread's exit_group ends them
     record_and_replay gdb gdb --version ;;
   xz) need xz
-    head -c 2000000 /dev/urandom >"$WORK/xz.in"
-    record_and_replay xz xz -T2 -c "$WORK/xz.in" ;;
+    # Two blocks, compressed by two threads at once, each with an encoder of about 94 MB: a
+    # preemption's point digests all of it, so slices grow to keep that cost small
+    # (SchedulePolicy::slice). With 10 ms slices this took about 150 preemptions (10 s).
+    head -c 4000000 /dev/urandom >"$WORK/xz.in"
+    xz -T2 --block-size=2MiB -c "$WORK/xz.in" >"$WORK/xz.native"
+    record_and_replay xz xz -T2 --block-size=2MiB -c "$WORK/xz.in"
+    cmp -s "$WORK/xz.native" "$WORK/xz.rec.out" || fail "xz: the recording's output differs from a native run's"
+    n=$("$REWIND" dump "$TRACE" | grep -c preempted)
+    if [ "$n" -le 12 ]; then pass "xz: $n preemptions"
+    else fail "xz: $n preemptions (each digests ~200 MB); slices did not grow"; fi ;;
   setuid)  # a setuid program: its saved copy must not be setuid (exec would turn ASLR on)
     need passwd
     [ -u "$(command -v passwd)" ] || { echo "passwd is not setuid here"; exit 77; }
