@@ -29,10 +29,11 @@ int replay_autopilot(const std::string& trace, bool verbose) {
     std::fprintf(stderr,
                  "rewind: replayed %llu events; %llu points between events found with %llu "
                  "stops (%llu with a register-compare trampoline, %llu with an int3, %llu with "
-                 "a hardware breakpoint)\n",
+                 "a hardware breakpoint; %llu full memory digests)\n",
                  (unsigned long long)r.events, (unsigned long long)r.points,
                  (unsigned long long)r.point_stops, (unsigned long long)r.points_jump,
-                 (unsigned long long)r.points_int3, (unsigned long long)r.points_breakpoint);
+                 (unsigned long long)r.points_int3, (unsigned long long)r.points_breakpoint,
+                 (unsigned long long)r.point_full_digests);
   if (r.interrupted) {
     std::fflush(stdout);
     std::fprintf(stderr, "rewind: trace ends at event %llu (recording was interrupted)\n",

@@ -116,18 +116,27 @@ bool PointSearch::at_point(const Registers& r) {
   Registers same = r;
   same.orig_rax = e_.regs.orig_rax;
   if (!registers_equal(same, e_.regs)) return false;
-  // The stack window first: a loop whose registers repeat keeps its counter there.
-  std::vector<ProcMapping> maps = read_proc_maps(t_.tid);
+  // The stack window first: a loop whose registers repeat keeps its counter there; then the
+  // objects the registers point at (an interpreter's loop); then all of memory.
+  // The mappings stay as they were between two stops of one search (the task makes no
+  // syscall before its point), unless the search changed the code.
+  if (!maps_ || maps_read_at_ != code_changes_) {
+    maps_ = read_proc_maps(t_.tid);
+    maps_read_at_ = code_changes_;
+  }
+  const std::vector<ProcMapping>& maps = *maps_;
   if (digest_stack_window(t_.tid, maps, e_.exclusions, e_.regs.rsp) != e_.stack_digest ||
-      digest_memory(t_.tid, maps, e_.exclusions) != e_.digest)
+      digest_register_windows(t_.tid, maps, e_.exclusions, e_.regs) != e_.register_digest)
     return false;
+  ++full_digests_;
+  if (digest_memory(t_.tid, maps, e_.exclusions) != e_.digest) return false;
   if (r.orig_rax != e_.regs.orig_rax) set_regs(t_.tid, same);
   return true;
 }
 
 void PointSearch::found(PointMethod m) {
   phase_ = Phase::Found;
-  found_ = PointFound{stops_, m};
+  found_ = PointFound{stops_, m, full_digests_};
 }
 
 void PointSearch::next_method() {
@@ -193,6 +202,7 @@ void PointSearch::patch_answer(bool allowed) {
   auto install = std::make_unique<TrampolineInstall>();
   if (!install->install(t_, *plan_)) return next_method();
   install_ = std::move(install);
+  ++code_changes_;
   if (start_copy) {
     start.rip = *start_copy;
     set_regs(t_.tid, start);
@@ -259,6 +269,7 @@ void PointSearch::trampoline_stop(const Stop& s) {
     if (at_point(r)) {
       install_->remove();
       install_.reset();
+      ++code_changes_;
       return found(kind_ == PatchKind::Jump ? PointMethod::Jump : PointMethod::Int3);
     }
     r.rip = plan_->resume;  // same registers, other memory: run the displaced code
@@ -276,6 +287,7 @@ void PointSearch::trampoline_stop(const Stop& s) {
     // Into the middle of an instruction (overlapping code): go on without the patch.
     install_->remove();
     install_.reset();
+    ++code_changes_;
     r.rip -= 1;
     set_regs(t_.tid, r);
     if (debug_points())
@@ -285,6 +297,7 @@ void PointSearch::trampoline_stop(const Stop& s) {
   }
   install_->restore_code();
   install_.reset();
+  ++code_changes_;
   throw fail(describe(s, t_.tid));
 }
 

@@ -29,6 +29,9 @@ enum class PointMethod : uint8_t {
 struct PointFound {
   uint64_t stops = 0;  ///< ptrace stops of the task on the way
   PointMethod method = PointMethod::AlreadyThere;
+  /// Stops whose registers, stack window and register windows matched the point's, so that
+  /// only a digest of all writable memory could tell (each a pass over that memory).
+  uint64_t full_digests = 0;
 };
 
 /// The search for event `e`'s point in task `t`, as a state machine its driver (the
@@ -87,6 +90,7 @@ class PointSearch {
   const Event& e_;
   Phase phase_ = Phase::Pauses;
   uint64_t stops_ = 0;
+  uint64_t full_digests_ = 0;  ///< PointFound::full_digests so far
   std::optional<PointFound> found_;
   std::vector<PatchKind> kinds_;  ///< trampoline kinds still to try, in order
   std::unique_ptr<PointCode> code_;
@@ -94,6 +98,10 @@ class PointSearch {
   std::optional<PointTrampoline> plan_;         ///< its plan
   std::unique_ptr<TrampolineInstall> install_;  ///< in place while Phase::Trampoline
   bool hw_breakpoint_ = false;                  ///< slot 0 holds the point's address
+  uint64_t code_changes_ = 0;                   ///< trampolines installed or removed so far
+  /// The task's mappings as at_point last read them, when code_changes_ was maps_read_at_.
+  std::optional<std::vector<ProcMapping>> maps_;
+  uint64_t maps_read_at_ = 0;
 };
 
 }  // namespace rwd

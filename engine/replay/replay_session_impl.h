@@ -159,11 +159,12 @@ class ReplaySession::Impl {
   Event done_event_;       ///< the event the last EventDone reported
   bool finished_ = false;  ///< the event in progress was applied: EventDone is next
   uint64_t points_ = 0, point_stops_ = 0, points_jump_ = 0, points_int3_ = 0,
-           points_breakpoint_ = 0;
+           points_breakpoint_ = 0, point_full_digests_ = 0;
   /// Adds one found point to the statistics.
   void count_point(const PointFound& p) {
     ++points_;
     point_stops_ += p.stops;
+    point_full_digests_ += p.full_digests;
     points_jump_ += p.method == PointMethod::Jump;
     points_int3_ += p.method == PointMethod::Int3;
     points_breakpoint_ += p.method == PointMethod::Breakpoint;

@@ -572,6 +572,7 @@ ReplayResult ReplaySession::Impl::result() const {
   result.points_jump = points_jump_;
   result.points_int3 = points_int3_;
   result.points_breakpoint = points_breakpoint_;
+  result.point_full_digests = point_full_digests_;
   if (trace_.summary()) result.exit_code = exit_code_for_status(trace_.summary()->root_status);
   return result;
 }

@@ -30,6 +30,8 @@ struct ReplayResult {
   /// stop at every pass of their instruction (an int3, a hardware breakpoint). The rest of
   /// `points` found their task at the point already.
   uint64_t points_jump = 0, points_int3 = 0, points_breakpoint = 0;
+  /// Digests of all writable memory those searches took (PointFound::full_digests).
+  uint64_t point_full_digests = 0;
 };
 
 /// Replays the whole trace. Throws TraceError for an unreadable trace and DivergenceError

@@ -1,10 +1,12 @@
 #include "memory_digest.h"
 
+#include <limits.h>
 #include <sys/uio.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "engine/os/proc.h"
 #include "engine/ticks/dead_stack.h"
@@ -39,30 +41,77 @@ MemoryDigest digest_memory(pid_t tid, const DigestExclusions& exclude) {
 }
 
 namespace {
-/// XXH3-128 of what digest_memory hashes, clipped to [lo, hi).
-MemoryDigest digest_between(pid_t tid, const std::vector<ProcMapping>& maps,
-                            const DigestExclusions& exclude, uint64_t lo, uint64_t hi,
-                            size_t chunk) {
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+
+/// The parts of `ranges` ([lo, hi), sorted and disjoint) that a digest hashes, in the order
+/// it hashes them: within each readable, writable, private mapping (not [vvar]/[vdso]), each
+/// range's part, minus `sorted_ex` (the exclusions, sorted).
+Ranges hashed_parts(const std::vector<ProcMapping>& maps, const DigestExclusions& sorted_ex,
+                    const Ranges& ranges) {
+  Ranges parts;
+  for (const ProcMapping& m : maps) {
+    if (!m.read || !m.write || m.shared || m.is_special()) continue;
+    for (const auto& [lo, hi] : ranges) {
+      uint64_t p = std::max(m.start, lo), end = std::min(m.end, hi);
+      if (p >= end) continue;
+      for (const auto& [a, len] : sorted_ex) {
+        uint64_t b = a + len;
+        if (b <= p || a >= end) continue;
+        if (a > p) parts.emplace_back(p, a);
+        p = std::max(p, b);
+      }
+      if (p < end) parts.emplace_back(p, end);
+    }
+  }
+  return parts;
+}
+
+/// XXH3-128 of what digest_memory hashes, clipped to `ranges` (sorted and disjoint).
+MemoryDigest digest_within(pid_t tid, const std::vector<ProcMapping>& maps,
+                           const DigestExclusions& exclude, const Ranges& ranges, size_t chunk) {
   DigestExclusions ex = exclude;
   std::sort(ex.begin(), ex.end());
   XXH3_state_t* st = XXH3_createState();
   XXH3_128bits_reset(st);
   std::vector<uint8_t> buf(chunk);
-  for (const ProcMapping& m : maps) {
-    if (!m.read || !m.write || m.shared || m.is_special()) continue;
-    uint64_t p = std::max(m.start, lo), end = std::min(m.end, hi);
-    if (p >= end) continue;
-    for (const auto& [a, len] : ex) {
-      uint64_t b = a + len;
-      if (b <= p || a >= end) continue;
-      if (a > p) hash_range(st, tid, p, a, buf);
-      p = std::max(p, b);
-    }
-    if (p < end) hash_range(st, tid, p, end, buf);
-  }
+  for (const auto& [p, end] : hashed_parts(maps, ex, ranges)) hash_range(st, tid, p, end, buf);
   XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH3_freeState(st);
   return {h.low64, h.high64};
+}
+
+/// `ranges` sorted, overlapping ones merged.
+Ranges merged(Ranges ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  Ranges out;
+  for (const auto& r : ranges) {
+    if (!out.empty() && r.first <= out.back().second)
+      out.back().second = std::max(out.back().second, r.second);
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+/// [v - below, v + above), clipped to the address space's ends.
+std::pair<uint64_t, uint64_t> window(uint64_t v, uint64_t below, uint64_t above) {
+  return {v > below ? v - below : 0, v > UINT64_MAX - above ? UINT64_MAX : v + above};
+}
+
+/// Whether `v` is an address inside a mapping that digests hash (maps sorted by start).
+bool hashed_address(const std::vector<ProcMapping>& maps, uint64_t v) {
+  auto it = std::upper_bound(maps.begin(), maps.end(), v,
+                             [](uint64_t a, const ProcMapping& m) { return a < m.start; });
+  if (it == maps.begin()) return false;
+  const ProcMapping& m = *--it;
+  return v < m.end && m.read && m.write && !m.shared && !m.is_special();
+}
+
+/// digest_within one range [lo, hi).
+MemoryDigest digest_between(pid_t tid, const std::vector<ProcMapping>& maps,
+                            const DigestExclusions& exclude, uint64_t lo, uint64_t hi,
+                            size_t chunk) {
+  return digest_within(tid, maps, exclude, {{lo, hi}}, chunk);
 }
 }  // namespace
 
@@ -76,6 +125,65 @@ MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps
   uint64_t lo = rsp > kStackWindowBelow ? rsp - kStackWindowBelow : 0;
   uint64_t hi = rsp > UINT64_MAX - kStackWindowAbove ? UINT64_MAX : rsp + kStackWindowAbove;
   return digest_between(tid, maps, exclude, lo, hi, kStackWindowBelow + kStackWindowAbove);
+}
+
+MemoryDigest digest_register_windows(pid_t tid, const std::vector<ProcMapping>& maps,
+                                     const DigestExclusions& exclude, const Registers& regs) {
+  const uint64_t values[] = {regs.rax, regs.rbx, regs.rcx, regs.rdx, regs.rsi,
+                             regs.rdi, regs.rbp, regs.r8,  regs.r9,  regs.r10,
+                             regs.r11, regs.r12, regs.r13, regs.r14, regs.r15};
+  Ranges first;
+  for (uint64_t v : values) first.push_back(window(v, kRegisterWindowBelow, kRegisterWindowAbove));
+  // The stack window too: the frames below keep their callers' pointers there (an
+  // interpreter's frame, saved by the C function it called).
+  first.push_back(window(regs.rsp, kStackWindowBelow, kStackWindowAbove));
+  DigestExclusions ex = exclude;
+  std::sort(ex.begin(), ex.end());
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_128bits_reset(st);
+  // Level by level: the windows' bytes, then the windows around every aligned word of them
+  // that points into hashed memory (the objects they point at: a frame's locals, an
+  // iterator's index), and so on kPointerLevels deep. Each level's windows are read in one
+  // process_vm_readv (IOV_MAX at a time), or one by one where some could not be read (then
+  // nothing in them is followed).
+  Ranges level = merged(first);
+  std::vector<uint8_t> buf;
+  for (size_t depth = 0; depth < kPointerLevels && !level.empty(); ++depth) {
+    Ranges parts = hashed_parts(maps, ex, level), next;
+    for (size_t i = 0; i < parts.size(); i += IOV_MAX) {
+      size_t n = std::min<size_t>(IOV_MAX, parts.size() - i), total = 0;
+      std::vector<iovec> remote(n);
+      for (size_t k = 0; k < n; ++k) {
+        const auto& [p, end] = parts[i + k];
+        remote[k] = {reinterpret_cast<void*>(p), size_t(end - p)};
+        total += size_t(end - p);
+      }
+      buf.resize(total);
+      iovec local{buf.data(), total};
+      if (process_vm_readv(tid, &local, 1, remote.data(), n, 0) != ssize_t(total)) {
+        for (size_t k = 0; k < n; ++k)
+          hash_range(st, tid, parts[i + k].first, parts[i + k].second, buf);
+        continue;
+      }
+      XXH3_128bits_update(st, buf.data(), total);
+      if (depth + 1 == kPointerLevels) continue;
+      size_t at = 0;
+      for (size_t k = 0; k < n; ++k) {
+        const auto& [p, end] = parts[i + k];
+        for (uint64_t a = (p + 7) & ~uint64_t(7); a + 8 <= end; a += 8) {
+          uint64_t w;
+          memcpy(&w, buf.data() + at + (a - p), 8);
+          if (next.size() < kPointedWindowsMax && hashed_address(maps, w))
+            next.push_back(window(w, kPointedWindowBelow, kPointedWindowAbove));
+        }
+        at += size_t(end - p);
+      }
+    }
+    level = merged(std::move(next));
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(st);
+  XXH3_freeState(st);
+  return {h.low64, h.high64};
 }
 
 LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/arch/registers.h"
 #include "engine/os/proc.h"
 
 namespace rwd {
@@ -43,6 +44,32 @@ inline constexpr uint64_t kStackWindowBelow = 128, kStackWindowAbove = 4096;
 /// instead of costing a full digest a pass (node's JSON loops: 1,661 passes).
 MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps,
                                  const DigestExclusions& exclude, uint64_t rsp);
+
+/// Bytes below and above each general-purpose register's value that a point's register window
+/// digest covers: an object's header before the address, its fields after it.
+inline constexpr uint64_t kRegisterWindowBelow = 64, kRegisterWindowAbove = 448;
+/// Bytes below and above each address found in those windows that the digest covers too
+/// (an object's header and first fields), and at most how many such windows (the first found,
+/// in address order).
+inline constexpr uint64_t kPointedWindowBelow = 16, kPointedWindowAbove = 112;
+inline constexpr size_t kPointedWindowsMax = 2048;
+/// Levels of a register windows digest: the windows, the objects their words point at, and
+/// the objects those point at.
+inline constexpr size_t kPointerLevels = 3;
+
+/// XXH3-128 of the same memory (`maps` filtered as digest_memory does, minus `exclude`)
+/// within [v - kRegisterWindowBelow, v + kRegisterWindowAbove) of each general-purpose
+/// register's value v (rsp and rip excepted) and within the stack window (windows merged, in
+/// address order), then within [w - kPointedWindowBelow, w + kPointedWindowAbove) of each
+/// aligned word w of those bytes that is an address in that memory (at most
+/// kPointedWindowsMax a level, the first in address order), and so on, kPointerLevels levels in
+/// all: the second cheap test of a point, after the stack window. Equal memory gives equal digests
+/// for equal registers. An interpreter's loop whose registers and stack repeat at every pass (its
+/// objects reused from a free list) keeps the pass's state one pointer away: the loop's iterator
+/// and locals, which a frame points at, and a register or a C function's saved registers point at
+/// the frame.
+MemoryDigest digest_register_windows(pid_t tid, const std::vector<ProcMapping>& maps,
+                                     const DigestExclusions& exclude, const Registers& regs);
 
 /// A process's mappings at a stop and the dead part of its tasks' stacks (below each stack
 /// pointer's red zone, dead_stack.h): what a timeline point's digests hash and leave out, as

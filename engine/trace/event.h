@@ -89,6 +89,9 @@ struct Event {
   /// Sched, and Signal when not synchronous: digest_stack_window of the same memory around
   /// regs.rsp, which replay tests before the full digest.
   MemoryDigest stack_digest{};
+  /// Sched, and Signal when not synchronous: digest_register_windows of the same memory
+  /// around the values of `regs`, which replay tests after the stack window's.
+  MemoryDigest register_digest{};
   int32_t status = 0;             ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
   std::vector<Mapping> mappings;  ///< Exec: the address space after exec (no vdso/vvar)
   std::vector<std::string> argv;  ///< Exec: the new command line, for `rewind ps`

@@ -27,6 +27,8 @@ void put_point(ByteWriter& w, const Event& e) {
   w.u64(e.digest[1]);
   w.u64(e.stack_digest[0]);
   w.u64(e.stack_digest[1]);
+  w.u64(e.register_digest[0]);
+  w.u64(e.register_digest[1]);
   w.u32(uint32_t(e.exclusions.size()));
   for (const auto& [a, n] : e.exclusions) {
     w.u64(a);
@@ -39,6 +41,8 @@ void get_point(ByteReader& r, Event& e) {
   e.digest[1] = r.u64();
   e.stack_digest[0] = r.u64();
   e.stack_digest[1] = r.u64();
+  e.register_digest[0] = r.u64();
+  e.register_digest[1] = r.u64();
   uint32_t n = r.u32();
   if (n > kMaxRegions) throw TraceError("events", r.pos(), "too many digest exclusions");
   for (uint32_t i = 0; i < n; ++i) {

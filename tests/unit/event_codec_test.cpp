@@ -80,11 +80,13 @@ TEST_CASE("exec, signal, point and exit events keep their fields") {
   p.regs.rsp = 0x7fffffffd000;
   p.digest = {0x1111, 0x2222};
   p.stack_digest = {0x3333, 0x4444};
+  p.register_digest = {0x5555, 0x6666};
   p.exclusions = {{0x7ffff0000000, 4096}};
   Event po = round_trip(p);
   CHECK(po.regs.rsp == p.regs.rsp);
   CHECK(po.digest == p.digest);
   CHECK(po.stack_digest == p.stack_digest);
+  CHECK(po.register_digest == p.register_digest);
   CHECK(po.exclusions == p.exclusions);
 
   Event t;
