@@ -106,25 +106,17 @@ bool hashed_address(const std::vector<ProcMapping>& maps, uint64_t v) {
   const ProcMapping& m = *--it;
   return v < m.end && m.read && m.write && !m.shared && !m.is_special();
 }
-
-/// digest_within one range [lo, hi).
-MemoryDigest digest_between(pid_t tid, const std::vector<ProcMapping>& maps,
-                            const DigestExclusions& exclude, uint64_t lo, uint64_t hi,
-                            size_t chunk) {
-  return digest_within(tid, maps, exclude, {{lo, hi}}, chunk);
-}
 }  // namespace
 
 MemoryDigest digest_memory(pid_t tid, const std::vector<ProcMapping>& maps,
                            const DigestExclusions& exclude) {
-  return digest_between(tid, maps, exclude, 0, UINT64_MAX, kChunk);
+  return digest_within(tid, maps, exclude, {{0, UINT64_MAX}}, kChunk);
 }
 
 MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps,
                                  const DigestExclusions& exclude, uint64_t rsp) {
-  uint64_t lo = rsp > kStackWindowBelow ? rsp - kStackWindowBelow : 0;
-  uint64_t hi = rsp > UINT64_MAX - kStackWindowAbove ? UINT64_MAX : rsp + kStackWindowAbove;
-  return digest_between(tid, maps, exclude, lo, hi, kStackWindowBelow + kStackWindowAbove);
+  return digest_within(tid, maps, exclude, {window(rsp, kStackWindowBelow, kStackWindowAbove)},
+                       kStackWindowBelow + kStackWindowAbove);
 }
 
 MemoryDigest digest_register_windows(pid_t tid, const std::vector<ProcMapping>& maps,
