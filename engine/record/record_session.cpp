@@ -24,6 +24,7 @@
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/seccomp_filter.h"
 #include "engine/record/record_setup.h"
+#include "engine/replay/point_trampoline.h"
 #include "engine/ticks/dead_stack.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/trace/buffered_records.h"
@@ -189,6 +190,7 @@ RecordResult RecordSession::run() {
   r.exit_code = exit_code_for_status(root_status_);
   r.events = writer_->last_event();
   r.preemptions = preemptions_;
+  r.put_off_preemptions = put_off_preemptions_;
   r.ptrace_stops = ptrace_stops_;
   r.buffered_syscalls = buffered_syscalls_;
   r.aborted_calls = aborted_calls_;
@@ -460,13 +462,22 @@ void RecordSession::on_event_stop(RecordTask& t) {
 
 void RecordSession::preempt(RecordTask& t) {
   AddressSpace& g = space(t);
-  uint64_t rip = get_regs(t.tid).rip;
-  if (rep_insn_at(t.tid, rip) || t.buffer.must_not_stop_at(rip))
+  Registers regs = get_regs(t.tid);
+  if (rep_insn_at(t.tid, regs.rip) || t.buffer.must_not_stop_at(regs.rip))
     return resume_syscall(t);  // inside a string instruction: interrupt again next tick
+  // Where no trampoline fits (a call among the next bytes, a JIT's code), replay would stop
+  // at every pass of the instruction since the task's last event: millions in a hot loop of
+  // a long slice. Interrupt again next tick, somewhere else.
+  if (t.put_off_preemptions < kMaxPutOffPreemptions && !point_trampoline_fits(t.tid, regs)) {
+    ++t.put_off_preemptions;
+    ++put_off_preemptions_;
+    return resume_syscall(t);
+  }
+  t.put_off_preemptions = 0;
   Event e;
   e.kind = EventKind::Sched;
   e.tid = t.tid;
-  e.regs = get_regs(t.tid);
+  e.regs = regs;
   if (!set_point(e, t)) return;  // killed: its exit comes next
   take_buffered(t);
   write(e);

@@ -78,9 +78,17 @@ struct RecordTask {
   /// Its library announced that it patches libc next (RWD_FEATURE_PATCH_END) and has not yet
   /// made RWD_SYS_PATCHED: that call is the library's, answered 0.
   bool patching_libc = false;
+  /// Preemptions put off in a row because replay could not find the task's point with a
+  /// trampoline (RecordSession::preempt); at kMaxPutOffPreemptions it is preempted anyway.
+  uint32_t put_off_preemptions = 0;
   /// Records taken from the buffer when the task stopped, for its next event.
   std::vector<uint8_t> buffered;
 };
+
+/// Ticks in a row a preemption may wait for the task to leave code where replay could not
+/// find its point with a trampoline (point_trampoline_fits): past them, a task that spins in
+/// such code (a JIT's writable code) is preempted there.
+constexpr uint32_t kMaxPutOffPreemptions = 50;
 
 /// Length of the repeated string instruction at the task's rip, or 0 (see insn.h).
 inline size_t rep_insn_at(pid_t tid, uint64_t rip) {

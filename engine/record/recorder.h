@@ -26,9 +26,12 @@ struct RecordOptions {
 /// The outcome of a recording.
 struct RecordResult {
   std::string trace_dir;
-  int exit_code = 0;               ///< the program's exit status, or 128+signal
-  uint64_t events = 0;             ///< number of events written
-  uint64_t preemptions = 0;        ///< Sched events: tasks interrupted to let another run
+  int exit_code = 0;         ///< the program's exit status, or 128+signal
+  uint64_t events = 0;       ///< number of events written
+  uint64_t preemptions = 0;  ///< Sched events: tasks interrupted to let another run
+  /// Interrupts that did not preempt (a tick later instead) because replay could not have
+  /// found the point with a trampoline (point_trampoline_fits).
+  uint64_t put_off_preemptions = 0;
   uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for
   uint64_t buffered_syscalls = 0;  ///< syscalls made without a stop (preload/), in records
   uint64_t aborted_calls = 0;      ///< buffered calls that waited, made again traced

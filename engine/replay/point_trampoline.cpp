@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "engine/arch/displaced_code.h"
+#include "engine/os/tracee_memory.h"
 
 namespace rwd {
 
@@ -298,6 +299,20 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   for (size_t b : probe->boundaries)
     if (p.patch[b] != 0xcc) return std::nullopt;  // the punning did not hold: never expected
   return p;
+}
+
+const ProcMapping* patchable_code_mapping(const std::vector<ProcMapping>& maps, uint64_t x) {
+  for (const auto& m : maps)
+    if (x >= m.start && x < m.end)
+      return m.shared || !m.exec || m.write || m.is_special() ? nullptr : &m;
+  return nullptr;
+}
+
+bool point_trampoline_fits(pid_t tid, const Registers& regs) {
+  std::vector<ProcMapping> maps = read_proc_maps(tid);
+  if (!patchable_code_mapping(maps, regs.rip)) return false;
+  std::vector<uint8_t> code = read_memory(tid, regs.rip, 32);
+  return plan_point_trampoline(PatchKind::Jump, code, regs.rip, regs, maps).has_value();
 }
 
 }  // namespace rwd

@@ -81,6 +81,18 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
                                                      const std::vector<ProcMapping>& maps,
                                                      PassChecks checks = {});
 
+/// The mapping holding the instruction at `x` if a patch may go there: private, read-only,
+/// executable code (writing into a shared file mapping would change the file, and a patch in
+/// writable memory, a JIT's code, would change the memory digest); nullptr otherwise.
+const ProcMapping* patchable_code_mapping(const std::vector<ProcMapping>& maps, uint64_t x);
+
+/// Whether replay will find a point of task `tid` with registers `regs` (now) through a
+/// PatchKind::Jump trampoline, rather than through a stop at every pass of its instruction:
+/// the code at regs.rip is patchable and plan_point_trampoline succeeds with the task's
+/// mappings now. The recorder asks before it names a point (a preemption). Throws
+/// SystemError when the task's mappings cannot be read.
+bool point_trampoline_fits(pid_t tid, const Registers& regs);
+
 /// The address of `p`'s copy of the covered instruction at `addr` (a later instruction the
 /// patch covers, which code may jump to), if one starts there.
 std::optional<uint64_t> moved_copy(const PointTrampoline& p, uint64_t addr);

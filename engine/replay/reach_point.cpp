@@ -62,17 +62,13 @@ struct PointSearch::PointCode {
 };
 
 namespace {
-/// The point's code, or nullopt where no patch may go: only private, read-only code (writing
-/// into a shared file mapping would change the file, and a patch in writable memory, a JIT's
-/// code, would change the memory digest).
+/// The point's code, or nullopt where no patch may go (patchable_code_mapping).
 template <typename PointCode>
 std::unique_ptr<PointCode> read_point_code(const ReplayTask& t, uint64_t x) {
   auto c = std::make_unique<PointCode>();
   c->maps = read_proc_maps(t.tid);
-  const ProcMapping* m = nullptr;
-  for (const auto& candidate : c->maps)
-    if (x >= candidate.start && x < candidate.end) m = &candidate;
-  if (!m || m->shared || !m->exec || m->write || m->is_special()) return nullptr;
+  const ProcMapping* m = patchable_code_mapping(c->maps, x);
+  if (!m) return nullptr;
   c->mapping = *m;
   c->code = read_memory(t.tid, x, 32);
   return c;

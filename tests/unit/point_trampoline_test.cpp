@@ -315,3 +315,28 @@ TEST_CASE("a counting trampoline stops at the pass asked for and counts every pa
     CHECK(uint64_t(g_run.regs[REG_RAX]) == rax + 1);
   }
 }
+
+// A call at a label, for point_trampoline_fits: the jump would have to move it.
+__asm__(
+    ".text\n"
+    ".globl tramp_test_call_site\n"
+    "tramp_test_call_site:\n"
+    "  call tramp_test_plain\n"
+    "  ret\n");
+extern "C" char tramp_test_call_site[];
+
+TEST_CASE("the recorder's test of where a point's trampoline fits", "[trampoline]") {
+  Registers r{};
+  r.rip = reinterpret_cast<uint64_t>(tramp_test_plain_point);
+  CHECK(point_trampoline_fits(getpid(), r));
+  r.rip = reinterpret_cast<uint64_t>(tramp_test_call_site);
+  CHECK_FALSE(point_trampoline_fits(getpid(), r));  // a call in the jump's five bytes
+  r.rip = reinterpret_cast<uint64_t>(&tramp_test_counter);
+  CHECK_FALSE(point_trampoline_fits(getpid(), r));  // not code
+  std::vector<ProcMapping> maps = read_proc_maps(getpid());
+  const ProcMapping* m = patchable_code_mapping(maps, reinterpret_cast<uint64_t>(tramp_test_plain));
+  REQUIRE(m);
+  CHECK(m->exec);
+  CHECK_FALSE(m->write);
+  CHECK(patchable_code_mapping(maps, 0) == nullptr);
+}
