@@ -154,4 +154,19 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
   return out;
 }
 
+std::optional<uint64_t> certain_next_insn(const uint8_t* code, size_t n, uint64_t pc) {
+  DetailedCapstone cs;
+  const cs_insn* insn = cs.next(&code, &n, &pc);
+  if (!insn || unmovable(insn->id) || insn->id == X86_INS_HLT || insn->id == X86_INS_UD2)
+    return std::nullopt;
+  const cs_x86& x = insn->detail->x86;
+  const bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
+  if (insn->id == X86_INS_CALL || insn->id == X86_INS_JMP)
+    return direct ? std::optional<uint64_t>(uint64_t(x.operands[0].imm)) : std::nullopt;
+  if (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_CALL) || in_group(insn, CS_GRP_RET) ||
+      in_group(insn, CS_GRP_INT) || in_group(insn, CS_GRP_IRET))
+    return std::nullopt;
+  return insn->address + insn->size;
+}
+
 }  // namespace rwd

@@ -33,4 +33,11 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
                                                    uint64_t to, size_t min_bytes,
                                                    bool move_call = false);
 
+/// Where the task goes on after the instruction at `pc` (in the `n` bytes at `code`) if that
+/// is certain before it runs: the next instruction for one that does not branch, the target
+/// of a direct call or jmp. nullopt for a conditional or indirect branch, a return, loop,
+/// syscall, sysenter, int, hlt, ud2, or undecodable bytes. (The recorder delays a signal to
+/// there: record_signal.cpp.)
+std::optional<uint64_t> certain_next_insn(const uint8_t* code, size_t n, uint64_t pc);
+
 }  // namespace rwd

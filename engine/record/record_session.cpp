@@ -191,6 +191,7 @@ RecordResult RecordSession::run() {
   r.events = writer_->last_event();
   r.preemptions = preemptions_;
   r.put_off_preemptions = put_off_preemptions_;
+  r.put_off_signals = put_off_signals_;
   r.ptrace_stops = ptrace_stops_;
   r.buffered_syscalls = buffered_syscalls_;
   r.aborted_calls = aborted_calls_;

@@ -172,6 +172,7 @@ class RecordSession {
   bool flush_armed_ = false;  ///< the one-shot flush timer is armed
   uint64_t preemptions_ = 0;
   uint64_t put_off_preemptions_ = 0;  ///< preempt() waited a tick for a trampoline's place
+  uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
   bool cpu_clocks_ = true;  ///< chaos mode: TaskCpuClock opened so far (false after a refusal)
   uint64_t ptrace_stops_ = 0;
   uint64_t buffered_syscalls_ = 0;

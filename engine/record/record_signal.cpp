@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "engine/arch/displaced_code.h"
 #include "engine/arch/emulated_insns.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
@@ -18,6 +19,7 @@
 #include "engine/os/proc.h"
 #include "engine/record/record_session.h"
 #include "engine/record/signal_disposition.h"
+#include "engine/replay/point_trampoline.h"
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
@@ -80,11 +82,21 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint
   // a changed signal number rewrites it). Its own siginfo (a SIGSYS's syscall number) goes
   // with it.
   if (regs.rip != at) set_siginfo(t.tid, si);
+  uint64_t later = 0;
   if (size_t len = rep_insn_at(t.tid, regs.rip)) {
-    // No breakpoint can find a point inside a string instruction again: let it finish.
+    later = regs.rip + len;  // no breakpoint finds a point inside it again: let it finish
+  } else if (t.signal_hops < kMaxSignalHops && !point_trampoline_fits(t.tid, regs)) {
+    // Replay would find this point only by a stop at every pass of its instruction (at a
+    // call, say: RecordSession::preempt). The kernel may deliver a signal an instruction
+    // later too: at the next one, where that is certain, and the test is made again there.
+    std::vector<uint8_t> code = read_memory(t.tid, regs.rip, 16);
+    if (auto next = certain_next_insn(code.data(), code.size(), regs.rip)) later = *next;
+  }
+  if (later) {
+    if (t.signal_hops++ == 0) ++put_off_signals_;
     t.deferred_sig = sig;
     t.deferred_si = si;
-    t.deferred_at = regs.rip + len;
+    t.deferred_at = later;
     if (hardware_debug_registers()) {
       set_exec_breakpoint(t.tid, t.deferred_at);
     } else {
@@ -100,6 +112,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint
     t.state = RunState::UserRunning;
     return resume_syscall(t, 0);
   }
+  t.signal_hops = 0;
   Event e = signal_event(t, sig, si);
   if (!set_point(e, t)) return;  // killed: its exit comes next
   take_buffered(t);
@@ -185,7 +198,8 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     set_regs(t.tid, r);
   }
   if (t.deferred_at && sig == SIGTRAP && get_regs(t.tid).rip == t.deferred_at) {
-    // The string instruction is done: send the put-off signal again, to arrive here.
+    // The string instruction is done (or the instruction the signal was put off past): send
+    // the put-off signal again, to arrive here.
     clear_exec_breakpoint(t.tid);
     t.deferred_at = 0;
     syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);

@@ -61,8 +61,9 @@ struct RecordTask {
   TaskCpuClock cpu_clock;
   uint64_t slice_ns = 0;
   pid_t vfork_child = 0;  ///< held until this vfork child execs or exits
-  /// An asynchronous signal that arrived inside a repeated string instruction, put off until
-  /// the instruction ends (a hardware breakpoint after it), then sent again.
+  /// An asynchronous signal that arrived inside a repeated string instruction, or where no
+  /// trampoline fits, put off until the instruction ends (a hardware breakpoint at the next
+  /// one), then sent again.
   int deferred_sig = 0;
   std::array<uint8_t, 128> deferred_si{};
   uint64_t deferred_at = 0;  ///< address of the breakpoint, 0 when none is set
@@ -81,6 +82,8 @@ struct RecordTask {
   /// Preemptions put off in a row because replay could not find the task's point with a
   /// trampoline (RecordSession::preempt); at kMaxPutOffPreemptions it is preempted anyway.
   uint32_t put_off_preemptions = 0;
+  /// Instructions the signal now being delivered was put off past (kMaxSignalHops).
+  uint32_t signal_hops = 0;
   /// Records taken from the buffer when the task stopped, for its next event.
   std::vector<uint8_t> buffered;
 };
@@ -89,6 +92,11 @@ struct RecordTask {
 /// find its point with a trampoline (point_trampoline_fits): past them, a task that spins in
 /// such code (a JIT's writable code) is preempted there.
 constexpr uint32_t kMaxPutOffPreemptions = 50;
+
+/// Instructions in a row an asynchronous signal may be put off past because replay could not
+/// find its point with a trampoline (RecordSession::deliver_signal); then it is delivered
+/// where the task stands.
+constexpr uint32_t kMaxSignalHops = 16;
 
 /// Length of the repeated string instruction at the task's rip, or 0 (see insn.h).
 inline size_t rep_insn_at(pid_t tid, uint64_t rip) {

@@ -32,6 +32,9 @@ struct RecordResult {
   /// Interrupts that did not preempt (a tick later instead) because replay could not have
   /// found the point with a trampoline (point_trampoline_fits).
   uint64_t put_off_preemptions = 0;
+  /// Asynchronous signals delivered a few instructions after they arrived: inside a string
+  /// instruction, or where replay could not have found the point with a trampoline.
+  uint64_t put_off_signals = 0;
   uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for
   uint64_t buffered_syscalls = 0;  ///< syscalls made without a stop (preload/), in records
   uint64_t aborted_calls = 0;      ///< buffered calls that waited, made again traced

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Asynchronous signals delivered at the recorded instruction: a SIGALRM compute loop and a
 # program receiving SIGUSR1 from another process at a random moment. Their handlers note the
-# loop iteration they interrupted; replay must print the same number.
+# loop iteration they interrupted; replay must print the same number. And signals into loops
+# that call a function at every pass, delivered where replay finds them quickly.
 . "$(dirname "$0")/lib.sh"
 case "$1" in
   alarm)
@@ -38,6 +39,38 @@ case "$1" in
         || fail "timer output: $(cat "$WORK/timer$i.rec.out")"
       cat "$WORK/timer$i.rec.out"
     done
+    ;;
+  calls)
+    # SIGALRM every 5 ms into two threads that call a function at every pass
+    # (tests/programs/call_loops.c). A signal that arrived at the call instruction was
+    # delivered there, and replay found that point by a hardware breakpoint stop at every
+    # pass since the thread's last event: the previous build's replay of such a recording ran
+    # past 100 s. The recorder now delivers it at the callee's first instruction, where the
+    # register-compare trampoline fits (RecordSession::deliver_signal).
+    put_off=0 points=0 fallback=0
+    for i in 1 2 3 4 5 6 7 8; do
+      "$REWIND" record -v -o "$WORK/calls$i" "$TEST_PROGRAMS/call_loops" 100000000 alarm \
+        >"$WORK/calls$i.rec" 2>"$WORK/calls$i.rec.err" </dev/null \
+        || { fail "recording $i: $(tail -2 "$WORK/calls$i.rec.err")"; continue; }
+      grep -q "^alarms: [0-9]" "$WORK/calls$i.rec" || fail "recording $i printed $(cat "$WORK/calls$i.rec")"
+      n=$(sed -n 's/.* \([0-9]*\) signals put off.*/\1/p' "$WORK/calls$i.rec.err")
+      [ -n "$n" ] || { fail "record -v says nothing of put-off signals: $(cat "$WORK/calls$i.rec.err")"; continue; }
+      put_off=$((put_off + n))
+      timeout 120 "$REWIND" replay -a -v "$WORK/calls$i" >"$WORK/calls$i.out" 2>"$WORK/calls$i.err" </dev/null
+      rc=$?
+      [ "$rc" -eq 0 ] || { fail "replay $i exited $rc (124: over 120 s)"; continue; }
+      cmp -s "$WORK/calls$i.rec" "$WORK/calls$i.out" || fail "replay $i printed $(cat "$WORK/calls$i.out")"
+      summary=$(grep -o "[0-9]* points between events.*" "$WORK/calls$i.err")
+      p=$(echo "$summary" | sed -n 's/^\([0-9]*\) points.*/\1/p')
+      f=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) with an int3, \([0-9]*\) with a hardware breakpoint.*/\1 + \2/p')
+      [ -n "$p" ] && [ -n "$f" ] || { fail "replay $i: no summary: $(cat "$WORK/calls$i.err")"; continue; }
+      points=$((points + p)) fallback=$((fallback + f))
+      rm -rf "$WORK/calls$i"
+      [ "$put_off" -ge 1 ] && break
+    done
+    [ "$fallback" -eq 0 ] || fail "$fallback of $points signal points needed a stop at every pass"
+    [ "$put_off" -ge 1 ] || fail "no signal was put off in $i recordings (none arrived at the call?)"
+    pass "$i recordings: $points points all found by the trampoline, $put_off signals put off"
     ;;
   *) echo "unknown case $1"; exit 2 ;;
 esac

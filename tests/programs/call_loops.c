@@ -3,10 +3,16 @@
 // five bytes of a call instruction. No trampoline fits there (the jump it needs would move
 // the call), and replay would find such a point only by stopping at every pass of its
 // instruction; the recorder preempts a tick later instead, elsewhere.
-// Usage: call_loops [PASSES]. Prints each thread's result, which depends only on PASSES.
+// With "alarm", a 5 ms SIGALRM timer interrupts the loops too: the recorder delivers its
+// signals where a trampoline fits (RecordSession::deliver_signal).
+// Usage: call_loops [PASSES [alarm]]. Prints each thread's result, which depends only on
+// PASSES, and with "alarm" how many signals arrived.
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
 
 unsigned long call_loop(unsigned long n, unsigned long seed);
 
@@ -38,6 +44,12 @@ __asm__(
     "  ret\n");
 
 static unsigned long passes;
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig) {
+  (void)sig;
+  ++alarms;
+}
 
 static void* run(void* seed) {
   return (void*)call_loop(passes, (unsigned long)seed);
@@ -45,12 +57,27 @@ static void* run(void* seed) {
 
 int main(int argc, char** argv) {
   passes = argc > 1 ? strtoul(argv[1], NULL, 0) : 20000000;
+  int alarm = argc > 2 && strcmp(argv[2], "alarm") == 0;
+  if (alarm) {
+    signal(SIGALRM, on_alarm);
+    struct itimerval every_5ms = {{0, 5000}, {0, 5000}};
+    setitimer(ITIMER_REAL, &every_5ms, NULL);
+  }
   pthread_t t[2];
   for (unsigned long k = 0; k < 2; ++k) pthread_create(&t[k], NULL, run, (void*)(k + 1));
+  sigset_t alrm;  // the alarms go to the looping threads, not to this one waiting
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &alrm, NULL);
   for (int k = 0; k < 2; ++k) {
     void* r;
     pthread_join(t[k], &r);
     printf("thread %d: %lx\n", k, (unsigned long)r);
+  }
+  if (alarm) {
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    printf("alarms: %d\n", (int)alarms);
   }
   return 0;
 }

@@ -340,3 +340,20 @@ TEST_CASE("the recorder's test of where a point's trampoline fits", "[trampoline
   CHECK_FALSE(m->write);
   CHECK(patchable_code_mapping(maps, 0) == nullptr);
 }
+
+TEST_CASE("where an instruction certainly goes next", "[trampoline]") {
+  auto next = [](std::vector<uint8_t> code) {
+    return certain_next_insn(code.data(), code.size(), 0x1000);
+  };
+  CHECK(next({0x48, 0x89, 0xde}) == 0x1003u);              // mov %rbx,%rsi
+  CHECK(next({0xe8, 0x10, 0x00, 0x00, 0x00}) == 0x1015u);  // call rel32
+  CHECK(next({0xeb, 0xfe}) == 0x1000u);                    // jmp to itself
+  CHECK(next({0xf3, 0xaa}) == 0x1002u);                    // rep stosb: after it
+  CHECK_FALSE(next({0x75, 0xec}));                         // jne
+  CHECK_FALSE(next({0xff, 0xd0}));                         // call *%rax
+  CHECK_FALSE(next({0xc3}));                               // ret
+  CHECK_FALSE(next({0x0f, 0x05}));                         // syscall
+  CHECK_FALSE(next({0x0f, 0x0b}));                         // ud2
+  CHECK_FALSE(next({0xe2, 0xfe}));                         // loop
+  CHECK_FALSE(next({0x0f}));                               // cut short
+}
