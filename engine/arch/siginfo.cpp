@@ -30,6 +30,13 @@ bool is_synchronous_fault(int sig, const SigInfo& si) {
          (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
 }
 
+bool is_timer_expiry(int sig, const SigInfo& si) {
+  if (sig >= SIGRTMIN) return false;
+  int code = siginfo_code(si);
+  return code == SI_TIMER ||
+         (code == SI_KERNEL && (sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF));
+}
+
 bool sent_by_this_process(const SigInfo& si) {
   pid_t pid;
   std::memcpy(&pid, si.data() + kPidOffset, sizeof pid);

@@ -16,6 +16,11 @@ int siginfo_code(const SigInfo& si);
 /// SIGILL or SIGTRAP with a kernel si_code): it happens again by itself in replay.
 bool is_synchronous_fault(int sig, const SigInfo& si);
 
+/// True for a timer's expiry: si_code SI_TIMER (timer_create(2)), or SIGALRM, SIGVTALRM or
+/// SIGPROF with SI_KERNEL (setitimer(2), alarm(2)); a standard signal (below SIGRTMIN), so
+/// that two expiries while one is pending merge into one (signal(7)).
+bool is_timer_expiry(int sig, const SigInfo& si);
+
 /// siginfo_t.si_fd: the descriptor of an I/O signal (F_SETSIG, fcntl(2); si_code POLL_IN...).
 int siginfo_fd(const SigInfo& si);
 

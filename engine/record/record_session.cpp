@@ -146,6 +146,7 @@ RecordResult RecordSession::run() {
     while (!tasks_.empty()) {
       if (take_tick()) on_tick();
       if (take_slice_signal()) end_slices();
+      release_held_expiries();
       if (!periodic_ && !flush_armed_ && writer_->has_pending()) {
         set_tick_timer(kFlushAfterUs, 0);
         flush_armed_ = true;
@@ -192,6 +193,7 @@ RecordResult RecordSession::run() {
   r.preemptions = preemptions_;
   r.put_off_preemptions = put_off_preemptions_;
   r.put_off_signals = put_off_signals_;
+  r.held_expiries = held_expiries_;
   r.ptrace_stops = ptrace_stops_;
   r.buffered_syscalls = buffered_syscalls_;
   r.aborted_calls = aborted_calls_;

@@ -114,6 +114,17 @@ class RecordSession {
   void schedule(AddressSpace& s);
   /// Delivers `sig` with siginfo `si` to the stopped task `t` as its Signal event.
   void deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si);
+  /// A timer's expiry (is_timer_expiry) that arrives at `t` before t.timer_free_at is held
+  /// back until then, and one that arrives while an expiry of the same signal is held merges
+  /// with it, as the kernel merges a pending standard signal's (signal(7)). The kernel's
+  /// timers count real time, and the recorder takes milliseconds to deliver each signal (its
+  /// point's digest): a 1 ms timer left a thread no time to run between its handlers (an
+  /// endless stream of SIGALRM at one instruction). True when held (the caller resumes `t`
+  /// without it).
+  bool hold_timer_expiry(RecordTask& t, int sig, const SigInfo& si);
+  /// Sends every held expiry whose time has come again to its task (as a put-off signal,
+  /// deferred_sig), and arms the one-shot timer for the next one where no periodic tick runs.
+  void release_held_expiries();
   /// Delivers e.signo to the stopped task and writes `e`, with the handler's signal frame.
   void deliver_and_write(RecordTask& t, Event& e);
   /// A Signal event for `t` at its current registers.
@@ -172,7 +183,11 @@ class RecordSession {
   bool flush_armed_ = false;  ///< the one-shot flush timer is armed
   uint64_t preemptions_ = 0;
   uint64_t put_off_preemptions_ = 0;  ///< preempt() waited a tick for a trampoline's place
-  uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
+  uint64_t put_off_signals_ = 0;
+  uint64_t held_expiries_ = 0;  ///< timer expiries hold_timer_expiry held back or merged
+  /// The earliest timer_free_at of a task holding an expiry; nullopt when none holds one.
+  std::optional<std::chrono::steady_clock::time_point>
+      next_release_;        ///< signals deliver_signal put off to a later instruction
   bool cpu_clocks_ = true;  ///< chaos mode: TaskCpuClock opened so far (false after a refusal)
   uint64_t ptrace_stops_ = 0;
   uint64_t buffered_syscalls_ = 0;

@@ -8,7 +8,10 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "engine/arch/displaced_code.h"
 #include "engine/arch/emulated_insns.h"
@@ -18,6 +21,7 @@
 #include "engine/os/debug_registers.h"
 #include "engine/os/proc.h"
 #include "engine/record/record_session.h"
+#include "engine/record/record_setup.h"
 #include "engine/record/signal_disposition.h"
 #include "engine/replay/point_trampoline.h"
 #include "preload/rewind_preload_abi.h"
@@ -72,6 +76,7 @@ Event RecordSession::signal_event(RecordTask& t, int sig, const SigInfo& si) {
 }
 
 void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si) {
+  const auto started = std::chrono::steady_clock::now();
   // The desched counter, if the library has it on, would signal every step's stop.
   uint64_t at = get_regs(t.tid).rip;
   if (t.buffer.must_not_stop_at(at)) t.buffer.settle_desched(t.tid);
@@ -119,6 +124,52 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint
   t.state = RunState::UserRunning;
   start_slice(t);
   deliver_and_write(t, e);
+  if (is_timer_expiry(sig, si)) {
+    auto now = std::chrono::steady_clock::now();
+    t.timer_free_at = now + (now - started);
+  }
+}
+
+bool RecordSession::hold_timer_expiry(RecordTask& t, int sig, const SigInfo& si) {
+  if (!is_timer_expiry(sig, si)) return false;
+  if (t.held_sig) {
+    if (t.held_sig != sig) return false;
+    ++held_expiries_;
+    return true;  // merged with the one held
+  }
+  if (t.deferred_sig || std::chrono::steady_clock::now() >= t.timer_free_at) return false;
+  t.held_sig = sig;
+  t.held_si = si;
+  ++held_expiries_;
+  if (!next_release_ || t.timer_free_at < *next_release_) next_release_ = t.timer_free_at;
+  return true;
+}
+
+void RecordSession::release_held_expiries() {
+  if (!next_release_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (now >= *next_release_) {
+    next_release_.reset();
+    for (auto& [tid, t] : tasks_) {
+      if (!t.held_sig) continue;
+      if (now >= t.timer_free_at && !t.deferred_sig) {
+        // As a put-off signal: on_signal gives it its first siginfo back when it arrives.
+        t.deferred_sig = std::exchange(t.held_sig, 0);
+        t.deferred_si = t.held_si;
+        syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+        continue;
+      }
+      auto at = std::max(t.timer_free_at, now + std::chrono::milliseconds(1));
+      if (!next_release_ || at < *next_release_) next_release_ = at;
+    }
+  }
+  if (next_release_ && !periodic_ && !flush_armed_) {
+    // No tick comes by itself: the one-shot timer (which also flushes the trace) wakes the
+    // loop when the next expiry is due.
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(*next_release_ - now).count();
+    set_tick_timer(std::max<long>(long(us), 100), 0);
+    flush_armed_ = true;
+  }
 }
 
 void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
@@ -225,6 +276,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     // interrupted syscall restarts either way), so it is not part of the recording.
     return resume_syscall(t, 0);
   }
+  if (hold_timer_expiry(t, sig, si)) return resume_syscall(t, 0);
   AddressSpace& g = space(t);
   if (g.active == 0 || g.active == t.tid) {
     activate(g, t);

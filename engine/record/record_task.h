@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -84,6 +85,13 @@ struct RecordTask {
   uint32_t put_off_preemptions = 0;
   /// Instructions the signal now being delivered was put off past (kMaxSignalHops).
   uint32_t signal_hops = 0;
+  /// A timer's expiry held back until timer_free_at (RecordSession::hold_timer_expiry), then
+  /// sent again; 0 when none is held.
+  int held_sig = 0;
+  SigInfo held_si{};
+  /// Before this moment a timer's expiry is held: the task runs at least as long as the
+  /// recorder took over the last one's delivery (its point's digest, the handler's frame).
+  std::chrono::steady_clock::time_point timer_free_at{};
   /// Records taken from the buffer when the task stopped, for its next event.
   std::vector<uint8_t> buffered;
 };

@@ -35,6 +35,8 @@ struct RecordResult {
   /// Asynchronous signals delivered a few instructions after they arrived: inside a string
   /// instruction, or where replay could not have found the point with a trampoline.
   uint64_t put_off_signals = 0;
+  /// Timer expiries held back so that the task could run between two (hold_timer_expiry).
+  uint64_t held_expiries = 0;
   uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for
   uint64_t buffered_syscalls = 0;  ///< syscalls made without a stop (preload/), in records
   uint64_t aborted_calls = 0;      ///< buffered calls that waited, made again traced
