@@ -284,7 +284,8 @@ void RecordSession::end_slices() {
     const AddressSpace& g = *s;
     if (!g.active || g.ready.empty()) continue;
     RecordTask& t = tasks_.at(g.active);
-    if (t.state == RunState::UserRunning && !t.interrupt_requested && slice_over(t)) {
+    if (t.state == RunState::UserRunning && !t.interrupt_requested && slice_over(t) &&
+        !(t.put_off_preemptions && t.put_off_tick == ticks_)) {
       // Time slice over and another task waits: stop this one where it is.
       if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) {
         t.interrupt_requested = true;
@@ -472,11 +473,16 @@ void RecordSession::preempt(RecordTask& t) {
   // at every pass of the instruction since the task's last event: millions in a hot loop of
   // a long slice. Interrupt again next tick, somewhere else.
   if (t.put_off_preemptions < kMaxPutOffPreemptions && !point_trampoline_fits(t.tid, regs)) {
-    ++t.put_off_preemptions;
+    // Stopped again where the last one was put off, the task has not run (an interrupt that
+    // came before it was back on a CPU): that one does not count towards the limit.
+    if (regs.rip != t.put_off_rip) ++t.put_off_preemptions;
+    t.put_off_rip = regs.rip;
     ++put_off_preemptions_;
+    t.put_off_tick = ticks_;  // not again before the next tick: the task must run meanwhile
     return resume_syscall(t);
   }
   t.put_off_preemptions = 0;
+  t.put_off_rip = 0;
   Event e;
   e.kind = EventKind::Sched;
   e.tid = t.tid;

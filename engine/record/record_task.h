@@ -83,6 +83,10 @@ struct RecordTask {
   /// Preemptions put off in a row because replay could not find the task's point with a
   /// trampoline (RecordSession::preempt); at kMaxPutOffPreemptions it is preempted anyway.
   uint32_t put_off_preemptions = 0;
+  /// The tick of the last put-off preemption: the next interrupt waits for a later tick, or
+  /// it could stop the task before it ran an instruction, and 50 came in a row.
+  uint64_t put_off_tick = 0;
+  uint64_t put_off_rip = 0;  ///< where the last preemption was put off
   /// Instructions the signal now being delivered was put off past (kMaxSignalHops).
   uint32_t signal_hops = 0;
   /// A timer's expiry held back until timer_free_at (RecordSession::hold_timer_expiry), then
