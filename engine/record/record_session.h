@@ -183,11 +183,10 @@ class RecordSession {
   bool flush_armed_ = false;  ///< the one-shot flush timer is armed
   uint64_t preemptions_ = 0;
   uint64_t put_off_preemptions_ = 0;  ///< preempt() waited a tick for a trampoline's place
-  uint64_t put_off_signals_ = 0;
-  uint64_t held_expiries_ = 0;  ///< timer expiries hold_timer_expiry held back or merged
+  uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
+  uint64_t held_expiries_ = 0;        ///< timer expiries hold_timer_expiry held back or merged
   /// The earliest timer_free_at of a task holding an expiry; nullopt when none holds one.
-  std::optional<std::chrono::steady_clock::time_point>
-      next_release_;        ///< signals deliver_signal put off to a later instruction
+  std::optional<std::chrono::steady_clock::time_point> next_release_;
   bool cpu_clocks_ = true;  ///< chaos mode: TaskCpuClock opened so far (false after a refusal)
   uint64_t ptrace_stops_ = 0;
   uint64_t buffered_syscalls_ = 0;
