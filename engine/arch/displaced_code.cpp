@@ -154,19 +154,76 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
   return out;
 }
 
-std::optional<uint64_t> certain_next_insn(const uint8_t* code, size_t n, uint64_t pc) {
+StepKind step_kind(const uint8_t* code, size_t n, uint64_t pc) {
   DetailedCapstone cs;
   const cs_insn* insn = cs.next(&code, &n, &pc);
-  if (!insn || unmovable(insn->id) || insn->id == X86_INS_HLT || insn->id == X86_INS_UD2)
-    return std::nullopt;
+  if (!insn) return StepKind::None;
+  switch (insn->id) {
+    case X86_INS_LOOP:
+    case X86_INS_LOOPE:
+    case X86_INS_LOOPNE:
+    case X86_INS_JRCXZ:
+    case X86_INS_JECXZ:
+    case X86_INS_JCXZ:
+    case X86_INS_RET:
+      return StepKind::Branch;
+    case X86_INS_LJMP:
+    case X86_INS_LCALL:
+    case X86_INS_RETF:
+    case X86_INS_RETFQ:
+    case X86_INS_HLT:
+    case X86_INS_UD2:
+    case X86_INS_PUSHF:
+    case X86_INS_PUSHFD:
+    case X86_INS_PUSHFQ:
+      return StepKind::None;
+    default:
+      break;
+  }
+  if (unmovable(insn->id) || in_group(insn, CS_GRP_INT) || in_group(insn, CS_GRP_IRET))
+    return StepKind::None;
   const cs_x86& x = insn->detail->x86;
   const bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
-  if (insn->id == X86_INS_CALL || insn->id == X86_INS_JMP)
-    return direct ? std::optional<uint64_t>(uint64_t(x.operands[0].imm)) : std::nullopt;
-  if (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_CALL) || in_group(insn, CS_GRP_RET) ||
-      in_group(insn, CS_GRP_INT) || in_group(insn, CS_GRP_IRET))
-    return std::nullopt;
-  return insn->address + insn->size;
+  if (insn->id == X86_INS_JMP || insn->id == X86_INS_CALL)
+    return direct ? StepKind::Plain : StepKind::Branch;
+  if (in_group(insn, CS_GRP_JUMP)) return StepKind::Branch;  // a conditional jump
+  if (in_group(insn, CS_GRP_CALL) || in_group(insn, CS_GRP_RET)) return StepKind::None;
+  return StepKind::Plain;
+}
+
+std::vector<uint64_t> direct_jump_targets(const uint8_t* code, size_t n, uint64_t base,
+                                          uint64_t x) {
+  std::vector<uint64_t> out;
+  if (x < base || x - base > n) return out;
+  DetailedCapstone cs;
+  auto target = [](const cs_insn* insn) -> std::optional<uint64_t> {
+    if (!in_group(insn, CS_GRP_JUMP)) return std::nullopt;  // calls are CS_GRP_CALL
+    const cs_x86& d = insn->detail->x86;
+    if (d.op_count != 1 || d.operands[0].type != X86_OP_IMM) return std::nullopt;
+    return uint64_t(d.operands[0].imm);
+  };
+  const size_t before = size_t(x - base);
+  const uint8_t* p = code + before;
+  size_t left = n - before;
+  uint64_t pc = x;
+  while (const cs_insn* insn = cs.next(&p, &left, &pc))
+    if (auto t = target(insn)) out.push_back(*t);
+  for (size_t s = 0; s < before && s < 64; ++s) {
+    std::vector<uint64_t> found;
+    p = code + s;
+    left = before - s;  // an instruction that would run past x does not decode
+    pc = base + s;
+    while (pc < x)
+      if (const cs_insn* insn = cs.next(&p, &left, &pc)) {
+        if (auto t = target(insn)) found.push_back(*t);
+      } else {
+        break;
+      }
+    if (pc != x) continue;
+    out.insert(out.end(), found.begin(), found.end());
+    break;
+  }
+  return out;
 }
 
 }  // namespace rwd

@@ -33,11 +33,30 @@ std::optional<DisplacedCode> displace_instructions(const uint8_t* code, size_t n
                                                    uint64_t to, size_t min_bytes,
                                                    bool move_call = false);
 
-/// Where the task goes on after the instruction at `pc` (in the `n` bytes at `code`) if that
-/// is certain before it runs: the next instruction for one that does not branch, the target
-/// of a direct call or jmp. nullopt for a conditional or indirect branch, a return, loop,
-/// syscall, sysenter, int, hlt, ud2, or undecodable bytes. (The recorder delays a signal to
-/// there: record_signal.cpp.)
-std::optional<uint64_t> certain_next_insn(const uint8_t* code, size_t n, uint64_t pc);
+/// What a single step (ptrace's PTRACE_SINGLESTEP: the trap flag) does to the instruction at
+/// `pc` (in the `n` bytes at `code`). The recorder steps a signal past instructions where no
+/// trampoline fits, as the kernel might have delivered it an instruction later
+/// (record_signal.cpp).
+enum class StepKind : uint8_t {
+  /// Not stepped: undecodable bytes, syscall, sysenter, int, int3, iret, hlt, ud2, far
+  /// transfers and xbegin (the kernel or the step changes what they do), and pushf, which
+  /// would save the step's trap flag (Intel SDM vol. 3, 18.3.1.4).
+  None,
+  Plain,   ///< runs as unobserved, and where it goes on is known before (a direct call too)
+  Branch,  ///< runs as unobserved; where it goes on is known only once it has run (jcc, ret)
+};
+
+/// The StepKind of the instruction at `pc`: Branch for a conditional jump, loop/jrcxz, an
+/// indirect jmp or call and a near ret.
+StepKind step_kind(const uint8_t* code, size_t n, uint64_t pc);
+
+/// The targets of the direct jumps (jmp, jcc, loop and jrcxz; not calls) in the `n` bytes at
+/// `code`, which lie at address `base` and hold an instruction that starts at `x`: decoded
+/// from `x` on, where the boundaries are certain, and before `x` from the first of its
+/// first 64 bytes whose decoding lands on `x` exactly (x86 decoding falls into step within a
+/// few instructions). A jump found elsewhere, or an indirect one, is not seen; a wrong
+/// decoding before `x` may add targets that no code jumps to. (The recorder keeps points
+/// away from patches that code jumps into: engine/replay/point_trampoline.h.)
+std::vector<uint64_t> direct_jump_targets(const uint8_t* code, size_t n, uint64_t base, uint64_t x);
 
 }  // namespace rwd

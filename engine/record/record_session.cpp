@@ -70,14 +70,14 @@ void RecordSession::take_buffered(RecordTask& t) {
   t.buffered.insert(t.buffered.end(), more.begin(), more.end());
 }
 
-void RecordSession::step_out_of_buffer_code(RecordTask& t) {
-  // A step per instruction, and per byte of the `rep movsb` that copies a record's out-data
-  // (a record holds less than the buffer): slow, but only for a signal that arrives there.
-  for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
-    if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
+int RecordSession::step_insn(RecordTask& t) {
+  for (;;) {
     resume(t.tid, PTRACE_SINGLESTEP, 0);
     int st = wait_task(t.tid);
     ++ptrace_stops_;
+    // Signals of rewind's own that come before the instruction has run (a synchronous trap
+    // is reported first: kernel/signal.c, dequeue_synchronous_signal): dropped, and the step
+    // made again.
     if (WIFSTOPPED(st) && WSTOPSIG(st) == RWD_DESCHED_SIGNAL &&
         t.buffer.is_desched_signal(RWD_DESCHED_SIGNAL, get_siginfo(t.tid))) {
       t.buffer.settle_desched(t.tid);  // signalled before the counter went off: not a step
@@ -85,7 +85,17 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
     }
     if (WIFSTOPPED(st) && WSTOPSIG(st) == kSliceSignal &&
         t.cpu_clock.is_slice_signal(kSliceSignal, get_siginfo(t.tid)))
-      continue;  // a chaos slice ran out during the steps: dropped, the slice ends later
+      continue;  // a chaos slice ran out during the step: dropped, the slice ends later
+    return st;
+  }
+}
+
+void RecordSession::step_out_of_buffer_code(RecordTask& t) {
+  // A step per instruction, and per byte of the `rep movsb` that copies a record's out-data
+  // (a record holds less than the buffer): slow, but only for a signal that arrives there.
+  for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
+    if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
+    int st = step_insn(t);
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
       throw Error("task " + std::to_string(t.tid) +
                   " stopped unexpectedly while leaving the syscall buffer code");
@@ -193,6 +203,7 @@ RecordResult RecordSession::run() {
   r.preemptions = preemptions_;
   r.put_off_preemptions = put_off_preemptions_;
   r.put_off_signals = put_off_signals_;
+  r.branch_steps = branch_steps_;
   r.held_expiries = held_expiries_;
   r.ptrace_stops = ptrace_stops_;
   r.buffered_syscalls = buffered_syscalls_;

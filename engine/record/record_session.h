@@ -112,8 +112,22 @@ class RecordSession {
   void run_user(RecordTask& t, int sig = 0);
   /// When no task of `s` runs user code, picks the next ready one (SchedulePolicy) and runs it.
   void schedule(AddressSpace& s);
-  /// Delivers `sig` with siginfo `si` to the stopped task `t` as its Signal event.
-  void deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si);
+  /// Delivers `sig` with siginfo `si` to the stopped task `t` as its Signal event, at the
+  /// first instruction from here where replay's trampoline fits (single steps, or a
+  /// breakpoint after a string instruction: at most kMaxSignalHops); while t is in a string
+  /// instruction's hop, puts the signal off to its end too.
+  void deliver_signal(RecordTask& t, int sig, const SigInfo& si);
+  /// Keeps `sig` (with `si`) in t.put_off, to be sent again by send_put_off; a standard
+  /// signal already kept and not yet sent takes this one in, as the kernel merges a pending
+  /// standard signal (signal(7)).
+  void put_off_signal(RecordTask& t, int sig, const SigInfo& si);
+  /// A signal that stopped t where it could not be delivered: put off (put_off_signal), or,
+  /// where the recorder had sent it again (sent_by_this_process), put off once more with
+  /// the siginfo it first came with.
+  void take_back_put_off(RecordTask& t, int sig, const SigInfo& si);
+  /// Sends t's put-off signals that are not yet sent (tgkill); on_signal gives each its
+  /// first siginfo back when it arrives.
+  void send_put_off(RecordTask& t);
   /// A timer's expiry (is_timer_expiry) that arrives at `t` before t.timer_free_at is held
   /// back until then, and one that arrives while an expiry of the same signal is held merges
   /// with it, as the kernel merges a pending standard signal's (signal(7)). The kernel's
@@ -123,7 +137,8 @@ class RecordSession {
   /// without it).
   bool hold_timer_expiry(RecordTask& t, int sig, const SigInfo& si);
   /// Sends every held expiry whose time has come again to its task (as a put-off signal,
-  /// deferred_sig), and arms the one-shot timer for the next one where no periodic tick runs.
+  /// RecordTask::put_off), and arms the one-shot timer for the next one where no periodic tick
+  /// runs.
   void release_held_expiries();
   /// Delivers e.signo to the stopped task and writes `e`, with the handler's signal frame.
   void deliver_and_write(RecordTask& t, Event& e);
@@ -153,6 +168,10 @@ class RecordSession {
   void take_buffered(RecordTask& t);
   /// Single-steps t out of the code where no point may be recorded (syscall buffering).
   void step_out_of_buffer_code(RecordTask& t);
+  /// Runs t one instruction (PTRACE_SINGLESTEP) and waits for it; the desched counter's and
+  /// chaos slices' signals that stop it first are dropped. Returns the wait status of the
+  /// stop: SIGTRAP once the instruction has run, or whatever stopped or ended t first.
+  int step_insn(RecordTask& t);
   ThreadGroup& group(const RecordTask& t) { return groups_[t.pid]; }
   /// The address space `t` runs in, with its turns.
   AddressSpace& space(const RecordTask& t) { return *groups_[t.pid].space; }
@@ -184,6 +203,7 @@ class RecordSession {
   uint64_t preemptions_ = 0;
   uint64_t put_off_preemptions_ = 0;  ///< preempt() waited a tick for a trampoline's place
   uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
+  uint64_t branch_steps_ = 0;         ///< single steps deliver_signal made past a branch
   uint64_t held_expiries_ = 0;        ///< timer expiries hold_timer_expiry held back or merged
   /// The earliest timer_free_at of a task holding an expiry; nullopt when none holds one.
   std::optional<std::chrono::steady_clock::time_point> next_release_;

@@ -75,33 +75,89 @@ Event RecordSession::signal_event(RecordTask& t, int sig, const SigInfo& si) {
   return e;
 }
 
-void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint8_t, 128>& si) {
+void RecordSession::put_off_signal(RecordTask& t, int sig, const SigInfo& si) {
+  for (const PutOffSignal& p : t.put_off)
+    if (!p.sent && p.sig == sig && sig < SIGRTMIN) return;
+  t.put_off.push_back({sig, si, false});
+}
+
+void RecordSession::take_back_put_off(RecordTask& t, int sig, const SigInfo& si) {
+  if (sent_by_this_process(si))
+    for (PutOffSignal& p : t.put_off)
+      if (p.sent && p.sig == sig) {
+        p.sent = false;  // one the recorder sent again: put off once more, as it first came
+        return;
+      }
+  put_off_signal(t, sig, si);
+}
+
+void RecordSession::send_put_off(RecordTask& t) {
+  for (PutOffSignal& p : t.put_off) {
+    if (p.sent) continue;
+    p.sent = true;
+    syscall(SYS_tgkill, t.pid, t.tid, p.sig);
+  }
+}
+
+void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
   const auto started = std::chrono::steady_clock::now();
-  // The desched counter, if the library has it on, would signal every step's stop.
-  uint64_t at = get_regs(t.tid).rip;
-  if (t.buffer.must_not_stop_at(at)) t.buffer.settle_desched(t.tid);
-  step_out_of_buffer_code(t);
-  Registers regs = get_regs(t.tid);
-  // Stepped out: the task now stands at a step's SIGTRAP stop, and resuming it with `sig`
-  // there would hand the handler a plain SI_USER siginfo (ptrace(2), "Signal-delivery-stop":
-  // a changed signal number rewrites it). Its own siginfo (a SIGSYS's syscall number) goes
-  // with it.
-  if (regs.rip != at) set_siginfo(t.tid, si);
-  uint64_t later = 0;
-  if (size_t len = rep_insn_at(t.tid, regs.rip)) {
-    later = regs.rip + len;  // no breakpoint finds a point inside it again: let it finish
-  } else if (t.signal_hops < kMaxSignalHops && !point_trampoline_fits(t.tid, regs)) {
+  if (t.deferred_at) {
+    // The task is on its way out of a string instruction, with a signal put off to the end
+    // of it: this one waits there too (the int3 that may stand there stays as it is).
+    put_off_signal(t, sig, si);
+    return resume_syscall(t, 0);
+  }
+  const uint64_t at = get_regs(t.tid).rip;
+  Registers regs;
+  uint64_t after_rep = 0;
+  bool stepped = false;
+  for (;;) {
+    // The desched counter, if the library has it on, would signal every step's stop.
+    if (t.buffer.must_not_stop_at(get_regs(t.tid).rip)) t.buffer.settle_desched(t.tid);
+    step_out_of_buffer_code(t);
+    regs = get_regs(t.tid);
+    if (size_t len = rep_insn_at(t.tid, regs.rip)) {
+      after_rep = regs.rip + len;  // no breakpoint finds a point inside it again: let it finish
+      break;
+    }
+    if (t.signal_hops >= kMaxSignalHops || point_trampoline_fits(t.tid, regs)) break;
     // Replay would find this point only by a stop at every pass of its instruction (at a
     // call, say: RecordSession::preempt). The kernel may deliver a signal an instruction
-    // later too: at the next one, where that is certain, and the test is made again there.
+    // later too: the task is stepped one on (a step runs it as it would run unobserved), and
+    // the test is made again there.
     std::vector<uint8_t> code = read_memory(t.tid, regs.rip, 16);
-    if (auto next = certain_next_insn(code.data(), code.size(), regs.rip)) later = *next;
-  }
-  if (later) {
+    StepKind kind = step_kind(code.data(), code.size(), regs.rip);
+    if (kind == StepKind::None) break;
     if (t.signal_hops++ == 0) ++put_off_signals_;
-    t.deferred_sig = sig;
-    t.deferred_si = si;
-    t.deferred_at = later;
+    if (kind == StepKind::Branch) ++branch_steps_;
+    int st = step_insn(t);
+    for (int others = 0; others < 64 && WIFSTOPPED(st) && (st >> 16) == 0; ++others) {
+      const int other = WSTOPSIG(st);
+      SigInfo other_si = get_siginfo(t.tid);
+      if (other == SIGTRAP || is_synchronous_fault(other, other_si)) break;
+      // Another signal from outside arrived before the instruction ran: it waits with this
+      // one, as two pending signals would (sent again once this one is delivered).
+      take_back_put_off(t, other, other_si);
+      st = step_insn(t);
+    }
+    if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0) {
+      // It faulted, ended, or another signal came first: that stop is handled, and this
+      // signal is sent again, to arrive after it (with its first siginfo: on_signal).
+      put_off_signal(t, sig, si);
+      send_put_off(t);
+      return handle_stop(t, st);
+    }
+    stepped = true;
+  }
+  // Stepped: the task now stands at a step's SIGTRAP stop, and resuming it with `sig` there
+  // would hand the handler a plain SI_USER siginfo (ptrace(2), "Signal-delivery-stop": a
+  // changed signal number rewrites it). Its own siginfo (a SIGSYS's syscall number) goes
+  // with it.
+  if (regs.rip != at || stepped) set_siginfo(t.tid, si);
+  if (after_rep) {
+    if (t.signal_hops++ == 0) ++put_off_signals_;
+    put_off_signal(t, sig, si);
+    t.deferred_at = after_rep;
     if (hardware_debug_registers()) {
       set_exec_breakpoint(t.tid, t.deferred_at);
     } else {
@@ -124,6 +180,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const std::array<uint
   t.state = RunState::UserRunning;
   start_slice(t);
   deliver_and_write(t, e);
+  send_put_off(t);  // those that arrived while it was stepped on
   if (is_timer_expiry(sig, si)) {
     auto now = std::chrono::steady_clock::now();
     t.timer_free_at = now + (now - started);
@@ -137,7 +194,7 @@ bool RecordSession::hold_timer_expiry(RecordTask& t, int sig, const SigInfo& si)
     ++held_expiries_;
     return true;  // merged with the one held
   }
-  if (t.deferred_sig || std::chrono::steady_clock::now() >= t.timer_free_at) return false;
+  if (!t.put_off.empty() || std::chrono::steady_clock::now() >= t.timer_free_at) return false;
   t.held_sig = sig;
   t.held_si = si;
   ++held_expiries_;
@@ -152,11 +209,10 @@ void RecordSession::release_held_expiries() {
     next_release_.reset();
     for (auto& [tid, t] : tasks_) {
       if (!t.held_sig) continue;
-      if (now >= t.timer_free_at && !t.deferred_sig) {
+      if (now >= t.timer_free_at && t.put_off.empty()) {
         // As a put-off signal: on_signal gives it its first siginfo back when it arrives.
-        t.deferred_sig = std::exchange(t.held_sig, 0);
-        t.deferred_si = t.held_si;
-        syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+        put_off_signal(t, std::exchange(t.held_sig, 0), t.held_si);
+        send_put_off(t);
         continue;
       }
       auto at = std::max(t.timer_free_at, now + std::chrono::milliseconds(1));
@@ -253,13 +309,20 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     // the put-off signal again, to arrive here.
     clear_exec_breakpoint(t.tid);
     t.deferred_at = 0;
-    syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+    send_put_off(t);
     return resume_syscall(t, 0);
   }
-  if (t.deferred_sig && sig == t.deferred_sig && sent_by_this_process(si)) {
-    si = t.deferred_si;  // as it first arrived
-    set_siginfo(t.tid, si);
-    t.deferred_sig = 0;
+  if (sent_by_this_process(si)) {
+    auto sent = [&](const PutOffSignal& p) { return p.sent && p.sig == sig; };
+    auto first = std::find_if(t.put_off.begin(), t.put_off.end(), sent);
+    if (first != t.put_off.end()) {
+      si = first->si;  // as it first arrived
+      set_siginfo(t.tid, si);
+      if (sig < SIGRTMIN)  // a standard signal sent again while one was pending: merged
+        std::erase_if(t.put_off, sent);
+      else
+        t.put_off.erase(first);
+    }
   }
   if (sig == SIGSEGV && siginfo_code(si) == SI_KERNEL) {
     Registers regs = get_regs(t.tid);

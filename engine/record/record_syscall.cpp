@@ -46,9 +46,8 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   if (t.redeliver_sig) {
     // The call an abort made traced (its first syscall since): the signal that interrupted the
     // buffered call interrupts this one, with the siginfo it came with (on_signal).
-    t.deferred_sig = std::exchange(t.redeliver_sig, 0);
-    t.deferred_si = t.redeliver_si;
-    syscall(SYS_tgkill, t.pid, t.tid, t.deferred_sig);
+    put_off_signal(t, std::exchange(t.redeliver_sig, 0), t.redeliver_si);
+    send_put_off(t);
   }
   long nr = long(t.entry.orig_rax);
   // The library's registration names its buffer's size and its own code (its deferral

@@ -32,6 +32,13 @@ enum class RunState : uint8_t {
   InSyscall,    ///< resumed into a syscall (between its entry and exit stops)
 };
 
+/// A signal taken from a task, to be sent to it again (tgkill) and delivered later.
+struct PutOffSignal {
+  int sig = 0;
+  SigInfo si{};       ///< as it first arrived: the handler gets this one (on_signal)
+  bool sent = false;  ///< sent again, and not yet arrived
+};
+
 /// The recorder's state of one task (a thread of a recorded process).
 struct RecordTask {
   pid_t tid = 0;
@@ -62,12 +69,14 @@ struct RecordTask {
   TaskCpuClock cpu_clock;
   uint64_t slice_ns = 0;
   pid_t vfork_child = 0;  ///< held until this vfork child execs or exits
-  /// An asynchronous signal that arrived inside a repeated string instruction, or where no
-  /// trampoline fits, put off until the instruction ends (a hardware breakpoint at the next
-  /// one), then sent again.
-  int deferred_sig = 0;
-  std::array<uint8_t, 128> deferred_si{};
-  uint64_t deferred_at = 0;  ///< address of the breakpoint, 0 when none is set
+  /// Signals the recorder took from the task to send again (RecordSession::put_off_signal),
+  /// in the order they arrived: one that arrived inside a repeated string instruction (sent
+  /// when a breakpoint after it is reached), one that another stop came before, a timer's
+  /// held expiry.
+  std::vector<PutOffSignal> put_off;
+  /// Address of the breakpoint after the string instruction the task is in, where its
+  /// put-off signals are sent; 0 when none is set.
+  uint64_t deferred_at = 0;
   /// The code byte an int3 at deferred_at replaced where the CPU's debug registers do not
   /// serve programs (hardware_debug_registers()); -1 when none.
   int deferred_byte = -1;

@@ -35,6 +35,9 @@ struct RecordResult {
   /// Asynchronous signals delivered a few instructions after they arrived: inside a string
   /// instruction, or where replay could not have found the point with a trampoline.
   uint64_t put_off_signals = 0;
+  /// Single steps that took such a signal past a branch (a conditional jump, a return, an
+  /// indirect call or jump) whose target was known only once it had run.
+  uint64_t branch_steps = 0;
   /// Timer expiries held back so that the task could run between two (hold_timer_expiry).
   uint64_t held_expiries = 0;
   uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for

@@ -310,9 +310,22 @@ const ProcMapping* patchable_code_mapping(const std::vector<ProcMapping>& maps, 
 
 bool point_trampoline_fits(pid_t tid, const Registers& regs) {
   std::vector<ProcMapping> maps = read_proc_maps(tid);
-  if (!patchable_code_mapping(maps, regs.rip)) return false;
+  const ProcMapping* m = patchable_code_mapping(maps, regs.rip);
+  if (!m) return false;
   std::vector<uint8_t> code = read_memory(tid, regs.rip, 32);
-  return plan_point_trampoline(PatchKind::Jump, code, regs.rip, regs, maps).has_value();
+  auto plan = plan_point_trampoline(PatchKind::Jump, code, regs.rip, regs, maps);
+  if (!plan) return false;
+  if (plan->moved.empty()) return true;
+  // A jump into the patch (the other arm of an if/else, a loop's head) would stop there at
+  // every pass until the point is reached: in a hot loop, as slow as no trampoline.
+  constexpr uint64_t kBefore = 128, kAfter = 384;  // bytes
+  const uint64_t from = std::max<uint64_t>(m->start, regs.rip > kBefore ? regs.rip - kBefore : 0);
+  const uint64_t to = std::min<uint64_t>(m->end, regs.rip + kAfter);
+  std::vector<uint8_t> near = read_memory(tid, from, to - from);
+  for (uint64_t target : direct_jump_targets(near.data(), near.size(), from, regs.rip))
+    for (const auto& [covered, copy] : plan->moved)
+      if (covered == target) return false;
+  return true;
 }
 
 }  // namespace rwd

@@ -87,10 +87,12 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
 const ProcMapping* patchable_code_mapping(const std::vector<ProcMapping>& maps, uint64_t x);
 
 /// Whether replay will find a point of task `tid` with registers `regs` (now) through a
-/// PatchKind::Jump trampoline, rather than through a stop at every pass of its instruction:
-/// the code at regs.rip is patchable and plan_point_trampoline succeeds with the task's
-/// mappings now. The recorder asks before it names a point (a preemption). Throws
-/// SystemError when the task's mappings cannot be read.
+/// PatchKind::Jump trampoline without a stop at every pass of some instruction: the code at
+/// regs.rip is patchable, plan_point_trampoline succeeds with the task's mappings now, and
+/// no direct jump found near the point (direct_jump_targets: 128 bytes before it, 384 from
+/// it) aims at an instruction the patch covers, where every entry would stop at an int3.
+/// The recorder asks before it names a point (a preemption, a signal). Throws SystemError
+/// when the task's mappings cannot be read.
 bool point_trampoline_fits(pid_t tid, const Registers& regs);
 
 /// The address of `p`'s copy of the covered instruction at `addr` (a later instruction the

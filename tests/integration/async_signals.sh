@@ -40,22 +40,29 @@ case "$1" in
       cat "$WORK/timer$i.rec.out"
     done
     ;;
-  calls)
+  calls | branch_calls)
     # SIGALRM every 5 ms into two threads that call a function at every pass
     # (tests/programs/call_loops.c). A signal that arrived at the call instruction was
     # delivered there, and replay found that point by a hardware breakpoint stop at every
     # pass since the thread's last event: the previous build's replay of such a recording ran
     # past 100 s. The recorder now delivers it at the callee's first instruction, where the
     # register-compare trampoline fits (RecordSession::deliver_signal).
-    put_off=0 points=0 fallback=0
+    # branch_calls: the loops call a second time at every other pass, and a conditional jump
+    # stands where the first call returns, right before the second call. A signal that arrives
+    # at the jump is stepped past it (where it goes is known only once it has jumped), then
+    # past the call; before, it was delivered at the jump and replay stopped at every pass.
+    args=(alarm) want=put_off what="signals put off"
+    [ "$1" = branch_calls ] && args=(alarm branch) want=steps what="steps past a branch"
+    put_off=0 steps=0 points=0 fallback=0
     for i in 1 2 3 4 5 6 7 8; do
-      "$REWIND" record -v -o "$WORK/calls$i" "$TEST_PROGRAMS/call_loops" 100000000 alarm \
+      "$REWIND" record -v -o "$WORK/calls$i" "$TEST_PROGRAMS/call_loops" 100000000 "${args[@]}" \
         >"$WORK/calls$i.rec" 2>"$WORK/calls$i.rec.err" </dev/null \
         || { fail "recording $i: $(tail -2 "$WORK/calls$i.rec.err")"; continue; }
       grep -q "^alarms: [0-9]" "$WORK/calls$i.rec" || fail "recording $i printed $(cat "$WORK/calls$i.rec")"
       n=$(sed -n 's/.* \([0-9]*\) signals put off.*/\1/p' "$WORK/calls$i.rec.err")
-      [ -n "$n" ] || { fail "record -v says nothing of put-off signals: $(cat "$WORK/calls$i.rec.err")"; continue; }
-      put_off=$((put_off + n))
+      k=$(sed -n 's/.*(\([0-9]*\) steps past a branch.*/\1/p' "$WORK/calls$i.rec.err")
+      [ -n "$n" ] && [ -n "$k" ] || { fail "record -v says nothing of put-off signals: $(cat "$WORK/calls$i.rec.err")"; continue; }
+      put_off=$((put_off + n)) steps=$((steps + k))
       timeout 120 "$REWIND" replay -a -v "$WORK/calls$i" >"$WORK/calls$i.out" 2>"$WORK/calls$i.err" </dev/null
       rc=$?
       [ "$rc" -eq 0 ] || { fail "replay $i exited $rc (124: over 120 s)"; continue; }
@@ -66,11 +73,11 @@ case "$1" in
       [ -n "$p" ] && [ -n "$f" ] || { fail "replay $i: no summary: $(cat "$WORK/calls$i.err")"; continue; }
       points=$((points + p)) fallback=$((fallback + f))
       rm -rf "$WORK/calls$i"
-      [ "$put_off" -ge 1 ] && break
+      [ "${!want}" -ge 1 ] && break
     done
     [ "$fallback" -eq 0 ] || fail "$fallback of $points signal points needed a stop at every pass"
-    [ "$put_off" -ge 1 ] || fail "no signal was put off in $i recordings (none arrived at the call?)"
-    pass "$i recordings: $points points all found by the trampoline, $put_off signals put off"
+    [ "${!want}" -ge 1 ] || fail "no $what in $i recordings (no signal arrived there?)"
+    pass "$i recordings: $points points all found by the trampoline, $put_off signals put off, $steps steps past a branch"
     ;;
   timer_flood)
     # Timers faster than the recorder delivers their signals (tests/programs/timer_flood.c):

@@ -341,19 +341,30 @@ TEST_CASE("the recorder's test of where a point's trampoline fits", "[trampoline
   CHECK(patchable_code_mapping(maps, 0) == nullptr);
 }
 
-TEST_CASE("where an instruction certainly goes next", "[trampoline]") {
-  auto next = [](std::vector<uint8_t> code) {
-    return certain_next_insn(code.data(), code.size(), 0x1000);
-  };
-  CHECK(next({0x48, 0x89, 0xde}) == 0x1003u);              // mov %rbx,%rsi
-  CHECK(next({0xe8, 0x10, 0x00, 0x00, 0x00}) == 0x1015u);  // call rel32
-  CHECK(next({0xeb, 0xfe}) == 0x1000u);                    // jmp to itself
-  CHECK(next({0xf3, 0xaa}) == 0x1002u);                    // rep stosb: after it
-  CHECK_FALSE(next({0x75, 0xec}));                         // jne
-  CHECK_FALSE(next({0xff, 0xd0}));                         // call *%rax
-  CHECK_FALSE(next({0xc3}));                               // ret
-  CHECK_FALSE(next({0x0f, 0x05}));                         // syscall
-  CHECK_FALSE(next({0x0f, 0x0b}));                         // ud2
-  CHECK_FALSE(next({0xe2, 0xfe}));                         // loop
-  CHECK_FALSE(next({0x0f}));                               // cut short
+TEST_CASE("step_kind: which instructions a signal is stepped past", "[trampoline]") {
+  auto kind = [](std::vector<uint8_t> code) { return step_kind(code.data(), code.size(), 0x1000); };
+  CHECK(kind({0x48, 0x89, 0xde}) == StepKind::Plain);                     // mov %rbx,%rsi
+  CHECK(kind({0xe8, 0x10, 0x00, 0x00, 0x00}) == StepKind::Plain);         // call rel32
+  CHECK(kind({0xeb, 0xfe}) == StepKind::Plain);                           // jmp to itself
+  CHECK(kind({0xf3, 0xaa}) == StepKind::Plain);                           // rep stosb
+  CHECK(kind({0x9d}) == StepKind::Plain);                                 // popf
+  CHECK(kind({0x75, 0xec}) == StepKind::Branch);                          // jne
+  CHECK(kind({0x0f, 0x84, 0x10, 0x00, 0x00, 0x00}) == StepKind::Branch);  // je rel32
+  CHECK(kind({0xe2, 0xfe}) == StepKind::Branch);                          // loop
+  CHECK(kind({0xe3, 0x02}) == StepKind::Branch);                          // jrcxz
+  CHECK(kind({0xc3}) == StepKind::Branch);                                // ret
+  CHECK(kind({0xff, 0xd0}) == StepKind::Branch);                          // call *%rax
+  CHECK(kind({0xff, 0xe0}) == StepKind::Branch);                          // jmp *%rax
+  CHECK(kind({0xff, 0x24, 0xc5, 0, 0, 0, 0}) == StepKind::Branch);        // jmp *0x0(,%rax,8)
+  CHECK(kind({0x9c}) == StepKind::None);                                  // pushf: saves TF
+  CHECK(kind({0x0f, 0x05}) == StepKind::None);                            // syscall
+  CHECK(kind({0xcd, 0x80}) == StepKind::None);                            // int $0x80
+  CHECK(kind({0xcc}) == StepKind::None);                                  // int3
+  CHECK(kind({0x48, 0xcf}) == StepKind::None);                            // iretq
+  CHECK(kind({0xff, 0x18}) == StepKind::None);                            // lcall *(%rax)
+  CHECK(kind({0xcb}) == StepKind::None);                                  // lret
+  CHECK(kind({0x0f, 0x0b}) == StepKind::None);                            // ud2
+  CHECK(kind({0xf4}) == StepKind::None);                                  // hlt
+  CHECK(kind({0xc7, 0xf8, 0, 0, 0, 0}) == StepKind::None);                // xbegin
+  CHECK(kind({0x0f}) == StepKind::None);                                  // cut short
 }
