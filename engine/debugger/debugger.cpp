@@ -7,6 +7,7 @@
 #include "engine/debugger/python_stepper.h"
 #include "engine/debugger/r_stepper.h"
 #include "engine/interp/script_condition.h"
+#include "engine/os/debug_registers.h"
 
 namespace rwd {
 
@@ -191,27 +192,36 @@ Breakpoint Debugger::new_script_breakpoint(const BreakpointSpec& spec, ScriptLan
 std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file,
                                                          std::vector<BreakpointSpec> specs) {
   for (BreakpointSpec& spec : specs) spec.file = file;
-  if (PythonBreakpoints::is_python_source(file)) {
+  auto of_file = [&](const Breakpoint& bp) {
+    return bp.spec.function.empty() && bp.spec.file == file;
+  };
+  const bool python = PythonBreakpoints::is_python_source(file);
+  if (python || RBreakpoints::is_r_source(file)) {
     std::vector<Breakpoint> bps;
     for (const BreakpointSpec& spec : specs)
-      bps.push_back(new_script_breakpoint(spec, ScriptLanguage::Python));
-    return python_.replace(
-        [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
-        bps);
-  }
-  if (RBreakpoints::is_r_source(file)) {
-    std::vector<Breakpoint> bps;
-    for (const BreakpointSpec& spec : specs)
-      bps.push_back(new_script_breakpoint(spec, ScriptLanguage::R));
-    return r_breakpoints_.replace(
-        [&](const Breakpoint& bp) { return bp.spec.function.empty() && bp.spec.file == file; },
-        bps);
+      bps.push_back(
+          new_script_breakpoint(spec, python ? ScriptLanguage::Python : ScriptLanguage::R));
+    const bool refused = refuse_script_breakpoints(bps);
+    std::vector<Breakpoint> kept = refused ? std::vector<Breakpoint>{} : bps;
+    std::vector<Breakpoint> bound =
+        python ? python_.replace(of_file, kept) : r_breakpoints_.replace(of_file, kept);
+    return refused ? bps : bound;
   }
   return replace_breakpoints(
       [&](const Breakpoint& bp) {
         return breakpoint_kind(bp.spec) == BreakpointKind::Source && bp.spec.file == file;
       },
       specs);
+}
+
+bool Debugger::refuse_script_breakpoints(std::vector<Breakpoint>& bps) {
+  if (bps.empty() || hardware_debug_registers()) return false;
+  for (Breakpoint& bp : bps)
+    bp.message =
+        "this machine's CPU does not give programs its debug registers (a paravirtualised "
+        "guest): rewind finds a script's lines by watching the interpreter read its code, and "
+        "cannot see reads here";
+  return true;
 }
 
 std::optional<ScriptLanguage> Debugger::function_language(const std::string& name) {
@@ -242,8 +252,12 @@ std::vector<Breakpoint> Debugger::set_function_breakpoints(
       [](const Breakpoint& bp) { return breakpoint_kind(bp.spec) == BreakpointKind::Function; },
       native);
   auto functions = [](const Breakpoint& bp) { return !bp.spec.function.empty(); };
-  std::vector<Breakpoint> bound_python = python_.replace(functions, python);
-  std::vector<Breakpoint> bound_r = r_breakpoints_.replace(functions, r);
+  const bool refused = refuse_script_breakpoints(python) | refuse_script_breakpoints(r);
+  std::vector<Breakpoint> bound_python =
+      python_.replace(functions, refused ? std::vector<Breakpoint>{} : python);
+  std::vector<Breakpoint> bound_r =
+      r_breakpoints_.replace(functions, refused ? std::vector<Breakpoint>{} : r);
+  if (refused) bound_python = python, bound_r = r;  // answered with the reason
   std::vector<Breakpoint> out;
   size_t n = 0, p = 0, q = 0;
   for (const auto& lang : of)

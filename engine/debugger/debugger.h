@@ -207,6 +207,11 @@ class Debugger {
   /// A script breakpoint for `spec` with the next id, not bound yet. Throws Error on a
   /// malformed condition (in `lang`'s syntax) or hit condition.
   Breakpoint new_script_breakpoint(const BreakpointSpec& spec, ScriptLanguage lang);
+  /// Where the CPU's debug registers do not serve programs (hardware_debug_registers():
+  /// a paravirtualised guest), script breakpoints cannot stop: they watch the interpreter
+  /// read its code, and only writes can be watched here. Gives each of `bps` the reason as
+  /// its message (unverified, bound nowhere) and returns true; false where they can stop.
+  static bool refuse_script_breakpoints(std::vector<Breakpoint>& bps);
   /// Binds `bp` (addrs, line, file, message, sites; see source_breakpoints.h): its sites in
   /// every ELF file of the trace (an instruction breakpoint's: the code at its address
   /// here), its addresses where the current process, whose mappings are `maps`, has them.

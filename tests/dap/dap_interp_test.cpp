@@ -258,7 +258,8 @@ TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap][r]") {
   c.check_schema();
 }
 
-TEST_CASE("merged: steps go by R lines once an R frame is on top, both ways", "[dap][r]") {
+TEST_CASE("merged: steps go by R lines once an R frame is on top, both ways",
+          "[dap][r][debug-registers]") {
   setenv("R_HOME", "/usr/lib/R", 1);
   setenv("R_ENABLE_JIT", "3", 1);  // byte-compiled closures (the AST ones: interp r_step_test)
   std::string trace = test::recorded_trace(

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "engine/os/debug_registers.h"
 #include "tests/dap/dap_client.h"
 #include "tests/support/interpreters.h"
 #include "tests/support/recorded_trace.h"
@@ -66,7 +67,7 @@ ScriptStop resume_to(test::DapClient& c, const std::string& command, int tid,
 }  // namespace
 
 TEST_CASE("a Python line breakpoint in a module not imported yet: pending, bound, hit both ways",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   // On the comment line: it binds to the next line with code, as gdb moves a breakpoint.
   const int comment = line_of(PY_LINES_HELPER, "# a comment line");
@@ -116,7 +117,7 @@ TEST_CASE("a Python line breakpoint in a module not imported yet: pending, bound
 }
 
 TEST_CASE("Python breakpoints: a condition in Python, a logpoint, a hit count, from the end back",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int square = line_of(PY_LINES_HELPER, "square = n * n");
   const int total = line_of(PY_LINES_HELPER, "total = square + 1");
@@ -185,7 +186,7 @@ TEST_CASE("Python breakpoints: a malformed condition is refused clearly", "[dap]
 }
 
 TEST_CASE("Python breakpoints in a loop the interpreter specializes: every pass, once, both ways",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   // After a few passes CPython rewrites the loop's bytecode (quickening, specialized and
   // fused instructions): a logpoint must still print each pass exactly once, in order.
   test::DapClient c(REWIND_BIN);
@@ -225,7 +226,7 @@ TEST_CASE("Python breakpoints in a loop the interpreter specializes: every pass,
 }
 
 TEST_CASE("a Python function breakpoint by qualified name: its body's first line, both ways",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   start_replay(c, PY_LINES_MAIN);
   // A native function and a Python one in the same request: the answer keeps the order.
@@ -266,7 +267,7 @@ TEST_CASE("a Python function breakpoint by qualified name: its body's first line
 }
 
 TEST_CASE("a Python breakpoint set long after its module was imported binds at once",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   // Stopped at the end of main.py, where helper.accumulate is on no stack: the breakpoint
   // binds in the function objects alive there, and reverseContinue finds the last call.
   test::DapClient c(REWIND_BIN);
@@ -289,7 +290,7 @@ TEST_CASE("a Python breakpoint set long after its module was imported binds at o
 }
 
 TEST_CASE("Python breakpoints in two threads: every call forwards, the last one back",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   launch_with(c, PY_LINES_HELPER,
               json::array({{{"line", line_of(PY_LINES_HELPER, "square = n * n")}}}),
@@ -322,7 +323,8 @@ TEST_CASE("Python breakpoints in two threads: every call forwards, the last one 
   c.check_schema();
 }
 
-TEST_CASE("the bytecode of a Python frame: rewind/interpreterCode", "[dap][python]") {
+TEST_CASE("the bytecode of a Python frame: rewind/interpreterCode",
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int square = line_of(PY_LINES_HELPER, "square = n * n");
   const int total = line_of(PY_LINES_HELPER, "total = square + 1");
@@ -354,5 +356,45 @@ TEST_CASE("the bytecode of a Python frame: rewind/interpreterCode", "[dap][pytho
   for (const json& k : code["constants"]) constants.insert(k);
   CHECK(constants.count("'even'  (str)"));
   CHECK(constants.count("2  (int)"));
+  c.check_schema();
+}
+
+TEST_CASE("script breakpoints are refused with the reason where reads cannot be watched",
+          "[dap][python][no-debug-registers]") {
+  // rewind finds a script's lines by watching the interpreter read its code, a debug register
+  // a watched word. Where the CPU does not give programs its debug registers (a PVM guest;
+  // REWIND_SOFT_DEBUG_REGISTERS=1 makes any machine one: ctest's
+  // dap_interp.no_debug_registers), Python and R line and function breakpoints are answered
+  // unverified with the reason, and a run goes past their lines to the end of the recording.
+  const bool refused = !rwd::hardware_debug_registers();
+  test::DapClient c(REWIND_BIN);
+  const int square = line_of(PY_LINES_HELPER, "square = n * n");
+  start_replay(c, PY_LINES_MAIN);
+  json lines = c.request("setBreakpoints", {{"source", {{"path", PY_LINES_HELPER}}},
+                                            {"breakpoints", json::array({{{"line", square}}})}});
+  json r_lines = c.request("setBreakpoints", {{"source", {{"path", R_LINES_HELPER}}},
+                                              {"breakpoints", json::array({{{"line", 3}}})}});
+  json functions = c.request("setFunctionBreakpoints",
+                             {{"breakpoints", json::array({{{"name", "helper.accumulate"}}})}});
+  for (const json* r : {&lines, &r_lines, &functions}) {
+    REQUIRE((*r)["success"] == true);
+    REQUIRE((*r)["body"]["breakpoints"].size() == 1);
+    const json& b = (*r)["body"]["breakpoints"][0];
+    CHECK(b["verified"] == false);  // nothing is bound at the start of the recording
+    std::string message = b.value("message", "");
+    INFO(message);
+    CHECK((message.find("debug registers") != std::string::npos &&
+           message.find("cannot see reads") != std::string::npos) == refused);
+  }
+  REQUIRE(c.request("configurationDone")["success"] == true);
+  json stop = c.event("stopped");
+  if (refused) {
+    CHECK(stop["body"]["reason"] != "breakpoint");
+    CHECK(stop["body"].value("description", "").find("The end of the recording") !=
+          std::string::npos);
+  } else {
+    CHECK(stop["body"]["reason"] == "breakpoint");
+    CHECK(where(c, stop["body"]["threadId"]).line == square);
+  }
   c.check_schema();
 }

@@ -67,7 +67,7 @@ std::string logged(test::DapClient& c) {
 }  // namespace
 
 TEST_CASE("an R line breakpoint in a file not sourced yet: pending, bound, hit both ways",
-          "[dap][r][r-breakpoints]") {
+          "[dap][r][r-breakpoints][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int comment = line_of(R_LINES_HELPER, "# a comment line");
   const int square = line_of(R_LINES_HELPER, "square <- n * n");
@@ -104,7 +104,7 @@ TEST_CASE("an R line breakpoint in a file not sourced yet: pending, bound, hit b
   c.check_schema();
 }
 
-TEST_CASE("R breakpoints: a condition in R and a logpoint", "[dap][r][r-breakpoints]") {
+TEST_CASE("R breakpoints: a condition in R and a logpoint", "[dap][r][r-breakpoints][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int square = line_of(R_LINES_HELPER, "square <- n * n");
   const int total = line_of(R_LINES_HELPER, "total <- square + 1");
@@ -129,7 +129,7 @@ TEST_CASE("R breakpoints: a condition in R and a logpoint", "[dap][r][r-breakpoi
 }
 
 TEST_CASE("an R function breakpoint by name, set at the end and hit going back",
-          "[dap][r][r-breakpoints]") {
+          "[dap][r][r-breakpoints][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int square = line_of(R_LINES_HELPER, "square <- n * n");
   launch_with(c, json::array());
@@ -178,7 +178,7 @@ std::vector<std::pair<std::string, std::string>> printed_results() {
 }
 
 TEST_CASE("rewind/calls of an R function and rewind/logAll on an R line, as R printed them",
-          "[dap][r][r-breakpoints]") {
+          "[dap][r][r-breakpoints][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int square = line_of(R_LINES_HELPER, "square <- n * n");
   const int result = line_of(R_LINES_HELPER, "# the result");
@@ -238,7 +238,7 @@ TEST_CASE("rewind/calls of an R function and rewind/logAll on an R line, as R pr
 TEST_CASE(
     "rewind/calls of an R function: what a recursion's calls returned, and a call left by "
     "an error",
-    "[dap][r][r-breakpoints]") {
+    "[dap][r][r-breakpoints][debug-registers]") {
   setenv("R_HOME", "/usr/lib/R", 1);
   setenv("R_ENABLE_JIT", "0", 1);  // the AST evaluator, where return() is a jump
   const std::string cmd =
@@ -296,7 +296,7 @@ TEST_CASE(
   c.check_schema();
 }
 
-TEST_CASE("the byte code of an R frame: rewind/interpreterCode", "[dap][r][r-breakpoints]") {
+TEST_CASE("the byte code of an R frame: rewind/interpreterCode", "[dap][r][r-breakpoints][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int square = line_of(R_LINES_HELPER, "square <- n * n");
   launch_with(c, json::array());

@@ -53,7 +53,7 @@ RStop where(Debugger& dbg, pid_t tid) {
 }  // namespace
 
 TEST_CASE("R line breakpoints: pending, bound, hit both ways, JIT off and on",
-          "[interp][r][r-breakpoints]") {
+          "[interp][r][r-breakpoints][debug-registers]") {
   const int comment = line_of(R_LINES_HELPER, "# a comment line");
   const int square = line_of(R_LINES_HELPER, "square <- n * n");
   const int total = line_of(R_LINES_HELPER, "total <- square + 1");
@@ -148,7 +148,7 @@ TEST_CASE("R line breakpoints: pending, bound, hit both ways, JIT off and on",
 }
 
 TEST_CASE("R function breakpoints by name: pending, bound, hit both ways, JIT off and on",
-          "[interp][r][r-breakpoints]") {
+          "[interp][r][r-breakpoints][debug-registers]") {
   const int square = line_of(R_LINES_HELPER, "square <- n * n");
   const int acc = line_of(R_LINES_HELPER, "acc <- 0");
   for (std::string jit : {"0", "3"}) {

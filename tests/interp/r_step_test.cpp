@@ -34,7 +34,7 @@ std::string r_command(const std::string& jit) {
 }  // namespace
 
 TEST_CASE("next, stepIn, stepOut and their reverse by R lines, JIT off and on",
-          "[interp][r][r-steps]") {
+          "[interp][r][r-steps][debug-registers]") {
   for (std::string jit : {"0", "3"}) {
     INFO("R_ENABLE_JIT=" << jit);
     Timeline tl(test::recorded_trace(REWIND_BIN, r_command(jit)));
