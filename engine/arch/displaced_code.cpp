@@ -33,16 +33,26 @@ class DetailedCapstone {
   cs_insn* insn_ = nullptr;
 };
 
-/// Instructions whose effect depends on where they are, beyond what relocation fixes.
-bool unmovable(unsigned id) {
+/// loop, loope, loopne and jrcxz (jecxz, jcxz): short branches on rcx with no rel32 form.
+bool is_rcx_branch(unsigned id) {
   switch (id) {
-    case X86_INS_LCALL:
     case X86_INS_LOOP:
     case X86_INS_LOOPE:
     case X86_INS_LOOPNE:
     case X86_INS_JRCXZ:
     case X86_INS_JECXZ:
     case X86_INS_JCXZ:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Instructions whose effect depends on where they are, beyond what relocation fixes.
+bool unmovable(unsigned id) {
+  if (is_rcx_branch(id)) return true;
+  switch (id) {
+    case X86_INS_LCALL:
     case X86_INS_SYSCALL:
     case X86_INS_SYSENTER:
     case X86_INS_INT:
@@ -158,15 +168,8 @@ StepKind step_kind(const uint8_t* code, size_t n, uint64_t pc) {
   DetailedCapstone cs;
   const cs_insn* insn = cs.next(&code, &n, &pc);
   if (!insn) return StepKind::None;
+  if (is_rcx_branch(insn->id) || insn->id == X86_INS_RET) return StepKind::Branch;
   switch (insn->id) {
-    case X86_INS_LOOP:
-    case X86_INS_LOOPE:
-    case X86_INS_LOOPNE:
-    case X86_INS_JRCXZ:
-    case X86_INS_JECXZ:
-    case X86_INS_JCXZ:
-    case X86_INS_RET:
-      return StepKind::Branch;
     case X86_INS_LJMP:
     case X86_INS_LCALL:
     case X86_INS_RETF:
