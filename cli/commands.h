@@ -17,6 +17,7 @@ Runner add_ps(CLI::App& app);
 Runner add_dump(CLI::App& app);
 Runner add_rm(CLI::App& app);
 Runner add_dap(CLI::App& app);
+Runner add_machine(CLI::App& app);
 
 /// `rewind record [OPTIONS] [--] PROGRAM [ARGS...]`: everything from the program on belongs to
 /// the program, even arguments that look like rewind's options. Splits argv there: returns the

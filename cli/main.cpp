@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("rewind 0.1.0"));
   std::map<CLI::App*, Runner> runners;
-  for (auto add : {add_record, add_replay, add_ls, add_ps, add_dump, add_rm, add_dap}) {
+  for (auto add :
+       {add_record, add_replay, add_ls, add_ps, add_dump, add_rm, add_dap, add_machine}) {
     size_t before = app.get_subcommands({}).size();
     Runner r = add(app);
     runners[app.get_subcommands({}).at(before)] = r;

@@ -163,7 +163,7 @@ TEST_CASE("uncaught Python exceptions stop at their raise; reverseContinue to ea
 }
 
 TEST_CASE("raised Python exceptions by type name, both ways; the report of an uncaught one",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   const int raise = line_of("# raise line");
   const int uncaught = line_of("# uncaught raise line");
@@ -263,7 +263,7 @@ TEST_CASE("R errors stop where they are signalled, caught or not, both ways", "[
 }
 
 TEST_CASE("rewind/calls of Python functions that raise: each call's return or its exception",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   launch_with(c, json::array());  // no breakpoints: the end of the recording
   c.deadline(std::chrono::seconds(300));

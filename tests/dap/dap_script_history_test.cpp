@@ -92,7 +92,8 @@ int stop_at_second_return(test::DapClient& c) {
 
 }  // namespace
 
-TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[dap][python]") {
+TEST_CASE("rewind/history lists the bindings of a Python local in one call",
+          "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_at_second_return(c);
   json frame = top_frame(c, tid);
@@ -147,7 +148,7 @@ TEST_CASE("rewind/history lists the bindings of a Python local in one call", "[d
 }
 
 TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goes to one",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
   test::DapClient c(REWIND_BIN);
   c.deadline(std::chrono::seconds(120));
@@ -216,7 +217,7 @@ TEST_CASE("rewind/calls lists the calls of a Python function and rewind/seek goe
 }
 
 TEST_CASE("rewind/logAll on a Python line gives every hit's message, as the program printed it",
-          "[dap][python]") {
+          "[dap][python][debug-registers]") {
   std::string trace = test::recorded_trace(REWIND_BIN, test::python() + " " + PY_HISTORY);
   test::DapClient c(REWIND_BIN);
   c.deadline(std::chrono::seconds(120));
@@ -284,7 +285,7 @@ TEST_CASE("rewind/logAll on a Python line gives every hit's message, as the prog
 TEST_CASE(
     "rewind/previousChange and rewind/nextChange move between a Python local's bindings "
     "in one call",
-    "[dap][python]") {
+    "[dap][python][debug-registers]") {
   test::DapClient c(REWIND_BIN);
   int tid = stop_at_second_return(c);
   REQUIRE(local(c, tid, "total") == "30");

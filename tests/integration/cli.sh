@@ -209,4 +209,12 @@ grep -q -- '--> .*initialize' "$WORK/dap-env.log" && pass "REWIND_DAP_LOG names 
 timeout 10 "$REWIND" dap --listen 0 --log "$WORK/tcp.log" 2>"$WORK/tcp.err"
 [ $? = 2 ] && grep -q "tokens" "$WORK/tcp.err" && [ ! -e "$WORK/tcp.log" ] &&
   pass "no message log for a TCP server (its clients' tokens)" || fail "dap --listen --log: $(cat "$WORK/tcp.err")"
+# `rewind machine`: one line a feature, yes or no, and the answer REWIND_SOFT_DEBUG_REGISTERS
+# forces (tests/support/catch_main.cpp and the VS Code test read it).
+"$REWIND" machine >"$WORK/machine.out" 2>&1 && [ "$(wc -l <"$WORK/machine.out")" = 3 ] &&
+  grep -q '^hardware performance counters: \(yes\|no\)' "$WORK/machine.out" &&
+  grep -q '^rdtsc traps (PR_SET_TSC): \(yes\|no\)' "$WORK/machine.out" &&
+  REWIND_SOFT_DEBUG_REGISTERS=1 "$REWIND" machine | grep -q '^debug registers for programs: no (' &&
+  REWIND_SOFT_DEBUG_REGISTERS=0 "$REWIND" machine | grep -q '^debug registers for programs: yes (' &&
+  pass "rewind machine says what this machine offers" || fail "rewind machine: $(cat "$WORK/machine.out")"
 finish

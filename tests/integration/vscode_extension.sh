@@ -18,5 +18,9 @@ REWIND_BIN=$REWIND npm test --silent
 rm -f rewind-debug-*.vsix
 npm run package --silent >/dev/null
 ls rewind-debug-*.vsix
+# Where the CPU does not give programs its debug registers (a PVM guest), rewind refuses
+# Python breakpoints: the end-to-end test checks the refusal there instead of the stop.
+debug_registers=no
+"$REWIND" machine | grep -q '^debug registers for programs: yes' && debug_registers=yes
 REWIND_BIN=$REWIND SAMPLES_BIN=$SAMPLES_BIN CODE_SERVER_PREFIX=$prefix E2E_OUT=$build/vscode-e2e \
-  node test/e2e/run.js
+  REWIND_DEBUG_REGISTERS=$debug_registers node test/e2e/run.js
