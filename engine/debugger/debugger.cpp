@@ -214,13 +214,17 @@ std::vector<Breakpoint> Debugger::set_source_breakpoints(const std::string& file
       specs);
 }
 
+std::string Debugger::script_breakpoints_refusal() {
+  if (hardware_debug_registers()) return "";
+  return "this machine's CPU does not give programs its debug registers (a paravirtualised "
+         "guest): rewind finds a script's lines by watching the interpreter read its code, and "
+         "cannot see reads here";
+}
+
 bool Debugger::refuse_script_breakpoints(std::vector<Breakpoint>& bps) {
-  if (bps.empty() || hardware_debug_registers()) return false;
-  for (Breakpoint& bp : bps)
-    bp.message =
-        "this machine's CPU does not give programs its debug registers (a paravirtualised "
-        "guest): rewind finds a script's lines by watching the interpreter read its code, and "
-        "cannot see reads here";
+  const std::string why = script_breakpoints_refusal();
+  if (bps.empty() || why.empty()) return false;
+  for (Breakpoint& bp : bps) bp.message = why;
   return true;
 }
 

@@ -191,6 +191,12 @@ class Debugger {
   /// the expression's value in frame 0 (VS Code's logpoint syntax), or by "<error>".
   std::string format_log(pid_t tid, const std::string& message);
 
+  /// Why Python and R breakpoints (and the queries made of them) cannot stop on this
+  /// machine, or "" where they can: they watch the interpreter read its code, and where the
+  /// CPU's debug registers do not serve programs (hardware_debug_registers(): a
+  /// paravirtualised guest) only writes can be watched.
+  static std::string script_breakpoints_refusal();
+
  private:
   struct TaskView {
     std::unique_ptr<TimelineTarget> target;
@@ -207,10 +213,8 @@ class Debugger {
   /// A script breakpoint for `spec` with the next id, not bound yet. Throws Error on a
   /// malformed condition (in `lang`'s syntax) or hit condition.
   Breakpoint new_script_breakpoint(const BreakpointSpec& spec, ScriptLanguage lang);
-  /// Where the CPU's debug registers do not serve programs (hardware_debug_registers():
-  /// a paravirtualised guest), script breakpoints cannot stop: they watch the interpreter
-  /// read its code, and only writes can be watched here. Gives each of `bps` the reason as
-  /// its message (unverified, bound nowhere) and returns true; false where they can stop.
+  /// Gives each of `bps` script_breakpoints_refusal() as its message (unverified, bound
+  /// nowhere) and returns true where that is not empty; false where they can stop.
   static bool refuse_script_breakpoints(std::vector<Breakpoint>& bps);
   /// Binds `bp` (addrs, line, file, message, sites; see source_breakpoints.h): its sites in
   /// every ELF file of the trace (an instruction breakpoint's: the code at its address

@@ -127,6 +127,8 @@ HitHistory HitQuery::run_script(const HitRequest& req, Run& run, Debugger& qd) {
   std::vector<Breakpoint> bound = req.file.empty() ? qd.set_function_breakpoints({spec})
                                                    : qd.set_source_breakpoints(req.file, {spec});
   if (bound.empty()) throw Error("no breakpoint could be made for " + h.what);
+  if (std::string why = Debugger::script_breakpoints_refusal(); !why.empty())
+    throw Error(h.what + ": " + why);  // refused, not a recording without hits
   const int id = bound[0].id;
   const bool calls = req.message.empty() && req.file.empty();
   ScriptStacks stacks(qd);

@@ -392,6 +392,10 @@ TEST_CASE("script breakpoints are refused with the reason where reads cannot be 
     CHECK(stop["body"]["reason"] != "breakpoint");
     CHECK(stop["body"].value("description", "").find("The end of the recording") !=
           std::string::npos);
+    // A query made of such breakpoints says why, rather than finding no calls.
+    json calls = c.request("rewind/calls", {{"function", "helper.accumulate"}});
+    CHECK(calls["success"] == false);
+    CHECK(calls.dump().find("cannot see reads") != std::string::npos);
   } else {  // the line and the function's first line are the same one: either may report it
     const std::string reason = stop["body"]["reason"];
     CHECK((reason == "breakpoint" || reason == "function breakpoint"));
