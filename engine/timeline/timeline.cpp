@@ -76,14 +76,15 @@ void Timeline::remove_breakpoint(const CodeSite& site) {
 }
 
 bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
-  if (kind == WatchKind::ReadWrite && !hardware_debug_registers())
-    throw Error(
-        "this machine's CPU does not give programs its debug registers (a paravirtualised "
-        "guest): rewind watches writes in software here, but cannot see reads");
+  // The size first: it is refused on every machine.
   if (kind == WatchKind::ReadWrite && wide_watch(addr, len))
     throw Error("a watchpoint on reads covers 1, 2, 4 or 8 bytes aligned to their size (one " +
                 std::string("debug register); ") + std::to_string(len) +
                 " bytes can be watched for writes only");
+  if (kind == WatchKind::ReadWrite && !hardware_debug_registers())
+    throw Error(
+        "this machine's CPU does not give programs its debug registers (a paravirtualised "
+        "guest): rewind watches writes in software here, but cannot see reads");
   if (len <= 0 || len > kMaxWatchBytes)
     throw Error("cannot watch " + std::to_string(len) + " bytes: a watchpoint covers at most " +
                 std::to_string(kMaxWatchBytes));

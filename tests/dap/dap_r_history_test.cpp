@@ -89,7 +89,8 @@ int stop_at_second_end(test::DapClient& c, const char* jit) {
 
 }  // namespace
 
-TEST_CASE("rewind/history lists the values of an R local in one call", "[dap][r][r-history]") {
+TEST_CASE("rewind/history lists the values of an R local in one call",
+          "[dap][r][r-history][debug-registers]") {
   const char* jit = GENERATE("0", "3");
   INFO("R_ENABLE_JIT=" << jit);
   setenv("R_HOME", "/usr/lib/R", 1);
@@ -214,7 +215,7 @@ TEST_CASE("rewind/history lists the values of an R local in one call", "[dap][r]
 
 TEST_CASE(
     "rewind/previousChange and rewind/nextChange move between an R local's values in one call",
-    "[dap][r][r-history]") {
+    "[dap][r][r-history][debug-registers]") {
   const char* jit = GENERATE("0", "3");
   INFO("R_ENABLE_JIT=" << jit);
   setenv("R_HOME", "/usr/lib/R", 1);

