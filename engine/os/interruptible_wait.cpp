@@ -81,8 +81,8 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
   // The looks fall so that one comes when `at` does (a checkpoint or trampoline due then),
   // when that is 1 ms away or more. One already due waits for the first poll, as before:
   // a task that stops on its own every few microseconds (a watchpoint hit in a loop) would
-  // otherwise often be interrupted just as it stops, and report its own SIGTRAP at the
-  // resume after the interrupt's stop, where the timeline runs a syscall in it.
+  // otherwise often be interrupted just as it stops (wait_stop then reports its own stop,
+  // which it holds pending, and the interrupt is lost for that run).
   long first_ns = 0;
   if (wanted.at != std::chrono::steady_clock::time_point::max() && wanted.poll_ms > 0) {
     constexpr long kMinNs = 1000000;

@@ -13,6 +13,7 @@
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/interruptible_wait.h"
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/soft_debug_registers.h"
 #include "engine/replay/buffer_fill.h"
@@ -119,6 +120,17 @@ Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
       // Our PTRACE_INTERRUPT's stop (ptrace(2): its WSTOPSIG is SIGTRAP). One that comes
       // after the run it was sent for ended otherwise is resumed as if it had not happened.
       t.interrupt_sent = false;
+      // The kernel reports a pending interrupt before it takes the task's own signals
+      // (get_signal: a ptrace trap first, signal(7)'s queue after). A task that had just
+      // trapped (a single step, an int3) or faulted when the interrupt came holds that
+      // SIGTRAP or SIGSEGV pending: its own stop, which comes at the next resume before any
+      // instruction runs. That stop is reported, not the interrupt; else the syscall the
+      // caller runs at an Interrupted stop would find a signal stop instead.
+      ProcSignals sigs = read_proc_signals(t.tid);
+      if (sigs.pending & ~sigs.blocked) {
+        resume(t.tid, request, 0);
+        continue;
+      }
       if (interrupt.any()) {
         s.kind = Stop::Interrupted;
         return s;
