@@ -81,13 +81,25 @@ void RecordSession::put_off_signal(RecordTask& t, int sig, const SigInfo& si) {
   t.put_off.push_back({sig, si, false});
 }
 
+namespace {
+
+/// The first of `t`'s put-off signals `sig` that the recorder has sent again and that has not
+/// arrived yet; t.put_off.end() when none.
+std::vector<PutOffSignal>::iterator first_sent(RecordTask& t, int sig) {
+  return std::find_if(t.put_off.begin(), t.put_off.end(),
+                      [&](const PutOffSignal& p) { return p.sent && p.sig == sig; });
+}
+
+}  // namespace
+
 void RecordSession::take_back_put_off(RecordTask& t, int sig, const SigInfo& si) {
-  if (sent_by_this_process(si))
-    for (PutOffSignal& p : t.put_off)
-      if (p.sent && p.sig == sig) {
-        p.sent = false;  // one the recorder sent again: put off once more, as it first came
-        return;
-      }
+  if (sent_by_this_process(si)) {
+    auto p = first_sent(t, sig);
+    if (p != t.put_off.end()) {
+      p->sent = false;  // one the recorder sent again: put off once more, as it first came
+      return;
+    }
+  }
   put_off_signal(t, sig, si);
 }
 
@@ -313,13 +325,12 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     return resume_syscall(t, 0);
   }
   if (sent_by_this_process(si)) {
-    auto sent = [&](const PutOffSignal& p) { return p.sent && p.sig == sig; };
-    auto first = std::find_if(t.put_off.begin(), t.put_off.end(), sent);
+    auto first = first_sent(t, sig);
     if (first != t.put_off.end()) {
       si = first->si;  // as it first arrived
       set_siginfo(t.tid, si);
       if (sig < SIGRTMIN)  // a standard signal sent again while one was pending: merged
-        std::erase_if(t.put_off, sent);
+        std::erase_if(t.put_off, [&](const PutOffSignal& p) { return p.sent && p.sig == sig; });
       else
         t.put_off.erase(first);
     }

@@ -312,16 +312,19 @@ bool point_trampoline_fits(pid_t tid, const Registers& regs) {
   std::vector<ProcMapping> maps = read_proc_maps(tid);
   const ProcMapping* m = patchable_code_mapping(maps, regs.rip);
   if (!m) return false;
-  std::vector<uint8_t> code = read_memory(tid, regs.rip, 32);
+  // The code around the point, read once: the patch's bytes, and the jumps near it.
+  constexpr uint64_t kBefore = 128, kAfter = 384;  // bytes
+  const uint64_t from = std::max<uint64_t>(m->start, regs.rip > kBefore ? regs.rip - kBefore : 0);
+  const uint64_t to = std::min<uint64_t>(m->end, regs.rip + kAfter);
+  std::vector<uint8_t> near = read_memory(tid, from, to - from);
+  if (near.size() <= regs.rip - from) return false;
+  const auto at = near.begin() + ptrdiff_t(regs.rip - from);
+  std::vector<uint8_t> code(at, at + std::min<ptrdiff_t>(32, near.end() - at));
   auto plan = plan_point_trampoline(PatchKind::Jump, code, regs.rip, regs, maps);
   if (!plan) return false;
   if (plan->moved.empty()) return true;
   // A jump into the patch (the other arm of an if/else, a loop's head) would stop there at
   // every pass until the point is reached: in a hot loop, as slow as no trampoline.
-  constexpr uint64_t kBefore = 128, kAfter = 384;  // bytes
-  const uint64_t from = std::max<uint64_t>(m->start, regs.rip > kBefore ? regs.rip - kBefore : 0);
-  const uint64_t to = std::min<uint64_t>(m->end, regs.rip + kAfter);
-  std::vector<uint8_t> near = read_memory(tid, from, to - from);
   for (uint64_t target : direct_jump_targets(near.data(), near.size(), from, regs.rip))
     for (const auto& [covered, copy] : plan->moved)
       if (covered == target) return false;

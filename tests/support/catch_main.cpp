@@ -8,10 +8,13 @@
 // its debug registers (a paravirtualised guest: rwd::hardware_debug_registers()), rewind refuses
 // read watches with the reason, which untagged tests check (dap_interp.no_debug_registers makes any
 // machine one with REWIND_SOFT_DEBUG_REGISTERS=1), and watches writes in software; the tagged cases
-// are left out there, and the run says so.
+// are left out there, and the run says so (REWIND_TEST_ALL_CASES=1 keeps them, to time or
+// debug one there).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "engine/os/debug_registers.h"
 
@@ -19,7 +22,10 @@ int main(int argc, char** argv) {
   Catch::Session session;
   if (int rc = session.applyCommandLine(argc, argv)) return rc;
   auto& config = session.configData();
-  if (!config.listTests && !config.listTestNamesOnly && !rwd::hardware_debug_registers()) {
+  const char* all = std::getenv("REWIND_TEST_ALL_CASES");
+  const bool keep_all = all && std::strcmp(all, "1") == 0;
+  if (!config.listTests && !config.listTestNamesOnly && !keep_all &&
+      !rwd::hardware_debug_registers()) {
     std::fprintf(stderr,
                  "note: this machine's CPU does not give programs its debug registers: the test "
                  "cases tagged [debug-registers] are left out (they watch reads, which rewind "
