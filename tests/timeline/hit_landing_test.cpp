@@ -63,10 +63,11 @@ TEST_CASE("reverse continues from the end land on each call of mark() in turn") 
   tl.remove_breakpoint(site);
 }
 
-// [debug-registers]: with writes watched in software (a PVM guest), this case timed out at
-// 300 s on 2026-12-01, and in that day's CI run stopped with "task N did not enter mprotect
-// when rewind ran it" (the remote mprotect of engine/replay/watched_pages.h met a SIGTRAP);
-// not investigated yet: the session's note says so.
+// [debug-registers]: with writes watched in software (a PVM guest), last_mark's page is made
+// read-only, and `state`, 8 bytes before it, is written at every pass: 100,000,000 faults,
+// each a ptrace stop (still running after 6 minutes on 2026-12-01). The "did not enter
+// mprotect (stop kind 2, signal 5)" this case once stopped with there was an interrupt
+// reported ahead of a pending SIGTRAP (wait_stop, tests/unit/interrupt_stop_test.cpp).
 TEST_CASE("reverse continues from the end land on each write of last_mark in turn",
           "[debug-registers]") {
   Timeline tl(trace());
