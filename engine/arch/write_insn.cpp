@@ -51,6 +51,40 @@ std::optional<uint64_t> reg64(unsigned reg, const Registers& r) {
   }
 }
 
+/// The value of general register `reg` (a capstone X86_REG_* of any width: rax, eax, ax, al,
+/// ah) in `r`, in its low bytes; nullopt for any other register.
+std::optional<uint64_t> gpr_value(unsigned reg, const Registers& r) {
+  // Each row: the 64-bit register, then its 32-, 16- and low 8-bit parts; ah..dh below.
+  static const unsigned kParts[][4] = {
+      {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL},
+      {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL},
+      {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL},
+      {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL},
+      {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL},
+      {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL},
+      {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL},
+      {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL},
+      {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B},
+      {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B},
+      {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B},
+      {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B},
+      {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B},
+      {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B},
+      {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B},
+      {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B},
+  };
+  for (const auto& row : kParts)
+    for (unsigned part : row)
+      if (part == reg) return reg64(row[0], r);
+  static const unsigned kHigh[][2] = {{X86_REG_AH, X86_REG_RAX},
+                                      {X86_REG_BH, X86_REG_RBX},
+                                      {X86_REG_CH, X86_REG_RCX},
+                                      {X86_REG_DH, X86_REG_RDX}};
+  for (const auto& [high, full] : kHigh)
+    if (high == reg) return *reg64(full, r) >> 8;
+  return std::nullopt;
+}
+
 /// Whether `insn` (decoded with details) writes register `reg` itself. (A write to a part of
 /// it would change the address computed from `after` too; the overlap check rejects that.)
 bool writes_reg(csh h, const cs_insn* insn, unsigned reg) {
@@ -272,6 +306,35 @@ bool insn_writes_to(const std::vector<uint8_t>& code, uint64_t at, const Registe
     if (ea && *ea < addr + len && addr < *ea + op.size) return true;
   }
   return false;
+}
+
+std::optional<PlainStore> plain_store(const std::vector<uint8_t>& code, uint64_t at,
+                                      const Registers& before) {
+  thread_local Decoder d;  // once per thread: this runs at every write to a watched page
+  if (!d.ok) return std::nullopt;
+  const uint8_t* p = code.data();
+  size_t left = code.size();
+  uint64_t pc = at;
+  if (!capstone::disasm_iter(d.h, &p, &left, &pc, d.insn)) return std::nullopt;
+  const cs_x86& x = d.insn->detail->x86;
+  if (d.insn->id != X86_INS_MOV || x.prefix[0] != 0 || x.op_count != 2) return std::nullopt;
+  const cs_x86_op& dst = x.operands[0];
+  const cs_x86_op& src = x.operands[1];
+  if (dst.type != X86_OP_MEM || !(dst.access & CS_AC_WRITE)) return std::nullopt;
+  if (dst.size != 1 && dst.size != 2 && dst.size != 4 && dst.size != 8) return std::nullopt;
+  if (dst.mem.segment != X86_REG_INVALID && dst.mem.segment != X86_REG_FS &&
+      dst.mem.segment != X86_REG_GS)
+    return std::nullopt;
+  std::optional<uint64_t> value;
+  if (src.type == X86_OP_IMM) value = uint64_t(src.imm);  // capstone sign-extends imm32
+  if (src.type == X86_OP_REG) value = gpr_value(src.reg, before);
+  auto addr = memory_operand_address(dst, before, pc);
+  if (!value || !addr) return std::nullopt;
+  PlainStore s;
+  s.addr = *addr;
+  s.next = pc;
+  for (uint8_t i = 0; i < dst.size; ++i) s.bytes.push_back(uint8_t(*value >> (8 * i)));
+  return s;
 }
 
 bool may_write_memory(const std::vector<uint8_t>& code, uint64_t at, size_t len) {

@@ -1,5 +1,6 @@
 // Which instruction made a data write that a watchpoint trapped after (Intel SDM vol. 3,
-// 17.2.4: a data breakpoint traps after the instruction that accessed the address).
+// 17.2.4: a data breakpoint traps after the instruction that accessed the address), and what
+// an instruction about to run writes (for watches kept in software).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,25 @@ bool plain_to_step(const std::vector<uint8_t>& code, uint64_t at);
 /// registers (engine/os/soft_debug_registers.h).
 bool insn_writes_to(const std::vector<uint8_t>& code, uint64_t at, const Registers& before,
                     uint64_t addr, uint64_t len);
+
+/// A plain store: an instruction whose only effect is writing `bytes` at `addr` (then going on
+/// at `next`).
+struct PlainStore {
+  uint64_t addr = 0;           ///< where it writes
+  std::vector<uint8_t> bytes;  ///< what it writes (1, 2, 4 or 8 bytes, little-endian)
+  uint64_t next = 0;           ///< the address of the instruction after it
+};
+
+/// The store the instruction at the start of `code` (at address `at`) makes when it runs with
+/// registers `before`, when it is a `mov` to memory from a general register or an immediate
+/// (opcodes 88, 89, C6 /0, C7 /0 of Intel SDM vol. 2B, "MOV"): it changes no register and no
+/// flag, so that a tracer may make its write and move rip on instead of running it. nullopt
+/// for any other instruction (lock/rep prefixes, segment registers, vector stores), for
+/// bytes that do not decode, and for an address its registers do not give. For writes to a
+/// page that a software watch keeps read-only but that miss every watched byte
+/// (engine/replay/soft_watch_run.h).
+std::optional<PlainStore> plain_store(const std::vector<uint8_t>& code, uint64_t at,
+                                      const Registers& before);
 
 /// Whether the instructions that start in [`at`, `at` + `len`) of `code` (the bytes at `at`,
 /// at least through the last of them) may write memory: an explicit memory operand written

@@ -111,6 +111,28 @@ bool page_fault(const Stop& s, const ReplayTask& t) {
   return in_watched_page(t, fault_address(s));
 }
 
+/// At write fault `fault` in a watched page: where the faulting instruction is a plain store
+/// (write_insn.h) that writes no watched byte and stays in its page, makes its write through
+/// /proc/PID/mem (which writes read-only pages) and moves `t` past it, as a step with the
+/// pages writable would leave it, without the step and the two remote mprotects around it.
+/// False, with nothing done, for any other write. (A hot neighbour of a watched variable, a
+/// loop's counter beside it or a stack slot next to a watched local, faults at every pass.)
+bool store_past_watches(ReplayTask& t, const Stop& fault) {
+  Registers r;
+  if (!try_get_regs(t.tid, r)) return false;
+  auto store = plain_store(read_memory(t.tid, r.rip, 16), r.rip, r);
+  if (!store) return false;
+  const uint64_t addr = fault_address(fault), end = store->addr + store->bytes.size();
+  if (addr < store->addr || addr >= end) return false;  // not the write that faulted
+  if ((store->addr >> 12) != ((end - 1) >> 12)) return false;
+  for (const SoftWatchRange& w : soft_write_ranges(t.tid))
+    if (store->addr < w.addr + uint64_t(w.len) && w.addr < end) return false;
+  write_memory(t.tid, store->addr, store->bytes.data(), store->bytes.size());
+  r.rip = store->next;
+  set_regs(t.tid, r);
+  return true;
+}
+
 /// The run of run_with_soft_slots with the watched pages read-only (guard_watched_pages).
 Stop guarded_run(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt) {
   for (;;) {
@@ -118,6 +140,10 @@ Stop guarded_run(ReplayTask& t, int request, int sig, const InterruptWhen& inter
     sig = 0;
     Stop s = wait_stop(t, request, interrupt);
     if (!page_fault(s, t)) return s;  // the pages stay read-only for the next run
+    if (store_past_watches(t, s)) {
+      if (interrupt.any() && interrupt.due()) return interrupted();
+      continue;
+    }
     // A write to a watched page: let the instruction run with the page writable. It fires
     // by the rules of run_by_steps (a change, a push or a decoded store onto the watched
     // bytes), so that every run of the same code counts the same hits, whichever way it went.

@@ -118,3 +118,60 @@ TEST_CASE("instructions a single step runs plainly are told from those the repla
   CHECK_FALSE(plain_to_step({0xf3, 0xa4}, 0x1000));                    // rep movsb
   CHECK_FALSE(plain_to_step({0x48, 0x8b}, 0x1000));                    // cut short
 }
+
+TEST_CASE("plain stores: every mov form to memory, with its address, bytes and next address") {
+  Registers r{};
+  r.rax = 0x1122334455667788;
+  r.rdx = 0x406000;
+  r.r9 = 0xa1b2c3d4e5f60718;
+  const uint64_t at = 0x4011be;
+  auto store = [&](std::vector<uint8_t> code) { return plain_store(code, at, r); };
+  using Bytes = std::vector<uint8_t>;
+
+  auto b = store({0x88, 0x42, 0x48});  // mov %al,0x48(%rdx)
+  REQUIRE(b);
+  CHECK(b->addr == 0x406048);
+  CHECK(b->bytes == Bytes{0x88});
+  CHECK(b->next == at + 3);
+  auto h = store({0x88, 0x62, 0x49});  // mov %ah,0x49(%rdx)
+  REQUIRE(h);
+  CHECK(h->bytes == Bytes{0x77});
+  auto w = store({0x66, 0x89, 0x42, 0x4c});  // mov %ax,0x4c(%rdx)
+  REQUIRE(w);
+  CHECK(w->bytes == Bytes{0x88, 0x77});
+  CHECK(w->next == at + 4);
+  auto d = store({0x89, 0x42, 0x50});  // mov %eax,0x50(%rdx)
+  REQUIRE(d);
+  CHECK(d->bytes == Bytes{0x88, 0x77, 0x66, 0x55});
+  auto q = store({0x4c, 0x89, 0x0a});  // mov %r9,(%rdx)
+  REQUIRE(q);
+  CHECK(q->addr == 0x406000);
+  CHECK(q->bytes == Bytes{0x18, 0x07, 0xf6, 0xe5, 0xd4, 0xc3, 0xb2, 0xa1});
+  // movq $-5,0x60(%rdx): an imm32 sign-extended to 8 bytes.
+  auto n = store({0x48, 0xc7, 0x42, 0x60, 0xfb, 0xff, 0xff, 0xff});
+  REQUIRE(n);
+  CHECK(n->addr == 0x406060);
+  CHECK(n->bytes == Bytes{0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+  auto i8 = store({0xc6, 0x42, 0x4a, 0x5a});  // movb $0x5a,0x4a(%rdx)
+  REQUIRE(i8);
+  CHECK(i8->bytes == Bytes{0x5a});
+  // movl $1,0x2ee0(%rip): rip-relative, from the next instruction.
+  auto rel = store({0xc7, 0x05, 0xe0, 0x2e, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00});
+  REQUIRE(rel);
+  CHECK(rel->addr == at + 10 + 0x2ee0);
+  CHECK(rel->bytes == Bytes{1, 0, 0, 0});
+
+  // Anything else is run, not made: a load, an add (flags), a locked or string store, a
+  // segment register, a vector store, 32-bit addressing, undecodable bytes.
+  CHECK_FALSE(store({0x48, 0x8b, 0x02}));        // mov (%rdx),%rax
+  CHECK_FALSE(store({0x48, 0x01, 0x02}));        // add %rax,(%rdx)
+  CHECK_FALSE(store({0xf0, 0x48, 0x01, 0x02}));  // lock add %rax,(%rdx)
+  CHECK_FALSE(store({0x48, 0x87, 0x02}));        // xchg %rax,(%rdx)
+  CHECK_FALSE(store({0xf3, 0xaa}));              // rep stos %al,(%rdi)
+  CHECK_FALSE(store({0x8c, 0x02}));              // mov %es,(%rdx)
+  CHECK_FALSE(store({0xf3, 0x0f, 0x7f, 0x02}));  // movdqu %xmm0,(%rdx)
+  CHECK_FALSE(store({0x67, 0x89, 0x02}));        // mov %eax,(%edx)
+  CHECK_FALSE(store({0x48, 0x89, 0xc2}));        // mov %rax,%rdx
+  CHECK_FALSE(store({0x0f, 0x0b}));              // ud2
+  CHECK_FALSE(store({0x48}));                    // cut short
+}

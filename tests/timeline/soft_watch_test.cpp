@@ -1,0 +1,83 @@
+// A write watch whose page the program writes all the time, over a real recording of
+// tests/programs/page_neighbours.c: each pass stores its number beside page.watched with a
+// `mov` of every form, so that a watch kept in software (engine/replay/soft_watch_run.h: on a
+// machine whose CPU does not give programs its debug registers, or forced by
+// REWIND_SOFT_DEBUG_REGISTERS=1 in timeline.soft_debug_registers) faults at each store and
+// makes it for the program (plain_store). At every hit, forwards and backwards, the
+// neighbours must hold what the CPU would have stored; a store made with a wrong size, value
+// or address, or skipped, shows there.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+
+#include "engine/timeline/timeline.h"
+#include "tests/support/nm_symbol.h"
+#include "tests/support/recorded_trace.h"
+
+using namespace rwd;
+
+namespace {
+
+constexpr long kPasses = 4096;  // page.watched = 1024, 2048, 3072, 4096
+
+/// The offsets in struct neighbours (page_neighbours.c) of what each pass stores.
+constexpr uint64_t kWatched = 0x40, kByte = 0x48, kHigh = 0x49, kImm8 = 0x4a, kWord = 0x4c,
+                   kDword = 0x50, kQword = 0x58, kNeg = 0x60, kEnd = 0x68;
+
+template <typename T>
+T at(const std::vector<uint8_t>& bytes, uint64_t off) {
+  T v{};
+  std::memcpy(&v, bytes.data() + off, sizeof v);
+  return v;
+}
+
+/// Checks that `page` (the struct's bytes up to kEnd) holds what pass `i` stores.
+void check_pass(const std::vector<uint8_t>& page, long i) {
+  REQUIRE(page.size() == kEnd);
+  CHECK(at<uint8_t>(page, kByte) == uint8_t(i));
+  CHECK(at<uint8_t>(page, kHigh) == uint8_t(i >> 8));
+  CHECK(at<uint8_t>(page, kImm8) == 0x5a);
+  CHECK(at<uint16_t>(page, kWord) == uint16_t(i));
+  CHECK(at<uint32_t>(page, kDword) == uint32_t(i));
+  CHECK(at<long>(page, kQword) == i);
+  CHECK(at<long>(page, kNeg) == -5);
+}
+
+}  // namespace
+
+TEST_CASE("a write watch beside stores to its page: hits and the stores' values, both ways") {
+  Timeline tl(::test::recorded_trace(REWIND_BIN,
+                                     std::string(PAGE_NEIGHBOURS) + " " + std::to_string(kPasses)));
+  const pid_t tid = tl.current().tid;
+  const uint64_t page = rwd::test::nm_symbol(PAGE_NEIGHBOURS, "page");  // linked -no-pie
+  REQUIRE(page != 0);
+  auto read = [&] { return tl.read_memory(tid, page, kEnd); };
+  REQUIRE(tl.add_watchpoint(page + kWatched, 8, WatchKind::Write));
+
+  // Forwards: each hit just after page.watched = i, with pass i's stores made before it.
+  for (long i = 1024; i <= 3072; i += 1024) {
+    StopInfo s = tl.resume_forward();
+    REQUIRE(s.reason == StopReason::Watchpoint);
+    std::vector<uint8_t> now = read();
+    CHECK(at<long>(now, kWatched) == i);
+    check_pass(now, i);
+  }
+  // Backwards: on a store to page.watched before it ran, in pass watched + 1024, whose other
+  // stores are made.
+  StopInfo back = tl.resume_backward();
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  std::vector<uint8_t> then = read();
+  const long before = at<long>(then, kWatched);
+  CHECK((before == 1024 || before == 2048));
+  check_pass(then, before + 1024);
+  // Forwards again from there to the last write, and on to the end.
+  long i = before + 1024;
+  for (StopInfo s = tl.resume_forward(); s.reason == StopReason::Watchpoint;
+       s = tl.resume_forward(), i += 1024) {
+    std::vector<uint8_t> now = read();
+    CHECK(at<long>(now, kWatched) == i);
+    check_pass(now, i);
+  }
+  CHECK(i == kPasses + 1024);  // every hit up to page.watched = 4096 was seen
+  tl.remove_watchpoint(page + kWatched, 8, WatchKind::Write);
+}
