@@ -1,12 +1,15 @@
 #include "memory_digest.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "engine/os/proc.h"
 #include "engine/ticks/dead_stack.h"
@@ -16,14 +19,43 @@ namespace rwd {
 namespace {
 constexpr size_t kChunk = 1 << 20;
 
+/// /proc/TID/mem of one task, open for the reads of one digest: read there, a page the task
+/// shares copy-on-write with another process (a checkpoint, its own fork child) stays
+/// shared. process_vm_readv pins the pages it reads, and since Linux 5.19 pinning a shared
+/// anonymous page copies it for the task first ("unshare", mm/gup.c): a digest after each new
+/// checkpoint copied the whole memory it read (three times the read's time, and the
+/// checkpoint's memory no longer shared). Small reads (a stack window: two pages, hashed at
+/// every pass of a candidate point) stay with process_vm_readv, one syscall instead of three.
+/// -1 when not wanted or it cannot be opened: then process_vm_readv.
+class MemFile {
+ public:
+  MemFile(pid_t tid, bool wanted)
+      : fd_(wanted ? ::open(("/proc/" + std::to_string(tid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC)
+                   : -1) {}
+  ~MemFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  MemFile(const MemFile&) = delete;
+  MemFile& operator=(const MemFile&) = delete;
+  /// Reads up to `n` bytes at `addr` of task `tid` into `out`: the bytes read (as far as the
+  /// first page that cannot be read), or -1 when none could be.
+  ssize_t read(pid_t tid, uint64_t addr, uint8_t* out, size_t n) const {
+    if (fd_ >= 0) return ::pread(fd_, out, n, off_t(addr));
+    iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
+    return process_vm_readv(tid, &local, 1, &remote, 1, 0);
+  }
+
+ private:
+  int fd_;
+};
+
 // Feeds [start, end) to the hash, chunk by chunk; pages that cannot be read (a file mapping
 // past the end of its file) are hashed as absent, the same way in record and replay.
 void hash_range(XXH3_state_t* st, pid_t tid, uint64_t start, uint64_t end,
-                std::vector<uint8_t>& buf) {
+                std::vector<uint8_t>& buf, const MemFile& mem) {
   for (uint64_t p = start; p < end;) {
     size_t n = size_t(std::min<uint64_t>(kChunk, end - p));
-    iovec local{buf.data(), n}, remote{reinterpret_cast<void*>(p), n};
-    ssize_t r = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+    ssize_t r = mem.read(tid, p, buf.data(), n);
     if (r <= 0) {
       uint64_t next_page = (p | 4095) + 1;  // skip the unreadable page
       XXH3_128bits_update(st, &p, sizeof p);
@@ -74,7 +106,8 @@ MemoryDigest digest_within(pid_t tid, const std::vector<ProcMapping>& maps,
   XXH3_state_t* st = XXH3_createState();
   XXH3_128bits_reset(st);
   std::vector<uint8_t> buf(chunk);
-  for (const auto& [p, end] : hashed_parts(maps, ex, ranges)) hash_range(st, tid, p, end, buf);
+  MemFile mem(tid, chunk >= kChunk);
+  for (const auto& [p, end] : hashed_parts(maps, ex, ranges)) hash_range(st, tid, p, end, buf, mem);
   XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH3_freeState(st);
   return {h.low64, h.high64};
@@ -153,8 +186,9 @@ MemoryDigest digest_register_windows(pid_t tid, const std::vector<ProcMapping>& 
       buf.resize(total);
       iovec local{buf.data(), total};
       if (process_vm_readv(tid, &local, 1, remote.data(), n, 0) != ssize_t(total)) {
+        MemFile mem(tid, false);
         for (size_t k = 0; k < n; ++k)
-          hash_range(st, tid, parts[i + k].first, parts[i + k].second, buf);
+          hash_range(st, tid, parts[i + k].first, parts[i + k].second, buf, mem);
         continue;
       }
       XXH3_128bits_update(st, buf.data(), total);
@@ -188,6 +222,7 @@ LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps) {
 std::string digest_report(pid_t tid, const DigestExclusions& exclude) {
   std::string out;
   std::vector<uint8_t> buf(kChunk);
+  MemFile mem(tid, true);
   for (const ProcMapping& m : read_proc_maps(tid)) {
     if (!m.read || !m.write || m.shared || m.is_special()) {
       char line[256];
@@ -199,7 +234,7 @@ std::string digest_report(pid_t tid, const DigestExclusions& exclude) {
     }
     XXH3_state_t* st = XXH3_createState();
     XXH3_128bits_reset(st);
-    hash_range(st, tid, m.start, m.end, buf);
+    hash_range(st, tid, m.start, m.end, buf, mem);
     XXH128_hash_t h = XXH3_128bits_digest(st);
     XXH3_freeState(st);
     char line[256];

@@ -14,6 +14,10 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
@@ -132,4 +136,61 @@ TEST_CASE("a point's stack window digest sees the stack near rsp and nothing els
   }
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
+}
+
+namespace {
+
+/// Pss in KiB of the mapping of process `pid` that holds `addr` (/proc/PID/smaps, proc(5)).
+long mapping_pss_kib(pid_t pid, uint64_t addr) {
+  FILE* f = fopen(("/proc/" + std::to_string(pid) + "/smaps").c_str(), "r");
+  REQUIRE(f);
+  char line[512];
+  bool in = false;
+  long kib = -1;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo = 0, hi = 0;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') == line + strcspn(line, " "))
+      in = addr >= lo && addr < hi;
+    else if (in && sscanf(line, "Pss: %ld kB", &kib) == 1)
+      break;
+  }
+  fclose(f);
+  return kib;
+}
+
+}  // namespace
+
+TEST_CASE("a digest leaves memory shared copy-on-write with a fork shared", "[digest]") {
+  // A child with 32 MiB of written heap that forks (as a checkpoint is a fork): each heap page
+  // is then in both, and counts half in either's Pss. Reading all of the child's memory for
+  // a digest must not give the child copies of its own (process_vm_readv pins what it reads,
+  // and pinning a shared anonymous page unshares it: the heap's Pss would double).
+  constexpr size_t kHeap = 32u << 20;
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);  // its own group, with its child: both ended by one kill
+    char* heap = static_cast<char*>(malloc(kHeap));
+    for (size_t i = 0; i < kHeap; i += 4096) heap[i] = char(1 + (i >> 12));
+    if (fork() == 0) {
+      for (;;) pause();
+    }
+    uint64_t at = uint64_t(heap) + kHeap / 2;
+    (void)!write(ready[1], &at, sizeof at);
+    for (;;) pause();
+  }
+  uint64_t heap = 0;
+  REQUIRE(read(ready[0], &heap, sizeof heap) == sizeof heap);
+  close(ready[0]);
+  close(ready[1]);
+  const long before = mapping_pss_kib(child, heap);
+  CHECK(before < 20 * 1024);  // shared: about 16 MiB of the 32
+  MemoryDigest first = digest_memory(child, {});
+  const long after = mapping_pss_kib(child, heap);
+  CHECK(after - before < 1024);              // KiB: not the 16 MiB that unsharing the heap adds
+  CHECK(digest_memory(child, {}) == first);  // and the same bytes read again
+  kill(-child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
 }
