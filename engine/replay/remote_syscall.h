@@ -38,4 +38,29 @@ class RemoteSyscall {
   Stop last_;
 };
 
+/// Sets aside, for the life of the object, what task `t`'s next resume owes the program (its
+/// signal to deliver, the restart of an interrupted syscall, an injected signal's mark), and
+/// gives it back at the end: the resumes of syscalls rewind runs in the task (RemoteSyscall)
+/// must neither deliver nor restart them (run_once would: replay_task.h).
+class ProgramResumeKept {
+ public:
+  explicit ProgramResumeKept(ReplayTask& t)
+      : t_(t), sig_(t.resume_sig), restart_(t.restart_pending), injected_(t.signal_injected) {
+    t.resume_sig = 0;
+    t.restart_pending = t.signal_injected = false;
+  }
+  ~ProgramResumeKept() {
+    t_.resume_sig = sig_;
+    t_.restart_pending = restart_;
+    t_.signal_injected = injected_;
+  }
+  ProgramResumeKept(const ProgramResumeKept&) = delete;
+  ProgramResumeKept& operator=(const ProgramResumeKept&) = delete;
+
+ private:
+  ReplayTask& t_;
+  int sig_;
+  bool restart_, injected_;
+};
+
 }  // namespace rwd

@@ -14,11 +14,7 @@ int64_t TrampolineInstall::run_syscall(long nr, std::array<uint64_t, 6> args) {
   Registers saved = get_regs(t.tid);
   // The injected syscall's resumes must not deliver the program's pending signal or restart
   // its interrupted syscall: those belong to the program's next resume.
-  int resume_sig = t.resume_sig;
-  bool restart = t.restart_pending, injected = t.signal_injected;
-  t.resume_sig = 0;
-  t.restart_pending = false;
-  t.signal_injected = false;
+  ProgramResumeKept pending(t);
   const uint8_t syscall_insn[2] = {0x0f, 0x05};
   std::vector<uint8_t> borrowed = read_memory(t.tid, plan_.point, 2);
   write_memory(t.tid, plan_.point, syscall_insn, 2);
@@ -32,9 +28,6 @@ int64_t TrampolineInstall::run_syscall(long nr, std::array<uint64_t, 6> args) {
   }
   write_memory(t.tid, plan_.point, borrowed.data(), borrowed.size());
   set_regs(t.tid, saved);
-  t.resume_sig = resume_sig;
-  t.restart_pending = restart;
-  t.signal_injected = injected;
   return r;
 }
 

@@ -87,22 +87,8 @@ bool protect(ReplayTask& t, uint64_t insn, const std::map<uint64_t, int>& pages,
   } flag;
   // The mprotects' resumes must not deliver the program's pending signal (a recorded fatal
   // SIGABRT about to be delivered: "did not enter mprotect ... signal 6") or restart its
-  // interrupted syscall: those belong to the program's next resume (as for a trampoline's
-  // install, trampoline_install.cpp).
-  struct KeepPending {
-    ReplayTask& t;
-    int sig = t.resume_sig;
-    bool restart = t.restart_pending, injected = t.signal_injected;
-    explicit KeepPending(ReplayTask& task) : t(task) {
-      t.resume_sig = 0;
-      t.restart_pending = t.signal_injected = false;
-    }
-    ~KeepPending() {
-      t.resume_sig = sig;
-      t.restart_pending = restart;
-      t.signal_injected = injected;
-    }
-  } pending(t);
+  // interrupted syscall: those belong to the program's next resume.
+  ProgramResumeKept pending(t);
   RemoteSyscall rs(t, insn, keep);
   bool ok = true;
   for (const auto& [page, prot] : pages) {
