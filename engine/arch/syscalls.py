@@ -531,3 +531,7 @@ S("process_vm_readv", out=[iov(1, 2)])  # into this process's iovecs
 S("process_vm_writev", replay="VM_WRITE")
 S("acct")
 S("pidfd_send_signal")
+# The program's own ptrace(2): rewind is every recorded task's real tracer, so the recorder
+# answers it as the kernel would (engine/record/ptrace_emulation.cpp); replay gives the
+# answer back.
+S("ptrace")

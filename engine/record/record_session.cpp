@@ -573,6 +573,7 @@ void RecordSession::on_exit(RecordTask& t, int status) {
       exec_in_progress(t)) {
     // Ended by another thread's execve (the kernel reports such ends as exit(0)): its Exit
     // event follows the exec's, where replay's kernel ends it too.
+    forget_tracer(t.tid);
     ThreadGroup& g = group(t);
     g.exec_casualties.emplace_back(t.tid, status);
     leave_turns(g, t.tid);
@@ -593,6 +594,7 @@ void RecordSession::on_exit(RecordTask& t, int status) {
     root_ended_ = true;
   }
   release_vfork_parent(t.tid);
+  forget_tracer(t.tid);
   if (!groups_.count(t.pid)) {  // a main thread that ended first: its threads are all gone
     tasks_.erase(t.tid);
     return update_timer();

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/os/ptrace_ops.h"
@@ -49,6 +50,20 @@ class RecordSession {
   /// prctl(PR_GET_TSC) and prctl(PR_SET_TSC) at `t`'s entry: answered without the kernel from
   /// the mode the program set (ThreadGroup::tsc_mode); false for other options.
   bool answer_tsc_prctl(RecordTask& t);
+  /// ptrace(2) at `t`'s entry, answered without the kernel (rewind is every recorded task's
+  /// real tracer): PTRACE_TRACEME makes `t` the emulated tracee of its parent; requests that
+  /// name a task no recorded thread traces fail as the kernel fails them (ESRCH, EPERM).
+  /// Throws UnsupportedError for what is not emulated yet (attaching to a recorded task, a
+  /// tracer's requests that need its tracee stopped) and for tracing a process outside the
+  /// recording (ptrace_emulation.cpp).
+  void on_ptrace_entry(RecordTask& t);
+  /// Throws UnsupportedError when `t` is an emulated tracee, which natively would stop for its
+  /// tracer now (ptrace(2): a signal-delivery-stop, or the SIGTRAP after a successful
+  /// execve); `what` names the cause.
+  void refuse_tracee_stop(const RecordTask& t, const std::string& what);
+  /// The thread `tid` ended: the tasks it traced are traced no more (ptrace(2): a tracer's
+  /// exit detaches its tracees).
+  void forget_tracer(pid_t tid);
   /// A syscall's exit: its event, with result and out-parameters (record_syscall.cpp).
   void on_syscall_exit(RecordTask& t);
   /// PTRACE_EVENT_FORK/VFORK/CLONE: the fork-like syscall's event and the new task.

@@ -15,6 +15,7 @@
 
 #include "engine/arch/displaced_code.h"
 #include "engine/arch/emulated_insns.h"
+#include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/cpuid_query.h"
@@ -339,6 +340,9 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     Registers regs = get_regs(t.tid);
     if (emulate_insn(t, regs)) return resume_syscall(t);
   }
+  // Natively a traced task stops for its tracer at every signal but SIGKILL, ignored ones too
+  // (kernel/signal.c sig_ignored).
+  refuse_tracee_stop(t, "signal " + signal_name(sig));
   if (is_synchronous_fault(sig, si)) {  // raised by the active task's own instruction
     take_buffered(t);
     Event e = signal_event(t, sig, si);

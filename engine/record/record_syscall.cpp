@@ -94,7 +94,9 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   if (nr == SYS_bpf && !bpf_command_supported(t.entry.rdi))
     throw UnsupportedError(std::string("bpf ") + bpf_command_name(t.entry.rdi) +
                            " is not supported yet");
-  if (nr == SYS_prctl && answer_tsc_prctl(t)) {
+  if (nr == SYS_ptrace) {
+    on_ptrace_entry(t);  // answered: rewind is the real tracer (ptrace_emulation.cpp)
+  } else if (nr == SYS_prctl && answer_tsc_prctl(t)) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
   } else if (spec->record == RecordPolicy::Enosys) {
     // Not run: the program sees it unavailable (syscalls.py says why for each).
@@ -183,6 +185,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     take_new_space(t);
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
+    refuse_tracee_stop(t, "the SIGTRAP after its execve");
   } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
     const SyscallSpec* spec = syscall_spec(nr);
     Event e;
@@ -271,6 +274,8 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   t.fork_recorded = true;
   RecordTask& c = tasks_[child];
   c.tid = child;
+  // Its real parent (clone(2)): a thread's, and with CLONE_PARENT a child's, is its creator's.
+  c.parent_tid = args.thread() || (args.flags & CLONE_PARENT) ? t.parent_tid : t.tid;
   c.pid = event == PTRACE_EVENT_CLONE && args.thread() ? t.pid : child;
   ThreadGroup& cg = groups_[c.pid];
   if (c.pid == child) {  // a copy of (or, vfork, CLONE_VM, the same) memory

@@ -107,7 +107,17 @@ struct RecordTask {
   std::chrono::steady_clock::time_point timer_free_at{};
   /// Records taken from the buffer when the task stopped, for its next event.
   std::vector<uint8_t> buffered;
+  /// The thread that created it (its real parent, clone(2): a thread's or a CLONE_PARENT
+  /// child's is its creator's); 0 for the recording's first task, whose parent is outside.
+  pid_t parent_tid = 0;
+  /// Its emulated tracer after a PTRACE_TRACEME (ptrace_emulation.cpp): the recorded thread
+  /// that traces it, kTracerOutside when that is a process outside the recording; 0 when no
+  /// recorded task traces it.
+  pid_t tracer = 0;
 };
+
+/// RecordTask::tracer of a task whose PTRACE_TRACEME named a parent outside the recording.
+constexpr pid_t kTracerOutside = -1;
 
 /// Ticks in a row a preemption may wait for the task to leave code where replay could not
 /// find its point with a trampoline (point_trampoline_fits): past them, a task that spins in

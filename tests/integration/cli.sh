@@ -101,9 +101,17 @@ one_line_error "rm of a non-trace" 1 "not a rewind trace" "$REWIND" rm "$WORK"
   pass "a bare replay replays the -o trace" || fail "bare replay after -o: $(tail -2 "$WORK/o.rep")"
 
 # What cannot be recorded yet stops the recording with its name, keeping the trace so far.
+# Here: tracing a process outside the recording (ptrace(2) PTRACE_ATTACH).
 if command -v python3 >/dev/null; then
-  one_line_error "unsupported syscall" 1 "^rewind: syscall 101 (ptrace) is not supported yet$" \
-    "$REWIND" record -o "$WORK/unsup" python3 -c 'import ctypes; ctypes.CDLL(None).syscall(101, 0, 0, 0, 0)'
+  sleep 60 &
+  outside=$!
+  one_line_error "unrecordable feature" 1 \
+    "^rewind: ptrace(PTRACE_ATTACH) of process $outside, outside the recording, cannot be recorded$" \
+    "$REWIND" record -o "$WORK/unsup" python3 -c \
+    'import ctypes, sys; print("started", flush=True); ctypes.CDLL(None).ptrace(16, int(sys.argv[1]), 0, 0)' "$outside"
+  [ "$(ps -o stat= -p "$outside" | cut -c1)" = S ] && pass "the outside process was not traced" ||
+    fail "the outside process: $(ps -o stat= -p "$outside")"
+  kill "$outside"
   "$REWIND" replay -a "$WORK/unsup" 2>&1 | grep -q "recording was interrupted" && pass "the partial trace replays" || fail "partial trace"
 fi
 

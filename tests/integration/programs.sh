@@ -319,6 +319,37 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
     record_and_replay vdso "$TEST_PROGRAMS/vdso_walk"
     [ "$(cat "$WORK/vdso.rec.out")" = "vDSO: ELF image, some functions, __vdso_clock_gettime not found; clock_gettime 0" ] ||
       fail "vdso: $(cat "$WORK/vdso.rec.out" "$WORK/vdso.rec.err")" ;;
+  ptrace_calls)  # the program's own ptrace: answered as the kernel answers it natively
+    native=$("$TEST_PROGRAMS/ptrace_calls")
+    echo "$native" | grep -q "^ptrace_calls done" || fail "natively: $native"
+    echo "$native" | grep -q "^traceme: 0" || fail "natively, PTRACE_TRACEME failed: $native"
+    like_native ptrace_calls "$native" "$TEST_PROGRAMS/ptrace_calls"
+    # What is not emulated yet stops the recording with one line naming it; the trace so far
+    # replays. A process outside the recording is never attached to.
+    refused() {  # refused NAME PATTERN ARGS...
+      local name=$1 pattern=$2
+      shift 2
+      timeout 120 "$REWIND" record -o "$WORK/$name.trace" "$TEST_PROGRAMS/ptrace_calls" "$@" \
+        >"$WORK/$name.out" 2>"$WORK/$name.err"
+      local rc=$?
+      if [ "$rc" = 1 ] && [ "$(wc -l <"$WORK/$name.err")" = 1 ] && grep -q "$pattern" "$WORK/$name.err"; then
+        pass "$name: $(cat "$WORK/$name.err")"
+      else
+        fail "$name: rc $rc, $(cat "$WORK/$name.err")"
+      fi
+      timeout 120 "$REWIND" replay -a "$WORK/$name.trace" >/dev/null 2>"$WORK/$name.rep.err"
+      grep -q "recording was interrupted" "$WORK/$name.rep.err" ||
+        fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
+    }
+    refused ptrace_attach "^rewind: ptrace(PTRACE_ATTACH) of a recorded task ([0-9]*) is not supported yet$" attach
+    refused ptrace_kill "^rewind: ptrace(PTRACE_KILL) of a recorded tracee is not supported yet$" kill
+    refused ptrace_signal "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: stops for a tracer inside the recording are not supported yet$" signal
+    refused ptrace_exec "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at the SIGTRAP after its execve: " exec
+    sleep 60 &
+    outside=$!
+    refused ptrace_outside "^rewind: ptrace(PTRACE_ATTACH) of process $outside, outside the recording, cannot be recorded$" outside "$outside"
+    grep -q "^TracerPid:\s*0$" "/proc/$outside/status" || fail "the outside process is traced: $(grep TracerPid "/proc/$outside/status")"
+    kill "$outside" ;;
   unshare)  # user, UTS and PID namespaces, as sandboxes make them
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }
