@@ -1,25 +1,41 @@
 // ptrace(2) made by the recorded program. rewind is the real tracer of every recorded task, so
 // the kernel would refuse the program's own requests (EPERM for PTRACE_TRACEME): the recorder
 // answers them instead, as the kernel would answer them natively, and keeps who traces whom
-// (rr emulates ptrace between its tracees the same way, in its RecordTask). Each answer is the
-// syscall's recorded result, which replay gives back like any emulated syscall.
+// and which tracee stands in a stop (rr emulates ptrace between its tracees the same way).
+// Each answer is the syscall's recorded result and memory, which replay gives back like any
+// emulated syscall's.
 //
-// Emulated so far: PTRACE_TRACEME (a program checking that no debugger traces it, a child
-// asking its parent to trace it), and the kernel's answers to requests that name a task the
-// caller does not trace or that runs. A tracee's stops are not: where a traced task would
-// stop for its tracer (a signal, the SIGTRAP after execve), the recording stops with a line
-// that says so.
+// Emulated: PTRACE_TRACEME (a program checking that no debugger traces it, a child asking its
+// parent to trace it); a tracee's stops at a signal and after execve, which its tracer's
+// wait4 and waitid report; PTRACE_CONT and PTRACE_DETACH with or without a signal,
+// PTRACE_KILL, the reads of a stopped tracee (PTRACE_PEEK*, PTRACE_GET{REGS,FPREGS,REGSET,
+// SIGINFO}) and PTRACE_SETOPTIONS with PTRACE_O_TRACESYSGOOD and PTRACE_O_EXITKILL. Not yet,
+// each stopping the recording with one line: attaching to a recorded task, the requests that
+// change a tracee (they would have to be made again in replay, at the tracee's stop, which
+// replay does not stop at), syscall stops and single steps.
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <utility>
 
+#include "engine/arch/signal_names.h"
 #include "engine/errors.h"
 #include "engine/os/proc.h"
+#include "engine/os/tracee_memory.h"
 #include "engine/record/record_session.h"
+#include "engine/record/signal_disposition.h"
 
 namespace rwd {
 
@@ -64,6 +80,34 @@ bool task_exists(pid_t tid) {
   return tid > 0 && ::stat(("/proc/" + std::to_string(tid)).c_str(), &st) == 0;
 }
 
+/// A task's real user id (/proc/TID/status "Uid:"), for the siginfo the kernel fills in.
+uint32_t real_uid(pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(tid) + "/status");
+  std::string key;
+  while (in >> key)
+    if (key == "Uid:") {
+      uint32_t uid = 0;
+      in >> uid;
+      return uid;
+    }
+  return uint32_t(getuid());
+}
+
+/// A siginfo_t for `sig` with si_code `code` and the _sigchld or _kill fields: si_pid at
+/// byte 16, si_uid at 20, si_status at 24 (<asm-generic/siginfo.h> on x86-64).
+SigInfo make_siginfo(int sig, int code, pid_t pid, uint32_t uid, int status) {
+  SigInfo si{};
+  int32_t head[3] = {sig, 0, code};
+  std::memcpy(si.data(), head, sizeof head);
+  std::memcpy(si.data() + 16, &pid, 4);
+  std::memcpy(si.data() + 20, &uid, 4);
+  std::memcpy(si.data() + 24, &status, 4);
+  return si;
+}
+
+/// The largest register set PTRACE_GETREGSET copies here (the XSAVE area is a few KiB).
+constexpr uint64_t kMaxRegset = 64 << 10;
+
 }  // namespace
 
 void RecordSession::on_ptrace_entry(RecordTask& t) {
@@ -104,28 +148,257 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
                              ", outside the recording, cannot be recorded");
     return answer_syscall(t, -ESRCH);
   }
-  // Every other request needs a tracee of this very thread (ptrace_check_attach); a tracee
-  // that runs (none stops yet: refuse_tracee_stop) answers ESRCH too, but for PTRACE_KILL,
-  // which kills it, and PTRACE_INTERRUPT, which only a PTRACE_SEIZE tracee takes (EIO).
+  // Every other request needs a tracee of this very thread (ptrace_check_attach), stopped
+  // but for PTRACE_KILL and PTRACE_INTERRUPT (which only a PTRACE_SEIZE tracee takes: EIO).
   if (traced == tasks_.end() || traced->second.tracer != t.tid) return answer_syscall(t, -ESRCH);
+  RecordTask& tracee = traced->second;
   if (request == PTRACE_INTERRUPT) return answer_syscall(t, -EIO);
-  if (request == PTRACE_KILL)
-    throw UnsupportedError(name + " of a recorded tracee is not supported yet");
-  answer_syscall(t, -ESRCH);
+  if (request == PTRACE_KILL) {
+    // Since Linux 5.x a SIGKILL, like kill(2)'s: the tracee's end is recorded when it comes.
+    syscall(SYS_tgkill, tracee.pid, tracee.tid, SIGKILL);
+    return answer_syscall(t, 0);
+  }
+  if (!tracee.tracer_stop) return answer_syscall(t, -ESRCH);
+  const uint64_t addr = t.entry.rdx, data = t.entry.r10;
+  // Copies the answer into the tracer's memory, where its event keeps it: 0, or EFAULT where
+  // it cannot be written.
+  auto give = [&](const void* bytes, size_t n) -> int64_t {
+    try {
+      write_memory(t.tid, data, bytes, n);
+    } catch (const SystemError&) {
+      return -EFAULT;
+    }
+    MemoryRegion m;
+    m.addr = data;
+    m.bytes.assign(static_cast<const uint8_t*>(bytes), static_cast<const uint8_t*>(bytes) + n);
+    t.answered_memory.push_back(std::move(m));
+    return 0;
+  };
+  switch (request) {
+    case PTRACE_CONT:
+    case PTRACE_DETACH: {
+      const int sig = int(data);
+      if (sig < 0 || sig > 64) return answer_syscall(t, -EIO);
+      if (tracee.tracer_stop_fault && sig != 0 && sig != tracee.tracer_stop)
+        throw UnsupportedError(name + " with " + signal_name(sig) + " of a tracee stopped by its " +
+                               signal_name(tracee.tracer_stop) + " fault is not supported yet");
+      if (tracee.tracer_stop_fault && sig == 0)
+        throw UnsupportedError(name + " of a tracee stopped by its " +
+                               signal_name(tracee.tracer_stop) +
+                               " fault without the signal (the instruction runs again) is not "
+                               "supported yet");
+      answer_syscall(t, 0);
+      if (request == PTRACE_DETACH) tracee.tracer = 0;
+      return resume_tracee(tracee, sig);
+    }
+    case PTRACE_PEEKTEXT:
+    case PTRACE_PEEKDATA:
+    case PTRACE_PEEKUSER: {
+      // The word is read from the tracee as it stands (rewind is its real tracer); the raw
+      // syscall stores it at `data` (ptrace(2), "C library/kernel differences").
+      errno = 0;
+      long word = ptrace(__ptrace_request(request), tracee.tid, addr, nullptr);
+      if (errno) return answer_syscall(t, -errno);
+      return answer_syscall(t, give(&word, sizeof word));
+    }
+    case PTRACE_GETREGS: {
+      user_regs_struct r;
+      if (ptrace(PTRACE_GETREGS, tracee.tid, nullptr, &r) != 0) return answer_syscall(t, -errno);
+      return answer_syscall(t, give(&r, sizeof r));
+    }
+    case PTRACE_GETFPREGS: {
+      user_fpregs_struct r;
+      if (ptrace(PTRACE_GETFPREGS, tracee.tid, nullptr, &r) != 0) return answer_syscall(t, -errno);
+      return answer_syscall(t, give(&r, sizeof r));
+    }
+    case PTRACE_GETSIGINFO: {
+      // After execve no signal stands queued: the kernel's would be its SIGTRAP, sent by the
+      // tracee itself (fs/exec.c: send_sig with no siginfo, SI_USER).
+      SigInfo si = tracee.tracer_stop_exec
+                       ? make_siginfo(SIGTRAP, SI_USER, tracee.pid, real_uid(tracee.tid), 0)
+                       : get_siginfo(tracee.tid);
+      return answer_syscall(t, give(si.data(), si.size()));
+    }
+    case PTRACE_GETREGSET: {
+      struct iovec io;
+      try {
+        read_memory_exact(t.tid, data, &io, sizeof io);
+      } catch (const SystemError&) {
+        return answer_syscall(t, -EFAULT);
+      }
+      std::vector<uint8_t> set(std::min<uint64_t>(io.iov_len, kMaxRegset));
+      struct iovec mine = {set.data(), set.size()};
+      if (ptrace(PTRACE_GETREGSET, tracee.tid, addr, &mine) != 0) return answer_syscall(t, -errno);
+      int64_t r = 0;
+      try {
+        write_memory(t.tid, uint64_t(io.iov_base), set.data(), mine.iov_len);
+      } catch (const SystemError&) {
+        r = -EFAULT;
+      }
+      if (r == 0) {
+        MemoryRegion m;
+        m.addr = uint64_t(io.iov_base);
+        m.bytes.assign(set.begin(), set.begin() + long(mine.iov_len));
+        t.answered_memory.push_back(std::move(m));
+        io.iov_len = mine.iov_len;
+        r = give(&io, sizeof io);
+      }
+      return answer_syscall(t, r);
+    }
+    case PTRACE_SETOPTIONS: {
+      constexpr uint64_t kKnown = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
+      if (data & ~uint64_t(kKnown))
+        throw UnsupportedError(name + " with options 0x" + [](uint64_t v) {
+          char b[32];
+          std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v));
+          return std::string(b);
+        }(data & ~kKnown) + " is not supported yet");
+      // PTRACE_O_TRACESYSGOOD marks syscall stops, which are not emulated (refused below).
+      tracee.tracer_exitkill = data & PTRACE_O_EXITKILL;
+      return answer_syscall(t, 0);
+    }
+    default:
+      throw UnsupportedError(name + " of a stopped tracee is not supported yet");
+  }
 }
 
-void RecordSession::refuse_tracee_stop(const RecordTask& t, const std::string& what) {
-  if (t.tracer == 0) return;
-  const std::string why = t.tracer == kTracerOutside
-                              ? "its tracer is a process outside the recording"
-                              : "stops for a tracer inside the recording are not supported yet";
-  throw UnsupportedError("task " + std::to_string(t.tid) +
-                         " would stop for its tracer (PTRACE_TRACEME) at " + what + ": " + why);
+void RecordSession::stop_for_tracer(RecordTask& t, int sig, bool fault, bool at_exec) {
+  const std::string at = at_exec ? "the SIGTRAP after its execve" : "signal " + signal_name(sig);
+  if (t.tracer == kTracerOutside)
+    throw UnsupportedError("task " + std::to_string(t.tid) +
+                           " would stop for its tracer (PTRACE_TRACEME) at " + at +
+                           ": its tracer is a process outside the recording");
+  if (!tasks_.count(t.tracer))
+    throw UnsupportedError("task " + std::to_string(t.tid) + " would stop for its tracer at " + at +
+                           ", whose thread took another id (an execve from a thread) since: not "
+                           "supported yet");
+  if (!in_rewinds_pid_namespace(t.tid))
+    throw UnsupportedError(
+        "a tracee's stop inside a PID namespace (CLONE_NEWPID) is not "
+        "supported yet");
+  t.tracer_stop = sig;
+  t.tracer_stop_reported = false;
+  t.tracer_stop_fault = fault;
+  t.tracer_stop_exec = at_exec;
+  t.state = RunState::Stopped;
+  AddressSpace& g = space(t);
+  std::erase(g.ready, t.tid);
+  const bool was_active = g.active == t.tid;
+  if (was_active) g.active = 0;
+  // Its tracer learns of it (kernel/signal.c do_notify_parent_cldstop): a wait that asks for
+  // it ends, and SIGCHLD comes where a handler takes it.
+  RecordTask& tracer = tasks_.at(t.tracer);
+  for (auto& [tid, x] : tasks_) {
+    if (x.pid != tracer.pid || x.state != RunState::InSyscall || !x.blocked) continue;
+    long nr = long(x.entry.orig_rax);
+    if (nr != SYS_wait4 && nr != SYS_waitid) continue;
+    if (ptrace(PTRACE_INTERRUPT, x.tid, nullptr, nullptr) == 0) x.wait_interrupted = true;
+  }
+  if (!signal_is_ignored(tracer.tid, SIGCHLD)) {
+    put_off_signal(tracer, SIGCHLD,
+                   make_siginfo(SIGCHLD, CLD_TRAPPED, t.tid, real_uid(t.tid), sig));
+    send_put_off(tracer);
+  }
+  if (was_active) schedule(g);
+}
+
+void RecordSession::resume_tracee(RecordTask& t, int sig) {
+  const bool exec = t.tracer_stop_exec, fault = t.tracer_stop_fault;
+  const int stopped = t.tracer_stop;
+  t.tracer_stop = 0;
+  t.tracer_stop_reported = t.tracer_stop_fault = t.tracer_stop_exec = false;
+  if (sig && exec) {
+    // No signal-delivery stop to deliver it from: sent, and delivered when it arrives.
+    RecordTask& tracer = tasks_.at(t.tracer ? t.tracer : t.tid);
+    put_off_signal(t, sig, make_siginfo(sig, SI_USER, tracer.pid, real_uid(tracer.tid), 0));
+    send_put_off(t);
+    t.tracer_passed_sig = sig;
+  } else if (sig) {
+    // From its signal-delivery stop: another signal than the one it stopped for comes with
+    // the siginfo the kernel gives it (kernel/signal.c ptrace_signal: SI_USER, the tracer's).
+    if (sig != stopped) {
+      pid_t from = t.tracer ? tasks_.at(t.tracer).pid : t.pid;
+      set_siginfo(t.tid, make_siginfo(sig, SI_USER, from, real_uid(t.tid), 0));
+    }
+    t.pending_sig = sig;
+    t.pending_fault = fault;
+    t.tracer_passed_sig = sig;  // if its delivery is put off, its arrival is not a new stop
+  }
+  AddressSpace& g = space(t);
+  g.ready.push_back(t.tid);
+  schedule(g);
+}
+
+std::optional<int64_t> RecordSession::tracer_wait_answer(RecordTask& waiter) {
+  const Registers& r = waiter.entry;
+  const bool waitid = long(r.orig_rax) == SYS_waitid;
+  const uint64_t options = waitid ? r.r10 : r.rdx;
+  // What each call accepts (kernel/exit.c: kernel_waitid, kernel_wait4); anything else is the
+  // kernel's to refuse.
+  constexpr uint64_t kWait4Options =
+      WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL;
+  constexpr uint64_t kWaitidOptions =
+      WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL;
+  if (options & ~(waitid ? kWaitidOptions : kWait4Options)) return std::nullopt;
+  if (waitid && !(options & (WEXITED | WSTOPPED | WCONTINUED))) return std::nullopt;
+  if (!in_rewinds_pid_namespace(waiter.tid)) return std::nullopt;
+  for (auto& [tid, x] : tasks_) {
+    if (!x.tracer_stop || x.tracer_stop_reported || x.tracer <= 0) continue;
+    const RecordTask& tracer = tasks_.at(x.tracer);
+    if (tracer.pid != waiter.pid || ((options & __WNOTHREAD) && tracer.tid != waiter.tid)) continue;
+    // Which children the call names (wait(2)): a pid, a process group, or any.
+    bool named = false;
+    if (waitid) {
+      const uint64_t which = r.rdi;
+      named = which == P_ALL || (which == P_PID && pid_t(r.rsi) == x.tid) ||
+              (which == P_PGID && getpgid(x.tid) == (r.rsi ? pid_t(r.rsi) : getpgid(waiter.tid)));
+    } else {
+      const pid_t p = pid_t(r.rdi);
+      named = p == -1 || (p > 0 && p == x.tid) ||
+              (p == 0 && getpgid(x.tid) == getpgid(waiter.tid)) || (p < -1 && getpgid(x.tid) == -p);
+    }
+    if (!named) continue;
+    try {
+      if (waitid) {
+        // siginfo_t with CLD_TRAPPED; its rusage, asked for, is left as it was (zeros here).
+        if (r.rdx) {
+          SigInfo si = make_siginfo(SIGCHLD, CLD_TRAPPED, x.tid, real_uid(x.tid), x.tracer_stop);
+          write_memory(waiter.tid, r.rdx, si.data(), si.size());
+        }
+        if (r.r8) {
+          struct rusage ru {};
+          write_memory(waiter.tid, r.r8, &ru, sizeof ru);
+        }
+      } else {
+        if (r.rsi) {
+          int status = (x.tracer_stop << 8) | 0x7f;  // WIFSTOPPED, WSTOPSIG
+          write_memory(waiter.tid, r.rsi, &status, sizeof status);
+        }
+        if (r.r10) {
+          struct rusage ru {};
+          write_memory(waiter.tid, r.r10, &ru, sizeof ru);
+        }
+      }
+    } catch (const SystemError&) {
+      return -EFAULT;
+    }
+    if (!(waitid && (options & WNOWAIT))) x.tracer_stop_reported = true;
+    return waitid ? 0 : x.tid;
+  }
+  return std::nullopt;
 }
 
 void RecordSession::forget_tracer(pid_t tid) {
-  for (auto& [_, task] : tasks_)
-    if (task.tracer == tid) task.tracer = 0;
+  for (auto& [_, task] : tasks_) {
+    if (task.tracer != tid) continue;
+    task.tracer = 0;
+    if (task.tracer_exitkill) {
+      syscall(SYS_tgkill, task.pid, task.tid, SIGKILL);
+    } else if (task.tracer_stop) {
+      // Detached in its stop (kernel/ptrace.c exit_ptrace): it goes on with its signal.
+      resume_tracee(task, task.tracer_stop);
+    }
+  }
 }
 
 }  // namespace rwd

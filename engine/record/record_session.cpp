@@ -442,6 +442,7 @@ void RecordSession::schedule(AddressSpace& g) {
   if (t.pending_sig) {
     int sig = t.pending_sig;
     t.pending_sig = 0;
+    if (std::exchange(t.pending_fault, false)) return deliver_fault(t, sig, get_siginfo(t.tid));
     return deliver_signal(t, sig, get_siginfo(t.tid));
   }
   run_user(t);

@@ -27,6 +27,8 @@ namespace rwd {
 /// The kernel's ERESTART_RESTARTBLOCK (include/linux/errno.h): the call resumes as
 /// restart_syscall.
 constexpr int64_t kErestartRestartblock = -516;
+/// The kernel's ERESTARTSYS: a syscall a signal or PTRACE_INTERRUPT stopped, restarted.
+constexpr int64_t kErestartsys = -512;
 
 /// One recording (rr's RecordSession): the program's task tree under ptrace, the scheduler
 /// that lets one task of a process run at a time, and the trace being written. The session
@@ -57,13 +59,26 @@ class RecordSession {
   /// tracer's requests that need its tracee stopped) and for tracing a process outside the
   /// recording (ptrace_emulation.cpp).
   void on_ptrace_entry(RecordTask& t);
-  /// Throws UnsupportedError when `t` is an emulated tracee, which natively would stop for its
-  /// tracer now (ptrace(2): a signal-delivery-stop, or the SIGTRAP after a successful
-  /// execve); `what` names the cause.
-  void refuse_tracee_stop(const RecordTask& t, const std::string& what);
   /// The thread `tid` ended: the tasks it traced are traced no more (ptrace(2): a tracer's
-  /// exit detaches its tracees).
+  /// exit detaches its tracees; a stopped one goes on with its signal), or are killed
+  /// (PTRACE_O_EXITKILL).
   void forget_tracer(pid_t tid);
+  /// Puts the emulated tracee `t` in a ptrace stop for its tracer (`sig`, a fault of its own
+  /// instruction or the SIGTRAP after an execve): out of its address space's turns until
+  /// its tracer resumes it, the tracer woken from a wait that reports it and sent SIGCHLD
+  /// (CLD_TRAPPED) where it has a handler. Throws UnsupportedError for a tracer outside the
+  /// recording.
+  void stop_for_tracer(RecordTask& t, int sig, bool fault, bool at_exec);
+  /// Resumes the stopped tracee `t` as PTRACE_CONT with signal `sig` does (0: the signal it
+  /// stopped for is discarded).
+  void resume_tracee(RecordTask& t, int sig);
+  /// When a stop of a tracee of `waiter`'s process is unreported and its pending wait4 or
+  /// waitid (at `waiter.entry`) asks for it: writes the wait's status (and rusage, siginfo)
+  /// into waiter's memory, marks the stop reported (unless WNOWAIT) and returns the syscall's
+  /// result (wait(2)); nullopt otherwise.
+  std::optional<int64_t> tracer_wait_answer(RecordTask& waiter);
+  /// Delivers `sig`, a fault of t's own instruction, with its Signal event (synchronous).
+  void deliver_fault(RecordTask& t, int sig, const SigInfo& si);
   /// A syscall's exit: its event, with result and out-parameters (record_syscall.cpp).
   void on_syscall_exit(RecordTask& t);
   /// PTRACE_EVENT_FORK/VFORK/CLONE: the fork-like syscall's event and the new task.

@@ -15,7 +15,6 @@
 
 #include "engine/arch/displaced_code.h"
 #include "engine/arch/emulated_insns.h"
-#include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/cpuid_query.h"
@@ -241,7 +240,15 @@ void RecordSession::release_held_expiries() {
   }
 }
 
+void RecordSession::deliver_fault(RecordTask& t, int sig, const SigInfo& si) {
+  take_buffered(t);
+  Event e = signal_event(t, sig, si);
+  e.synchronous = true;
+  deliver_and_write(t, e);
+}
+
 void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
+  if (t.tracer_passed_sig == e.signo) t.tracer_passed_sig = 0;  // delivered where it stood
   if (!(read_proc_signals(t.tid).caught & (1ull << (e.signo - 1)))) {
     write(e);  // no handler: the default action, no signal frame
     return resume_syscall(t, e.signo);
@@ -340,15 +347,14 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     Registers regs = get_regs(t.tid);
     if (emulate_insn(t, regs)) return resume_syscall(t);
   }
-  // Natively a traced task stops for its tracer at every signal but SIGKILL, ignored ones too
-  // (kernel/signal.c sig_ignored).
-  refuse_tracee_stop(t, "signal " + signal_name(sig));
-  if (is_synchronous_fault(sig, si)) {  // raised by the active task's own instruction
-    take_buffered(t);
-    Event e = signal_event(t, sig, si);
-    e.synchronous = true;
-    return deliver_and_write(t, e);
+  if (t.tracer && sig == t.tracer_passed_sig) {
+    t.tracer_passed_sig = 0;  // its tracer passed it on: delivered as it is
+  } else if (t.tracer) {
+    // Natively a traced task stops for its tracer at every signal but SIGKILL, ignored ones
+    // too (kernel/signal.c sig_ignored).
+    return stop_for_tracer(t, sig, is_synchronous_fault(sig, si), false);
   }
+  if (is_synchronous_fault(sig, si)) return deliver_fault(t, sig, si);
   if (signal_is_ignored(t.tid, sig)) {
     // No handler and the default action is to ignore: delivering it changes nothing (an
     // interrupted syscall restarts either way), so it is not part of the recording.

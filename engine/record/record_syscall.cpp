@@ -42,6 +42,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
   t.exec_former_tid = 0;
+  t.answered_memory.clear();
   take_buffered(t);
   if (t.redeliver_sig) {
     // The call an abort made traced (its first syscall since): the signal that interrupted the
@@ -94,8 +95,11 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   if (nr == SYS_bpf && !bpf_command_supported(t.entry.rdi))
     throw UnsupportedError(std::string("bpf ") + bpf_command_name(t.entry.rdi) +
                            " is not supported yet");
+  std::optional<int64_t> waited;
   if (nr == SYS_ptrace) {
     on_ptrace_entry(t);  // answered: rewind is the real tracer (ptrace_emulation.cpp)
+  } else if ((nr == SYS_wait4 || nr == SYS_waitid) && (waited = tracer_wait_answer(t))) {
+    answer_syscall(t, *waited);  // a tracee's stop, which the kernel does not know of
   } else if (nr == SYS_prctl && answer_tsc_prctl(t)) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
   } else if (spec->record == RecordPolicy::Enosys) {
@@ -164,6 +168,14 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     result = t.skip_result;
     set_regs(t.tid, regs);
   }
+  if (std::exchange(t.wait_interrupted, false) && result == kErestartsys) {
+    // Interrupted to report a tracee's stop (stop_for_tracer): reported now, not restarted.
+    if (auto waited = tracer_wait_answer(t)) {
+      regs.rax = uint64_t(*waited);
+      result = *waited;
+      set_regs(t.tid, regs);
+    }
+  }
   if (!syscall_spec(nr)) {
     // rewind's registration, or a number the kernel does not implement (-ENOSYS): only the
     // result, no memory.
@@ -185,7 +197,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     take_new_space(t);
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
-    refuse_tracee_stop(t, "the SIGTRAP after its execve");
+    if (t.tracer) return stop_for_tracer(t, SIGTRAP, false, true);  // ptrace(2), execve
   } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
     const SyscallSpec* spec = syscall_spec(nr);
     Event e;
@@ -202,6 +214,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     } else {
       e.memory = capture_outputs(t.tid, *spec, t.entry, result, t.snap);
     }
+    for (MemoryRegion& m : t.answered_memory) e.memory.push_back(std::move(m));
+    t.answered_memory.clear();
     if (nr != SYS_restart_syscall && result == kErestartRestartblock)
       t.restart_block.emplace(t.entry, t.snap);
     else if (nr != SYS_restart_syscall || !is_restart_result(result))

@@ -114,6 +114,24 @@ struct RecordTask {
   /// that traces it, kTracerOutside when that is a process outside the recording; 0 when no
   /// recorded task traces it.
   pid_t tracer = 0;
+  /// The emulated ptrace stop it sits in for its tracer: the signal its tracer's wait reports
+  /// (WSTOPSIG), 0 when it is in none. It is then out of its address space's turns.
+  int tracer_stop = 0;
+  bool tracer_stop_reported = false;  ///< a wait of its tracer reported tracer_stop
+  bool tracer_stop_fault = false;     ///< tracer_stop is a fault of its own instruction
+  /// tracer_stop is the SIGTRAP after its execve (ptrace(2)): no signal is queued, it stands
+  /// at the execve's exit.
+  bool tracer_stop_exec = false;
+  bool tracer_exitkill = false;  ///< PTRACE_O_EXITKILL: killed when its tracer ends
+  /// A signal its tracer's resume passed on: delivered, when it arrives, without a stop.
+  int tracer_passed_sig = 0;
+  /// pending_sig is a fault of its own instruction (passed on by its tracer).
+  bool pending_fault = false;
+  /// Its wait4 or waitid was interrupted (PTRACE_INTERRUPT) to report a tracee's stop.
+  bool wait_interrupted = false;
+  /// What a syscall answered without the kernel wrote into its memory (a ptrace read's
+  /// result): the syscall's event carries it.
+  std::vector<MemoryRegion> answered_memory;
 };
 
 /// RecordTask::tracer of a task whose PTRACE_TRACEME named a parent outside the recording.

@@ -319,11 +319,36 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
     record_and_replay vdso "$TEST_PROGRAMS/vdso_walk"
     [ "$(cat "$WORK/vdso.rec.out")" = "vDSO: ELF image, some functions, __vdso_clock_gettime not found; clock_gettime 0" ] ||
       fail "vdso: $(cat "$WORK/vdso.rec.out" "$WORK/vdso.rec.err")" ;;
-  ptrace_calls)  # the program's own ptrace: answered as the kernel answers it natively
+  ptrace_calls)  # the program's own ptrace: answered as the kernel answers it natively, a
+    # parent that traces its child (its stops, reads, resumes with and without a signal, a
+    # kill, a crash passed on)
     native=$("$TEST_PROGRAMS/ptrace_calls")
     echo "$native" | grep -q "^ptrace_calls done" || fail "natively: $native"
     echo "$native" | grep -q "^traceme: 0" || fail "natively, PTRACE_TRACEME failed: $native"
     like_native ptrace_calls "$native" "$TEST_PROGRAMS/ptrace_calls"
+    if command -v gdb >/dev/null; then
+      # Backwards through the tracer's waits: each reports the stop it reported when recorded.
+      gdb_batch "$WORK/ptrace_calls.trace" ptrace_gdb <<GDB
+source $WORK/next_hit.gdb
+handle SIGUSR1 nostop noprint
+handle SIGUSR2 nostop noprint
+handle SIGHUP nostop noprint
+handle SIGSEGV nostop noprint
+break kill_and_crash_sessions
+next_hit
+break show_stop
+reverse-continue
+print/x status
+reverse-continue
+print/x status
+reverse-continue
+print/x status
+continue
+print/x status
+GDB
+      expect_output ptrace_gdb '"its end".*= 0x700 .*"after its execve".*= 0x57f .*"third stop".*= 0xa7f .*"after its execve".*= 0x57f ' \
+        "reverse-continue and continue across a tracer's waits for its tracee's stops"
+    fi
     # What is not emulated yet stops the recording with one line naming it; the trace so far
     # replays. A process outside the recording is never attached to.
     refused() {  # refused NAME PATTERN ARGS...
@@ -342,9 +367,10 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
     refused ptrace_attach "^rewind: ptrace(PTRACE_ATTACH) of a recorded task ([0-9]*) is not supported yet$" attach
-    refused ptrace_kill "^rewind: ptrace(PTRACE_KILL) of a recorded tracee is not supported yet$" kill
-    refused ptrace_signal "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: stops for a tracer inside the recording are not supported yet$" signal
-    refused ptrace_exec "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at the SIGTRAP after its execve: " exec
+    refused ptrace_poke "^rewind: ptrace(PTRACE_POKEDATA) of a stopped tracee is not supported yet$" poke
+    refused ptrace_syscall "^rewind: ptrace(PTRACE_SYSCALL) of a stopped tracee is not supported yet$" syscall
+    refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
+    refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
     sleep 60 &
     outside=$!
     refused ptrace_outside "^rewind: ptrace(PTRACE_ATTACH) of process $outside, outside the recording, cannot be recorded$" outside "$outside"

@@ -4,17 +4,22 @@
 //
 // With an argument it does what rewind refuses to record, for the refusal's test:
 //   attach   attaches to its own child (ptrace between recorded processes)
-//   signal   its child asks to be traced, then raises SIGUSR1 (a stop for its tracer)
-//   kill     its child asks to be traced, then the parent kills it with PTRACE_KILL
-//   exec     its child asks to be traced, then runs /bin/true (the SIGTRAP after execve)
-//   outside PID  attaches to process PID, which runs outside the recording
+//   poke     writes into its stopped tracee (PTRACE_POKEDATA)
+//   syscall  resumes its stopped tracee to its next syscall (PTRACE_SYSCALL)
+//   refault  resumes its tracee stopped by a fault without the signal
+//   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
+//   outside PID   attaches to process PID, which runs outside the recording
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,17 +33,15 @@ static void show(const char* what, long r) {
 }
 
 // A child that asks its parent to trace it, says how that went through its exit status (0:
-// traced, 1: refused), and runs `then`, or waits to be told to go on (a byte on go[0]). Its
-// parent returns once it has asked.
-static pid_t traced_child(const int go[2], const char* then) {
+// traced, 1: refused), and waits to be told to go on (a byte on go[0]). Its parent returns
+// once it has asked.
+static pid_t traced_child(const int go[2]) {
   int asked[2];
   if (pipe(asked) != 0) exit(2);
   pid_t child = fork();
   if (child == 0) {
     int r = (int)ptrace(PTRACE_TRACEME, 0, 0, 0);
     if (write(asked[1], "a", 1) != 1) _exit(2);
-    if (then && strcmp(then, "signal") == 0) raise(SIGUSR1);
-    if (then && strcmp(then, "exec") == 0) execl("/bin/true", "true", (char*)0);
     char c;
     if (read(go[0], &c, 1) != 1) _exit(2);
     _exit(r == 0 ? 0 : 1);
@@ -50,27 +53,173 @@ static pid_t traced_child(const int go[2], const char* then) {
   return child;
 }
 
-static int refusal(const char* what, const char* arg) {
-  int go[2];
-  if (pipe(go) != 0) return 2;
-  if (strcmp(what, "attach") == 0) {
-    pid_t child = traced_child(go, 0);
-    show("attach to the child", ptrace(PTRACE_ATTACH, child, 0, 0));
-  } else if (strcmp(what, "kill") == 0) {
-    pid_t child = traced_child(go, 0);
-    show("kill the child", ptrace(PTRACE_KILL, child, 0, 0));
-  } else if (strcmp(what, "outside") == 0 && arg) {
-    show("attach to the outside process", ptrace(PTRACE_ATTACH, atoi(arg), 0, 0));
-  } else {
-    traced_child(go, what);
+// What the traced child of tracer_session() sets between its stops, and reads by PEEKDATA.
+static volatile long marker = 0x1111;
+static volatile sig_atomic_t trapped_sigchld = 0, child_handled = 0;
+static volatile int child_hup_code = -1, child_hup_pid = -1;
+
+static void on_sigchld(int sig, siginfo_t* si, void* ctx) {
+  (void)sig, (void)ctx;
+  if (si->si_code == CLD_TRAPPED) trapped_sigchld = 1;
+}
+
+static void on_child_signal(int sig, siginfo_t* si, void* ctx) {
+  (void)ctx;
+  if (sig == SIGHUP) {
+    child_hup_code = si->si_code;
+    child_hup_pid = si->si_pid;
+  }
+  child_handled |= sig == SIGUSR2 ? 1 : sig == SIGHUP ? 2 : 0;
+}
+
+// The traced child: stops for SIGUSR1 (its tracer discards it), sets marker and stops for
+// SIGUSR2 (passed on to its handler), stops for SIGUSR1 again (its tracer turns it into
+// SIGHUP), then runs this program again as "exec-child", stopping after the execve.
+static void traced_work(const char* self) {
+  struct sigaction sa = {0};
+  sa.sa_sigaction = on_child_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR2, &sa, 0);
+  sigaction(SIGHUP, &sa, 0);
+  if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+  usleep(100000);  // its tracer waits meanwhile: its stop ends that wait
+  raise(SIGUSR1);
+  marker = 0x2222;
+  raise(SIGUSR2);
+  raise(SIGUSR1);
+  printf("child handled %d, SIGHUP code %d from its parent %d\n", child_handled, child_hup_code,
+         child_hup_pid == getppid());
+  fflush(stdout);
+  execl(self, "ptrace_calls", "exec-child", (char*)0);
+  _exit(11);
+}
+
+static void show_stop(const char* what, int status) {
+  if (WIFSTOPPED(status))
+    printf("%s: stopped by %s\n", what, sigabbrev_np(WSTOPSIG(status)));
+  else if (WIFEXITED(status))
+    printf("%s: exited with %d\n", what, WEXITSTATUS(status));
+  else
+    printf("%s: status %#x\n", what, status);
+  fflush(stdout);
+}
+
+// A parent that traces its child, as a crash reporter or a small debugger does: waits for
+// its stops (wait4 and waitid), reads it (PEEKDATA, GETREGS, GETFPREGS, GETREGSET,
+// GETSIGINFO) and resumes it, discarding, passing on or changing the signal.
+static void tracer_session(const char* self) {
+  struct sigaction sa = {0};
+  sa.sa_sigaction = on_sigchld;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigaction(SIGCHLD, &sa, 0);
+  pid_t child = fork();
+  if (child == 0) traced_work(self);
+  int status = 0;
+  waitpid(child, &status, 0);  // waits while the child sleeps
+  show_stop("first stop", status);
+  siginfo_t si;
+  show("getsiginfo", ptrace(PTRACE_GETSIGINFO, child, 0, &si));
+  printf("siginfo: %s code %d from the child %d\n", sigabbrev_np(si.si_signo), si.si_code,
+         si.si_pid == child);
+  struct user_regs_struct regs;
+  show("getregs", ptrace(PTRACE_GETREGS, child, 0, &regs));
+  printf("stopped after its tgkill: %d, which returned %lld\n", regs.orig_rax == SYS_tgkill,
+         (long long)regs.rax);
+  struct user_regs_struct set;
+  struct iovec io = {&set, sizeof set};
+  show("getregset NT_PRSTATUS", ptrace(PTRACE_GETREGSET, child, NT_PRSTATUS, &io));
+  printf("regset: %zu bytes, the same rip and rsp: %d\n", io.iov_len,
+         set.rip == regs.rip && set.rsp == regs.rsp);
+  struct user_fpregs_struct fp;
+  show("getfpregs", ptrace(PTRACE_GETFPREGS, child, 0, &fp));
+  printf("mxcsr %#x\n", fp.mxcsr);
+  long word = ptrace(PTRACE_PEEKDATA, child, (void*)&marker, 0);
+  printf("marker before: %#lx\n", word);
+  show("peek at an unmapped address", ptrace(PTRACE_PEEKDATA, child, (void*)8, 0));
+  show("setoptions",
+       ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL));
+  show("cont, discarding SIGUSR1", ptrace(PTRACE_CONT, child, 0, 0));
+  usleep(100000);  // it stops again meanwhile: the next wait finds the stop at once
+  siginfo_t info = {0};
+  show("waitid", waitid(P_PID, child, &info, WEXITED | WSTOPPED));
+  printf("waitid: code %s, status %s\n", info.si_code == CLD_TRAPPED ? "CLD_TRAPPED" : "other",
+         sigabbrev_np(info.si_status));
+  printf("marker after: %#lx\n", ptrace(PTRACE_PEEKDATA, child, (void*)&marker, 0));
+  show("cont, passing SIGUSR2 on", ptrace(PTRACE_CONT, child, 0, SIGUSR2));
+  waitpid(child, &status, 0);
+  show_stop("third stop", status);
+  show("cont with SIGHUP instead", ptrace(PTRACE_CONT, child, 0, SIGHUP));
+  waitpid(child, &status, 0);
+  show_stop("after its execve", status);
+  show("getsiginfo", ptrace(PTRACE_GETSIGINFO, child, 0, &si));
+  printf("siginfo: %s code %d from the child %d\n", sigabbrev_np(si.si_signo), si.si_code,
+         si.si_pid == child);
+  show("cont", ptrace(PTRACE_CONT, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("its end", status);
+  printf("SIGCHLD for a stop: %d\n", (int)trapped_sigchld);
+  signal(SIGCHLD, SIG_DFL);
+}
+
+// A child that asks to be traced and stops by SIGUSR1, or by a fault (SIGSEGV) when `fault`;
+// returns once its parent has waited for that stop.
+static pid_t stopped_child(int fault) {
+  pid_t child = fork();
+  if (child == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+    if (fault) *(volatile int*)0 = 1;
+    raise(SIGUSR1);
+    _exit(0);
   }
   int status;
-  wait(&status);
-  printf("child status %d\n", status);
+  waitpid(child, &status, 0);
+  show_stop("child", status);
+  return child;
+}
+
+// Two more tracers: one that kills its stopped tracee (PTRACE_KILL), and a crash reporter:
+// its child faults, it reads where and why, and passes the fault on.
+static void kill_and_crash_sessions(void) {
+  pid_t child = stopped_child(0);
+  show("kill", ptrace(PTRACE_KILL, child, 0, 0));
+  int status;
+  waitpid(child, &status, 0);
+  printf("killed: %d by %s\n", WIFSIGNALED(status), sigabbrev_np(WTERMSIG(status)));
+  child = stopped_child(1);
+  siginfo_t si;
+  show("getsiginfo", ptrace(PTRACE_GETSIGINFO, child, 0, &si));
+  printf("fault: %s code %d at %p\n", sigabbrev_np(si.si_signo), si.si_code, si.si_addr);
+  show("cont, passing the fault on", ptrace(PTRACE_CONT, child, 0, SIGSEGV));
+  waitpid(child, &status, 0);
+  printf("crashed: %d by %s\n", WIFSIGNALED(status), sigabbrev_np(WTERMSIG(status)));
+}
+
+static int refusal(const char* what, const char* arg) {
+  if (strcmp(what, "attach") == 0) {
+    int go[2];
+    if (pipe(go) != 0) return 2;
+    pid_t child = traced_child(go);
+    show("attach to the child", ptrace(PTRACE_ATTACH, child, 0, 0));
+  } else if (strcmp(what, "poke") == 0) {
+    show("poke", ptrace(PTRACE_POKEDATA, stopped_child(0), (void*)&marker, 0x3333));
+  } else if (strcmp(what, "syscall") == 0) {
+    show("syscall", ptrace(PTRACE_SYSCALL, stopped_child(0), 0, 0));
+  } else if (strcmp(what, "refault") == 0) {
+    show("cont without the fault", ptrace(PTRACE_CONT, stopped_child(1), 0, 0));
+  } else if (strcmp(what, "outside-stop") == 0) {
+    show("traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
+    raise(SIGUSR1);
+  } else if (strcmp(what, "outside") == 0 && arg) {
+    show("attach to the outside process", ptrace(PTRACE_ATTACH, atoi(arg), 0, 0));
+  }
   return 0;
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "exec-child") == 0) {
+    printf("the child runs after its execve\n");
+    return 7;
+  }
   if (argc > 1) return refusal(argv[1], argc > 2 ? argv[2] : 0);
   // A child that makes sure that no debugger traces it: its parent becomes its tracer, and a
   // second request fails, as under any tracer. It then names tasks it does not trace.
@@ -90,7 +239,7 @@ int main(int argc, char** argv) {
   // A child that asks to be traced: its parent traces it, and it ends as usual.
   int go[2];
   if (pipe(go) != 0) return 2;
-  pid_t child = traced_child(go, 0);
+  pid_t child = traced_child(go);
   // Not stopped: every request but PTRACE_KILL fails while it runs (PTRACE_INTERRUPT is for
   // a PTRACE_SEIZE tracee only).
   show("cont the running child", ptrace(PTRACE_CONT, child, 0, 0));
@@ -108,6 +257,8 @@ int main(int argc, char** argv) {
   show("peek at an untraced child", ptrace(PTRACE_PEEKDATA, other, 0, 0));
   if (write(go[1], "g", 1) != 1) return 2;
   waitpid(other, &status, 0);
+  tracer_session(argv[0]);
+  kill_and_crash_sessions();
   // Last, with no child left to signal it, the program checks for a debugger itself: its
   // tracer would be its parent, outside the recording (natively the shell).
   show("traceme at the end", ptrace(PTRACE_TRACEME, 0, 0, 0));
