@@ -105,6 +105,16 @@ SigInfo make_siginfo(int sig, int code, pid_t pid, uint32_t uid, int status) {
   return si;
 }
 
+/// Whether `sig` delivered to `tid` would stop its process (signal(7): SIGSTOP always, SIGTSTP,
+/// SIGTTIN and SIGTTOU by their default action).
+bool stops_the_process(pid_t tid, int sig) {
+  if (sig == SIGSTOP) return true;
+  if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU) return false;
+  ProcSignals s = read_proc_signals(tid);
+  const uint64_t bit = 1ull << (sig - 1);
+  return !(s.caught & bit) && !(s.ignored & bit);
+}
+
 /// The largest register set PTRACE_GETREGSET copies here (the XSAVE area is a few KiB).
 constexpr uint64_t kMaxRegset = 64 << 10;
 
@@ -186,6 +196,10 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
         throw UnsupportedError(name + " of a tracee stopped by its " +
                                signal_name(tracee.tracer_stop) +
                                " fault without the signal (the instruction runs again) is not "
+                               "supported yet");
+      if (sig && stops_the_process(tracee.tid, sig))
+        throw UnsupportedError(name + " with " + signal_name(sig) +
+                               " (a group-stop, which its tracer is told of too) is not "
                                "supported yet");
       answer_syscall(t, 0);
       if (request == PTRACE_DETACH) tracee.tracer = 0;

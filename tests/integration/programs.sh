@@ -370,6 +370,7 @@ GDB
     refused ptrace_poke "^rewind: ptrace(PTRACE_POKEDATA) of a stopped tracee is not supported yet$" poke
     refused ptrace_syscall "^rewind: ptrace(PTRACE_SYSCALL) of a stopped tracee is not supported yet$" syscall
     refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
+    refused ptrace_groupstop "^rewind: ptrace(PTRACE_CONT) with SIGSTOP (a group-stop, which its tracer is told of too) is not supported yet$" groupstop
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
     sleep 60 &
     outside=$!

@@ -7,6 +7,7 @@
 //   poke     writes into its stopped tracee (PTRACE_POKEDATA)
 //   syscall  resumes its stopped tracee to its next syscall (PTRACE_SYSCALL)
 //   refault  resumes its tracee stopped by a fault without the signal
+//   groupstop  resumes its stopped tracee with SIGSTOP (a group-stop)
 //   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
 //   outside PID   attaches to process PID, which runs outside the recording
 #define _GNU_SOURCE
@@ -148,14 +149,18 @@ static void tracer_session(const char* self) {
   show("cont, passing SIGUSR2 on", ptrace(PTRACE_CONT, child, 0, SIGUSR2));
   waitpid(child, &status, 0);
   show_stop("third stop", status);
-  show("cont with SIGHUP instead", ptrace(PTRACE_CONT, child, 0, SIGHUP));
+  // The child prints before its next stop: this process prints once that stop is seen, so
+  // that the lines come in one order.
+  long r = ptrace(PTRACE_CONT, child, 0, SIGHUP);
   waitpid(child, &status, 0);
+  show("cont with SIGHUP instead", r);
   show_stop("after its execve", status);
   show("getsiginfo", ptrace(PTRACE_GETSIGINFO, child, 0, &si));
   printf("siginfo: %s code %d from the child %d\n", sigabbrev_np(si.si_signo), si.si_code,
          si.si_pid == child);
-  show("cont", ptrace(PTRACE_CONT, child, 0, 0));
+  r = ptrace(PTRACE_CONT, child, 0, 0);
   waitpid(child, &status, 0);
+  show("cont", r);
   show_stop("its end", status);
   printf("SIGCHLD for a stop: %d\n", (int)trapped_sigchld);
   signal(SIGCHLD, SIG_DFL);
@@ -206,6 +211,8 @@ static int refusal(const char* what, const char* arg) {
     show("syscall", ptrace(PTRACE_SYSCALL, stopped_child(0), 0, 0));
   } else if (strcmp(what, "refault") == 0) {
     show("cont without the fault", ptrace(PTRACE_CONT, stopped_child(1), 0, 0));
+  } else if (strcmp(what, "groupstop") == 0) {
+    show("cont with SIGSTOP", ptrace(PTRACE_CONT, stopped_child(0), 0, SIGSTOP));
   } else if (strcmp(what, "outside-stop") == 0) {
     show("traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
     raise(SIGUSR1);
@@ -216,6 +223,7 @@ static int refusal(const char* what, const char* arg) {
 }
 
 int main(int argc, char** argv) {
+  setvbuf(stdout, 0, _IOLBF, 0);  // each line written when printed, before the next process's
   if (argc > 1 && strcmp(argv[1], "exec-child") == 0) {
     printf("the child runs after its execve\n");
     return 7;
