@@ -20,7 +20,7 @@ DECL = os.path.join(HERE, "..", "engine", "arch", "syscalls.py")
 REPLAY = {"EMULATE": "Emulate", "EXECUTE": "Execute", "EXECUTE_SET_RESULT": "ExecuteSetResult",
           "MMAP": "Mmap", "MREMAP": "Mremap", "FORK": "Fork", "EXIT": "Exit",
           "SIGRETURN": "Sigreturn", "SYSV_SHM": "SysvShm",
-          "VM_WRITE": "VmWrite"}
+          "VM_WRITE": "VmWrite", "PTRACE": "Ptrace"}
 RECORD = {"RECORD": "Record", "ENOSYS": "Enosys"}
 OUTPUT = {None: "None", "BUFFER": "Buffer", "IOV": "Iov"}
 BLOCKS = {"NEVER": "Never", "UNLESS_REGULAR": "UnlessRegular", "MAY_BLOCK": "MayBlock",

@@ -26,6 +26,8 @@ enum class ReplayPolicy : uint8_t {
                      ///< holding the recorded contents; shmctl: emulated, IPC_RMID drops it
   VmWrite,           ///< process_vm_writev: emulated, and the bytes it wrote are written into
                      ///< the replayed process the recorded pid names
+  Ptrace,            ///< ptrace: emulated, and a request that changed the tracee (POKE, SET)
+                     ///< is made again on the replayed tracee (tracee_writes.h)
 };
 
 /// How the recorder handles a syscall.

@@ -15,7 +15,7 @@ Vocabulary (mirrors engine/arch/syscall_table.h):
   replay   EMULATE: not run in replay; result and out-parameters come from the trace.
            EXECUTE: run for real (address space, signal state); the result must match.
            EXECUTE_SET_RESULT: run for real, then the recorded result is set (it names a tid).
-           MMAP, MREMAP, FORK, EXIT, SIGRETURN, SYSV_SHM, VM_WRITE: run by the replayer's
+           MMAP, MREMAP, FORK, EXIT, SIGRETURN, SYSV_SHM, VM_WRITE, PTRACE: run by the replayer's
            code for that kind.
   record   RECORD: run by the kernel and recorded. ENOSYS: the recorder answers -ENOSYS
            without running it (as rr does for rseq), and replay emulates that answer.
@@ -533,5 +533,5 @@ S("acct")
 S("pidfd_send_signal")
 # The program's own ptrace(2): rewind is every recorded task's real tracer, so the recorder
 # answers it as the kernel would (engine/record/ptrace_emulation.cpp); replay gives the
-# answer back.
-S("ptrace")
+# answer back, and makes a request that changed the tracee again on the replayed one.
+S("ptrace", replay="PTRACE")

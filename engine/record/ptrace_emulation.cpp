@@ -9,10 +9,12 @@
 // parent to trace it); a tracee's stops at a signal and after execve, which its tracer's
 // wait4 and waitid report; PTRACE_CONT and PTRACE_DETACH with or without a signal,
 // PTRACE_KILL, the reads of a stopped tracee (PTRACE_PEEK*, PTRACE_GET{REGS,FPREGS,REGSET,
-// SIGINFO}) and PTRACE_SETOPTIONS with PTRACE_O_TRACESYSGOOD and PTRACE_O_EXITKILL. Not yet,
-// each stopping the recording with one line: attaching to a recorded task, the requests that
-// change a tracee (they would have to be made again in replay, at the tracee's stop, which
-// replay does not stop at), syscall stops and single steps.
+// SIGINFO}), PTRACE_SETSIGINFO, PTRACE_SETOPTIONS with PTRACE_O_TRACESYSGOOD and
+// PTRACE_O_EXITKILL, and the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,REGSET}) at a stop
+// where the tracee's last event left it (replay makes them again there). Not yet, each
+// stopping the recording with one line: attaching to a recorded task, writes at a stop
+// between events (a fault, another task's signal: replay does not stop its copy there),
+// syscall stops and single steps.
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -31,9 +33,11 @@
 #include <utility>
 
 #include "engine/arch/signal_names.h"
+#include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/os/tracee_writes.h"
 #include "engine/record/record_session.h"
 #include "engine/record/signal_disposition.h"
 
@@ -271,8 +275,39 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       tracee.tracer_exitkill = data & PTRACE_O_EXITKILL;
       return answer_syscall(t, 0);
     }
+    case PTRACE_SETSIGINFO: {
+      // The siginfo the signal it stopped for is delivered with, if its tracer passes it on.
+      if (tracee.tracer_stop_exec)
+        throw UnsupportedError(name + " at the stop after an execve is not supported yet");
+      SigInfo si;
+      try {
+        read_memory_exact(t.tid, data, si.data(), si.size());
+      } catch (const SystemError&) {
+        return answer_syscall(t, -EFAULT);
+      }
+      set_siginfo(tracee.tid, si);
+      return answer_syscall(t, 0);
+    }
     default:
-      throw UnsupportedError(name + " of a stopped tracee is not supported yet");
+      if (!is_tracee_write(request))
+        throw UnsupportedError(name + " of a stopped tracee is not supported yet");
+      // Replay makes the same write on its copy of the tracee, which stands where the tracee
+      // stopped only when that is where its last event left it.
+      if (!tracee.tracer_stop_at_event)
+        throw UnsupportedError(
+            name + " of a tracee stopped by " +
+            (tracee.tracer_stop_fault ? "a fault" : "a signal between its events") +
+            " is not supported yet");
+      uint64_t regset_len = 0;
+      int64_t r = apply_tracee_write(t.tid, tracee.tid, request, addr, data, &regset_len);
+      if (r == 0 && request == PTRACE_SETREGSET) {
+        // The kernel writes the length it took back into the iovec (ptrace(2)).
+        struct iovec io;
+        read_memory_exact(t.tid, data, &io, sizeof io);
+        io.iov_len = regset_len;
+        r = give(&io, sizeof io);
+      }
+      return answer_syscall(t, r);
   }
 }
 
@@ -294,6 +329,10 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, bool fault, bool at_
   t.tracer_stop_reported = false;
   t.tracer_stop_fault = fault;
   t.tracer_stop_exec = at_exec;
+  // A restarted call's exit is not where replay leaves it (the kernel moves rip back).
+  t.tracer_stop_at_event =
+      at_exec || (t.stop_follows_exit && !fault && !is_restart_result(t.exit_result) &&
+                  get_regs(t.tid).rip == t.exit_rip);
   t.state = RunState::Stopped;
   AddressSpace& g = space(t);
   std::erase(g.ready, t.tid);

@@ -329,6 +329,7 @@ bool RecordSession::slice_over(const RecordTask& t) const {
 }
 
 void RecordSession::handle_stop(RecordTask& t, int status) {
+  t.stop_follows_exit = std::exchange(t.resumed_from_exit, false);
   if (WIFEXITED(status) || WIFSIGNALED(status)) return on_exit(t, status);
   if (!WIFSTOPPED(status)) return;
   int sig = WSTOPSIG(status), event = status >> 16;

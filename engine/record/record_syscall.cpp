@@ -176,6 +176,9 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       set_regs(t.tid, regs);
     }
   }
+  t.resumed_from_exit = true;  // no instruction runs before its next stop (handle_stop)
+  t.exit_rip = regs.rip;
+  t.exit_result = result;
   if (!syscall_spec(nr)) {
     // rewind's registration, or a number the kernel does not implement (-ENOSYS): only the
     // result, no memory.

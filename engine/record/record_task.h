@@ -122,6 +122,16 @@ struct RecordTask {
   /// tracer_stop is the SIGTRAP after its execve (ptrace(2)): no signal is queued, it stands
   /// at the execve's exit.
   bool tracer_stop_exec = false;
+  /// The stop came where its last event left it (at the exit of one of its syscalls, before
+  /// any instruction ran): replay's copy of it stands there too, so its tracer's writes to it
+  /// (tracee_writes.h) can be made again in replay.
+  bool tracer_stop_at_event = false;
+  /// Its last syscall's exit: it was resumed from there and has not stopped since
+  /// (stop_follows_exit: this stop is the first after it), at this rip, with this result.
+  bool resumed_from_exit = false;
+  bool stop_follows_exit = false;
+  uint64_t exit_rip = 0;
+  int64_t exit_result = 0;
   bool tracer_exitkill = false;  ///< PTRACE_O_EXITKILL: killed when its tracer ends
   /// A signal its tracer's resume passed on: delivered, when it arrives, without a stop.
   int tracer_passed_sig = 0;

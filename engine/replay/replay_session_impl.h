@@ -143,6 +143,9 @@ class ReplaySession::Impl {
   void replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& regs);
   /// process_vm_writev: emulated; the bytes it wrote go into the replayed target process.
   void replay_vm_write(ReplayTask& t, const Event& e, const Registers& regs);
+  /// ptrace: emulated; a request that changed the recorded tracee (tracee_writes.h) is made
+  /// again on the replayed one, from the same arguments and the tracer's same memory.
+  void replay_ptrace(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_fork(ReplayTask& t, const Event& e, const Registers& regs);
   void replay_exit(ReplayTask& t, const Event& e, const Registers& regs);
   /// Ends the event in progress (its search first: a trampoline goes out of the code) and

@@ -18,6 +18,7 @@
 #include "engine/arch/syscall_table.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/os/tracee_writes.h"
 #include "engine/replay/buffer_fill.h"
 #include "engine/replay/output_echo.h"
 #include "engine/replay/remote_syscall.h"
@@ -247,6 +248,19 @@ void Replayer::replay_vm_write(ReplayTask& t, const Event& e, const Registers& r
   }
 }
 
+void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& regs) {
+  emulate(t, e, regs);
+  const long request = long(regs.rdi);
+  if (e.result != 0 || !is_tracee_write(request)) return;  // a read, or a failed write
+  auto target = tasks_.find(pid_t(regs.rsi));
+  if (target == tasks_.end() || target->second.state == TaskState::Exited)
+    throw diverged(e, "the tracee " + std::to_string(regs.rsi) + " of this ptrace is not replayed");
+  int64_t r = apply_tracee_write(t.tid, target->second.tid, request, regs.rdx, regs.r10);
+  if (r != 0)
+    throw diverged(e, "the replayed ptrace write to task " + std::to_string(regs.rsi) +
+                          " failed (" + std::to_string(r) + ")");
+}
+
 void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs) {
   if (e.child_tid == 0) return emulate(t, e, regs);  // the fork failed when recorded
   RemoteSyscall rs(t, regs.rip - 2, regs);
@@ -377,6 +391,8 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
       return replay_sysv_shm(t, e, regs);
     case ReplayPolicy::VmWrite:
       return replay_vm_write(t, e, regs);
+    case ReplayPolicy::Ptrace:
+      return replay_ptrace(t, e, regs);
     case ReplayPolicy::Fork:
       return replay_fork(t, e, regs);
     case ReplayPolicy::Exit:

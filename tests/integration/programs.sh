@@ -367,7 +367,7 @@ GDB
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
     refused ptrace_attach "^rewind: ptrace(PTRACE_ATTACH) of a recorded task ([0-9]*) is not supported yet$" attach
-    refused ptrace_poke "^rewind: ptrace(PTRACE_POKEDATA) of a stopped tracee is not supported yet$" poke
+    refused ptrace_poke "^rewind: ptrace(PTRACE_POKEDATA) of a tracee stopped by a fault is not supported yet$" poke
     refused ptrace_syscall "^rewind: ptrace(PTRACE_SYSCALL) of a stopped tracee is not supported yet$" syscall
     refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
     refused ptrace_groupstop "^rewind: ptrace(PTRACE_CONT) with SIGSTOP (a group-stop, which its tracer is told of too) is not supported yet$" groupstop

@@ -4,7 +4,7 @@
 //
 // With an argument it does what rewind refuses to record, for the refusal's test:
 //   attach   attaches to its own child (ptrace between recorded processes)
-//   poke     writes into its stopped tracee (PTRACE_POKEDATA)
+//   poke     writes into its tracee stopped by a fault (PTRACE_POKEDATA)
 //   syscall  resumes its stopped tracee to its next syscall (PTRACE_SYSCALL)
 //   refault  resumes its tracee stopped by a fault without the signal
 //   groupstop  resumes its stopped tracee with SIGSTOP (a group-stop)
@@ -73,8 +73,9 @@ static void on_child_signal(int sig, siginfo_t* si, void* ctx) {
   child_handled |= sig == SIGUSR2 ? 1 : sig == SIGHUP ? 2 : 0;
 }
 
-// The traced child: stops for SIGUSR1 (its tracer discards it), sets marker and stops for
-// SIGUSR2 (passed on to its handler), stops for SIGUSR1 again (its tracer turns it into
+// The traced child: stops for SIGUSR1 (its tracer writes marker and discards the signal),
+// adds to marker and stops for SIGUSR2 (passed on to its handler), stops for SIGUSR1 at the
+// exit of its own tgkill (its tracer sets the call's result and turns the signal into
 // SIGHUP), then runs this program again as "exec-child", stopping after the execve.
 static void traced_work(const char* self) {
   struct sigaction sa = {0};
@@ -85,11 +86,11 @@ static void traced_work(const char* self) {
   if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
   usleep(100000);  // its tracer waits meanwhile: its stop ends that wait
   raise(SIGUSR1);
-  marker = 0x2222;
+  marker += 0x1000;
   raise(SIGUSR2);
-  raise(SIGUSR1);
-  printf("child handled %d, SIGHUP code %d from its parent %d\n", child_handled, child_hup_code,
-         child_hup_pid == getppid());
+  long r = syscall(SYS_tgkill, getpid(), gettid(), SIGUSR1);
+  printf("child: tgkill returned %ld, handled %d, SIGHUP code %d from its parent %d, marker %#lx\n",
+         r, child_handled, child_hup_code, child_hup_pid == getppid(), marker);
   fflush(stdout);
   execl(self, "ptrace_calls", "exec-child", (char*)0);
   _exit(11);
@@ -139,6 +140,7 @@ static void tracer_session(const char* self) {
   show("peek at an unmapped address", ptrace(PTRACE_PEEKDATA, child, (void*)8, 0));
   show("setoptions",
        ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL));
+  show("poke marker", ptrace(PTRACE_POKEDATA, child, (void*)&marker, 0x3333));
   show("cont, discarding SIGUSR1", ptrace(PTRACE_CONT, child, 0, 0));
   usleep(100000);  // it stops again meanwhile: the next wait finds the stop at once
   siginfo_t info = {0};
@@ -149,6 +151,11 @@ static void tracer_session(const char* self) {
   show("cont, passing SIGUSR2 on", ptrace(PTRACE_CONT, child, 0, SIGUSR2));
   waitpid(child, &status, 0);
   show_stop("third stop", status);
+  show("getregs", ptrace(PTRACE_GETREGS, child, 0, &regs));
+  printf("stopped after its tgkill: %d, which returned %lld\n", regs.orig_rax == SYS_tgkill,
+         (long long)regs.rax);
+  regs.rax = 42;
+  show("setregs: the call returns 42", ptrace(PTRACE_SETREGS, child, 0, &regs));
   // The child prints before its next stop: this process prints once that stop is seen, so
   // that the lines come in one order.
   long r = ptrace(PTRACE_CONT, child, 0, SIGHUP);
@@ -206,7 +213,7 @@ static int refusal(const char* what, const char* arg) {
     pid_t child = traced_child(go);
     show("attach to the child", ptrace(PTRACE_ATTACH, child, 0, 0));
   } else if (strcmp(what, "poke") == 0) {
-    show("poke", ptrace(PTRACE_POKEDATA, stopped_child(0), (void*)&marker, 0x3333));
+    show("poke", ptrace(PTRACE_POKEDATA, stopped_child(1), (void*)&marker, 0x3333));
   } else if (strcmp(what, "syscall") == 0) {
     show("syscall", ptrace(PTRACE_SYSCALL, stopped_child(0), 0, 0));
   } else if (strcmp(what, "refault") == 0) {

@@ -1,0 +1,90 @@
+// Making a recorded tracer's writes to its tracee (tracee_writes.h).
+#include "engine/os/tracee_writes.h"
+
+#include <elf.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+#include "engine/errors.h"
+#include "engine/os/tracee_memory.h"
+
+namespace rwd {
+
+namespace {
+
+/// The largest register set taken from the tracer (the XSAVE area is a few KiB).
+constexpr uint64_t kMaxRegset = 64 << 10;
+
+int64_t result_of(long r) {
+  return r == 0 ? 0 : -int64_t(errno);
+}
+
+/// Reads `n` bytes of `tracer` at `addr` into `out`; false where they cannot be read.
+bool from_tracer(pid_t tracer, uint64_t addr, void* out, size_t n) {
+  try {
+    read_memory_exact(tracer, addr, out, n);
+    return true;
+  } catch (const SystemError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+bool is_tracee_write(long request) {
+  switch (request) {
+    case PTRACE_POKETEXT:
+    case PTRACE_POKEDATA:
+    case PTRACE_POKEUSER:
+    case PTRACE_SETREGS:
+    case PTRACE_SETFPREGS:
+    case PTRACE_SETREGSET:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t addr, uint64_t data,
+                           uint64_t* regset_len) {
+  switch (request) {
+    case PTRACE_POKETEXT:
+    case PTRACE_POKEDATA:
+      return result_of(ptrace(__ptrace_request(request), tracee, addr, data));
+    case PTRACE_POKEUSER:
+      // Only the general registers: the debug registers past them would arm the CPU's
+      // watchpoints in the tracee, which replay does not keep.
+      if (addr >= sizeof(user_regs_struct) || addr % 8) return -EIO;
+      return result_of(ptrace(PTRACE_POKEUSER, tracee, addr, data));
+    case PTRACE_SETREGS: {
+      user_regs_struct r;
+      if (!from_tracer(tracer, data, &r, sizeof r)) return -EFAULT;
+      return result_of(ptrace(PTRACE_SETREGS, tracee, nullptr, &r));
+    }
+    case PTRACE_SETFPREGS: {
+      user_fpregs_struct r;
+      if (!from_tracer(tracer, data, &r, sizeof r)) return -EFAULT;
+      return result_of(ptrace(PTRACE_SETFPREGS, tracee, nullptr, &r));
+    }
+    case PTRACE_SETREGSET: {
+      if (addr != NT_PRSTATUS && addr != NT_PRFPREG && addr != NT_X86_XSTATE) return -EINVAL;
+      struct iovec io;
+      if (!from_tracer(tracer, data, &io, sizeof io)) return -EFAULT;
+      std::vector<uint8_t> set(std::min<uint64_t>(io.iov_len, kMaxRegset));
+      if (!from_tracer(tracer, uint64_t(io.iov_base), set.data(), set.size())) return -EFAULT;
+      struct iovec mine = {set.data(), set.size()};
+      int64_t r = result_of(ptrace(PTRACE_SETREGSET, tracee, addr, &mine));
+      if (regset_len) *regset_len = mine.iov_len;
+      return r;
+    }
+    default:
+      return -EIO;
+  }
+}
+
+}  // namespace rwd

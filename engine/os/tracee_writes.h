@@ -1,0 +1,28 @@
+// The ptrace(2) requests by which a recorded tracer changes its stopped tracee (PTRACE_POKE*,
+// PTRACE_SET{REGS,FPREGS,REGSET}): made on the real tracee by the recorder, and again on the
+// replayed one by the replay of the tracer's syscall, from the same arguments and the same
+// bytes in the tracer's memory (engine/record/ptrace_emulation.cpp).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace rwd {
+
+/// Whether `request` is one that apply_tracee_write makes.
+bool is_tracee_write(long request);
+
+/// Makes the tracer's `request` (with its `addr` and `data` arguments, as ptrace(2) takes
+/// them) on `tracee`, a task this process traces and that is stopped: PTRACE_POKETEXT and
+/// PTRACE_POKEDATA write the word `data` at `addr`; PTRACE_POKEUSER sets the general
+/// register at offset `addr` of struct user_regs_struct; PTRACE_SETREGS, PTRACE_SETFPREGS
+/// and PTRACE_SETREGSET (NT_PRSTATUS, NT_PRFPREG, NT_X86_XSTATE) take their struct, or the
+/// iovec and the bytes it names, from `tracer`'s memory at `data`. Returns 0, or the
+/// negated errno the kernel gave (EIO for an offset past the general registers, EFAULT for
+/// tracer memory that cannot be read). For PTRACE_SETREGSET, `regset_len` (when given) gets
+/// the length the kernel took, which it writes back into the tracer's iovec.
+int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t addr, uint64_t data,
+                           uint64_t* regset_len = nullptr);
+
+}  // namespace rwd
