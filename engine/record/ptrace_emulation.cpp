@@ -448,8 +448,9 @@ void RecordSession::forget_tracer(pid_t tid) {
     if (task.tracer_exitkill) {
       syscall(SYS_tgkill, task.pid, task.tid, SIGKILL);
     } else if (task.tracer_stop) {
-      // Detached in its stop (kernel/ptrace.c exit_ptrace): it goes on with its signal.
-      resume_tracee(task, task.tracer_stop);
+      // Detached in its stop (kernel/ptrace.c exit_ptrace): it goes on without the signal it
+      // stopped for, as it does natively (tests/programs/ptrace_calls.c checks it).
+      resume_tracee(task, 0);
     }
   }
 }

@@ -60,8 +60,8 @@ class RecordSession {
   /// recording (ptrace_emulation.cpp).
   void on_ptrace_entry(RecordTask& t);
   /// The thread `tid` ended: the tasks it traced are traced no more (ptrace(2): a tracer's
-  /// exit detaches its tracees; a stopped one goes on with its signal), or are killed
-  /// (PTRACE_O_EXITKILL).
+  /// exit detaches its tracees; a stopped one goes on without the signal it stopped for), or
+  /// are killed (PTRACE_O_EXITKILL).
   void forget_tracer(pid_t tid);
   /// Puts the emulated tracee `t` in a ptrace stop for its tracer (`sig`, a fault of its own
   /// instruction or the SIGTRAP after an execve): out of its address space's turns until

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -206,6 +207,34 @@ static void kill_and_crash_sessions(void) {
   printf("crashed: %d by %s\n", WIFSIGNALED(status), sigabbrev_np(WTERMSIG(status)));
 }
 
+// Tracers that end while their tracee stands stopped (by SIGUSR1): the tracee goes on with
+// its signal, which ends it, or is killed when its tracer set PTRACE_O_EXITKILL (ptrace(2)).
+// This process, a subreaper, reaps it.
+static void orphaned_tracees(void) {
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  for (int exitkill = 0; exitkill < 2; ++exitkill) {
+    int pid_pipe[2];
+    if (pipe(pid_pipe) != 0) exit(2);
+    pid_t middle = fork();
+    if (middle == 0) {
+      pid_t child = stopped_child(0);
+      if (exitkill) ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_EXITKILL);
+      if (write(pid_pipe[1], &child, sizeof child) != sizeof child) _exit(2);
+      _exit(0);
+    }
+    pid_t child = 0;
+    if (read(pid_pipe[0], &child, sizeof child) != sizeof child) exit(2);
+    int status;
+    waitpid(middle, &status, 0);
+    waitpid(child, &status, 0);
+    printf("tracee of a tracer that ended (exitkill %d): ended by %s\n", exitkill,
+           WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : "exit");
+    close(pid_pipe[0]);
+    close(pid_pipe[1]);
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "attach") == 0) {
     int go[2];
@@ -274,6 +303,7 @@ int main(int argc, char** argv) {
   waitpid(other, &status, 0);
   tracer_session(argv[0]);
   kill_and_crash_sessions();
+  orphaned_tracees();
   // Last, with no child left to signal it, the program checks for a debugger itself: its
   // tracer would be its parent, outside the recording (natively the shell).
   show("traceme at the end", ptrace(PTRACE_TRACEME, 0, 0, 0));
