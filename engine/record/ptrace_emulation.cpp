@@ -10,11 +10,13 @@
 // wait4 and waitid report; PTRACE_CONT and PTRACE_DETACH with or without a signal,
 // PTRACE_KILL, the reads of a stopped tracee (PTRACE_PEEK*, PTRACE_GET{REGS,FPREGS,REGSET,
 // SIGINFO}), PTRACE_SETSIGINFO, PTRACE_SETOPTIONS with PTRACE_O_TRACESYSGOOD and
-// PTRACE_O_EXITKILL, and the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,REGSET}) at a stop
-// where the tracee's last event left it (replay makes them again there). Not yet, each
+// PTRACE_O_EXITKILL, the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,REGSET}) at a stop
+// where the tracee's last event left it (replay makes them again there), and syscall stops
+// (PTRACE_SYSCALL, PTRACE_GET_SYSCALL_INFO) of a tracee whose every syscall rewind traces:
+// an entry stop writes a SyscallEntry event, which brings replay's copy there. Not yet, each
 // stopping the recording with one line: attaching to a recorded task, writes at a stop
 // between events (a fault, another task's signal: replay does not stop its copy there),
-// syscall stops and single steps.
+// syscall stops of a task whose syscalls the preload library buffers, single steps.
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -190,13 +192,19 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   };
   switch (request) {
     case PTRACE_CONT:
+    case PTRACE_SYSCALL:
     case PTRACE_DETACH: {
       const int sig = int(data);
       if (sig < 0 || sig > 64) return answer_syscall(t, -EIO);
-      if (tracee.tracer_stop_fault && sig != 0 && sig != tracee.tracer_stop)
+      const bool fault = tracee.tracer_stop_kind == TracerStop::Fault;
+      if (request == PTRACE_SYSCALL && (tracee.buffer.addr || space(tracee).library_switch))
+        throw UnsupportedError(name +
+                               " of a task whose syscalls rewind buffers is not supported "
+                               "yet (rewind record --no-syscall-buffer records it)");
+      if (fault && sig != 0 && sig != tracee.tracer_stop)
         throw UnsupportedError(name + " with " + signal_name(sig) + " of a tracee stopped by its " +
                                signal_name(tracee.tracer_stop) + " fault is not supported yet");
-      if (tracee.tracer_stop_fault && sig == 0)
+      if (fault && sig == 0)
         throw UnsupportedError(name + " of a tracee stopped by its " +
                                signal_name(tracee.tracer_stop) +
                                " fault without the signal (the instruction runs again) is not "
@@ -207,7 +215,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
                                "supported yet");
       answer_syscall(t, 0);
       if (request == PTRACE_DETACH) tracee.tracer = 0;
-      return resume_tracee(tracee, sig);
+      return resume_tracee(tracee, sig, request == PTRACE_SYSCALL);
     }
     case PTRACE_PEEKTEXT:
     case PTRACE_PEEKDATA:
@@ -232,9 +240,14 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     case PTRACE_GETSIGINFO: {
       // After execve no signal stands queued: the kernel's would be its SIGTRAP, sent by the
       // tracee itself (fs/exec.c: send_sig with no siginfo, SI_USER).
-      SigInfo si = tracee.tracer_stop_exec
-                       ? make_siginfo(SIGTRAP, SI_USER, tracee.pid, real_uid(tracee.tid), 0)
-                       : get_siginfo(tracee.tid);
+      // A syscall stop's is the tracee's own report (kernel/ptrace.c ptrace_do_notify).
+      const TracerStop kind = tracee.tracer_stop_kind;
+      SigInfo si =
+          kind == TracerStop::Exec
+              ? make_siginfo(SIGTRAP, SI_USER, tracee.pid, real_uid(tracee.tid), 0)
+          : kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit
+              ? make_siginfo(SIGTRAP, tracee.tracer_stop, tracee.pid, real_uid(tracee.tid), 0)
+              : get_siginfo(tracee.tid);
       return answer_syscall(t, give(si.data(), si.size()));
     }
     case PTRACE_GETREGSET: {
@@ -271,14 +284,45 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
           std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v));
           return std::string(b);
         }(data & ~kKnown) + " is not supported yet");
-      // PTRACE_O_TRACESYSGOOD marks syscall stops, which are not emulated (refused below).
       tracee.tracer_exitkill = data & PTRACE_O_EXITKILL;
+      tracee.tracer_sysgood = data & PTRACE_O_TRACESYSGOOD;
       return answer_syscall(t, 0);
+    }
+    case PTRACE_GET_SYSCALL_INFO: {
+      // struct ptrace_syscall_info (<linux/ptrace.h>); the kernel returns the size of what
+      // the stop fills in and copies as much of it as `addr` bytes hold.
+      struct {
+        uint8_t op;
+        uint8_t pad[3];
+        uint32_t arch;
+        uint64_t ip, sp;
+        uint64_t words[7];  // entry: nr, args[6]; exit: rval, is_error (a byte)
+      } info{};
+      Registers now = get_regs(tracee.tid);
+      info.arch = 0xc000003e;  // AUDIT_ARCH_X86_64
+      info.ip = now.rip;
+      info.sp = now.rsp;
+      size_t size = offsetof(decltype(info), arch);
+      if (tracee.tracer_stop_kind == TracerStop::SyscallEntry) {
+        info.op = 1;  // PTRACE_SYSCALL_INFO_ENTRY
+        const uint64_t entry[7] = {now.orig_rax, now.rdi, now.rsi, now.rdx,
+                                   now.r10,      now.r8,  now.r9};
+        std::memcpy(info.words, entry, sizeof entry);
+        size = offsetof(decltype(info), words) + sizeof entry;
+      } else if (tracee.tracer_stop_kind == TracerStop::SyscallExit) {
+        info.op = 2;  // PTRACE_SYSCALL_INFO_EXIT
+        info.words[0] = now.rax;
+        info.words[1] = int64_t(now.rax) < 0 && int64_t(now.rax) >= -4095;  // IS_ERR_VALUE
+        size = offsetof(decltype(info), words) + 8 + 1;
+      }
+      int64_t r = give(&info, std::min<uint64_t>(size, addr));
+      return answer_syscall(t, r == 0 ? int64_t(size) : r);
     }
     case PTRACE_SETSIGINFO: {
       // The siginfo the signal it stopped for is delivered with, if its tracer passes it on.
-      if (tracee.tracer_stop_exec)
-        throw UnsupportedError(name + " at the stop after an execve is not supported yet");
+      if (tracee.tracer_stop_kind != TracerStop::Signal &&
+          tracee.tracer_stop_kind != TracerStop::Fault)
+        throw UnsupportedError(name + " at a stop with no signal is not supported yet");
       SigInfo si;
       try {
         read_memory_exact(t.tid, data, si.data(), si.size());
@@ -294,10 +338,11 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       // Replay makes the same write on its copy of the tracee, which stands where the tracee
       // stopped only when that is where its last event left it.
       if (!tracee.tracer_stop_at_event)
-        throw UnsupportedError(
-            name + " of a tracee stopped by " +
-            (tracee.tracer_stop_fault ? "a fault" : "a signal between its events") +
-            " is not supported yet");
+        throw UnsupportedError(name + " of a tracee stopped by " +
+                               (tracee.tracer_stop_kind == TracerStop::Fault
+                                    ? "a fault"
+                                    : "a signal between its events") +
+                               " is not supported yet");
       uint64_t regset_len = 0;
       int64_t r = apply_tracee_write(t.tid, tracee.tid, request, addr, data, &regset_len);
       if (r == 0 && request == PTRACE_SETREGSET) {
@@ -311,7 +356,8 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   }
 }
 
-void RecordSession::stop_for_tracer(RecordTask& t, int sig, bool fault, bool at_exec) {
+void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind) {
+  const bool at_exec = kind == TracerStop::Exec;
   const std::string at = at_exec ? "the SIGTRAP after its execve" : "signal " + signal_name(sig);
   if (t.tracer == kTracerOutside)
     throw UnsupportedError("task " + std::to_string(t.tid) +
@@ -327,12 +373,14 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, bool fault, bool at_
         "supported yet");
   t.tracer_stop = sig;
   t.tracer_stop_reported = false;
-  t.tracer_stop_fault = fault;
-  t.tracer_stop_exec = at_exec;
-  // A restarted call's exit is not where replay leaves it (the kernel moves rip back).
-  t.tracer_stop_at_event =
-      at_exec || (t.stop_follows_exit && !fault && !is_restart_result(t.exit_result) &&
-                  get_regs(t.tid).rip == t.exit_rip);
+  t.tracer_stop_kind = kind;
+  // A restarted call's exit is not where replay leaves it (the kernel moves rip back). A
+  // syscall's entry stop follows the SyscallEntry event that brings replay's copy there.
+  t.tracer_stop_at_event = kind != TracerStop::Signal && kind != TracerStop::Fault
+                               ? true
+                               : kind == TracerStop::Signal && t.stop_follows_exit &&
+                                     !is_restart_result(t.exit_result) &&
+                                     get_regs(t.tid).rip == t.exit_rip;
   t.state = RunState::Stopped;
   AddressSpace& g = space(t);
   std::erase(g.ready, t.tid);
@@ -355,12 +403,19 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, bool fault, bool at_
   if (was_active) schedule(g);
 }
 
-void RecordSession::resume_tracee(RecordTask& t, int sig) {
-  const bool exec = t.tracer_stop_exec, fault = t.tracer_stop_fault;
+void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls) {
+  const TracerStop kind = t.tracer_stop_kind;
+  const bool fault = kind == TracerStop::Fault;
   const int stopped = t.tracer_stop;
   t.tracer_stop = 0;
-  t.tracer_stop_reported = t.tracer_stop_fault = t.tracer_stop_exec = false;
-  if (sig && exec) {
+  t.tracer_stop_reported = false;
+  t.tracer_syscalls = syscalls;
+  if (sig && (kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit)) {
+    // At a syscall stop the kernel sends it as a new signal (kernel/ptrace.c
+    // ptrace_report_syscall: send_sig with SEND_SIG_PRIV), which stops the tracee again.
+    put_off_signal(t, sig, make_siginfo(sig, SI_KERNEL, 0, 0, 0));
+    send_put_off(t);
+  } else if (sig && kind == TracerStop::Exec) {
     // No signal-delivery stop to deliver it from: sent, and delivered when it arrives.
     RecordTask& tracer = tasks_.at(t.tracer ? t.tracer : t.tid);
     put_off_signal(t, sig, make_siginfo(sig, SI_USER, tracer.pid, real_uid(tracer.tid), 0));
@@ -377,9 +432,33 @@ void RecordSession::resume_tracee(RecordTask& t, int sig) {
     t.pending_fault = fault;
     t.tracer_passed_sig = sig;  // if its delivery is put off, its arrival is not a new stop
   }
+  // From a syscall's entry the recorder goes on with the call when its turn comes (schedule).
+  t.continue_entry = kind == TracerStop::SyscallEntry;
   AddressSpace& g = space(t);
   g.ready.push_back(t.tid);
   schedule(g);
+}
+
+bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
+  if (!t.tracer_syscalls || t.tracer <= 0) return false;
+  const int sig = SIGTRAP | (t.tracer_sysgood ? 0x80 : 0);
+  if (!entry) {
+    t.blocked = false;  // it leaves its turns until its tracer resumes it
+    stop_for_tracer(t, sig, TracerStop::SyscallExit);
+    return true;
+  }
+  if (std::exchange(t.entry_reported, false)) return false;  // resumed from there: go on
+  // Replay brings its copy to this entry before the tracer's next calls (which may read or
+  // change its registers there).
+  t.entry = get_regs(t.tid);
+  Event e;
+  e.kind = EventKind::SyscallEntry;
+  e.tid = t.tid;
+  e.regs = t.entry;
+  write(e);
+  t.entry_reported = t.entry_event_written = true;
+  stop_for_tracer(t, sig, TracerStop::SyscallEntry);
+  return true;
 }
 
 std::optional<int64_t> RecordSession::tracer_wait_answer(RecordTask& waiter) {

@@ -63,15 +63,17 @@ class RecordSession {
   /// exit detaches its tracees; a stopped one goes on without the signal it stopped for), or
   /// are killed (PTRACE_O_EXITKILL).
   void forget_tracer(pid_t tid);
-  /// Puts the emulated tracee `t` in a ptrace stop for its tracer (`sig`, a fault of its own
-  /// instruction or the SIGTRAP after an execve): out of its address space's turns until
-  /// its tracer resumes it, the tracer woken from a wait that reports it and sent SIGCHLD
-  /// (CLD_TRAPPED) where it has a handler. Throws UnsupportedError for a tracer outside the
-  /// recording.
-  void stop_for_tracer(RecordTask& t, int sig, bool fault, bool at_exec);
-  /// Resumes the stopped tracee `t` as PTRACE_CONT with signal `sig` does (0: the signal it
-  /// stopped for is discarded).
-  void resume_tracee(RecordTask& t, int sig);
+  /// Puts the emulated tracee `t` in a ptrace stop of kind `kind` for its tracer, whose wait
+  /// reports WSTOPSIG `sig`: out of its address space's turns until its tracer resumes it,
+  /// the tracer woken from a wait that reports it and sent SIGCHLD (CLD_TRAPPED) where it has
+  /// a handler. Throws UnsupportedError for a tracer outside the recording.
+  void stop_for_tracer(RecordTask& t, int sig, TracerStop kind);
+  /// At t's syscall entry (true) or after its exit's event: when its tracer follows its
+  /// syscalls (PTRACE_SYSCALL), puts it in that syscall stop and returns true.
+  bool syscall_stop_for_tracer(RecordTask& t, bool entry);
+  /// Resumes the stopped tracee `t` as PTRACE_CONT (or, `syscalls`, PTRACE_SYSCALL) with
+  /// signal `sig` does (0: the signal it stopped for is discarded).
+  void resume_tracee(RecordTask& t, int sig, bool syscalls = false);
   /// When a stop of a tracee of `waiter`'s process is unreported and its pending wait4 or
   /// waitid (at `waiter.entry`) asks for it: writes the wait's status (and rusage, siginfo)
   /// into waiter's memory, marks the stop reported (unless WNOWAIT) and returns the syscall's

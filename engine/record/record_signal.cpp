@@ -352,7 +352,8 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   } else if (t.tracer) {
     // Natively a traced task stops for its tracer at every signal but SIGKILL, ignored ones
     // too (kernel/signal.c sig_ignored).
-    return stop_for_tracer(t, sig, is_synchronous_fault(sig, si), false);
+    return stop_for_tracer(t, sig,
+                           is_synchronous_fault(sig, si) ? TracerStop::Fault : TracerStop::Signal);
   }
   if (is_synchronous_fault(sig, si)) return deliver_fault(t, sig, si);
   if (signal_is_ignored(t.tid, sig)) {

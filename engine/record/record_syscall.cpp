@@ -38,9 +38,11 @@ bool same_file(const struct stat& a, const struct stat& b) {
 }  // namespace
 
 void RecordSession::on_syscall_entry(RecordTask& t) {
+  if (syscall_stop_for_tracer(t, true)) return;  // on again when its tracer resumes it
   t.entry = get_regs(t.tid);
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
+  t.entry_marked = std::exchange(t.entry_event_written, false);  // syscall_stop_for_tracer
   t.exec_former_tid = 0;
   t.answered_memory.clear();
   take_buffered(t);
@@ -188,6 +190,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     e.regs = t.entry;
     e.result = result;
     write(e);
+    if (syscall_stop_for_tracer(t, false)) return;
     t.state = RunState::UserRunning;
     return resume_syscall(t);
   }
@@ -200,7 +203,11 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     take_new_space(t);
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
-    if (t.tracer) return stop_for_tracer(t, SIGTRAP, false, true);  // ptrace(2), execve
+    if (t.tracer && t.tracer_syscalls)
+      throw UnsupportedError(
+          "an execve of a task its tracer follows by syscall stops is not "
+          "supported yet");
+    if (t.tracer) return stop_for_tracer(t, SIGTRAP, TracerStop::Exec);  // ptrace(2), execve
   } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
     const SyscallSpec* spec = syscall_spec(nr);
     Event e;
@@ -249,6 +256,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       patch_emulated_insns(t.tid, nr == SYS_mmap ? uint64_t(result) : t.entry.rdi,
                            (nr == SYS_mmap ? uint64_t(result) : t.entry.rdi) + t.entry.rsi);
   }
+  if (syscall_stop_for_tracer(t, false)) return;  // on when its tracer resumes it
   AddressSpace& g = space(t);
   if (t.blocked) {
     t.blocked = false;

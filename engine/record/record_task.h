@@ -39,6 +39,15 @@ struct PutOffSignal {
   bool sent = false;  ///< sent again, and not yet arrived
 };
 
+/// Why an emulated tracee stands stopped for its tracer (ptrace(2) names each stop).
+enum class TracerStop : uint8_t {
+  Signal,        ///< signal-delivery-stop of a signal sent to it
+  Fault,         ///< signal-delivery-stop of a fault of its own instruction
+  Exec,          ///< the SIGTRAP after its execve: no signal is queued, it stands at the exit
+  SyscallEntry,  ///< syscall-enter-stop (PTRACE_SYSCALL), before the recorder saw the call
+  SyscallExit,   ///< syscall-exit-stop, after the call's event
+};
+
 /// The recorder's state of one task (a thread of a recorded process).
 struct RecordTask {
   pid_t tid = 0;
@@ -117,11 +126,15 @@ struct RecordTask {
   /// The emulated ptrace stop it sits in for its tracer: the signal its tracer's wait reports
   /// (WSTOPSIG), 0 when it is in none. It is then out of its address space's turns.
   int tracer_stop = 0;
-  bool tracer_stop_reported = false;  ///< a wait of its tracer reported tracer_stop
-  bool tracer_stop_fault = false;     ///< tracer_stop is a fault of its own instruction
-  /// tracer_stop is the SIGTRAP after its execve (ptrace(2)): no signal is queued, it stands
-  /// at the execve's exit.
-  bool tracer_stop_exec = false;
+  bool tracer_stop_reported = false;                 ///< a wait of its tracer reported tracer_stop
+  TracerStop tracer_stop_kind = TracerStop::Signal;  ///< what tracer_stop is
+  bool tracer_syscalls = false;  ///< resumed by PTRACE_SYSCALL: it stops at syscalls too
+  bool tracer_sysgood = false;   ///< PTRACE_O_TRACESYSGOOD: syscall stops say SIGTRAP|0x80
+  bool entry_reported = false;   ///< its current syscall's entry stop was reported
+  /// That stop wrote its SyscallEntry event (the call's own handling writes none again).
+  bool entry_event_written = false;
+  /// Resumed from its syscall-enter-stop: when scheduled, the recorder goes on with the call.
+  bool continue_entry = false;
   /// The stop came where its last event left it (at the exit of one of its syscalls, before
   /// any instruction ran): replay's copy of it stands there too, so its tracer's writes to it
   /// (tracee_writes.h) can be made again in replay.

@@ -5,10 +5,13 @@
 // With an argument it does what rewind refuses to record, for the refusal's test:
 //   attach   attaches to its own child (ptrace between recorded processes)
 //   poke     writes into its tracee stopped by a fault (PTRACE_POKEDATA)
-//   syscall  resumes its stopped tracee to its next syscall (PTRACE_SYSCALL)
+//   step     single-steps its stopped tracee (PTRACE_SINGLESTEP)
 //   refault  resumes its tracee stopped by a fault without the signal
 //   groupstop  resumes its stopped tracee with SIGSTOP (a group-stop)
 //   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
+// and with "syscalls" it follows its child's syscalls (PTRACE_SYSCALL), which rewind records
+// only where it traces every syscall (--no-syscall-buffer): a small strace, that also
+// changes a call at its entry and a result at its exit.
 //   outside PID   attaches to process PID, which runs outside the recording
 #define _GNU_SOURCE
 #include <elf.h>
@@ -235,6 +238,57 @@ static void orphaned_tracees(void) {
   prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
+// The child of syscall_session(): its calls, and whether they returned what its tracer made
+// them return, in its exit status.
+static void followed_work(void) {
+  if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+  raise(SIGSTOP);
+  long uid = syscall(SYS_getppid);          // turned into getuid at its entry
+  long closed = syscall(SYS_close, 12345);  // EBADF, turned into 0 at its exit
+  _exit((uid == (long)getuid() ? 1 : 0) | (closed == 0 ? 2 : 0));
+}
+
+static int syscall_session(void) {
+  pid_t child = fork();
+  if (child == 0) followed_work();
+  int status;
+  waitpid(child, &status, 0);
+  show_stop("child", status);
+  show("setoptions", ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD));
+  show("syscall, discarding SIGSTOP", ptrace(PTRACE_SYSCALL, child, 0, 0));
+  for (int stops = 0; stops < 40; ++stops) {
+    waitpid(child, &status, 0);
+    if (!WIFSTOPPED(status)) break;
+    struct __ptrace_syscall_info info;
+    long size = ptrace(PTRACE_GET_SYSCALL_INFO, child, sizeof info, &info);
+    siginfo_t si;
+    ptrace(PTRACE_GETSIGINFO, child, 0, &si);
+    if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+      printf("entry %s (%ld bytes, siginfo code %#x): %lld\n",
+             WSTOPSIG(status) == (SIGTRAP | 0x80) ? "stop" : "?", size, si.si_code,
+             (long long)info.entry.nr);
+      if (info.entry.nr == SYS_getppid) {
+        struct user_regs_struct regs;
+        ptrace(PTRACE_GETREGS, child, 0, &regs);
+        regs.orig_rax = SYS_getuid;
+        show("setregs: getuid instead", ptrace(PTRACE_SETREGS, child, 0, &regs));
+      }
+    } else if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+      printf("exit (%ld bytes): error %d, %s\n", size, info.exit.is_error,
+             info.exit.rval == -EBADF ? "EBADF" : "a value");
+      if (info.exit.rval == -EBADF) {
+        struct user_regs_struct regs;
+        ptrace(PTRACE_GETREGS, child, 0, &regs);
+        regs.rax = 0;
+        show("setregs: 0 instead", ptrace(PTRACE_SETREGS, child, 0, &regs));
+      }
+    }
+    ptrace(PTRACE_SYSCALL, child, 0, 0);
+  }
+  printf("child exited %d with %d\n", WIFEXITED(status), WEXITSTATUS(status));
+  return 0;
+}
+
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "attach") == 0) {
     int go[2];
@@ -243,8 +297,8 @@ static int refusal(const char* what, const char* arg) {
     show("attach to the child", ptrace(PTRACE_ATTACH, child, 0, 0));
   } else if (strcmp(what, "poke") == 0) {
     show("poke", ptrace(PTRACE_POKEDATA, stopped_child(1), (void*)&marker, 0x3333));
-  } else if (strcmp(what, "syscall") == 0) {
-    show("syscall", ptrace(PTRACE_SYSCALL, stopped_child(0), 0, 0));
+  } else if (strcmp(what, "step") == 0) {
+    show("step", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, 0));
   } else if (strcmp(what, "refault") == 0) {
     show("cont without the fault", ptrace(PTRACE_CONT, stopped_child(1), 0, 0));
   } else if (strcmp(what, "groupstop") == 0) {
@@ -264,6 +318,7 @@ int main(int argc, char** argv) {
     printf("the child runs after its execve\n");
     return 7;
   }
+  if (argc > 1 && strcmp(argv[1], "syscalls") == 0) return syscall_session();
   if (argc > 1) return refusal(argv[1], argc > 2 ? argv[2] : 0);
   // A child that makes sure that no debugger traces it: its parent becomes its tracer, and a
   // second request fails, as under any tracer. It then names tasks it does not trace.
