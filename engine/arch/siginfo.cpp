@@ -45,4 +45,14 @@ bool sent_by_this_process(const SigInfo& si) {
   return siginfo_code(si) == SI_TKILL && (pid == getpid() || pid == 0);
 }
 
+SigInfo make_siginfo(int sig, int code, int32_t pid, uint32_t uid, int32_t status) {
+  SigInfo si{};
+  const int32_t head[3] = {sig, 0, code};
+  std::memcpy(si.data(), head, sizeof head);
+  std::memcpy(si.data() + 16, &pid, 4);
+  std::memcpy(si.data() + 20, &uid, 4);
+  std::memcpy(si.data() + 24, &status, 4);
+  return si;
+}
+
 }  // namespace rwd

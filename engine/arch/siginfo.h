@@ -28,4 +28,9 @@ int siginfo_fd(const SigInfo& si);
 /// as a task in a PID namespace below ours sees us).
 bool sent_by_this_process(const SigInfo& si);
 
+/// A siginfo_t for `sig` with si_code `code` and the _kill or _sigchld fields: si_pid at
+/// byte 16, si_uid at 20, si_status at 24 (<asm-generic/siginfo.h> on x86-64), as the kernel
+/// fills one it makes itself (a SIGCHLD, a tracer's changed signal).
+SigInfo make_siginfo(int sig, int code, int32_t pid, uint32_t uid, int32_t status);
+
 }  // namespace rwd

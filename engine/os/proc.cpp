@@ -238,4 +238,16 @@ int fd_status_flags(pid_t tid, int fd) {
   return -1;
 }
 
+uint32_t task_real_uid(pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(tid) + "/status");
+  std::string key;
+  while (in >> key)
+    if (key == "Uid:") {
+      uint32_t uid = 0;
+      in >> uid;
+      return uid;
+    }
+  return uint32_t(getuid());
+}
+
 }  // namespace rwd

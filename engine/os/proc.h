@@ -89,4 +89,7 @@ std::vector<uint8_t> read_proc_auxv(pid_t pid);
 /// The command line of task `tid` (/proc/TID/cmdline split at its NULs); empty when gone.
 std::vector<std::string> read_proc_cmdline(pid_t tid);
 
+/// The real user id of task `tid` (/proc/TID/status "Uid:"); rewind's own when unreadable.
+uint32_t task_real_uid(pid_t tid);
+
 }  // namespace rwd
