@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <vector>
 
 #include "engine/errors.h"
 #include "engine/os/tracee_memory.h"
+#include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
@@ -85,6 +87,21 @@ int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t ad
     default:
       return -EIO;
   }
+}
+
+bool switch_library_off_at(pid_t tid, uint64_t buffer) {
+  uint64_t at = 0;
+  if (!buffer ||
+      !from_tracer(tid, buffer + offsetof(rwd_buffer_header, library_switch), &at, sizeof at))
+    return false;
+  if (!at || at % 4) return false;
+  const int32_t off = 0;
+  try {
+    write_memory(tid, at, &off, sizeof off);
+  } catch (const SystemError&) {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace rwd

@@ -25,4 +25,12 @@ bool is_tracee_write(long request);
 int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t addr, uint64_t data,
                            uint64_t* regset_len = nullptr);
 
+/// Turns librewind_preload.so off in the memory of task `tid`, whose syscall buffer is at
+/// `buffer`: writes 0 into the switch its buffer header names (rwd_buffer_header::
+/// library_switch), after which the library makes every syscall of that memory traced.
+/// The recorder does it where a tracer asks for the tracee's syscall stops
+/// (PTRACE_SYSCALL), and replay again there. Returns false when the header names no switch
+/// or it cannot be written.
+bool switch_library_off_at(pid_t tid, uint64_t buffer);
+
 }  // namespace rwd

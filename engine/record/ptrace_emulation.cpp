@@ -12,11 +12,11 @@
 // SIGINFO}), PTRACE_SETSIGINFO, PTRACE_SETOPTIONS with PTRACE_O_TRACESYSGOOD and
 // PTRACE_O_EXITKILL, the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,REGSET}) at a stop
 // where the tracee's last event left it (replay makes them again there), and syscall stops
-// (PTRACE_SYSCALL, PTRACE_GET_SYSCALL_INFO) of a tracee whose every syscall rewind traces:
-// an entry stop writes a SyscallEntry event, which brings replay's copy there. Not yet, each
-// stopping the recording with one line: attaching to a recorded task, writes at a stop
-// between events (a fault, another task's signal: replay does not stop its copy there),
-// syscall stops of a task whose syscalls the preload library buffers, single steps.
+// (PTRACE_SYSCALL, PTRACE_GET_SYSCALL_INFO; the tracee's preload library turned off, so
+// that every syscall stops): an entry stop writes a SyscallEntry event, which brings
+// replay's copy there. Not yet, each stopping the recording with one line: attaching to a
+// recorded task, writes at a stop between events (a fault, another task's signal: replay
+// does not stop its copy there), single steps.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -142,8 +142,9 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   RecordTask& tracee = traced->second;
   if (request == PTRACE_INTERRUPT) return answer_syscall(t, -EIO);
   if (request == PTRACE_KILL) {
-    // Since Linux 5.x a SIGKILL, like kill(2)'s: the tracee's end is recorded when it comes.
-    syscall(SYS_tgkill, tracee.pid, tracee.tid, SIGKILL);
+    // Since Linux 5.x a SIGKILL, like kill(2)'s: the tracee's end is recorded when it comes,
+    // after this call's event (on_syscall_exit sends it).
+    t.resume_tracee = {tracee.tid, 0, false, true};
     return answer_syscall(t, 0);
   }
   if (!tracee.tracer_stop) return answer_syscall(t, -ESRCH);
@@ -169,10 +170,19 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       const int sig = int(data);
       if (sig < 0 || sig > 64) return answer_syscall(t, -EIO);
       const bool fault = tracee.tracer_stop_kind == TracerStop::Fault;
-      if (request == PTRACE_SYSCALL && (tracee.buffer.addr || space(tracee).library_switch))
-        throw UnsupportedError(name +
-                               " of a task whose syscalls rewind buffers is not supported "
-                               "yet (rewind record --no-syscall-buffer records it)");
+      if (request == PTRACE_SYSCALL && tracee.buffer.addr) {
+        // Its tracer must see every syscall: the preload library goes off in its memory, at
+        // the same point in replay (replay_ptrace), which needs it stopped at an event.
+        if (!tracee.tracer_stop_at_event)
+          throw UnsupportedError(name +
+                                 " of a tracee stopped between its events, whose "
+                                 "syscalls rewind buffers, is not supported yet");
+        if (!switch_library_off_at(tracee.tid, tracee.buffer.addr))
+          throw UnsupportedError(name +
+                                 " of a task whose preload library cannot be turned "
+                                 "off is not supported yet (rewind record --no-syscall-buffer "
+                                 "records it)");
+      }
       if (fault && sig != 0 && sig != tracee.tracer_stop)
         throw UnsupportedError(name + " with " + signal_name(sig) + " of a tracee stopped by its " +
                                signal_name(tracee.tracer_stop) + " fault is not supported yet");
@@ -187,7 +197,10 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
                                "supported yet");
       answer_syscall(t, 0);
       if (request == PTRACE_DETACH) tracee.tracer = 0;
-      return resume_tracee(tracee, sig, request == PTRACE_SYSCALL);
+      // Resumed once this call's event is written (on_syscall_exit): the tracee's next
+      // events come after it in the trace, as replay needs them (the writes before it).
+      t.resume_tracee = {tracee.tid, sig, request == PTRACE_SYSCALL, false};
+      return;
     }
     case PTRACE_PEEKTEXT:
     case PTRACE_PEEKDATA:

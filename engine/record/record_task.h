@@ -150,6 +150,14 @@ struct RecordTask {
   int tracer_passed_sig = 0;
   /// pending_sig is a fault of its own instruction (passed on by its tracer).
   bool pending_fault = false;
+  /// A tracee its current ptrace call resumes (PTRACE_CONT, PTRACE_SYSCALL, PTRACE_DETACH:
+  /// with `sig`) or kills (PTRACE_KILL), once the call's event is written; tid 0 when none.
+  struct TraceeResume {
+    pid_t tid = 0;
+    int sig = 0;
+    bool syscalls = false;
+    bool kill = false;
+  } resume_tracee;
   /// Its wait4 or waitid was interrupted (PTRACE_INTERRUPT) to report a tracee's stop.
   bool wait_interrupted = false;
   /// What a syscall answered without the kernel wrote into its memory (a ptrace read's

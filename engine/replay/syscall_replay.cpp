@@ -251,10 +251,19 @@ void Replayer::replay_vm_write(ReplayTask& t, const Event& e, const Registers& r
 void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& regs) {
   emulate(t, e, regs);
   const long request = long(regs.rdi);
-  if (e.result != 0 || !is_tracee_write(request)) return;  // a read, or a failed write
+  const bool syscalls = request == PTRACE_SYSCALL;
+  if (e.result != 0 || !(is_tracee_write(request) || syscalls)) return;  // a read, a failure
   auto target = tasks_.find(pid_t(regs.rsi));
   if (target == tasks_.end() || target->second.state == TaskState::Exited)
     throw diverged(e, "the tracee " + std::to_string(regs.rsi) + " of this ptrace is not replayed");
+  if (syscalls) {
+    // The recorder turned the tracee's preload library off here (ptrace_emulation.cpp).
+    const ReplayTask& x = target->second;
+    if (x.syscall_buffer && !switch_library_off_at(x.tid, x.syscall_buffer))
+      throw diverged(e, "the preload library of task " + std::to_string(regs.rsi) +
+                            " could not be turned off");
+    return;
+  }
   int64_t r = apply_tracee_write(t.tid, target->second.tid, request, regs.rdx, regs.r10);
   if (r != 0)
     throw diverged(e, "the replayed ptrace write to task " + std::to_string(regs.rsi) +
