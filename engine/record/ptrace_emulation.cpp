@@ -196,7 +196,10 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
                                " (a group-stop, which its tracer is told of too) is not "
                                "supported yet");
       answer_syscall(t, 0);
-      if (request == PTRACE_DETACH) tracee.tracer = 0;
+      if (request == PTRACE_DETACH) {
+        tracee.tracer = 0;
+        tracee.tracer_exitkill = tracee.tracer_sysgood = false;
+      }
       // Resumed once this call's event is written (on_syscall_exit): the tracee's next
       // events come after it in the trace, as replay needs them (the writes before it).
       t.resume_tracee = {tracee.tid, sig, request == PTRACE_SYSCALL, false};

@@ -71,9 +71,10 @@ class RecordSession {
   /// At t's syscall entry (true) or after its exit's event: when its tracer follows its
   /// syscalls (PTRACE_SYSCALL), puts it in that syscall stop and returns true.
   bool syscall_stop_for_tracer(RecordTask& t, bool entry);
-  /// Resumes the stopped tracee `t` as PTRACE_CONT (or, `syscalls`, PTRACE_SYSCALL) with
-  /// signal `sig` does (0: the signal it stopped for is discarded).
-  void resume_tracee(RecordTask& t, int sig, bool syscalls = false);
+  /// Resumes the stopped tracee `t` as PTRACE_CONT (or, `syscalls`, PTRACE_SYSCALL) from the
+  /// tracer process `tracer_pid` with signal `sig` does (0: the signal it stopped for is
+  /// discarded; another than it comes with the tracer's SI_USER siginfo).
+  void resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t tracer_pid);
   /// When a stop of a tracee of `waiter`'s process is unreported and its pending wait4 or
   /// waitid (at `waiter.entry`) asks for it: writes the wait's status (and rusage, siginfo)
   /// into waiter's memory, marks the stop reported (unless WNOWAIT) and returns the syscall's

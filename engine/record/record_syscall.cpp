@@ -261,7 +261,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     if (auto x = tasks_.find(r.tid); x != tasks_.end() && r.kill)
       syscall(SYS_tgkill, x->second.pid, x->second.tid, SIGKILL);
     else if (x != tasks_.end())
-      resume_tracee(x->second, r.sig, r.syscalls);
+      resume_tracee(x->second, r.sig, r.syscalls, t.pid);
   }
   if (syscall_stop_for_tracer(t, false)) return;  // on when its tracer resumes it
   AddressSpace& g = space(t);

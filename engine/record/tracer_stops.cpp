@@ -71,7 +71,7 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind) {
   if (was_active) schedule(g);
 }
 
-void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls) {
+void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t tracer_pid) {
   const TracerStop kind = t.tracer_stop_kind;
   const bool fault = kind == TracerStop::Fault;
   const int stopped = t.tracer_stop;
@@ -85,17 +85,14 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls) {
     send_put_off(t);
   } else if (sig && kind == TracerStop::Exec) {
     // No signal-delivery stop to deliver it from: sent, and delivered when it arrives.
-    RecordTask& tracer = tasks_.at(t.tracer ? t.tracer : t.tid);
-    put_off_signal(t, sig, make_siginfo(sig, SI_USER, tracer.pid, task_real_uid(tracer.tid), 0));
+    put_off_signal(t, sig, make_siginfo(sig, SI_USER, tracer_pid, task_real_uid(t.tid), 0));
     send_put_off(t);
     t.tracer_passed_sig = sig;
   } else if (sig) {
     // From its signal-delivery stop: another signal than the one it stopped for comes with
     // the siginfo the kernel gives it (kernel/signal.c ptrace_signal: SI_USER, the tracer's).
-    if (sig != stopped) {
-      pid_t from = t.tracer ? tasks_.at(t.tracer).pid : t.pid;
-      set_siginfo(t.tid, make_siginfo(sig, SI_USER, from, task_real_uid(t.tid), 0));
-    }
+    if (sig != stopped)
+      set_siginfo(t.tid, make_siginfo(sig, SI_USER, tracer_pid, task_real_uid(t.tid), 0));
     t.pending_sig = sig;
     t.pending_fault = fault;
     t.tracer_passed_sig = sig;  // if its delivery is put off, its arrival is not a new stop
@@ -198,7 +195,7 @@ void RecordSession::forget_tracer(pid_t tid) {
     } else if (task.tracer_stop) {
       // Detached in its stop (kernel/ptrace.c exit_ptrace): it goes on without the signal it
       // stopped for, as it does natively (tests/programs/ptrace_calls.c checks it).
-      resume_tracee(task, 0);
+      resume_tracee(task, 0, false, 0);
     }
   }
 }
