@@ -197,18 +197,29 @@ bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix) {
   return false;
 }
 
-std::vector<pid_t> ns_pids(pid_t tid) {
+namespace {
+
+/// The numbers on the line of /proc/TID/status (proc(5)) that starts with `key` ("NSpid:",
+/// "Uid:"); empty when the task is gone or has no such line.
+std::vector<long> status_numbers(pid_t tid, std::string_view key) {
   std::ifstream in("/proc/" + std::to_string(tid) + "/status");
   std::string line;
-  std::vector<pid_t> out;
+  std::vector<long> out;
   while (std::getline(in, line)) {
-    if (line.rfind("NSpid:", 0) != 0) continue;
-    std::istringstream fields(line.substr(6));
+    if (line.rfind(key, 0) != 0) continue;
+    std::istringstream fields(line.substr(key.size()));
     long v;
-    while (fields >> v) out.push_back(pid_t(v));
+    while (fields >> v) out.push_back(v);
     break;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<pid_t> ns_pids(pid_t tid) {
+  std::vector<long> ids = status_numbers(tid, "NSpid:");
+  return std::vector<pid_t>(ids.begin(), ids.end());
 }
 
 bool in_rewinds_pid_namespace(pid_t tid) {
@@ -239,15 +250,8 @@ int fd_status_flags(pid_t tid, int fd) {
 }
 
 uint32_t task_real_uid(pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(tid) + "/status");
-  std::string key;
-  while (in >> key)
-    if (key == "Uid:") {
-      uint32_t uid = 0;
-      in >> uid;
-      return uid;
-    }
-  return uint32_t(getuid());
+  std::vector<long> ids = status_numbers(tid, "Uid:");  // real, effective, saved, fs
+  return ids.empty() ? uint32_t(getuid()) : uint32_t(ids[0]);
 }
 
 }  // namespace rwd

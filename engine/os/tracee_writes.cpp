@@ -19,9 +19,6 @@ namespace rwd {
 
 namespace {
 
-/// The largest register set taken from the tracer (the XSAVE area is a few KiB).
-constexpr uint64_t kMaxRegset = 64 << 10;
-
 int64_t result_of(long r) {
   return r == 0 ? 0 : -int64_t(errno);
 }
@@ -77,7 +74,7 @@ int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t ad
       if (addr != NT_PRSTATUS && addr != NT_PRFPREG && addr != NT_X86_XSTATE) return -EINVAL;
       struct iovec io;
       if (!from_tracer(tracer, data, &io, sizeof io)) return -EFAULT;
-      std::vector<uint8_t> set(std::min<uint64_t>(io.iov_len, kMaxRegset));
+      std::vector<uint8_t> set(std::min<uint64_t>(io.iov_len, kMaxRegsetBytes));
       if (!from_tracer(tracer, uint64_t(io.iov_base), set.data(), set.size())) return -EFAULT;
       struct iovec mine = {set.data(), set.size()};
       int64_t r = result_of(ptrace(PTRACE_SETREGSET, tracee, addr, &mine));
@@ -89,12 +86,17 @@ int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t ad
   }
 }
 
-bool switch_library_off_at(pid_t tid, uint64_t buffer) {
+uint64_t library_switch_at(pid_t tid, uint64_t buffer) {
   uint64_t at = 0;
   if (!buffer ||
       !from_tracer(tid, buffer + offsetof(rwd_buffer_header, library_switch), &at, sizeof at))
-    return false;
-  if (!at || at % 4) return false;
+    return 0;
+  return at % 4 == 0 ? at : 0;
+}
+
+bool switch_library_off_at(pid_t tid, uint64_t buffer) {
+  const uint64_t at = library_switch_at(tid, buffer);
+  if (!at) return false;
   const int32_t off = 0;
   try {
     write_memory(tid, at, &off, sizeof off);

@@ -10,6 +10,10 @@
 
 namespace rwd {
 
+/// The most bytes of a register set (PTRACE_GETREGSET, PTRACE_SETREGSET) taken between a
+/// recorded tracer and its tracee; the XSAVE area is a few KiB.
+constexpr uint64_t kMaxRegsetBytes = 64 << 10;
+
 /// Whether `request` is one that apply_tracee_write makes.
 bool is_tracee_write(long request);
 
@@ -24,6 +28,11 @@ bool is_tracee_write(long request);
 /// the length the kernel took, which it writes back into the tracer's iovec.
 int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t addr, uint64_t data,
                            uint64_t* regset_len = nullptr);
+
+/// The address of librewind_preload.so's switch in the memory of task `tid`, as the header of
+/// its syscall buffer at `buffer` names it (rwd_buffer_header::library_switch); 0 when the
+/// header cannot be read or names none (or an address no int can have).
+uint64_t library_switch_at(pid_t tid, uint64_t buffer);
 
 /// Turns librewind_preload.so off in the memory of task `tid`, whose syscall buffer is at
 /// `buffer`: writes 0 into the switch its buffer header names (rwd_buffer_header::

@@ -93,9 +93,6 @@ bool stops_the_process(pid_t tid, int sig) {
   return !(s.caught & bit) && !(s.ignored & bit);
 }
 
-/// The largest register set PTRACE_GETREGSET copies here (the XSAVE area is a few KiB).
-constexpr uint64_t kMaxRegset = 64 << 10;
-
 }  // namespace
 
 void RecordSession::on_ptrace_entry(RecordTask& t) {
@@ -149,20 +146,21 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   }
   if (!tracee.tracer_stop) return answer_syscall(t, -ESRCH);
   const uint64_t addr = t.entry.rdx, data = t.entry.r10;
-  // Copies the answer into the tracer's memory, where its event keeps it: 0, or EFAULT where
-  // it cannot be written.
-  auto give = [&](const void* bytes, size_t n) -> int64_t {
+  // Copies an answer into the tracer's memory at `at`, where its event keeps it: 0, or EFAULT
+  // where it cannot be written. `give` copies it to `data`, where most requests want it.
+  auto give_at = [&](uint64_t at, const void* bytes, size_t n) -> int64_t {
     try {
-      write_memory(t.tid, data, bytes, n);
+      write_memory(t.tid, at, bytes, n);
     } catch (const SystemError&) {
       return -EFAULT;
     }
     MemoryRegion m;
-    m.addr = data;
+    m.addr = at;
     m.bytes.assign(static_cast<const uint8_t*>(bytes), static_cast<const uint8_t*>(bytes) + n);
     t.answered_memory.push_back(std::move(m));
     return 0;
   };
+  auto give = [&](const void* bytes, size_t n) { return give_at(data, bytes, n); };
   switch (request) {
     case PTRACE_CONT:
     case PTRACE_SYSCALL:
@@ -245,23 +243,13 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       } catch (const SystemError&) {
         return answer_syscall(t, -EFAULT);
       }
-      std::vector<uint8_t> set(std::min<uint64_t>(io.iov_len, kMaxRegset));
+      std::vector<uint8_t> set(std::min<uint64_t>(io.iov_len, kMaxRegsetBytes));
       struct iovec mine = {set.data(), set.size()};
       if (ptrace(PTRACE_GETREGSET, tracee.tid, addr, &mine) != 0) return answer_syscall(t, -errno);
-      int64_t r = 0;
-      try {
-        write_memory(t.tid, uint64_t(io.iov_base), set.data(), mine.iov_len);
-      } catch (const SystemError&) {
-        r = -EFAULT;
-      }
-      if (r == 0) {
-        MemoryRegion m;
-        m.addr = uint64_t(io.iov_base);
-        m.bytes.assign(set.begin(), set.begin() + long(mine.iov_len));
-        t.answered_memory.push_back(std::move(m));
-        io.iov_len = mine.iov_len;
-        r = give(&io, sizeof io);
-      }
+      // The set, then the length the kernel wrote back into the iovec (ptrace(2)).
+      int64_t r = give_at(uint64_t(io.iov_base), set.data(), mine.iov_len);
+      io.iov_len = mine.iov_len;
+      if (r == 0) r = give(&io, sizeof io);
       return answer_syscall(t, r);
     }
     case PTRACE_SETOPTIONS: {

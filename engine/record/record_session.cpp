@@ -440,7 +440,7 @@ void RecordSession::schedule(AddressSpace& g) {
   g.ready.erase(g.ready.begin() + long(i));
   RecordTask& t = tasks_.at(next);
   activate(g, t);
-  if (std::exchange(t.continue_entry, false)) return on_syscall_entry(t);
+  if (t.entry_reported) return on_syscall_entry(t);  // resumed from a syscall-enter-stop
   if (t.pending_sig) {
     int sig = t.pending_sig;
     t.pending_sig = 0;

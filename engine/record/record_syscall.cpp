@@ -22,6 +22,7 @@
 #include "engine/errors.h"
 #include "engine/os/insn_patch.h"
 #include "engine/os/proc.h"
+#include "engine/os/tracee_writes.h"
 #include "engine/record/blocking.h"
 #include "engine/record/bpf_capture.h"
 #include "engine/record/exec_capture.h"
@@ -42,7 +43,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   t.entry = get_regs(t.tid);
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
-  t.entry_marked = std::exchange(t.entry_event_written, false);  // syscall_stop_for_tracer
+  t.entry_marked = std::exchange(t.entry_reported, false);  // syscall_stop_for_tracer's event
   t.exec_former_tid = 0;
   t.answered_memory.clear();
   take_buffered(t);
@@ -347,17 +348,10 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
 }
 
 void RecordSession::note_library_switch(RecordTask& t, uint64_t buffer) {
-  uint64_t at = 0;
-  try {
-    std::vector<uint8_t> b =
-        read_memory(t.tid, buffer + offsetof(rwd_buffer_header, library_switch), sizeof at);
-    if (b.size() == sizeof at) std::memcpy(&at, b.data(), sizeof at);
-  } catch (const SystemError&) {
-    return;  // unreadable: the library is never turned off, nor could it have announced one
-  }
   // The library's own int (in its .bss, which may lie past its file's pages): the
-  // registration came from its code (on_syscall_entry checks), so its word is taken.
-  if (at && at % 4 == 0) space(t).library_switch = at;
+  // registration came from its code (on_syscall_entry checks), so its word is taken. An
+  // unreadable header: the library is never turned off, nor could it have announced one.
+  if (uint64_t at = library_switch_at(t.tid, buffer)) space(t).library_switch = at;
 }
 
 void RecordSession::switch_library_off(RecordTask& t, Event& e) {

@@ -130,11 +130,10 @@ struct RecordTask {
   TracerStop tracer_stop_kind = TracerStop::Signal;  ///< what tracer_stop is
   bool tracer_syscalls = false;  ///< resumed by PTRACE_SYSCALL: it stops at syscalls too
   bool tracer_sysgood = false;   ///< PTRACE_O_TRACESYSGOOD: syscall stops say SIGTRAP|0x80
-  bool entry_reported = false;   ///< its current syscall's entry stop was reported
-  /// That stop wrote its SyscallEntry event (the call's own handling writes none again).
-  bool entry_event_written = false;
-  /// Resumed from its syscall-enter-stop: when scheduled, the recorder goes on with the call.
-  bool continue_entry = false;
+  /// It stopped at its current syscall's entry for its tracer, with a SyscallEntry event,
+  /// and the recorder has not gone on with the call yet: it does when the task is scheduled
+  /// after its tracer resumes it (the call's own handling writes no second entry event).
+  bool entry_reported = false;
   /// The stop came where its last event left it (at the exit of one of its syscalls, before
   /// any instruction ran): replay's copy of it stands there too, so its tracer's writes to it
   /// (tracee_writes.h) can be made again in replay.

@@ -97,8 +97,8 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
     t.pending_fault = fault;
     t.tracer_passed_sig = sig;  // if its delivery is put off, its arrival is not a new stop
   }
-  // From a syscall's entry the recorder goes on with the call when its turn comes (schedule).
-  t.continue_entry = kind == TracerStop::SyscallEntry;
+  // From a syscall's entry the recorder goes on with the call when its turn comes (schedule,
+  // as entry_reported says).
   AddressSpace& g = space(t);
   g.ready.push_back(t.tid);
   schedule(g);
@@ -112,7 +112,7 @@ bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
     stop_for_tracer(t, sig, TracerStop::SyscallExit);
     return true;
   }
-  if (std::exchange(t.entry_reported, false)) return false;  // resumed from there: go on
+  if (t.entry_reported) return false;  // resumed from there: on_syscall_entry goes on
   // Replay brings its copy to this entry before the tracer's next calls (which may read or
   // change its registers there).
   t.entry = get_regs(t.tid);
@@ -121,7 +121,7 @@ bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
   e.tid = t.tid;
   e.regs = t.entry;
   write(e);
-  t.entry_reported = t.entry_event_written = true;
+  t.entry_reported = true;
   stop_for_tracer(t, sig, TracerStop::SyscallEntry);
   return true;
 }
