@@ -373,13 +373,17 @@ void RecordSession::mark_entries(AddressSpace& s, pid_t except) {
   for (pid_t m : s.tasks) {
     RecordTask& x = tasks_.at(m);
     if (m == except || x.state != RunState::InSyscall || !x.blocked || x.entry_marked) continue;
-    Event e;
-    e.kind = EventKind::SyscallEntry;
-    e.tid = x.tid;
-    e.regs = x.entry;
-    write(e);
-    x.entry_marked = true;
+    mark_entry(x);
   }
+}
+
+void RecordSession::mark_entry(RecordTask& t) {
+  Event e;
+  e.kind = EventKind::SyscallEntry;
+  e.tid = t.tid;
+  e.regs = t.entry;
+  write(e);
+  t.entry_marked = true;
 }
 
 void RecordSession::activate(AddressSpace& s, RecordTask& t) {

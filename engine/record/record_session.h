@@ -179,6 +179,9 @@ class RecordSession {
   Event signal_event(RecordTask& t, int sig, const SigInfo& si);
   /// Writes a SyscallEntry event for each task of `s` but `except` waiting in a syscall.
   void mark_entries(AddressSpace& s, pid_t except);
+  /// Writes the SyscallEntry event of `t`, which stands at the entry of its syscall (t.entry),
+  /// and notes it (RecordTask::entry_marked).
+  void mark_entry(RecordTask& t);
   /// Makes `t` the task of `s` that runs user code (after mark_entries).
   void activate(AddressSpace& s, RecordTask& t);
   /// Fills e's digest and exclusions at t's current point. Returns false when t's process

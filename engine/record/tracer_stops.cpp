@@ -116,11 +116,7 @@ bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
   // Replay brings its copy to this entry before the tracer's next calls (which may read or
   // change its registers there).
   t.entry = get_regs(t.tid);
-  Event e;
-  e.kind = EventKind::SyscallEntry;
-  e.tid = t.tid;
-  e.regs = t.entry;
-  write(e);
+  mark_entry(t);
   t.entry_reported = true;
   stop_for_tracer(t, sig, TracerStop::SyscallEntry);
   return true;
