@@ -19,6 +19,7 @@ pkgs=(
   meson ninja-build                    # real build systems' source paths (the DAP paths test)
   tmux                                 # a real terminal for the Ctrl-C test
   gdb                                  # `rewind replay` runs it; the gdb test drives it
+  strace                               # a real tracer the ptrace emulation test records
   emacs-nox elpa-dap-mode              # a real editor for the DAP test (editors/emacs)
   neovim vim-nox                       # Neovim and Vim (with Python 3) for the editor tests
 )

@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -171,6 +172,17 @@ std::vector<uint8_t> read_proc_auxv(pid_t pid) {
   ::close(fd);
   out.resize(n > 0 ? size_t(n) : 0);
   return out;
+}
+
+std::vector<pid_t> process_children(pid_t pid) {
+  std::vector<pid_t> children;
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream f(entry.path() / "children");
+    for (pid_t c; f >> c;) children.push_back(c);
+  }
+  return children;
 }
 
 std::vector<std::string> read_proc_cmdline(pid_t tid) {

@@ -92,4 +92,8 @@ std::vector<std::string> read_proc_cmdline(pid_t tid);
 /// The real user id of task `tid` (/proc/TID/status "Uid:"); rewind's own when unreadable.
 uint32_t task_real_uid(pid_t tid);
 
+/// The children of process `pid` that its wait(2) may report, zombies included: those of each
+/// of its threads (/proc/PID/task/TID/children, proc(5)). Empty when it is gone.
+std::vector<pid_t> process_children(pid_t pid);
+
 }  // namespace rwd

@@ -6,17 +6,19 @@
 // emulated syscall's.
 //
 // Emulated: PTRACE_TRACEME (a program checking that no debugger traces it, a child asking its
-// parent to trace it); a tracee's stops at a signal and after execve, which its tracer's
-// wait4 and waitid report; PTRACE_CONT and PTRACE_DETACH with or without a signal,
-// PTRACE_KILL, the reads of a stopped tracee (PTRACE_PEEK*, PTRACE_GET{REGS,FPREGS,REGSET,
-// SIGINFO}), PTRACE_SETSIGINFO, PTRACE_SETOPTIONS with PTRACE_O_TRACESYSGOOD and
-// PTRACE_O_EXITKILL, the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,REGSET}) at a stop
-// where the tracee's last event left it (replay makes them again there), and syscall stops
-// (PTRACE_SYSCALL, PTRACE_GET_SYSCALL_INFO; the tracee's preload library turned off, so
-// that every syscall stops): an entry stop writes a SyscallEntry event, which brings
-// replay's copy there. Not yet, each stopping the recording with one line: attaching to a
-// recorded task, writes at a stop between events (a fault, another task's signal: replay
-// does not stop its copy there), single steps.
+// parent to trace it), PTRACE_SEIZE and PTRACE_ATTACH of the tracer's own child (strace's
+// start); a tracee's stops at a signal, in a group-stop, after execve and at its exit, which
+// its tracer's wait4 and waitid report (tracer_stops.cpp, group_stops.cpp); PTRACE_CONT,
+// PTRACE_SYSCALL and PTRACE_DETACH with or without a signal, PTRACE_KILL, PTRACE_INTERRUPT
+// and PTRACE_LISTEN of a stopped or listening tracee; the reads of a stopped tracee
+// (PTRACE_PEEK*, PTRACE_GET{REGS,FPREGS,REGSET,SIGINFO,EVENTMSG}, PTRACE_GET_SYSCALL_INFO),
+// PTRACE_SETSIGINFO, PTRACE_SETOPTIONS; the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,
+// REGSET}) where replay's copy stands too (an event of the tracee is written at a stop
+// between its events); syscall stops, the tracee's preload library turned off so that every
+// syscall stops (an entry stop writes a SyscallEntry event, which brings replay's copy
+// there). Not yet, each stopping the recording with one line: following a tracee's new tasks
+// (PTRACE_O_TRACEFORK...), attaching to a task that is not the tracer's child, single steps,
+// interrupting a running tracee.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,7 +47,7 @@ namespace rwd {
 namespace {
 
 /// The requests named in messages (<sys/ptrace.h>); others are named by number.
-constexpr std::array<std::pair<long, const char*>, 22> kRequestNames{{
+constexpr std::array<std::pair<long, const char*>, 23> kRequestNames{{
     {PTRACE_TRACEME, "PTRACE_TRACEME"},
     {PTRACE_PEEKTEXT, "PTRACE_PEEKTEXT"},
     {PTRACE_PEEKDATA, "PTRACE_PEEKDATA"},
@@ -62,6 +64,7 @@ constexpr std::array<std::pair<long, const char*>, 22> kRequestNames{{
     {PTRACE_DETACH, "PTRACE_DETACH"},
     {PTRACE_SYSCALL, "PTRACE_SYSCALL"},
     {PTRACE_SETOPTIONS, "PTRACE_SETOPTIONS"},
+    {PTRACE_GETEVENTMSG, "PTRACE_GETEVENTMSG"},
     {PTRACE_GETSIGINFO, "PTRACE_GETSIGINFO"},
     {PTRACE_GETREGSET, "PTRACE_GETREGSET"},
     {PTRACE_SEIZE, "PTRACE_SEIZE"},
@@ -81,16 +84,6 @@ std::string request_name(long request) {
 bool task_exists(pid_t tid) {
   struct stat st;
   return tid > 0 && ::stat(("/proc/" + std::to_string(tid)).c_str(), &st) == 0;
-}
-
-/// Whether `sig` delivered to `tid` would stop its process (signal(7): SIGSTOP always, SIGTSTP,
-/// SIGTTIN and SIGTTOU by their default action).
-bool stops_the_process(pid_t tid, int sig) {
-  if (sig == SIGSTOP) return true;
-  if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU) return false;
-  ProcSignals s = read_proc_signals(tid);
-  const uint64_t bit = 1ull << (sig - 1);
-  return !(s.caught & bit) && !(s.ignored & bit);
 }
 
 }  // namespace
@@ -125,9 +118,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   if (request == PTRACE_ATTACH || request == PTRACE_SEIZE) {
     if (traced != tasks_.end() && traced->second.pid == t.pid)
       return answer_syscall(t, -EPERM);  // its own process (ptrace_attach: same_thread_group)
-    if (traced != tasks_.end())
-      throw UnsupportedError(name + " of a recorded task (" + std::to_string(target) +
-                             ") is not supported yet");
+    if (traced != tasks_.end()) return attach(t, traced->second, request == PTRACE_SEIZE);
     if (task_exists(target))
       throw UnsupportedError(name + " of process " + std::to_string(target) +
                              ", outside the recording, cannot be recorded");
@@ -137,7 +128,18 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   // but for PTRACE_KILL and PTRACE_INTERRUPT (which only a PTRACE_SEIZE tracee takes: EIO).
   if (traced == tasks_.end() || traced->second.tracer != t.tid) return answer_syscall(t, -ESRCH);
   RecordTask& tracee = traced->second;
-  if (request == PTRACE_INTERRUPT) return answer_syscall(t, -EIO);
+  if (request == PTRACE_INTERRUPT) {
+    if (!tracee.tracer_seized) return answer_syscall(t, -EIO);
+    answer_syscall(t, 0);
+    // In a stop already, it stops no further (kernel/ptrace.c: JOBCTL_TRAP_STOP stands).
+    if (tracee.tracer_stop) return;
+    if (!tracee.tracer_listening)
+      throw UnsupportedError(name + " of a running tracee is not supported yet");
+    // Out of its PTRACE_LISTEN: stopped again, with its group-stop's signal if that goes on.
+    end_listen(tracee);
+    return stop_for_tracer(tracee, tracee.group_stop ? tracee.group_stop : SIGTRAP,
+                           TracerStop::Interrupt, PTRACE_EVENT_STOP);
+  }
   if (request == PTRACE_KILL) {
     // Since Linux 5.x a SIGKILL, like kill(2)'s: the tracee's end is recorded when it comes,
     // after this call's event (on_syscall_exit sends it).
@@ -145,6 +147,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     return answer_syscall(t, 0);
   }
   if (!tracee.tracer_stop) return answer_syscall(t, -ESRCH);
+  const TracerStop kind = tracee.tracer_stop_kind;
   const uint64_t addr = t.entry.rdx, data = t.entry.r10;
   // Copies an answer into the tracer's memory at `at`, where its event keeps it: 0, or EFAULT
   // where it cannot be written. `give` copies it to `data`, where most requests want it.
@@ -167,11 +170,13 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     case PTRACE_DETACH: {
       const int sig = int(data);
       if (sig < 0 || sig > 64) return answer_syscall(t, -EIO);
-      const bool fault = tracee.tracer_stop_kind == TracerStop::Fault;
+      const bool fault = kind == TracerStop::Fault;
       if (request == PTRACE_SYSCALL && tracee.buffer.addr) {
         // Its tracer must see every syscall: the preload library goes off in its memory, at
-        // the same point in replay (replay_ptrace), which needs it stopped at an event.
-        if (!tracee.tracer_stop_at_event)
+        // the same point in replay (replay_ptrace), which needs no code of it run since its
+        // last event: so at an event, or in a group-stop (no handler ran).
+        if (!tracee.tracer_stop_at_event && kind != TracerStop::Group &&
+            kind != TracerStop::Interrupt)
           throw UnsupportedError(name +
                                  " of a tracee stopped between its events, whose "
                                  "syscalls rewind buffers, is not supported yet");
@@ -189,14 +194,11 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
                                signal_name(tracee.tracer_stop) +
                                " fault without the signal (the instruction runs again) is not "
                                "supported yet");
-      if (sig && stops_the_process(tracee.tid, sig))
-        throw UnsupportedError(name + " with " + signal_name(sig) +
-                               " (a group-stop, which its tracer is told of too) is not "
-                               "supported yet");
       answer_syscall(t, 0);
       if (request == PTRACE_DETACH) {
-        tracee.tracer = 0;
-        tracee.tracer_exitkill = tracee.tracer_sysgood = false;
+        untrace(tracee);
+        // Detached in a group-stop that goes on, it stays stopped (__ptrace_detach).
+        if (hold_group_stop(tracee)) return;
       }
       // Resumed once this call's event is written (on_syscall_exit): the tracee's next
       // events come after it in the trace, as replay needs them (the writes before it).
@@ -227,9 +229,14 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       // After execve no signal stands queued: the kernel's would be its SIGTRAP, sent by the
       // tracee itself (fs/exec.c: send_sig with no siginfo, SI_USER).
       // A syscall stop's is the tracee's own report (kernel/ptrace.c ptrace_do_notify).
-      const TracerStop kind = tracee.tracer_stop_kind;
+      // A PTRACE_EVENT stop's is the tracee's own report of it (ptrace_do_notify); a
+      // group-stop of a tracee that was not seized has none (ptrace(2): EINVAL).
+      if (kind == TracerStop::Group && !tracee.tracer_seized) return answer_syscall(t, -EINVAL);
       SigInfo si =
-          kind == TracerStop::Exec
+          tracee.tracer_event
+              ? make_siginfo(tracee.tracer_stop, tracee.tracer_stop | (tracee.tracer_event << 8),
+                             tracee.tid, task_real_uid(tracee.tid), 0)
+          : kind == TracerStop::Exec
               ? make_siginfo(SIGTRAP, SI_USER, tracee.pid, task_real_uid(tracee.tid), 0)
           : kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit
               ? make_siginfo(SIGTRAP, tracee.tracer_stop, tracee.pid, task_real_uid(tracee.tid), 0)
@@ -252,18 +259,28 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       if (r == 0) r = give(&io, sizeof io);
       return answer_syscall(t, r);
     }
-    case PTRACE_SETOPTIONS: {
-      constexpr uint64_t kKnown = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
-      if (data & ~uint64_t(kKnown))
-        throw UnsupportedError(name + " with options 0x" + [](uint64_t v) {
-          char b[32];
-          std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v));
-          return std::string(b);
-        }(data & ~kKnown) + " is not supported yet");
-      tracee.tracer_exitkill = data & PTRACE_O_EXITKILL;
-      tracee.tracer_sysgood = data & PTRACE_O_TRACESYSGOOD;
-      return answer_syscall(t, 0);
+    case PTRACE_SETOPTIONS:
+      return answer_syscall(t, set_tracer_options(tracee, data, name));
+    case PTRACE_LISTEN: {
+      // Only at a seized tracee's PTRACE_EVENT_STOP (kernel/ptrace.c); out of its stop, it
+      // waits for the end of its group-stop, then stops again.
+      if (!tracee.tracer_seized || tracee.tracer_event != PTRACE_EVENT_STOP)
+        return answer_syscall(t, -EIO);
+      answer_syscall(t, 0);
+      if (tracee.group_stop && group_stop_over(tracee)) {
+        // SIGCONT came meanwhile: it stops again at once (JOBCTL_TRAP_NOTIFY).
+        tracee.group_stop = 0;
+        return stop_for_tracer(tracee, SIGTRAP, TracerStop::Interrupt, PTRACE_EVENT_STOP);
+      }
+      if (ptrace(PTRACE_LISTEN, tracee.tid, nullptr, nullptr) != 0)
+        throw SystemError("ptrace(PTRACE_LISTEN) of task " + std::to_string(tracee.tid), errno);
+      tracee.tracer_stop = 0;
+      tracee.tracer_stop_reported = false;
+      tracee.listening = tracee.tracer_listening = true;
+      return;
     }
+    case PTRACE_GETEVENTMSG:
+      return answer_syscall(t, give(&tracee.tracer_event_msg, sizeof tracee.tracer_event_msg));
     case PTRACE_GET_SYSCALL_INFO: {
       // struct ptrace_syscall_info (<linux/ptrace.h>); the kernel returns the size of what
       // the stop fills in and copies as much of it as `addr` bytes hold.
@@ -296,8 +313,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     }
     case PTRACE_SETSIGINFO: {
       // The siginfo the signal it stopped for is delivered with, if its tracer passes it on.
-      if (tracee.tracer_stop_kind != TracerStop::Signal &&
-          tracee.tracer_stop_kind != TracerStop::Fault)
+      if (kind != TracerStop::Signal && kind != TracerStop::Fault)
         throw UnsupportedError(name + " at a stop with no signal is not supported yet");
       SigInfo si;
       try {
@@ -329,6 +345,61 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
         r = give(&io, sizeof io);
       }
       return answer_syscall(t, r);
+  }
+}
+
+int64_t RecordSession::set_tracer_options(RecordTask& tracee, uint64_t options,
+                                          const std::string& name) {
+  // PTRACE_O_MASK (<linux/ptrace.h>): others are EINVAL (ptrace_setoptions).
+  constexpr uint64_t kAll = 0x003000ff;
+  if (options & ~kAll) return -EINVAL;
+  // Not emulated: seccomp stops, and PTRACE_EVENT_VFORK_DONE.
+  constexpr uint64_t kKnown = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC |
+                              PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+                              PTRACE_O_TRACECLONE;
+  if (options & ~kKnown) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(options & ~kKnown));
+    throw UnsupportedError(name + " with options 0x" + hex + " is not supported yet");
+  }
+  tracee.tracer_options = options;
+  return 0;
+}
+
+void RecordSession::attach(RecordTask& t, RecordTask& tracee, bool seize) {
+  // kernel/ptrace.c ptrace_attach: EIO for a PTRACE_SEIZE with an address, EPERM for a task
+  // traced already.
+  const std::string name = seize ? "ptrace(PTRACE_SEIZE)" : "ptrace(PTRACE_ATTACH)";
+  if (seize && t.entry.rdx != 0) return answer_syscall(t, -EIO);
+  if (tracee.tracer != 0) return answer_syscall(t, -EPERM);
+  // A tracer that is not the parent would see its tracee's end before the parent does
+  // (wait(2)): the kernel tells only the parent here, rewind being the real tracer.
+  auto parent = tasks_.find(tracee.parent_tid);
+  const pid_t parent_pid = parent != tasks_.end() ? parent->second.pid : 0;
+  if (parent_pid != t.pid)
+    throw UnsupportedError(name + " of recorded task " + std::to_string(tracee.tid) +
+                           ", which is not a child of the tracer, is not supported yet");
+  if (seize) {
+    if (int64_t r = set_tracer_options(tracee, t.entry.r10, name); r != 0)
+      return answer_syscall(t, r);
+  } else if (tracee.group_stop) {
+    throw UnsupportedError(name + " of a stopped task is not supported yet");
+  }
+  tracee.tracer = t.tid;
+  tracee.tracer_seized = seize;
+  answer_syscall(t, 0);
+  if (!seize) {
+    // PTRACE_ATTACH sends it SIGSTOP, which stops it for its tracer (ptrace(2)).
+    put_off_signal(tracee, SIGSTOP, make_siginfo(SIGSTOP, SI_KERNEL, 0, 0, 0));
+    return send_put_off(tracee);
+  }
+  if (tracee.group_stop) {
+    // In a group-stop it stops for its tracer at once (ptrace_attach: JOBCTL_TRAP_STOP).
+    end_listen(tracee);
+    if (tracee.group_stop)
+      stop_for_tracer(tracee, tracee.group_stop, TracerStop::Group, PTRACE_EVENT_STOP);
+    else  // SIGCONT came first: an interrupt stop (kernel/signal.c do_jobctl_trap)
+      stop_for_tracer(tracee, SIGTRAP, TracerStop::Interrupt, PTRACE_EVENT_STOP);
   }
 }
 

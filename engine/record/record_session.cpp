@@ -330,6 +330,7 @@ bool RecordSession::slice_over(const RecordTask& t) const {
 
 void RecordSession::handle_stop(RecordTask& t, int status) {
   t.stop_follows_exit = std::exchange(t.resumed_from_exit, false);
+  t.stop_follows_signal_event = std::exchange(t.resumed_from_signal_event, false);
   if (WIFEXITED(status) || WIFSIGNALED(status)) return on_exit(t, status);
   if (!WIFSTOPPED(status)) return;
   int sig = WSTOPSIG(status), event = status >> 16;
@@ -350,7 +351,7 @@ void RecordSession::handle_stop(RecordTask& t, int status) {
       return resume_syscall(x);
     }
     case PTRACE_EVENT_STOP:
-      return on_event_stop(t);
+      return on_event_stop(t, sig);
     case PTRACE_EVENT_SECCOMP:
       // The filter's report of a syscall's entry; one already stopped at (the first execve,
       // seen by spawn_traced's PTRACE_SYSCALL) goes on to its exit.
@@ -444,7 +445,17 @@ void RecordSession::schedule(AddressSpace& g) {
   g.ready.erase(g.ready.begin() + long(i));
   RecordTask& t = tasks_.at(next);
   activate(g, t);
-  if (t.entry_reported) return on_syscall_entry(t);  // resumed from a syscall-enter-stop
+  if (t.next_tracer_stop) {  // before it runs (exec_stops_for_tracer)
+    const TracerStop kind = *std::exchange(t.next_tracer_stop, std::nullopt);
+    if (kind == TracerStop::SyscallExit) return void(syscall_stop_for_tracer(t, false));
+    return stop_for_tracer(t, SIGTRAP, kind);
+  }
+  // Resumed from a syscall-enter-stop or a PTRACE_EVENT_EXIT stop: the call goes on.
+  if (t.entry_reported || t.exit_reported) return on_syscall_entry(t);
+  if (std::exchange(t.resume_inside_syscall, false)) {
+    t.state = RunState::InSyscall;
+    return resume_syscall(t);
+  }
   if (t.pending_sig) {
     int sig = t.pending_sig;
     t.pending_sig = 0;
@@ -458,18 +469,30 @@ void RecordSession::release_vfork_parent(pid_t child) {
   for (auto& [ptid, p] : tasks_)
     if (p.vfork_child == child) {
       p.vfork_child = 0;
-      resume_syscall(p);
+      if (std::exchange(p.vfork_event_pending, false) && p.tracer > 0)
+        stop_for_tracer(p, SIGTRAP, TracerStop::NewTask, PTRACE_EVENT_VFORK);
+      else
+        resume_syscall(p);
     }
 }
 
-void RecordSession::on_event_stop(RecordTask& t) {
+void RecordSession::on_event_stop(RecordTask& t, int sig) {
   AddressSpace& g = space(t);
   if (t.fresh) {  // a new task's first stop: it waits for its turn to run
     t.fresh = false;
     t.state = RunState::Stopped;
+    if (t.tracer > 0 && t.tracer_seized) {
+      // Attached to its creator's tracer, it stops for it before it runs (ptrace(2),
+      // PTRACE_O_TRACEFORK): where replay creates its copy.
+      t.tracer_stop_at_event = true;
+      return stop_for_tracer(t, SIGTRAP, TracerStop::Interrupt, PTRACE_EVENT_STOP);
+    }
     g.ready.push_back(t.tid);
     return schedule(g);
   }
+  if (t.listening) return on_listen_end(t, sig);
+  if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+    return on_group_stop(t, sig);
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
     if (g.active == t.tid && !g.ready.empty()) {
@@ -479,7 +502,7 @@ void RecordSession::on_event_stop(RecordTask& t) {
       return preempt(t);
     }
   }
-  resume_syscall(t);  // a group-stop, or an interrupt with nobody else to run
+  resume_syscall(t);  // an interrupt with nobody else to run, or SIGCONT's (ptrace(2))
 }
 
 void RecordSession::preempt(RecordTask& t) {
@@ -601,6 +624,7 @@ void RecordSession::on_exit(RecordTask& t, int status) {
     root_ended_ = true;
   }
   release_vfork_parent(t.tid);
+  report_exit_to_tracer(t, status);
   forget_tracer(t.tid);
   if (!groups_.count(t.pid)) {  // a main thread that ended first: its threads are all gone
     tasks_.erase(t.tid);

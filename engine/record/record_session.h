@@ -29,6 +29,8 @@ namespace rwd {
 constexpr int64_t kErestartRestartblock = -516;
 /// The kernel's ERESTARTSYS: a syscall a signal or PTRACE_INTERRUPT stopped, restarted.
 constexpr int64_t kErestartsys = -512;
+/// The kernel's ERESTARTNOHAND: pause(2) ended by a signal or PTRACE_INTERRUPT.
+constexpr int64_t kErestartnohand = -514;
 
 /// One recording (rr's RecordSession): the program's task tree under ptrace, the scheduler
 /// that lets one task of a process run at a time, and the trace being written. The session
@@ -59,15 +61,64 @@ class RecordSession {
   /// tracer's requests that need its tracee stopped) and for tracing a process outside the
   /// recording (ptrace_emulation.cpp).
   void on_ptrace_entry(RecordTask& t);
+  /// PTRACE_ATTACH (`seize` false) or PTRACE_SEIZE of the recorded `tracee` by `t`, at t's
+  /// entry: `t` becomes its emulated tracer; a seized task in a group-stop stops for it at
+  /// once, an attached one is sent SIGSTOP (ptrace(2)). Throws UnsupportedError when `t`'s
+  /// process is not tracee's parent.
+  void attach(RecordTask& t, RecordTask& tracee, bool seize);
+  /// PTRACE_SETOPTIONS' (and PTRACE_SEIZE's) `options` for `tracee`: 0, or -EINVAL for bits
+  /// the kernel does not know. Throws UnsupportedError, naming the request `name`, for
+  /// options not emulated (PTRACE_O_TRACESECCOMP, PTRACE_O_SUSPEND_SECCOMP).
+  int64_t set_tracer_options(RecordTask& tracee, uint64_t options, const std::string& name);
   /// The thread `tid` ended: the tasks it traced are traced no more (ptrace(2): a tracer's
   /// exit detaches its tracees; a stopped one goes on without the signal it stopped for), or
   /// are killed (PTRACE_O_EXITKILL).
   void forget_tracer(pid_t tid);
   /// Puts the emulated tracee `t` in a ptrace stop of kind `kind` for its tracer, whose wait
-  /// reports WSTOPSIG `sig`: out of its address space's turns until its tracer resumes it,
-  /// the tracer woken from a wait that reports it and sent SIGCHLD (CLD_TRAPPED) where it has
-  /// a handler. Throws UnsupportedError for a tracer outside the recording.
-  void stop_for_tracer(RecordTask& t, int sig, TracerStop kind);
+  /// reports WSTOPSIG `sig` and PTRACE_EVENT_* `event` (status bits 16-23): out of its
+  /// address space's turns until its tracer resumes it, the tracer woken from a wait that
+  /// reports it and sent SIGCHLD (CLD_TRAPPED) where it has a handler. Throws
+  /// UnsupportedError for a tracer outside the recording.
+  void stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int event = 0);
+  /// Tells the tracer thread `tracer` that its tracee `tid` changed state (SIGCHLD's si_code
+  /// `code`, si_status `status`): its waits blocked in the kernel are interrupted (answered at
+  /// their exit), and SIGCHLD is sent where a handler takes it (kernel/signal.c
+  /// do_notify_parent_cldstop, do_notify_parent).
+  void notify_tracer(pid_t tracer, int code, pid_t tid, int status);
+  /// `t` ended with wait status `status`: when its emulated tracer would see that and the
+  /// kernel would not tell it (tracee_exits_), keeps it for its tracer's wait.
+  void report_exit_to_tracer(const RecordTask& t, int status);
+  /// At the entry of t's exit or exit_group: when its tracer set PTRACE_O_TRACEEXIT, puts it
+  /// in its PTRACE_EVENT_EXIT stop (once) and returns true.
+  bool exit_stop_for_tracer(RecordTask& t);
+  /// After t's successful execve's event: the stops its tracer sees there (ptrace(2),
+  /// "execve(2) under ptrace"): PTRACE_EVENT_EXEC with PTRACE_O_TRACEEXEC, else a SIGTRAP
+  /// unless it was seized; and the syscall-exit-stop under PTRACE_SYSCALL, before the SIGTRAP
+  /// and after the event stop. Returns whether it stopped.
+  bool exec_stops_for_tracer(RecordTask& t);
+  /// Takes `t` out of its address space's turns (a stop for its tracer, a group-stop); the
+  /// next task runs if `t` was running.
+  void leave_turns(RecordTask& t);
+  /// PTRACE_EVENT_STOP with the stop signal `sig` of a task that was not listening: its
+  /// process stops (signal(7)). Held out of its turns with a real PTRACE_LISTEN, or stopped
+  /// for its emulated tracer (group_stops.cpp).
+  void on_group_stop(RecordTask& t, int sig);
+  /// PTRACE_EVENT_STOP of a task rewind had listening (a SIGCONT, WSTOPSIG SIGTRAP, or a
+  /// PTRACE_INTERRUPT): back in its turns, or stopped for its tracer after its PTRACE_LISTEN.
+  void on_listen_end(RecordTask& t, int sig);
+  /// Ends rewind's PTRACE_LISTEN on `t` (PTRACE_INTERRUPT, then its PTRACE_EVENT_STOP, waited
+  /// for here), so that ptrace requests reach it; it stays stopped. Throws UnsupportedError
+  /// when it ended instead.
+  void end_listen(RecordTask& t);
+  /// Whether t's group-stop is over: SIGCONT came (pending for it or its process: a stop
+  /// signal discards a pending SIGCONT, signal(7)), or there is none.
+  bool group_stop_over(const RecordTask& t);
+  /// When t's group-stop is not over, holds it there with a real PTRACE_LISTEN (from a
+  /// PTRACE_EVENT_STOP: a group-stop or interrupt stop), out of any stop for its tracer, and
+  /// returns true.
+  bool hold_group_stop(RecordTask& t);
+  /// Forgets t's emulated tracer and everything it set (a detach, its tracer's end).
+  static void untrace(RecordTask& t);
   /// At t's syscall entry (true) or after its exit's event: when its tracer follows its
   /// syscalls (PTRACE_SYSCALL), puts it in that syscall stop and returns true.
   bool syscall_stop_for_tracer(RecordTask& t, bool entry);
@@ -80,14 +131,19 @@ class RecordSession {
   /// into waiter's memory, marks the stop reported (unless WNOWAIT) and returns the syscall's
   /// result (wait(2)); nullopt otherwise.
   std::optional<int64_t> tracer_wait_answer(RecordTask& waiter);
+  /// Whether the pending wait4 or waitid of `waiter` (no WNOHANG) names an emulated tracee of
+  /// its process and none of its real children: the kernel would fail it (ECHILD) where it
+  /// waits natively, until that tracee stops or ends (ptrace(2)).
+  bool tracer_wait_must_block(const RecordTask& waiter);
   /// Delivers `sig`, a fault of t's own instruction, with its Signal event (synchronous).
   void deliver_fault(RecordTask& t, int sig, const SigInfo& si);
   /// A syscall's exit: its event, with result and out-parameters (record_syscall.cpp).
   void on_syscall_exit(RecordTask& t);
   /// PTRACE_EVENT_FORK/VFORK/CLONE: the fork-like syscall's event and the new task.
   void on_fork_event(RecordTask& t, int event);
-  /// PTRACE_EVENT_STOP: a new task's first stop, or a preemption's interrupt.
-  void on_event_stop(RecordTask& t);
+  /// PTRACE_EVENT_STOP with WSTOPSIG `sig`: a new task's first stop, a preemption's interrupt,
+  /// a group-stop or the end of rewind's PTRACE_LISTEN.
+  void on_event_stop(RecordTask& t, int sig);
   /// Ends the time slice of `t`, the running task of its process, stopped in user code while
   /// another waits: a Sched event, and the next task runs. Inside a string instruction or
   /// the preload library's code `t` runs on instead (the next tick interrupts it again).
@@ -225,6 +281,14 @@ class RecordSession {
   std::unique_ptr<FileSaver> saver_;
   std::map<pid_t, RecordTask> tasks_;
   std::map<pid_t, ThreadGroup> groups_;
+  /// Ends of emulated tracees that their tracer's wait reports and the kernel would not (the
+  /// tracer is not the parent of their process, or they are not its main thread): ptrace(2).
+  struct TraceeExit {
+    pid_t tracer = 0;  ///< the tracer thread
+    pid_t tid = 0;     ///< the tracee that ended
+    int status = 0;    ///< its wait status
+  };
+  std::vector<TraceeExit> tracee_exits_;
   std::map<pid_t, int> early_stops_;  ///< stops of new tasks seen before their clone event
   std::map<pid_t, ProcessInfo> processes_;
   std::vector<pid_t> process_order_;

@@ -251,6 +251,7 @@ void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
   if (t.tracer_passed_sig == e.signo) t.tracer_passed_sig = 0;  // delivered where it stood
   if (!(read_proc_signals(t.tid).caught & (1ull << (e.signo - 1)))) {
     write(e);  // no handler: the default action, no signal frame
+    t.resumed_from_signal_event = true;
     return resume_syscall(t, e.signo);
   }
   // A handler runs. The frame the kernel builds for it is not fully determined by the

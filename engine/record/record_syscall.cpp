@@ -40,6 +40,8 @@ bool same_file(const struct stat& a, const struct stat& b) {
 
 void RecordSession::on_syscall_entry(RecordTask& t) {
   if (syscall_stop_for_tracer(t, true)) return;  // on again when its tracer resumes it
+  if (exit_stop_for_tracer(t)) return;           // so too
+  t.exit_reported = false;
   t.entry = get_regs(t.tid);
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
@@ -61,7 +63,8 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     // librewind_preload.so's registration: rewind answers it, the kernel never sees it.
     answer_syscall(t, -ENOSYS);
     const Registers& r = t.entry;
-    if (seccomp_)
+    // Not for a task whose tracer follows its syscalls (PTRACE_SYSCALL): each must stop.
+    if (seccomp_ && !(t.tracer != 0 && t.tracer_syscalls))
       t.skip_result = t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9);
     if (t.skip_result >= 0) {
       space(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
@@ -103,6 +106,11 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     on_ptrace_entry(t);  // answered: rewind is the real tracer (ptrace_emulation.cpp)
   } else if ((nr == SYS_wait4 || nr == SYS_waitid) && (waited = tracer_wait_answer(t))) {
     answer_syscall(t, *waited);  // a tracee's stop, which the kernel does not know of
+  } else if ((nr == SYS_wait4 || nr == SYS_waitid) && tracer_wait_must_block(t)) {
+    Registers r = t.entry;
+    r.orig_rax = SYS_pause;
+    set_regs(t.tid, r);
+    t.wait_in_pause = true;
   } else if (nr == SYS_prctl && answer_tsc_prctl(t)) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
   } else if (spec->record == RecordPolicy::Enosys) {
@@ -171,8 +179,15 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     result = t.skip_result;
     set_regs(t.tid, regs);
   }
+  if (std::exchange(t.wait_in_pause, false)) {
+    // Its pause(2) stands for the wait: the wait's number again, and the wait's own restart
+    // if a signal, not a tracee, ended it.
+    regs.orig_rax = t.entry.orig_rax;
+    if (result == kErestartnohand) regs.rax = uint64_t(result = kErestartsys);
+    set_regs(t.tid, regs);
+  }
   if (std::exchange(t.wait_interrupted, false) && result == kErestartsys) {
-    // Interrupted to report a tracee's stop (stop_for_tracer): reported now, not restarted.
+    // Interrupted to report a tracee's stop (notify_tracer): reported now, not restarted.
     if (auto waited = tracer_wait_answer(t)) {
       regs.rax = uint64_t(*waited);
       result = *waited;
@@ -204,11 +219,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     take_new_space(t);
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
-    if (t.tracer && t.tracer_syscalls)
-      throw UnsupportedError(
-          "an execve of a task its tracer follows by syscall stops is not "
-          "supported yet");
-    if (t.tracer) return stop_for_tracer(t, SIGTRAP, TracerStop::Exec);  // ptrace(2), execve
+    if (exec_stops_for_tracer(t)) return;  // ptrace(2), "execve(2) under ptrace"
   } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
     const SyscallSpec* spec = syscall_spec(nr);
     Event e;
@@ -284,6 +295,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
 
 void RecordSession::on_fork_event(RecordTask& t, int event) {
   pid_t child = pid_t(get_event_msg(t.tid));
+  // PTRACE_O_TRACEFORK, TRACEVFORK, TRACECLONE: the options are the events' bits (ptrace(2)).
+  const bool followed = t.tracer > 0 && (t.tracer_options & (1u << event));
   CloneArgs args = decode_clone_args(t.tid, t.entry);
   Event e;
   e.kind = EventKind::Syscall;
@@ -333,10 +346,26 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     process_order_.push_back(child);
   }
   update_timer();
+  if (followed) {
+    // Its tracer traces the new task too, with the same options; a seized one stops before
+    // it runs (on_event_stop), another gets SIGSTOP (ptrace(2), PTRACE_O_TRACEFORK).
+    c.tracer = t.tracer;
+    c.tracer_options = t.tracer_options;
+    c.tracer_seized = t.tracer_seized;
+    if (!c.tracer_seized) {
+      put_off_signal(c, SIGSTOP, make_siginfo(SIGSTOP, SI_USER, 0, 0, 0));
+      send_put_off(c);
+    }
+    t.tracer_event_msg = uint64_t(e.result);  // PTRACE_GETEVENTMSG: its pid, as t names it
+  }
   if (event == PTRACE_EVENT_VFORK) {
     // The parent cannot run before the child execs or exits; holding it here keeps the
-    // child's events before the parent's in the trace, as replay needs.
+    // child's events before the parent's in the trace, as replay needs. Its event stop for
+    // its tracer waits as well (natively its tracer may see it that late).
     t.vfork_child = child;
+    t.vfork_event_pending = followed;
+  } else if (followed) {
+    stop_for_tracer(t, SIGTRAP, TracerStop::NewTask, event);
   } else {
     resume_syscall(t);
   }

@@ -46,6 +46,10 @@ enum class TracerStop : uint8_t {
   Exec,          ///< the SIGTRAP after its execve: no signal is queued, it stands at the exit
   SyscallEntry,  ///< syscall-enter-stop (PTRACE_SYSCALL), before the recorder saw the call
   SyscallExit,   ///< syscall-exit-stop, after the call's event
+  Group,         ///< group-stop (a stop signal took its process): PTRACE_EVENT_STOP if seized
+  Interrupt,     ///< PTRACE_EVENT_STOP of PTRACE_INTERRUPT, or of SIGCONT ending a PTRACE_LISTEN
+  Exit,          ///< PTRACE_EVENT_EXIT at its exit or exit_group entry (PTRACE_O_TRACEEXIT)
+  NewTask,       ///< PTRACE_EVENT_FORK, VFORK or CLONE after its fork-like syscall's event
 };
 
 /// The recorder's state of one task (a thread of a recorded process).
@@ -129,7 +133,35 @@ struct RecordTask {
   bool tracer_stop_reported = false;                 ///< a wait of its tracer reported tracer_stop
   TracerStop tracer_stop_kind = TracerStop::Signal;  ///< what tracer_stop is
   bool tracer_syscalls = false;  ///< resumed by PTRACE_SYSCALL: it stops at syscalls too
-  bool tracer_sysgood = false;   ///< PTRACE_O_TRACESYSGOOD: syscall stops say SIGTRAP|0x80
+  uint64_t tracer_options = 0;   ///< PTRACE_O_* its tracer set (PTRACE_SETOPTIONS, SEIZE)
+  bool tracer_seized = false;    ///< attached by PTRACE_SEIZE: INTERRUPT and LISTEN work
+  /// The PTRACE_EVENT_* of the emulated stop (its tracer's wait status, bits 16-23), 0 for
+  /// none; and what PTRACE_GETEVENTMSG gives there (the former tid at an exec, the wait
+  /// status at an exit).
+  int tracer_event = 0;
+  uint64_t tracer_event_msg = 0;
+  /// Its tracer's PTRACE_LISTEN: out of its stop, it waits for the end of its group-stop
+  /// (SIGCONT) or a PTRACE_INTERRUPT, and then stops again (TracerStop::Interrupt).
+  bool tracer_listening = false;
+  /// A stop its tracer sees next when it resumes it, before it runs: the syscall-exit-stop of
+  /// an execve after its PTRACE_EVENT_EXEC stop, or the SIGTRAP after an execve's
+  /// syscall-exit-stop (ptrace(2), "execve(2) under ptrace").
+  std::optional<TracerStop> next_tracer_stop;
+  /// Its PTRACE_EVENT_EXIT stop at its exit or exit_group was reported: the call goes on when
+  /// it is scheduled after its tracer resumes it.
+  bool exit_reported = false;
+  /// Its PTRACE_EVENT_VFORK stop waits for its vfork child's exec or end, as the parent does
+  /// (RecordSession::release_vfork_parent): its tracer sees it then.
+  bool vfork_event_pending = false;
+  /// Resumed by its tracer from a PTRACE_EVENT_FORK, VFORK or CLONE stop: it goes on inside
+  /// its syscall, to the syscall's exit.
+  bool resume_inside_syscall = false;
+  /// The stop signal of the group-stop it sits in (signal(7): its process stopped), 0 when
+  /// none. Out of its address space's turns until SIGCONT ends it.
+  int group_stop = 0;
+  /// rewind made a real PTRACE_LISTEN on it in its group-stop: it stays stopped until SIGCONT
+  /// or a PTRACE_INTERRUPT ends that with PTRACE_EVENT_STOP (ptrace(2), "Group-stop").
+  bool listening = false;
   /// It stopped at its current syscall's entry for its tracer, with a SyscallEntry event,
   /// and the recorder has not gone on with the call yet: it does when the task is scheduled
   /// after its tracer resumes it (the call's own handling writes no second entry event).
@@ -142,9 +174,12 @@ struct RecordTask {
   /// (stop_follows_exit: this stop is the first after it), at this rip, with this result.
   bool resumed_from_exit = false;
   bool stop_follows_exit = false;
+  /// Resumed with a signal right at its Signal event, with no handler to run (a stop signal):
+  /// a group-stop that follows stands where that event left it.
+  bool resumed_from_signal_event = false;
+  bool stop_follows_signal_event = false;
   uint64_t exit_rip = 0;
   int64_t exit_result = 0;
-  bool tracer_exitkill = false;  ///< PTRACE_O_EXITKILL: killed when its tracer ends
   /// A signal its tracer's resume passed on: delivered, when it arrives, without a stop.
   int tracer_passed_sig = 0;
   /// pending_sig is a fault of its own instruction (passed on by its tracer).
@@ -159,6 +194,9 @@ struct RecordTask {
   } resume_tracee;
   /// Its wait4 or waitid was interrupted (PTRACE_INTERRUPT) to report a tracee's stop.
   bool wait_interrupted = false;
+  /// Its wait4 or waitid waits for emulated tracees only: the kernel runs pause(2) in its
+  /// place (orig_rax), which a tracee's stop or end interrupts (tracer_wait_must_block).
+  bool wait_in_pause = false;
   /// What a syscall answered without the kernel wrote into its memory (a ptrace read's
   /// result): the syscall's event carries it.
   std::vector<MemoryRegion> answered_memory;

@@ -24,7 +24,34 @@
 
 namespace rwd {
 
-void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind) {
+namespace {
+
+/// Whether the wait4 or waitid (`waitid`) whose entry registers are `r`, made by `waiter`,
+/// names the child `tid` of process group `group` (-1: not known): a pid, a process group, or
+/// any (wait(2)).
+bool wait_names(const Registers& r, bool waitid, pid_t waiter, pid_t tid, pid_t group) {
+  if (waitid) {
+    const uint64_t which = r.rdi;
+    return which == P_ALL || (which == P_PID && pid_t(r.rsi) == tid) ||
+           (which == P_PGID && group == (r.rsi ? pid_t(r.rsi) : getpgid(waiter)));
+  }
+  const pid_t p = pid_t(r.rdi);
+  return p == -1 || (p > 0 && p == tid) || (p == 0 && group == getpgid(waiter)) ||
+         (p < -1 && group == -p);
+}
+
+}  // namespace
+
+void RecordSession::leave_turns(RecordTask& t) {
+  t.state = RunState::Stopped;
+  AddressSpace& g = space(t);
+  std::erase(g.ready, t.tid);
+  if (g.active != t.tid) return;
+  g.active = 0;
+  schedule(g);
+}
+
+void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int event) {
   const bool at_exec = kind == TracerStop::Exec;
   const std::string at = at_exec ? "the SIGTRAP after its execve" : "signal " + signal_name(sig);
   if (t.tracer == kTracerOutside)
@@ -39,36 +66,94 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind) {
     throw UnsupportedError(
         "a tracee's stop inside a PID namespace (CLONE_NEWPID) is not "
         "supported yet");
+  // Where replay's copy of it stands while it is stopped: where its last event left it after
+  // an exec or a syscall (not a restarted one: the kernel moved rip back), at the
+  // SyscallEntry event that brings it to a syscall's entry, at the Signal event of the stop
+  // signal that stopped it; an interrupt stop is where its group-stop was.
+  bool at_event = kind == TracerStop::Exec || kind == TracerStop::SyscallEntry ||
+                  kind == TracerStop::SyscallExit ||
+                  (kind == TracerStop::Interrupt && t.tracer_stop_at_event) ||
+                  (kind == TracerStop::Group && t.stop_follows_signal_event) ||
+                  (kind == TracerStop::Signal && t.stop_follows_exit &&
+                   !is_restart_result(t.exit_result) && get_regs(t.tid).rip == t.exit_rip);
+  if (!at_event && (kind == TracerStop::Signal || kind == TracerStop::Fault)) {
+    // Stopped between its events: an event of its own here, which replay brings its copy to
+    // (as a preemption's), so that its tracer's writes to it are made again where they were.
+    Event e;
+    e.kind = EventKind::Sched;
+    e.tid = t.tid;
+    e.regs = get_regs(t.tid);
+    if (!set_point(e, t)) return;  // killed: its exit comes next
+    take_buffered(t);
+    write(e);
+    at_event = true;
+  }
   t.tracer_stop = sig;
   t.tracer_stop_reported = false;
   t.tracer_stop_kind = kind;
-  // A restarted call's exit is not where replay leaves it (the kernel moves rip back). A
-  // syscall's entry stop follows the SyscallEntry event that brings replay's copy there.
-  t.tracer_stop_at_event = kind != TracerStop::Signal && kind != TracerStop::Fault
-                               ? true
-                               : kind == TracerStop::Signal && t.stop_follows_exit &&
-                                     !is_restart_result(t.exit_result) &&
-                                     get_regs(t.tid).rip == t.exit_rip;
-  t.state = RunState::Stopped;
-  AddressSpace& g = space(t);
-  std::erase(g.ready, t.tid);
-  const bool was_active = g.active == t.tid;
-  if (was_active) g.active = 0;
-  // Its tracer learns of it (kernel/signal.c do_notify_parent_cldstop): a wait that asks for
-  // it ends, and SIGCHLD comes where a handler takes it.
-  RecordTask& tracer = tasks_.at(t.tracer);
-  for (auto& [tid, x] : tasks_) {
+  t.tracer_event = event;
+  t.tracer_listening = false;
+  t.tracer_stop_at_event = at_event;
+  notify_tracer(t.tracer, CLD_TRAPPED, t.tid, sig & 0x7f);
+  leave_turns(t);
+}
+
+void RecordSession::notify_tracer(pid_t tracer_tid, int code, pid_t tid, int status) {
+  auto it = tasks_.find(tracer_tid);
+  if (it == tasks_.end()) return;
+  RecordTask& tracer = it->second;
+  for (auto& [_, x] : tasks_) {
     if (x.pid != tracer.pid || x.state != RunState::InSyscall || !x.blocked) continue;
     long nr = long(x.entry.orig_rax);
     if (nr != SYS_wait4 && nr != SYS_waitid) continue;
     if (ptrace(PTRACE_INTERRUPT, x.tid, nullptr, nullptr) == 0) x.wait_interrupted = true;
   }
   if (!signal_is_ignored(tracer.tid, SIGCHLD)) {
-    put_off_signal(tracer, SIGCHLD,
-                   make_siginfo(SIGCHLD, CLD_TRAPPED, t.tid, task_real_uid(t.tid), sig));
+    put_off_signal(tracer, SIGCHLD, make_siginfo(SIGCHLD, code, tid, task_real_uid(tid), status));
     send_put_off(tracer);
   }
-  if (was_active) schedule(g);
+}
+
+void RecordSession::report_exit_to_tracer(const RecordTask& t, int status) {
+  auto tracer = tasks_.find(t.tracer);
+  if (t.tracer <= 0 || tracer == tasks_.end()) return;
+  // The kernel tells a process of its children's ends (their main threads'); its tracer, of
+  // every tracee's (ptrace(2), "Death under ptrace").
+  auto parent = tasks_.find(t.parent_tid);
+  const bool kernel_tells =
+      t.tid == t.pid && parent != tasks_.end() && parent->second.pid == tracer->second.pid;
+  if (kernel_tells) return;
+  tracee_exits_.push_back({t.tracer, t.tid, status});
+  const int code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+  notify_tracer(t.tracer, code, t.tid, WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+bool RecordSession::exit_stop_for_tracer(RecordTask& t) {
+  if (t.tracer <= 0 || !(t.tracer_options & PTRACE_O_TRACEEXIT) || t.exit_reported) return false;
+  Registers r = get_regs(t.tid);
+  if (long(r.orig_rax) != SYS_exit && long(r.orig_rax) != SYS_exit_group) return false;
+  t.exit_reported = true;
+  t.tracer_event_msg = (r.rdi & 0xff) << 8;  // the wait status it ends with (wait(2))
+  stop_for_tracer(t, SIGTRAP, TracerStop::Exit, PTRACE_EVENT_EXIT);
+  return true;
+}
+
+bool RecordSession::exec_stops_for_tracer(RecordTask& t) {
+  if (t.tracer == 0) return false;
+  const bool syscalls = t.tracer_syscalls;
+  if (t.tracer_options & PTRACE_O_TRACEEXEC) {
+    t.tracer_event_msg = uint64_t(t.exec_former_tid ? t.exec_former_tid : t.tid);
+    if (syscalls) t.next_tracer_stop = TracerStop::SyscallExit;
+    stop_for_tracer(t, SIGTRAP, TracerStop::Exec, PTRACE_EVENT_EXEC);
+    return true;
+  }
+  if (t.tracer_seized) return syscall_stop_for_tracer(t, false);  // no SIGTRAP for it
+  if (syscalls) {
+    t.next_tracer_stop = TracerStop::Exec;
+    return syscall_stop_for_tracer(t, false);
+  }
+  stop_for_tracer(t, SIGTRAP, TracerStop::Exec);
+  return true;
 }
 
 void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t tracer_pid) {
@@ -78,6 +163,12 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
   t.tracer_stop = 0;
   t.tracer_stop_reported = false;
   t.tracer_syscalls = syscalls;
+  // A PTRACE_EVENT stop and a group-stop take no signal (ptrace(2), "Restarting ptrace
+  // commands"); resumed from a group-stop, it runs while its process stays stopped.
+  if (t.tracer_event || kind == TracerStop::Group) sig = 0;
+  if (kind == TracerStop::Group || kind == TracerStop::Interrupt) t.group_stop = 0;
+  if (kind == TracerStop::NewTask) t.resume_inside_syscall = true;
+  t.tracer_event = 0;
   if (sig && (kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit)) {
     // At a syscall stop the kernel sends it as a new signal (kernel/ptrace.c
     // ptrace_report_syscall: send_sig with SEND_SIG_PRIV), which stops the tracee again.
@@ -106,13 +197,14 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
 
 bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
   if (!t.tracer_syscalls || t.tracer <= 0) return false;
-  const int sig = SIGTRAP | (t.tracer_sysgood ? 0x80 : 0);
+  const int sig = SIGTRAP | (t.tracer_options & PTRACE_O_TRACESYSGOOD ? 0x80 : 0);
   if (!entry) {
     t.blocked = false;  // it leaves its turns until its tracer resumes it
     stop_for_tracer(t, sig, TracerStop::SyscallExit);
     return true;
   }
-  if (t.entry_reported) return false;  // resumed from there: on_syscall_entry goes on
+  // Resumed from there, or from the PTRACE_EVENT_EXIT stop after it: on_syscall_entry goes on.
+  if (t.entry_reported || t.exit_reported) return false;
   // Replay brings its copy to this entry before the tracer's next calls (which may read or
   // change its registers there).
   t.entry = get_regs(t.tid);
@@ -135,59 +227,84 @@ std::optional<int64_t> RecordSession::tracer_wait_answer(RecordTask& waiter) {
   if (options & ~(waitid ? kWaitidOptions : kWait4Options)) return std::nullopt;
   if (waitid && !(options & (WEXITED | WSTOPPED | WCONTINUED))) return std::nullopt;
   if (!in_rewinds_pid_namespace(waiter.tid)) return std::nullopt;
-  for (auto& [tid, x] : tasks_) {
-    if (!x.tracer_stop || x.tracer_stop_reported || x.tracer <= 0) continue;
-    const RecordTask& tracer = tasks_.at(x.tracer);
-    if (tracer.pid != waiter.pid || ((options & __WNOTHREAD) && tracer.tid != waiter.tid)) continue;
-    // Which children the call names (wait(2)): a pid, a process group, or any.
-    bool named = false;
-    if (waitid) {
-      const uint64_t which = r.rdi;
-      named = which == P_ALL || (which == P_PID && pid_t(r.rsi) == x.tid) ||
-              (which == P_PGID && getpgid(x.tid) == (r.rsi ? pid_t(r.rsi) : getpgid(waiter.tid)));
-    } else {
-      const pid_t p = pid_t(r.rdi);
-      named = p == -1 || (p > 0 && p == x.tid) ||
-              (p == 0 && getpgid(x.tid) == getpgid(waiter.tid)) || (p < -1 && getpgid(x.tid) == -p);
-    }
-    if (!named) continue;
+  auto named = [&](pid_t tid, bool ended) {
+    return wait_names(r, waitid, waiter.tid, tid, ended ? -1 : getpgid(tid));
+  };
+  auto traced_by_waiter = [&](pid_t tracer_tid) {
+    auto tracer = tasks_.find(tracer_tid);
+    return tracer != tasks_.end() && tracer->second.pid == waiter.pid &&
+           (!(options & __WNOTHREAD) || tracer_tid == waiter.tid);
+  };
+  // Writes the answer: wait4's status word, or waitid's siginfo (SIGCHLD with `code` and
+  // si_status `info_status`, kernel/exit.c); the rusage asked for is left zero.
+  auto answer = [&](pid_t tid, int wait_status, int code, int info_status) -> int64_t {
     try {
-      if (waitid) {
-        // siginfo_t with CLD_TRAPPED; its rusage, asked for, is left as it was (zeros here).
-        if (r.rdx) {
-          SigInfo si =
-              make_siginfo(SIGCHLD, CLD_TRAPPED, x.tid, task_real_uid(x.tid), x.tracer_stop);
-          write_memory(waiter.tid, r.rdx, si.data(), si.size());
-        }
-        if (r.r8) {
-          struct rusage ru {};
-          write_memory(waiter.tid, r.r8, &ru, sizeof ru);
-        }
-      } else {
-        if (r.rsi) {
-          int status = (x.tracer_stop << 8) | 0x7f;  // WIFSTOPPED, WSTOPSIG
-          write_memory(waiter.tid, r.rsi, &status, sizeof status);
-        }
-        if (r.r10) {
-          struct rusage ru {};
-          write_memory(waiter.tid, r.r10, &ru, sizeof ru);
-        }
+      if (waitid && r.rdx) {
+        SigInfo si = make_siginfo(SIGCHLD, code, tid, task_real_uid(tid), info_status);
+        write_memory(waiter.tid, r.rdx, si.data(), si.size());
+      } else if (!waitid && r.rsi) {
+        write_memory(waiter.tid, r.rsi, &wait_status, sizeof wait_status);
+      }
+      if (uint64_t ru_at = waitid ? r.r8 : r.r10) {
+        struct rusage ru {};
+        write_memory(waiter.tid, ru_at, &ru, sizeof ru);
       }
     } catch (const SystemError&) {
       return -EFAULT;
     }
-    if (!(waitid && (options & WNOWAIT))) x.tracer_stop_reported = true;
-    return waitid ? 0 : x.tid;
+    return waitid ? 0 : tid;
+  };
+  const bool keep = waitid && (options & WNOWAIT);
+  for (auto& [tid, x] : tasks_) {
+    if (!x.tracer_stop || x.tracer_stop_reported || x.tracer <= 0) continue;
+    if (!traced_by_waiter(x.tracer) || !named(x.tid, false)) continue;
+    // WIFSTOPPED, WSTOPSIG, and the PTRACE_EVENT_* above them (ptrace(2)).
+    const int exit_code = x.tracer_stop | (x.tracer_event << 8);
+    int64_t result = answer(x.tid, (exit_code << 8) | 0x7f, CLD_TRAPPED, exit_code);
+    if (result >= 0 && !keep) x.tracer_stop_reported = true;
+    return result;
+  }
+  if (!waitid || (options & WEXITED)) {
+    for (auto it = tracee_exits_.begin(); it != tracee_exits_.end(); ++it) {
+      if (!traced_by_waiter(it->tracer) || !named(it->tid, true)) continue;
+      const int st = it->status;
+      const int code = WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED;
+      int64_t result = answer(it->tid, st, code, WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+      if (result >= 0 && !keep) tracee_exits_.erase(it);
+      return result;
+    }
   }
   return std::nullopt;
 }
 
+bool RecordSession::tracer_wait_must_block(const RecordTask& waiter) {
+  const Registers& r = waiter.entry;
+  const bool waitid = long(r.orig_rax) == SYS_waitid;
+  if ((waitid ? r.r10 : r.rdx) & WNOHANG) return false;
+  if (!in_rewinds_pid_namespace(waiter.tid)) return false;
+  bool names_tracee = false;
+  for (const auto& [tid, x] : tasks_) {
+    auto tracer = tasks_.find(x.tracer);
+    if (x.tracer > 0 && tracer != tasks_.end() && tracer->second.pid == waiter.pid &&
+        wait_names(r, waitid, waiter.tid, tid, getpgid(tid)))
+      names_tracee = true;
+  }
+  if (!names_tracee) return false;
+  for (pid_t c : process_children(waiter.pid))
+    if (wait_names(r, waitid, waiter.tid, c, getpgid(c))) return false;
+  return true;
+}
+
 void RecordSession::forget_tracer(pid_t tid) {
+  std::erase_if(tracee_exits_, [&](const TraceeExit& e) { return e.tracer == tid; });
   for (auto& [_, task] : tasks_) {
     if (task.tracer != tid) continue;
-    task.tracer = 0;
-    if (task.tracer_exitkill) {
+    const bool exitkill = task.tracer_options & PTRACE_O_EXITKILL;
+    untrace(task);
+    if (exitkill) {
       syscall(SYS_tgkill, task.pid, task.tid, SIGKILL);
+    } else if (task.tracer_stop && hold_group_stop(task)) {
+      // Its process is still stopped: so is it, untraced (kernel/ptrace.c __ptrace_detach).
     } else if (task.tracer_stop) {
       // Detached in its stop (kernel/ptrace.c exit_ptrace): it goes on without the signal it
       // stopped for, as it does natively (tests/programs/ptrace_calls.c checks it).

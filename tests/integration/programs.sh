@@ -371,17 +371,48 @@ GDB
       grep -q "recording was interrupted" "$WORK/$name.rep.err" ||
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
-    refused ptrace_attach "^rewind: ptrace(PTRACE_ATTACH) of a recorded task ([0-9]*) is not supported yet$" attach
-    refused ptrace_poke "^rewind: ptrace(PTRACE_POKEDATA) of a tracee stopped by a fault is not supported yet$" poke
     refused ptrace_step "^rewind: ptrace(PTRACE_SINGLESTEP) of a stopped tracee is not supported yet$" step
     refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
-    refused ptrace_groupstop "^rewind: ptrace(PTRACE_CONT) with SIGSTOP (a group-stop, which its tracer is told of too) is not supported yet$" groupstop
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
     sleep 60 &
     outside=$!
     refused ptrace_outside "^rewind: ptrace(PTRACE_ATTACH) of process $outside, outside the recording, cannot be recorded$" outside "$outside"
     grep -q "^TracerPid:\s*0$" "/proc/$outside/status" || fail "the outside process is traced: $(grep TracerPid "/proc/$outside/status")"
     kill "$outside" ;;
+  ptrace_seize)  # tracers that attach to their child and see its group-stops: strace's start
+    # (SEIZE, INTERRUPT, SIGCONT, LISTEN, the exec and exit events), PTRACE_ATTACH, a SIGSTOP
+    # passed on, a write at a fault's stop
+    native=$("$TEST_PROGRAMS/ptrace_seize")
+    echo "$native" | grep -q "^ptrace_seize done" || fail "natively: $native"
+    echo "$native" | grep -q "^after listening: stopped by TRAP event STOP" ||
+      fail "natively, PTRACE_LISTEN did not end with SIGCONT: $native"
+    like_native ptrace_seize "$native" "$TEST_PROGRAMS/ptrace_seize" ;;
+  strace) need strace  # strace itself, recorded: its tracee's syscall stops, a signal, the exit
+    script='trap "echo got" USR1; kill -USR1 $$; echo done'
+    # What strace printed from the handler's installation on, with numbers (pids, addresses)
+    # and alignment left out: the same natively and recorded.
+    shown() { sed -n '/rt_sigaction(SIGUSR1/,$p' | sed -E 's/0x[0-9a-f]+/X/g; s/[0-9]{2,}/N/g' | tr -s ' '; }
+    native=$(strace -f sh -c "$script" 2>&1 >/dev/null | shown)
+    echo "$native" | grep -q "^--- SIGUSR1" || fail "natively, strace saw no SIGUSR1: $native"
+    record_and_replay strace strace -f sh -c "$script"
+    [ "$(cat "$WORK/strace.rec.out")" = "$(printf 'got\ndone')" ] ||
+      fail "strace: the traced shell printed $(cat "$WORK/strace.rec.out")"
+    grep -qE '^execve\("[a-z/]*/sh", \["sh", "-c"' "$WORK/strace.rec.err" || fail "strace: no execve shown: $(head -3 "$WORK/strace.rec.err")"
+    recorded=$(shown <"$WORK/strace.rec.err")
+    [ "$recorded" = "$native" ] || fail "strace: recorded, it showed other calls than natively: $(diff <(echo "$native") <(echo "$recorded"))"
+    # Without -f, the shell's vfork children run untraced.
+    record_and_replay strace_vfork strace -o "$WORK/strace.calls" sh -c '/bin/true; /bin/true'
+    grep -q '^vfork()' "$WORK/strace.calls" || fail "strace: no vfork shown: $(tail -3 "$WORK/strace.calls")"
+    # strace -f follows the shell's vfork children: each one's execve, output and end.
+    record_and_replay strace_f strace -f sh -c '/bin/true; /bin/echo x; exit 3'
+    err="$WORK/strace_f.rec.err"
+    [ "$(grep -c '+++ exited with 0 +++' "$err")" = 2 ] && grep -q '+++ exited with 3 +++' "$err" ||
+      fail "strace -f: not every end shown: $(grep '+++' "$err")"
+    grep -qE '^\[pid +[0-9]+\] execve\("/bin/echo", \["/bin/echo", "x"\]' "$err" ||
+      fail "strace -f: the second child's execve not shown: $(grep execve "$err")"
+    grep -qE '^\[pid +[0-9]+\] write\(1, "x\\n", 2\) += 2' "$err" || fail "strace -f: the child's write not shown"
+    [ "$(grep -oE '^\[pid +[0-9]+\]' "$err" | sort -u | wc -l)" = 3 ] ||
+      fail "strace -f: not three processes: $(grep -oE '^\[pid +[0-9]+\]' "$err" | sort -u | tr '\n' ' ')" ;;
   unshare)  # user, UTS and PID namespaces, as sandboxes make them
     need unshare
     unshare -r true 2>/dev/null || { echo "no user namespaces here"; exit 77; }

@@ -3,11 +3,8 @@
 // Prints one line per call and "ptrace_calls done".
 //
 // With an argument it does what rewind refuses to record, for the refusal's test:
-//   attach   attaches to its own child (ptrace between recorded processes)
-//   poke     writes into its tracee stopped by a fault (PTRACE_POKEDATA)
 //   step     single-steps its stopped tracee (PTRACE_SINGLESTEP)
 //   refault  resumes its tracee stopped by a fault without the signal
-//   groupstop  resumes its stopped tracee with SIGSTOP (a group-stop)
 //   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
 // and with "syscalls" it follows its child's syscalls (PTRACE_SYSCALL), which rewind records
 // only where it traces every syscall (--no-syscall-buffer): a small strace, that also
@@ -290,19 +287,10 @@ static int syscall_session(void) {
 }
 
 static int refusal(const char* what, const char* arg) {
-  if (strcmp(what, "attach") == 0) {
-    int go[2];
-    if (pipe(go) != 0) return 2;
-    pid_t child = traced_child(go);
-    show("attach to the child", ptrace(PTRACE_ATTACH, child, 0, 0));
-  } else if (strcmp(what, "poke") == 0) {
-    show("poke", ptrace(PTRACE_POKEDATA, stopped_child(1), (void*)&marker, 0x3333));
-  } else if (strcmp(what, "step") == 0) {
+  if (strcmp(what, "step") == 0) {
     show("step", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, 0));
   } else if (strcmp(what, "refault") == 0) {
     show("cont without the fault", ptrace(PTRACE_CONT, stopped_child(1), 0, 0));
-  } else if (strcmp(what, "groupstop") == 0) {
-    show("cont with SIGSTOP", ptrace(PTRACE_CONT, stopped_child(0), 0, SIGSTOP));
   } else if (strcmp(what, "outside-stop") == 0) {
     show("traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
     raise(SIGUSR1);
