@@ -358,9 +358,11 @@ int64_t RecordSession::set_tracer_options(RecordTask& tracee, uint64_t options,
                               PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
                               PTRACE_O_TRACECLONE;
   if (options & ~kKnown) {
-    char hex[32];
-    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(options & ~kKnown));
-    throw UnsupportedError(name + " with options 0x" + hex + " is not supported yet");
+    const uint64_t other = options & ~kKnown;
+    const std::string option = other & PTRACE_O_TRACEVFORKDONE ? "PTRACE_O_TRACEVFORKDONE"
+                               : other & PTRACE_O_TRACESECCOMP ? "PTRACE_O_TRACESECCOMP"
+                                                               : "PTRACE_O_SUSPEND_SECCOMP";
+    throw UnsupportedError(name + " with " + option + " is not supported yet");
   }
   tracee.tracer_options = options;
   return 0;

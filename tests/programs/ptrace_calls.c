@@ -25,14 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-// One call's result as the program sees it: the return value, and errno's name on failure.
-static void show(const char* what, long r) {
-  if (r == -1)
-    printf("%s: -1 %s\n", what, strerrorname_np(errno));
-  else
-    printf("%s: %ld\n", what, r);
-  fflush(stdout);
-}
+#include "show_call.h"
 
 // A child that asks its parent to trace it, says how that went through its exit status (0:
 // traced, 1: refused), and waits to be told to go on (a byte on go[0]). Its parent returns

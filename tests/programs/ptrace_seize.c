@@ -25,13 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void show(const char* what, long r) {
-  if (r == -1)
-    printf("%s: -1 %s\n", what, strerrorname_np(errno));
-  else
-    printf("%s: %ld\n", what, r);
-  fflush(stdout);
-}
+#include "show_call.h"
 
 // A wait status as a tracer reads it: the stop's signal and its PTRACE_EVENT_*.
 static void show_status(const char* what, pid_t r, pid_t child, int status) {
@@ -118,15 +112,25 @@ static void strace_start(const char* self) {
   wait_for("its end", child, __WALL);
 }
 
-static void attach_running(void) {
-  int go[2];
+// A child that waits for a byte on go[0] (its parent's go-ahead), then runs `then`.
+static pid_t child_after_go(int go[2], void (*then)(void)) {
   if (pipe(go) != 0) exit(2);
   pid_t child = fork();
   if (child == 0) {
     char c;
     if (read(go[0], &c, 1) != 1) _exit(2);
-    _exit(3);
+    then();
   }
+  return child;
+}
+
+static void exit_3(void) {
+  _exit(3);
+}
+
+static void attach_running(void) {
+  int go[2];
+  pid_t child = child_after_go(go, exit_3);
   show("attach", ptrace(PTRACE_ATTACH, child, 0, 0));
   wait_for("attached", child, 0);
   show("cont, discarding SIGSTOP", ptrace(PTRACE_CONT, child, 0, 0));
@@ -178,19 +182,18 @@ static void poke_at_fault(void) {
   wait_for("its end", child, 0);
 }
 
+// Forks a child that exits 8, and exits 9 when it saw that (10 otherwise).
+static void fork_and_wait(void) {
+  pid_t grandchild = fork();
+  if (grandchild == 0) _exit(8);
+  int status;
+  pid_t r = waitpid(grandchild, &status, 0);
+  _exit(r == grandchild && WIFEXITED(status) && WEXITSTATUS(status) == 8 ? 9 : 10);
+}
+
 static void follow_fork(void) {
   int go[2];
-  if (pipe(go) != 0) exit(2);
-  pid_t child = fork();
-  if (child == 0) {
-    char c;
-    if (read(go[0], &c, 1) != 1) _exit(2);
-    pid_t grandchild = fork();
-    if (grandchild == 0) _exit(8);
-    int status;
-    pid_t r = waitpid(grandchild, &status, 0);
-    _exit(r == grandchild && WIFEXITED(status) && WEXITSTATUS(status) == 8 ? 9 : 10);
-  }
+  pid_t child = child_after_go(go, fork_and_wait);
   show("seize with PTRACE_O_TRACEFORK", ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACEFORK));
   if (write(go[1], "g", 1) != 1) exit(2);
   wait_for("its fork", child, 0);
