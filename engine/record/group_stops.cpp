@@ -64,6 +64,17 @@ void RecordSession::end_listen(RecordTask& t) {
   if (WSTOPSIG(status) == SIGTRAP) t.group_stop = 0;
 }
 
+void RecordSession::take_pending_stop(RecordTask& t) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(t.tid, &status, WNOHANG | __WALL);
+  } while (r < 0 && errno == EINTR);
+  if (r != t.tid) return;
+  ++ptrace_stops_;
+  handle_stop(t, status);
+}
+
 bool RecordSession::group_stop_over(const RecordTask& t) {
   if (!t.group_stop) return true;
   ProcSignals s = read_proc_signals(t.tid);

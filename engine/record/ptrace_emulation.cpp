@@ -374,6 +374,11 @@ void RecordSession::attach(RecordTask& t, RecordTask& tracee, bool seize) {
   const std::string name = seize ? "ptrace(PTRACE_SEIZE)" : "ptrace(PTRACE_ATTACH)";
   if (seize && t.entry.rdx != 0) return answer_syscall(t, -EIO);
   if (tracee.tracer != 0) return answer_syscall(t, -EPERM);
+  // Its stop may be in the kernel still, unseen: the tracer saw its group-stop (wait(2)
+  // WUNTRACED) as soon as the kernel made it. It is handled first.
+  const pid_t tid = tracee.tid;
+  take_pending_stop(tracee);
+  if (!tasks_.count(tid)) return answer_syscall(t, -EPERM);  // it ended (ptrace_attach)
   // A tracer that is not the parent would see its tracee's end before the parent does
   // (wait(2)): the kernel tells only the parent here, rewind being the real tracer.
   auto parent = tasks_.find(tracee.parent_tid);

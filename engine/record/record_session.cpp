@@ -481,7 +481,7 @@ void RecordSession::on_event_stop(RecordTask& t, int sig) {
   if (t.fresh) {  // a new task's first stop: it waits for its turn to run
     t.fresh = false;
     t.state = RunState::Stopped;
-    if (t.tracer > 0 && t.tracer_seized) {
+    if (std::exchange(t.stop_at_start, false) && t.tracer > 0 && t.tracer_seized) {
       // Attached to its creator's tracer, it stops for it before it runs (ptrace(2),
       // PTRACE_O_TRACEFORK): where replay creates its copy.
       t.tracer_stop_at_event = true;

@@ -110,6 +110,10 @@ class RecordSession {
   /// for here), so that ptrace requests reach it; it stays stopped. Throws UnsupportedError
   /// when it ended instead.
   void end_listen(RecordTask& t);
+  /// Handles the stop of `t` that the kernel holds for rewind, if any (waitpid WNOHANG), before
+  /// rewind's loop gets to it: so that what another process saw of it (its parent's wait)
+  /// is known here too. `t` may have ended then (gone from tasks_).
+  void take_pending_stop(RecordTask& t);
   /// Whether t's group-stop is over: SIGCONT came (pending for it or its process: a stop
   /// signal discards a pending SIGCONT, signal(7)), or there is none.
   bool group_stop_over(const RecordTask& t);

@@ -352,6 +352,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     c.tracer = t.tracer;
     c.tracer_options = t.tracer_options;
     c.tracer_seized = t.tracer_seized;
+    c.stop_at_start = true;
     if (!c.tracer_seized) {
       put_off_signal(c, SIGSTOP, make_siginfo(SIGSTOP, SI_USER, 0, 0, 0));
       send_put_off(c);

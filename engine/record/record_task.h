@@ -156,6 +156,9 @@ struct RecordTask {
   /// Resumed by its tracer from a PTRACE_EVENT_FORK, VFORK or CLONE stop: it goes on inside
   /// its syscall, to the syscall's exit.
   bool resume_inside_syscall = false;
+  /// A followed tracee's new task (PTRACE_O_TRACEFORK...): its first stop is one for its
+  /// tracer, before it runs.
+  bool stop_at_start = false;
   /// The stop signal of the group-stop it sits in (signal(7): its process stopped), 0 when
   /// none. Out of its address space's turns until SIGCONT ends it.
   int group_stop = 0;

@@ -178,8 +178,13 @@ static void poke_at_fault(void) {
   }
   wait_for("its fault", child, 0);
   show("poke marker", ptrace(PTRACE_POKEDATA, child, (void*)&marker, 0x4444));
-  show("cont, passing SIGSEGV on", ptrace(PTRACE_CONT, child, 0, SIGSEGV));
-  wait_for("its end", child, 0);
+  // The child prints from its handler: this process prints once it has ended, so that the
+  // lines come in one order.
+  long r = ptrace(PTRACE_CONT, child, 0, SIGSEGV);
+  int status = 0;
+  pid_t ended = waitpid(child, &status, 0);
+  show("cont, passing SIGSEGV on", r);
+  show_status("its end", ended, child, status);
 }
 
 // Forks a child that exits 8, and exits 9 when it saw that (10 otherwise).
