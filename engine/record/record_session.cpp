@@ -447,8 +447,9 @@ void RecordSession::schedule(AddressSpace& g) {
   activate(g, t);
   if (t.next_tracer_stop) {  // before it runs (exec_stops_for_tracer)
     const TracerStop kind = *std::exchange(t.next_tracer_stop, std::nullopt);
-    if (kind == TracerStop::SyscallExit) return void(syscall_stop_for_tracer(t, false));
-    return stop_for_tracer(t, SIGTRAP, kind);
+    // The syscall-exit-stop only where its tracer resumed it with PTRACE_SYSCALL.
+    if (kind != TracerStop::SyscallExit) return stop_for_tracer(t, SIGTRAP, kind);
+    if (syscall_stop_for_tracer(t, false)) return;
   }
   // Resumed from a syscall-enter-stop or a PTRACE_EVENT_EXIT stop: the call goes on.
   if (t.entry_reported || t.exit_reported) return on_syscall_entry(t);

@@ -12,6 +12,8 @@
 //      the fault on to the tracee's handler, which prints what was written.
 //   5. A tracer that follows its tracee's fork (PTRACE_O_TRACEFORK): the tracee's
 //      PTRACE_EVENT_FORK stop, the new task's first stop, and both ends.
+//   6. A tracer that follows syscalls up to its tracee's PTRACE_EVENT_EXEC, then resumes it
+//      with PTRACE_CONT: no syscall-exit-stop follows.
 // With "exec-child" it is the execve's new image: it prints nothing and exits 5.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -216,6 +218,28 @@ static void follow_fork(void) {
   close(go[1]);
 }
 
+static void exec_then_cont(const char* self) {
+  pid_t child = fork();
+  if (child == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+    raise(SIGSTOP);
+    execl(self, "ptrace_seize", "exec-child", (char*)0);
+    _exit(11);
+  }
+  wait_for("its SIGSTOP", child, 0);
+  show("setoptions",
+       ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD));
+  int status = 0;
+  for (int stops = 0; stops < 100; ++stops) {
+    ptrace(PTRACE_SYSCALL, child, 0, 0);
+    waitpid(child, &status, 0);
+    if (!WIFSTOPPED(status) || (status >> 16) == PTRACE_EVENT_EXEC) break;
+  }
+  show_status("its exec", child, child, status);
+  show("cont", ptrace(PTRACE_CONT, child, 0, 0));
+  wait_for("its end", child, 0);
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "exec-child") == 0) return 5;
   setvbuf(stdout, 0, _IOLBF, 0);
@@ -224,6 +248,7 @@ int main(int argc, char** argv) {
   group_stop();
   poke_at_fault();
   follow_fork();
+  exec_then_cont(argv[0]);
   printf("ptrace_seize done\n");
   return 0;
 }
