@@ -28,10 +28,18 @@ void RecordSession::on_group_stop(RecordTask& t, int sig) {
     // Its tracer is told (ptrace(2): a seized tracee's group-stop is a PTRACE_EVENT_STOP).
     return stop_for_tracer(t, sig, TracerStop::Group, t.tracer_seized ? PTRACE_EVENT_STOP : 0);
   }
-  if (ptrace(PTRACE_LISTEN, t.tid, nullptr, nullptr) != 0)
+  if (!start_listening(t))
     throw SystemError("ptrace(PTRACE_LISTEN) of task " + std::to_string(t.tid), errno);
-  t.listening = true;
   leave_turns(t);
+}
+
+bool RecordSession::start_listening(RecordTask& t) {
+  if (ptrace(PTRACE_LISTEN, t.tid, nullptr, nullptr) != 0) return false;
+  t.listening = true;
+  t.tracer_stop = 0;
+  t.tracer_stop_reported = false;
+  t.state = RunState::Stopped;
+  return true;
 }
 
 void RecordSession::on_listen_end(RecordTask& t, int sig) {
@@ -52,13 +60,9 @@ void RecordSession::end_listen(RecordTask& t) {
   if (!t.listening) return;
   if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) != 0)
     throw SystemError("ptrace(PTRACE_INTERRUPT) of task " + std::to_string(t.tid), errno);
-  int status = 0;
-  pid_t r;
-  do {
-    r = waitpid(t.tid, &status, __WALL);
-  } while (r < 0 && errno == EINTR);
+  const int status = wait_task(t.tid);
   t.listening = false;
-  if (r != t.tid || !WIFSTOPPED(status) || (status >> 16) != PTRACE_EVENT_STOP)
+  if (!WIFSTOPPED(status) || (status >> 16) != PTRACE_EVENT_STOP)
     throw UnsupportedError("task " + std::to_string(t.tid) +
                            " ended while its tracer attached to it: not supported yet");
   if (WSTOPSIG(status) == SIGTRAP) t.group_stop = 0;
@@ -90,12 +94,7 @@ bool RecordSession::hold_group_stop(RecordTask& t) {
     t.group_stop = 0;
     return false;
   }
-  if (ptrace(PTRACE_LISTEN, t.tid, nullptr, nullptr) != 0) return false;
-  t.tracer_stop = 0;
-  t.tracer_stop_reported = false;
-  t.listening = true;
-  t.state = RunState::Stopped;
-  return true;
+  return start_listening(t);
 }
 
 void RecordSession::untrace(RecordTask& t) {

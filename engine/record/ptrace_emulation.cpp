@@ -16,9 +16,10 @@
 // REGSET}) where replay's copy stands too (an event of the tracee is written at a stop
 // between its events); syscall stops, the tracee's preload library turned off so that every
 // syscall stops (an entry stop writes a SyscallEntry event, which brings replay's copy
-// there). Not yet, each stopping the recording with one line: following a tracee's new tasks
-// (PTRACE_O_TRACEFORK...), attaching to a task that is not the tracer's child, single steps,
-// interrupting a running tracee.
+// there); the event stops of PTRACE_O_TRACEEXEC, TRACEEXIT, TRACEFORK, TRACEVFORK and
+// TRACECLONE, a followed task's new tasks traced by the same tracer. Not yet, each stopping
+// the recording with one line: attaching to a task that is not the tracer's child, single
+// steps, interrupting a running tracee, PTRACE_O_TRACEVFORKDONE and PTRACE_O_TRACESECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -272,11 +273,9 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
         tracee.group_stop = 0;
         return stop_for_tracer(tracee, SIGTRAP, TracerStop::Interrupt, PTRACE_EVENT_STOP);
       }
-      if (ptrace(PTRACE_LISTEN, tracee.tid, nullptr, nullptr) != 0)
+      if (!start_listening(tracee))
         throw SystemError("ptrace(PTRACE_LISTEN) of task " + std::to_string(tracee.tid), errno);
-      tracee.tracer_stop = 0;
-      tracee.tracer_stop_reported = false;
-      tracee.listening = tracee.tracer_listening = true;
+      tracee.tracer_listening = true;
       return;
     }
     case PTRACE_GETEVENTMSG:

@@ -394,6 +394,17 @@ void RecordSession::activate(AddressSpace& s, RecordTask& t) {
   s.active = t.tid;
 }
 
+bool RecordSession::write_sched_event(RecordTask& t, const Registers& regs) {
+  Event e;
+  e.kind = EventKind::Sched;
+  e.tid = t.tid;
+  e.regs = regs;
+  if (!set_point(e, t)) return false;
+  take_buffered(t);
+  write(e);
+  return true;
+}
+
 bool RecordSession::set_point(Event& e, RecordTask& t) {
   // Buffers that syscalls in flight in other tasks may write are left out of the digest.
   // So are the syscall buffers' records and control words (replay fills them in ahead).
@@ -525,13 +536,7 @@ void RecordSession::preempt(RecordTask& t) {
   }
   t.put_off_preemptions = 0;
   t.put_off_rip = 0;
-  Event e;
-  e.kind = EventKind::Sched;
-  e.tid = t.tid;
-  e.regs = regs;
-  if (!set_point(e, t)) return;  // killed: its exit comes next
-  take_buffered(t);
-  write(e);
+  if (!write_sched_event(t, regs)) return;  // killed: its exit comes next
   ++preemptions_;
   t.state = RunState::Stopped;
   g.active = 0;

@@ -57,9 +57,9 @@ class RecordSession {
   /// ptrace(2) at `t`'s entry, answered without the kernel (rewind is every recorded task's
   /// real tracer): PTRACE_TRACEME makes `t` the emulated tracee of its parent; requests that
   /// name a task no recorded thread traces fail as the kernel fails them (ESRCH, EPERM).
-  /// Throws UnsupportedError for what is not emulated yet (attaching to a recorded task, a
-  /// tracer's requests that need its tracee stopped) and for tracing a process outside the
-  /// recording (ptrace_emulation.cpp).
+  /// Throws UnsupportedError for what is not emulated yet (single steps, attaching to a task
+  /// that is not the tracer's child, interrupting a running tracee) and for tracing a process
+  /// outside the recording (ptrace_emulation.cpp).
   void on_ptrace_entry(RecordTask& t);
   /// PTRACE_ATTACH (`seize` false) or PTRACE_SEIZE of the recorded `tracee` by `t`, at t's
   /// entry: `t` becomes its emulated tracer; a seized task in a group-stop stops for it at
@@ -121,6 +121,10 @@ class RecordSession {
   /// PTRACE_EVENT_STOP: a group-stop or interrupt stop), out of any stop for its tracer, and
   /// returns true.
   bool hold_group_stop(RecordTask& t);
+  /// Makes a real PTRACE_LISTEN on `t`, stopped at a PTRACE_EVENT_STOP: it stays stopped,
+  /// out of any stop for its tracer, until SIGCONT or a PTRACE_INTERRUPT ends that
+  /// (on_listen_end). Returns false, errno set, when the kernel refused it.
+  bool start_listening(RecordTask& t);
   /// Forgets t's emulated tracer and everything it set (a detach, its tracer's end).
   static void untrace(RecordTask& t);
   /// At t's syscall entry (true) or after its exit's event: when its tracer follows its
@@ -244,6 +248,10 @@ class RecordSession {
   void mark_entry(RecordTask& t);
   /// Makes `t` the task of `s` that runs user code (after mark_entries).
   void activate(AddressSpace& s, RecordTask& t);
+  /// Writes a Sched event of `t` where it stands stopped in user code (registers `regs`), with
+  /// its point and the buffered records it took: replay brings its copy there. Returns false
+  /// when t's process was killed meanwhile (its exit comes next), writing nothing.
+  bool write_sched_event(RecordTask& t, const Registers& regs);
   /// Fills e's digest and exclusions at t's current point. Returns false when t's process
   /// started dying meanwhile (SIGKILL from outside: exiting threads write their tid words,
   /// so the digest may hold memory no replay reproduces); the event must not be written.

@@ -26,6 +26,14 @@ namespace rwd {
 
 namespace {
 
+/// SIGCHLD's si_code and si_status for a child that ended with wait status `status`
+/// (kernel/signal.c do_notify_parent): CLD_EXITED with its exit code, or CLD_KILLED or
+/// CLD_DUMPED with its signal.
+std::pair<int, int> end_code(int status) {
+  if (WIFEXITED(status)) return {CLD_EXITED, WEXITSTATUS(status)};
+  return {WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED, WTERMSIG(status)};
+}
+
 /// Whether the wait4 or waitid (`waitid`) whose entry registers are `r`, made by `waiter`,
 /// names the child `tid` of process group `group` (-1: not known): a pid, a process group, or
 /// any (wait(2)).
@@ -79,13 +87,7 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
   if (!at_event && (kind == TracerStop::Signal || kind == TracerStop::Fault)) {
     // Stopped between its events: an event of its own here, which replay brings its copy to
     // (as a preemption's), so that its tracer's writes to it are made again where they were.
-    Event e;
-    e.kind = EventKind::Sched;
-    e.tid = t.tid;
-    e.regs = get_regs(t.tid);
-    if (!set_point(e, t)) return;  // killed: its exit comes next
-    take_buffered(t);
-    write(e);
+    if (!write_sched_event(t, get_regs(t.tid))) return;  // killed: its exit comes next
     at_event = true;
   }
   t.tracer_stop = sig;
@@ -124,8 +126,8 @@ void RecordSession::report_exit_to_tracer(const RecordTask& t, int status) {
       t.tid == t.pid && parent != tasks_.end() && parent->second.pid == tracer->second.pid;
   if (kernel_tells) return;
   tracee_exits_.push_back({t.tracer, t.tid, status});
-  const int code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
-  notify_tracer(t.tracer, code, t.tid, WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+  const auto [code, info_status] = end_code(status);
+  notify_tracer(t.tracer, code, t.tid, info_status);
 }
 
 bool RecordSession::exit_stop_for_tracer(RecordTask& t) {
@@ -267,9 +269,8 @@ std::optional<int64_t> RecordSession::tracer_wait_answer(RecordTask& waiter) {
   if (!waitid || (options & WEXITED)) {
     for (auto it = tracee_exits_.begin(); it != tracee_exits_.end(); ++it) {
       if (!traced_by_waiter(it->tracer) || !named(it->tid, true)) continue;
-      const int st = it->status;
-      const int code = WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED;
-      int64_t result = answer(it->tid, st, code, WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+      const auto [code, info_status] = end_code(it->status);
+      int64_t result = answer(it->tid, it->status, code, info_status);
       if (result >= 0 && !keep) tracee_exits_.erase(it);
       return result;
     }
