@@ -77,7 +77,7 @@ if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
   pvm=0
   build/rewind machine | grep -q '^debug registers for programs: no' && pvm=1
   if [ "$tests_took" -gt 900 ] || [ "$pvm" = 1 ]; then
-    select=(-R '^(unit|trace_fuzz\.[12]|bad_traces|dap|dap_tcp|dap_fuzz|timeline|replay\.thread_checkpoints|signals|cli|program\.ls)$')
+    select=(-R '^(unit|trace_fuzz\.[12]|bad_traces|dap|dap\.queries|dap_tcp|dap_fuzz|timeline|replay\.thread_checkpoints|signals|cli|program\.ls)$')
     export REWIND_FUZZ_COUNT=300
     phase "the normal tests took $((tests_took / 60)) min (PVM guest: $pvm): the sanitizer phase runs ${select[1]} only"
   fi

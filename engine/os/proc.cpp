@@ -45,6 +45,8 @@ std::mutex as_before_mu;
 std::map<pid_t, AsBefore> as_before;  // by pid
 std::atomic<size_t> as_before_count{0};
 
+std::vector<long> status_numbers(pid_t tid, std::string_view key);
+
 /// The originals set for `id` (a pid or one of its tasks); empty when none.
 std::vector<ProcMapping> originals_for(pid_t id) {
   std::lock_guard<std::mutex> lock(as_before_mu);
@@ -87,6 +89,13 @@ std::vector<ProcMapping> read_proc_maps(pid_t pid) {
   std::vector<ProcMapping> out = read_proc_maps_now(pid);
   if (as_before_count.load() == 0) return out;
   std::vector<ProcMapping> originals = originals_for(pid);
+  if (originals.empty()) {
+    // A thread of the process that was not named when the protection changed (its first run
+    // since then has not come yet): its process's mappings are its own (the point search
+    // hashed the read-only split of a watched page and ran past its point: a hang).
+    std::vector<long> tgid = status_numbers(pid, "Tgid:");
+    if (tgid.size() == 1 && tgid[0] != pid) originals = originals_for(pid_t(tgid[0]));
+  }
   return originals.empty() ? out : as_they_were(std::move(out), originals);
 }
 

@@ -113,13 +113,13 @@ std::vector<SoftWatchRange> soft_write_ranges(pid_t tid) {
   return out;
 }
 
-bool soft_exec_armed(pid_t tid) {
+std::optional<uint64_t> soft_exec_address(pid_t tid) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = threads.find(tid);
-  if (it == threads.end()) return false;
+  if (it == threads.end()) return std::nullopt;
   for (const SoftSlot& s : it->second.slots)
-    if (s.armed && s.kind == WatchKind::Execute) return true;
-  return false;
+    if (s.armed && s.kind == WatchKind::Execute) return s.addr;
+  return std::nullopt;
 }
 
 void soft_debug_resync(pid_t tid) {

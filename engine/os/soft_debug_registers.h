@@ -3,9 +3,10 @@
 // guest's user code runs, so that gdb's hardware watchpoints never fire there either), and
 // everywhere for a write slot no CPU slot can hold (a wide watch: a struct or an array,
 // debug_registers.h's wide_watch()). The slot functions of debug_registers.h keep such
-// slots here instead; the tracer runs an
-// armed thread by single steps (run_once, engine/replay/replay_task.h) and after each one
-// asks soft_debug_after_step whether a slot fired. An execute slot fires when the thread
+// slots here instead; the tracer runs an armed thread with the watched pages read-only, an
+// int3 at the execute slot's address, or by single steps (run_once,
+// engine/replay/replay_task.h; engine/replay/soft_watch_run.h), and after each step asks
+// soft_debug_after_step whether a slot fired. An execute slot fires when the thread
 // stands at its address (before that instruction runs, as the CPU's does); a write slot
 // fires when the watched bytes changed, or when the tracer saw a push or a decoded store
 // land on them (soft_debug_note_write); a string instruction's later stores of the value
@@ -16,6 +17,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/os/debug_registers.h"
@@ -52,8 +54,10 @@ struct SoftWatchRange {
 /// The ranges `tid`'s armed write slots watch.
 std::vector<SoftWatchRange> soft_write_ranges(pid_t tid);
 
-/// Whether `tid` has an execute slot armed (its runs must go by single steps).
-bool soft_exec_armed(pid_t tid);
+/// The address of `tid`'s armed execute slot (rewind arms at most one: slot 0, reaching a
+/// recorded point, reach_point.h), or nullopt where none is armed. A run of the thread stops
+/// there by single steps or by an int3 put in for the run (soft_watch_run.h).
+std::optional<uint64_t> soft_exec_address(pid_t tid);
 
 /// The software slots behind debug_registers.h's functions (slot 0..3); set_soft_slot throws
 /// Error for a read-and-write slot and SystemError when the watched bytes cannot be read.

@@ -5,6 +5,8 @@
 #include <sys/ptrace.h>
 
 #include <cstring>
+#include <exception>
+#include <optional>
 
 #include "engine/arch/siginfo.h"
 #include "engine/arch/write_insn.h"
@@ -72,30 +74,96 @@ bool pushed_on_watch(pid_t tid, uint64_t before, const Registers& now) {
   return before - now.rsp == 8 && soft_debug_note_write(tid, now.rsp, 8);
 }
 
+/// One single step of `t` (rewind's own, or the caller's `request` when `step`) from
+/// `before`, the registers where it stands (rip 0: not known), looked at for the slots.
+/// Returns the stop where it ends the run: a slot fired, it was the caller's step, or it is
+/// not a step's trap. Otherwise nullopt, with `before` now the registers after the step.
+std::optional<Stop> step_and_look(ReplayTask& t, int request, bool step, int sig,
+                                  const InterruptWhen& interrupt, Registers& before) {
+  bool stores = before.rip && stores_on_watch(t.tid, before);
+  Stop s;
+  if (step) {
+    resume(t.tid, request, sig);
+    s = wait_stop(t, request, interrupt);
+  } else {
+    s = own_step(t, sig, interrupt);
+  }
+  if (!step_trap(s)) return s;
+  Registers r;
+  if (!try_get_regs(t.tid, r)) return s;
+  bool pushed = pushed_on_watch(t.tid, before.rsp, r);
+  if (soft_debug_after_step(t.tid, r.rip, !step) || pushed || stores || step) return s;
+  before = r;
+  return std::nullopt;
+}
+
+/// The registers of `tid`, or zeros where they cannot be read.
+Registers registers_or_none(pid_t tid) {
+  Registers r{};
+  if (!try_get_regs(tid, r)) r = Registers{};
+  return r;
+}
+
 /// Single steps (each one's own, or the one the caller asked for with `step`) until a slot
 /// fires or another stop comes.
 Stop run_by_steps(ReplayTask& t, int request, bool step, int sig, const InterruptWhen& interrupt) {
-  Registers before{};
-  if (!try_get_regs(t.tid, before)) before.rsp = 0;
+  Registers before = registers_or_none(t.tid);
   for (;;) {
-    Stop s;
-    bool stores = before.rip && stores_on_watch(t.tid, before);
-    if (step) {
-      resume(t.tid, request, sig);
-      s = wait_stop(t, request, interrupt);
-    } else {
-      s = own_step(t, sig, interrupt);
-    }
+    if (std::optional<Stop> s = step_and_look(t, request, step, sig, interrupt, before)) return *s;
     sig = 0;
-    if (!step_trap(s)) return s;
-    Registers r;
-    if (!try_get_regs(t.tid, r)) return s;
-    bool pushed = pushed_on_watch(t.tid, before.rsp, r);
-    if (soft_debug_after_step(t.tid, r.rip, !step) || pushed || stores || step) return s;
-    before = r;
     if (interrupt.any() && interrupt.due()) return interrupted();
   }
 }
+
+/// An execute slot kept as an int3 over the first byte of its instruction for one run of a
+/// task (rr's and gdb's software breakpoint), taken out again when the run stops, so that no
+/// other task, checkpoint or memory digest sees it: the run goes at full speed where single
+/// steps, each a ptrace round trip, took minutes to reach a point far from its event.
+class ExecTrap {
+ public:
+  /// Puts the int3 at `addr` in `tid`'s memory. False, with nothing changed, where the byte
+  /// there is an int3 already (a breakpoint of the timeline's, or the program's own) or
+  /// cannot be read.
+  bool insert(pid_t tid, uint64_t addr) {
+    std::vector<uint8_t> b = read_memory(tid, addr, 1);
+    if (b.size() != 1 || b[0] == kInt3) return false;
+    write_memory(tid, addr, &kInt3, 1);
+    tid_ = tid;
+    addr_ = addr;
+    original_ = b[0];
+    return true;
+  }
+  /// Where `s` is the int3's trap (SIGTRAP, si_code SI_KERNEL, rip one byte past it), makes
+  /// it the slot's: rip back at the instruction, the slot's bit in the emulated DR6, si_code
+  /// TRAP_HWBKPT, as the CPU reports an execute slot.
+  void stopped_by(pid_t tid, Stop& s) {
+    if (!tid_ || s.kind != Stop::Signal || s.sig != SIGTRAP || siginfo_code(s.siginfo) != SI_KERNEL)
+      return;
+    Registers r;
+    if (!try_get_regs(tid, r) || r.rip != addr_ + 1) return;
+    r.rip = addr_;
+    set_regs(tid, r);
+    soft_debug_after_step(tid, r.rip, true);
+    const int code = TRAP_HWBKPT;
+    std::memcpy(s.siginfo.data() + 8, &code, sizeof code);  // siginfo_t.si_code
+  }
+  /// Puts the instruction's byte back (nothing where the task's memory is gone).
+  void remove() noexcept {
+    if (!tid_) return;
+    try {
+      write_memory(tid_, addr_, &original_, 1);
+    } catch (const std::exception&) {
+    }
+    tid_ = 0;
+  }
+  ~ExecTrap() { remove(); }
+
+ private:
+  static constexpr uint8_t kInt3 = 0xcc;
+  pid_t tid_ = 0;
+  uint64_t addr_ = 0;
+  uint8_t original_ = 0;
+};
 
 /// The address a fault stop `s` names (siginfo_t.si_addr).
 uint64_t fault_address(const Stop& s) {
@@ -133,6 +201,29 @@ bool store_past_watches(ReplayTask& t, const Stop& fault) {
   return true;
 }
 
+/// At write fault `fault` in a watched page: lets the faulting instruction run (made through
+/// /proc/PID/mem, or stepped with the pages writable). Returns the stop that ends the run
+/// (a slot fired, another stop, `interrupt` due), or nullopt where it goes on with the pages
+/// read-only again.
+std::optional<Stop> past_guard_fault(ReplayTask& t, int request, const Stop& fault,
+                                     const InterruptWhen& interrupt) {
+  if (store_past_watches(t, fault)) return std::nullopt;
+  // A write to a watched page: let the instruction run with the page writable. It fires
+  // by the rules of run_by_steps (a change, a push or a decoded store onto the watched
+  // bytes), so that every run of the same code counts the same hits, whichever way it went.
+  set_watched_pages_writable(t, true);
+  Registers at_fault = registers_or_none(t.tid);
+  if (std::optional<Stop> after = step_and_look(t, request, false, 0, interrupt, at_fault))
+    return after;
+  if (interrupt.any() && interrupt.due()) return interrupted();
+  // However hot the pages (a stack page, an interpreter's frame stack), the run stays on
+  // faults: one costs a few steps' time, and a run that went on by single steps instead
+  // took minutes where it crossed a long stretch that wrote the pages rarely (an
+  // interpreter's imports, a spinning thread's loop).
+  if (!set_watched_pages_writable(t, false)) return run_by_steps(t, request, false, 0, interrupt);
+  return std::nullopt;
+}
+
 /// The run of run_with_soft_slots with the watched pages read-only (guard_watched_pages).
 Stop guarded_run(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt) {
   for (;;) {
@@ -140,30 +231,28 @@ Stop guarded_run(ReplayTask& t, int request, int sig, const InterruptWhen& inter
     sig = 0;
     Stop s = wait_stop(t, request, interrupt);
     if (!page_fault(s, t)) return s;  // the pages stay read-only for the next run
-    if (store_past_watches(t, s)) {
-      if (interrupt.any() && interrupt.due()) return interrupted();
-      continue;
-    }
-    // A write to a watched page: let the instruction run with the page writable. It fires
-    // by the rules of run_by_steps (a change, a push or a decoded store onto the watched
-    // bytes), so that every run of the same code counts the same hits, whichever way it went.
-    set_watched_pages_writable(t, true);
-    Registers at_fault;
-    if (!try_get_regs(t.tid, at_fault)) at_fault.rsp = 0;
-    bool stores = at_fault.rsp && stores_on_watch(t.tid, at_fault);
-    Stop after = own_step(t, 0, interrupt);
-    if (!step_trap(after)) return after;
-    Registers r;
-    if (!try_get_regs(t.tid, r)) return after;
-    bool pushed = pushed_on_watch(t.tid, at_fault.rsp, r);
-    if (soft_debug_after_step(t.tid, r.rip, true) || pushed || stores) return after;
+    if (std::optional<Stop> end = past_guard_fault(t, request, s, interrupt)) return *end;
     if (interrupt.any() && interrupt.due()) return interrupted();
-    // However hot the pages (a stack page, an interpreter's frame stack), the run stays on
-    // faults: one costs a few steps' time, and a run that went on by single steps instead
-    // took minutes where it crossed a long stretch that wrote the pages rarely (an
-    // interpreter's imports, a spinning thread's loop).
-    if (!set_watched_pages_writable(t, false)) return run_by_steps(t, request, false, 0, interrupt);
   }
+}
+
+/// The first instruction of a run that starts on the execute slot's instruction, run by a
+/// step with the watched pages guarded where they are (a write to them faults and is let
+/// through as in guarded_run): the stop that ends the run, or nullopt.
+std::optional<Stop> step_off_exec_slot(ReplayTask& t, int request, int sig,
+                                       const InterruptWhen& interrupt) {
+  Registers at = registers_or_none(t.tid);
+  if (guard_watched_pages(t) != PageGuard::Guarded)
+    return step_and_look(t, request, false, sig, interrupt, at);
+  Stop s = own_step(t, sig, interrupt);
+  if (page_fault(s, t)) return past_guard_fault(t, request, s, interrupt);
+  if (!step_trap(s)) return s;
+  Registers r;
+  if (!try_get_regs(t.tid, r)) return s;
+  // Nothing watched was written (it would have faulted): only the slot itself can fire, where
+  // the instruction jumped to itself.
+  if (soft_debug_after_step(t.tid, r.rip, true)) return s;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -171,9 +260,25 @@ Stop guarded_run(ReplayTask& t, int request, int sig, const InterruptWhen& inter
 Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt) {
   soft_debug_resync(t.tid);
   bool step = request == PTRACE_SINGLESTEP || request == PTRACE_SYSEMU_SINGLESTEP;
-  if (step || soft_exec_armed(t.tid) || !t.syscall_insn) {
+  std::optional<uint64_t> exec = soft_exec_address(t.tid);
+  if (step || !t.syscall_insn) {
     release_watched_pages(t);
     return run_by_steps(t, request, step, sig, interrupt);
+  }
+  ExecTrap trap;
+  if (exec) {
+    // Standing on the slot's instruction, the task runs it first, as the CPU's slot lets it
+    // with the resume flag that the point search sets there.
+    Registers at = registers_or_none(t.tid);
+    if (at.rip == *exec) {
+      if (std::optional<Stop> s = step_off_exec_slot(t, request, sig, interrupt)) return *s;
+      sig = 0;
+      if (interrupt.any() && interrupt.due()) return interrupted();
+    }
+    if (!trap.insert(t.tid, *exec)) {  // an int3 there already: the timeline's, or the program's
+      release_watched_pages(t);
+      return run_by_steps(t, request, false, sig, interrupt);
+    }
   }
   Stop s;
   switch (guard_watched_pages(t)) {
@@ -188,6 +293,8 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
       s = run_by_steps(t, request, false, sig, interrupt);
       break;
   }
+  if (s.kind != Stop::Exited) trap.stopped_by(t.tid, s);
+  trap.remove();
   // A CLONE_VM child's memory is its parent's too: its guard lasts one run.
   if (t.vm_parent) release_watched_pages(t);
   if (s.kind == Stop::Exited) watched_pages_task_ended(t);

@@ -16,8 +16,11 @@ namespace rwd {
 ///   is stepped with the pages writable again and fires when the watched bytes changed. The
 ///   pages stay read-only at the stop this returns, until anything else runs in that memory
 ///   (run_once gives them their protection back first);
-/// - with an execute slot armed (or no `syscall` instruction known yet), by single steps,
-///   each looked at (soft_debug_after_step).
+/// - with an execute slot armed, as above with an int3 over its instruction for the run
+///   (taken out at the stop; the slot's instruction, where the task stands on it, runs first
+///   by a step, as the CPU's resume flag lets it): where the byte there is an int3 already,
+///   or no `syscall` instruction is known yet, by single steps, each looked at
+///   (soft_debug_after_step).
 /// A single step the caller asked for is looked at for write slots. Throws SystemError and
 /// DivergenceError as run_once does.
 Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhen& interrupt);

@@ -99,7 +99,8 @@ std::vector<std::string> new_values(const json& body) {
 
 }  // namespace
 
-TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to one", "[dap]") {
+TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to one",
+          "[dap][queries]") {
   std::string trace = test::recorded_trace(REWIND_BIN, VALUE_HISTORY);
   test::DapClient c(REWIND_BIN);
   REQUIRE(c.request("initialize", {{"adapterID", "rewind"},
@@ -470,7 +471,7 @@ TEST_CASE("rewind/history lists every change of a value and rewind/seek goes to 
 }
 
 TEST_CASE("rewind/calls and rewind/logAll list every call and hit; rewind/seek goes to one",
-          "[dap]") {
+          "[dap][queries]") {
   std::string trace = test::recorded_trace(REWIND_BIN, VALUE_HISTORY);
   test::DapClient c(REWIND_BIN);
   int tid = c.launch_at_entry(trace)["body"]["threadId"];
@@ -566,7 +567,7 @@ TEST_CASE("rewind/calls and rewind/logAll list every call and hit; rewind/seek g
 }
 
 TEST_CASE("a query that cancel interrupts answers with what it found, and the session goes on",
-          "[dap]") {
+          "[dap][queries]") {
   // compute_loop changes `state` at every pass of a loop of about three seconds: its history
   // takes long enough for a cancel to arrive while it runs.
   std::string trace = test::recorded_trace(REWIND_BIN, COMPUTE_LOOP);

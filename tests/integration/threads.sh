@@ -4,7 +4,8 @@
 # program (mutex, condition variable, spin-wait on an atomic flag), Python threads with a
 # queue and time.sleep, the use-after-free race (recorded until it crashes), and a process
 # killed by one thread's fault while another waits in an interrupted read all replay; the
-# queue race, recorded until it aborts, is debugged backwards under gdb to its racing write
+# queue race, recorded until it aborts, is debugged backwards under gdb to its racing write;
+# a software write watchpoint sees every write of the queue's head, forwards
 . "$(dirname "$0")/lib.sh"
 case "$1" in
   race)
@@ -146,11 +147,11 @@ printf "LAST VALUE WRITE v %ld\n", v
 GDB
     start=$(date +%s%N)
     # 900 s, a guard against a hang: on a PVM guest (debug registers emulated,
-    # docs/how-it-works.md) this took 1-60 s in local runs, but two fresh-clone CI runs (the
-    # second on 2026-12-01) passed 420 s (each recording is a new chaos schedule). There the
-    # replay ran by single steps with a software execution breakpoint armed (73,000 runs of
-    # run_by_steps in one 60-s session): a known slowness, not yet fixed. The time taken is
-    # printed when it passes.
+    # docs/how-it-works.md) two fresh-clone CI runs passed 420 s and one hit the guard. There
+    # a thread's point was hashed with the read-only split of the watched page (the replay
+    # ran past it: a hang), and a point search ran by single steps under its software
+    # execute slot. With both fixed (2026-12-01) one such recording took 1.3 s instead of a
+    # hang, 21 s with only the first fix. The time taken is printed when it passes.
     timeout 900 "$REWIND" replay "$WORK/qr" -- -batch -nx -x "$WORK/qr.gdb" >"$WORK/qr.gdb.out" 2>&1
     grc=$?
     ms=$((($(date +%s%N) - start) / 1000000))
@@ -170,6 +171,45 @@ GDB
     else
       fail "no racing write found: $abort / $racing / last value write: $last_value"
       tail -30 "$WORK/qr.gdb.out"
+    fi
+    ;;
+  soft_watch)
+    # A write watchpoint kept in software (REWIND_SOFT_DEBUG_REGISTERS=1: how every watch runs
+    # on a PVM guest, whose CPU does not give programs its debug registers) on the head of
+    # the queue race's ring buffer, continued forwards to the end: each of the consumers'
+    # writes is a hit, in order (1, 2, 3...), up to the count the program printed. Before
+    # 2026-12-01 the replay hung after a few dozen hits: a thread that had not run since the
+    # watched page was made read-only had its point hashed with that page's split mapping,
+    # and ran past its point.
+    need gdb
+    "$REWIND" record --chaos -o "$WORK/sw" "$TEST_PROGRAMS/queue_race" >"$WORK/sw.out" 2>"$WORK/sw.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 134 ] || { fail "recording exited $rc: $(tail -2 "$WORK/sw.err")"; finish; }
+    cat >"$WORK/sw.gdb" <<'GDB'
+set pagination off
+watch -l q.head
+set $last = -1
+while q.head != $last
+  set $last = q.head
+  continue
+  printf "HEAD %ld\n", q.head
+end
+GDB
+    start=$(date +%s%N)
+    REWIND_SOFT_DEBUG_REGISTERS=1 timeout 600 "$REWIND" replay "$WORK/sw" -- -batch -nx -x "$WORK/sw.gdb" \
+      >"$WORK/sw.gdb.out" 2>&1
+    grc=$?
+    ms=$((($(date +%s%N) - start) / 1000000))
+    [ "$grc" -eq 0 ] || fail "gdb exited $grc: $(tail -3 "$WORK/sw.gdb.out")"
+    heads=$(sed -n 's/^HEAD //p' "$WORK/sw.gdb.out" | uniq)
+    expected=$(seq 1 "$(tail -1 <<<"$heads")")
+    consumed=$(sed -n 's/^consumed \([0-9]*\) items$/\1/p' "$WORK/sw.out")
+    if [ -z "$heads" ] || [ "$heads" != "$expected" ]; then
+      fail "the watch's hits are not 1, 2, 3...: $(head -c 300 <<<"$heads" | tr '\n' ' ')"
+    elif [ "$rc" -eq 0 ] && [ "$(tail -1 <<<"$heads")" != "$consumed" ]; then
+      fail "the watch saw $(tail -1 <<<"$heads") writes of the head; the program consumed $consumed items"
+    else
+      pass "$(wc -l <<<"$heads") writes of the queue's head seen in order by a software watchpoint (${ms} ms; recording exited $rc)"
     fi
     ;;
   *) echo "unknown case $1"; exit 2 ;;
