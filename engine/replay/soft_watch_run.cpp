@@ -10,6 +10,7 @@
 
 #include "engine/arch/siginfo.h"
 #include "engine/arch/write_insn.h"
+#include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/soft_debug_registers.h"
 #include "engine/os/tracee_memory.h"
@@ -123,11 +124,15 @@ class ExecTrap {
  public:
   /// Puts the int3 at `addr` in `tid`'s memory. False, with nothing changed, where the byte
   /// there is an int3 already (a breakpoint of the timeline's, or the program's own) or
-  /// cannot be read.
+  /// cannot be read or written (a mapping the kernel will not let a tracer write).
   bool insert(pid_t tid, uint64_t addr) {
     std::vector<uint8_t> b = read_memory(tid, addr, 1);
     if (b.size() != 1 || b[0] == kInt3) return false;
-    write_memory(tid, addr, &kInt3, 1);
+    try {
+      write_memory(tid, addr, &kInt3, 1);
+    } catch (const SystemError&) {
+      return false;
+    }
     tid_ = tid;
     addr_ = addr;
     original_ = b[0];

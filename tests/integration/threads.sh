@@ -195,6 +195,8 @@ while q.head != $last
   printf "HEAD %ld\n", q.head
 end
 GDB
+    # 600 s, a guard against a hang: 16-17 s here alone or beside another test, 350 s when
+    # it ran at nice 19 beside a build (2026-12-01).
     start=$(date +%s%N)
     REWIND_SOFT_DEBUG_REGISTERS=1 timeout 600 "$REWIND" replay "$WORK/sw" -- -batch -nx -x "$WORK/sw.gdb" \
       >"$WORK/sw.gdb.out" 2>&1
