@@ -141,14 +141,14 @@ class ExecTrap {
   /// Where `s` is the int3's trap (SIGTRAP, si_code SI_KERNEL, rip one byte past it), makes
   /// it the slot's: rip back at the instruction, the slot's bit in the emulated DR6, si_code
   /// TRAP_HWBKPT, as the CPU reports an execute slot.
-  void stopped_by(pid_t tid, Stop& s) {
+  void stopped_by(Stop& s) {
     if (!tid_ || s.kind != Stop::Signal || s.sig != SIGTRAP || siginfo_code(s.siginfo) != SI_KERNEL)
       return;
     Registers r;
-    if (!try_get_regs(tid, r) || r.rip != addr_ + 1) return;
+    if (!try_get_regs(tid_, r) || r.rip != addr_ + 1) return;
     r.rip = addr_;
-    set_regs(tid, r);
-    soft_debug_after_step(tid, r.rip, true);
+    set_regs(tid_, r);
+    soft_debug_after_step(tid_, r.rip, true);
     const int code = TRAP_HWBKPT;
     std::memcpy(s.siginfo.data() + 8, &code, sizeof code);  // siginfo_t.si_code
   }
@@ -241,23 +241,16 @@ Stop guarded_run(ReplayTask& t, int request, int sig, const InterruptWhen& inter
   }
 }
 
-/// The first instruction of a run that starts on the execute slot's instruction, run by a
-/// step with the watched pages guarded where they are (a write to them faults and is let
-/// through as in guarded_run): the stop that ends the run, or nullopt.
+/// The first instruction of a run that starts on the execute slot's instruction, run by one
+/// step looked at as run_by_steps looks at each, with the watched pages as they are (where
+/// they are read-only, a write to them faults and is let through as in guarded_run): the
+/// stop that ends the run, or nullopt.
 std::optional<Stop> step_off_exec_slot(ReplayTask& t, int request, int sig,
                                        const InterruptWhen& interrupt) {
   Registers at = registers_or_none(t.tid);
-  if (guard_watched_pages(t) != PageGuard::Guarded)
-    return step_and_look(t, request, false, sig, interrupt, at);
-  Stop s = own_step(t, sig, interrupt);
-  if (page_fault(s, t)) return past_guard_fault(t, request, s, interrupt);
-  if (!step_trap(s)) return s;
-  Registers r;
-  if (!try_get_regs(t.tid, r)) return s;
-  // Nothing watched was written (it would have faulted): only the slot itself can fire, where
-  // the instruction jumped to itself.
-  if (soft_debug_after_step(t.tid, r.rip, true)) return s;
-  return std::nullopt;
+  std::optional<Stop> s = step_and_look(t, request, false, sig, interrupt, at);
+  if (s && page_fault(*s, t)) return past_guard_fault(t, request, *s, interrupt);
+  return s;
 }
 
 }  // namespace
@@ -298,7 +291,7 @@ Stop run_with_soft_slots(ReplayTask& t, int request, int sig, const InterruptWhe
       s = run_by_steps(t, request, false, sig, interrupt);
       break;
   }
-  if (s.kind != Stop::Exited) trap.stopped_by(t.tid, s);
+  trap.stopped_by(s);
   trap.remove();
   // A CLONE_VM child's memory is its parent's too: its guard lasts one run.
   if (t.vm_parent) release_watched_pages(t);
