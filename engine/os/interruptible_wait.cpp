@@ -93,6 +93,7 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
     if (left >= kMinNs) first_ns = std::max((left - 1) % poll_ns + 1, kMinNs);
   }
   bool ticking = timer.set(wanted.poll_ms, first_ns);
+  forget_registers();  // whatever stop comes, the task ran to it
   for (;;) {
     pid_t r = waitpid(tid, &status, __WALL);
     if (r >= 0) break;

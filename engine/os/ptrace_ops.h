@@ -12,10 +12,38 @@
 
 namespace rwd {
 
-/// PTRACE_GETREGS. Throws SystemError.
+/// The general registers of stopped tasks, kept on the calling thread while a
+/// RegisterCacheScope is alive there: get_regs and try_get_regs answer from the copy read
+/// last for that task, without a ptrace request, until anything may change them. Any resume
+/// of any task (resume(), wait_for_end), any wait through this file's or interruptible_wait's
+/// functions, any write of registers (set_regs, apply_tracee_write: the kernel may keep some
+/// bits of its own, such as eflags.IF, so a written copy is not kept), a failed request, and
+/// forget_registers() drop the copy. Only for a thread that runs its tracees one at a time (the
+/// replay): there a stopped task's registers change only when a task runs. A replay stop reads them
+/// two or three times (the timeline's checks, the event's, the syscall's result), each read a
+/// ptrace round trip (about 5-8 us on a VM). A written copy is kept only where it reads back the
+/// same (keep_written in ptrace_ops.cpp). REWIND_CHECK_REGISTER_CACHE=1 compares every answer from
+/// the copy with the kernel's and throws Error on a difference (scripts/test.sh sets it);
+/// REWIND_NO_PTRACE_SHORTCUTS=1 turns the copy and syscall_stop_kind_after's shortcut off
+/// (bench/traced_events).
+class RegisterCacheScope {
+ public:
+  RegisterCacheScope();
+  ~RegisterCacheScope();
+  RegisterCacheScope(const RegisterCacheScope&) = delete;
+  RegisterCacheScope& operator=(const RegisterCacheScope&) = delete;
+};
+
+/// Drops the calling thread's copy of any task's registers (RegisterCacheScope): call it after
+/// anything outside this file's functions that may change a tracee's general registers or end
+/// it (a raw ptrace write or resume, a kill).
+void forget_registers();
+
+/// PTRACE_GETREGS (or the copy RegisterCacheScope keeps). Throws SystemError.
 Registers get_regs(pid_t tid);
-/// PTRACE_GETREGS into `out`. Returns false if the task no longer exists (ESRCH: it was
-/// killed while stopped, e.g. by another thread's fatal signal); throws SystemError otherwise.
+/// PTRACE_GETREGS into `out` (or the copy RegisterCacheScope keeps). Returns false if the task no
+/// longer exists (ESRCH: it was killed while stopped, e.g. by another thread's fatal signal);
+/// throws SystemError otherwise.
 bool try_get_regs(pid_t tid, Registers& out);
 /// PTRACE_SETREGS. Throws SystemError.
 void set_regs(pid_t tid, const Registers& r);
@@ -36,6 +64,17 @@ bool try_set_sigmask(pid_t tid, uint64_t mask);
 unsigned long get_event_msg(pid_t tid);
 /// PTRACE_GET_SYSCALL_INFO's op: PTRACE_SYSCALL_INFO_ENTRY, _EXIT, _SECCOMP or _NONE.
 int syscall_stop_kind(pid_t tid);
+/// The op of a syscall stop (a SIGTRAP|0x80 wait status) that came after a resume with
+/// `request`: after PTRACE_SYSEMU or PTRACE_SYSEMU_SINGLESTEP only the entry is reported (the
+/// kernel skips the call and its exit stop: syscall_exit_work in kernel/entry/common.c), so no
+/// request is made; otherwise syscall_stop_kind(tid).
+int syscall_stop_kind_after(pid_t tid, int request);
+/// The op of a syscall stop, told by the registers where they can tell it: the kernel enters a
+/// syscall with rax set to -ENOSYS (entry_SYSCALL_64 in arch/x86/entry/entry_64.S pushes it
+/// as pt_regs->ax), so a stop with any other rax is an exit. A stop with -ENOSYS (an entry, or
+/// the exit of a call the kernel does not know) asks syscall_stop_kind. Reads the registers
+/// through get_regs (a RegisterCacheScope keeps them for the stop's handler).
+int syscall_stop_kind_by_result(pid_t tid);
 /// Resumes with `request` (PTRACE_SYSCALL, PTRACE_SYSEMU, PTRACE_CONT...) delivering `sig`.
 /// Returns false if the task no longer exists (ESRCH); throws SystemError otherwise.
 bool resume(pid_t tid, int request, int sig = 0);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "preload/rewind_preload_abi.h"
 
@@ -51,6 +52,7 @@ bool is_tracee_write(long request) {
 
 int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t addr, uint64_t data,
                            uint64_t* regset_len) {
+  forget_registers();  // a write of registers; a write of memory is harmless to forget too
   switch (request) {
     case PTRACE_POKETEXT:
     case PTRACE_POKEDATA:

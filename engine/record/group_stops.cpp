@@ -34,6 +34,7 @@ void RecordSession::on_group_stop(RecordTask& t, int sig) {
 }
 
 bool RecordSession::start_listening(RecordTask& t) {
+  forget_registers();  // a resume of sorts: SIGCONT lets it go on
   if (ptrace(PTRACE_LISTEN, t.tid, nullptr, nullptr) != 0) return false;
   t.listening = true;
   t.tracer_stop = 0;
@@ -71,6 +72,7 @@ void RecordSession::end_listen(RecordTask& t) {
 void RecordSession::take_pending_stop(RecordTask& t) {
   int status = 0;
   pid_t r;
+  forget_registers();
   do {
     r = waitpid(t.tid, &status, WNOHANG | __WALL);
   } while (r < 0 && errno == EINTR);

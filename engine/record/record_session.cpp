@@ -150,6 +150,9 @@ RecordResult RecordSession::run() {
   rg.space->active = root_;
   processes_[root_] = ProcessInfo{root_, 0, false, 0, opts_.argv};
   process_order_.push_back(root_);
+  // The recorder runs one task's user code at a time; a stopped task's registers change only
+  // when a task is resumed or waited for, which drops the copy (ptrace_ops.h).
+  RegisterCacheScope registers;
   on_syscall_entry(root);  // spawn_traced left it at the entry of its execve
 
   try {
@@ -162,6 +165,7 @@ RecordResult RecordSession::run() {
         flush_armed_ = true;
       }
       int status = 0;
+      forget_registers();
       pid_t tid = waitpid(-1, &status, __WALL);
       if (tid < 0) {
         if (errno == EINTR) continue;
@@ -252,6 +256,7 @@ void RecordSession::kill_the_rest() {
     processes.insert(t.pid);
     kill(tid, SIGKILL);  // each end is recorded as its stop comes, as a kill from outside
   }
+  forget_registers();
   std::fprintf(stderr,
                "rewind: the program ended; %zu process%s it left running %s killed "
                "(rewind record --wait waits for them)\n",
@@ -335,7 +340,7 @@ void RecordSession::handle_stop(RecordTask& t, int status) {
   if (!WIFSTOPPED(status)) return;
   int sig = WSTOPSIG(status), event = status >> 16;
   if (sig == (SIGTRAP | 0x80)) {
-    int kind = syscall_stop_kind(t.tid);
+    int kind = syscall_stop_kind_by_result(t.tid);
     if (kind == PTRACE_SYSCALL_INFO_ENTRY) return on_syscall_entry(t);
     if (kind == PTRACE_SYSCALL_INFO_EXIT) return on_syscall_exit(t);
     return resume_syscall(t);

@@ -304,6 +304,7 @@ void RecordSession::forget_tracer(pid_t tid) {
     untrace(task);
     if (exitkill) {
       syscall(SYS_tgkill, task.pid, task.tid, SIGKILL);
+      forget_registers();
     } else if (task.tracer_stop && hold_group_stop(task)) {
       // Its process is still stopped: so is it, untraced (kernel/ptrace.c __ptrace_detach).
     } else if (task.tracer_stop) {

@@ -28,6 +28,7 @@ struct ReplaySession::Checkpoint {
       for (auto& [rec, t] : tasks) {
         if (t.state == TaskState::Exited || (t.tid == t.pid) != leaders) continue;
         kill(t.tid, SIGKILL);
+        forget_registers();
         while (waitpid(t.tid, nullptr, __WALL) < 0 && errno == EINTR) {
         }
       }

@@ -112,8 +112,9 @@ Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
     }
     int sig = WSTOPSIG(status), event = status >> 16;
     if (sig == (SIGTRAP | 0x80)) {
-      s.kind = syscall_stop_kind(t.tid) == PTRACE_SYSCALL_INFO_EXIT ? Stop::SyscallExit
-                                                                    : Stop::SyscallEntry;
+      s.kind = syscall_stop_kind_after(t.tid, request) == PTRACE_SYSCALL_INFO_EXIT
+                   ? Stop::SyscallExit
+                   : Stop::SyscallEntry;
       return s;
     }
     if (event == PTRACE_EVENT_STOP && sig == SIGTRAP && t.interrupt_sent) {

@@ -160,6 +160,7 @@ void Replayer::begin_event() {
     case EventKind::Exit:
       if (t.status_pending) {  // a main thread that ended first: its threads have ended now
         int status = 0;
+        forget_registers();
         while (waitpid(t.tid, &status, __WALL) < 0 && errno == EINTR) {
         }
         t.exit_status = status;
@@ -167,6 +168,7 @@ void Replayer::begin_event() {
       } else if (t.state != TaskState::Exited) {
         if (killed) {
           kill(t.tid, SIGKILL);  // killed from outside while recorded
+          forget_registers();
           wait_stop(t, PTRACE_SYSEMU);
         } else {
           if (WIFSIGNALED(e.status)) deliver_fatal_signal(t, WTERMSIG(e.status));
@@ -548,6 +550,7 @@ void Replayer::kill_all() {
     kill(t.tid, SIGKILL);
     (t.tid == t.pid ? leaders : threads).push_back(t.tid);
   }
+  forget_registers();
   tasks_.clear();
   // Reap them: a thread-group leader is reported only after its other threads, so threads
   // first. Checkpoints (other children, alive and stopped) must not be waited for here.
@@ -626,6 +629,7 @@ bool ReplaySession::can_pause_buffer(pid_t rec_tid) const {
 }
 
 ReplayResult replay_to_end(const ReplayOptions& opts) {
+  RegisterCacheScope registers;  // this thread runs its tracees one at a time
   ReplaySession session(opts);
   while (session.step()) {
   }

@@ -60,6 +60,7 @@ Next ReplayController::op_seek(uint64_t event) {
 }
 
 void ReplayController::main() {
+  RegisterCacheScope registers;  // this thread runs its tracees one at a time
   run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = 1},
                         .report = {.reason = StopReason::TraceStart}});
   for (;;) {
