@@ -31,7 +31,7 @@ bool env_on(const char* name) {
 }
 
 /// REWIND_NO_PTRACE_SHORTCUTS=1: every register read and syscall stop's kind asks the kernel
-/// (to measure what the shortcuts save: bench/replay_events).
+/// (to measure what the shortcuts save: bench/traced_events).
 bool shortcuts_off() {
   static const bool off = env_on("REWIND_NO_PTRACE_SHORTCUTS");
   return off;

@@ -12,20 +12,21 @@
 
 namespace rwd {
 
-/// The general registers of stopped tasks, kept on the calling thread while a
+/// The general registers of one stopped task, kept on the calling thread while a
 /// RegisterCacheScope is alive there: get_regs and try_get_regs answer from the copy read
 /// last for that task, without a ptrace request, until anything may change them. Any resume
 /// of any task (resume(), wait_for_end), any wait through this file's or interruptible_wait's
-/// functions, any write of registers (set_regs, apply_tracee_write: the kernel may keep some
-/// bits of its own, such as eflags.IF, so a written copy is not kept), a failed request, and
-/// forget_registers() drop the copy. Only for a thread that runs its tracees one at a time (the
-/// replay): there a stopped task's registers change only when a task runs. A replay stop reads them
-/// two or three times (the timeline's checks, the event's, the syscall's result), each read a
-/// ptrace round trip (about 5-8 us on a VM). A written copy is kept only where it reads back the
-/// same (keep_written in ptrace_ops.cpp). REWIND_CHECK_REGISTER_CACHE=1 compares every answer from
-/// the copy with the kernel's and throws Error on a difference (scripts/test.sh sets it);
-/// REWIND_NO_PTRACE_SHORTCUTS=1 turns the copy and syscall_stop_kind_after's shortcut off
-/// (bench/traced_events).
+/// functions, apply_tracee_write, a failed request and forget_registers() drop the copy. A
+/// set_regs keeps what a read would give back (the kernel keeps some eflags bits of its own,
+/// such as IF; keep_written in ptrace_ops.cpp), or drops the copy where a segment changed. Only
+/// for a thread that runs its tracees' user code one at a time (the replay, the recorder):
+/// there a stopped task's registers change only after a task is resumed. A replay stop reads
+/// them two or three times (the timeline's checks, the event's, the syscall's result), each
+/// read a ptrace round trip (about 5-8 us on a VM). REWIND_CHECK_REGISTER_CACHE=1 compares
+/// every answer from the copy, and every syscall stop kind told without asking, with the
+/// kernel's and throws Error on a difference (scripts/test.sh sets it);
+/// REWIND_NO_PTRACE_SHORTCUTS=1 turns the copy, syscall_stop_kind_after's and
+/// syscall_stop_kind_by_result's shortcuts off (bench/traced_events).
 class RegisterCacheScope {
  public:
   RegisterCacheScope();

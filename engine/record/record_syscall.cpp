@@ -270,10 +270,12 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   }
   if (RecordTask::TraceeResume r = std::exchange(t.resume_tracee, {}); r.tid) {
     // The tracer's ptrace(PTRACE_CONT...) is in the trace: its tracee goes on now.
-    if (auto x = tasks_.find(r.tid); x != tasks_.end() && r.kill)
-      syscall(SYS_tgkill, x->second.pid, x->second.tid, SIGKILL), forget_registers();
-    else if (x != tasks_.end())
+    if (auto x = tasks_.find(r.tid); x != tasks_.end() && r.kill) {
+      syscall(SYS_tgkill, x->second.pid, x->second.tid, SIGKILL);
+      forget_registers();
+    } else if (x != tasks_.end()) {
       resume_tracee(x->second, r.sig, r.syscalls, t.pid);
+    }
   }
   if (syscall_stop_for_tracer(t, false)) return;  // on when its tracer resumes it
   AddressSpace& g = space(t);
