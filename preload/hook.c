@@ -36,6 +36,14 @@ static struct {
   int set;
 } outputs[2];
 
+static uint64_t proc_dev;
+static int proc_dev_set;
+
+void rwd_set_proc_device(uint64_t dev) {
+  proc_dev = dev;
+  proc_dev_set = 1;
+}
+
 void rwd_set_output_file(int i, uint64_t dev, uint64_t ino) {
   outputs[i].dev = dev;
   outputs[i].ino = ino;
@@ -146,7 +154,9 @@ static int fd_kind(long fd, uint64_t* dev, uint64_t* ino) {
   return (int)(st[3] & S_IFMT);
 }
 
+/* 1 for the files whose writes stay traced: rewind's stdout and stderr, and procfs files. */
 static int is_output(uint64_t dev, uint64_t ino) {
+  if (proc_dev_set && dev == proc_dev) return 1;
   for (int i = 0; i < 2; ++i)
     if (outputs[i].set && outputs[i].dev == dev && outputs[i].ino == ino) return 1;
   return 0;

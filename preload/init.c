@@ -36,6 +36,8 @@ __attribute__((constructor)) static void rwd_init(void) {
   if (off && off[0] == '0') return;
   if (map_untraced_page() != 0) return;
   parse_outputs(getenv("REWIND_OUTPUT_FILES"));
+  const char* proc = getenv("REWIND_PROC_DEV");
+  if (proc && *proc) rwd_set_proc_device(strtoull(proc, 0, 10));
   /* REWIND_DESCHED=0: no desched counters (calls that may block stay traced), as where
    * perf_event_open(2) is refused; for tests of that case. */
   const char* desched = getenv("REWIND_DESCHED");

@@ -66,6 +66,9 @@ extern int rwd_enabled RWD_HIDDEN;
 /* hook.c: the files behind the recorder's stdout and stderr (their writes stay traced, so
  * that replay can print them again). */
 RWD_HIDDEN void rwd_set_output_file(int i, uint64_t dev, uint64_t ino);
+/* The device of the recorder's /proc: writes into its files stay traced (a write into
+ * /proc/PID/mem changes a process's memory, which the recorder keeps for replay). */
+RWD_HIDDEN void rwd_set_proc_device(uint64_t dev);
 
 /* Copies n bytes (rep movsb; no libc call, no vector registers). */
 static inline void rwd_copy(void* dst, const void* src, size_t n) {

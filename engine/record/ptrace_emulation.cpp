@@ -17,9 +17,11 @@
 // between its events); syscall stops, the tracee's preload library turned off so that every
 // syscall stops (an entry stop writes a SyscallEntry event, which brings replay's copy
 // there); the event stops of PTRACE_O_TRACEEXEC, TRACEEXIT, TRACEFORK, TRACEVFORK and
-// TRACECLONE, a followed task's new tasks traced by the same tracer. Not yet, each stopping
-// the recording with one line: attaching to a task that is not the tracer's child, single
-// steps, interrupting a running tracee, PTRACE_O_TRACEVFORKDONE and PTRACE_O_TRACESECCOMP.
+// TRACECLONE, a followed task's new tasks traced by the same tracer, and TRACEVFORKDONE;
+// PTRACE_SINGLESTEP (a real step, whose SIGTRAP is a point: step_for_tracer). Not yet, each
+// stopping the recording with one line: attaching to a task that is not the tracer's child,
+// stepping a syscall or an emulated instruction, interrupting a running tracee and
+// PTRACE_O_TRACESECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -78,6 +80,17 @@ std::string request_name(long request) {
   for (const auto& [r, name] : kRequestNames)
     if (r == request) return name;
   return "request " + std::to_string(request);
+}
+
+/// How messages name a TracerStop ("a tracee stopped ..."), in the enum's order.
+constexpr std::array<const char*, 10> kStopNames{
+    "by a signal",         "by a fault",         "after its execve",    "at a syscall's entry",
+    "at a syscall's exit", "in a group-stop",    "by PTRACE_INTERRUPT", "at its exit",
+    "at a fork event",     "after a single step"};
+static_assert(size_t(TracerStop::Step) + 1 == kStopNames.size(), "a name for each TracerStop");
+
+std::string tracer_stop_name(TracerStop kind) {
+  return kStopNames[size_t(kind)];
 }
 
 /// Whether a process or thread numbered `tid` exists on the machine (in rewind's PID
@@ -168,10 +181,14 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   switch (request) {
     case PTRACE_CONT:
     case PTRACE_SYSCALL:
+    case PTRACE_SINGLESTEP:
     case PTRACE_DETACH: {
       const int sig = int(data);
       if (sig < 0 || sig > 64) return answer_syscall(t, -EIO);
-      const bool fault = kind == TracerStop::Fault;
+      // A SIGTRAP of a breakpoint or a step is over once reported: without it, the
+      // tracee goes on after the trapping instruction (a debugger's breakpoint).
+      const bool fault = kind == TracerStop::Fault && tracee.tracer_stop != SIGTRAP;
+      if (request == PTRACE_SINGLESTEP) check_single_step(tracee, sig, name);
       if (request == PTRACE_SYSCALL && tracee.buffer.addr) {
         // Its tracer must see every syscall: the preload library goes off in its memory, at
         // the same point in replay (replay_ptrace), which needs no code of it run since its
@@ -203,7 +220,8 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       }
       // Resumed once this call's event is written (on_syscall_exit): the tracee's next
       // events come after it in the trace, as replay needs them (the writes before it).
-      t.resume_tracee = {tracee.tid, sig, request == PTRACE_SYSCALL, false};
+      t.resume_tracee = {tracee.tid, sig, request == PTRACE_SYSCALL, false,
+                         request == PTRACE_SINGLESTEP};
       return;
     }
     case PTRACE_PEEKTEXT:
@@ -347,20 +365,47 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   }
 }
 
+void RecordSession::check_single_step(const RecordTask& tracee, int sig, const std::string& name) {
+  const TracerStop kind = tracee.tracer_stop_kind;
+  // From a stop in user code; a stop inside a syscall (its entry or exit, an event) would step
+  // out of the syscall, which the recorder must see.
+  if (kind != TracerStop::Fault && kind != TracerStop::Signal && kind != TracerStop::Step)
+    throw UnsupportedError(name + " of a tracee stopped " + tracer_stop_name(kind) +
+                           " is not supported yet");
+  if (sig != 0) throw UnsupportedError(name + " with a signal is not supported yet");
+  // Instructions the recorder must see run: they enter the kernel (a syscall stepped would go
+  // unrecorded) or the recorder emulates them (rdtsc under PR_SET_TSC, cpuid).
+  std::vector<uint8_t> code = read_memory(tracee.tid, get_regs(tracee.tid).rip, 16);
+  size_t i = 0;
+  while (i < code.size() &&
+         (code[i] == 0x66 || code[i] == 0x67 || code[i] == 0xf2 || code[i] == 0xf3 ||
+          code[i] == 0xf0 || code[i] == 0x2e || code[i] == 0x3e || code[i] == 0x26 ||
+          code[i] == 0x36 || code[i] == 0x64 || code[i] == 0x65 || (code[i] & 0xf0) == 0x40))
+    ++i;  // legacy and REX prefixes (Intel SDM vol. 2, 2.1)
+  auto at = [&](size_t k) { return i + k < code.size() ? int(code[i + k]) : -1; };
+  const char* insn = at(0) == 0x0f && at(1) == 0x05                    ? "syscall"
+                     : at(0) == 0x0f && at(1) == 0x34                  ? "sysenter"
+                     : at(0) == 0xcd && at(1) == 0x80                  ? "int $0x80"
+                     : at(0) == 0x0f && at(1) == 0x31                  ? "rdtsc"
+                     : at(0) == 0x0f && at(1) == 0x01 && at(2) == 0xf9 ? "rdtscp"
+                     : at(0) == 0x0f && at(1) == 0xa2                  ? "cpuid"
+                                                                       : nullptr;
+  if (insn) throw UnsupportedError(name + " of a `" + insn + "` instruction is not supported yet");
+}
+
 int64_t RecordSession::set_tracer_options(RecordTask& tracee, uint64_t options,
                                           const std::string& name) {
   // PTRACE_O_MASK (<linux/ptrace.h>): others are EINVAL (ptrace_setoptions).
   constexpr uint64_t kAll = 0x003000ff;
   if (options & ~kAll) return -EINVAL;
-  // Not emulated: seccomp stops, and PTRACE_EVENT_VFORK_DONE.
+  // Not emulated: seccomp stops.
   constexpr uint64_t kKnown = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC |
                               PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-                              PTRACE_O_TRACECLONE;
+                              PTRACE_O_TRACECLONE | PTRACE_O_TRACEVFORKDONE;
   if (options & ~kKnown) {
     const uint64_t other = options & ~kKnown;
-    const std::string option = other & PTRACE_O_TRACEVFORKDONE ? "PTRACE_O_TRACEVFORKDONE"
-                               : other & PTRACE_O_TRACESECCOMP ? "PTRACE_O_TRACESECCOMP"
-                                                               : "PTRACE_O_SUSPEND_SECCOMP";
+    const std::string option =
+        other & PTRACE_O_TRACESECCOMP ? "PTRACE_O_TRACESECCOMP" : "PTRACE_O_SUSPEND_SECCOMP";
     throw UnsupportedError(name + " with " + option + " is not supported yet");
   }
   tracee.tracer_options = options;

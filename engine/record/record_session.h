@@ -127,6 +127,23 @@ class RecordSession {
   bool start_listening(RecordTask& t);
   /// Forgets t's emulated tracer and everything it set (a detach, its tracer's end).
   static void untrace(RecordTask& t);
+  /// At the exit of t's write-like syscall, event `e`: when it wrote into /proc/PID/mem of a
+  /// recorded process, keeps the bytes in e (Event::written_memory) for replay to write
+  /// again. Throws UnsupportedError where replay could not make it at the same point (the
+  /// target's tasks run: proc_mem_writes.cpp).
+  void note_proc_mem_write(RecordTask& t, Event& e);
+  /// Throws UnsupportedError (naming `name`, the request) where the tracer's
+  /// PTRACE_SINGLESTEP of `tracee` with `sig` cannot be recorded: from a stop inside a
+  /// syscall, with a signal, or over an instruction that enters the kernel or that the
+  /// recorder emulates.
+  void check_single_step(const RecordTask& tracee, int sig, const std::string& name);
+  /// Runs t's next instruction for its tracer's PTRACE_SINGLESTEP (a real single step): the
+  /// SIGTRAP after it is a stop for the tracer (TracerStop::Step, a point of t's), whatever
+  /// came first (a fault, a signal, its end) is handled as any stop.
+  void step_for_tracer(RecordTask& t);
+  /// After t's vfork child `child` (rewind's tid) exec'd or ended: when its tracer asked
+  /// for PTRACE_O_TRACEVFORKDONE, puts t in that event stop and returns true (ptrace(2)).
+  bool vfork_done_stop(RecordTask& t, pid_t child);
   /// At t's syscall entry (true) or after its exit's event: when its tracer follows its
   /// syscalls (PTRACE_SYSCALL), puts it in that syscall stop and returns true.
   bool syscall_stop_for_tracer(RecordTask& t, bool entry);

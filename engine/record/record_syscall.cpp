@@ -242,8 +242,10 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       t.restart_block.emplace(t.entry, t.snap);
     else if (nr != SYS_restart_syscall || !is_restart_result(result))
       t.restart_block.reset();  // kept while restart_syscall is interrupted again
-    if (spec->output != OutputKind::None && result > 0)
+    if (spec->output != OutputKind::None && result > 0) {
       e.output = output_target(t.tid, t.entry.rdi);
+      note_proc_mem_write(t, e);
+    }
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
       int fd = int(t.entry.r8);
       std::string source = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);
@@ -274,6 +276,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       syscall(SYS_tgkill, x->second.pid, x->second.tid, SIGKILL);
       forget_registers();
     } else if (x != tasks_.end()) {
+      x->second.tracer_step = r.step;
       resume_tracee(x->second, r.sig, r.syscalls, t.pid);
     }
   }

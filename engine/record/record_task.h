@@ -50,6 +50,7 @@ enum class TracerStop : uint8_t {
   Interrupt,     ///< PTRACE_EVENT_STOP of PTRACE_INTERRUPT, or of SIGCONT ending a PTRACE_LISTEN
   Exit,          ///< PTRACE_EVENT_EXIT at its exit or exit_group entry (PTRACE_O_TRACEEXIT)
   NewTask,       ///< PTRACE_EVENT_FORK, VFORK or CLONE after its fork-like syscall's event
+  Step,          ///< the SIGTRAP after one instruction run by PTRACE_SINGLESTEP
 };
 
 /// The recorder's state of one task (a thread of a recorded process).
@@ -133,6 +134,7 @@ struct RecordTask {
   bool tracer_stop_reported = false;                 ///< a wait of its tracer reported tracer_stop
   TracerStop tracer_stop_kind = TracerStop::Signal;  ///< what tracer_stop is
   bool tracer_syscalls = false;  ///< resumed by PTRACE_SYSCALL: it stops at syscalls too
+  bool tracer_step = false;      ///< resumed by PTRACE_SINGLESTEP: it runs one instruction
   uint64_t tracer_options = 0;   ///< PTRACE_O_* its tracer set (PTRACE_SETOPTIONS, SEIZE)
   bool tracer_seized = false;    ///< attached by PTRACE_SEIZE: INTERRUPT and LISTEN work
   /// The PTRACE_EVENT_* of the emulated stop (its tracer's wait status, bits 16-23), 0 for
@@ -194,6 +196,7 @@ struct RecordTask {
     int sig = 0;
     bool syscalls = false;
     bool kill = false;
+    bool step = false;  ///< PTRACE_SINGLESTEP
   } resume_tracee;
   /// Its wait4 or waitid was interrupted (PTRACE_INTERRUPT) to report a tracee's stop.
   bool wait_interrupted = false;

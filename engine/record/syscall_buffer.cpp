@@ -128,7 +128,7 @@ std::vector<std::string> preload_environment(const std::vector<std::string>& env
     if (v.rfind("LD_PRELOAD=", 0) == 0) {
       std::string old = v.substr(11);
       if (!old.empty()) preload += ":" + old;
-    } else if (v.rfind("REWIND_OUTPUT_FILES=", 0) != 0) {
+    } else if (v.rfind("REWIND_OUTPUT_FILES=", 0) != 0 && v.rfind("REWIND_PROC_DEV=", 0) != 0) {
       out.push_back(v);
     }
   }
@@ -139,6 +139,9 @@ std::vector<std::string> preload_environment(const std::vector<std::string>& env
     files += std::to_string(st->st_dev) + ":" + std::to_string(st->st_ino);
   }
   out.push_back("REWIND_OUTPUT_FILES=" + files);
+  // A write into a procfs file may be one into /proc/PID/mem, which the recorder must see.
+  struct stat proc;
+  if (::stat("/proc", &proc) == 0) out.push_back("REWIND_PROC_DEV=" + std::to_string(proc.st_dev));
   return out;
 }
 

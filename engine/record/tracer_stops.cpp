@@ -84,7 +84,8 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
                   (kind == TracerStop::Group && t.stop_follows_signal_event) ||
                   (kind == TracerStop::Signal && t.stop_follows_exit &&
                    !is_restart_result(t.exit_result) && get_regs(t.tid).rip == t.exit_rip);
-  if (!at_event && (kind == TracerStop::Signal || kind == TracerStop::Fault)) {
+  if (!at_event &&
+      (kind == TracerStop::Signal || kind == TracerStop::Fault || kind == TracerStop::Step)) {
     // Stopped between its events: an event of its own here, which replay brings its copy to
     // (as a preemption's), so that its tracer's writes to it are made again where they were.
     if (!write_sched_event(t, get_regs(t.tid))) return;  // killed: its exit comes next
@@ -170,7 +171,9 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
   if (t.tracer_event || kind == TracerStop::Group) sig = 0;
   if (kind == TracerStop::Group || kind == TracerStop::Interrupt) t.group_stop = 0;
   if (kind == TracerStop::NewTask) t.resume_inside_syscall = true;
-  t.tracer_event = 0;
+  const int event = std::exchange(t.tracer_event, 0);
+  // The child has ended or exec'd already (release_vfork_parent): the vfork is done.
+  if (event == PTRACE_EVENT_VFORK && vfork_done_stop(t, pid_t(t.tracer_event_msg))) return;
   if (sig && (kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit)) {
     // At a syscall stop the kernel sends it as a new signal (kernel/ptrace.c
     // ptrace_report_syscall: send_sig with SEND_SIG_PRIV), which stops the tracee again.
@@ -195,6 +198,27 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
   AddressSpace& g = space(t);
   g.ready.push_back(t.tid);
   schedule(g);
+}
+
+void RecordSession::step_for_tracer(RecordTask& t) {
+  t.state = RunState::UserRunning;
+  const int st = step_insn(t);
+  // The trap flag's SIGTRAP once the instruction ran (si_code TRAP_TRACE, <asm-generic/
+  // siginfo.h>); an int3 it ran traps with SI_KERNEL, a stop of its own (on_signal).
+  if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0 &&
+      siginfo_code(get_siginfo(t.tid)) == TRAP_TRACE)
+    return stop_for_tracer(t, SIGTRAP, TracerStop::Step);
+  handle_stop(t, st);
+}
+
+bool RecordSession::vfork_done_stop(RecordTask& t, pid_t child) {
+  if (t.tracer <= 0 || !(t.tracer_options & PTRACE_O_TRACEVFORKDONE)) return false;
+  // kernel/fork.c kernel_clone: once the child released its parent's memory, the parent
+  // stops with PTRACE_EVENT_VFORK_DONE, the child's pid as the event's message. Here the
+  // parent holds still until then (release_vfork_parent), so the stop comes at once.
+  t.tracer_event_msg = uint64_t(child);
+  stop_for_tracer(t, SIGTRAP, TracerStop::NewTask, PTRACE_EVENT_VFORK_DONE);
+  return true;
 }
 
 bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/arch/siginfo.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
@@ -221,8 +222,31 @@ bool PointSearch::code_patched() const {
   return phase_ == Phase::Trampoline && install_;
 }
 
+bool PointSearch::program_trap(const Stop& s) {
+  if (s.kind != Stop::Signal || s.sig != SIGTRAP) return false;
+  Registers r = get_regs(t_.tid);
+  if (r.rip != e_.regs.rip || siginfo_code(get_siginfo(t_.tid)) != SI_KERNEL) return false;
+  // The int3 ends just before the point: no patch of the search's covers it (they start at
+  // the point), so it is the program's (written there by a debugger the recording holds).
+  std::vector<uint8_t> byte = read_memory(t_.tid, r.rip - 1, 1);
+  if (byte.size() != 1 || byte[0] != 0xcc) return false;
+  if (!at_point(r)) throw fail("its own int3 in another state");
+  if (install_) {
+    install_->remove();
+    install_.reset();
+    ++code_changes_;
+  }
+  if (hw_breakpoint_) {
+    clear_exec_breakpoint(t_.tid);
+    hw_breakpoint_ = false;
+  }
+  found(PointMethod::ProgramTrap);
+  return true;
+}
+
 void PointSearch::on_stop(const Stop& s) {
   ++stops_;
+  if ((phase_ == Phase::Trampoline || phase_ == Phase::Breakpoint) && program_trap(s)) return;
   switch (phase_) {
     case Phase::Pauses:
       if (s.kind != Stop::BufferPause) {

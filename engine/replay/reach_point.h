@@ -23,6 +23,8 @@ enum class PointMethod : uint8_t {
   Jump,          ///< a trampoline that compares registers in the task (PatchKind::Jump)
   Int3,          ///< an int3 at the point, a stop at every pass (PatchKind::Int3)
   Breakpoint,    ///< a hardware breakpoint, a stop at every pass
+  ProgramTrap,   ///< the program's own int3 trapped right at the point (a debugger's
+                 ///< breakpoint inside the recording, whose stop the recorder made a point)
 };
 
 /// What reaching one point took.
@@ -83,6 +85,9 @@ class PointSearch {
   /// Tries the next method from methods_; ends in AwaitPatch, Breakpoint or Found.
   void next_method();
   void trampoline_stop(const Stop& s);
+  /// A SIGTRAP of the program's own int3 just before the point: the point when the state
+  /// matches (found, ProgramTrap), a divergence otherwise; false for any other stop.
+  bool program_trap(const Stop& s);
   void found(PointMethod m);
   DivergenceError fail(const std::string& what) const;
 

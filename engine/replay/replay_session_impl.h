@@ -141,6 +141,9 @@ class ReplaySession::Impl {
   /// shmat: attaches the replay's segment (sysv_) at the recorded address, with the recorded
   /// contents; shmctl: emulated, and IPC_RMID drops the replay's segment.
   void replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& regs);
+  /// A write-like syscall into /proc/PID/mem (Event::written_memory), after its emulation:
+  /// the bytes go into the replayed process. Throws ReplayDiverged when it is not replayed.
+  void replay_proc_mem_write(const Event& e);
   /// process_vm_writev: emulated; the bytes it wrote go into the replayed target process.
   void replay_vm_write(ReplayTask& t, const Event& e, const Registers& regs);
   /// ptrace: emulated; a request that changed the recorded tracee (tracee_writes.h) is made

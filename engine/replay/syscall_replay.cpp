@@ -248,6 +248,16 @@ void Replayer::replay_vm_write(ReplayTask& t, const Event& e, const Registers& r
   }
 }
 
+void Replayer::replay_proc_mem_write(const Event& e) {
+  // A write into /proc/PID/mem (proc_mem_writes.cpp): the same bytes into the replayed process.
+  auto target = tasks_.find(e.written_tid);
+  if (target == tasks_.end() || target->second.state == TaskState::Exited)
+    throw diverged(e, "the task " + std::to_string(e.written_tid) +
+                          " whose memory this write changed is not replayed");
+  const MemoryRegion& m = e.written_memory;
+  write_memory(target->second.tid, m.addr, m.bytes.data(), m.bytes.size());
+}
+
 void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& regs) {
   emulate(t, e, regs);
   const long request = long(regs.rdi);
@@ -383,7 +393,9 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
   switch (spec->replay) {
     case ReplayPolicy::Emulate:
-      return emulate(t, e, regs);
+      emulate(t, e, regs);
+      if (e.written_tid) replay_proc_mem_write(e);
+      return;
     case ReplayPolicy::Execute:
       execute_checked(t, e, regs);
       return note_thread_state(t, e, regs);

@@ -22,8 +22,9 @@ namespace rwd {
 /// 4: mmap events name the shared file they map (Event::shared_file); 5: cpuid is emulated
 /// (Cpuid events; a version 4 trace ran it natively, and its replay would fault on them);
 /// 6: points carry a digest of their stack window (Event::stack_digest); 7: and of the memory
-/// around their registers' values (Event::register_digest).
-constexpr uint32_t kTraceFormatVersion = 7;
+/// around their registers' values (Event::register_digest); 8: syscall events carry the bytes
+/// a write into /proc/PID/mem put into a recorded process (Event::written_memory).
+constexpr uint32_t kTraceFormatVersion = 8;
 /// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
 constexpr uint32_t kMaxChunkBytes = 64u << 20;
 

@@ -73,6 +73,11 @@ struct Event {
   /// CLONE_CHILD_SETTID writes), when it differs from `result`; else 0.
   int32_t child_own_tid = 0;
   OutputStream output = OutputStream::None;  ///< Syscall write-like: where the bytes went
+  /// Syscall write-like into a /proc/PID/mem file of a recorded process: the recorded tid of a
+  /// task of that process (0 otherwise), and the bytes the kernel wrote into its memory at
+  /// their address, which replay writes into the replayed process again.
+  int32_t written_tid = 0;
+  MemoryRegion written_memory;
   std::string file;  ///< Syscall mmap of a file / Exec: saved file under files/
   /// Syscall mmap of a file shared with other processes (MAP_SHARED, open for writing): the
   /// file's number among those of the recording (1-based, one per device and inode); replay

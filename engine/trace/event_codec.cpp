@@ -73,6 +73,12 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
       w.str(e.file);
       w.u32(e.shared_file);
       w.i32(e.child_own_tid);
+      w.i32(e.written_tid);
+      if (e.written_tid) {
+        w.u64(e.written_memory.addr);
+        w.u64(e.written_memory.bytes.size());
+        data.insert(data.end(), e.written_memory.bytes.begin(), e.written_memory.bytes.end());
+      }
       break;
     case EventKind::Exec:
       w.str(e.file);
@@ -133,6 +139,7 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
   uint64_t nbuffered = r.u64();
   if (nbuffered > kMaxRegionBytes)
     throw TraceError("events", r.pos(), "buffered records too large");
+  uint64_t written = 0;  // Syscall: bytes written into another task's memory
   switch (e.kind) {
     case EventKind::Syscall:
       e.result = r.i64();
@@ -141,6 +148,13 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
       e.file = r.str();
       e.shared_file = r.u32();
       e.child_own_tid = r.i32();
+      e.written_tid = r.i32();
+      if (e.written_tid) {
+        e.written_memory.addr = r.u64();
+        written = r.u64();
+        if (written > kMaxRegionBytes)
+          throw TraceError("events", r.pos(), "memory region too large");
+      }
       break;
     case EventKind::Exec: {
       e.file = r.str();
@@ -182,6 +196,7 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
   }
   for (size_t i = 0; i < sizes.size(); ++i) e.memory[i].bytes = read_data(sizes[i]);
   if (nbuffered) e.buffered = read_data(nbuffered);
+  if (written) e.written_memory.bytes = read_data(written);  // in the order encode_event put them
   return e;
 }
 

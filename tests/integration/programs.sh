@@ -371,7 +371,8 @@ GDB
       grep -q "recording was interrupted" "$WORK/$name.rep.err" ||
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
-    refused ptrace_step "^rewind: ptrace(PTRACE_SINGLESTEP) of a stopped tracee is not supported yet$" step
+    refused ptrace_step_signal "^rewind: ptrace(PTRACE_SINGLESTEP) with a signal is not supported yet$" step-signal
+    refused ptrace_step_syscall "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`syscall\` instruction is not supported yet$" step-syscall
     refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
     sleep 60 &
@@ -387,6 +388,60 @@ GDB
     echo "$native" | grep -q "^after listening: stopped by TRAP event STOP" ||
       fail "natively, PTRACE_LISTEN did not end with SIGCONT: $native"
     like_native ptrace_seize "$native" "$TEST_PROGRAMS/ptrace_seize" ;;
+  debugger_calls)  # what gdb does to an inferior: /proc/PID/mem reads and writes, an int3
+    # breakpoint stepped over with PTRACE_SINGLESTEP, PTRACE_O_TRACEVFORKDONE
+    native=$("$TEST_PROGRAMS/debugger_calls")
+    echo "$native" | grep -q "^debugger_calls done: 3 hits" || fail "natively: $native"
+    echo "$native" | grep -q "^inferior: secret 42, counter 60" ||
+      fail "natively, the write through /proc/PID/mem did not take: $native"
+    like_native debugger_calls "$native" "$TEST_PROGRAMS/debugger_calls"
+    if command -v gdb >/dev/null; then
+      # Backwards and forwards over the steps: each stop shows the hit it followed.
+      gdb_batch "$WORK/debugger_calls.trace" debugger_gdb <<GDB
+break report_step
+continue
+print hit
+continue
+print hit
+continue
+print hit
+reverse-continue
+print hit
+reverse-continue
+print hit
+continue
+print hit
+GDB
+      expect_output debugger_gdb '\$1 = 1.*\$2 = 2.*\$3 = 3.*\$4 = 2.*\$5 = 1.*\$6 = 2' \
+        "continue and reverse-continue across a debugger's single steps"
+    fi ;;
+  gdb_inferior) need gdb  # gdb debugging a program, recorded: breakpoints, next, finish, a
+    # variable set, a software watchpoint (single steps); its output as natively
+    cat >"$WORK/inferior.gdb" <<'GDB'
+break note
+run
+bt
+next
+finish
+set var total = 100
+print total
+set can-use-hw-watchpoints 0
+watch total
+continue
+continue
+delete
+continue
+GDB
+    pids() { sed -E 's/process [0-9]+/process N/'; }
+    native=$(gdb -nx -batch -x "$WORK/inferior.gdb" "$TEST_PROGRAMS/call_loop" 2>/dev/null | pids)
+    echo "$native" | grep -q "^New value = 101" || fail "natively, no watchpoint hit: $native"
+    for opts in "" --no-syscall-buffer; do
+      name=gdb_inferior${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" gdb -nx -batch -x "$WORK/inferior.gdb" "$TEST_PROGRAMS/call_loop"
+      [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
+        fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
+    done
+    record_and_replay gdb_info_threads gdb -nx -batch -ex 'info threads' ;;
   strace) need strace  # strace itself, recorded: its tracee's syscall stops, a signal, the exit
     script='trap "echo got" USR1; kill -USR1 $$; echo done'
     # What strace printed from the handler's installation on, with numbers (pids, addresses)
@@ -413,12 +468,12 @@ GDB
     grep -qE '^\[pid +[0-9]+\] write\(1, "x\\n", 2\) += 2' "$err" || fail "strace -f: the child's write not shown"
     [ "$(grep -oE '^\[pid +[0-9]+\]' "$err" | sort -u | wc -l)" = 3 ] ||
       fail "strace -f: not three processes: $(grep -oE '^\[pid +[0-9]+\]' "$err" | sort -u | tr '\n' ' ')"
+    # gdb's run (PTRACE_O_TRACEVFORKDONE, its breakpoints in the dynamic loader): the case
+    # gdb_inferior debugs a program this way.
     if command -v gdb >/dev/null; then
-      # gdb's run asks for what is not emulated yet: one line, no hang, nothing left running.
-      out=$(timeout 120 "$REWIND" record -o "$WORK/gdb_run.trace" gdb -nx -batch -ex run --args /bin/true 2>&1 >/dev/null)
-      rc=$?
-      [ "$rc" = 1 ] && [ "$out" = "rewind: ptrace(PTRACE_SETOPTIONS) with PTRACE_O_TRACEVFORKDONE is not supported yet" ] &&
-        pass "gdb's run under rewind refused: $out" || fail "gdb's run under rewind: rc $rc, $out"
+      record_and_replay gdb_run gdb -nx -batch -ex run --args /bin/true
+      grep -q "exited normally" "$WORK/gdb_run.rec.out" ||
+        fail "gdb's run under rewind: $(tail -2 "$WORK/gdb_run.rec.out" "$WORK/gdb_run.rec.err")"
     fi ;;
   unshare)  # user, UTS and PID namespaces, as sandboxes make them
     need unshare

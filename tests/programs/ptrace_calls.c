@@ -280,8 +280,21 @@ static int syscall_session(void) {
 }
 
 static int refusal(const char* what, const char* arg) {
-  if (strcmp(what, "step") == 0) {
-    show("step", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, 0));
+  if (strcmp(what, "step-signal") == 0) {
+    show("step with a signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGUSR2));
+  } else if (strcmp(what, "step-syscall") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+      // Stopped by the int3's SIGTRAP right before a syscall instruction (getpid).
+      long r;
+      __asm__ volatile("int3\n\tsyscall" : "=a"(r) : "a"(SYS_getpid) : "rcx", "r11", "memory");
+      _exit(0);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    show_stop("child", status);
+    show("step over the syscall", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
   } else if (strcmp(what, "refault") == 0) {
     show("cont without the fault", ptrace(PTRACE_CONT, stopped_child(1), 0, 0));
   } else if (strcmp(what, "outside-stop") == 0) {
