@@ -36,6 +36,12 @@ bool from_tracer(pid_t tracer, uint64_t addr, void* out, size_t n) {
 
 }  // namespace
 
+int debug_register_at(uint64_t addr) {
+  constexpr uint64_t first = offsetof(struct user, u_debugreg);
+  if (addr < first || addr >= first + 8 * sizeof(uint64_t) || (addr - first) % 8) return -1;
+  return int((addr - first) / 8);
+}
+
 bool is_tracee_write(long request) {
   switch (request) {
     case PTRACE_POKETEXT:

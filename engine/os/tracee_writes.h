@@ -14,6 +14,10 @@ namespace rwd {
 /// recorded tracer and its tracee; the XSAVE area is a few KiB.
 constexpr uint64_t kMaxRegsetBytes = 64 << 10;
 
+/// The debug register (0-7) that PTRACE_PEEKUSER or PTRACE_POKEUSER at offset `addr` of
+/// struct user names (u_debugreg, <sys/user.h>), or -1 for any other offset.
+int debug_register_at(uint64_t addr);
+
 /// Whether `request` is one that apply_tracee_write makes.
 bool is_tracee_write(long request);
 

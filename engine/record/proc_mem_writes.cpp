@@ -49,6 +49,15 @@ int64_t fd_position(pid_t tid, int fd) {
   return -1;
 }
 
+/// Whether task x has run no instruction since its last event, so that replay's copy of it
+/// stands there too when the writer's event is replayed: in a stop for its tracer at an
+/// event, or at a fork-like syscall's event stop (its memory is as the event left it), or
+/// resumed from such a stop and waiting for its turn.
+bool stands_at_event(const RecordTask& x) {
+  if (x.tracer_stop) return x.tracer_stop_at_event || x.tracer_stop_kind == TracerStop::NewTask;
+  return x.state == RunState::Stopped && x.unrun_since_tracer_stop;
+}
+
 }  // namespace
 
 void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
@@ -76,10 +85,10 @@ void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
   AddressSpace* written = &space(target->second);
   if (written != &space(t)) {
     for (const auto& [tid, x] : tasks_)
-      if (&space(x) == written && !(x.tracer_stop && x.tracer_stop_at_event))
+      if (&space(x) == written && !stands_at_event(x))
         throw UnsupportedError(what + " while task " + std::to_string(tid) +
-                               " of that process runs is not supported yet (only into "
-                               "tracees stopped for their tracer)");
+                               " of that process runs is not supported yet (gdb does it "
+                               "for displaced stepping: `set displaced-stepping off`)");
   }
   e.written_tid = named;
   e.written_memory.addr = uint64_t(end - e.result);

@@ -227,6 +227,8 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     case PTRACE_PEEKTEXT:
     case PTRACE_PEEKDATA:
     case PTRACE_PEEKUSER: {
+      if (int dr = debug_register_at(addr); request == PTRACE_PEEKUSER && dr >= 0)
+        return answer_syscall(t, give(&tracee.tracer_debug_registers[size_t(dr)], 8));
       // The word is read from the tracee as it stands (rewind is its real tracer); the raw
       // syscall stores it at `data` (ptrace(2), "C library/kernel differences").
       errno = 0;
@@ -342,6 +344,8 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       return answer_syscall(t, 0);
     }
     default:
+      if (int dr = debug_register_at(addr); request == PTRACE_POKEUSER && dr >= 0)
+        return answer_syscall(t, debug_register_write(tracee, dr, data, name));
       if (!is_tracee_write(request))
         throw UnsupportedError(name + " of a stopped tracee is not supported yet");
       // Replay makes the same write on its copy of the tracee, which stands where the tracee
@@ -363,6 +367,21 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       }
       return answer_syscall(t, r);
   }
+}
+
+int64_t RecordSession::debug_register_write(RecordTask& tracee, int dr, uint64_t value,
+                                            const std::string& name) {
+  // arch/x86/kernel/ptrace.c ptrace_set_debugreg: DR0-3 hold addresses, DR6 the status, DR4
+  // and DR5 do not exist (EIO). A debugger clears them on every thread it sees (gdb does on
+  // each new thread); one that enables a slot in DR7 (L0-G3, bits 0-7) wants a hardware
+  // breakpoint or watchpoint, which replay would have to arm at the same points.
+  if (dr == 4 || dr == 5) return -EIO;
+  if (dr == 7 && (value & 0xff))
+    throw UnsupportedError(name +
+                           " enabling a hardware breakpoint or watchpoint (debug "
+                           "register 7) is not supported yet");
+  tracee.tracer_debug_registers[size_t(dr)] = value;
+  return 0;
 }
 
 void RecordSession::check_single_step(const RecordTask& tracee, int sig, const std::string& name) {

@@ -397,6 +397,7 @@ void RecordSession::activate(AddressSpace& s, RecordTask& t) {
   // brought to that syscall's entry in replay: its code up to there ran before t's.
   mark_entries(s, t.tid);
   s.active = t.tid;
+  t.unrun_since_tracer_stop = false;
 }
 
 bool RecordSession::write_sched_event(RecordTask& t, const Registers& regs) {

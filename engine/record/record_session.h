@@ -132,6 +132,10 @@ class RecordSession {
   /// again. Throws UnsupportedError where replay could not make it at the same point (the
   /// target's tasks run: proc_mem_writes.cpp).
   void note_proc_mem_write(RecordTask& t, Event& e);
+  /// The tracer's PTRACE_POKEUSER of debug register `dr` of `tracee`: kept, never armed; EIO
+  /// as the kernel answers it; throws UnsupportedError (naming `name`) for a DR7 that enables
+  /// a slot.
+  int64_t debug_register_write(RecordTask& tracee, int dr, uint64_t value, const std::string& name);
   /// Throws UnsupportedError (naming `name`, the request) where the tracer's
   /// PTRACE_SINGLESTEP of `tracee` with `sig` cannot be recorded: from a stop inside a
   /// syscall, with a signal, or over an instruction that enters the kernel or that the

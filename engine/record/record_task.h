@@ -135,8 +135,14 @@ struct RecordTask {
   TracerStop tracer_stop_kind = TracerStop::Signal;  ///< what tracer_stop is
   bool tracer_syscalls = false;  ///< resumed by PTRACE_SYSCALL: it stops at syscalls too
   bool tracer_step = false;      ///< resumed by PTRACE_SINGLESTEP: it runs one instruction
-  uint64_t tracer_options = 0;   ///< PTRACE_O_* its tracer set (PTRACE_SETOPTIONS, SEIZE)
-  bool tracer_seized = false;    ///< attached by PTRACE_SEIZE: INTERRUPT and LISTEN work
+  /// Resumed by its tracer from a stop at an event (or a fork-like event stop) and not run
+  /// since: it waits for its turn (proc_mem_writes.cpp may write into its memory).
+  bool unrun_since_tracer_stop = false;
+  /// Its debug registers as its tracer set them (PTRACE_POKEUSER of u_debugreg): kept here,
+  /// never armed (debug_register_write).
+  std::array<uint64_t, 8> tracer_debug_registers{};
+  uint64_t tracer_options = 0;  ///< PTRACE_O_* its tracer set (PTRACE_SETOPTIONS, SEIZE)
+  bool tracer_seized = false;   ///< attached by PTRACE_SEIZE: INTERRUPT and LISTEN work
   /// The PTRACE_EVENT_* of the emulated stop (its tracer's wait status, bits 16-23), 0 for
   /// none; and what PTRACE_GETEVENTMSG gives there (the former tid at an exec, the wait
   /// status at an exit).

@@ -263,6 +263,8 @@ void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& reg
   const long request = long(regs.rdi);
   const bool syscalls = request == PTRACE_SYSCALL;
   if (e.result != 0 || !(is_tracee_write(request) || syscalls)) return;  // a read, a failure
+  // Debug registers the recorder kept without arming them (ptrace_emulation.cpp).
+  if (request == PTRACE_POKEUSER && debug_register_at(regs.rdx) >= 0) return;
   auto target = tasks_.find(pid_t(regs.rsi));
   if (target == tasks_.end() || target->second.state == TaskState::Exited)
     throw diverged(e, "the tracee " + std::to_string(regs.rsi) + " of this ptrace is not replayed");
