@@ -44,6 +44,7 @@
 #include "engine/os/tracee_writes.h"
 #include "engine/record/record_session.h"
 #include "engine/record/signal_disposition.h"
+#include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
@@ -188,7 +189,14 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       // A SIGTRAP of a breakpoint or a step is over once reported: without it, the
       // tracee goes on after the trapping instruction (a debugger's breakpoint).
       const bool fault = kind == TracerStop::Fault && tracee.tracer_stop != SIGTRAP;
-      if (request == PTRACE_SINGLESTEP) check_single_step(tracee, sig, name);
+      // After a step over a syscall the tracee stands in the recorder's syscall-exit stop,
+      // with no SIGTRAP queued to pass on.
+      if (sig && kind == TracerStop::Step && tracee.tracer_step_over_syscall)
+        throw UnsupportedError(name +
+                               " with a signal after a single step over a syscall is not "
+                               "supported yet");
+      tracee.tracer_step_over_syscall =
+          request == PTRACE_SINGLESTEP && check_single_step(tracee, sig, name);
       if (request == PTRACE_SYSCALL && tracee.buffer.addr) {
         // Its tracer must see every syscall: the preload library goes off in its memory, at
         // the same point in replay (replay_ptrace), which needs no code of it run since its
@@ -253,6 +261,13 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       // A PTRACE_EVENT stop's is the tracee's own report of it (ptrace_do_notify); a
       // group-stop of a tracee that was not seized has none (ptrace(2): EINVAL).
       if (kind == TracerStop::Group && !tracee.tracer_seized) return answer_syscall(t, -EINVAL);
+      if (kind == TracerStop::Step && tracee.tracer_step_over_syscall) {
+        // arch/x86/kernel/step.c user_single_step_report: TRAP_BRKPT, si_addr the pc.
+        SigInfo si = make_siginfo(SIGTRAP, TRAP_BRKPT, 0, 0, 0);
+        const uint64_t pc = get_regs(tracee.tid).rip;
+        std::memcpy(si.data() + 16, &pc, sizeof pc);
+        return answer_syscall(t, give(si.data(), si.size()));
+      }
       SigInfo si =
           tracee.tracer_event
               ? make_siginfo(tracee.tracer_stop, tracee.tracer_stop | (tracee.tracer_event << 8),
@@ -384,7 +399,7 @@ int64_t RecordSession::debug_register_write(RecordTask& tracee, int dr, uint64_t
   return 0;
 }
 
-void RecordSession::check_single_step(const RecordTask& tracee, int sig, const std::string& name) {
+bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const std::string& name) {
   const TracerStop kind = tracee.tracer_stop_kind;
   // From a stop in user code; a stop inside a syscall (its entry or exit, an event) would step
   // out of the syscall, which the recorder must see.
@@ -394,7 +409,8 @@ void RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
   if (sig != 0) throw UnsupportedError(name + " with a signal is not supported yet");
   // Instructions the recorder must see run: they enter the kernel (a syscall stepped would go
   // unrecorded) or the recorder emulates them (rdtsc under PR_SET_TSC, cpuid).
-  std::vector<uint8_t> code = read_memory(tracee.tid, get_regs(tracee.tid).rip, 16);
+  const Registers regs = get_regs(tracee.tid);
+  std::vector<uint8_t> code = read_memory(tracee.tid, regs.rip, 16);
   size_t i = 0;
   while (i < code.size() &&
          (code[i] == 0x66 || code[i] == 0x67 || code[i] == 0xf2 || code[i] == 0xf3 ||
@@ -402,14 +418,28 @@ void RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
           code[i] == 0x36 || code[i] == 0x64 || code[i] == 0x65 || (code[i] & 0xf0) == 0x40))
     ++i;  // legacy and REX prefixes (Intel SDM vol. 2, 2.1)
   auto at = [&](size_t k) { return i + k < code.size() ? int(code[i + k]) : -1; };
-  const char* insn = at(0) == 0x0f && at(1) == 0x05                    ? "syscall"
-                     : at(0) == 0x0f && at(1) == 0x34                  ? "sysenter"
+  if (at(0) == 0x0f && at(1) == 0x05) {
+    // A syscall: run as any traced syscall, and the step's SIGTRAP comes after its event
+    // (on_syscall_exit). Not the preload library's untraced one (it makes no stop), nor one
+    // that replaces or ends the task or its image, or returns elsewhere.
+    const long nr = long(regs.rax);
+    const bool untraced = (regs.rip & ~uint64_t(0xfff)) == RWD_UNTRACED_PAGE;
+    if (untraced || nr == SYS_rt_sigreturn || syscall_has(nr, kForkLike) ||
+        syscall_has(nr, kExec) || syscall_has(nr, kExit))
+      throw UnsupportedError(
+          name + " of a `syscall` instruction (" +
+          (untraced ? std::string("the preload library's untraced one") : syscall_name(nr)) +
+          ") is not supported yet");
+    return true;
+  }
+  const char* insn = at(0) == 0x0f && at(1) == 0x34                    ? "sysenter"
                      : at(0) == 0xcd && at(1) == 0x80                  ? "int $0x80"
                      : at(0) == 0x0f && at(1) == 0x31                  ? "rdtsc"
                      : at(0) == 0x0f && at(1) == 0x01 && at(2) == 0xf9 ? "rdtscp"
                      : at(0) == 0x0f && at(1) == 0xa2                  ? "cpuid"
                                                                        : nullptr;
   if (insn) throw UnsupportedError(name + " of a `" + insn + "` instruction is not supported yet");
+  return false;
 }
 
 int64_t RecordSession::set_tracer_options(RecordTask& tracee, uint64_t options,

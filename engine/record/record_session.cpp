@@ -480,7 +480,7 @@ void RecordSession::schedule(AddressSpace& g) {
     if (std::exchange(t.pending_fault, false)) return deliver_fault(t, sig, get_siginfo(t.tid));
     return deliver_signal(t, sig, get_siginfo(t.tid));
   }
-  if (std::exchange(t.tracer_step, false)) return step_for_tracer(t);
+  if (std::exchange(t.tracer_step, false) && !t.tracer_step_over_syscall) return step_for_tracer(t);
   run_user(t);
 }
 
@@ -488,13 +488,12 @@ void RecordSession::release_vfork_parent(pid_t child) {
   for (auto& [ptid, p] : tasks_)
     if (p.vfork_child == child) {
       p.vfork_child = 0;
-      if (std::exchange(p.vfork_event_pending, false) && p.tracer > 0) {
-        // Its PTRACE_EVENT_VFORK_DONE stop, if asked for, follows when this one is resumed.
+      // Its PTRACE_EVENT_VFORK_DONE stop, if asked for, follows the vfork event's stop when
+      // that one is resumed (resume_tracee), or comes now.
+      if (std::exchange(p.vfork_event_pending, false) && p.tracer > 0)
         stop_for_tracer(p, SIGTRAP, TracerStop::NewTask, PTRACE_EVENT_VFORK);
-      } else if (vfork_done_stop(p, child)) {
-      } else {
+      else if (!vfork_done_stop(p, child))
         resume_syscall(p);
-      }
     }
 }
 

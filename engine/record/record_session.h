@@ -138,9 +138,10 @@ class RecordSession {
   int64_t debug_register_write(RecordTask& tracee, int dr, uint64_t value, const std::string& name);
   /// Throws UnsupportedError (naming `name`, the request) where the tracer's
   /// PTRACE_SINGLESTEP of `tracee` with `sig` cannot be recorded: from a stop inside a
-  /// syscall, with a signal, or over an instruction that enters the kernel or that the
-  /// recorder emulates.
-  void check_single_step(const RecordTask& tracee, int sig, const std::string& name);
+  /// syscall, with a signal, over an instruction the recorder emulates, or over a syscall
+  /// that execs, forks, exits, returns from a handler or is the preload library's untraced
+  /// one. Returns true for a step over another `syscall` instruction (recorded as a syscall).
+  bool check_single_step(const RecordTask& tracee, int sig, const std::string& name);
   /// Runs t's next instruction for its tracer's PTRACE_SINGLESTEP (a real single step): the
   /// SIGTRAP after it is a stop for the tracer (TracerStop::Step, a point of t's), whatever
   /// came first (a fault, a signal, its end) is handled as any stop.

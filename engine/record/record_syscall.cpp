@@ -280,6 +280,12 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       resume_tracee(x->second, r.sig, r.syscalls, t.pid);
     }
   }
+  if (t.tracer_step_over_syscall && !t.tracer_stop && t.tracer > 0) {
+    // Its tracer single-stepped the syscall instruction: the step ends here (the kernel's
+    // trap after the syscall, user_single_step_report); the flag stays for GETSIGINFO.
+    t.blocked = false;
+    return stop_for_tracer(t, SIGTRAP, TracerStop::Step);
+  }
   if (syscall_stop_for_tracer(t, false)) return;  // on when its tracer resumes it
   AddressSpace& g = space(t);
   if (t.blocked) {

@@ -135,6 +135,9 @@ struct RecordTask {
   TracerStop tracer_stop_kind = TracerStop::Signal;  ///< what tracer_stop is
   bool tracer_syscalls = false;  ///< resumed by PTRACE_SYSCALL: it stops at syscalls too
   bool tracer_step = false;      ///< resumed by PTRACE_SINGLESTEP: it runs one instruction
+  /// That instruction, or the one of its last Step stop, is a `syscall`: it runs as a traced
+  /// syscall, and the step's stop comes after the call's event (on_syscall_exit).
+  bool tracer_step_over_syscall = false;
   /// Resumed by its tracer from a stop at an event (or a fork-like event stop) and not run
   /// since: it waits for its turn (proc_mem_writes.cpp may write into its memory).
   bool unrun_since_tracer_stop = false;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/arch/insn.h"
 #include "engine/arch/siginfo.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
@@ -90,8 +91,28 @@ PointSearch::PointSearch(ReplayTask& t, const Event& e) : t_(t), e_(e) {
   phase_ = Phase::Methods;
   if (at_point(get_regs(t_.tid)))
     found(PointMethod::AlreadyThere);
-  else
+  else if (!through_repeats())
     next_method();
+}
+
+bool PointSearch::through_repeats() {
+  // A point inside a repeated string instruction (a debugger inside the recording stepped
+  // it: each step runs one repetition, rcx one less): the task stands on that instruction
+  // with a larger rcx. A patch there would run every repetition at once; single steps run
+  // them one at a time, as the recording's debugger did.
+  Registers r = get_regs(t_.tid);
+  if (r.rip != e_.regs.rip || r.rcx <= e_.regs.rcx || r.rcx - e_.regs.rcx > kMaxRepeatSteps)
+    return false;
+  std::vector<uint8_t> code = read_memory(t_.tid, r.rip, 15);
+  if (rep_string_insn_length(code.data(), code.size()) == 0) return false;
+  for (uint64_t n = r.rcx - e_.regs.rcx; n > 0; --n) {
+    ++stops_;
+    Stop s = run_to_stop(t_, PTRACE_SINGLESTEP);
+    if (s.kind != Stop::Signal || s.sig != SIGTRAP) throw fail(describe(s, t_.tid));
+  }
+  if (!at_point(get_regs(t_.tid))) throw fail("the end of its repetitions in another state");
+  found(PointMethod::Steps);
+  return true;
 }
 
 PointSearch::~PointSearch() {

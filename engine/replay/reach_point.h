@@ -25,7 +25,12 @@ enum class PointMethod : uint8_t {
   Breakpoint,    ///< a hardware breakpoint, a stop at every pass
   ProgramTrap,   ///< the program's own int3 trapped right at the point (a debugger's
                  ///< breakpoint inside the recording, whose stop the recorder made a point)
+  Steps,         ///< single steps through a repeated string instruction to a point inside it
 };
+
+/// The most repetitions of a string instruction PointSearch single-steps through to reach a
+/// point inside it (each is one ptrace stop); past that the other methods are tried.
+constexpr uint64_t kMaxRepeatSteps = 4096;
 
 /// What reaching one point took.
 struct PointFound {
@@ -85,6 +90,9 @@ class PointSearch {
   /// Tries the next method from methods_; ends in AwaitPatch, Breakpoint or Found.
   void next_method();
   void trampoline_stop(const Stop& s);
+  /// Reaches a point inside the repeated string instruction the task stands on by single
+  /// steps (found, Steps); false where the point is not one.
+  bool through_repeats();
   /// A SIGTRAP of the program's own int3 just before the point: the point when the state
   /// matches (found, ProgramTrap), a divergence otherwise; false for any other stop.
   bool program_trap(const Stop& s);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,16 @@ static void inferior(void) {
   raise(SIGSTOP);
   for (int i = 1; i <= 3; ++i) target(i * 10);
   printf("inferior: secret %ld, counter %d\n", secret, counter);
+  // Its own int3 right before a syscall instruction (getppid): the debugger steps over it.
+  long r;
+  __asm__ volatile("int3\n\tsyscall" : "=a"(r) : "a"(SYS_getppid) : "rcx", "r11", "memory");
+  printf("inferior: getppid stepped over: %s\n", r == getppid() ? "its parent" : "wrong");
+  // And before a repeated string instruction, which the debugger steps one repetition at a
+  // time.
+  char buf[8] = {0}, *to = buf;
+  unsigned long n = 3;
+  __asm__ volatile("int3\n\trep stosb" : "+D"(to), "+c"(n) : "a"('A') : "memory");
+  printf("inferior: rep stosb stepped through: %s\n", buf);
   pid_t v = vfork();
   if (v == 0) _exit(7);
   int status = 0;
@@ -109,6 +120,37 @@ int main(void) {
     if (WSTOPSIG(status) == SIGCHLD) {  // its vfork child's end: passed on
       ++sigchld_stops;
       ptrace(PTRACE_CONT, child, 0, SIGCHLD);
+      continue;
+    }
+    unsigned char before = 0;
+    mem_io(mem, 0, regs.rip - 1, &before, 1, "read the byte before the pc");
+    unsigned char next[2] = {0, 0};
+    mem_io(mem, 0, regs.rip, next, 2, "read the code at the pc");
+    if (WSTOPSIG(status) == SIGTRAP && before == 0xcc && next[0] == 0xf3 && next[1] == 0xaa) {
+      // The inferior's own int3, before its rep stosb: a step per repetition.
+      const uint64_t at = regs.rip;
+      for (int steps = 1; steps <= 5 && regs.rip == at; ++steps) {
+        ptrace(PTRACE_SINGLESTEP, child, 0, 0);
+        waitpid(child, &status, 0);
+        ptrace(PTRACE_GETREGS, child, 0, &regs);
+        printf("rep step %d: signal %d, rcx %llu, %s\n", steps, WSTOPSIG(status),
+               (unsigned long long)regs.rcx, regs.rip == at ? "still on it" : "past it");
+      }
+      ptrace(PTRACE_CONT, child, 0, 0);
+      continue;
+    }
+    if (WSTOPSIG(status) == SIGTRAP && regs.rip != bp + 1 && before == 0xcc) {
+      // The inferior's own int3, before its syscall: one step runs the whole call.
+      long r = ptrace(PTRACE_SINGLESTEP, child, 0, 0);
+      const uint64_t at = regs.rip;
+      waitpid(child, &status, 0);
+      ptrace(PTRACE_GETREGS, child, 0, &regs);
+      siginfo_t si;
+      ptrace(PTRACE_GETSIGINFO, child, 0, &si);
+      printf("singlestep %ld over a syscall: stopped by signal %d (code %d), %s, %s\n", r,
+             WSTOPSIG(status), si.si_code, regs.rip == at + 2 ? "past it" : "elsewhere",
+             (pid_t)regs.rax == getpid() ? "it returned the debugger's pid" : "another result");
+      ptrace(PTRACE_CONT, child, 0, 0);
       continue;
     }
     if (WSTOPSIG(status) != SIGTRAP || regs.rip != bp + 1) {

@@ -286,9 +286,12 @@ static int refusal(const char* what, const char* arg) {
     pid_t child = fork();
     if (child == 0) {
       if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
-      // Stopped by the int3's SIGTRAP right before a syscall instruction (getpid).
+      // Stopped by the int3's SIGTRAP right before a syscall instruction (exit).
       long r;
-      __asm__ volatile("int3\n\tsyscall" : "=a"(r) : "a"(SYS_getpid) : "rcx", "r11", "memory");
+      __asm__ volatile("int3\n\tsyscall"
+                       : "=a"(r)
+                       : "a"(SYS_exit), "D"(0)
+                       : "rcx", "r11", "memory");
       _exit(0);
     }
     int status;
