@@ -72,11 +72,13 @@ void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
   ssize_t n = ::readlink(at.c_str(), link, sizeof link - 1);
   if (n <= 0) return;
   const pid_t named = proc_mem_path_task(std::string(link, size_t(n)));
-  auto target = named ? tasks_.find(named) : tasks_.end();
-  if (target == tasks_.end()) return;  // another file, or a process outside the recording
+  if (!named) return;  // another file
   const std::string what = "a write into /proc/" + std::to_string(named) + "/mem";
+  // Inside a PID namespace the path's number is the namespace's, not rewind's.
   if (!in_rewinds_pid_namespace(t.tid))
     throw UnsupportedError(what + " inside a PID namespace (CLONE_NEWPID) is not supported yet");
+  auto target = tasks_.find(named);
+  if (target == tasks_.end()) return;  // a process outside the recording: like a file
   // Where the bytes went: the call's offset, or the file position it moved past.
   const bool positioned =
       nr == SYS_pwrite64 || nr == SYS_pwritev || (nr == SYS_pwritev2 && int64_t(t.entry.r10) != -1);
