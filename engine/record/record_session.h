@@ -127,10 +127,10 @@ class RecordSession {
   bool start_listening(RecordTask& t);
   /// Forgets t's emulated tracer and everything it set (a detach, its tracer's end).
   static void untrace(RecordTask& t);
-  /// At the exit of t's write-like syscall, event `e`: when it wrote into /proc/PID/mem of a
-  /// recorded process, keeps the bytes in e (Event::written_memory) for replay to write
-  /// again. Throws UnsupportedError where replay could not make it at the same point (the
-  /// target's tasks run: proc_mem_writes.cpp).
+  /// At the exit of t's write-like syscall, event `e`, into a file of /proc: when it wrote
+  /// into /proc/PID/mem of a recorded process, keeps the bytes in e (Event::written_memory)
+  /// for replay to write again. Throws UnsupportedError where replay could not make it at
+  /// the same point (the target's tasks run: proc_mem_writes.cpp).
   void note_proc_mem_write(RecordTask& t, Event& e);
   /// The tracer's PTRACE_POKEUSER of debug register `dr` of `tracee`: kept, never armed; EIO
   /// as the kernel answers it; throws UnsupportedError (naming `name`) for a DR7 that enables
@@ -286,8 +286,9 @@ class RecordSession {
   /// (insn_patch.h): runs it here and writes its Rdtsc or Cpuid event. Returns false when the
   /// instruction at rip is none of them.
   bool emulate_insn(RecordTask& t, Registers& regs);
-  /// Whether fd `fd` of `tid` is rewind's stdout or stderr (its writes are output to replay).
-  OutputStream output_target(pid_t tid, uint64_t fd);
+  /// Whether descriptor `fd`, whose file is `st` (stat(2) of /proc/TID/fd/FD), is rewind's
+  /// stdout or stderr (its writes are output to replay).
+  OutputStream output_target(const struct stat& st, int fd) const;
   /// Writes `e`, with the buffered records its task made before it.
   void write(Event& e);
   /// Moves the records in t's buffer to t.buffered (at a stop that an event of t follows).
@@ -347,6 +348,8 @@ class RecordSession {
   uint64_t aborted_calls_ = 0;
   /// What rewind's stdout and stderr are (RecordSetup): writes to them are the output.
   std::optional<struct stat> stdout_st_, stderr_st_;
+  /// The device of /proc: a write into one of its files may be one into /proc/PID/mem.
+  std::optional<dev_t> proc_dev_;
   bool seccomp_ = false;  ///< syscall buffering: the filter traps syscalls (PTRACE_CONT runs)
 };
 

@@ -242,9 +242,14 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       t.restart_block.emplace(t.entry, t.snap);
     else if (nr != SYS_restart_syscall || !is_restart_result(result))
       t.restart_block.reset();  // kept while restart_syscall is interrupted again
-    if (spec->output != OutputKind::None && result > 0) {
-      e.output = output_target(t.tid, t.entry.rdi);
-      note_proc_mem_write(t, e);
+    if (spec->output != OutputKind::None && result > 0 && t.entry.rdi <= INT_MAX) {
+      // One stat of the descriptor's file tells both where the bytes went.
+      struct stat st;
+      const std::string p = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(t.entry.rdi);
+      if (::stat(p.c_str(), &st) == 0) {
+        e.output = output_target(st, int(t.entry.rdi));
+        if (proc_dev_ && st.st_dev == *proc_dev_) note_proc_mem_write(t, e);
+      }
     }
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
       int fd = int(t.entry.r8);
@@ -406,11 +411,7 @@ void RecordSession::switch_library_off(RecordTask& t, Event& e) {
   e.memory.push_back(std::move(m));
 }
 
-OutputStream RecordSession::output_target(pid_t tid, uint64_t fd) {
-  if (fd > INT_MAX || (!stdout_st_ && !stderr_st_)) return OutputStream::None;
-  struct stat st;
-  std::string p = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
-  if (::stat(p.c_str(), &st) != 0) return OutputStream::None;
+OutputStream RecordSession::output_target(const struct stat& st, int fd) const {
   bool out = stdout_st_ && same_file(st, *stdout_st_);
   bool err = stderr_st_ && same_file(st, *stderr_st_);
   if (out && err) return fd == 2 ? OutputStream::Stderr : OutputStream::Stdout;
