@@ -36,6 +36,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/arch/insn.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
@@ -411,14 +412,9 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
   // unrecorded) or the recorder emulates them (rdtsc under PR_SET_TSC, cpuid).
   const Registers regs = get_regs(tracee.tid);
   std::vector<uint8_t> code = read_memory(tracee.tid, regs.rip, 16);
-  size_t i = 0;
-  while (i < code.size() &&
-         (code[i] == 0x66 || code[i] == 0x67 || code[i] == 0xf2 || code[i] == 0xf3 ||
-          code[i] == 0xf0 || code[i] == 0x2e || code[i] == 0x3e || code[i] == 0x26 ||
-          code[i] == 0x36 || code[i] == 0x64 || code[i] == 0x65 || (code[i] & 0xf0) == 0x40))
-    ++i;  // legacy and REX prefixes (Intel SDM vol. 2, 2.1)
-  auto at = [&](size_t k) { return i + k < code.size() ? int(code[i + k]) : -1; };
-  if (at(0) == 0x0f && at(1) == 0x05) {
+  const size_t i = insn_prefix_length(code.data(), code.size());
+  const char* entry = syscall_insn_name(code.data() + i, code.size() - i);
+  if (entry && std::string(entry) == "syscall") {
     // A syscall: run as any traced syscall, and the step's SIGTRAP comes after its event
     // (on_syscall_exit). Not the preload library's untraced one (it makes no stop), nor one
     // that replaces or ends the task or its image, or returns elsewhere.
@@ -432,8 +428,8 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
           ") is not supported yet");
     return true;
   }
-  const char* insn = at(0) == 0x0f && at(1) == 0x34                    ? "sysenter"
-                     : at(0) == 0xcd && at(1) == 0x80                  ? "int $0x80"
+  auto at = [&](size_t k) { return i + k < code.size() ? int(code[i + k]) : -1; };
+  const char* insn = entry                                             ? entry
                      : at(0) == 0x0f && at(1) == 0x31                  ? "rdtsc"
                      : at(0) == 0x0f && at(1) == 0x01 && at(2) == 0xf9 ? "rdtscp"
                      : at(0) == 0x0f && at(1) == 0xa2                  ? "cpuid"

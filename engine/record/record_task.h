@@ -230,12 +230,6 @@ constexpr uint32_t kMaxPutOffPreemptions = 50;
 /// where the task stands.
 constexpr uint32_t kMaxSignalHops = 16;
 
-/// Length of the repeated string instruction at the task's rip, or 0 (see insn.h).
-inline size_t rep_insn_at(pid_t tid, uint64_t rip) {
-  auto code = read_memory(tid, rip, 15);
-  return rep_string_insn_length(code.data(), code.size());
-}
-
 /// The tasks that share one address space: a process's threads, and the processes created
 /// with CLONE_VM but not CLONE_THREAD (clone(2)) that share it with them. At most one of them
 /// runs user code at a time; the order in which they do is recorded, which is what makes

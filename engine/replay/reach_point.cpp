@@ -103,8 +103,7 @@ bool PointSearch::through_repeats() {
   Registers r = get_regs(t_.tid);
   if (r.rip != e_.regs.rip || r.rcx <= e_.regs.rcx || r.rcx - e_.regs.rcx > kMaxRepeatSteps)
     return false;
-  std::vector<uint8_t> code = read_memory(t_.tid, r.rip, 15);
-  if (rep_string_insn_length(code.data(), code.size()) == 0) return false;
+  if (rep_insn_at(t_.tid, r.rip) == 0) return false;
   for (uint64_t n = r.rcx - e_.regs.rcx; n > 0; --n) {
     ++stops_;
     Stop s = run_to_stop(t_, PTRACE_SINGLESTEP);

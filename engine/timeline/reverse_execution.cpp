@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "engine/arch/insn.h"
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
 #include "engine/os/ptrace_ops.h"
@@ -87,9 +88,7 @@ void ReplayController::count_arrivals_instead() {
   const uint64_t x = r.rip - 2;
   std::vector<uint8_t> code = rwd::read_memory(t->tid, x, 2);
   bps_.hide(t->pid, x, code);
-  bool syscall_insn =
-      code.size() == 2 && ((code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x34)) ||
-                           (code[0] == 0xcd && code[1] == 0x80));
+  const bool syscall_insn = syscall_insn_name(code.data(), code.size()) != nullptr;
   // A reverse step that skips code (skip_lo_, skip_hi_) counts where its steps land.
   if (!syscall_insn || (skip_hi_ && x >= skip_lo_ && x < skip_hi_)) return;
   pass_fallback_ = *scan;
