@@ -36,6 +36,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/arch/emulated_insns.h"
 #include "engine/arch/insn.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
@@ -428,12 +429,11 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
           ") is not supported yet");
     return true;
   }
-  auto at = [&](size_t k) { return i + k < code.size() ? int(code[i + k]) : -1; };
-  const char* insn = entry                                             ? entry
-                     : at(0) == 0x0f && at(1) == 0x31                  ? "rdtsc"
-                     : at(0) == 0x0f && at(1) == 0x01 && at(2) == 0xf9 ? "rdtscp"
-                     : at(0) == 0x0f && at(1) == 0xa2                  ? "cpuid"
-                                                                       : nullptr;
+  // An instruction the recorder emulates, as the program wrote it or as the recorder
+  // replaced it (emulated_insns.h): a real step would fault into the emulation.
+  static constexpr const char* kEmulated[] = {"rdtsc", "rdtscp", "cpuid"};  // EmulatedOp order
+  const auto emulated = decode_emulated(code.data() + i, code.size() - i);
+  const char* insn = entry ? entry : emulated ? kEmulated[size_t(emulated->op)] : nullptr;
   if (insn) throw UnsupportedError(name + " of a `" + insn + "` instruction is not supported yet");
   return false;
 }

@@ -372,6 +372,8 @@ GDB
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
     refused ptrace_step_signal "^rewind: ptrace(PTRACE_SINGLESTEP) with a signal is not supported yet$" step-signal
+    refused ptrace_step_rdtsc "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`rdtsc\` instruction is not supported yet$" step-rdtsc
+    refused ptrace_step_cpuid "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`cpuid\` instruction is not supported yet$" step-cpuid
     refused ptrace_step_syscall "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`syscall\` instruction (exit) is not supported yet$" step-syscall
     refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop

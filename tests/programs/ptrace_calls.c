@@ -282,6 +282,24 @@ static int syscall_session(void) {
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "step-signal") == 0) {
     show("step with a signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGUSR2));
+  } else if (strcmp(what, "step-rdtsc") == 0 || strcmp(what, "step-cpuid") == 0) {
+    const int cpuid = strcmp(what, "step-cpuid") == 0;
+    pid_t child = fork();
+    if (child == 0) {
+      if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+      // Stopped by the int3's SIGTRAP right before an rdtsc or a cpuid, which the recorder
+      // emulates (a cpuid it replaces by a faulting stand-in).
+      unsigned a = 0, b, c = 0, d;
+      if (cpuid)
+        __asm__ volatile("int3\n\tcpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+      else
+        __asm__ volatile("int3\n\trdtsc" : "=a"(a), "=d"(d));
+      _exit(a == d);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    show_stop("child", status);
+    show("step over it", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
   } else if (strcmp(what, "step-syscall") == 0) {
     pid_t child = fork();
     if (child == 0) {
