@@ -122,7 +122,7 @@ RecordResult RecordSession::run() {
   TraceMeta& meta = setup.meta;
   stdout_st_ = setup.stdout_st;
   stderr_st_ = setup.stderr_st;
-  if (struct stat proc; ::stat("/proc", &proc) == 0) proc_dev_ = proc.st_dev;
+  proc_dev_ = setup.proc_dev;
   seccomp_ = setup.syscall_buffer;
   const std::string& path = setup.program;
   meta.exe_file = saver_->save(path, path);

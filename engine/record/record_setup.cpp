@@ -85,6 +85,7 @@ RecordSetup prepare_recording(const RecordOptions& opts) {
   struct stat st;
   if (fstat(1, &st) == 0) s.stdout_st = st;
   if (fstat(2, &st) == 0) s.stderr_st = st;
+  if (::stat("/proc", &st) == 0) s.proc_dev = st.st_dev;
   if (opts.syscall_buffer) {
     std::string lib = preload_library_path();
     if (lib.empty()) {
@@ -95,7 +96,7 @@ RecordSetup prepare_recording(const RecordOptions& opts) {
       std::vector<const struct stat*> outputs;
       if (s.stdout_st) outputs.push_back(&*s.stdout_st);
       if (s.stderr_st) outputs.push_back(&*s.stderr_st);
-      s.meta.env = preload_environment(s.meta.env, lib, outputs);
+      s.meta.env = preload_environment(s.meta.env, lib, outputs, s.proc_dev);
       s.syscall_buffer = true;
     }
   }

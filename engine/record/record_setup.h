@@ -27,6 +27,9 @@ struct RecordSetup {
   /// What rewind's stdout and stderr are: the program's writes to them are its output, which
   /// replay prints again. nullopt when closed.
   std::optional<struct stat> stdout_st, stderr_st;
+  /// The device of /proc: a write into one of its files may be one into /proc/PID/mem
+  /// (proc_mem_writes.cpp). nullopt when /proc cannot be read.
+  std::optional<dev_t> proc_dev;
 };
 
 /// Prepares a recording of `opts.argv`. Says on stderr when librewind_preload.so is missing

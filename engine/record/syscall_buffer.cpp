@@ -121,7 +121,8 @@ std::string preload_library_path() {
 
 std::vector<std::string> preload_environment(const std::vector<std::string>& env,
                                              const std::string& library,
-                                             const std::vector<const struct stat*>& outputs) {
+                                             const std::vector<const struct stat*>& outputs,
+                                             std::optional<dev_t> proc_dev) {
   std::vector<std::string> out;
   std::string preload = library;
   for (const auto& v : env) {
@@ -140,8 +141,7 @@ std::vector<std::string> preload_environment(const std::vector<std::string>& env
   }
   out.push_back("REWIND_OUTPUT_FILES=" + files);
   // A write into a procfs file may be one into /proc/PID/mem, which the recorder must see.
-  struct stat proc;
-  if (::stat("/proc", &proc) == 0) out.push_back("REWIND_PROC_DEV=" + std::to_string(proc.st_dev));
+  if (proc_dev) out.push_back("REWIND_PROC_DEV=" + std::to_string(*proc_dev));
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,9 +66,11 @@ std::string preload_library_path();
 /// The environment for a recorded program with buffering: `env` with the library prepended to
 /// LD_PRELOAD and REWIND_OUTPUT_FILES naming `outputs`, the files behind rewind's stdout and
 /// stderr ("DEV:INO,DEV:INO"; their writes stay traced, for replay to print again), and
-/// REWIND_PROC_DEV naming /proc's device (writes into its files stay traced: proc_mem_writes.cpp).
+/// REWIND_PROC_DEV naming `proc_dev`, /proc's device (writes into its files stay traced:
+/// proc_mem_writes.cpp).
 std::vector<std::string> preload_environment(const std::vector<std::string>& env,
                                              const std::string& library,
-                                             const std::vector<const struct stat*>& outputs);
+                                             const std::vector<const struct stat*>& outputs,
+                                             std::optional<dev_t> proc_dev);
 
 }  // namespace rwd
