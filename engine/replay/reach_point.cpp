@@ -117,7 +117,20 @@ bool PointSearch::through_repeats() {
 PointSearch::~PointSearch() {
   t_.stop_at_pause = false;
   install_.reset();  // puts the code back where the search ended early (a replay abandoned)
-  if (hw_breakpoint_) clear_exec_breakpoint(t_.tid);
+  clear_breakpoint();
+}
+
+void PointSearch::remove_patch() {
+  if (!install_) return;
+  install_->remove();
+  install_.reset();
+  ++code_changes_;
+}
+
+void PointSearch::clear_breakpoint() {
+  if (!hw_breakpoint_) return;
+  clear_exec_breakpoint(t_.tid);
+  hw_breakpoint_ = false;
 }
 
 DivergenceError PointSearch::fail(const std::string& what) const {
@@ -251,15 +264,8 @@ bool PointSearch::program_trap(const Stop& s) {
   std::vector<uint8_t> byte = read_memory(t_.tid, r.rip - 1, 1);
   if (byte.size() != 1 || byte[0] != 0xcc) return false;
   if (!at_point(r)) throw fail("its own int3 in another state");
-  if (install_) {
-    install_->remove();
-    install_.reset();
-    ++code_changes_;
-  }
-  if (hw_breakpoint_) {
-    clear_exec_breakpoint(t_.tid);
-    hw_breakpoint_ = false;
-  }
+  remove_patch();
+  clear_breakpoint();
   found(PointMethod::ProgramTrap);
   return true;
 }
@@ -288,8 +294,7 @@ void PointSearch::on_stop(const Stop& s) {
       if (s.kind != Stop::Signal || s.sig != SIGTRAP || r.rip != e_.regs.rip)
         throw fail(describe(s, t_.tid));
       if (!at_point(r)) return;
-      clear_exec_breakpoint(t_.tid);
-      hw_breakpoint_ = false;
+      clear_breakpoint();
       return found(PointMethod::Breakpoint);
     }
     case Phase::Methods:
@@ -307,9 +312,7 @@ void PointSearch::trampoline_stop(const Stop& s) {
     r.rip = x;  // the trampoline trapped with the program's registers, at the point
     set_regs(t_.tid, r);
     if (at_point(r)) {
-      install_->remove();
-      install_.reset();
-      ++code_changes_;
+      remove_patch();
       return found(kind_ == PatchKind::Jump ? PointMethod::Jump : PointMethod::Int3);
     }
     r.rip = plan_->resume;  // same registers, other memory: run the displaced code
@@ -325,9 +328,7 @@ void PointSearch::trampoline_stop(const Stop& s) {
       return;
     }
     // Into the middle of an instruction (overlapping code): go on without the patch.
-    install_->remove();
-    install_.reset();
-    ++code_changes_;
+    remove_patch();
     r.rip -= 1;
     set_regs(t_.tid, r);
     if (debug_points())

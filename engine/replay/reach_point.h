@@ -90,6 +90,10 @@ class PointSearch {
   /// Tries the next method from methods_; ends in AwaitPatch, Breakpoint or Found.
   void next_method();
   void trampoline_stop(const Stop& s);
+  /// Takes the search's patch out of the code, where one is in (its install_).
+  void remove_patch();
+  /// Clears the execution breakpoint at the point, where one is set (hw_breakpoint_).
+  void clear_breakpoint();
   /// Reaches a point inside the repeated string instruction the task stands on by single
   /// steps (found, Steps); false where the point is not one.
   bool through_repeats();
