@@ -343,8 +343,16 @@ static long dispatch(const long* c) {
   return r == RWD_ABORTED ? traced(c) : r;
 }
 
+/* 1 for the calls that do not come back when they succeed: execve(2), execveat(2), _exit(2),
+ * exit_group(2). Made by a vfork child, which runs on its parent's memory and thread pointer,
+ * they must not leave `self.busy` set: the parent would find it set when it runs again, and
+ * make every syscall traced from then on. */
+static int never_returns(long nr) {
+  return nr == SYS_execve || nr == SYS_execveat || nr == SYS_exit || nr == SYS_exit_group;
+}
+
 long rwd_hook(const long call[7]) {
-  if (!rwd_enabled || self.busy || self.off) return traced(call);
+  if (!rwd_enabled || self.busy || self.off || never_returns(call[0])) return traced(call);
   self.busy = 1;
   long r = dispatch(call);
   self.busy = 0;

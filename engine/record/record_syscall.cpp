@@ -65,7 +65,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     const Registers& r = t.entry;
     // Not for a task whose tracer follows its syscalls (PTRACE_SYSCALL): each must stop.
     if (seccomp_ && !(t.tracer != 0 && t.tracer_syscalls))
-      t.skip_result = t.buffer.set_from_call(t.pid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9);
+      t.skip_result = t.buffer.set_from_call(t.pid, t.tid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9);
     if (t.skip_result >= 0) {
       space(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
       if (r.r8 & RWD_FEATURE_SWITCH) note_library_switch(t, r.rdi);

@@ -1,5 +1,6 @@
 #include "syscall_buffer.h"
 
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -19,10 +20,14 @@
 namespace rwd {
 
 namespace {
-/// A copy of descriptor `fd` of process `pid` in this process (pidfd_open(2), pidfd_getfd(2):
-/// Linux 5.6, and the tracer's ptrace access), or -1.
-int copy_fd_of(pid_t pid, int fd) {
-  int pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+/// A copy of descriptor `fd` of thread `tid` of process `pid` in this process (pidfd_open(2),
+/// pidfd_getfd(2): Linux 5.6, and the tracer's ptrace access), or -1.
+int copy_fd_of(pid_t pid, pid_t tid, int fd) {
+  // The thread's own table, which may not be its process's after unshare(CLONE_FILES):
+  // PIDFD_THREAD (Linux 6.9, pidfd_open(2)); before, the process's.
+  constexpr unsigned kPidfdThread = O_EXCL;
+  int pidfd = int(syscall(SYS_pidfd_open, tid, kPidfdThread));
+  if (pidfd < 0) pidfd = int(syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) return -1;
   int copy = int(syscall(SYS_pidfd_getfd, pidfd, fd, 0));
   close(pidfd);
@@ -30,8 +35,9 @@ int copy_fd_of(pid_t pid, int fd) {
 }
 }  // namespace
 
-int64_t SyscallBuffer::set_from_call(pid_t pid, uint64_t buffer, uint64_t size, uint64_t lo,
-                                     uint64_t hi, uint64_t features, uint64_t desched) {
+int64_t SyscallBuffer::set_from_call(pid_t pid, pid_t tid, uint64_t buffer, uint64_t size,
+                                     uint64_t lo, uint64_t hi, uint64_t features,
+                                     uint64_t desched) {
   if (buffer == 0 || buffer % 4096 != 0 || size != RWD_BUFFER_SIZE || lo >= hi || hi - lo > 4096)
     return -EINVAL;
   bool counter = (features & RWD_FEATURE_DESCHED) != 0;
@@ -42,7 +48,7 @@ int64_t SyscallBuffer::set_from_call(pid_t pid, uint64_t buffer, uint64_t size, 
   desched_fd = -1;
   desched_copy.reset();
   if (!counter) return 0;
-  int copy = copy_fd_of(pid, int(desched));
+  int copy = copy_fd_of(pid, tid, int(desched));
   if (copy < 0) return 1;
   desched_fd = int(desched);
   desched_copy = std::shared_ptr<const int>(new int(copy), [](const int* p) {

@@ -37,7 +37,7 @@ struct SyscallBuffer {
   /// Checks register_buffer's arguments (rdi..r9: buffer, size, defer range, features,
   /// desched fd) of task `tid` in process `pid`; returns 0 (desched counter in use), 1 (in
   /// use without it: rewind could not take a copy of the counter) or a negative errno.
-  int64_t set_from_call(pid_t pid, uint64_t buffer, uint64_t size, uint64_t defer_lo,
+  int64_t set_from_call(pid_t pid, pid_t tid, uint64_t buffer, uint64_t size, uint64_t defer_lo,
                         uint64_t defer_hi, uint64_t features, uint64_t desched);
   /// At a stop of task `tid` for its desched counter's signal: disables the counter (its
   /// library enables it again for its next call that may block). When the library had it

@@ -381,7 +381,8 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   long nr = e.syscallno();
   if (nr == RWD_SYS_REGISTER_BUFFER) {  // answered by the recorder, not the kernel
     emulate(t, e, regs);
-    if (e.result == 0) register_buffer(t, regs.rdi, regs.r8);
+    // 1: registered without its desched counter (SyscallBuffer::set_from_call).
+    if (e.result >= 0) register_buffer(t, regs.rdi, regs.r8);
     t.patching_libc = e.result >= 0 && (regs.r8 & RWD_FEATURE_PATCH_END);
     return;
   }

@@ -35,11 +35,12 @@ std::map<std::string, std::string> r_locals(const InterpFrame& f) {
 
 /// The command that records R sourcing the script with R's JIT level `jit`: R's own binary,
 /// as the R front-end script would exec it (that script's shells would be processes of their
-/// own in the recording); the trailing argument only names the variant.
+/// own in the recording); the trailing argument only names the variant. Every syscall is
+/// traced (--no-syscall-buffer), so that file.exists()'s stat is an event of its own.
 std::string r_command(const std::string& jit) {
   setenv("R_HOME", "/usr/lib/R", 1);
   setenv("R_ENABLE_JIT", jit.c_str(), 1);
-  return "/usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
+  return "--no-syscall-buffer /usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
          "source(\"" +
          std::string(R_SCRIPT) + "\")' --args jit" + jit;
 }
