@@ -39,6 +39,15 @@ static struct {
 static uint64_t proc_dev;
 static int proc_dev_set;
 
+/* The descriptor cache (RWD_FEATURE_FD_CACHE): fd_cache[fd] is 0 (unknown) or FD_KNOWN with
+ * the other bits, for descriptors below RWD_FD_CACHE_FDS (the FD_* bits below). One per address
+ * space, like the descriptor table its threads share; fd_cache_switch says whether it may be used
+ * (RWD_FD_CACHE_*, written by rewind too). Replay runs the same code over the same results, so
+ * it decides from the cache as the recording did. */
+enum { RWD_FD_CACHE_FDS = 1024 };
+static unsigned char fd_cache[RWD_FD_CACHE_FDS];
+static volatile int fd_cache_switch;
+
 void rwd_set_proc_device(uint64_t dev) {
   proc_dev = dev;
   proc_dev_set = 1;
@@ -86,9 +95,10 @@ int rwd_register_thread(int patch_follows) {
     return -1;
   }
   int fd = open_desched_counter();
-  long features = RWD_FEATURE_PAUSE | RWD_FEATURE_SWITCH | (fd >= 0 ? RWD_FEATURE_DESCHED : 0) |
-                  (patch_follows ? RWD_FEATURE_PATCH_END : 0);
+  long features = RWD_FEATURE_PAUSE | RWD_FEATURE_SWITCH | RWD_FEATURE_FD_CACHE |
+                  (fd >= 0 ? RWD_FEATURE_DESCHED : 0) | (patch_follows ? RWD_FEATURE_PATCH_END : 0);
   ((struct rwd_buffer_header*)p)->library_switch = (uint64_t)(uintptr_t)&rwd_enabled;
+  ((struct rwd_buffer_header*)p)->fd_cache_switch = (uint64_t)(uintptr_t)&fd_cache_switch;
   long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
                               (long)__stop_rwd_defer, features, fd);
   if (r != 0 && fd >= 0) { /* 1: rewind cannot use the counter (or failed: below) */
@@ -139,27 +149,98 @@ static long commit(const long* c, const struct rwd_commit* how) {
   return rwd_buffered_syscall(call, self.buf, how);
 }
 
-/* The file type and identity of fd, through a buffered fstat (first 32 bytes of struct stat:
- * st_dev, st_ino, st_nlink, st_mode). -1 when fstat fails or the buffer is full. */
-static int fd_kind(long fd, uint64_t* dev, uint64_t* ino) {
-  if (!has_room(sizeof(struct stat))) return -1;
-  long c[7] = {SYS_fstat, fd, 0, 0, 0, 0, 0};
-  /* st_dev, st_ino, st_nlink, st_mode: the first 32 bytes, copied out of the record. */
-  uint64_t st[4];
-  struct rwd_commit how = {.keep_max = sizeof st, .to_user = st, .out_arg = 1, .desched_fd = -1};
-  long r = commit(c, &how);
-  if (r != 0) return -1;
-  *dev = st[0];
-  *ino = st[1];
-  return (int)(st[3] & S_IFMT);
-}
-
 /* 1 for the files whose writes stay traced: rewind's stdout and stderr, and procfs files. */
 static int is_output(uint64_t dev, uint64_t ino) {
   if (proc_dev_set && dev == proc_dev) return 1;
   for (int i = 0; i < 2; ++i)
     if (outputs[i].set && outputs[i].dev == dev && outputs[i].ino == ino) return 1;
   return 0;
+}
+
+/* What the hook knows of a descriptor: its file type and whether it is behind rewind's stdout
+ * or stderr (or a procfs file), from a buffered fstat. */
+enum { FD_KNOWN = 1, FD_REGULAR = 2, FD_OUTPUT = 4 };
+
+/* fd's slot in the cache, or 0 where the cache is off or fd is outside it. Forgets every
+ * descriptor first where rewind asked for it. */
+static unsigned char* fd_cache_slot(long fd) {
+  if (fd < 0 || fd >= RWD_FD_CACHE_FDS || fd_cache_switch == RWD_FD_CACHE_OFF) return 0;
+  if (fd_cache_switch != RWD_FD_CACHE_VALID) {
+    for (int i = 0; i < RWD_FD_CACHE_FDS; ++i) fd_cache[i] = 0;
+    fd_cache_switch = RWD_FD_CACHE_VALID;
+  }
+  return &fd_cache[fd];
+}
+
+/* Forgets what call c may change: the descriptor close(2) closes, the one dup2(2) and dup3(2)
+ * replace, every one for close_range(2). */
+static void fd_cache_note(const long* c) {
+  long fd = -1;
+  switch (c[0]) {
+    case SYS_close:
+      fd = c[1];
+      break;
+    case SYS_dup2:
+    case SYS_dup3:
+      fd = c[2];
+      break;
+    case SYS_close_range:
+      if (fd_cache_switch == RWD_FD_CACHE_VALID) fd_cache_switch = RWD_FD_CACHE_FORGET;
+      return;
+    default:
+      return;
+  }
+  unsigned char* slot = fd_cache_slot(fd);
+  if (slot) *slot = 0;
+}
+
+/* The class (FD_*) of a file from the first 32 bytes of its struct stat: st_dev, st_ino,
+ * st_nlink, st_mode. */
+static int stat_class(const uint64_t st[4]) {
+  return FD_KNOWN | ((st[3] & S_IFMT) == S_IFREG ? FD_REGULAR : 0) |
+         (is_output(st[0], st[1]) ? FD_OUTPUT : 0);
+}
+
+/* Keeps fd's class, found from a stat made just now, unless rewind asked to forget meanwhile
+ * (a signal handler's traced close between the stat and this). */
+static void fd_cache_keep(unsigned char* slot, int cls) {
+  if (slot && fd_cache_switch == RWD_FD_CACHE_VALID) *slot = (unsigned char)cls;
+}
+
+/* FD_KNOWN with FD_REGULAR for a regular file and FD_OUTPUT for the files whose writes stay
+ * traced (rewind's stdout and stderr, procfs files), from the cache or a buffered fstat; -1
+ * when fstat fails or the buffer is full. */
+static int fd_class(long fd) {
+  unsigned char* slot = fd_cache_slot(fd);
+  if (slot && *slot) return *slot;
+  if (!has_room(sizeof(struct stat))) return -1;
+  long c[7] = {SYS_fstat, fd, 0, 0, 0, 0, 0};
+  uint64_t st[4];
+  struct rwd_commit how = {.keep_max = sizeof st, .to_user = st, .out_arg = 1, .desched_fd = -1};
+  long r = commit(c, &how);
+  if (r != 0) return -1;
+  int cls = stat_class(st);
+  fd_cache_keep(slot, cls);
+  return cls;
+}
+
+/* After the program's own buffered fstat(2), or fstatat(2) of a descriptor (AT_EMPTY_PATH with
+ * an empty path), that succeeded: keeps what it says of the descriptor, so that the reads
+ * and writes after it need no fstat of their own. */
+static void fd_cache_from_stat(const long* c) {
+  long fd;
+  const uint64_t* st;
+  if (c[0] == SYS_fstat) {
+    fd = c[1];
+    st = (const uint64_t*)c[2];
+  } else if (c[0] == SYS_newfstatat && (c[4] & AT_EMPTY_PATH) && c[2] && *(const char*)c[2] == 0) {
+    fd = c[1];
+    st = (const uint64_t*)c[3];
+  } else {
+    return;
+  }
+  unsigned char* slot = fd_cache_slot(fd);
+  if (slot) fd_cache_keep(slot, stat_class(st));
 }
 
 /* 1 when a call that may block can be buffered now: the thread has a desched counter and does
@@ -302,21 +383,22 @@ static long vector_setup(int kind, const long* c, struct vector_ctx* v, struct r
 static long dispatch(const long* c) {
   const long* a = c + 1;
   if (touches_desched_fd(c)) return -EBADF;
+  fd_cache_note(c);
   struct out_rule scratch;
   const struct out_rule* o = rwd_rule_for(c[0], a, &scratch);
   if (!o) return traced(c);
   if (!self.buf && rwd_register_thread(0) != 0) return traced(c);
-  int kind = -1;
+  int regular = 0;
   if (o->fd_check != ANY_FD || o->blocks == UNLESS_REGULAR) {
-    uint64_t dev = 0, ino = 0;
-    kind = fd_kind(a[0], &dev, &ino);
-    if (kind < 0) return traced(c);
-    if ((o->fd_check == REGULAR_FILE || o->fd_check == REGULAR_NOT_OUTPUT) && kind != S_IFREG)
+    int cls = fd_class(a[0]);
+    if (cls < 0) return traced(c);
+    regular = cls & FD_REGULAR;
+    if ((o->fd_check == REGULAR_FILE || o->fd_check == REGULAR_NOT_OUTPUT) && !regular)
       return traced(c);
-    if ((o->fd_check == REGULAR_NOT_OUTPUT || o->fd_check == NOT_OUTPUT) && is_output(dev, ino))
+    if ((o->fd_check == REGULAR_NOT_OUTPUT || o->fd_check == NOT_OUTPUT) && (cls & FD_OUTPUT))
       return traced(c);
   }
-  int arm = o->blocks == MAY_BLOCK || (o->blocks == UNLESS_REGULAR && kind != S_IFREG);
+  int arm = o->blocks == MAY_BLOCK || (o->blocks == UNLESS_REGULAR && !regular);
   if (arm && !can_desched()) {
     if (!o->unarmed_ok) return traced(c);
     arm = 0;
@@ -338,6 +420,7 @@ static long dispatch(const long* c) {
   how.keep_max = max;
   how.in_bytes = o->in_out ? max : 0;
   long r = commit(c, &how);
+  if (r == 0) fd_cache_from_stat(c);
   /* Interrupted while it waited (the recorder's abort, or the trace's abort mark in replay):
    * made again as a traced syscall, which the recorder sees wait. */
   return r == RWD_ABORTED ? traced(c) : r;

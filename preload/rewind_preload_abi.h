@@ -64,6 +64,19 @@
  * runs with its parent's thread-local state (the same buffer, another task's desched
  * counter), so the whole address space's syscalls are traced from then on. */
 #define RWD_FEATURE_SWITCH 8
+/* The header's fd_cache_switch is set: the library keeps each descriptor's file type (regular
+ * or not, behind rewind's stdout/stderr or not) from its last buffered fstat, and forgets a
+ * descriptor when its own close, dup2, dup3 or close_range changes it. rewind writes the
+ * switch (an int, in the event's memory, which replay writes at the same event) where the
+ * library cannot see the change: RWD_FD_CACHE_FORGET after a traced close, close_range, dup2
+ * or dup3 (a call from code that was not patched); RWD_FD_CACHE_OFF where another memory
+ * shares the descriptor table (clone(2) with CLONE_FILES without CLONE_VM) or this memory is
+ * shared with a table of its own (CLONE_VM without CLONE_FILES: threads with their own table,
+ * a vfork child until its parent's next event; unshare(2) of CLONE_FILES). */
+#define RWD_FEATURE_FD_CACHE 16
+#define RWD_FD_CACHE_FORGET 0 /* the library forgets every descriptor, then sets VALID */
+#define RWD_FD_CACHE_VALID 1
+#define RWD_FD_CACHE_OFF 2 /* every check makes its fstat */
 
 /* The result the recorder gives a buffered syscall that a signal interrupted (no syscall
  * returns it: errors are -4095..-1). The trace keeps a record with this result where the
@@ -96,7 +109,10 @@
 #ifndef __ASSEMBLER__
 struct rwd_buffer_header {
   uint32_t pos; /* bytes of records written (record) or consumed (replay) */
-  uint32_t pad[13];
+  uint32_t pad[11];
+  /* RWD_FEATURE_FD_CACHE: the address of the library's descriptor cache switch (an int shared
+   * by every thread of the address space). Written by the library before its registration. */
+  uint64_t fd_cache_switch;
   /* RWD_FEATURE_SWITCH: the address of the library's switch, an int shared by every thread
    * of the address space; while it is 0, every syscall is traced. Written by the library
    * before its registration. */

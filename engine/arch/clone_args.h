@@ -26,6 +26,9 @@ struct CloneArgs {
   bool shares_memory() const { return flags & CLONE_VM; }
   /// A process that shares the caller's memory without being its thread or a vfork child
   /// (some runtimes' spawn helpers).
+  /// The new task gets the caller's memory without its descriptor table, or the table
+  /// without the memory (CLONE_VM without CLONE_FILES, as vfork; CLONE_FILES without CLONE_VM).
+  bool splits_fd_table() const { return bool(flags & CLONE_VM) != bool(flags & CLONE_FILES); }
   bool shared_memory_process() const {
     return (flags & CLONE_VM) && !(flags & (CLONE_THREAD | CLONE_VFORK));
   }

@@ -94,12 +94,23 @@ int64_t apply_tracee_write(pid_t tracer, pid_t tracee, long request, uint64_t ad
   }
 }
 
-uint64_t library_switch_at(pid_t tid, uint64_t buffer) {
+namespace {
+
+// The int address the header word at `offset` of the buffer at `buffer` holds, or 0.
+uint64_t header_address(pid_t tid, uint64_t buffer, size_t offset) {
   uint64_t at = 0;
-  if (!buffer ||
-      !from_tracer(tid, buffer + offsetof(rwd_buffer_header, library_switch), &at, sizeof at))
-    return 0;
+  if (!buffer || !from_tracer(tid, buffer + offset, &at, sizeof at)) return 0;
   return at % 4 == 0 ? at : 0;
+}
+
+}  // namespace
+
+uint64_t library_switch_at(pid_t tid, uint64_t buffer) {
+  return header_address(tid, buffer, offsetof(rwd_buffer_header, library_switch));
+}
+
+uint64_t fd_cache_switch_at(pid_t tid, uint64_t buffer) {
+  return header_address(tid, buffer, offsetof(rwd_buffer_header, fd_cache_switch));
 }
 
 bool switch_library_off_at(pid_t tid, uint64_t buffer) {

@@ -69,6 +69,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     if (t.skip_result >= 0) {
       space(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
       if (r.r8 & RWD_FEATURE_SWITCH) note_library_switch(t, r.rdi);
+      if (r.r8 & RWD_FEATURE_FD_CACHE) note_fd_cache(t, r.rdi);
     }
     t.patching_libc = t.skip_result >= 0 && (r.r8 & RWD_FEATURE_PATCH_END);
     return resume_syscall(t);
@@ -268,6 +269,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
         e.file = saver_->save(source, path);
       }
     }
+    fd_cache_after_syscall(t, nr, result, e);
     write(e);
     // New code (mmap or mprotect with PROT_EXEC) gets its cpuid replaced, and its rdtsc where
     // the CPU does not trap it (insn_patch.h); the replay does the same after the same event.
@@ -332,6 +334,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     }
   }
   if (args.shared_memory_process()) switch_library_off(t, e);
+  fd_cache_at_clone(t, args, child, e);
   write(e);
   t.fork_recorded = true;
   RecordTask& c = tasks_[child];
@@ -348,6 +351,8 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     } else {
       cg.space->buffer_exclusions = space(t).buffer_exclusions;
       cg.space->library_switch = space(t).library_switch;
+      cg.space->fd_cache_switch = space(t).fd_cache_switch;
+      cg.space->fd_cache_off = space(t).fd_cache_off || args.splits_fd_table();
     }
   }
   cg.members.push_back(child);

@@ -246,6 +246,15 @@ struct AddressSpace {
   /// Where librewind_preload.so keeps its switch here (rwd_buffer_header::library_switch), 0
   /// when no library announced it.
   uint64_t library_switch = 0;
+  /// Where librewind_preload.so keeps its descriptor cache switch here
+  /// (rwd_buffer_header::fd_cache_switch), 0 when no library announced it.
+  uint64_t fd_cache_switch = 0;
+  /// The cache is off for good here (RWD_FD_CACHE_OFF): another memory shares the descriptor
+  /// table, or another table this memory.
+  bool fd_cache_off = false;
+  /// A vfork parent whose child turned the cache off in their shared memory: its next event
+  /// that replay emulates turns it on again (fd_cache.cpp), 0 when none.
+  pid_t fd_cache_back_on = 0;
   /// How long the last point named in it took (microseconds: its digest, set_point): time
   /// slices grow with it (SchedulePolicy::slice).
   uint64_t point_cost_us = 0;

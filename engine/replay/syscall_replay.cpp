@@ -316,9 +316,15 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   wait_new_task(c);
   fix_child_tids(t, c, e, args);
   // What the recorder wrote at this event: 0 into librewind_preload.so's switch when the child
-  // shares its parent's memory (RWD_FEATURE_SWITCH), so that the library runs as it did.
+  // shares its parent's memory (RWD_FEATURE_SWITCH), its descriptor cache's switch when the
+  // child splits memory and descriptor table (fd_cache.cpp), so that the library runs as it did.
   for (const MemoryRegion& m : e.memory)
     write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
+  // And into the child's own memory, where it shares its parent's descriptor table without
+  // its memory: the library's descriptor cache off there too (fd_cache.cpp).
+  if (e.written_tid && e.written_tid == e.child_tid)
+    write_memory(c.tid, e.written_memory.addr, e.written_memory.bytes.data(),
+                 e.written_memory.bytes.size());
   tasks_[e.child_tid] = c;
   t.state = TaskState::ForkPending;
   t.fork_result = e.result;

@@ -24,7 +24,7 @@ namespace rwd {
 /// 6: points carry a digest of their stack window (Event::stack_digest); 7: and of the memory
 /// around their registers' values (Event::register_digest); 8: syscall events carry the bytes
 /// a write into /proc/PID/mem put into a recorded process (Event::written_memory).
-constexpr uint32_t kTraceFormatVersion = 8;
+constexpr uint32_t kTraceFormatVersion = 9;
 /// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
 constexpr uint32_t kMaxChunkBytes = 64u << 20;
 

@@ -390,6 +390,26 @@ GDB
     echo "$native" | grep -q "^after listening: stopped by TRAP event STOP" ||
       fail "natively, PTRACE_LISTEN did not end with SIGCONT: $native"
     like_native ptrace_seize "$native" "$TEST_PROGRAMS/ptrace_seize" ;;
+  fd_tables)  # descriptor numbers reused where the preload library cannot see it: each line
+    # written through such a number must stay a traced write that replay prints again
+    native=$("$TEST_PROGRAMS/fd_tables")
+    echo "$native" | grep -q "^fd_tables done" || fail "natively: $native"
+    [ "$(echo "$native" | wc -l)" -eq 11 ] || fail "natively, not the 11 lines expected: $native"
+    like_native fd_tables "$native" "$TEST_PROGRAMS/fd_tables"
+    # The library checks a descriptor's file with an fstat of its own (the program's go through
+    # newfstatat), once while the descriptor stays the same: the 100 writes of the last case
+    # need one (about 20 in all here; each write would make one without the cache).
+    n=$("$REWIND" dump --json "$WORK/fd_tables.trace" | grep -o '"syscall": *"fstat"' | wc -l)
+    if [ "$n" -le 50 ]; then pass "fd_tables: $n fstat checks in all, 100 writes to one file among them"
+    else fail "fd_tables: $n fstat checks (the descriptor cache kept none)"; fi
+    # A vfork child's exec through the preload hook leaves the parent's library working: its
+    # calls after that are buffered again.
+    "$REWIND" dump "$WORK/fd_tables.trace" >"$WORK/fd_tables.dump"
+    root=$(awk 'NR == 1 { print $2 }' "$WORK/fd_tables.dump")
+    n=$(sed -n '/ exec  *true/,$p' "$WORK/fd_tables.dump" | awk -v t="$root" '$2 == t' |
+      grep -c "buffered syscall")
+    [ "$n" -gt 0 ] || fail "fd_tables: no buffered syscall in the parent after its vfork child's exec"
+    ;;
   debugger_calls)  # what gdb does to an inferior: /proc/PID/mem reads and writes, an int3
     # breakpoint stepped over with PTRACE_SINGLESTEP, PTRACE_O_TRACEVFORKDONE
     native=$("$TEST_PROGRAMS/debugger_calls")

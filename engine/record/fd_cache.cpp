@@ -1,0 +1,98 @@
+// The preload library's descriptor cache, kept true by the recorder (rewind_preload_abi.h,
+// RWD_FEATURE_FD_CACHE). The library remembers each descriptor's file type from its buffered
+// fstat and forgets it at its own close, dup2, dup3 and close_range. The recorder sees the
+// other changes of a descriptor table: traced calls from code that was not patched, and
+// tasks that share the table without the memory or the memory without the table. There it
+// writes the library's switch, as the event's memory, so that replay writes it at the same
+// event and the library decides the same there.
+#include <linux/close_range.h>
+#include <sched.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+
+#include "engine/arch/syscall_table.h"
+#include "engine/errors.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/os/tracee_writes.h"
+#include "engine/record/record_session.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+namespace {
+
+// Writes `value` into the switch at `at` of task `tid`; false when the memory is gone (no
+// library reads it then).
+bool write_switch(pid_t tid, uint64_t at, int32_t value) {
+  try {
+    write_memory(tid, at, &value, sizeof value);
+  } catch (const SystemError&) {
+    return false;
+  }
+  return true;
+}
+
+MemoryRegion switch_region(uint64_t at, int32_t value) {
+  MemoryRegion m;
+  m.addr = at;
+  m.bytes.resize(sizeof value);
+  std::memcpy(m.bytes.data(), &value, sizeof value);
+  return m;
+}
+
+// Writes `value` into t's switch and keeps the write in `e`'s memory.
+void set_switch(pid_t tid, uint64_t at, int32_t value, Event& e) {
+  if (write_switch(tid, at, value)) e.memory.push_back(switch_region(at, value));
+}
+
+}  // namespace
+
+void RecordSession::note_fd_cache(RecordTask& t, uint64_t buffer) {
+  if (uint64_t at = fd_cache_switch_at(t.tid, buffer)) space(t).fd_cache_switch = at;
+}
+
+void RecordSession::fd_cache_after_syscall(RecordTask& t, long nr, int64_t result, Event& e) {
+  AddressSpace& s = space(t);
+  if (!s.fd_cache_switch || s.fd_cache_off) return;
+  const SyscallSpec* spec = syscall_spec(nr);
+  if (!spec || spec->replay != ReplayPolicy::Emulate) return;  // replay writes e.memory there
+  // unshare(2) of CLONE_FILES, and close_range(2)'s CLOSE_RANGE_UNSHARE: this task gets a
+  // table of its own, and the memory's other tasks keep the old one.
+  const bool unshares =
+      result == 0 && ((nr == SYS_unshare && (t.entry.rdi & CLONE_FILES)) ||
+                      (nr == SYS_close_range && (t.entry.rdx & CLOSE_RANGE_UNSHARE)));
+  if (unshares && s.tasks.size() > 1) {
+    s.fd_cache_off = true;
+    return set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_OFF, e);
+  }
+  if (s.fd_cache_back_on) {
+    // Off while a vfork child ran on this memory with a table of its own.
+    if (s.fd_cache_back_on != t.tid || t.vfork_child) return;
+    s.fd_cache_back_on = 0;
+    return set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_FORGET, e);
+  }
+  if (nr == SYS_close || nr == SYS_close_range || nr == SYS_dup2 || nr == SYS_dup3)
+    set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_FORGET, e);
+}
+
+void RecordSession::fd_cache_at_clone(RecordTask& t, const CloneArgs& args, pid_t child, Event& e) {
+  AddressSpace& s = space(t);
+  if (!s.fd_cache_switch || s.fd_cache_off || !args.splits_fd_table()) return;
+  if (s.fd_cache_back_on) return;  // off already, in the memory the child gets
+  set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_OFF, e);
+  if ((args.flags & CLONE_VFORK) && args.shares_memory()) {
+    // The parent waits until its child execs or ends: its table is its own again then.
+    s.fd_cache_back_on = t.tid;
+    return;
+  }
+  s.fd_cache_off = true;
+  if (args.shares_memory()) return;
+  // The table without the memory: the child's copy was made before the write.
+  if (write_switch(child, s.fd_cache_switch, RWD_FD_CACHE_OFF)) {
+    e.written_tid = child;
+    e.written_memory = switch_region(s.fd_cache_switch, RWD_FD_CACHE_OFF);
+  }
+}
+
+}  // namespace rwd
