@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/arch/syscall_table.h"
@@ -66,11 +67,13 @@ void RecordSession::fd_cache_after_syscall(RecordTask& t, long nr, int64_t resul
     s.fd_cache_off = true;
     return set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_OFF, e);
   }
-  if (s.fd_cache_back_on) {
-    // Off while a vfork child ran on this memory with a table of its own.
-    if (s.fd_cache_back_on != t.tid || t.vfork_child) return;
-    s.fd_cache_back_on = 0;
-    return set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_FORGET, e);
+  if (auto& parents = s.fd_cache_vfork_parents; !parents.empty()) {
+    // Off while vfork children ran on this memory with tables of their own.
+    auto it = std::find(parents.begin(), parents.end(), t.tid);
+    if (it == parents.end() || t.vfork_child) return;
+    parents.erase(it);
+    if (parents.empty()) set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_FORGET, e);
+    return;
   }
   if (nr == SYS_close || nr == SYS_close_range || nr == SYS_dup2 || nr == SYS_dup3)
     set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_FORGET, e);
@@ -79,11 +82,11 @@ void RecordSession::fd_cache_after_syscall(RecordTask& t, long nr, int64_t resul
 void RecordSession::fd_cache_at_clone(RecordTask& t, const CloneArgs& args, pid_t child, Event& e) {
   AddressSpace& s = space(t);
   if (!s.fd_cache_switch || s.fd_cache_off || !args.splits_fd_table()) return;
-  if (s.fd_cache_back_on) return;  // off already, in the memory the child gets
-  set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_OFF, e);
+  // Off already, in the memory the child gets, while another vfork child runs.
+  if (s.fd_cache_vfork_parents.empty()) set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_OFF, e);
   if ((args.flags & CLONE_VFORK) && args.shares_memory()) {
     // The parent waits until its child execs or ends: its table is its own again then.
-    s.fd_cache_back_on = t.tid;
+    s.fd_cache_vfork_parents.push_back(t.tid);
     return;
   }
   s.fd_cache_off = true;

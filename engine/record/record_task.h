@@ -252,9 +252,10 @@ struct AddressSpace {
   /// The cache is off for good here (RWD_FD_CACHE_OFF): another memory shares the descriptor
   /// table, or another table this memory.
   bool fd_cache_off = false;
-  /// A vfork parent whose child turned the cache off in their shared memory: its next event
-  /// that replay emulates turns it on again (fd_cache.cpp), 0 when none.
-  pid_t fd_cache_back_on = 0;
+  /// The vfork parents whose children turned the cache off in this memory: each leaves at its
+  /// first event that replay emulates after its child execs or ends, and the last to leave
+  /// turns the cache on again (fd_cache.cpp).
+  std::vector<pid_t> fd_cache_vfork_parents;
   /// How long the last point named in it took (microseconds: its digest, set_point): time
   /// slices grow with it (SchedulePolicy::slice).
   uint64_t point_cost_us = 0;
