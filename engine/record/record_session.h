@@ -230,8 +230,9 @@ class RecordSession {
   void note_fd_cache(RecordTask& t, uint64_t buffer);
   /// At the event `e` of t's traced syscall `nr` (replayed by emulation) that returned
   /// `result`: a close, close_range, dup2 or dup3 made where the library could not see it
-  /// makes it forget every descriptor; an unshare of CLONE_FILES turns the cache off; a vfork
-  /// parent's first such event after its child turns it on again. The write is `e`'s memory.
+  /// makes it forget every descriptor; an unshare of CLONE_FILES turns the cache off; the
+  /// first such event of the last vfork parent after its child turns it on again. The write is
+  /// `e`'s memory.
   void fd_cache_after_syscall(RecordTask& t, long nr, int64_t result, Event& e);
   /// At t's clone event `e` that created `child` with `args`: turns the cache off where the
   /// child shares the memory without the descriptor table (until the parent's next event for
