@@ -215,11 +215,11 @@ TEST_CASE("merged: R frames in stackTrace in place of libR's", "[dap][r]") {
   setenv("R_HOME", "/usr/lib/R", 1);
   setenv("R_ENABLE_JIT", "0", 1);
   // Every syscall traced, so that file.exists()'s stat is an event of its own.
-  std::string trace = test::recorded_trace(
-      REWIND_BIN,
-      "--no-syscall-buffer /usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
-      "source(\"" +
-          std::string(R_SCRIPT) + "\")' --args dap");
+  std::string trace = test::recorded_trace(REWIND_BIN,
+                                           "--no-syscall-buffer /usr/lib/R/bin/exec/R --no-echo "
+                                           "--no-restore -e 'options(keep.source = TRUE); "
+                                           "source(\"" +
+                                               std::string(R_SCRIPT) + "\")' --args dap");
   // The events where R looked for a missing file: file.exists() in helper() is one.
   std::vector<uint64_t> checks;
   {
@@ -263,10 +263,9 @@ TEST_CASE("merged: steps go by R lines once an R frame is on top, both ways",
           "[dap][r][debug-registers]") {
   setenv("R_HOME", "/usr/lib/R", 1);
   setenv("R_ENABLE_JIT", "3", 1);  // byte-compiled closures (the AST ones: interp r_step_test)
-  // Every syscall traced, so that file.exists()'s stat is an event of its own.
   std::string trace = test::recorded_trace(
       REWIND_BIN,
-      "--no-syscall-buffer /usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
+      "/usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
       "source(\"" +
           std::string(R_STEPS) + "\")' --args dap");
   test::DapClient c(REWIND_BIN);

@@ -40,7 +40,8 @@ std::map<std::string, std::string> r_locals(const InterpFrame& f) {
 std::string r_command(const std::string& jit) {
   setenv("R_HOME", "/usr/lib/R", 1);
   setenv("R_ENABLE_JIT", jit.c_str(), 1);
-  return "--no-syscall-buffer /usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source = TRUE); "
+  return "--no-syscall-buffer /usr/lib/R/bin/exec/R --no-echo --no-restore -e 'options(keep.source "
+         "= TRUE); "
          "source(\"" +
          std::string(R_SCRIPT) + "\")' --args jit" + jit;
 }
