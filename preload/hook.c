@@ -239,8 +239,7 @@ static void fd_cache_from_stat(const long* c) {
   } else {
     return;
   }
-  unsigned char* slot = fd_cache_slot(fd);
-  if (slot) fd_cache_keep(slot, stat_class(st));
+  fd_cache_keep(fd_cache_slot(fd), stat_class(st));
 }
 
 /* 1 when a call that may block can be buffered now: the thread has a desched counter and does

@@ -24,11 +24,11 @@ struct CloneArgs {
   /// The new task uses the caller's memory, not a copy (CLONE_VM: vfork, threads, and
   /// processes sharing memory).
   bool shares_memory() const { return flags & CLONE_VM; }
-  /// A process that shares the caller's memory without being its thread or a vfork child
-  /// (some runtimes' spawn helpers).
   /// The new task gets the caller's memory without its descriptor table, or the table
   /// without the memory (CLONE_VM without CLONE_FILES, as vfork; CLONE_FILES without CLONE_VM).
   bool splits_fd_table() const { return bool(flags & CLONE_VM) != bool(flags & CLONE_FILES); }
+  /// A process that shares the caller's memory without being its thread or a vfork child
+  /// (some runtimes' spawn helpers).
   bool shared_memory_process() const {
     return (flags & CLONE_VM) && !(flags & (CLONE_THREAD | CLONE_VFORK));
   }

@@ -53,11 +53,11 @@ void RecordSession::note_fd_cache(RecordTask& t, uint64_t buffer) {
   if (uint64_t at = fd_cache_switch_at(t.tid, buffer)) space(t).fd_cache_switch = at;
 }
 
-void RecordSession::fd_cache_after_syscall(RecordTask& t, long nr, int64_t result, Event& e) {
+void RecordSession::fd_cache_after_syscall(RecordTask& t, long nr, const SyscallSpec& spec,
+                                           int64_t result, Event& e) {
   AddressSpace& s = space(t);
   if (!s.fd_cache_switch || s.fd_cache_off) return;
-  const SyscallSpec* spec = syscall_spec(nr);
-  if (!spec || spec->replay != ReplayPolicy::Emulate) return;  // replay writes e.memory there
+  if (spec.replay != ReplayPolicy::Emulate) return;  // replay writes e.memory there
   // unshare(2) of CLONE_FILES, and close_range(2)'s CLOSE_RANGE_UNSHARE: this task gets a
   // table of its own, and the memory's other tasks keep the old one.
   const bool unshares =

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/arch/clone_args.h"
+#include "engine/arch/syscall_table.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/record/file_saver.h"
 #include "engine/record/record_task.h"
@@ -228,12 +229,13 @@ class RecordSession {
   /// The preload library's descriptor cache (rewind_preload_abi.h, RWD_FEATURE_FD_CACHE;
   /// fd_cache.cpp). At the registration of t's buffer at `buffer`: notes where its switch is.
   void note_fd_cache(RecordTask& t, uint64_t buffer);
-  /// At the event `e` of t's traced syscall `nr` (replayed by emulation) that returned
-  /// `result`: a close, close_range, dup2 or dup3 made where the library could not see it
-  /// makes it forget every descriptor; an unshare of CLONE_FILES turns the cache off; the
+  /// At the event `e` of t's traced syscall `nr` (`spec`; only those replayed by emulation)
+  /// that returned `result`: a close, close_range, dup2 or dup3 made where the library could not
+  /// see it makes it forget every descriptor; an unshare of CLONE_FILES turns the cache off; the
   /// first such event of the last vfork parent after its child turns it on again. The write is
   /// `e`'s memory.
-  void fd_cache_after_syscall(RecordTask& t, long nr, int64_t result, Event& e);
+  void fd_cache_after_syscall(RecordTask& t, long nr, const SyscallSpec& spec, int64_t result,
+                              Event& e);
   /// At t's clone event `e` that created `child` with `args`: turns the cache off where the
   /// child shares the memory without the descriptor table (until the parent's next event for
   /// a vfork), or the table without the memory (in both, the child's write in

@@ -269,7 +269,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
         e.file = saver_->save(source, path);
       }
     }
-    fd_cache_after_syscall(t, nr, result, e);
+    fd_cache_after_syscall(t, nr, *spec, result, e);
     write(e);
     // New code (mmap or mprotect with PROT_EXEC) gets its cpuid replaced, and its rdtsc where
     // the CPU does not trap it (insn_patch.h); the replay does the same after the same event.
