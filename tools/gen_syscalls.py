@@ -23,6 +23,7 @@ REPLAY = {"EMULATE": "Emulate", "EXECUTE": "Execute", "EXECUTE_SET_RESULT": "Exe
           "VM_WRITE": "VmWrite", "PTRACE": "Ptrace"}
 RECORD = {"RECORD": "Record", "ENOSYS": "Enosys"}
 OUTPUT = {None: "None", "BUFFER": "Buffer", "IOV": "Iov"}
+ERROR_WRITES = {False: "Never", True: "Always", "INTERRUPTED": "Interrupted"}
 BLOCKS = {"NEVER": "Never", "UNLESS_REGULAR": "UnlessRegular", "MAY_BLOCK": "MayBlock",
           "FUTEX_OP": "FutexOp", "FCNTL_LOCK": "FcntlLock"}
 # The preload library's blocking values (preload/rules.h, enum blocking): its futex rule
@@ -73,8 +74,9 @@ def spec_rows(decl, nums):
         if len(outs) > 4:
             fail(name + ": more than 4 out-parameters")
         out_text = ", ".join(
-            "{%d, SizeRule::%s, %d, %d, %s}" % (o["arg"], o["rule"], o["n"], o["size_arg"],
-                                                "true" if o["on_error"] else "false")
+            "{%d, SizeRule::%s, %d, %d, ErrorWrites::%s}" % (
+                o["arg"], o["rule"], o["n"], o["size_arg"],
+                pick(ERROR_WRITES, o["on_error"], "error rule", name))
             for o in outs)
         flags = " | ".join(pick(FLAGS, f, "flag", name) for f in s["flags"]) or "0"
         rows.append((nr, '{%d, "%s", ReplayPolicy::%s, RecordPolicy::%s, {{%s}}, OutputKind::%s, '

@@ -72,13 +72,21 @@ enum class SizeRule : uint8_t {
   FdSet,        ///< an fd_set for nfds = argument `size_arg`: ceil(nfds/64) * 8 bytes
 };
 
+/// Whether an out-parameter is written when the syscall fails.
+enum class ErrorWrites : uint8_t {
+  Never,        ///< only on success
+  Always,       ///< on every result (nanosleep's remainder, select's fd sets)
+  Interrupted,  ///< also when a signal interrupted the call (-EINTR or -ERESTART*): poll(2)
+                ///< writes every revents back before it returns (fs/select.c do_sys_poll)
+};
+
 /// One out-parameter: a pointer argument and the rule for its size.
 struct OutParam {
   int8_t arg = -1;  ///< index (0-5) of the pointer argument; -1 ends the list
   SizeRule rule = SizeRule::None;
-  uint32_t n = 0;         ///< bytes (Fixed) or element size (ResultTimes, ArgTimes)
-  int8_t size_arg = -1;   ///< argument used by Arg, ArgTimes, LenPtr, Iov, FdSet
-  bool on_error = false;  ///< written even when the syscall fails (nanosleep's remainder)
+  uint32_t n = 0;        ///< bytes (Fixed) or element size (ResultTimes, ArgTimes)
+  int8_t size_arg = -1;  ///< argument used by Arg, ArgTimes, LenPtr, Iov, FdSet
+  ErrorWrites on_error = ErrorWrites::Never;  ///< whether a failed call wrote it too
 };
 
 /// What a write-like syscall sends out, so that replay can print the program's output again.

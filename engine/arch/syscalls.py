@@ -22,7 +22,8 @@ Vocabulary (mirrors engine/arch/syscall_table.h):
   out      out-parameters (what the kernel writes): fixed(arg, bytes), result(arg, cap_arg),
            result_times(arg, cap_arg, elem), arg_bytes(arg, size_arg),
            arg_times(arg, size_arg, elem), len_ptr(arg, len_arg), iov(arg, count_arg),
-           fdset(arg, nfds_arg); fixed_always: written on failure too. CUSTOM: decided by an
+           fdset(arg, nfds_arg); fixed_always: written on failure too; on_error="INTERRUPTED":
+           written when a signal interrupted the call too (-EINTR, -ERESTART*). CUSTOM: decided by an
            argument's value in engine/record/syscall_capture.cpp (ioctl, fcntl, prctl, recvmsg,
            System V IPC).
   output   BUFFER / IOV: what a write-like call sends, for replay to print it again.
@@ -70,8 +71,8 @@ def arg_bytes(arg, size_arg):
     return _out(arg, "Arg", size_arg=size_arg)
 
 
-def arg_times(arg, size_arg, n):
-    return _out(arg, "ArgTimes", n, size_arg)
+def arg_times(arg, size_arg, n, on_error=False):
+    return _out(arg, "ArgTimes", n, size_arg, on_error)
 
 
 def len_ptr(arg, len_arg):
@@ -281,9 +282,11 @@ S("ioctl", out=CUSTOM, buffer=NO_OUT(when="IOCTL_KNOWN"))
 S("fcntl", out=CUSTOM, blocks="FCNTL_LOCK", buffer=NO_OUT(when="FCNTL_KNOWN"))
 
 # --- Waiting for I/O. ---
-S("poll", out=[arg_times(0, 1, POLLFD)], blocks="MAY_BLOCK", buffer=IN_OUT_ARRAY(0, 1, POLLFD))
-S("ppoll", out=[arg_times(0, 1, POLLFD), fixed_always(2, TIMESPEC)], blocks="MAY_BLOCK",
-  buffer=IN_OUT_ARRAY(0, 1, POLLFD, when="PPOLL_PLAIN"))
+# poll and ppoll write every revents back even when a signal interrupts them (do_sys_poll).
+S("poll", out=[arg_times(0, 1, POLLFD, on_error="INTERRUPTED")], blocks="MAY_BLOCK",
+  buffer=IN_OUT_ARRAY(0, 1, POLLFD))
+S("ppoll", out=[arg_times(0, 1, POLLFD, on_error="INTERRUPTED"), fixed_always(2, TIMESPEC)],
+  blocks="MAY_BLOCK", buffer=IN_OUT_ARRAY(0, 1, POLLFD, when="PPOLL_PLAIN"))
 S("select", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMEVAL)],
   blocks="MAY_BLOCK")
 S("pselect6", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMESPEC)],

@@ -346,7 +346,10 @@ std::vector<MemoryRegion> capture_outputs(pid_t tid, const SyscallSpec& spec,
   if (custom_outputs(out, tid, spec.nr, a, result)) return out;
   for (const auto& o : spec.out) {
     if (o.arg < 0) break;
-    if (result < 0 && !o.on_error) continue;
+    if (result < 0 && o.on_error == ErrorWrites::Never) continue;
+    if (result < 0 && o.on_error == ErrorWrites::Interrupted && result != -EINTR &&
+        !is_restart_result(result))
+      continue;
     uint64_t p = a[size_t(o.arg)];
     uint64_t r = result > 0 ? uint64_t(result) : 0;
     switch (o.rule) {

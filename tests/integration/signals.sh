@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Synchronous signals with and without handlers, signal frames (sigaltstack, siglongjmp),
-# SIGPIPE, masks, and signals between processes interrupting a blocked read, with and
-# without SA_RESTART: each records and replays identically, with the same exit status.
+# SIGPIPE, masks, signals between processes interrupting a blocked read, with and without
+# SA_RESTART, and a timer interrupting poll: each records and replays identically, with the
+# same exit status.
 . "$(dirname "$0")/lib.sh"
 P="$TEST_PROGRAMS/signals"
 expect_rc() { [ "$RC" -eq "$2" ] || fail "$1: exit $RC, expected $2"; }
@@ -18,4 +19,12 @@ record_and_replay restart "$P" restart && expect_rc restart 0
 grep -q "read 4 bytes: data" "$WORK/restart.rec.out" || fail "SA_RESTART read: $(cat "$WORK/restart.rec.out")"
 record_and_replay eintr "$P" eintr && expect_rc eintr 0
 grep -q "read failed: EINTR" "$WORK/eintr.rec.out" || fail "EINTR read: $(cat "$WORK/eintr.rec.out")"
+# A signal interrupting poll/ppoll with a timeout: the kernel rewrites revents even then, and
+# the handler's point after the call must find the same memory (traced and buffered).
+for opts in "" --no-syscall-buffer; do
+  name=poll-eintr${opts:+-traced}
+  RECORD_OPTS=$opts record_and_replay "$name" "$P" poll-eintr && expect_rc "$name" 0
+  [ "$(grep -c "returned -1 (EINTR), revents 0, cleared" "$WORK/$name.rec.out")" = 2 ] ||
+    fail "$name: $(cat "$WORK/$name.rec.out")"
+done
 finish

@@ -1,13 +1,16 @@
 // Test program: synchronous signals, handlers, signal frames, restarted syscalls and signals
-// between processes. Usage: signals MODE (see main).
+// between processes, poll interrupted. Usage: signals MODE (see main).
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +68,31 @@ static int interrupted_read(int restart) {
   int status;
   waitpid(child, &status, 0);
   printf("child exited %d, handled %d\n", WEXITSTATUS(status), (int)handled);
+  return 0;
+}
+
+// poll() and ppoll() with a timeout on an empty pipe, interrupted by SIGALRM: the kernel
+// writes every revents back even then (fs/select.c do_sys_poll), here over a stale value.
+// What the program does next depends on it: replay must write it as the recording saw it.
+static int interrupted_poll(void) {
+  signal(SIGALRM, on_signal);
+  int p[2];
+  if (pipe(p) != 0) return 2;
+  for (int i = 0; i < 2; ++i) {
+    struct pollfd pfd = {p[0], POLLIN, 0x5a5a};
+    struct itimerval it = {{0, 0}, {0, 100000}};  // 100 ms
+    setitimer(ITIMER_REAL, &it, NULL);
+    struct timespec ts = {5, 0};
+    int n = i == 0 ? poll(&pfd, 1, 5000) : ppoll(&pfd, 1, &ts, NULL);
+    int err = errno;
+    // A syscall chosen by revents: getppid where it is stale, getpid where the kernel
+    // cleared it (natively), so a stale value in replay is a different syscall there.
+    long who = pfd.revents ? syscall(SYS_getppid) : syscall(SYS_getpid);
+    printf("%s returned %d (%s), revents %#x, %s\n", i == 0 ? "poll" : "ppoll", n,
+           n < 0 ? strerrorname_np(err) : "-", (unsigned)pfd.revents,
+           who == getpid() ? "cleared" : "stale");
+  }
+  printf("handled %d\n", (int)handled);
   return 0;
 }
 
@@ -131,6 +159,7 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(mode, "restart")) return interrupted_read(1);
   if (!strcmp(mode, "eintr")) return interrupted_read(0);
+  if (!strcmp(mode, "poll-eintr")) return interrupted_poll();
   fprintf(stderr, "unknown mode '%s'\n", mode);
   return 2;
 }

@@ -20,7 +20,8 @@ TEST_CASE("the table describes out-parameters from the man pages") {
   CHECK(fstat->out[0].rule == SizeRule::Fixed);
   CHECK(fstat->out[0].n == 144);  // struct stat on x86-64
   const SyscallSpec* nanosleep = syscall_spec(SYS_nanosleep);
-  CHECK(nanosleep->out[0].on_error);  // the remainder is written when interrupted (EINTR)
+  // the remainder is written when interrupted (EINTR)
+  CHECK(nanosleep->out[0].on_error == ErrorWrites::Always);
   CHECK(syscall_spec(SYS_write)->output == OutputKind::Buffer);
   CHECK(syscall_spec(SYS_writev)->output == OutputKind::Iov);
 }
@@ -41,7 +42,7 @@ TEST_CASE("address-space syscalls run for real; unknown ones are unsupported") {
   for (long nr : {SYS_reboot, SYS_kexec_load, SYS_init_module, SYS_swapon})
     CHECK(syscall_spec(nr)->replay == ReplayPolicy::Emulate);
   CHECK(syscall_spec(SYS_set_thread_area)->replay == ReplayPolicy::Execute);
-  CHECK(syscall_spec(453)->record == RecordPolicy::Enosys);  // map_shadow_stack
+  CHECK(syscall_spec(453)->record == RecordPolicy::Enosys);                 // map_shadow_stack
   CHECK(syscall_spec(SYS_io_uring_setup)->record == RecordPolicy::Enosys);  // as rr answers
   CHECK(syscall_spec(100000) == nullptr);
   for (long nr = 0; nr < 470; ++nr)
