@@ -14,6 +14,7 @@
 #define COMMIT_KEEP_BASE 48
 #define COMMIT_PREPARE 56
 #define COMMIT_FINISH 64
+#define COMMIT_RUN_IN_REPLAY 80
 /* ioctl(2) and the perf_event_open(2) requests the desched counter needs
  * (linux/perf_event.h: _IO('$', 0) and _IO('$', 1)). */
 #define SYS_IOCTL 16
@@ -186,6 +187,10 @@ rwd_buffered_syscall:
 4:      mov %rbx, %r11
         mov $RWD_UNTRACED_PAGE, %ecx
         lea rwd_replay_result(%rip), %rax
+        /* Replaying, the record's result, unless the call is made for real in replay too
+         * (run_in_replay: the replayer runs it at the untraced page's instruction). */
+        cmpq $0, COMMIT_RUN_IN_REPLAY(%r13)
+        cmovne %rcx, %rax
         cmpl $0, RWD_CONTROL_OFFSET(%r12)
         cmovne %rax, %rcx
         mov %r14, %rax

@@ -407,7 +407,8 @@ static long dispatch(const long* c) {
   struct rwd_commit how = {.result_unit = o->unit,
                            .to_user = o->arg < 0 ? 0 : (void*)a[o->arg],
                            .out_arg = o->arg,
-                           .desched_fd = arm ? self.desched_fd : -1};
+                           .desched_fd = arm ? self.desched_fd : -1,
+                           .run_in_replay = o->run_in_replay};
   struct vector_ctx v;
   if (o->vector) {
     long m = vector_setup(o->vector, c, &v, &how);

@@ -11,7 +11,7 @@
 
 /* entry.S */
 RWD_HIDDEN long rwd_traced_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
-/* How rwd_buffered_syscall makes a call (entry.S reads the fields at offsets 0, 8, ... 72):
+/* How rwd_buffered_syscall makes a call (entry.S reads the fields at offsets 0, 8, ... 80):
  * where it points the call's out-parameter, what it keeps of the out-data the kernel wrote
  * into the record, where it copies that, and the desched counter it enables around it. */
 struct rwd_commit {
@@ -31,6 +31,10 @@ struct rwd_commit {
    * hand the out-data to the caller; or 0. */
   void (*finish)(const struct rwd_commit* how, const void* data, uint64_t kept);
   void* ctx; /* what prepare and finish need */
+  /* 1: replaying, the call is made for real through the untraced page as when recording
+   * (the replayer runs it there: rewind_preload_abi.h, RWD_UNTRACED_PAGE); 0: its result is
+   * read from the record. */
+  uint64_t run_in_replay;
 };
 /* prepare and finish run inside rwd_buffered_syscall's record (no point may fall there), so
  * they live in the section "rwd_defer" with it; [__start_rwd_defer, __stop_rwd_defer) is the

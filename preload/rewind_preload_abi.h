@@ -10,7 +10,9 @@
 
 /* A page the library maps at this fixed address, holding `syscall; ret`. The recorder's
  * seccomp filter lets syscalls made from that instruction run without a ptrace stop (the
- * filter is installed before exec, when no library address is known yet). */
+ * filter is installed before exec, when no library address is known yet). In replay the
+ * library makes there only the buffered calls that replay makes for real too (brk): the
+ * replayer runs each at its stop and checks its result against the record's. */
 #define RWD_UNTRACED_PAGE 0x6ffff000
 /* seccomp_data.instruction_pointer of a syscall made there: the address after `syscall`. */
 #define RWD_UNTRACED_IP (RWD_UNTRACED_PAGE + 2)
@@ -118,7 +120,8 @@ struct rwd_buffer_header {
    * before its registration. */
   uint64_t library_switch;
   /* From RWD_CONTROL_OFFSET: written by rewind. */
-  uint32_t replaying; /* 1 in replay: results come from the records, no syscall is made */
+  uint32_t replaying; /* 1 in replay: results come from the records, no syscall is made
+                       * (but the run_in_replay calls, at RWD_UNTRACED_PAGE) */
   /* 1 from when the library has enabled its desched counter until it disables it (set in
    * replay too, where it means nothing); rewind clears it when it disables the counter
    * itself. A stop while it is 1 was a context switch the counter signals. */

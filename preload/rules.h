@@ -51,6 +51,9 @@ struct out_rule {
   unsigned char unarmed_ok;
   unsigned char vector; /* enum vector_kind: the out-parameter is an iovec array (arg, size
                          * and elem unused) */
+  /* Made for real in replay too, through the untraced page's instruction, where the replayer
+   * runs it and checks its result against the record's (brk; rewind_preload_abi.h). */
+  unsigned char run_in_replay;
 };
 
 /* The rule for call nr with arguments a[0..5], or 0 when it is always traced. Rules made for

@@ -97,8 +97,9 @@ def preload_rows(decl, nums):
             continue
         kind = b["kind"]
         # struct out_rule: buffered, arg, size, size_arg, elem, unit, in_out, fd_check, blocks,
-        # unarmed_ok, vector (preload/rules.h).
+        # unarmed_ok, vector, run_in_replay (preload/rules.h).
         arg, size, size_arg, elem, unit, in_out = -1, 0, 0, 0, 0, 0
+        run_in_replay = 1 if kind == "RUN_IN_REPLAY" else 0
         if kind == "FIXED":
             arg, size = b["arg"], b["size"]
         elif kind == "BY_RESULT":
@@ -107,12 +108,12 @@ def preload_rows(decl, nums):
             arg, size_arg, elem, unit = b["arg"], b["size_arg"], b["elem"], b["elem"]
         elif kind == "IN_OUT_ARRAY":
             arg, size_arg, elem, in_out = b["arg"], b["size_arg"], b["elem"], 1
-        elif kind not in ("NO_OUT", "VECTOR"):
+        elif kind not in ("NO_OUT", "VECTOR", "RUN_IN_REPLAY"):
             fail(name + ": unknown buffer kind " + kind)
         blocks = pick(PRELOAD_BLOCKS, s["blocks"], "blocking rule", name)
-        rows.append((nums[name], "[%d] = {{1, %d, %d, %d, %d, %d, %d, %s, %s, 0, %s}, %s}, /* %s */" %
+        rows.append((nums[name], "[%d] = {{1, %d, %d, %d, %d, %d, %d, %s, %s, 0, %s, %d}, %s}, /* %s */" %
                      (nums[name], arg, size, size_arg, elem, unit, in_out, b["fd"], blocks,
-                      b["vector"], b["when"], name)))
+                      b["vector"], run_in_replay, b["when"], name)))
     return [text for _, text in sorted(rows)]
 
 

@@ -35,7 +35,8 @@ Vocabulary (mirrors engine/arch/syscall_table.h):
            with PROT_EXEC it maps code), FORK_LIKE, EXEC, EXIT.
   buffer   how librewind_preload.so makes the call without a ptrace stop (preload/rules.h):
            kind NO_OUT, FIXED(arg, size), BY_RESULT(arg, size_arg), ITEMS_BY_RESULT(arg,
-           size_arg, elem), IN_OUT_ARRAY(arg, size_arg, elem), VECTOR(kind); fd is the fd_check,
+           size_arg, elem), IN_OUT_ARRAY(arg, size_arg, elem), VECTOR(kind), RUN_IN_REPLAY();
+           fd is the fd_check,
            when the condition on its arguments (preload/rules.c, condition_holds). None: traced.
 """
 
@@ -98,6 +99,12 @@ def buffered(kind, fd="ANY_FD", when="ALWAYS", arg=-1, size=0, size_arg=0, elem=
 
 def NO_OUT(fd="ANY_FD", when="ALWAYS"):
     return buffered("NO_OUT", fd, when)
+
+
+def RUN_IN_REPLAY():
+    """No out-parameter, and made for real in replay too (through the same instruction,
+    where the replayer runs it and checks its result against the record's): brk."""
+    return buffered("RUN_IN_REPLAY")
 
 
 def FIXED(arg, size, fd="ANY_FD", when="ALWAYS"):
@@ -464,7 +471,9 @@ for _name in ["io_setup", "io_destroy", "io_getevents", "io_pgetevents", "io_sub
 S("map_shadow_stack", record="ENOSYS")
 
 # --- Address space: run for real at the recorded addresses. ---
-S("brk", replay="EXECUTE", flags=["RETURNS_ADDRESS"])
+# brk is buffered: it never blocks and changes nothing but the heap's end, which replay gets
+# by making it again (RUN_IN_REPLAY); the result must be the recorded one.
+S("brk", replay="EXECUTE", flags=["RETURNS_ADDRESS"], buffer=RUN_IN_REPLAY())
 S("mmap", replay="MMAP", flags=["CHANGES_MAPPINGS", "MAPS_CODE", "RETURNS_ADDRESS"])
 S("munmap", replay="EXECUTE", flags=["CHANGES_MAPPINGS"])
 S("mprotect", replay="EXECUTE", flags=["MAPS_CODE"])

@@ -136,6 +136,10 @@ void clear_watch_slot(pid_t tid, int slot) {
   if (hardware_debug_registers()) clear_slot(tid, slot);
 }
 
+void set_single_step_status(pid_t tid) {
+  poke(tid, 6, 1ull << 14);
+}
+
 uint64_t take_debug_status(pid_t tid) {
   // The kernel's DR6 holds the single-step bit even where the other slots are emulated; a
   // wide watch's software slot fires beside the CPU's.

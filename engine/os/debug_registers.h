@@ -56,4 +56,10 @@ bool hardware_debug_registers();
 /// that the next trap reports only its own causes. Returns 0 if it cannot be read.
 uint64_t take_debug_status(pid_t tid);
 
+/// Sets DR6 of stopped task `tid` to the single-step bit (BS, bit 14) alone, as a single
+/// step's debug exception leaves it (Intel SDM vol. 3, 18.2.3): for a step whose instruction
+/// rewind ran itself, so that take_debug_status tells it as a step. Errors are ignored (a
+/// task that died has no registers).
+void set_single_step_status(pid_t tid);
+
 }  // namespace rwd

@@ -310,7 +310,8 @@ class RecordSession {
   void write(Event& e);
   /// Moves the records in t's buffer to t.buffered (at a stop that an event of t follows).
   void take_buffered(RecordTask& t);
-  /// Single-steps t out of the code where no point may be recorded (syscall buffering).
+  /// Single-steps t out of the code where no point may be recorded (syscall buffering); a
+  /// signal from outside that comes meanwhile is put off (take_back_put_off).
   void step_out_of_buffer_code(RecordTask& t);
   /// Runs t one instruction (PTRACE_SINGLESTEP) and waits for it; the desched counter's and
   /// chaos slices' signals that stop it first are dropped. Returns the wait status of the

@@ -4,9 +4,11 @@
 #include <cstring>
 #include <string>
 
+#include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/replay/remote_syscall.h"
 #include "engine/trace/buffered_records.h"
 #include "preload/rewind_preload_abi.h"
 
@@ -56,6 +58,40 @@ void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32
 
 bool made_by_library(const ReplayTask& t, const Registers& r) {
   return t.syscall_buffer != 0 && r.r12 == t.syscall_buffer;
+}
+
+bool at_call_run_in_replay(const ReplayTask& t, const Registers& r) {
+  return r.rip == RWD_UNTRACED_IP && made_by_library(t, r);
+}
+
+void run_call_in_replay(ReplayTask& t, bool stepping) {
+  const Registers entry = get_regs(t.tid);
+  const long nr = long(entry.orig_rax);
+  uint32_t used = 0;
+  read_memory_exact(t.tid, t.syscall_buffer, &used, sizeof used);
+  rwd_record rec{};
+  read_memory_exact(t.tid, t.syscall_buffer + RWD_DATA_OFFSET + used, &rec, sizeof rec);
+  const std::string who = "task " + std::to_string(t.rec_tid);
+  if (rec.nr == RWD_END_MARK || rec.nr == RWD_PAUSE_MARK)
+    throw DivergenceError(who + " made syscall " + syscall_name(nr) +
+                          " after the last call the recording buffered there");
+  if (rec.nr != uint64_t(nr))
+    throw DivergenceError(who + " made syscall " + syscall_name(nr) +
+                          " where the recording buffered " + syscall_name(long(rec.nr)));
+  int64_t result = 0;
+  {
+    ProgramResumeKept kept(t);
+    RemoteSyscall call(t, RWD_UNTRACED_PAGE, entry);
+    result = call.call(nr, {entry.rdi, entry.rsi, entry.rdx, entry.r10, entry.r8, entry.r9});
+  }
+  if (result != rec.result)
+    throw DivergenceError(who + "'s buffered " + syscall_name(nr) + " returned " +
+                          hex(uint64_t(result)) + " in replay, " + hex(uint64_t(rec.result)) +
+                          " when recorded");
+  Registers after = entry;
+  after.rax = uint64_t(result);
+  if (stepping) after.r11 &= ~uint64_t(0x100);  // rflags.TF
+  set_regs(t.tid, after);
 }
 
 bool at_buffer_pause(const ReplayTask& t) {

@@ -28,6 +28,21 @@ void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32
 /// patched syscall sites, libc's syscall() among them.)
 bool made_by_library(const ReplayTask& t, const Registers& r);
 
+/// Whether `t`, stopped at a syscall entry (registers `r`) after PTRACE_SYSEMU or
+/// PTRACE_SYSEMU_SINGLESTEP, stands at a buffered call that replay makes for real (the
+/// library's run_in_replay calls, brk: engine/arch/syscalls.py): made at the untraced page's
+/// instruction (rewind_preload_abi.h, RWD_UNTRACED_IP) by the library's buffered path, which
+/// makes no other syscall there in replay.
+bool at_call_run_in_replay(const ReplayTask& t, const Registers& r);
+
+/// Runs the call `t` stands at (at_call_run_in_replay) as the recording's kernel did: checks
+/// that the record the library is about to use is for that syscall, makes it for real, checks
+/// its result against the record's, and leaves `t` after the instruction with the result in
+/// rax, as a real syscall would. `stepping`: the task was single-stepped onto the call, whose
+/// trap flag the instruction saved in r11, which the recording's r11 has not: cleared.
+/// Throws DivergenceError when the record is another call's (or none) or the result differs.
+void run_call_in_replay(ReplayTask& t, bool stepping);
+
 /// True if `t`, just stopped at a syscall entry, made RWD_SYS_PAUSE (asked for by a pause).
 bool at_buffer_pause(const ReplayTask& t);
 

@@ -12,6 +12,7 @@
 #include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/debug_registers.h"
 #include "engine/os/interruptible_wait.h"
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
@@ -32,6 +33,19 @@ void restart_syscall_now(pid_t tid) {
   r.rax = int64_t(r.rax) == -516 ? uint64_t(SYS_restart_syscall) : r.orig_rax;
   r.rip -= 2;  // back onto the syscall instruction
   try_set_regs(tid, r);
+}
+
+/// The stop a single step reports when it ends after one instruction (a debug exception's
+/// SIGTRAP with si_code TRAP_TRACE: arch/x86/kernel/traps.c), for a step whose instruction
+/// rewind ran itself.
+Stop single_step_trap() {
+  Stop s;
+  s.kind = Stop::Signal;
+  s.sig = SIGTRAP;
+  int signo = SIGTRAP, code = TRAP_TRACE;
+  std::memcpy(s.siginfo.data(), &signo, sizeof signo);     // siginfo_t.si_signo
+  std::memcpy(s.siginfo.data() + 8, &code, sizeof code);  // siginfo_t.si_code
+  return s;
 }
 
 /// Whether stop `s` after a resume with `request` is a trap the debugger caused: a single
@@ -115,6 +129,19 @@ Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
       s.kind = syscall_stop_kind_after(t.tid, request) == PTRACE_SYSCALL_INFO_EXIT
                    ? Stop::SyscallExit
                    : Stop::SyscallEntry;
+      // A buffered call that replay makes for real (brk): run here, as the recording's
+      // kernel ran it without a stop; a single step ends after its instruction.
+      if (s.kind == Stop::SyscallEntry && t.syscall_buffer &&
+          (request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP) &&
+          at_call_run_in_replay(t, get_regs(t.tid))) {
+        run_call_in_replay(t, request == PTRACE_SYSEMU_SINGLESTEP);
+        if (request == PTRACE_SYSEMU) {
+          resume(t.tid, request, 0);
+          continue;
+        }
+        set_single_step_status(t.tid);
+        return single_step_trap();
+      }
       return s;
     }
     if (event == PTRACE_EVENT_STOP && sig == SIGTRAP && t.interrupt_sent) {

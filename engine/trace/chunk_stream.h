@@ -23,8 +23,10 @@ namespace rwd {
 /// (Cpuid events; a version 4 trace ran it natively, and its replay would fault on them);
 /// 6: points carry a digest of their stack window (Event::stack_digest); 7: and of the memory
 /// around their registers' values (Event::register_digest); 8: syscall events carry the bytes
-/// a write into /proc/PID/mem put into a recorded process (Event::written_memory).
-constexpr uint32_t kTraceFormatVersion = 9;
+/// a write into /proc/PID/mem put into a recorded process (Event::written_memory); 9: the
+/// preload library's descriptor cache; 10: brk is buffered, and replay makes it for real
+/// where the library makes it (run_call_in_replay).
+constexpr uint32_t kTraceFormatVersion = 10;
 /// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
 constexpr uint32_t kMaxChunkBytes = 64u << 20;
 

@@ -410,6 +410,55 @@ GDB
       grep -c "buffered syscall")
     [ "$n" -gt 0 ] || fail "fd_tables: no buffered syscall in the parent after its vfork child's exec"
     ;;
+  heap_end)  # the program break moved by brk calls the preload library buffers, which replay
+    # makes again for real; a fast timer's signals land between them
+    native=$("$TEST_PROGRAMS/heap_end")
+    echo "$native" | grep -q "^heap_end done" || fail "natively: $native"
+    echo "$native" | grep -q "^with a timer: 20 signals" || fail "natively, the timer: $native"
+    like_native heap_end "$native" "$TEST_PROGRAMS/heap_end"
+    # Buffered, the program's brk calls are records in its buffer (the loader's first one,
+    # before the library starts, stays a traced event); traced, each is an event.
+    traced=$("$REWIND" dump "$WORK/heap_end.trace" | grep -c " syscall  *brk ")
+    buffered=$("$REWIND" dump --json "$WORK/heap_end.trace" | grep -o '"syscall":"brk"' | wc -l)
+    all=$("$REWIND" dump "$WORK/heap_end_traced.trace" | grep -c " syscall  *brk ")
+    if [ "$traced" -le 2 ] && [ "$buffered" -gt 1000 ] && [ "$all" -gt 1000 ]; then
+      pass "heap_end: $buffered brk calls buffered, $traced traced ($all traced without buffering)"
+    else
+      fail "heap_end: brk calls $buffered buffered, $traced traced; $all without buffering"
+    fi
+    if command -v gdb >/dev/null; then
+      # Forwards and backwards over buffered brk calls: a finish, a reverse-continue back to
+      # the call's start, then nexts over sbrk and the finish again (RWD_UNTRACED_PAGE is
+      # 0x6ffff000: preload/rewind_preload_abi.h).
+      gdb_batch "$WORK/heap_end.trace" heap_end_gdb <<'GDB'
+break grow_once if pages == 6 && round == 5
+continue
+print round
+finish
+reverse-continue
+print pages
+next
+next
+next
+finish
+break sbrk
+continue
+set $n = 0
+while $pc != 0x6ffff000 && $n < 3000
+  stepi
+  set $n = $n + 1
+end
+stepi
+print $pc == 0x6ffff002
+delete
+continue
+GDB
+      # Then single steps from sbrk into the library, onto the untraced page's syscall (the
+      # instruction replay runs brk at) and over it, and on to the end.
+      expect_output heap_end_gdb '\$1 = 5.*Value returned is \$2 = 45.*\$3 = 6.*Value returned is \$4 = 45.*\$5 = 1.*No more reverse-execution history' \
+        "finish, reverse-continue, next and stepi over buffered brk calls"
+    fi
+    ;;
   debugger_calls)  # what gdb does to an inferior: /proc/PID/mem reads and writes, an int3
     # breakpoint stepped over with PTRACE_SINGLESTEP, PTRACE_O_TRACEVFORKDONE
     native=$("$TEST_PROGRAMS/debugger_calls")
