@@ -43,7 +43,7 @@ Stop single_step_trap() {
   s.kind = Stop::Signal;
   s.sig = SIGTRAP;
   int signo = SIGTRAP, code = TRAP_TRACE;
-  std::memcpy(s.siginfo.data(), &signo, sizeof signo);     // siginfo_t.si_signo
+  std::memcpy(s.siginfo.data(), &signo, sizeof signo);    // siginfo_t.si_signo
   std::memcpy(s.siginfo.data() + 8, &code, sizeof code);  // siginfo_t.si_code
   return s;
 }

@@ -48,7 +48,7 @@ static void* thread_main(void* arg) {
 }
 
 int main(void) {
-  setvbuf(stdout, NULL, _IONBF, 0); /* no stdio buffer from malloc between the moves */
+  setvbuf(stdout, NULL, _IONBF, 0);   /* no stdio buffer from malloc between the moves */
   mallopt(M_TRIM_THRESHOLD, INT_MAX); /* and malloc never moves the break down itself */
   char* first = sbrk(0);
   uint64_t sum = 0;
@@ -79,7 +79,7 @@ int main(void) {
   char* base = sbrk(0);
   while (ticks < 20 && rounds < 2000000) {
     timed_sum += grow_once((int)rounds++, 2);
-    brk(base);  /* back where the loop started: the heap stays small however long it runs */
+    brk(base); /* back where the loop started: the heap stays small however long it runs */
   }
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);
