@@ -9,7 +9,6 @@
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/replay/remote_syscall.h"
-#include "engine/replay/watched_pages.h"
 #include "engine/trace/buffered_records.h"
 #include "preload/rewind_preload_abi.h"
 
@@ -80,16 +79,11 @@ void run_call_in_replay(ReplayTask& t, bool stepping) {
     throw DivergenceError(who + " made syscall " + syscall_name(nr) +
                           " where the recording buffered " + syscall_name(long(rec.nr)));
   int64_t result = 0;
-  // A software watchpoint's read-only pages get their own protection back for the call
-  // (RemoteSyscall), and are guarded again after it, for the rest of the program's run: a
-  // lower break may have unmapped one, a higher one mapped it again writable.
-  const bool guarded = watched_pages_guarded(t);
   {
     ProgramResumeKept kept(t);
     RemoteSyscall call(t, RWD_UNTRACED_PAGE, entry);
     result = call.call(nr, {entry.rdi, entry.rsi, entry.rdx, entry.r10, entry.r8, entry.r9});
   }
-  if (guarded) guard_watched_pages(t);
   if (result != rec.result)
     throw DivergenceError(who + "'s buffered " + syscall_name(nr) + " returned " +
                           hex(uint64_t(result)) + " in replay, " + hex(uint64_t(rec.result)) +

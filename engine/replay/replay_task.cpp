@@ -66,7 +66,8 @@ bool debugger_trap(const Stop& s, int request) {
 // and skips resetting SIGTRAP's action: a divergence after a reverse step through
 // posix_spawn). The mask read before the resume is put back after such a trap. (The kernel
 // also resets a blocked SIGTRAP's handler to SIG_DFL; that is not undone.)
-Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt) {
+namespace {
+Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
   if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
@@ -89,6 +90,32 @@ Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt) {
     t.blocked.reset();
   }
   return s;
+}
+}  // namespace
+
+Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt) {
+  for (;;) {
+    Stop s = run_once_plain(t, request, interrupt);
+    // A buffered call that replay makes for real (brk): run here, as the recording's kernel
+    // ran it without a stop, and the run goes on as a new one (a software watchpoint's pages,
+    // released for the call, are guarded again). A caller that takes interrupts gets one
+    // here, a stop where the task ran, and resumes it itself: a watch on memory the call
+    // mapped reads its value before the run goes on. A single step ends after the call.
+    if (s.kind != Stop::SyscallEntry || !t.syscall_buffer ||
+        (request != PTRACE_SYSEMU && request != PTRACE_SYSEMU_SINGLESTEP) ||
+        !at_call_run_in_replay(t, get_regs(t.tid)))
+      return s;
+    run_call_in_replay(t, request == PTRACE_SYSEMU_SINGLESTEP);
+    if (request == PTRACE_SYSEMU_SINGLESTEP) {
+      set_single_step_status(t.tid);
+      return single_step_trap();
+    }
+    if (interrupt.any()) {
+      Stop here;
+      here.kind = Stop::Interrupted;
+      return here;
+    }
+  }
 }
 
 Stop run_to_stop(ReplayTask& t, int request) {
@@ -129,19 +156,6 @@ Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
       s.kind = syscall_stop_kind_after(t.tid, request) == PTRACE_SYSCALL_INFO_EXIT
                    ? Stop::SyscallExit
                    : Stop::SyscallEntry;
-      // A buffered call that replay makes for real (brk): run here, as the recording's
-      // kernel ran it without a stop; a single step ends after its instruction.
-      if (s.kind == Stop::SyscallEntry && t.syscall_buffer &&
-          (request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP) &&
-          at_call_run_in_replay(t, get_regs(t.tid))) {
-        run_call_in_replay(t, request == PTRACE_SYSEMU_SINGLESTEP);
-        if (request == PTRACE_SYSEMU) {
-          resume(t.tid, request, 0);
-          continue;
-        }
-        set_single_step_status(t.tid);
-        return single_step_trap();
-      }
       return s;
     }
     if (event == PTRACE_EVENT_STOP && sig == SIGTRAP && t.interrupt_sent) {

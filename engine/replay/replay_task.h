@@ -106,7 +106,10 @@ struct Stop {
 /// kernel unblocks it to deliver the trap). When `interrupt` is due, a task that runs on is
 /// stopped where it is (interruptible_wait.h) and Stop::Interrupted returned;
 /// without it, such a stop left over from an earlier run is resumed and not returned.
-/// Throws SystemError.
+/// A buffered call that replay makes for real (brk: run_call_in_replay) is run where the
+/// task makes it; then a run with an `interrupt` returns Stop::Interrupted there (whether
+/// or not it is due), one without goes on, and a single step returns its trap.
+/// Throws SystemError, DivergenceError.
 Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt = {});
 
 /// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL, PTRACE_SINGLESTEP) until its

@@ -170,12 +170,6 @@ PageGuard guard_watched_pages(ReplayTask& t) {
   return g->on ? PageGuard::Guarded : PageGuard::Failed;
 }
 
-bool watched_pages_guarded(const ReplayTask& t) {
-  if (guard_count.load() == 0) return false;
-  const Guard* g = find(t.pid);
-  return g && g->on;
-}
-
 bool in_watched_page(const ReplayTask& t, uint64_t addr) {
   const Guard* g = find(t.pid);
   return g && g->on && g->pages.count(addr & ~(kPage - 1)) != 0;

@@ -26,10 +26,6 @@ enum class PageGuard : uint8_t {
 /// process's earlier runs.
 PageGuard guard_watched_pages(ReplayTask& t);
 
-/// Whether the watched pages of `t`'s process are read-only now (guard_watched_pages did it
-/// and nothing has released them since).
-bool watched_pages_guarded(const ReplayTask& t);
-
 /// Whether address `addr` lies in a page guard_watched_pages made read-only in `t`'s memory.
 bool in_watched_page(const ReplayTask& t, uint64_t addr);
 
