@@ -17,7 +17,6 @@
 #include <optional>
 #include <set>
 
-#include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/perf_warmup.h"
@@ -96,17 +95,9 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
   // (a record holds less than the buffer): slow, but only for a signal that arrives there.
   for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
     if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
-    int st = step_insn(t);
-    // Another signal from outside that arrived before the instruction ran (a fast interval
-    // timer's next expiry): it waits with the one being delivered, as two pending signals
-    // would, and the step is made again (deliver_signal sends it again afterwards).
-    for (int others = 0; others < 64 && WIFSTOPPED(st) && (st >> 16) == 0; ++others) {
-      const int other = WSTOPSIG(st);
-      SigInfo other_si = get_siginfo(t.tid);
-      if (other == SIGTRAP || is_synchronous_fault(other, other_si)) break;
-      take_back_put_off(t, other, other_si);
-      st = step_insn(t);
-    }
+    // A fast interval timer's next expiry during the steps waits with the signal being
+    // delivered (deliver_signal sends it again afterwards).
+    int st = step_insn_putting_off(t);
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
       throw Error("task " + std::to_string(t.tid) +
                   " stopped unexpectedly while leaving the syscall buffer code");

@@ -313,6 +313,9 @@ class RecordSession {
   /// Single-steps t out of the code where no point may be recorded (syscall buffering); a
   /// signal from outside that comes meanwhile is put off (take_back_put_off).
   void step_out_of_buffer_code(RecordTask& t);
+  /// step_insn, with the signals from outside that arrive before the instruction runs put
+  /// off (take_back_put_off) and the step made again. Returns the wait status that ends it.
+  int step_insn_putting_off(RecordTask& t);
   /// Runs t one instruction (PTRACE_SINGLESTEP) and waits for it; the desched counter's and
   /// chaos slices' signals that stop it first are dropped. Returns the wait status of the
   /// stop: SIGTRAP once the instruction has run, or whatever stopped or ended t first.

@@ -111,6 +111,20 @@ void RecordSession::send_put_off(RecordTask& t) {
   }
 }
 
+int RecordSession::step_insn_putting_off(RecordTask& t) {
+  int st = step_insn(t);
+  for (int others = 0; others < 64 && WIFSTOPPED(st) && (st >> 16) == 0; ++others) {
+    const int other = WSTOPSIG(st);
+    SigInfo other_si = get_siginfo(t.tid);
+    if (other == SIGTRAP || is_synchronous_fault(other, other_si)) break;
+    // Another signal from outside arrived before the instruction ran: it waits with the one
+    // being delivered, as two pending signals would (sent again once that one is delivered).
+    take_back_put_off(t, other, other_si);
+    st = step_insn(t);
+  }
+  return st;
+}
+
 void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
   const auto started = std::chrono::steady_clock::now();
   if (t.deferred_at) {
@@ -142,16 +156,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
     if (kind == StepKind::None) break;
     if (t.signal_hops++ == 0) ++put_off_signals_;
     if (kind == StepKind::Branch) ++branch_steps_;
-    int st = step_insn(t);
-    for (int others = 0; others < 64 && WIFSTOPPED(st) && (st >> 16) == 0; ++others) {
-      const int other = WSTOPSIG(st);
-      SigInfo other_si = get_siginfo(t.tid);
-      if (other == SIGTRAP || is_synchronous_fault(other, other_si)) break;
-      // Another signal from outside arrived before the instruction ran: it waits with this
-      // one, as two pending signals would (sent again once this one is delivered).
-      take_back_put_off(t, other, other_si);
-      st = step_insn(t);
-    }
+    int st = step_insn_putting_off(t);
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0) {
       // It faulted, ended, or another signal came first: that stop is handled, and this
       // signal is sent again, to arrive after it (with its first siginfo: on_signal).
