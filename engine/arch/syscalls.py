@@ -102,8 +102,10 @@ def NO_OUT(fd="ANY_FD", when="ALWAYS"):
 
 
 def RUN_IN_REPLAY():
-    """No out-parameter, and made for real in replay too (through the same instruction,
-    where the replayer runs it and checks its result against the record's): brk."""
+    """Made for real in replay too (through the same instruction, where the replayer runs it
+    and checks its result against the record's): brk, rt_sigaction, rt_sigprocmask. What the
+    kernel writes back (an old action or mask) it writes again in replay, so the record keeps
+    none of it."""
     return buffered("RUN_IN_REPLAY")
 
 
@@ -507,8 +509,13 @@ S("pkey_free", replay="EXECUTE")
 S("pkey_mprotect", replay="EXECUTE", flags=["MAPS_CODE"])
 
 # --- Signals: handler state is real in replay, so that faults are delivered the same way. ---
-S("rt_sigaction", replay="EXECUTE")
-S("rt_sigprocmask", replay="EXECUTE")
+# rt_sigaction and rt_sigprocmask are buffered and made again in replay (RUN_IN_REPLAY): the
+# recorder reads dispositions and masks from the kernel when it needs them (/proc/TID/status),
+# never from these calls, and the kernel writes the old action or mask in replay as it did
+# when recorded. A posix_spawn child resets every handled signal before its exec (glibc's
+# __spawni_child): 120-odd calls a spawn, each one a ptrace stop when traced.
+S("rt_sigaction", replay="EXECUTE", buffer=RUN_IN_REPLAY())
+S("rt_sigprocmask", replay="EXECUTE", buffer=RUN_IN_REPLAY())
 S("sigaltstack", replay="EXECUTE")
 S("rt_sigreturn", replay="SIGRETURN")  # restores the registers saved in the signal frame
 S("rt_sigpending", out=[fixed(0, SIGSET)])

@@ -1,13 +1,17 @@
 #include "buffer_fill.h"
 
+#include <sys/syscall.h>
+
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/replay/outside_syscalls.h"
 #include "engine/replay/remote_syscall.h"
 #include "engine/trace/buffered_records.h"
 #include "preload/rewind_preload_abi.h"
@@ -78,8 +82,10 @@ void run_call_in_replay(ReplayTask& t, bool stepping) {
   if (rec.nr != uint64_t(nr))
     throw DivergenceError(who + " made syscall " + syscall_name(nr) +
                           " where the recording buffered " + syscall_name(long(rec.nr)));
-  int64_t result = 0;
-  {
+  std::optional<int64_t> outside;
+  if (nr == SYS_rt_sigprocmask && rec.result == 0) outside = sigprocmask_from_outside(t.tid, entry);
+  int64_t result = outside.value_or(0);
+  if (!outside) {
     ProgramResumeKept kept(t);
     RemoteSyscall call(t, RWD_UNTRACED_PAGE, entry);
     result = call.call(nr, {entry.rdi, entry.rsi, entry.rdx, entry.r10, entry.r8, entry.r9});

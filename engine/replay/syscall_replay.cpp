@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "engine/arch/syscall_table.h"
@@ -21,6 +22,7 @@
 #include "engine/os/tracee_writes.h"
 #include "engine/replay/buffer_fill.h"
 #include "engine/replay/output_echo.h"
+#include "engine/replay/outside_syscalls.h"
 #include "engine/replay/remote_syscall.h"
 #include "engine/replay/replay_session_impl.h"
 #include "engine/trace/buffered_records.h"
@@ -130,7 +132,12 @@ void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
   t.restart_pending = e.result >= -516 && e.result <= -512;
 }
 
-int64_t Replayer::execute(ReplayTask& t, const Event&, const Registers& regs) {
+int64_t Replayer::execute(ReplayTask& t, const Event& e, const Registers& regs) {
+  if (regs.orig_rax == SYS_rt_sigprocmask && e.result == 0)
+    if (std::optional<int64_t> r = sigprocmask_from_outside(t.tid, regs)) {
+      finish_syscall(t.tid, regs, *r);
+      return *r;
+    }
   RemoteSyscall rs(t, regs.rip - 2, regs);
   int64_t r =
       rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});

@@ -266,8 +266,9 @@ with open(os.environ["WORK"] + "/big.sparse", "rb") as f:
       done
     done
     # The child runs on its parent's thread-local state (the same syscall buffer, the parent's
-    # desched counter): from the clone on, every syscall of that memory is its own event.
-    "$REWIND" dump "$WORK/clone_vm_turns.trace" | sed -n '/ clone = /,$p' >"$WORK/clone_vm.dump"
+    # desched counter): after the clone, every syscall of that memory is its own event (the
+    # clone event's own records, an rt_sigprocmask among them, were made before it).
+    "$REWIND" dump "$WORK/clone_vm_turns.trace" | sed -n '/ clone = /,$p' | tail -n +2 >"$WORK/clone_vm.dump"
     [ -s "$WORK/clone_vm.dump" ] && ! grep -q "buffered syscall" "$WORK/clone_vm.dump" ||
       fail "clone_vm: buffered syscalls after the clone: $(grep -m3 "buffered syscall" "$WORK/clone_vm.dump")"
     grep -q "^racy total [0-9]* (child done spinning: 1)" "$WORK/clone_vm_turns.rec.out" ||
@@ -459,6 +460,43 @@ GDB
         "finish, reverse-continue, next and stepi over buffered brk calls"
     fi
     ;;
+  signal_state)  # rt_sigaction and rt_sigprocmask, which the preload library buffers and replay
+    # makes again for real: handlers replaced, a blocked signal delivered inside the call that
+    # unblocks it, a 1 ms timer across mask changes, posix_spawn children resetting handlers
+    native=$("$TEST_PROGRAMS/signal_state")
+    echo "$native" | grep -q "^signal_state done" || fail "natively: $native"
+    echo "$native" | grep -q "^SIGUSR1 delivered while unblocking: 1" || fail "natively: $native"
+    like_native signal_state "$native" "$TEST_PROGRAMS/signal_state"
+    # Buffered, they are records in the buffer (a posix_spawn child's more than a hundred
+    # among them); traced, each is an event.
+    traced=$("$REWIND" dump "$WORK/signal_state.trace" | grep -Ec " syscall +rt_sig(action|procmask) ")
+    buffered=$("$REWIND" dump --json "$WORK/signal_state.trace" | grep -o '"syscall":"rt_sigaction"' | wc -l)
+    all=$("$REWIND" dump "$WORK/signal_state_traced.trace" | grep -Ec " syscall +rt_sigaction ")
+    if [ "$traced" -le 2 ] && [ "$buffered" -gt 400 ] && [ "$all" -gt 400 ]; then
+      pass "signal_state: $buffered rt_sigaction calls buffered, $traced signal-state calls traced ($all traced without buffering)"
+    else
+      fail "signal_state: rt_sigaction $buffered buffered, $traced traced; $all without buffering"
+    fi
+    if command -v gdb >/dev/null; then
+      # Back from after the unblock into the handler the unblocking call ran, and forwards.
+      gdb_batch "$WORK/signal_state.trace" signal_state_gdb <<'GDB'
+handle SIGUSR1 SIGUSR2 SIGALRM nostop noprint pass
+break on_usr1
+break after_unblock
+continue
+print usr1_count
+print phase
+continue
+print usr1_count
+reverse-continue
+print usr1_count
+print phase
+continue
+print phase
+GDB
+      expect_output signal_state_gdb '\$1 = 0.*\$2 = 1.*\$3 = 1.*\$4 = 0.*\$5 = 1.*\$6 = 2' \
+        "reverse-continue into a handler that a buffered sigprocmask ran"
+    fi ;;
   debugger_calls)  # what gdb does to an inferior: /proc/PID/mem reads and writes, an int3
     # breakpoint stepped over with PTRACE_SINGLESTEP, PTRACE_O_TRACEVFORKDONE
     native=$("$TEST_PROGRAMS/debugger_calls")
