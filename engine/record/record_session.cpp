@@ -642,6 +642,7 @@ void RecordSession::on_exit(RecordTask& t, int status) {
     root_ended_ = true;
   }
   release_vfork_parent(t.tid);
+  release_output(t.tid);
   report_exit_to_tracer(t, status);
   forget_tracer(t.tid);
   if (!groups_.count(t.pid)) {  // a main thread that ended first: its threads are all gone

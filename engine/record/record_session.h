@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -306,6 +307,15 @@ class RecordSession {
   /// Whether descriptor `fd`, whose file is `st` (stat(2) of /proc/TID/fd/FD), is rewind's
   /// stdout or stderr (its writes are output to replay).
   OutputStream output_target(const struct stat& st, int fd) const;
+  /// At `t`'s entry to a write to rewind's stdout or stderr while another task's such write
+  /// runs: holds `t` at its entry stop until that one's event is written (release_output),
+  /// so that the trace's order of output events is the order the kernel wrote the bytes in
+  /// (replay prints them in trace order), and returns true. Otherwise makes `t` the writer
+  /// in flight where its call writes output, and returns false. A writer asleep in the
+  /// kernel (a full pipe) holds nobody: natively the two would race there too.
+  bool hold_output_write(RecordTask& t);
+  /// `tid`'s output write has its event, or `tid` ended: the next held writer, if any, runs.
+  void release_output(pid_t tid);
   /// Writes `e`, with the buffered records its task made before it.
   void write(Event& e);
   /// Moves the records in t's buffer to t.buffered (at a stop that an event of t follows).
@@ -369,6 +379,8 @@ class RecordSession {
   uint64_t aborted_calls_ = 0;
   /// What rewind's stdout and stderr are (RecordSetup): writes to them are the output.
   std::optional<struct stat> stdout_st_, stderr_st_;
+  pid_t output_writer_ = 0;        ///< the task whose output write runs (hold_output_write)
+  std::deque<pid_t> output_held_;  ///< tasks held at an output write's entry, in order
   /// The device of /proc: a write into one of its files may be one into /proc/PID/mem.
   std::optional<dev_t> proc_dev_;
   bool seccomp_ = false;  ///< syscall buffering: the filter traps syscalls (PTRACE_CONT runs)

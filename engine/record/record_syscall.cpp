@@ -137,10 +137,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   } else if (syscall_may_block(t.entry) && as.active == t.tid) {
     t.blocked = true;
     as.active = 0;
-    resume_syscall(t);
+    if (!hold_output_write(t)) resume_syscall(t);
     return schedule(as);
   }
-  resume_syscall(t);
+  if (!hold_output_write(t)) resume_syscall(t);
 }
 
 bool RecordSession::answer_tsc_prctl(RecordTask& t) {
@@ -271,6 +271,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     }
     fd_cache_after_syscall(t, nr, *spec, result, e);
     write(e);
+    if (t.tid == output_writer_) release_output(t.tid);  // its bytes are in order now
     // New code (mmap or mprotect with PROT_EXEC) gets its cpuid replaced, and its rdtsc where
     // the CPU does not trap it (insn_patch.h); the replay does the same after the same event.
     if (syscall_has(nr, kMapsCode) && (t.entry.rdx & PROT_EXEC) && result >= 0)

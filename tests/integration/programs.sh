@@ -460,6 +460,16 @@ GDB
         "finish, reverse-continue, next and stepi over buffered brk calls"
     fi
     ;;
+  output_order) need seq  # two processes writing to rewind's stdout at once: replay prints
+    # each write at its event, so the trace must keep the order the kernel wrote them in (without
+    # that, 4 recordings in 5 replayed with other interleavings here)
+    script='for i in $(seq 400); do echo a$i; done & for i in $(seq 400); do echo b$i; done; wait'
+    for round in 1 2 3; do
+      record_and_replay output_order_$round sh -c "$script" || continue
+      out="$WORK/output_order_$round.rec.out"
+      [ "$(grep -c '^a' "$out")" = 400 ] && [ "$(grep -c '^b' "$out")" = 400 ] ||
+        fail "output_order: the recording's output lacks lines: $(wc -l <"$out")"
+    done ;;
   signal_state)  # rt_sigaction and rt_sigprocmask, which the preload library buffers and replay
     # makes again for real: handlers replaced, a blocked signal delivered inside the call that
     # unblocks it, a 1 ms timer across mask changes, posix_spawn children resetting handlers
