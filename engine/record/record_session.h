@@ -307,12 +307,13 @@ class RecordSession {
   /// Whether descriptor `fd`, whose file is `st` (stat(2) of /proc/TID/fd/FD), is rewind's
   /// stdout or stderr (its writes are output to replay).
   OutputStream output_target(const struct stat& st, int fd) const;
-  /// At `t`'s entry to a write to rewind's stdout or stderr while another task's such write
-  /// runs: holds `t` at its entry stop until that one's event is written (release_output),
-  /// so that the trace's order of output events is the order the kernel wrote the bytes in
-  /// (replay prints them in trace order), and returns true. Otherwise makes `t` the writer
-  /// in flight where its call writes output, and returns false. A writer asleep in the
-  /// kernel (a full pipe) holds nobody: natively the two would race there too.
+  /// At `t`'s entry to a write to rewind's stdout or stderr while another task's write to
+  /// the same file runs: holds `t` at its entry stop until that one's event is written
+  /// (release_output), so that the trace's order of output events is the order the kernel
+  /// wrote the bytes in (replay prints them in trace order), and returns true. Otherwise
+  /// makes `t` that file's writer in flight where its call writes output, and returns false.
+  /// A writer asleep in the kernel (a full pipe) holds nobody: natively the two would race
+  /// there too. Notes the file a write-like call writes to in t.write_target.
   bool hold_output_write(RecordTask& t);
   /// `tid`'s output write has its event, or `tid` ended: the next held writer, if any, runs.
   void release_output(pid_t tid);
@@ -379,8 +380,15 @@ class RecordSession {
   uint64_t aborted_calls_ = 0;
   /// What rewind's stdout and stderr are (RecordSetup): writes to them are the output.
   std::optional<struct stat> stdout_st_, stderr_st_;
-  pid_t output_writer_ = 0;        ///< the task whose output write runs (hold_output_write)
-  std::deque<pid_t> output_held_;  ///< tasks held at an output write's entry, in order
+  /// A file behind rewind's stdout or stderr, with the task whose write to it runs and the
+  /// tasks held at their writes' entries, in order (hold_output_write).
+  struct OutputFile {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    pid_t writer = 0;
+    std::deque<pid_t> held;
+  };
+  std::vector<OutputFile> output_files_;  ///< at most two: stdout's file and stderr's
   /// The device of /proc: a write into one of its files may be one into /proc/PID/mem.
   std::optional<dev_t> proc_dev_;
   bool seccomp_ = false;  ///< syscall buffering: the filter traps syscalls (PTRACE_CONT runs)

@@ -48,6 +48,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   t.entry_marked = std::exchange(t.entry_reported, false);  // syscall_stop_for_tracer's event
   t.exec_former_tid = 0;
   t.answered_memory.clear();
+  t.write_target.reset();
   take_buffered(t);
   if (t.redeliver_sig) {
     // The call an abort made traced (its first syscall since): the signal that interrupted the
@@ -243,14 +244,11 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       t.restart_block.emplace(t.entry, t.snap);
     else if (nr != SYS_restart_syscall || !is_restart_result(result))
       t.restart_block.reset();  // kept while restart_syscall is interrupted again
-    if (spec->output != OutputKind::None && result > 0 && t.entry.rdi <= INT_MAX) {
-      // One stat of the descriptor's file tells both where the bytes went.
-      struct stat st;
-      const std::string p = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(t.entry.rdi);
-      if (::stat(p.c_str(), &st) == 0) {
-        e.output = output_target(st, int(t.entry.rdi));
-        if (proc_dev_ && st.st_dev == *proc_dev_) note_proc_mem_write(t, e);
-      }
+    if (spec->output != OutputKind::None && result > 0 && t.write_target) {
+      // One stat of the descriptor's file at the entry tells both where the bytes went.
+      const struct stat& st = *t.write_target;
+      e.output = output_target(st, int(t.entry.rdi));
+      if (proc_dev_ && st.st_dev == *proc_dev_) note_proc_mem_write(t, e);
     }
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
       int fd = int(t.entry.r8);
@@ -271,7 +269,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     }
     fd_cache_after_syscall(t, nr, *spec, result, e);
     write(e);
-    if (t.tid == output_writer_) release_output(t.tid);  // its bytes are in order now
+    if (t.write_target) release_output(t.tid);  // its bytes are in order now
     // New code (mmap or mprotect with PROT_EXEC) gets its cpuid replaced, and its rdtsc where
     // the CPU does not trap it (insn_patch.h); the replay does the same after the same event.
     if (syscall_has(nr, kMapsCode) && (t.entry.rdx & PROT_EXEC) && result >= 0)

@@ -3,6 +3,7 @@
 // Internal to engine/record.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <array>
@@ -64,6 +65,10 @@ struct RecordTask {
   /// The syscall that returned ERESTART_RESTARTBLOCK (poll, nanosleep, futex with a timeout):
   /// the kernel resumes it as restart_syscall, whose out-parameters are this call's.
   std::optional<std::pair<Registers, EntrySnapshot>> restart_block;
+  /// The file a write-like syscall (one whose spec has an output kind) writes to, by stat(2)
+  /// of /proc/TID/fd/FD at its entry (hold_output_write); nullopt for others or where it
+  /// could not be read.
+  std::optional<struct stat> write_target;
   bool exec_seen = false;  ///< PTRACE_EVENT_EXEC arrived during this syscall
   /// The tid this task had before its execve from a thread other than the main one: the
   /// kernel gave it the process's pid (ptrace(2), "execve(2) under ptrace"); 0 otherwise.

@@ -469,7 +469,20 @@ GDB
       out="$WORK/output_order_$round.rec.out"
       [ "$(grep -c '^a' "$out")" = 400 ] && [ "$(grep -c '^b' "$out")" = 400 ] ||
         fail "output_order: the recording's output lacks lines: $(wc -l <"$out")"
-    done ;;
+    done
+    # Into a pipe that fills up before its reader starts: the writers wait in the kernel, and a
+    # sleeping writer holds nobody back (their order in the pipe is then a race, as natively).
+    script='for i in $(seq 15000); do echo a$i; done & for i in $(seq 15000); do echo b$i; done; wait'
+    timeout 300 "$REWIND" record -o "$WORK/output_pipe.trace" sh -c "$script" </dev/null \
+      2>"$WORK/output_pipe.err" | (sleep 2; cat) >"$WORK/output_pipe.rec.out"
+    timeout 300 "$REWIND" replay -a "$WORK/output_pipe.trace" >"$WORK/output_pipe.rep.out" 2>&1
+    if [ "$(grep -c '^a' "$WORK/output_pipe.rec.out")" = 15000 ] &&
+      [ "$(grep -c '^b' "$WORK/output_pipe.rec.out")" = 15000 ] &&
+      cmp -s <(sort "$WORK/output_pipe.rec.out") <(sort "$WORK/output_pipe.rep.out"); then
+      pass "output_order: two writers into a full pipe, recorded and replayed, every line"
+    else
+      fail "output_order: into a full pipe: $(wc -l <"$WORK/output_pipe.rec.out") lines recorded, $(wc -l <"$WORK/output_pipe.rep.out") replayed; $(tail -2 "$WORK/output_pipe.err")"
+    fi ;;
   signal_state)  # rt_sigaction and rt_sigprocmask, which the preload library buffers and replay
     # makes again for real: handlers replaced, a blocked signal delivered inside the call that
     # unblocks it, a 1 ms timer across mask changes, posix_spawn children resetting handlers
