@@ -15,6 +15,20 @@ like_native() {
       fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
   done
 }
+# buffered_calls NAME REGEX SYSCALL MIN: the buffered recording NAME holds at most 2 traced
+# events of the syscalls REGEX matches (the loader's, before the library starts) and more than
+# MIN buffered records of SYSCALL; its traced twin (NAME_traced) more than MIN events of it.
+buffered_calls() {
+  local traced buffered all
+  traced=$("$REWIND" dump "$WORK/$1.trace" | grep -Ec " syscall +($2) ")
+  buffered=$("$REWIND" dump --json "$WORK/$1.trace" | grep -o "\"syscall\":\"$3\"" | wc -l)
+  all=$("$REWIND" dump "$WORK/$1_traced.trace" | grep -Ec " syscall +$3 ")
+  if [ "$traced" -le 2 ] && [ "$buffered" -gt "$4" ] && [ "$all" -gt "$4" ]; then
+    pass "$1: $buffered $3 calls buffered, $traced traced ($all traced without buffering)"
+  else
+    fail "$1: $3 calls $buffered buffered, $traced traced; $all without buffering"
+  fi
+}
 case "$1" in
   ls) need ls; record_and_replay ls ls -la /usr/bin ;;
   date) need date; record_and_replay date date ;;
@@ -419,14 +433,7 @@ GDB
     like_native heap_end "$native" "$TEST_PROGRAMS/heap_end"
     # Buffered, the program's brk calls are records in its buffer (the loader's first one,
     # before the library starts, stays a traced event); traced, each is an event.
-    traced=$("$REWIND" dump "$WORK/heap_end.trace" | grep -c " syscall  *brk ")
-    buffered=$("$REWIND" dump --json "$WORK/heap_end.trace" | grep -o '"syscall":"brk"' | wc -l)
-    all=$("$REWIND" dump "$WORK/heap_end_traced.trace" | grep -c " syscall  *brk ")
-    if [ "$traced" -le 2 ] && [ "$buffered" -gt 1000 ] && [ "$all" -gt 1000 ]; then
-      pass "heap_end: $buffered brk calls buffered, $traced traced ($all traced without buffering)"
-    else
-      fail "heap_end: brk calls $buffered buffered, $traced traced; $all without buffering"
-    fi
+    buffered_calls heap_end brk brk 1000
     if command -v gdb >/dev/null; then
       # Forwards and backwards over buffered brk calls: a finish, a reverse-continue back to
       # the call's start, then nexts over sbrk and the finish again (RWD_UNTRACED_PAGE is
@@ -492,14 +499,7 @@ GDB
     like_native signal_state "$native" "$TEST_PROGRAMS/signal_state"
     # Buffered, they are records in the buffer (a posix_spawn child's more than a hundred
     # among them); traced, each is an event.
-    traced=$("$REWIND" dump "$WORK/signal_state.trace" | grep -Ec " syscall +rt_sig(action|procmask) ")
-    buffered=$("$REWIND" dump --json "$WORK/signal_state.trace" | grep -o '"syscall":"rt_sigaction"' | wc -l)
-    all=$("$REWIND" dump "$WORK/signal_state_traced.trace" | grep -Ec " syscall +rt_sigaction ")
-    if [ "$traced" -le 2 ] && [ "$buffered" -gt 400 ] && [ "$all" -gt 400 ]; then
-      pass "signal_state: $buffered rt_sigaction calls buffered, $traced signal-state calls traced ($all traced without buffering)"
-    else
-      fail "signal_state: rt_sigaction $buffered buffered, $traced traced; $all without buffering"
-    fi
+    buffered_calls signal_state 'rt_sigaction|rt_sigprocmask' rt_sigaction 400
     if command -v gdb >/dev/null; then
       # Back from after the unblock into the handler the unblocking call ran, and forwards.
       gdb_batch "$WORK/signal_state.trace" signal_state_gdb <<'GDB'
