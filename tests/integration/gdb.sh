@@ -135,11 +135,14 @@ cat >"$WORK/ctrlc.gdb" <<'GDB'
 python
 import threading, os, signal, time
 # A Ctrl-C that reaches gdb before the continue is under way is dropped (on a loaded machine
-# gdb may still be busy then), so press it again every 0.3 s until gdb reports a stop.
+# gdb may still be busy then), so press it again every second until gdb reports a stop. Not
+# sooner: a second Ctrl-C while gdb waits for the stop of its first one makes it ask "The
+# target is not responding to interrupt requests. Stop debugging it?", which batch mode
+# answers yes (a loaded CI machine took longer than 0.3 s to stop there once).
 stopped = threading.Event()
 gdb.events.stop.connect(lambda e: stopped.set())
 def press():
-    while not stopped.wait(0.3):
+    while not stopped.wait(1.0):
         os.kill(os.getpid(), signal.SIGINT)
 threading.Thread(target=press, daemon=True).start()
 end
