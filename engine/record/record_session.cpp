@@ -95,6 +95,8 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
   // (a record holds less than the buffer): slow, but only for a signal that arrives there.
   for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
     if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
+    // The desched counter, if the library has it on, would signal every step's stop.
+    if (i == 0) t.buffer.settle_desched(t.tid);
     // A fast interval timer's next expiry during the steps waits with the signal being
     // delivered (deliver_signal sends it again afterwards).
     int st = step_insn_putting_off(t);

@@ -321,8 +321,9 @@ class RecordSession {
   void write(Event& e);
   /// Moves the records in t's buffer to t.buffered (at a stop that an event of t follows).
   void take_buffered(RecordTask& t);
-  /// Single-steps t out of the code where no point may be recorded (syscall buffering); a
-  /// signal from outside that comes meanwhile is put off (take_back_put_off).
+  /// Single-steps t out of the code where no point may be recorded (syscall buffering), its
+  /// desched counter settled first (it would signal every step's stop); a signal from outside
+  /// that comes meanwhile is put off (take_back_put_off). Nothing is done where t is outside.
   void step_out_of_buffer_code(RecordTask& t);
   /// step_insn, with the signals from outside that arrive before the instruction runs put
   /// off (take_back_put_off) and the step made again. Returns the wait status that ends it.

@@ -138,8 +138,6 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
   uint64_t after_rep = 0;
   bool stepped = false;
   for (;;) {
-    // The desched counter, if the library has it on, would signal every step's stop.
-    if (t.buffer.must_not_stop_at(get_regs(t.tid).rip)) t.buffer.settle_desched(t.tid);
     step_out_of_buffer_code(t);
     regs = get_regs(t.tid);
     if (size_t len = rep_insn_at(t.tid, regs.rip)) {

@@ -91,10 +91,7 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
     // Not inside the syscall buffer's code, where replay runs other instructions (a signal
     // that a buffered sigprocmask unblocked arrives as the call returns, on the untraced
     // page): stepped out first, as if the signal had come a few instructions later.
-    if (kind == TracerStop::Signal && t.buffer.must_not_stop_at(get_regs(t.tid).rip)) {
-      t.buffer.settle_desched(t.tid);
-      step_out_of_buffer_code(t);
-    }
+    if (kind == TracerStop::Signal) step_out_of_buffer_code(t);
     if (!write_sched_event(t, get_regs(t.tid))) return;  // killed: its exit comes next
     at_event = true;
   }

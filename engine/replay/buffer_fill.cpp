@@ -1,7 +1,5 @@
 #include "buffer_fill.h"
 
-#include <sys/syscall.h>
-
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -82,8 +80,7 @@ void run_call_in_replay(ReplayTask& t, bool stepping) {
   if (rec.nr != uint64_t(nr))
     throw DivergenceError(who + " made syscall " + syscall_name(nr) +
                           " where the recording buffered " + syscall_name(long(rec.nr)));
-  std::optional<int64_t> outside;
-  if (nr == SYS_rt_sigprocmask && rec.result == 0) outside = sigprocmask_from_outside(t.tid, entry);
+  const std::optional<int64_t> outside = syscall_from_outside(t.tid, entry, rec.result);
   int64_t result = outside.value_or(0);
   if (!outside) {
     ProgramResumeKept kept(t);

@@ -1,6 +1,7 @@
 #include "outside_syscalls.h"
 
 #include <signal.h>
+#include <sys/syscall.h>
 
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
@@ -8,6 +9,10 @@
 
 namespace rwd {
 
+namespace {
+
+/// rt_sigprocmask(how, set, oldset, sigsetsize) for stopped task `tid`, as syscall_from_outside
+/// says.
 std::optional<int64_t> sigprocmask_from_outside(pid_t tid, const Registers& entry) {
   const uint64_t how = entry.rdi, set_at = entry.rsi, old_at = entry.rdx;
   if (entry.r10 != sizeof(uint64_t)) return std::nullopt;  // -EINVAL
@@ -46,6 +51,15 @@ std::optional<int64_t> sigprocmask_from_outside(pid_t tid, const Registers& entr
   }
   if (next != blocked && !try_set_sigmask(tid, next)) return std::nullopt;
   return 0;
+}
+
+}  // namespace
+
+std::optional<int64_t> syscall_from_outside(pid_t tid, const Registers& entry,
+                                            int64_t recorded_result) {
+  if (recorded_result != 0) return std::nullopt;
+  if (entry.orig_rax == SYS_rt_sigprocmask) return sigprocmask_from_outside(tid, entry);
+  return std::nullopt;
 }
 
 }  // namespace rwd

@@ -11,15 +11,17 @@
 
 namespace rwd {
 
-/// Does to stopped task `tid` what rt_sigprocmask(how, set, oldset, sigsetsize) with the
-/// arguments in `entry` (rdi, rsi, rdx, r10) would do (kernel/signal.c): reads its blocked
-/// mask (PTRACE_GETSIGMASK), writes it to `oldset` when given, and sets the new one
-/// (PTRACE_SETSIGMASK, which keeps SIGKILL and SIGSTOP unblocked as the syscall does).
-/// Returns 0, the syscall's result, or nullopt, changing nothing, where the call would fail
-/// (a size other than 8 bytes, an unknown `how`, an address it cannot read or write): the
-/// caller then runs it for real, so that the kernel's own error and partial effect come.
-/// Only for a call that returned 0 when recorded: /proc/PID/mem writes even a read-only page,
-/// where the kernel's write of `oldset` would fail.
-std::optional<int64_t> sigprocmask_from_outside(pid_t tid, const Registers& entry);
+/// Makes the syscall that stopped task `tid` stands at the entry of (`entry`: orig_rax and
+/// the arguments) from outside, where it can: an rt_sigprocmask that returned 0 when recorded
+/// (`recorded_result`), whose mask it reads and sets with PTRACE_GETSIGMASK and
+/// PTRACE_SETSIGMASK (which keeps SIGKILL and SIGSTOP unblocked as the syscall does,
+/// kernel/signal.c), writing the old one to `oldset` when given. Returns the call's result,
+/// or nullopt, changing nothing, for the caller to run the call in the task: another call,
+/// one that failed when recorded (/proc/PID/mem writes even a read-only page, where the
+/// kernel's write would fail), or one whose arguments it would refuse now (a size other than
+/// 8 bytes, an unknown `how`, an address it cannot read or write), so that the kernel's own
+/// error and partial effect come.
+std::optional<int64_t> syscall_from_outside(pid_t tid, const Registers& entry,
+                                            int64_t recorded_result);
 
 }  // namespace rwd

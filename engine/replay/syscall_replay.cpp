@@ -133,11 +133,10 @@ void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
 }
 
 int64_t Replayer::execute(ReplayTask& t, const Event& e, const Registers& regs) {
-  if (regs.orig_rax == SYS_rt_sigprocmask && e.result == 0)
-    if (std::optional<int64_t> r = sigprocmask_from_outside(t.tid, regs)) {
-      finish_syscall(t.tid, regs, *r);
-      return *r;
-    }
+  if (std::optional<int64_t> r = syscall_from_outside(t.tid, regs, e.result)) {
+    finish_syscall(t.tid, regs, *r);
+    return *r;
+  }
   RemoteSyscall rs(t, regs.rip - 2, regs);
   int64_t r =
       rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
