@@ -2,7 +2,9 @@
 #include "engine/os/cpuid_query.h"
 
 #include <cpuid.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -13,15 +15,10 @@
 
 namespace rwd {
 
-int last_cpu_of(pid_t tid) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/stat", int(tid));
-  FILE* f = fopen(path, "re");
-  if (!f) return -1;
-  char buf[1024];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
+namespace {
+
+/// Field 39 of the /proc/TID/stat line `buf` (NUL-terminated), or -1.
+int processor_field(const char* buf) {
   // Field 2 (comm) is in parentheses and may hold spaces: count from the last ')'.
   const char* p = strrchr(buf, ')');
   if (!p) return -1;
@@ -30,6 +27,47 @@ int last_cpu_of(pid_t tid) {
     if (*p == ' ') ++field;
   int cpu = -1;
   return sscanf(p, "%d", &cpu) == 1 ? cpu : -1;
+}
+
+int open_stat(pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", int(tid));
+  return ::open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/// Reads the whole stat line of `fd` from its start, or returns -1.
+int read_processor(int fd) {
+  char buf[1024];
+  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  return processor_field(buf);
+}
+
+}  // namespace
+
+LastCpuReader::~LastCpuReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+LastCpuReader& LastCpuReader::operator=(LastCpuReader&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    tid_ = o.tid_;
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+int LastCpuReader::last_cpu(pid_t tid) {
+  if (fd_ < 0 || tid != tid_) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = open_stat(tid);
+    tid_ = tid;
+    if (fd_ < 0) return -1;
+  }
+  return read_processor(fd_);
 }
 
 CpuidResult cpuid_on(int cpu, uint32_t leaf, uint32_t subleaf) {

@@ -68,22 +68,51 @@ bool rdtsc_traps() {
 }
 
 size_t patch_emulated_insns(pid_t tid, uint64_t lo, uint64_t hi) {
+  constexpr uint64_t kPageMask = ~uint64_t(4095);
   const bool tsc = !rdtsc_traps();
   size_t patched = 0;
+  // ld.so alone has 58 cpuids, and every process start patches it: the sites of one page are
+  // read together and written back together (the bytes between them as read: the task is
+  // stopped), through one descriptor for all the writes into read-only code.
+  TraceeMemFile mem(tid);
   for (const ProcMapping& m : read_proc_maps(tid)) {
     if (!file_code(m) || m.end <= lo || m.start >= hi) continue;
+    // The sites to replace, by address (emulated_sites gives them by file offset).
+    std::vector<std::pair<uint64_t, EmulatedSite>> todo;
     for (const EmulatedSite& s : emulated_sites(mapped_file(tid, m))) {
       if (s.offset < m.offset) continue;
       uint64_t addr = m.start + (s.offset - m.offset);
       if (addr + s.len > m.end) break;
       if (addr < lo || addr >= hi || (s.op != EmulatedOp::Cpuid && !tsc)) continue;
-      std::vector<uint8_t> now = read_memory(tid, addr, s.len);
-      auto d = decode_emulated(now.data(), now.size());
-      // replaced, or not the file's
-      if (!d || d->len != s.len || d->op != s.op || now[0] != 0x0f) continue;
-      std::vector<uint8_t> with = emulated_replacement(s);
-      write_memory(tid, addr, with.data(), with.size());
-      ++patched;
+      todo.emplace_back(addr, s);
+    }
+    for (size_t i = 0; i < todo.size();) {
+      size_t j = i + 1;  // [i, j): the sites that start in the page of site i
+      while (j < todo.size() && (todo[j].first & kPageMask) == (todo[i].first & kPageMask)) ++j;
+      uint64_t from = todo[i].first, to = todo[j - 1].first + todo[j - 1].second.len;
+      std::vector<uint8_t> now = read_memory(tid, from, to - from);
+      uint64_t first = to, last = from;  // the bytes replaced, to write back
+      for (size_t k = i; k < j; ++k) {
+        const auto& [addr, s] = todo[k];
+        if (addr + s.len > from + now.size()) break;  // unreadable
+        uint8_t* at = now.data() + (addr - from);
+        auto d = decode_emulated(at, s.len);
+        // replaced, or not the file's
+        if (!d || d->len != s.len || d->op != s.op || at[0] != 0x0f) continue;
+        std::vector<uint8_t> with = emulated_replacement(s);
+        std::copy(with.begin(), with.end(), at);
+        first = std::min(first, addr);
+        last = std::max(last, addr + s.len);
+        ++patched;
+      }
+      if (first < last) {
+        const uint8_t* p = now.data() + (first - from);
+        if (m.write)
+          write_memory(tid, first, p, last - first);
+        else
+          mem.write(first, p, last - first);
+      }
+      i = j;
     }
   }
   return patched;

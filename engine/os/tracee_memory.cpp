@@ -50,20 +50,26 @@ void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n) {
   // Fast path: one process_vm_writev. It fails on read-only pages, which /proc/PID/mem writes.
   iovec local{const_cast<void*>(p), n}, remote{reinterpret_cast<void*>(addr), n};
   if (process_vm_writev(tid, &local, 1, &remote, 1, 0) == ssize_t(n)) return;
-  std::string path = "/proc/" + std::to_string(tid) + "/mem";
-  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) throw_errno("open " + path);
+  TraceeMemFile(tid).write(addr, p, n);
+}
+
+TraceeMemFile::~TraceeMemFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void TraceeMemFile::write(uint64_t addr, const void* p, size_t n) {
+  if (fd_ < 0) {
+    std::string path = "/proc/" + std::to_string(tid_) + "/mem";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd_ < 0) throw_errno("open " + path);
+  }
   size_t done = 0;
   while (done < n) {
-    ssize_t w = ::pwrite(fd, static_cast<const uint8_t*>(p) + done, n - done, off_t(addr + done));
-    if (w <= 0) {
-      int e = w < 0 ? errno : EIO;
-      ::close(fd);
-      throw SystemError("write tracee memory at " + hex(addr + done), e);
-    }
+    ssize_t w = ::pwrite(fd_, static_cast<const uint8_t*>(p) + done, n - done, off_t(addr + done));
+    if (w <= 0)
+      throw SystemError("write tracee memory at " + hex(addr + done), w < 0 ? errno : EIO);
     done += size_t(w);
   }
-  ::close(fd);
 }
 
 std::vector<iovec> read_iovecs(pid_t tid, uint64_t addr, uint64_t count) {

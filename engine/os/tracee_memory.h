@@ -17,6 +17,25 @@ void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n);
 /// debugger does). Throws SystemError.
 void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n);
 
+/// A tracee's /proc/PID/mem, opened on the first write and kept open for the next ones: a
+/// series of writes into read-only code (the stand-ins of insn_patch.h, a few dozen a
+/// process) costs one pwrite(2) each instead of an open, a write and a close. The tracee must
+/// stay stopped, or at least its memory unchanged, while it is used.
+class TraceeMemFile {
+ public:
+  explicit TraceeMemFile(pid_t tid) : tid_(tid) {}
+  ~TraceeMemFile();
+  TraceeMemFile(const TraceeMemFile&) = delete;
+  TraceeMemFile& operator=(const TraceeMemFile&) = delete;
+  /// Writes the `n` bytes at `p` to `addr` of the tracee's memory, read-only pages included.
+  /// Throws SystemError when the file cannot be opened or the write falls short.
+  void write(uint64_t addr, const void* p, size_t n);
+
+ private:
+  pid_t tid_;
+  int fd_ = -1;
+};
+
 /// The most iovecs a vectored syscall takes (IOV_MAX, readv(2)).
 inline constexpr uint64_t kMaxIovecs = 1024;
 /// Reads an array of `count` iovecs at addr (at most kMaxIovecs). Throws SystemError.

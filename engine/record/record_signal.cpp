@@ -39,7 +39,7 @@ bool RecordSession::emulate_insn(RecordTask& t, Registers& regs) {
     // Run here, on the CPU the task ran on (its APIC id is in leaf 1): what it would have
     // read natively (the Intel SDM's CPUID: leaf eax, subleaf ecx; the upper halves of the
     // four registers are cleared).
-    CpuidResult r = cpuid_on(last_cpu_of(t.tid), uint32_t(regs.rax), uint32_t(regs.rcx));
+    CpuidResult r = cpuid_on(t.cpu_reader.last_cpu(t.tid), uint32_t(regs.rax), uint32_t(regs.rcx));
     regs.rax = r.eax, regs.rbx = r.ebx, regs.rcx = r.ecx, regs.rdx = r.edx;
     kind = EventKind::Cpuid;
   } else {

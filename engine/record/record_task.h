@@ -18,6 +18,7 @@
 #include "engine/arch/insn.h"
 #include "engine/arch/registers.h"
 #include "engine/arch/siginfo.h"
+#include "engine/os/cpuid_query.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/record/schedule_policy.h"
 #include "engine/record/syscall_buffer.h"
@@ -86,6 +87,8 @@ struct RecordTask {
   /// Chaos mode: its CPU-time counter and the current slice's length on it, in nanoseconds
   /// (0: the slice is measured in ticks, as where the counter could not be opened).
   TaskCpuClock cpu_clock;
+  /// Where its cpuids ran (emulate_insn): its /proc/TID/stat, kept open.
+  LastCpuReader cpu_reader;
   uint64_t slice_ns = 0;
   pid_t vfork_child = 0;  ///< held until this vfork child execs or exits
   /// Signals the recorder took from the task to send again (RecordSession::put_off_signal),
