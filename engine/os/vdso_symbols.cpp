@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -34,6 +35,9 @@ int hide_vdso_symbols(pid_t tid) {
     return sh;
   };
   int renamed = 0;
+  // The names are renamed in `img` and written back at once: one write from the first
+  // changed byte to the last (the bytes between as read; the task is stopped at its exec).
+  uint64_t first = size, last = 0;
   for (size_t i = 0; i < eh.e_shnum; ++i) {
     Elf64_Shdr sym = section(i);
     if (sym.sh_type != SHT_DYNSYM || sym.sh_link >= eh.e_shnum) continue;
@@ -46,12 +50,15 @@ int hide_vdso_symbols(pid_t tid) {
       std::memcpy(&s, img.data() + sym.sh_offset + at, sizeof s);
       if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_name == 0 || s.st_name >= str.sh_size)
         continue;
-      uint64_t name = base + str.sh_offset + s.st_name;
-      const char x = 'X';
-      write_memory(tid, name, &x, 1);
+      uint64_t name = str.sh_offset + s.st_name;
+      img[name] = 'X';
+      first = std::min(first, name);
+      last = std::max(last, name + 1);
       ++renamed;
     }
   }
+  // The vDSO's pages are read-only: /proc/PID/mem writes them (a private copy for the task).
+  if (first < last) TraceeMemFile(tid).write(base + first, img.data() + first, last - first);
   return renamed;
 }
 
