@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -182,13 +183,17 @@ int syscall_stop_kind(pid_t tid) {
   return info.op;
 }
 
+bool register_cache_checked() {
+  return check_cache();
+}
+
 int syscall_stop_kind_after(pid_t tid, int request) {
   if ((request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP) && !shortcuts_off()) {
     if (check_cache() && syscall_stop_kind(tid) != PTRACE_SYSCALL_INFO_ENTRY)
       throw Error("task " + std::to_string(tid) + " stopped at a syscall exit after PTRACE_SYSEMU");
     return PTRACE_SYSCALL_INFO_ENTRY;
   }
-  return syscall_stop_kind(tid);
+  return syscall_stop_kind_by_result(tid);
 }
 
 int syscall_stop_kind_by_result(pid_t tid) {
@@ -216,8 +221,17 @@ int wait_for_end(pid_t tid) {
   return status;
 }
 
+namespace {
+std::atomic<uint64_t> resumes{0};
+}  // namespace
+
+uint64_t resumes_so_far() {
+  return resumes.load(std::memory_order_relaxed);
+}
+
 bool resume(pid_t tid, int request, int sig) {
   forget_registers();
+  resumes.fetch_add(1, std::memory_order_relaxed);
   if (ptrace(__ptrace_request(request), tid, nullptr, reinterpret_cast<void*>(long(sig))) == 0)
     return true;
   if (errno == ESRCH) return false;

@@ -35,6 +35,15 @@ class RegisterCacheScope {
   RegisterCacheScope& operator=(const RegisterCacheScope&) = delete;
 };
 
+/// How many times resume() has resumed a task, in this process, so far: a copy of a task's
+/// kernel state kept across stops is good only while this has not moved (no task ran).
+uint64_t resumes_so_far();
+
+/// Whether REWIND_CHECK_REGISTER_CACHE=1 asks every copy of kernel state that rewind keeps
+/// (registers here, a replayed task's signal mask: engine/replay/replay_task.h) to be checked
+/// against the kernel's at each use.
+bool register_cache_checked();
+
 /// Drops the calling thread's copy of any task's registers (RegisterCacheScope): call it after
 /// anything outside this file's functions that may change a tracee's general registers or end
 /// it (a raw ptrace write or resume, a kill).
@@ -68,7 +77,8 @@ int syscall_stop_kind(pid_t tid);
 /// The op of a syscall stop (a SIGTRAP|0x80 wait status) that came after a resume with
 /// `request`: after PTRACE_SYSEMU or PTRACE_SYSEMU_SINGLESTEP only the entry is reported (the
 /// kernel skips the call and its exit stop: syscall_exit_work in kernel/entry/common.c), so no
-/// request is made; otherwise syscall_stop_kind(tid).
+/// request is made; otherwise syscall_stop_kind_by_result(tid), whose register read the stop's
+/// handler needs anyway.
 int syscall_stop_kind_after(pid_t tid, int request);
 /// The op of a syscall stop, told by the registers where they can tell it: the kernel enters a
 /// syscall with rax set to -ENOSYS (entry_SYSCALL_64 in arch/x86/entry/entry_64.S pushes it

@@ -81,6 +81,7 @@ void run_call_in_replay(ReplayTask& t, bool stepping) {
     throw DivergenceError(who + " made syscall " + syscall_name(nr) +
                           " where the recording buffered " + syscall_name(long(rec.nr)));
   const std::optional<int64_t> outside = syscall_from_outside(t.tid, entry, rec.result);
+  t.blocked.reset();  // the call may set the mask, from outside or in the task
   int64_t result = outside.value_or(0);
   if (!outside) {
     ProgramResumeKept kept(t);

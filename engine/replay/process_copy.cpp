@@ -158,6 +158,7 @@ ReplayTask clone_task(ReplayTask& leader, uint64_t insn, const ReplayTask& orig,
   uint64_t mask = 0;
   if (!try_get_sigmask(orig.tid, mask) || !try_set_sigmask(c.tid, mask))
     throw DivergenceError("thread " + std::to_string(orig.rec_tid) + " is gone");
+  c.blocked.reset();  // set just now, after the syscalls run in it
   put_back(c, get_regs(orig.tid));
   pending.give(c);
   return c;

@@ -67,16 +67,52 @@ bool debugger_trap(const Stop& s, int request) {
 // posix_spawn). The mask read before the resume is put back after such a trap. (The kernel
 // also resets a blocked SIGTRAP's handler to SIG_DFL; that is not undone.)
 namespace {
+/// Whether a run of `t` by `request`, given no signal, that ended at stop `s` left its signal
+/// mask as it was (ReplayTask::blocked). Stopped at a syscall's entry, it ran user code only
+/// (PTRACE_SYSEMU skips the syscalls it meets; PTRACE_SYSCALL from anywhere but an entry
+/// stops at the next entry), which cannot change the mask: a handler starts only after a
+/// signal-delivery stop. Stopped at an exit after PTRACE_SYSCALL, it ran the syscall whose
+/// entry it stood at, which changes the mask only for these (a mask a call sets for its
+/// wait is put back only after the exit stop, on the way to user code: signal(7)).
+bool mask_unchanged_by_run(const ReplayTask& t, int request, const Stop& s) {
+  if (s.kind == Stop::SyscallEntry)
+    return request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP ||
+           request == PTRACE_SYSCALL;
+  if (s.kind != Stop::SyscallExit || request != PTRACE_SYSCALL) return false;
+  switch (long(get_regs(t.tid).orig_rax)) {
+    case -1:  // rt_sigreturn's exit: the frame it restored says -1 (restore_sigcontext)
+    case SYS_rt_sigprocmask:
+    case SYS_rt_sigreturn:
+    case SYS_rt_sigsuspend:
+    case SYS_rt_sigtimedwait:
+    case SYS_ppoll:
+    case SYS_pselect6:
+    case SYS_epoll_pwait:
+    case SYS_epoll_pwait2:
+    case SYS_io_pgetevents:
+      return false;
+    default:
+      return true;
+  }
+}
+
 Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
   if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
   t.restart_pending = false;
   t.signal_injected = false;
+  if (t.blocked && t.blocked_at != resumes_so_far()) t.blocked.reset();  // it may have run
   if (!t.blocked) {
     uint64_t mask = 0;
     if (try_get_sigmask(t.tid, mask)) t.blocked = mask;
+  } else if (register_cache_checked()) {
+    uint64_t mask = 0;
+    if (try_get_sigmask(t.tid, mask) && mask != *t.blocked)
+      throw Error("task " + std::to_string(t.rec_tid) + "'s signal mask is " + hex(mask) +
+                  ", replay's copy of it " + hex(*t.blocked));
   }
+  const std::optional<uint64_t> blocked = t.blocked;
   bool own_code = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP ||
                   request == PTRACE_SINGLESTEP;  // not a syscall rewind runs in the task
   bool soft = own_code && soft_debug_armed(t.tid);
@@ -84,8 +120,25 @@ Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) 
   Stop s = soft ? run_with_soft_slots(t, request, sig, interrupt)
                 : (resume(t.tid, request, sig),        // fails only if it died:
                    wait_stop(t, request, interrupt));  // status collected
-  if (debugger_trap(s, request)) {
-    if (t.blocked && (*t.blocked & (1ull << (SIGTRAP - 1)))) try_set_sigmask(t.tid, *t.blocked);
+  // wait_stop dropped the copy; where the mask is known unchanged, it is kept.
+  constexpr uint64_t kTrapBit = 1ull << (SIGTRAP - 1);
+  const bool emulating = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP;
+  if (debugger_trap(s, request) && sig == 0 && emulating) {
+    // User code only ran: the mask is the one before but for the trap's unblocking.
+    if (blocked && (*blocked & kTrapBit)) try_set_sigmask(t.tid, *blocked);
+    t.blocked = blocked;
+    t.blocked_at = resumes_so_far();
+  } else if (debugger_trap(s, request)) {
+    // The run may have changed the mask first (a signal delivered, a step into its handler;
+    // syscalls run under PTRACE_CONT or a single step over one): that one is kept, with
+    // SIGTRAP blocked again where it was blocked before the run.
+    uint64_t now = 0;
+    if (blocked && (*blocked & kTrapBit) && try_get_sigmask(t.tid, now))
+      try_set_sigmask(t.tid, now | kTrapBit);
+    t.blocked.reset();
+  } else if (sig == 0 && mask_unchanged_by_run(t, request, s)) {
+    t.blocked = blocked;
+    t.blocked_at = resumes_so_far();
   } else {
     t.blocked.reset();
   }
@@ -143,6 +196,7 @@ Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   for (;;) {
     int status = wait_interruptible(t.tid, interrupt, t.interrupt_sent);
     stops_waited.fetch_add(1, std::memory_order_relaxed);
+    t.blocked.reset();  // it ran: its mask may have changed (ReplayTask::blocked)
     Stop s;
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       s.kind = Stop::Exited;

@@ -71,9 +71,17 @@ struct ReplayTask {
   std::vector<uint32_t> pauses;
   /// run_to_stop returns at a pause (Stop::BufferPause) instead of going on.
   bool stop_at_pause = false;
-  /// Its blocked-signal mask, read before a resume; dropped at every stop but a debugger
-  /// trap (no syscall ran since: the mask can only have changed by that trap).
+  /// Its blocked-signal mask as the kernel has it now, read before a resume (run_once) when
+  /// unknown. Dropped at every stop (wait_stop) and wherever rewind sets the mask
+  /// (PTRACE_SETSIGMASK); kept over a debugger trap (whose forced SIGTRAP run_once undoes)
+  /// where the run delivered no signal, and over a run given no signal that ran user code
+  /// only, or a syscall that leaves the mask alone (mask_unchanged_by_run in
+  /// replay_task.cpp). Replaying a traced syscall resumes the task two or three times, and
+  /// each resume needs the mask. REWIND_CHECK_REGISTER_CACHE=1 checks the copy at each use.
   std::optional<uint64_t> blocked;
+  /// resumes_so_far() when `blocked` was last known good after a run: a resume since (of
+  /// any task, from anywhere) makes it unknown again.
+  uint64_t blocked_at = 0;
   ThreadKernelState kernel;  ///< what a copy of its process must give its thread
   /// The recorded tid it had before its execve from a thread other than the main one gave it
   /// the process's (execve(2)); the trace names it so up to that Exec event. 0: none.

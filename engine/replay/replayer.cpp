@@ -256,6 +256,7 @@ void Replayer::on_goal_stop(const Stop& s) {
       uint64_t mask = 0;
       uint64_t bit = 1ull << (e.signo - 1);
       if (try_get_sigmask(t.tid, mask) && (mask & bit)) try_set_sigmask(t.tid, mask & ~bit);
+      t.blocked.reset();
       syscall(SYS_tgkill, t.pid, t.tid, e.signo);
       t.signal_injected = true;
       cur_->goal = Goal::Signal;

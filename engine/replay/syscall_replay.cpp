@@ -134,6 +134,7 @@ void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
 
 int64_t Replayer::execute(ReplayTask& t, const Event& e, const Registers& regs) {
   if (std::optional<int64_t> r = syscall_from_outside(t.tid, regs, e.result)) {
+    t.blocked.reset();  // it may have set the mask
     finish_syscall(t.tid, regs, *r);
     return *r;
   }
