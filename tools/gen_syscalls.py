@@ -32,7 +32,7 @@ PRELOAD_BLOCKS = {"NEVER": "NEVER", "UNLESS_REGULAR": "UNLESS_REGULAR", "MAY_BLO
                   "FUTEX_OP": "MAY_BLOCK", "FCNTL_LOCK": "NEVER"}
 FLAGS = {"CHANGES_MAPPINGS": "kChangesMappings", "MAPS_CODE": "kMapsCode",
          "FORK_LIKE": "kForkLike", "EXEC": "kExec", "EXIT": "kExit",
-         "RETURNS_ADDRESS": "kReturnsAddress"}
+         "RETURNS_ADDRESS": "kReturnsAddress", "SETS_SIGNAL_MASK": "kSetsSignalMask"}
 
 
 def fail(msg):

@@ -56,6 +56,9 @@ enum SyscallFlag : uint8_t {
   kExec = 8,             ///< execve, execveat
   kExit = 16,            ///< exit, exit_group
   kReturnsAddress = 32,  ///< a success returns an address (mmap, mremap, brk): shown in hex
+  kSetsSignalMask = 64,  ///< running it may leave another signal mask: it sets one, or waits
+                         ///< under a temporary one put back only on the way to user code
+                         ///< (rt_sigprocmask, rt_sigreturn, ppoll, rt_sigsuspend: signal(7))
 };
 
 /// How the size of an out-parameter is computed. Recording a few bytes more than the kernel

@@ -32,7 +32,9 @@ Vocabulary (mirrors engine/arch/syscall_table.h):
            lets another task run while such a call waits (rr's "desched"), and the preload
            library buffers a call that may block only with its desched counter armed.
   flags    CHANGES_MAPPINGS (may replace mapped pages), MAPS_CODE (argument 2 holds PROT bits;
-           with PROT_EXEC it maps code), FORK_LIKE, EXEC, EXIT.
+           with PROT_EXEC it maps code), FORK_LIKE, EXEC, EXIT, SETS_SIGNAL_MASK (running it
+           may leave the task another signal mask: it sets one, or waits under a temporary one
+           that the kernel puts back only on the way to user code, signal(7)).
   buffer   how librewind_preload.so makes the call without a ptrace stop (preload/rules.h):
            kind NO_OUT, FIXED(arg, size), BY_RESULT(arg, size_arg), ITEMS_BY_RESULT(arg,
            size_arg, elem), IN_OUT_ARRAY(arg, size_arg, elem), VECTOR(kind), RUN_IN_REPLAY();
@@ -295,19 +297,20 @@ S("fcntl", out=CUSTOM, blocks="FCNTL_LOCK", buffer=NO_OUT(when="FCNTL_KNOWN"))
 S("poll", out=[arg_times(0, 1, POLLFD, on_error="INTERRUPTED")], blocks="MAY_BLOCK",
   buffer=IN_OUT_ARRAY(0, 1, POLLFD))
 S("ppoll", out=[arg_times(0, 1, POLLFD, on_error="INTERRUPTED"), fixed_always(2, TIMESPEC)],
-  blocks="MAY_BLOCK", buffer=IN_OUT_ARRAY(0, 1, POLLFD, when="PPOLL_PLAIN"))
+  blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"], buffer=IN_OUT_ARRAY(0, 1, POLLFD, when="PPOLL_PLAIN"))
 S("select", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMEVAL)],
   blocks="MAY_BLOCK")
 S("pselect6", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMESPEC)],
-  blocks="MAY_BLOCK")
+  blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"])
 S("epoll_create")
 S("epoll_create1")
 S("epoll_ctl")
 S("epoll_wait", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
   buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT))
 S("epoll_pwait", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
-  buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT, when="ARG4_NULL"))  # no signal mask
-S("epoll_pwait2", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK")
+  flags=["SETS_SIGNAL_MASK"], buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT, when="ARG4_NULL"))  # no signal mask
+S("epoll_pwait2", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
+  flags=["SETS_SIGNAL_MASK"])
 
 # --- Sockets: emulated, so replay works with the peer gone. ---
 S("socket")
@@ -515,12 +518,12 @@ S("pkey_mprotect", replay="EXECUTE", flags=["MAPS_CODE"])
 # when recorded. A posix_spawn child resets every handled signal before its exec (glibc's
 # __spawni_child): 120-odd calls a spawn, each one a ptrace stop when traced.
 S("rt_sigaction", replay="EXECUTE", buffer=RUN_IN_REPLAY())
-S("rt_sigprocmask", replay="EXECUTE", buffer=RUN_IN_REPLAY())
+S("rt_sigprocmask", replay="EXECUTE", flags=["SETS_SIGNAL_MASK"], buffer=RUN_IN_REPLAY())
 S("sigaltstack", replay="EXECUTE")
-S("rt_sigreturn", replay="SIGRETURN")  # restores the registers saved in the signal frame
+S("rt_sigreturn", replay="SIGRETURN", flags=["SETS_SIGNAL_MASK"])  # restores the registers saved in the signal frame
 S("rt_sigpending", out=[fixed(0, SIGSET)])
-S("rt_sigtimedwait", out=[fixed(1, SIGINFO)], blocks="MAY_BLOCK")
-S("rt_sigsuspend", blocks="MAY_BLOCK")
+S("rt_sigtimedwait", out=[fixed(1, SIGINFO)], blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"])
+S("rt_sigsuspend", blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"])
 S("pause", blocks="MAY_BLOCK")
 for _name in ["kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "signalfd",
               "signalfd4"]:

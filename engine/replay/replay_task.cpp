@@ -72,28 +72,15 @@ namespace {
 /// (PTRACE_SYSEMU skips the syscalls it meets; PTRACE_SYSCALL from anywhere but an entry
 /// stops at the next entry), which cannot change the mask: a handler starts only after a
 /// signal-delivery stop. Stopped at an exit after PTRACE_SYSCALL, it ran the syscall whose
-/// entry it stood at, which changes the mask only for these (a mask a call sets for its
-/// wait is put back only after the exit stop, on the way to user code: signal(7)).
+/// entry it stood at, which changes the mask only if the table says so (kSetsSignalMask).
 bool mask_unchanged_by_run(const ReplayTask& t, int request, const Stop& s) {
   if (s.kind == Stop::SyscallEntry)
     return request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP ||
            request == PTRACE_SYSCALL;
   if (s.kind != Stop::SyscallExit || request != PTRACE_SYSCALL) return false;
-  switch (long(get_regs(t.tid).orig_rax)) {
-    case -1:  // rt_sigreturn's exit: the frame it restored says -1 (restore_sigcontext)
-    case SYS_rt_sigprocmask:
-    case SYS_rt_sigreturn:
-    case SYS_rt_sigsuspend:
-    case SYS_rt_sigtimedwait:
-    case SYS_ppoll:
-    case SYS_pselect6:
-    case SYS_epoll_pwait:
-    case SYS_epoll_pwait2:
-    case SYS_io_pgetevents:
-      return false;
-    default:
-      return true;
-  }
+  const long nr = long(get_regs(t.tid).orig_rax);
+  // rt_sigreturn's exit reads -1: the frame it restored says so (restore_sigcontext).
+  return nr != -1 && !syscall_has(nr, kSetsSignalMask);
 }
 
 Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) {
@@ -113,22 +100,24 @@ Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) 
                   ", replay's copy of it " + hex(*t.blocked));
   }
   const std::optional<uint64_t> blocked = t.blocked;
-  bool own_code = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP ||
-                  request == PTRACE_SINGLESTEP;  // not a syscall rewind runs in the task
-  bool soft = own_code && soft_debug_armed(t.tid);
+  // The task runs user code only, or emulated syscalls it meets (SYSEMU) ...
+  const bool emulating = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP;
+  // ... or one at most, by a single step: never a syscall rewind makes it run.
+  const bool own_code = emulating || request == PTRACE_SINGLESTEP;
+  const bool soft = own_code && soft_debug_armed(t.tid);
   if (!soft) release_watched_pages(t);  // what runs now may write them, or change them
   Stop s = soft ? run_with_soft_slots(t, request, sig, interrupt)
                 : (resume(t.tid, request, sig),        // fails only if it died:
                    wait_stop(t, request, interrupt));  // status collected
-  // wait_stop dropped the copy; where the mask is known unchanged, it is kept.
+  // The resume made the copy stale; where the mask is known unchanged, it is kept.
   constexpr uint64_t kTrapBit = 1ull << (SIGTRAP - 1);
-  const bool emulating = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP;
-  if (debugger_trap(s, request) && sig == 0 && emulating) {
+  const bool trapped = debugger_trap(s, request);
+  if (trapped && sig == 0 && emulating) {
     // User code only ran: the mask is the one before but for the trap's unblocking.
     if (blocked && (*blocked & kTrapBit)) try_set_sigmask(t.tid, *blocked);
     t.blocked = blocked;
     t.blocked_at = resumes_so_far();
-  } else if (debugger_trap(s, request)) {
+  } else if (trapped) {
     // The run may have changed the mask first (a signal delivered, a step into its handler;
     // syscalls run under PTRACE_CONT or a single step over one): that one is kept, with
     // SIGTRAP blocked again where it was blocked before the run.
@@ -196,7 +185,6 @@ Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   for (;;) {
     int status = wait_interruptible(t.tid, interrupt, t.interrupt_sent);
     stops_waited.fetch_add(1, std::memory_order_relaxed);
-    t.blocked.reset();  // it ran: its mask may have changed (ReplayTask::blocked)
     Stop s;
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       s.kind = Stop::Exited;

@@ -72,8 +72,8 @@ struct ReplayTask {
   /// run_to_stop returns at a pause (Stop::BufferPause) instead of going on.
   bool stop_at_pause = false;
   /// Its blocked-signal mask as the kernel has it now, read before a resume (run_once) when
-  /// unknown. Dropped at every stop (wait_stop) and wherever rewind sets the mask
-  /// (PTRACE_SETSIGMASK); kept over a debugger trap (whose forced SIGTRAP run_once undoes)
+  /// unknown. Unknown again after any later resume (blocked_at) and wherever rewind sets the
+  /// mask (PTRACE_SETSIGMASK); kept over a debugger trap (whose forced SIGTRAP run_once undoes)
   /// where the run delivered no signal, and over a run given no signal that ran user code
   /// only, or a syscall that leaves the mask alone (mask_unchanged_by_run in
   /// replay_task.cpp). Replaying a traced syscall resumes the task two or three times, and
