@@ -115,6 +115,7 @@ std::optional<runs::Scan> ReplayController::pass_count_scan() {
   scan.count_passes = true;
   StepCount c{.tid = here_.tid, .event = here_.event, .pos = pos};
   pass_fallback_ = runs::Scan{.target = scan.target, .steps = c};
+  steps_inner_ = 0;
   pass_first_ = scan;
   return scan;
 }
@@ -125,6 +126,7 @@ std::optional<Next> ReplayController::start_pass_scan() {
   // Counted from the nearest checkpoint known to lie before the point in its interval, if
   // any: the three replays then cover the stretch since that checkpoint only.
   pass_inner_ = usable_inner(here_inner_, here_.regs);
+  steps_inner_ = *pass_inner_;
   if (debug_)
     fprintf(stderr, "rewind: timeline: reverse step by passes at %llx, event %llu, from %llu\n",
             (unsigned long long)here_.regs.rip, (unsigned long long)here_.event,
@@ -381,8 +383,15 @@ Next ReplayController::pass_fall_back(const char* why) {
     after_ = After::ReverseStep;
     return Next::Replay;
   }
-  if (debug_) fprintf(stderr, "rewind: timeline: %s: steps from the event\n", why);
+  // Steps from the nearest checkpoint known to lie before the point, the event's where
+  // there is none: from the event, a point millions of instructions into its interval
+  // (ld.so's or the preload library's scans of a library's code) took minutes to reach.
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: %s: steps from %s %llu\n", why,
+            steps_inner_ ? "checkpoint" : "the event",
+            (unsigned long long)(steps_inner_ ? steps_inner_ : pass_fallback_->target.event));
   run_ = Run(*pass_fallback_);
+  run_.inner = steps_inner_;
   after_ = After::ReverseStep;
   return Next::Replay;
 }

@@ -82,8 +82,17 @@ void ReplayController::main() {
 }
 
 Next ReplayController::at_start_point(const CheckpointStore::Saved& from) {
-  auto* go = run_.as<runs::Goto>();
   const ReplayTask* t = live(from.tid);
+  if (auto* steps = run_.as<runs::Steps>()) {
+    // No step to make from this checkpoint (the steps were counted from it, pass_fall_back):
+    // the point is the checkpoint's own.
+    const StepCount& c = steps->from;
+    if (t && steps->count == 0 && c.tid == from.tid && c.event == from.event && c.pos == 0 &&
+        !c.after_hit && !c.after_pass)
+      return pause(steps->report, trap_point(*t, get_regs(t->tid)));
+    return Next::Resume;
+  }
+  auto* go = run_.as<runs::Goto>();
   if (!go || !t || go->target.kind != Point::Trap || go->target.event != from.event ||
       go->target.tid != from.tid || !registers_equal(go->target.regs, from.regs))
     return Next::Resume;

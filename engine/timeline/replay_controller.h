@@ -131,7 +131,8 @@ class ReplayController {
   /// or Shutdown.
   Next replay();
   /// A replay restored from interval checkpoint `from` stands at its point already: when
-  /// run_ is a Goto to that point (an interrupted reverse continue's), pauses there.
+  /// run_ is a Goto to that point (an interrupted reverse continue's), or Steps counted from
+  /// it with none to make (a reverse step's, pass_fall_back), pauses there.
   Next at_start_point(const CheckpointStore::Saved& from);
   /// After event `e` was replayed: breakpoint and watch-register bookkeeping for execs,
   /// mappings and forks, a checkpoint when due, then on_between().
@@ -487,8 +488,13 @@ class ReplayController {
   std::optional<StopInfo> final_report_;  ///< a reverse step's stop reports this instead
   std::optional<uint64_t> step_from_;     ///< a reverse step counts steps from this event
   PassTrap pass_trap_;                    ///< the run's counting trampoline, when installed
-  /// The scan a reverse step by counted passes falls back to (steps from the last event).
+  /// The scan a reverse step by counted passes falls back to (steps from the last event, or
+  /// from checkpoint `steps_inner_` inside its interval).
   std::optional<runs::Scan> pass_fallback_;
+  /// The checkpoint inside the point's interval, known to lie before it, that the steps of
+  /// pass_fallback_ count from (0: the event's). A reverse step from a point far into a long
+  /// stretch without events single-steps from there, not from the event.
+  uint64_t steps_inner_ = 0;
   bool at_event_start_ = false;           ///< trap_point() names "just after the last event"
   std::map<pid_t, uint64_t> resumed_in_;  ///< task -> 1 + events done at its last resume
   /// Where the last stop was reported (resuming from a breakpoint there steps over it).

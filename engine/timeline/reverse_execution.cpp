@@ -92,6 +92,7 @@ void ReplayController::count_arrivals_instead() {
   // A reverse step that skips code (skip_lo_, skip_hi_) counts where its steps land.
   if (!syscall_insn || (skip_hi_ && x >= skip_lo_ && x < skip_hi_)) return;
   pass_fallback_ = *scan;
+  steps_inner_ = 0;
   scan->steps.reset();
   scan->count_arrivals = x;
   arm_internal(site_in(t->pid, x));

@@ -166,6 +166,44 @@ TEST_CASE(
   CHECK(done.event == loop_event + 1);
 }
 
+TEST_CASE("a step onto a syscall instruction after a long loop, then back, undoes the step") {
+  // With checkpoints inside intervals (the default). The step back from the syscall's entry
+  // leaves a checkpoint on the instruction before it; a step forward onto the syscall
+  // instruction and back again is counted from that checkpoint. No counting trampoline fits
+  // on the syscall instruction, so the step back falls back to single steps: from that
+  // checkpoint, one; from the event, the 10^8 passes of the loop (the random walk over
+  // clone_vm_walk hung there, in librewind_preload.so's scan of libc). Both ways of making
+  // the write: through the preload library's traced-syscall function (buffered recording:
+  // a write to the terminal stays traced), and libc's own wrapper (every syscall traced).
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);
+  const char* how = GENERATE("", "--no-syscall-buffer ");
+  INFO("recorded with: '" << how << "'");
+  Timeline tl(::test::recorded_trace(REWIND_BIN, how + std::string(COMPUTE_LOOP) + " 100000000"));
+  pid_t tid = tl.current().tid;
+  StopInfo hit = run_to(tl, tid, symbol(tl, tid, "finished"));
+  REQUIRE(tl.seek(hit.event + 1).event == hit.event + 1);
+  REQUIRE(tl.step_backward(tid).reason == StopReason::Step);  // to the syscall's entry
+  const Registers entry = tl.registers(tid);
+  REQUIRE(tl.read_memory(tid, entry.rip, 2) == std::vector<uint8_t>{0x0f, 0x05});
+  REQUIRE(tl.step_backward(tid).reason == StopReason::Step);  // the instruction before
+  const Registers before = tl.registers(tid);
+  REQUIRE(before.rip < entry.rip);
+
+  REQUIRE(tl.step_forward(tid).reason == StopReason::Step);  // onto the syscall instruction
+  REQUIRE(tl.registers(tid).rip == entry.rip);
+  uint64_t stops = replay_stops_total();
+  StopInfo back = tl.step_backward(tid);
+  REQUIRE(back.reason == StopReason::Step);
+  CHECK(back.event == hit.event);
+  CHECK(registers_equal(tl.registers(tid), before));
+  // Not single steps of the loop (10^9 and more): a replay from the trace's start to the
+  // loop's event, to count passes, makes about 6,500 stops.
+  CHECK(replay_stops_total() - stops < 20000);
+  // And the timeline goes on from there: forwards through the syscall.
+  REQUIRE(tl.step_forward(tid).reason == StopReason::Step);
+  CHECK(tl.step_forward(tid).event == hit.event + 1);
+}
+
 TEST_CASE("a forward run through a long loop leaves checkpoints that reverse steps start from") {
   setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // the default; other cases turn them off
   Timeline tl(trace());
