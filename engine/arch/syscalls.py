@@ -297,7 +297,8 @@ S("fcntl", out=CUSTOM, blocks="FCNTL_LOCK", buffer=NO_OUT(when="FCNTL_KNOWN"))
 S("poll", out=[arg_times(0, 1, POLLFD, on_error="INTERRUPTED")], blocks="MAY_BLOCK",
   buffer=IN_OUT_ARRAY(0, 1, POLLFD))
 S("ppoll", out=[arg_times(0, 1, POLLFD, on_error="INTERRUPTED"), fixed_always(2, TIMESPEC)],
-  blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"], buffer=IN_OUT_ARRAY(0, 1, POLLFD, when="PPOLL_PLAIN"))
+  blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"],
+  buffer=IN_OUT_ARRAY(0, 1, POLLFD, when="PPOLL_PLAIN"))
 S("select", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMEVAL)],
   blocks="MAY_BLOCK")
 S("pselect6", out=[fdset(1, 0), fdset(2, 0), fdset(3, 0), fixed_always(4, TIMESPEC)],
@@ -308,7 +309,8 @@ S("epoll_ctl")
 S("epoll_wait", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
   buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT))
 S("epoll_pwait", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
-  flags=["SETS_SIGNAL_MASK"], buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT, when="ARG4_NULL"))  # no signal mask
+  flags=["SETS_SIGNAL_MASK"],
+  buffer=ITEMS_BY_RESULT(1, 2, EPOLL_EVENT, when="ARG4_NULL"))  # no signal mask
 S("epoll_pwait2", out=[result_times(1, 2, EPOLL_EVENT)], blocks="MAY_BLOCK",
   flags=["SETS_SIGNAL_MASK"])
 
@@ -520,7 +522,8 @@ S("pkey_mprotect", replay="EXECUTE", flags=["MAPS_CODE"])
 S("rt_sigaction", replay="EXECUTE", buffer=RUN_IN_REPLAY())
 S("rt_sigprocmask", replay="EXECUTE", flags=["SETS_SIGNAL_MASK"], buffer=RUN_IN_REPLAY())
 S("sigaltstack", replay="EXECUTE")
-S("rt_sigreturn", replay="SIGRETURN", flags=["SETS_SIGNAL_MASK"])  # restores the registers saved in the signal frame
+# rt_sigreturn restores the registers and the mask saved in the signal frame.
+S("rt_sigreturn", replay="SIGRETURN", flags=["SETS_SIGNAL_MASK"])
 S("rt_sigpending", out=[fixed(0, SIGSET)])
 S("rt_sigtimedwait", out=[fixed(1, SIGINFO)], blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"])
 S("rt_sigsuspend", blocks="MAY_BLOCK", flags=["SETS_SIGNAL_MASK"])
