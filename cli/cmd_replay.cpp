@@ -12,6 +12,8 @@
 #include "adapter/gdb/gdb_server.h"
 #include "cli/commands.h"
 #include "engine/errors.h"
+#include "engine/replay/remote_syscall.h"
+#include "engine/replay/replay_task.h"
 #include "engine/replay/replayer.h"
 #include "engine/timeline/timeline.h"
 #include "engine/trace/trace_dir.h"
@@ -34,6 +36,14 @@ int replay_autopilot(const std::string& trace, bool verbose) {
                  (unsigned long long)r.point_stops, (unsigned long long)r.points_jump,
                  (unsigned long long)r.points_int3, (unsigned long long)r.points_breakpoint,
                  (unsigned long long)r.point_full_digests);
+  if (verbose)
+    std::fprintf(
+        stderr,
+        "rewind: %llu ptrace stops; %llu syscalls made for real in replayed tasks, "
+        "%llu of them with one stop (the preload library's syscall; int3)\n",
+        (unsigned long long)replay_stops_total(),
+        (unsigned long long)(RemoteSyscall::calls_by_trap() + RemoteSyscall::calls_by_stops()),
+        (unsigned long long)RemoteSyscall::calls_by_trap());
   if (r.interrupted) {
     std::fflush(stdout);
     std::fprintf(stderr, "rewind: trace ends at event %llu (recording was interrupted)\n",

@@ -25,7 +25,10 @@ static int map_untraced_page(void) {
   long p = rwd_traced_syscall(SYS_mmap, RWD_UNTRACED_PAGE, 4096, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != RWD_UNTRACED_PAGE) return -1;
-  static const unsigned char code[] = {0x0f, 0x05, 0xc3}; /* syscall; ret */
+  /* syscall; ret, then int3 up to RWD_TRAP_SYSCALL_INSN's syscall; int3 (rewind_preload_abi.h) */
+  static const unsigned char code[] = {0x0f, 0x05, 0xc3, 0xcc, 0xcc, 0xcc,
+                                       0xcc, 0xcc, 0x0f, 0x05, 0xcc};
+  _Static_assert(RWD_TRAP_SYSCALL_INSN - RWD_UNTRACED_PAGE == 8, "the stub's place");
   rwd_copy((void*)RWD_UNTRACED_PAGE, code, sizeof code);
   return (int)rwd_traced_syscall(SYS_mprotect, RWD_UNTRACED_PAGE, 4096, PROT_READ | PROT_EXEC, 0, 0,
                                  0);

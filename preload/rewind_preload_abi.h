@@ -8,14 +8,22 @@
 #include <stdint.h>
 #endif
 
-/* A page the library maps at this fixed address, holding `syscall; ret`. The recorder's
- * seccomp filter lets syscalls made from that instruction run without a ptrace stop (the
- * filter is installed before exec, when no library address is known yet). In replay the
+/* A page the library maps at this fixed address, holding `syscall; ret` at its start. The
+ * recorder's seccomp filter lets syscalls made from that instruction run without a ptrace
+ * stop (the filter is installed before exec, when no library address is known yet). In
+ * replay the
  * library makes there only the buffered calls that replay makes for real too (brk): the
  * replayer runs each at its stop and checks its result against the record's. */
 #define RWD_UNTRACED_PAGE 0x6ffff000
 /* seccomp_data.instruction_pointer of a syscall made there: the address after `syscall`. */
 #define RWD_UNTRACED_IP (RWD_UNTRACED_PAGE + 2)
+/* `syscall; int3` on the same page, run only in replay: the replayer makes a syscall in a
+ * stopped task by pointing rip here and resuming it with PTRACE_CONT, one stop (the int3's
+ * SIGTRAP) where PTRACE_SYSCALL's entry and exit stops make two (remote_syscall.cpp). */
+#define RWD_TRAP_SYSCALL_INSN (RWD_UNTRACED_PAGE + 8)
+/* From here to the page's end the page holds zeros, which the replayer may use while it runs
+ * syscalls in a stopped task (the path it opens to map a saved file), and zeroes again. */
+#define RWD_REPLAY_SCRATCH (RWD_UNTRACED_PAGE + 64)
 
 /* rewind's own syscall numbers (no kernel syscall has them; without rewind they fail with
  * ENOSYS, and the library stays off). A program's own call of these numbers fails with ENOSYS

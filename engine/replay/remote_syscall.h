@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "engine/arch/registers.h"
 #include "engine/replay/replay_task.h"
@@ -13,6 +14,10 @@ namespace rwd {
 /// Runs syscalls inside a stopped task through a `syscall` instruction at a known address.
 /// Each call sets rip to the instruction, runs to the syscall's entry and exit stops
 /// (PTRACE_SYSCALL) and returns rax. The caller restores the task's registers afterwards.
+/// Where the task holds the preload library's `syscall; int3` (RWD_TRAP_SYSCALL_INSN), call()
+/// runs the syscall there instead with one stop, the int3's (not for syscalls that create,
+/// replace or end tasks or return through a signal frame, nor while SIGTRAP is blocked or a program
+/// has changed its action: the trap's forced SIGTRAP would reset the action, kernel/signal.c).
 class RemoteSyscall {
  public:
   /// `insn` is the address of a `syscall` (0f 05) instruction in the task; `base` the
@@ -30,8 +35,15 @@ class RemoteSyscall {
   /// The stop that ended the last call (an Event stop for fork-like syscalls).
   const Stop& last_stop() const { return last_; }
   void set_insn(uint64_t insn) { insn_ = insn; }
+  /// How many calls (of all RemoteSyscall objects in this process) ran at the library's
+  /// `syscall; int3`, and how many by entry and exit stops: for tests and benchmarks.
+  static uint64_t calls_by_trap();
+  static uint64_t calls_by_stops();
 
  private:
+  /// call() with one stop at RWD_TRAP_SYSCALL_INSN; nullopt where that cannot be used.
+  std::optional<int64_t> call_by_trap(long nr, const std::array<uint64_t, 6>& args);
+
   ReplayTask& t_;
   uint64_t insn_;
   Registers base_;

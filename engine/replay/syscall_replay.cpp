@@ -170,14 +170,22 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
     if (e.shared_file) path = shared_.sync(e.shared_file, path);
     if (path.size() + 1 > kPage)
       throw Error("trace path too long: " + path);  // mmap is page-granular
-    // One page: the file's mapping replaces it (a writable anonymous mapping as long as a
-    // huge file's would exceed what the kernel commits).
-    r = rs.call(SYS_mmap, {target, kPage, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
-    if (r != int64_t(target)) throw diverged(e, "cannot map memory at " + hex(target));
-    write_memory(t.tid, target, path.c_str(), path.size() + 1);
+    // The path goes where the library leaves room for it (zeroed again after), or else into
+    // one page at the target, which the file's mapping replaces (a writable anonymous
+    // mapping as long as a huge file's would exceed what the kernel commits).
+    const bool scratch =
+        t.syscall_buffer && path.size() + 1 <= RWD_UNTRACED_PAGE + kPage - RWD_REPLAY_SCRATCH;
+    uint64_t path_at = scratch ? uint64_t(RWD_REPLAY_SCRATCH) : target;
+    if (!scratch) {
+      r = rs.call(SYS_mmap, {target, kPage, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, uint64_t(-1), 0});
+      if (r != int64_t(target)) throw diverged(e, "cannot map memory at " + hex(target));
+    }
+    write_memory(t.tid, path_at, path.c_str(), path.size() + 1);
     uint64_t mode = e.shared_file ? O_RDWR : O_RDONLY;
-    int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), target, mode | O_CLOEXEC});
+    int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), path_at, mode | O_CLOEXEC});
+    if (scratch)
+      write_memory(t.tid, path_at, std::string(path.size() + 1, '\0').data(), path.size() + 1);
     if (fd < 0) throw diverged(e, "replayed task cannot open " + path);
     // Other shared file mappings become private: replay must never write to the saved file.
     uint64_t fflags =

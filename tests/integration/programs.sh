@@ -434,6 +434,14 @@ GDB
     # Buffered, the program's brk calls are records in its buffer (the loader's first one,
     # before the library starts, stays a traced event); traced, each is an event.
     buffered_calls heap_end brk brk 1000
+    echo "$native" | grep -q "^SIGTRAP ignored: .*still ignored" || fail "natively, SIGTRAP: $native"
+    # Replay makes the buffered brk calls again in the task, each with one stop (the preload
+    # library's syscall; int3) until the program ignores SIGTRAP.
+    "$REWIND" replay -a -v "$WORK/heap_end.trace" >/dev/null 2>"$WORK/heap_end.v.err"
+    one=$(sed -n 's/.* made for real in replayed tasks, \([0-9]*\) of them with one stop.*/\1/p' \
+      "$WORK/heap_end.v.err")
+    [ "${one:-0}" -gt 1000 ] && pass "heap_end: replay made $one brk calls with one stop each" \
+      || fail "heap_end: replay made ${one:-no} calls with one stop: $(cat "$WORK/heap_end.v.err")"
     if command -v gdb >/dev/null; then
       # Forwards and backwards over buffered brk calls: a finish, a reverse-continue back to
       # the call's start, then nexts over sbrk and the finish again (RWD_UNTRACED_PAGE is

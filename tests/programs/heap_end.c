@@ -1,7 +1,8 @@
 /* Moving the program break (brk(2), sbrk(3)), which librewind_preload.so buffers and replay
  * makes again for real: the heap grows and shrinks, new pages are written and read back, a
  * brk the kernel refuses returns the old break, a second thread moves the break too, and a
- * timer's signals land between the calls (their points digest the heap). Prints what the
+ * timer's signals land between the calls (their points digest the heap), then SIGTRAP is
+ * ignored while it moves the break (replay must not reset the action). Prints what the
  * program saw, the same natively, recorded and replayed. Usage: heap_end */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -85,6 +86,15 @@ int main(void) {
   setitimer(ITIMER_REAL, &off, NULL);
   printf("with a timer: %s\n",
          ticks >= 20 && sbrk(0) == base ? "20 signals between the calls" : "too few signals");
+  /* With SIGTRAP ignored: the replayer makes brk without its int3 stub then, whose forced
+   * SIGTRAP would reset the action to SIG_DFL (remote_syscall.cpp); the program reads it. */
+  signal(SIGTRAP, SIG_IGN);
+  uint64_t ignored_sum = 0;
+  for (int round = 0; round < 20; ++round) ignored_sum += grow_once(round, 2);
+  struct sigaction trap;
+  sigaction(SIGTRAP, NULL, &trap);
+  printf("SIGTRAP ignored: sum %llu, action %s\n", (unsigned long long)ignored_sum,
+         trap.sa_handler == SIG_IGN ? "still ignored" : "reset");
   printf("heap_end done, break %s where it started\n", sbrk(0) > (void*)first ? "above" : "at");
   return 0;
 }
