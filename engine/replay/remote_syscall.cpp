@@ -33,6 +33,23 @@ std::atomic<bool>& trap_action_changed() {
   return changed;
 }
 
+/// `base` with rip at `insn` and syscall `nr`'s number and arguments in place (the syscall
+/// ABI: rax, then rdi, rsi, rdx, r10, r8, r9); orig_rax -1, so no restart applies.
+Registers call_registers(const Registers& base, uint64_t insn, long nr,
+                         const std::array<uint64_t, 6>& a) {
+  Registers r = base;
+  r.rip = insn;
+  r.rax = uint64_t(nr);
+  r.orig_rax = uint64_t(-1);
+  r.rdi = a[0];
+  r.rsi = a[1];
+  r.rdx = a[2];
+  r.r10 = a[3];
+  r.r8 = a[4];
+  r.r9 = a[5];
+  return r;
+}
+
 }  // namespace
 
 uint64_t RemoteSyscall::calls_by_trap() {
@@ -70,17 +87,7 @@ std::optional<int64_t> RemoteSyscall::call_by_trap(long nr, const std::array<uin
   else
     return std::nullopt;
   if (mask & kTrapBit) return std::nullopt;
-  Registers r = base_;
-  r.rip = RWD_TRAP_SYSCALL_INSN;
-  r.rax = uint64_t(nr);
-  r.orig_rax = uint64_t(-1);
-  r.rdi = a[0];
-  r.rsi = a[1];
-  r.rdx = a[2];
-  r.r10 = a[3];
-  r.r8 = a[4];
-  r.r9 = a[5];
-  set_regs(t_.tid, r);
+  set_regs(t_.tid, call_registers(base_, RWD_TRAP_SYSCALL_INSN, nr, a));
   // From a PTRACE_SYSEMU entry stop, PTRACE_CONT reports no exit of the skipped syscall (the
   // kernel reports one only when the resume asks for syscall stops): the next stop is the
   // int3's, after the syscall ran.
@@ -103,17 +110,7 @@ std::optional<int64_t> RemoteSyscall::call_by_trap(long nr, const std::array<uin
 }
 
 void RemoteSyscall::enter(long nr, std::array<uint64_t, 6> a) {
-  Registers r = base_;
-  r.rip = insn_;
-  r.rax = uint64_t(nr);
-  r.orig_rax = uint64_t(-1);
-  r.rdi = a[0];
-  r.rsi = a[1];
-  r.rdx = a[2];
-  r.r10 = a[3];
-  r.r8 = a[4];
-  r.r9 = a[5];
-  set_regs(t_.tid, r);
+  set_regs(t_.tid, call_registers(base_, insn_, nr, a));
   // Resuming from a PTRACE_SYSEMU stop with PTRACE_SYSCALL first reports the exit of the
   // emulated (skipped) syscall; the injected one's entry comes next.
   Stop s = run_to_stop(t_, PTRACE_SYSCALL);
