@@ -11,9 +11,8 @@
 /* A page the library maps at this fixed address, holding `syscall; ret` at its start. The
  * recorder's seccomp filter lets syscalls made from that instruction run without a ptrace
  * stop (the filter is installed before exec, when no library address is known yet). In
- * replay the
- * library makes there only the buffered calls that replay makes for real too (brk): the
- * replayer runs each at its stop and checks its result against the record's. */
+ * replay the library makes there only the buffered calls that replay makes for real too
+ * (brk): the replayer runs each at its stop and checks its result against the record's. */
 #define RWD_UNTRACED_PAGE 0x6ffff000
 /* seccomp_data.instruction_pointer of a syscall made there: the address after `syscall`. */
 #define RWD_UNTRACED_IP (RWD_UNTRACED_PAGE + 2)

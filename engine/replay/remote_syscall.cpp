@@ -79,14 +79,9 @@ std::optional<int64_t> RemoteSyscall::call_by_trap(long nr, const std::array<uin
   if (code.size() != sizeof kStub || std::memcmp(code.data(), kStub, sizeof kStub) != 0)
     return std::nullopt;
   constexpr uint64_t kTrapBit = 1ull << (SIGTRAP - 1);
-  uint64_t mask = 0;
-  if (t_.blocked && t_.blocked_at == resumes_so_far())
-    mask = *t_.blocked;
-  else if (try_get_sigmask(t_.tid, mask))
-    t_.blocked = mask, t_.blocked_at = resumes_so_far();  // the resume need not read it again
-  else
-    return std::nullopt;
-  if (mask & kTrapBit) return std::nullopt;
+  const std::optional<uint64_t> known = current_sigmask(t_);  // kept for the resume too
+  if (!known || (*known & kTrapBit)) return std::nullopt;
+  const uint64_t mask = *known;
   set_regs(t_.tid, call_registers(base_, RWD_TRAP_SYSCALL_INSN, nr, a));
   // From a PTRACE_SYSEMU entry stop, PTRACE_CONT reports no exit of the skipped syscall (the
   // kernel reports one only when the resume asks for syscall stops): the next stop is the

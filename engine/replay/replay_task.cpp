@@ -83,22 +83,29 @@ bool mask_unchanged_by_run(const ReplayTask& t, int request, const Stop& s) {
   return nr != -1 && !syscall_has(nr, kSetsSignalMask);
 }
 
+}  // namespace
+
+std::optional<uint64_t> current_sigmask(ReplayTask& t) {
+  if (t.blocked && t.blocked_at != resumes_so_far()) t.blocked.reset();  // it may have run
+  uint64_t mask = 0;
+  if (!t.blocked) {
+    if (try_get_sigmask(t.tid, mask)) t.blocked = mask, t.blocked_at = resumes_so_far();
+  } else if (register_cache_checked()) {
+    if (try_get_sigmask(t.tid, mask) && mask != *t.blocked)
+      throw Error("task " + std::to_string(t.rec_tid) + "'s signal mask is " + hex(mask) +
+                  ", replay's copy of it " + hex(*t.blocked));
+  }
+  return t.blocked;
+}
+
+namespace {
 Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   int sig = t.resume_sig;
   t.resume_sig = 0;
   if (t.restart_pending && sig == 0 && !t.signal_injected) restart_syscall_now(t.tid);
   t.restart_pending = false;
   t.signal_injected = false;
-  if (t.blocked && t.blocked_at != resumes_so_far()) t.blocked.reset();  // it may have run
-  if (!t.blocked) {
-    uint64_t mask = 0;
-    if (try_get_sigmask(t.tid, mask)) t.blocked = mask;
-  } else if (register_cache_checked()) {
-    uint64_t mask = 0;
-    if (try_get_sigmask(t.tid, mask) && mask != *t.blocked)
-      throw Error("task " + std::to_string(t.rec_tid) + "'s signal mask is " + hex(mask) +
-                  ", replay's copy of it " + hex(*t.blocked));
-  }
+  current_sigmask(t);
   const std::optional<uint64_t> blocked = t.blocked;
   // The task runs user code only, or emulated syscalls it meets (SYSEMU) ...
   const bool emulating = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP;

@@ -131,6 +131,12 @@ Stop run_to_stop(ReplayTask& t, int request);
 /// `interrupt` as for run_once).
 Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt = {});
 
+/// Task `t`'s blocked-signal mask (a bit per signal, bit 0 for signal 1): the kept copy
+/// (ReplayTask::blocked) while no resume has made it stale, else read from the kernel
+/// (PTRACE_GETSIGMASK) and kept. nullopt when the kernel cannot tell (the task is gone).
+/// Throws Error when REWIND_CHECK_REGISTER_CACHE=1 finds the kept copy wrong.
+std::optional<uint64_t> current_sigmask(ReplayTask& t);
+
 /// How many ptrace stops of replayed tasks this process has waited for through wait_stop so
 /// far (every task, every replay; stops it resumed from itself included): benchmarks print
 /// it per operation (bench/long_traces). Thread-safe.
