@@ -134,18 +134,29 @@ std::string read_proc_file(pid_t id, const char* name) {
   std::ifstream f("/proc/" + std::to_string(id) + "/" + name, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
-}  // namespace
 
-uint64_t proc_start_time(pid_t pid) {
+/// Field `n` (proc(5)'s numbering, 3 or more) of /proc/PID/stat as a number; 0 when the
+/// process is gone or the kernel has no such field.
+uint64_t proc_stat_field(pid_t pid, int n) {
   // The command name may hold spaces and parentheses: fields count from the last ')'.
   std::string stat = read_proc_file(pid, "stat");
   size_t close = stat.rfind(')');
   if (close == std::string::npos) return 0;
   std::istringstream in(stat.substr(close + 1));
   std::string field;
-  for (int i = 3; i <= 22 && in >> field; ++i)
-    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  for (int i = 3; i <= n && in >> field; ++i)
+    if (i == n) return std::strtoull(field.c_str(), nullptr, 10);
   return 0;
+}
+
+}  // namespace
+
+uint64_t proc_start_time(pid_t pid) {
+  return proc_stat_field(pid, 22);
+}
+
+uint64_t proc_brk_start(pid_t pid) {
+  return proc_stat_field(pid, 48);
 }
 
 char proc_task_state(pid_t tid) {

@@ -71,6 +71,10 @@ char proc_task_state(pid_t tid);
 /// it is gone.
 uint64_t proc_start_time(pid_t pid);
 
+/// Where process `pid`'s heap starts: the program break brk(2) moves up from (/proc/PID/stat
+/// field 48, start_brk, proc(5)). 0 when it is gone.
+uint64_t proc_brk_start(pid_t pid);
+
 /// The signal masks of task `tid` from /proc/TID/status (bit n-1 stands for signal n); all
 /// zero when the task is gone.
 struct ProcSignals {

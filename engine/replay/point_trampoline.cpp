@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "engine/arch/displaced_code.h"
+#include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 
 namespace rwd {
@@ -87,10 +88,18 @@ void punning_constraint(const std::vector<size_t>& boundaries, uint32_t& mask, u
   }
 }
 
-/// Chooses the trampoline's address: in a gap of `maps` within reach of `x`, with the
-/// displacement bytes `mask` equal to `value`. 0 if none.
-uint64_t choose_address(uint64_t x, const std::vector<ProcMapping>& maps, uint32_t mask,
-                        uint32_t value) {
+/// Whether `maps` has the heap's mapping ("[heap]") starting at `start`.
+bool is_heap(const std::vector<ProcMapping>& maps, uint64_t start) {
+  for (const ProcMapping& m : maps)
+    if (m.start == start && m.path == "[heap]") return true;
+  return false;
+}
+
+/// Chooses the trampoline's address: in a gap of `maps` within reach of `x`, not where the
+/// heap starting at `heap_start` may grow, with the displacement bytes `mask` equal to
+/// `value`. 0 if none.
+uint64_t choose_address(uint64_t x, const std::vector<ProcMapping>& maps, uint64_t heap_start,
+                        uint32_t mask, uint32_t value) {
   std::vector<std::pair<uint64_t, uint64_t>> busy;
   for (const ProcMapping& m : maps) {
     uint64_t start = m.start;
@@ -98,6 +107,19 @@ uint64_t choose_address(uint64_t x, const std::vector<ProcMapping>& maps, uint32
     busy.push_back({start, m.end});
   }
   std::sort(busy.begin(), busy.end());
+  if (heap_start) {
+    // brk(2) moves the break up from there until the next mapping: a trampoline mapped in
+    // between would make the program's brk fail where the recorded one grew the heap (the
+    // heap may not have its first page yet: no "[heap]" line tells where it starts).
+    uint64_t room_end = kHighest;
+    for (const auto& range : busy)
+      if (range.first >= heap_start && !is_heap(maps, range.first)) {
+        room_end = range.first;
+        break;
+      }
+    busy.push_back({heap_start, room_end});
+    std::sort(busy.begin(), busy.end());
+  }
   const uint64_t from = x + 5;  // the jump's displacement counts from its end
   const uint64_t lo = std::max<uint64_t>(kLowest, from > uint64_t(kReach) ? from - kReach : 0);
   const uint64_t hi = std::min<uint64_t>(kHighest, from + kReach);
@@ -153,7 +175,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
                                                      const std::vector<uint8_t>& code, uint64_t x,
                                                      const Registers& want,
                                                      const std::vector<ProcMapping>& maps,
-                                                     PassChecks checks) {
+                                                     uint64_t heap_start, PassChecks checks) {
   const bool counting = kind == PatchKind::Count;
   if (kind == PatchKind::Jump) checks = {.registers = true, .stop_at = 0};
   // Which instruction starts the jump covers: known before the trampoline's address is.
@@ -162,7 +184,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   if (!probe) return std::nullopt;
   uint32_t mask = 0, value = 0;
   if (kind != PatchKind::Int3) punning_constraint(probe->boundaries, mask, value);
-  uint64_t t = choose_address(x, maps, mask, value);
+  uint64_t t = choose_address(x, maps, heap_start, mask, value);
   if (!t) return std::nullopt;
 
   PointTrampoline p;
@@ -320,7 +342,8 @@ bool point_trampoline_fits(pid_t tid, const Registers& regs) {
   if (near.size() <= regs.rip - from) return false;
   const auto at = near.begin() + ptrdiff_t(regs.rip - from);
   std::vector<uint8_t> code(at, at + std::min<ptrdiff_t>(32, near.end() - at));
-  auto plan = plan_point_trampoline(PatchKind::Jump, code, regs.rip, regs, maps);
+  auto plan =
+      plan_point_trampoline(PatchKind::Jump, code, regs.rip, regs, maps, proc_brk_start(tid));
   if (!plan) return false;
   if (plan->moved.empty()) return true;
   // A jump into the patch (the other arm of an if/else, a loop's head) would stop there at

@@ -72,14 +72,16 @@ struct PointTrampoline {
 /// and Count with `checks.registers`: the 15 general-purpose registers and rsp are compared
 /// in the task; the caller checks the rest and the memory digest at the trap; `checks` only
 /// for Count). `code` holds the bytes at `x` (at least 32 if
-/// mapped). `maps` are the task's mappings; the trampoline goes in a gap within a 32-bit
-/// jump of `x`, not within 16 MiB below the stack. Returns nullopt when the instructions at
-/// `x` cannot be moved (displace_instructions) or no gap fits.
+/// mapped). `maps` are the task's mappings and `heap_start` where its heap starts
+/// (proc_brk_start; 0 for none); the trampoline goes in a gap within a 32-bit jump of `x`,
+/// not within 16 MiB below the stack, nor between `heap_start` and the next mapping above
+/// the heap (where brk(2) would grow it). Returns nullopt when the instructions at `x`
+/// cannot be moved (displace_instructions) or no gap fits.
 std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
                                                      const std::vector<uint8_t>& code, uint64_t x,
                                                      const Registers& want,
                                                      const std::vector<ProcMapping>& maps,
-                                                     PassChecks checks = {});
+                                                     uint64_t heap_start, PassChecks checks = {});
 
 /// The mapping holding the instruction at `x` if a patch may go there: private, read-only,
 /// executable code (writing into a shared file mapping would change the file, and a patch in

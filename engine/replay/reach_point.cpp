@@ -189,7 +189,8 @@ void PointSearch::next_method() {
   while (code_ && !kinds_.empty()) {
     kind_ = kinds_.front();
     kinds_.erase(kinds_.begin());
-    plan_ = plan_point_trampoline(kind_, code_->code, x, e_.regs, code_->maps);
+    plan_ =
+        plan_point_trampoline(kind_, code_->code, x, e_.regs, code_->maps, proc_brk_start(t_.tid));
     if (plan_) {
       phase_ = Phase::AwaitPatch;  // the driver may refuse it (its own breakpoints there)
       return;

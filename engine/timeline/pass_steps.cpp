@@ -196,7 +196,7 @@ uint64_t ReplayController::direct_call_site(const ReplayTask& t, const Registers
   std::memcpy(&rel, &call[1], 4);
   if (ret + uint64_t(int64_t(rel)) != point.rip) return 0;
   auto plan = plan_point_trampoline(PatchKind::Count, call, ret - 5, Registers{}, maps,
-                                    PassChecks{.move_call = true});
+                                    proc_brk_start(t.pid), PassChecks{.move_call = true});
   // Its patch (the call itself) must not cover the point, where the breakpoint goes.
   if (!plan || (point.rip >= ret - 5 && point.rip < ret - 5 + plan->patch.size())) return 0;
   if (debug_)
@@ -238,9 +238,10 @@ Next ReplayController::pass_scan_done(const Run& done) {
       if (!nearest) nearest = end;
       std::vector<uint8_t> at = rwd::read_memory(t->tid, end, 32);
       bps_.hide(t->pid, end, at);
-      auto plan = at.size() == 32 ? plan_point_trampoline(PatchKind::Count, at, end, Registers{},
-                                                          maps, PassChecks{})
-                                  : std::nullopt;
+      auto plan = at.size() == 32
+                      ? plan_point_trampoline(PatchKind::Count, at, end, Registers{}, maps,
+                                              proc_brk_start(t->pid), PassChecks{})
+                      : std::nullopt;
       // Not movable: one further back (with checkpoints inside intervals only, as they are:
       // an ASan CI run failed a reverse step into printf once with it always on). When none
       // further back is, the nearest one is counted as without them: falling back to steps

@@ -7,7 +7,8 @@ namespace rwd {
 
 bool PassTrap::install(ReplayTask& t, uint64_t x, const std::vector<uint8_t>& code,
                        const Registers& want, PassChecks checks, uint64_t reach) {
-  auto plan = plan_point_trampoline(PatchKind::Count, code, x, want, read_proc_maps(t.pid), checks);
+  auto plan = plan_point_trampoline(PatchKind::Count, code, x, want, read_proc_maps(t.pid),
+                                    proc_brk_start(t.pid), checks);
   if (!plan || plan->patch.size() > reach || !install_.install(t, *plan)) return false;
   installed_ = true;
   pid_ = t.pid;

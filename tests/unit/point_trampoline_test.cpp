@@ -230,7 +230,8 @@ void check_loop(uint64_t (*loop)(uint64_t), char* point_label, uint64_t n, uint6
   std::vector<uint8_t> code(point_label, point_label + 32);
   auto maps = read_proc_maps(getpid());
 
-  auto int3 = plan_point_trampoline(PatchKind::Int3, code, point, Registers{}, maps);
+  auto int3 = plan_point_trampoline(PatchKind::Int3, code, point, Registers{}, maps,
+                                    proc_brk_start(getpid()));
   REQUIRE(int3);
   CHECK(int3->patch == std::vector<uint8_t>{0xcc});
   g_run = Run{};
@@ -241,7 +242,8 @@ void check_loop(uint64_t (*loop)(uint64_t), char* point_label, uint64_t n, uint6
   Registers want = to_registers(g_run.regs);
   CHECK(want.rax == k);
 
-  auto jump = plan_point_trampoline(PatchKind::Jump, code, point, want, maps);
+  auto jump =
+      plan_point_trampoline(PatchKind::Jump, code, point, want, maps, proc_brk_start(getpid()));
   REQUIRE(jump);
   REQUIRE(jump->patch.size() >= 5);
   CHECK(jump->patch[0] == 0xe9);
@@ -293,7 +295,7 @@ TEST_CASE("a counting trampoline stops at the pass asked for and counts every pa
     std::vector<uint8_t> code(label, label + 32);
     PassChecks checks{.registers = false, .stop_at = 1234};
     auto count = plan_point_trampoline(PatchKind::Count, code, point, Registers{},
-                                       read_proc_maps(getpid()), checks);
+                                       read_proc_maps(getpid()), proc_brk_start(getpid()), checks);
     REQUIRE(count);
     REQUIRE(count->count_trap != 0);
     CHECK(count->count_addr >= count->data_addr);
@@ -307,13 +309,51 @@ TEST_CASE("a counting trampoline stops at the pass asked for and counts every pa
     uint64_t rax = uint64_t(g_run.regs[REG_RAX]);
     checks.stop_at = 1235;
     auto next = plan_point_trampoline(PatchKind::Count, code, point, Registers{},
-                                      read_proc_maps(getpid()), checks);
+                                      read_proc_maps(getpid()), proc_brk_start(getpid()), checks);
     REQUIRE(next);
     g_run = Run{};
     CHECK(run_patched(loop, 5000, *next) == expected);
     CHECK(g_run.passes == 1235);
     CHECK(uint64_t(g_run.regs[REG_RAX]) == rax + 1);
   }
+}
+
+TEST_CASE("a trampoline is not mapped where the program's heap would grow", "[trampoline]") {
+  // A position-independent program as replay lays it out (no randomization): its code and
+  // data end where its heap starts, before the heap's first page exists (no "[heap]" line).
+  // An interval checkpoint's replay once mapped a counting trampoline there, and the
+  // program's next brk(2) failed where the recorded one had grown the heap.
+  const uint64_t code_start = 0x555555555000, data_end = 0x55555555c000;
+  auto mapping = [](uint64_t start, uint64_t end, const char* path) {
+    ProcMapping m;
+    m.start = start;
+    m.end = end;
+    m.read = true;
+    m.path = path;
+    return m;
+  };
+  std::vector<ProcMapping> maps = {
+      mapping(0x555555554000, code_start, ""), mapping(code_start, 0x555555556000, ""),
+      mapping(0x555555556000, data_end, ""), mapping(0x7ffff7dd3000, 0x7ffff7ff0000, ""),
+      mapping(0x7ffffffde000, 0x7ffffffff000, "[stack]")};
+  // mov eax, 1, then nops: no instruction starts inside the jump's displacement, so any
+  // address in reach will do and the nearest gap is taken.
+  std::vector<uint8_t> code(32, 0x90);
+  const uint8_t mov[] = {0xb8, 0x01, 0x00, 0x00, 0x00};
+  std::copy(std::begin(mov), std::end(mov), code.begin());
+  const uint64_t x = code_start + 0x170;
+  // Without the heap's start, the nearest gap is the one the heap grows into.
+  auto anywhere = plan_point_trampoline(PatchKind::Count, code, x, Registers{}, maps, 0);
+  REQUIRE(anywhere);
+  CHECK(anywhere->map_start == data_end);
+  auto placed = plan_point_trampoline(PatchKind::Count, code, x, Registers{}, maps, data_end);
+  REQUIRE(placed);
+  CHECK(placed->map_start + placed->map_len <= 0x555555554000);  // below the program
+  // Once the heap has pages, the room above them up to the next mapping is kept too.
+  maps.insert(maps.begin() + 3, mapping(data_end, data_end + 0x21000, "[heap]"));
+  auto grown = plan_point_trampoline(PatchKind::Count, code, x, Registers{}, maps, data_end);
+  REQUIRE(grown);
+  CHECK(grown->map_start + grown->map_len <= 0x555555554000);
 }
 
 // A call at a label, for point_trampoline_fits: the jump would have to move it.
