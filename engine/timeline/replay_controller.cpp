@@ -230,6 +230,17 @@ void ReplayController::note_entries(const Event& e) {
   last_entry_event_ = 0;
   if (e.kind == EventKind::SyscallEntry) {
     entry_pending_[e.tid] = e.number;
+  } else if (e.kind == EventKind::Exec) {
+    // A successful execve ends at its Exec event: its entry, when it blocked (the kernel
+    // waits there for the process's other threads to end, fs/exec.c de_thread), is the
+    // instruction before. From another thread, the caller now has the main thread's tid,
+    // and the main thread ended without a report: a syscall it waited in is over too.
+    auto it = entry_pending_.find(e.tid);
+    if (it != entry_pending_.end()) {
+      last_entry_event_ = it->second;
+      entry_pending_.erase(it);
+    }
+    if (pid_t now = exec_caller(e); now && now != e.tid) entry_pending_.erase(now);
   } else if (e.kind == EventKind::Syscall || e.kind == EventKind::Exit) {
     auto it = entry_pending_.find(e.tid);
     if (it == entry_pending_.end()) return;

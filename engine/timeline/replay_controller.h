@@ -466,8 +466,8 @@ class ReplayController {
   /// it): that event's number. Its entry point is there, not just before the Syscall event.
   std::map<pid_t, uint64_t> entry_pending_;
   std::map<pid_t, pid_t> rec_pid_of_;  ///< recorded tid -> recorded pid (note_processes)
-  /// When last_event_ is a Syscall whose entry came at a SyscallEntry event: that event's
-  /// number; else 0.
+  /// When last_event_ is a Syscall or an Exec whose entry came at a SyscallEntry event: that
+  /// event's number; else 0.
   uint64_t last_entry_event_ = 0;
   After after_ = After::None;
   /// Where the reverse continue in progress stops for a watchpoint hit.
