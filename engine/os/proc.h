@@ -75,6 +75,12 @@ uint64_t proc_start_time(pid_t pid);
 /// field 48, start_brk, proc(5)). 0 when it is gone.
 uint64_t proc_brk_start(pid_t pid);
 
+/// Signal `sig`'s bit in a kernel signal mask, as /proc/TID/status shows one and
+/// PTRACE_GETSIGMASK gives it (bit n-1 stands for signal n, proc(5)).
+constexpr uint64_t signal_bit(int sig) {
+  return 1ull << (sig - 1);
+}
+
 /// The signal masks of task `tid` from /proc/TID/status (bit n-1 stands for signal n); all
 /// zero when the task is gone.
 struct ProcSignals {

@@ -8,7 +8,7 @@ namespace rwd {
 
 bool signal_is_ignored(pid_t tid, int sig) {
   ProcSignals m = read_proc_signals(tid);
-  uint64_t bit = 1ull << (sig - 1);
+  uint64_t bit = signal_bit(sig);
   if (m.caught & bit) return false;
   if (m.ignored & bit) return true;
   return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;

@@ -9,6 +9,7 @@
 
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "preload/rewind_preload_abi.h"
@@ -78,9 +79,8 @@ std::optional<int64_t> RemoteSyscall::call_by_trap(long nr, const std::array<uin
   std::vector<uint8_t> code = read_memory(t_.tid, RWD_TRAP_SYSCALL_INSN, sizeof kStub);
   if (code.size() != sizeof kStub || std::memcmp(code.data(), kStub, sizeof kStub) != 0)
     return std::nullopt;
-  constexpr uint64_t kTrapBit = 1ull << (SIGTRAP - 1);
   const std::optional<uint64_t> known = current_sigmask(t_);  // kept for the resume too
-  if (!known || (*known & kTrapBit)) return std::nullopt;
+  if (!known || (*known & signal_bit(SIGTRAP))) return std::nullopt;
   const uint64_t mask = *known;
   set_regs(t_.tid, call_registers(base_, RWD_TRAP_SYSCALL_INSN, nr, a));
   // From a PTRACE_SYSEMU entry stop, PTRACE_CONT reports no exit of the skipped syscall (the

@@ -155,7 +155,7 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
   // instead of the syscall entry; the timeline takes the checkpoint at a later stop. (Other
   // pending signals, a replayed child's SIGCHLD, come after the injected syscall, which
   // copes with them.)
-  constexpr uint64_t kTrap = 1ull << (SIGTRAP - 1);  // bit n-1 for signal n (proc(5))
+  constexpr uint64_t kTrap = signal_bit(SIGTRAP);
   for (ReplayTask* t : live) {
     ProcSignals s = read_proc_signals(t->tid);
     if ((s.pending | s.shared_pending) & ~s.blocked & kTrap) return nullptr;

@@ -117,7 +117,7 @@ Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) 
                 : (resume(t.tid, request, sig),        // fails only if it died:
                    wait_stop(t, request, interrupt));  // status collected
   // The resume made the copy stale; where the mask is known unchanged, it is kept.
-  constexpr uint64_t kTrapBit = 1ull << (SIGTRAP - 1);
+  constexpr uint64_t kTrapBit = signal_bit(SIGTRAP);
   const bool trapped = debugger_trap(s, request);
   if (trapped && sig == 0 && emulating) {
     // User code only ran: the mask is the one before but for the trap's unblocking.

@@ -84,7 +84,10 @@ InterpCode python_frame_code(InterpMemory& mem, const PythonReader& reader,
     } catch (const InterpReadError&) {
       v = "<unreadable>";
     }
-    if (v.size() > kConstantChars) v = v.substr(0, kConstantChars) + "...";
+    if (v.size() > kConstantChars) {
+      v.resize(kConstantChars);  // (not substr + "...": a false -Warray-bounds in GCC 12)
+      v += "...";
+    }
     out.constants.push_back(v + "  (" + type + ")");
   }
   // Where the frame is: the instruction its instruction pointer names (3.11, 3.12:
