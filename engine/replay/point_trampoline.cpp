@@ -88,13 +88,6 @@ void punning_constraint(const std::vector<size_t>& boundaries, uint32_t& mask, u
   }
 }
 
-/// Whether `maps` has the heap's mapping ("[heap]") starting at `start`.
-bool is_heap(const std::vector<ProcMapping>& maps, uint64_t start) {
-  for (const ProcMapping& m : maps)
-    if (m.start == start && m.path == "[heap]") return true;
-  return false;
-}
-
 /// Chooses the trampoline's address: in a gap of `maps` within reach of `x`, not where the
 /// heap starting at `heap_start` may grow, with the displacement bytes `mask` equal to
 /// `value`. 0 if none.
@@ -111,10 +104,12 @@ uint64_t choose_address(uint64_t x, const std::vector<ProcMapping>& maps, uint64
     // brk(2) moves the break up from there until the next mapping: a trampoline mapped in
     // between would make the program's brk fail where the recorded one grew the heap (the
     // heap may not have its first page yet: no "[heap]" line tells where it starts).
-    uint64_t room_end = kHighest;
-    for (const auto& range : busy)
-      if (range.first >= heap_start && !is_heap(maps, range.first)) {
-        room_end = range.first;
+    uint64_t heap_end = heap_start, room_end = kHighest;
+    for (const ProcMapping& m : maps)
+      if (m.start == heap_start && m.path == "[heap]") heap_end = m.end;
+    for (const auto& [start, end] : busy)
+      if (start >= heap_end) {
+        room_end = start;
         break;
       }
     busy.push_back({heap_start, room_end});

@@ -55,10 +55,11 @@ bool debug_points() {
 
 }  // namespace
 
-/// What a trampoline is planned from: the task's mappings and the code at the point. Read
-/// once for all the kinds the search tries.
+/// What a trampoline is planned from: the task's mappings, where its heap starts and the
+/// code at the point. Read once for all the kinds the search tries.
 struct PointSearch::PointCode {
   std::vector<ProcMapping> maps;
+  uint64_t heap_start = 0;    ///< proc_brk_start
   ProcMapping mapping;        ///< the one holding the point's instruction
   std::vector<uint8_t> code;  ///< up to 32 bytes from the point on
 };
@@ -72,6 +73,7 @@ std::unique_ptr<PointCode> read_point_code(const ReplayTask& t, uint64_t x) {
   const ProcMapping* m = patchable_code_mapping(c->maps, x);
   if (!m) return nullptr;
   c->mapping = *m;
+  c->heap_start = proc_brk_start(t.tid);
   c->code = read_memory(t.tid, x, 32);
   return c;
 }
@@ -189,8 +191,7 @@ void PointSearch::next_method() {
   while (code_ && !kinds_.empty()) {
     kind_ = kinds_.front();
     kinds_.erase(kinds_.begin());
-    plan_ =
-        plan_point_trampoline(kind_, code_->code, x, e_.regs, code_->maps, proc_brk_start(t_.tid));
+    plan_ = plan_point_trampoline(kind_, code_->code, x, e_.regs, code_->maps, code_->heap_start);
     if (plan_) {
       phase_ = Phase::AwaitPatch;  // the driver may refuse it (its own breakpoints there)
       return;

@@ -227,6 +227,7 @@ Next ReplayController::pass_scan_done(const Run& done) {
     std::vector<uint8_t> code = rwd::read_memory(t->tid, x - kBack, kBack);
     bps_.hide(t->pid, x - kBack, code);
     const std::vector<ProcMapping> maps = read_proc_maps(t->pid);
+    const uint64_t heap_start = proc_brk_start(t->pid);
     const uint64_t call = direct_call_site(*t, scan.target.regs, maps);
     uint64_t end = x, chosen = call, nearest = 0;
     for (int n = 0; n < 8 && !chosen && code.size() == kBack; ++n) {
@@ -238,10 +239,9 @@ Next ReplayController::pass_scan_done(const Run& done) {
       if (!nearest) nearest = end;
       std::vector<uint8_t> at = rwd::read_memory(t->tid, end, 32);
       bps_.hide(t->pid, end, at);
-      auto plan = at.size() == 32
-                      ? plan_point_trampoline(PatchKind::Count, at, end, Registers{}, maps,
-                                              proc_brk_start(t->pid), PassChecks{})
-                      : std::nullopt;
+      auto plan = at.size() == 32 ? plan_point_trampoline(PatchKind::Count, at, end, Registers{},
+                                                          maps, heap_start, PassChecks{})
+                                  : std::nullopt;
       // Not movable: one further back (with checkpoints inside intervals only, as they are:
       // an ASan CI run failed a reverse step into printf once with it always on). When none
       // further back is, the nearest one is counted as without them: falling back to steps
