@@ -35,15 +35,6 @@ if [ "$tests_took" -gt 1800 ] && [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
   REWIND_SKIP_SANITIZERS=1
 fi
 if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
-  phase "build with sanitizers (ASan, UBSan)"
-  # -g1 (line tables, no variables): the sanitizers' reports still name file and line, and
-  # the build takes about a fifth less time. Debuggee programs set their own -g. -O1, as
-  # AddressSanitizer's documentation advises for speed: without it, the header-only libraries'
-  # templates (JSON, asio) ran unoptimised and instrumented, and the fuzz tests took 12 times
-  # as long as uninstrumented. The test programs' own code stays at -O0 (tests/CMakeLists.txt).
-  BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DREWIND_SANITIZE=ON \
-    "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1"
-  phase "tests with sanitizers"
   # threads.race runs in the normal phase only: instrumented, it needs 60 recordings to see
   # its race (164 s, the longest test of the phase), and its code paths (chaos scheduling,
   # preemption points) are the other threads and async_signals tests' too. Without it, CI
@@ -84,6 +75,26 @@ if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
     export REWIND_FUZZ_COUNT=300
     phase "the normal tests took $((tests_took / 60)) min (PVM guest: $pvm): the sanitizer phase runs ${select[1]} only"
   fi
+  # Where only some tests run, the build makes only what they need: the rewind binary, the
+  # programs the tests record or run (the test_helpers target, tests/CMakeLists.txt), and the
+  # Catch2 programs of the chosen tests, named by ctest from the normal build. It leaves out
+  # the Catch2 programs of the other tests and bench/ (a fifth of the build's compile time).
+  targets=""
+  if [ "${select[0]}" = -R ]; then
+    targets="rewind test_helpers $(cd build && ctest -N --show-only=json-v1 "${select[@]}" |
+      /usr/bin/python3 -c 'import json, os, sys
+print(" ".join(sorted({os.path.basename(t["command"][0]) for t in json.load(sys.stdin)["tests"]
+                       if os.path.basename(t["command"][0]) not in ("bash", "sh")})))')"
+  fi
+  phase "build with sanitizers (ASan, UBSan)"
+  # -g1 (line tables, no variables): the sanitizers' reports still name file and line, and
+  # the build takes about a fifth less time. Debuggee programs set their own -g. -O1, as
+  # AddressSanitizer's documentation advises for speed: without it, the header-only libraries'
+  # templates (JSON, asio) ran unoptimised and instrumented, and the fuzz tests took 12 times
+  # as long as uninstrumented. The test programs' own code stays at -O0 (tests/CMakeLists.txt).
+  BUILD_DIR=build-asan BUILD_TYPE=Debug BUILD_TARGETS="$targets" scripts/build.sh -DREWIND_SANITIZE=ON \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1"
+  phase "tests with sanitizers"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure -j"$(nproc)" "${select[@]}")
 fi
