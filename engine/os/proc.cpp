@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -118,6 +119,7 @@ std::vector<ProcMapping> read_proc_maps_now(pid_t pid) {
     m.end = end;
     m.offset = off;
     m.inode = inode;
+    m.dev = makedev(dmaj, dmin);
     m.read = perms[0] == 'r';
     m.write = perms[1] == 'w';
     m.exec = perms[2] == 'x';

@@ -16,6 +16,7 @@ struct ProcMapping {
   uint64_t start = 0, end = 0, offset = 0;
   bool read = false, write = false, exec = false, shared = false;
   uint64_t inode = 0;
+  uint64_t dev = 0;  ///< the file's device (makedev of the line's major:minor; 0 for none)
   std::string path;  ///< file path or label such as "[stack]"; may end in " (deleted)"
   /// PROT_* bits for mmap(2).
   int prot() const;

@@ -3,11 +3,14 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 #include "engine/errors.h"
 #include "engine/os/insn_patch.h"
@@ -40,47 +43,113 @@ void check(const Event& e, int64_t got, int64_t want, const std::string& what) {
     throw DivergenceError(where(e) + ": " + what + " returned " + std::to_string(got) +
                           ", expected " + std::to_string(want));
 }
+
+/// The remote syscalls of an exec's restore, run from a page of rewind's own that is made the
+/// first time one is needed: an exec whose mappings all came out as recorded needs none.
+class ExecCalls {
+ public:
+  ExecCalls(ReplayTask& t, const Event& e, const std::vector<ProcMapping>& current)
+      : t_(t), e_(e), current_(current), regs_(get_regs(t.tid)) {}
+
+  /// Runs syscall `nr` in the task (RemoteSyscall::call), making the page first.
+  int64_t call(long nr, std::array<uint64_t, 6> args) { return calls().call(nr, args); }
+
+  /// The address of a page-sized buffer in the task for a path (after the instructions).
+  uint64_t path_buffer() {
+    calls();
+    return scratch_ + 64;
+  }
+
+  /// Unmaps the page, where one was made.
+  void finish() {
+    if (rs_) rs_->call(SYS_munmap, {scratch_, kPage});
+  }
+
+ private:
+  RemoteSyscall& calls() {
+    if (rs_) return *rs_;
+    for (uint64_t c : kScratchCandidates) {
+      bool busy = false;
+      for (const auto& m : e_.mappings) busy |= overlaps(c, c + kPage, m.start, m.end);
+      for (const auto& m : current_) busy |= overlaps(c, c + kPage, m.start, m.end);
+      if (!busy) {
+        scratch_ = c;
+        break;
+      }
+    }
+    if (!scratch_) throw DivergenceError(where(e_) + ": no free address for rewind's scratch page");
+    // A page of our own holding a syscall instruction, made by borrowing the entry point.
+    const uint64_t entry = regs_.rip;
+    errno = 0;
+    long saved = ptrace(PTRACE_PEEKTEXT, t_.tid, entry, nullptr);
+    if (errno) throw_errno("peek at the entry point");
+    long patched = (saved & ~0xffffL) | 0x050f;  // syscall
+    if (ptrace(PTRACE_POKETEXT, t_.tid, entry, patched) != 0) throw_errno("poke entry point");
+    rs_.emplace(t_, entry, regs_);
+    int64_t r =
+        rs_->call(SYS_mmap, {scratch_, kPage, PROT_READ | PROT_WRITE | PROT_EXEC,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, uint64_t(-1), 0});
+    if (ptrace(PTRACE_POKETEXT, t_.tid, entry, saved) != 0) throw_errno("restore entry point");
+    check(e_, r, int64_t(scratch_), "mmap of rewind's scratch page");
+    const uint8_t insn[] = {0x0f, 0x05, 0xcc};
+    write_memory(t_.tid, scratch_, insn, sizeof insn);
+    rs_->set_insn(scratch_);
+    return *rs_;
+  }
+
+  ReplayTask& t_;
+  const Event& e_;
+  const std::vector<ProcMapping>& current_;
+  Registers regs_;
+  uint64_t scratch_ = 0;
+  std::optional<RemoteSyscall> rs_;
+};
+
+/// Whether the mapping `c` that the replay's exec made is already the recorded mapping `m`:
+/// the same range, offset and protection, private, and the same file (the trace's copy is a
+/// hard link to the file the kernel mapped: the same device and inode; `saved` caches the
+/// stat of each saved file) or, for memory of no file, the same label. Such a mapping is kept
+/// as the kernel made it instead of being unmapped and mapped again.
+bool made_as_recorded(const ProcMapping& c, const Mapping& m, const TraceReader& trace,
+                      std::map<std::string, struct stat>& saved) {
+  if (c.start != m.start || c.end != m.end || c.shared || m.flags != MAP_PRIVATE ||
+      uint32_t(c.prot()) != m.prot)
+    return false;
+  if (m.file.empty()) return c.inode == 0 && c.path == m.name && m.name != "[stack]";
+  if (c.inode == 0 || c.offset != m.offset) return false;
+  auto it = saved.find(m.file);
+  if (it == saved.end()) {
+    struct stat st {};
+    if (stat(trace.file_path(m.file).c_str(), &st) != 0) st.st_ino = 0;
+    it = saved.emplace(m.file, st).first;
+  }
+  return it->second.st_ino != 0 && it->second.st_ino == c.inode && it->second.st_dev == c.dev;
+}
 }  // namespace
 
 void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
-  Registers now = get_regs(t.tid);
   auto current = read_proc_maps(t.tid);
+  ExecCalls rs(t, e, current);
 
-  uint64_t scratch = 0;
-  for (uint64_t c : kScratchCandidates) {
-    bool busy = false;
-    for (const auto& m : e.mappings) busy |= overlaps(c, c + kPage, m.start, m.end);
-    for (const auto& m : current) busy |= overlaps(c, c + kPage, m.start, m.end);
-    if (!busy) {
-      scratch = c;
-      break;
-    }
-  }
-  if (!scratch) throw DivergenceError(where(e) + ": no free address for rewind's scratch page");
+  // 1. Which of the kernel's mappings are the recorded ones already (most are: the same
+  // files at the same addresses, as address-space randomisation is off).
+  std::map<std::string, struct stat> saved;
+  std::vector<bool> kept(current.size()), made(e.mappings.size());
+  for (size_t i = 0; i < current.size(); i++)
+    for (size_t j = 0; j < e.mappings.size(); j++)
+      if (!made[j] && made_as_recorded(current[i], e.mappings[j], trace, saved)) {
+        kept[i] = made[j] = true;
+        break;
+      }
 
-  // 1. A page of our own holding a syscall instruction, made by borrowing the entry point.
-  errno = 0;
-  long saved = ptrace(PTRACE_PEEKTEXT, t.tid, now.rip, nullptr);
-  if (errno) throw_errno("peek at the entry point");
-  long patched = (saved & ~0xffffL) | 0x050f;  // syscall
-  if (ptrace(PTRACE_POKETEXT, t.tid, now.rip, patched) != 0) throw_errno("poke entry point");
-  RemoteSyscall rs(t, now.rip, now);
-  int64_t r =
-      rs.call(SYS_mmap, {scratch, kPage, PROT_READ | PROT_WRITE | PROT_EXEC,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, uint64_t(-1), 0});
-  if (ptrace(PTRACE_POKETEXT, t.tid, now.rip, saved) != 0) throw_errno("restore entry point");
-  check(e, r, int64_t(scratch), "mmap of rewind's scratch page");
-  const uint8_t insn[] = {0x0f, 0x05, 0xcc};
-  write_memory(t.tid, scratch, insn, sizeof insn);
-  rs.set_insn(scratch);
-  const uint64_t path_buf = scratch + 64;
-
-  // 2. Remove what the kernel mapped, keeping the stack (its top is fixed without ASLR).
+  // 2. Remove the rest of what the kernel mapped, keeping the stack (its top is fixed without
+  // ASLR).
   const Mapping* rec_stack = nullptr;
   for (const auto& m : e.mappings)
     if (m.name == "[stack]") rec_stack = &m;
-  for (const auto& m : current) {
-    if (m.is_special() || m.start == scratch) continue;
+  for (size_t i = 0; i < current.size(); i++) {
+    const ProcMapping& m = current[i];
+    if (m.is_special() || kept[i]) continue;
     if (m.path == "[stack]" && rec_stack) {
       if (m.end != rec_stack->end)
         throw DivergenceError(where(e) + ": the stack ends at " + hex(m.end) +
@@ -101,9 +170,10 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
     check(e, rs.call(SYS_munmap, {m.start, m.end - m.start}), 0, "munmap " + m.path);
   }
 
-  // 3. Map the recorded mappings from the trace's saved files.
-  for (const auto& m : e.mappings) {
-    if (&m == rec_stack) continue;
+  // 3. Map the other recorded mappings from the trace's saved files.
+  for (size_t j = 0; j < e.mappings.size(); j++) {
+    const Mapping& m = e.mappings[j];
+    if (&m == rec_stack || made[j]) continue;
     uint64_t len = m.end - m.start;
     if (m.file.empty()) {
       int64_t a = rs.call(SYS_mmap, {m.start, len, m.prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -113,6 +183,7 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
     }
     std::string path = trace.file_path(m.file);
     if (path.size() + 1 > kPage - 64) throw Error("trace path too long: " + path);
+    const uint64_t path_buf = rs.path_buffer();
     write_memory(t.tid, path_buf, path.c_str(), path.size() + 1);
     int64_t fd = rs.call(SYS_openat, {uint64_t(AT_FDCWD), path_buf, O_RDONLY | O_CLOEXEC});
     if (fd < 0) throw DivergenceError(where(e) + ": replayed task cannot open " + path);
@@ -125,7 +196,7 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
   // 4. Recorded contents of writable memory, then drop the scratch page and set registers.
   for (const auto& region : e.memory)
     write_memory(t.tid, region.addr, region.bytes.data(), region.bytes.size());
-  rs.call(SYS_munmap, {scratch, kPage});
+  rs.finish();
   hide_vdso_symbols(t.tid);     // as the recorder did (vdso_symbols.h)
   patch_emulated_insns(t.tid);  // as the recorder did (insn_patch.h)
   set_regs(t.tid, e.regs);
