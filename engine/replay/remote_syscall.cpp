@@ -1,9 +1,11 @@
 #include "remote_syscall.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -26,7 +28,7 @@ std::atomic<uint64_t> by_trap{0}, by_stops{0};
 /// processes would start so). An int3 then must not be used: the kernel resets an ignored
 /// or blocked SIGTRAP's action to SIG_DFL when it forces the trap's signal
 /// (force_sig_info_to_task in kernel/signal.c), which the program could read back.
-std::atomic<bool>& trap_action_changed() {
+std::atomic<bool>& trap_may_be_ignored() {
   static std::atomic<bool> changed{[] {
     struct sigaction now {};
     return sigaction(SIGTRAP, nullptr, &now) != 0 || now.sa_handler == SIG_IGN;
@@ -68,29 +70,31 @@ int64_t RemoteSyscall::call(long nr, std::array<uint64_t, 6> a) {
 }
 
 std::optional<int64_t> RemoteSyscall::call_by_trap(long nr, const std::array<uint64_t, 6>& a) {
-  if (nr == SYS_rt_sigaction && a[0] == SIGTRAP && a[1] != 0) trap_action_changed() = true;
+  if (nr == SYS_rt_sigaction && a[0] == SIGTRAP && a[1] != 0) {
+    // The new action's handler comes first in the kernel's struct sigaction.
+    uint64_t handler = uint64_t(SIG_IGN);
+    std::vector<uint8_t> b = read_memory(t_.tid, a[1], sizeof handler);
+    if (b.size() == sizeof handler) std::memcpy(&handler, b.data(), sizeof handler);
+    if (handler == uint64_t(SIG_IGN)) trap_may_be_ignored() = true;
+  }
   // Not where the task goes on elsewhere than after the syscall: a new task, a new image,
   // an end, or rt_sigreturn's registers from the signal frame (it never reaches the int3).
-  if (trap_action_changed() || syscall_has(nr, kForkLike) || syscall_has(nr, kExec) ||
-      syscall_has(nr, kExit) || nr == SYS_rt_sigreturn || !t_.syscall_buffer)
-    return std::nullopt;
-  // The stub is there in processes whose library maps it (older libraries do not).
-  static constexpr uint8_t kStub[] = {0x0f, 0x05, 0xcc};  // syscall; int3
-  std::vector<uint8_t> code = read_memory(t_.tid, RWD_TRAP_SYSCALL_INSN, sizeof kStub);
-  if (code.size() != sizeof kStub || std::memcmp(code.data(), kStub, sizeof kStub) != 0)
+  if (trap_may_be_ignored() || syscall_has(nr, kForkLike) || syscall_has(nr, kExec) ||
+      syscall_has(nr, kExit) || nr == SYS_rt_sigreturn)
     return std::nullopt;
   const std::optional<uint64_t> known = current_sigmask(t_);  // kept for the resume too
   if (!known || (*known & signal_bit(SIGTRAP))) return std::nullopt;
+  const uint64_t site = trap_site(nr, a);
+  if (!site) return std::nullopt;
   const uint64_t mask = *known;
-  set_regs(t_.tid, call_registers(base_, RWD_TRAP_SYSCALL_INSN, nr, a));
+  set_regs(t_.tid, call_registers(base_, site, nr, a));
   // From a PTRACE_SYSEMU entry stop, PTRACE_CONT reports no exit of the skipped syscall (the
   // kernel reports one only when the resume asks for syscall stops): the next stop is the
   // int3's, after the syscall ran.
   last_ = run_to_stop(t_, PTRACE_CONT);
   if (last_.kind == Stop::Exited) return 0;
   const Registers after = get_regs(t_.tid);
-  if (last_.kind != Stop::Signal || last_.sig != SIGTRAP ||
-      after.rip != RWD_TRAP_SYSCALL_INSN + sizeof kStub)
+  if (last_.kind != Stop::Signal || last_.sig != SIGTRAP || after.rip != site + 3)
     throw DivergenceError("task " + std::to_string(t_.rec_tid) + " did not finish " +
                           syscall_name(nr) + " when rewind ran it (stop kind " +
                           std::to_string(int(last_.kind)) + ", signal " +
@@ -102,6 +106,66 @@ std::optional<int64_t> RemoteSyscall::call_by_trap(long nr, const std::array<uin
   }
   by_trap.fetch_add(1, std::memory_order_relaxed);
   return int64_t(after.rax);
+}
+
+namespace {
+/// Whether syscall `nr` with arguments `a` may map, unmap or reprotect the page of `addr`
+/// (mmap(2), munmap(2), mremap(2), mprotect(2), madvise(2): MADV_DONTNEED gives a private
+/// file page its file's bytes back): an int3 there could be lost or stop executing.
+bool may_touch_page(long nr, const std::array<uint64_t, 6>& a, uint64_t addr) {
+  const uint64_t page = addr & ~uint64_t(4095);
+  auto covers = [&](uint64_t start, uint64_t len) {
+    return start <= page + 4095 && page < start + std::max<uint64_t>(len, 1);
+  };
+  switch (nr) {
+    case SYS_mmap:  // without MAP_FIXED the kernel never replaces a mapping
+      return (a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && covers(a[0], a[1]);
+    case SYS_mremap:
+      return covers(a[0], a[1]) || ((a[3] & MREMAP_FIXED) && covers(a[4], a[2]));
+    case SYS_munmap:
+    case SYS_mprotect:
+    case SYS_pkey_mprotect:
+    case SYS_madvise:
+      return covers(a[0], a[1]);
+    default:  // others that change mappings (shmat, shmdt...): anywhere
+      return syscall_has(nr, kChangesMappings) || nr == SYS_process_madvise;
+  }
+}
+}  // namespace
+
+uint64_t RemoteSyscall::trap_site(long nr, const std::array<uint64_t, 6>& a) {
+  static constexpr uint8_t kStub[] = {0x0f, 0x05, 0xcc};  // syscall; int3
+  // The library's stub, in processes whose library maps it (older libraries do not).
+  if (t_.syscall_buffer) {
+    std::vector<uint8_t> code = read_memory(t_.tid, RWD_TRAP_SYSCALL_INSN, sizeof kStub);
+    if (code.size() == sizeof kStub && std::memcmp(code.data(), kStub, sizeof kStub) == 0)
+      return RWD_TRAP_SYSCALL_INSN;
+  }
+  if (may_touch_page(nr, a, insn_ + 2)) {
+    drop_int3();
+    return 0;
+  }
+  if (int3_) return insn_;
+  std::vector<uint8_t> code = read_memory(t_.tid, insn_, sizeof kStub);
+  if (code.size() != sizeof kStub || code[0] != kStub[0] || code[1] != kStub[1]) return 0;
+  if (code[2] == kStub[2]) return insn_;  // already there (exec_restore's page)
+  errno = 0;
+  const long word = ptrace(PTRACE_PEEKTEXT, t_.tid, insn_ + 2, nullptr);
+  if (errno) return 0;
+  if (ptrace(PTRACE_POKETEXT, t_.tid, insn_ + 2, (word & ~0xffL) | 0xcc) != 0) return 0;
+  int3_ = true;
+  int3_byte_ = uint8_t(word & 0xff);
+  return insn_;
+}
+
+void RemoteSyscall::drop_int3() noexcept {
+  if (!int3_) return;
+  int3_ = false;
+  // Only where the int3 still stands (the task may have ended).
+  errno = 0;
+  const long now = ptrace(PTRACE_PEEKTEXT, t_.tid, insn_ + 2, nullptr);
+  if (errno == 0 && (now & 0xff) == 0xcc)
+    ptrace(PTRACE_POKETEXT, t_.tid, insn_ + 2, (now & ~0xffL) | int3_byte_);
 }
 
 void RemoteSyscall::enter(long nr, std::array<uint64_t, 6> a) {

@@ -18,12 +18,20 @@ namespace rwd {
 /// runs the syscall there instead with one stop, the int3's (not for syscalls that create,
 /// replace or end tasks or return through a signal frame, nor while SIGTRAP is blocked or a program
 /// has changed its action: the trap's forced SIGTRAP would reset the action, kernel/signal.c).
+/// Where it does not (before the library has started, as during the dynamic loader's mmaps),
+/// call() puts an int3 right after the `syscall` at `insn` for the life of the object, and
+/// runs the syscall there the same way; not for a syscall that may map, unmap or change the
+/// protection of the int3's page (the int3 goes first, and that call takes the stops).
 class RemoteSyscall {
  public:
   /// `insn` is the address of a `syscall` (0f 05) instruction in the task; `base` the
   /// registers to start from (every call begins from them, with rip/rax/args replaced).
   RemoteSyscall(ReplayTask& t, uint64_t insn, const Registers& base)
       : t_(t), insn_(insn), base_(base) {}
+  /// Puts back the code an int3 of call() replaced.
+  ~RemoteSyscall() { drop_int3(); }
+  RemoteSyscall(const RemoteSyscall&) = delete;
+  RemoteSyscall& operator=(const RemoteSyscall&) = delete;
   /// Executes syscall `nr` with up to six arguments; returns the raw result (-errno on error).
   /// Throws DivergenceError if the task does not stop as expected.
   int64_t call(long nr, std::array<uint64_t, 6> args = {});
@@ -34,7 +42,10 @@ class RemoteSyscall {
   int64_t finish(long nr);
   /// The stop that ended the last call (an Event stop for fork-like syscalls).
   const Stop& last_stop() const { return last_; }
-  void set_insn(uint64_t insn) { insn_ = insn; }
+  void set_insn(uint64_t insn) {
+    drop_int3();
+    insn_ = insn;
+  }
   /// How many calls (of all RemoteSyscall objects in this process) ran at the library's
   /// `syscall; int3`, and how many by entry and exit stops: for tests and benchmarks.
   static uint64_t calls_by_trap();
@@ -43,11 +54,18 @@ class RemoteSyscall {
  private:
   /// call() with one stop at RWD_TRAP_SYSCALL_INSN; nullopt where that cannot be used.
   std::optional<int64_t> call_by_trap(long nr, const std::array<uint64_t, 6>& args);
+  /// Where call_by_trap can run syscall `nr`: the library's stub, or `insn_` with an int3 put
+  /// after it (kept until drop_int3); 0 where neither can be used.
+  uint64_t trap_site(long nr, const std::array<uint64_t, 6>& args);
+  /// Puts back the byte at insn_ + 2 that the int3 replaced, if the int3 is still there.
+  void drop_int3() noexcept;
 
   ReplayTask& t_;
   uint64_t insn_;
   Registers base_;
   Stop last_;
+  bool int3_ = false;      ///< an int3 of ours is at insn_ + 2
+  uint8_t int3_byte_ = 0;  ///< the code byte it replaced
 };
 
 /// Sets aside, for the life of the object, what task `t`'s next resume owes the program (its
