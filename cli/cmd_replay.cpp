@@ -40,7 +40,7 @@ int replay_autopilot(const std::string& trace, bool verbose) {
     std::fprintf(
         stderr,
         "rewind: %llu ptrace stops; %llu syscalls made for real in replayed tasks, "
-        "%llu of them with one stop (the preload library's syscall; int3)\n",
+        "%llu of them with one stop (a syscall followed by an int3)\n",
         (unsigned long long)replay_stops_total(),
         (unsigned long long)(RemoteSyscall::calls_by_trap() + RemoteSyscall::calls_by_stops()),
         (unsigned long long)RemoteSyscall::calls_by_trap());

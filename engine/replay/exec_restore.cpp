@@ -49,7 +49,7 @@ void check(const Event& e, int64_t got, int64_t want, const std::string& what) {
 class ExecCalls {
  public:
   ExecCalls(ReplayTask& t, const Event& e, const std::vector<ProcMapping>& current)
-      : t_(t), e_(e), current_(current), regs_(get_regs(t.tid)) {}
+      : t_(t), e_(e), current_(current) {}
 
   /// Runs syscall `nr` in the task (RemoteSyscall::call), making the page first.
   int64_t call(long nr, std::array<uint64_t, 6> args) { return calls().call(nr, args); }
@@ -78,14 +78,16 @@ class ExecCalls {
       }
     }
     if (!scratch_) throw DivergenceError(where(e_) + ": no free address for rewind's scratch page");
-    // A page of our own holding a syscall instruction, made by borrowing the entry point.
-    const uint64_t entry = regs_.rip;
+    // A page of our own holding a syscall instruction, made by borrowing the entry point
+    // (`syscall; int3`: RemoteSyscall's one-stop call).
+    const Registers regs = get_regs(t_.tid);
+    const uint64_t entry = regs.rip;
     errno = 0;
     long saved = ptrace(PTRACE_PEEKTEXT, t_.tid, entry, nullptr);
     if (errno) throw_errno("peek at the entry point");
-    long patched = (saved & ~0xffffL) | 0x050f;  // syscall
+    long patched = (saved & ~0xffffffL) | 0xcc050f;  // syscall; int3
     if (ptrace(PTRACE_POKETEXT, t_.tid, entry, patched) != 0) throw_errno("poke entry point");
-    rs_.emplace(t_, entry, regs_);
+    rs_.emplace(t_, entry, regs);
     int64_t r =
         rs_->call(SYS_mmap, {scratch_, kPage, PROT_READ | PROT_WRITE | PROT_EXEC,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, uint64_t(-1), 0});
@@ -100,7 +102,6 @@ class ExecCalls {
   ReplayTask& t_;
   const Event& e_;
   const std::vector<ProcMapping>& current_;
-  Registers regs_;
   uint64_t scratch_ = 0;
   std::optional<RemoteSyscall> rs_;
 };

@@ -22,18 +22,18 @@ namespace {
 
 std::atomic<uint64_t> by_trap{0}, by_stops{0};
 
-/// Whether SIGTRAP's action may differ from the default and a handler in some replayed
-/// process: set for good once a replayed program changes it (rt_sigaction runs for real in
-/// replay, always through RemoteSyscall), or when rewind itself ignores SIGTRAP (its
-/// processes would start so). An int3 then must not be used: the kernel resets an ignored
-/// or blocked SIGTRAP's action to SIG_DFL when it forces the trap's signal
-/// (force_sig_info_to_task in kernel/signal.c), which the program could read back.
+/// Whether SIGTRAP may be ignored in some replayed process: set for good once a replayed
+/// program sets its action to SIG_IGN (rt_sigaction runs for real in replay, always through
+/// RemoteSyscall), or when rewind itself ignores SIGTRAP (its processes would start so). An
+/// int3 then must not be used: the kernel resets an ignored or blocked SIGTRAP's action to
+/// SIG_DFL when it forces the trap's signal (force_sig_info_to_task in kernel/signal.c),
+/// which the program could read back; a handler or SIG_DFL it leaves alone.
 std::atomic<bool>& trap_may_be_ignored() {
-  static std::atomic<bool> changed{[] {
+  static std::atomic<bool> ignored{[] {
     struct sigaction now {};
     return sigaction(SIGTRAP, nullptr, &now) != 0 || now.sa_handler == SIG_IGN;
   }()};
-  return changed;
+  return ignored;
 }
 
 /// `base` with rip at `insn` and syscall `nr`'s number and arguments in place (the syscall
@@ -148,7 +148,7 @@ uint64_t RemoteSyscall::trap_site(long nr, const std::array<uint64_t, 6>& a) {
   if (int3_) return insn_;
   std::vector<uint8_t> code = read_memory(t_.tid, insn_, sizeof kStub);
   if (code.size() != sizeof kStub || code[0] != kStub[0] || code[1] != kStub[1]) return 0;
-  if (code[2] == kStub[2]) return insn_;  // already there (exec_restore's page)
+  if (code[2] == kStub[2]) return insn_;  // already there (exec_restore's page and entry)
   errno = 0;
   const long word = ptrace(PTRACE_PEEKTEXT, t_.tid, insn_ + 2, nullptr);
   if (errno) return 0;

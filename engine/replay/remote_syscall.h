@@ -16,8 +16,9 @@ namespace rwd {
 /// (PTRACE_SYSCALL) and returns rax. The caller restores the task's registers afterwards.
 /// Where the task holds the preload library's `syscall; int3` (RWD_TRAP_SYSCALL_INSN), call()
 /// runs the syscall there instead with one stop, the int3's (not for syscalls that create,
-/// replace or end tasks or return through a signal frame, nor while SIGTRAP is blocked or a program
-/// has changed its action: the trap's forced SIGTRAP would reset the action, kernel/signal.c).
+/// replace or end tasks or return through a signal frame, nor while SIGTRAP is blocked or a
+/// program may have it ignored: the trap's forced SIGTRAP would reset the action,
+/// kernel/signal.c).
 /// Where it does not (before the library has started, as during the dynamic loader's mmaps),
 /// call() puts an int3 right after the `syscall` at `insn` for the life of the object, and
 /// runs the syscall there the same way; not for a syscall that may map, unmap or change the
@@ -46,7 +47,7 @@ class RemoteSyscall {
     drop_int3();
     insn_ = insn;
   }
-  /// How many calls (of all RemoteSyscall objects in this process) ran at the library's
+  /// How many calls (of all RemoteSyscall objects in this process) ran at a
   /// `syscall; int3`, and how many by entry and exit stops: for tests and benchmarks.
   static uint64_t calls_by_trap();
   static uint64_t calls_by_stops();
