@@ -52,7 +52,11 @@ if [ "${REWIND_SKIP_SANITIZERS:-0}" != 1 ]; then
   # runs here in dap_interp. And suite (bench/suite's thirteen workloads, short,
   # recorded both ways: 84 s here uninstrumented): the recorder's and replayer's paths it takes
   # are the program.* tests' too, which run here.
-  select=(-E '^threads\.race$|\.python-|^interp\.r_every_event$|^interp\.r_steps$|r_(function_)?breakpoints$|^dap_interp\.r_history$|^suite$')
+  # And async_signals.calls and points, whose assertions count chance events of a
+  # recording (a signal or a preemption arriving just at a call, which the recorder puts off):
+  # the instrumented recorder is slower there, and in a fresh-clone run on 2026-12-03 neither
+  # saw one in 8 recordings (both passed uninstrumented in the same run).
+  select=(-E '^threads\.race$|\.python-|^interp\.r_every_event$|^interp\.r_steps$|r_(function_)?breakpoints$|^dap_interp\.r_history$|^suite$|^async_signals\.calls$|^points$')
   # On a slow machine the whole phase does not fit CI's time: where the normal tests took
   # over 15 minutes (a PVM guest, where every ptrace stop costs several times more and the
   # debug registers are emulated: 30 minutes on 2026-11-26 against 6 before), it runs the
