@@ -355,22 +355,19 @@ class ReplayController {
   /// same scan again, from the same checkpoint, with the trampoline from the start
   /// (Run::arm_after).
   Next rearm_late_trap(const char* why);
-  /// The current point as a reverse continue's run reached it: hit number `hit` of a run from
-  /// `from`'s checkpoint, which passed or took the checkpoints in from.hits_at (a breakpoint's
-  /// hit, or a watchpoint's after the write: not one it went an instruction back from). Set
-  /// where that run pauses; reset by any other operation and by any change of breakpoints,
-  /// watchpoints or what stops a run (Timeline).
+  /// The current point as a reverse continue's run reached it (after the write, Timeline::
+  /// WatchStop::AfterWrite): hit number `hit` of a run from `from`'s checkpoint, which
+  /// passed or took the checkpoints in from.hits_at. Set where that run pauses; reset by any
+  /// other operation and by any change of breakpoints or watchpoints (Timeline).
   struct HitOrigin {
-    Run from;                  ///< start_event, inner, count_from and hits_at of that run
-    uint64_t hit = 0;          ///< hits counted from there, this one included
-    bool after_write = false;  ///< that reverse continue stopped after writes
+    Run from;          ///< start_event, inner, count_from and hits_at of that run
+    uint64_t hit = 0;  ///< hits counted from there, this one included
   };
   std::optional<HitOrigin> hit_origin_;
   /// A reverse continue from hit_origin_'s point (with the same breakpoints and watchpoints,
-  /// stopping after writes or not as that one did): the hit before is the run's hit number
-  /// `hit - 1`, with no scan to find it; it starts from the latest checkpoint that run left
-  /// before that hit. nullopt when there is no such origin (or the point is its run's first
-  /// hit).
+  /// stopping after writes): the hit before is the run's hit number `hit - 1`, with no scan
+  /// to find it; it starts from the latest checkpoint that run left before that hit.
+  /// nullopt when there is no such origin (or the point is its run's first hit).
   std::optional<Next> reverse_continue_from_hit(Timeline::WatchStop at);
 
  public:

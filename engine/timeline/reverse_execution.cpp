@@ -24,13 +24,12 @@ Next ReplayController::op_reverse_continue(Timeline::WatchStop at) {
 
 std::optional<Next> ReplayController::reverse_continue_from_hit(Timeline::WatchStop at) {
   std::optional<HitOrigin> o = std::exchange(hit_origin_, std::nullopt);
-  const bool after_write = at == Timeline::WatchStop::AfterWrite;
-  if (!o || o->hit < 2 || o->after_write != after_write || diversion_ || here_.kind != Point::Trap)
+  if (!o || o->hit < 2 || at != Timeline::WatchStop::AfterWrite || diversion_ ||
+      here_.kind != Point::Trap)
     return std::nullopt;
   reverse_watch_stop_ = at;
-  runs::HitNumber to_hit{.count = o->hit - 1,
-                         .report = {.reason = StopReason::Watchpoint},
-                         .after_write = after_write};
+  runs::HitNumber to_hit{
+      .count = o->hit - 1, .report = {.reason = StopReason::Watchpoint}, .after_write = true};
   Run later(to_hit);
   o->from.hits = o->hit - 1;  // start_after_hits looks for a checkpoint before this one
   if (std::optional<uint64_t> before = start_after_hits(later, o->from)) {

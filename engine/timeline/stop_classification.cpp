@@ -457,7 +457,7 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       return step_back_from_hit(t, r, si, hit->count);
     }
     // (Set before the pause: the next operation runs inside it.)
-    hit_origin_ = HitOrigin{.from = run_, .hit = hit->count, .after_write = hit->after_write};
+    if (hit->after_write) hit_origin_ = HitOrigin{.from = run_, .hit = hit->count};
     return pause(si, trap_point(t, r));
   }
   if (auto pc = run_.as<runs::PassCount>()) {
