@@ -35,7 +35,6 @@ ReplayController::~ReplayController() {
 }
 
 Next ReplayController::op_forward() {
-  hit_origin_.reset();
   interrupt_ = false;
   if (divert_resume(false)) return Next::Resume;
   run_ = Run(runs::Forward{});
@@ -43,7 +42,6 @@ Next ReplayController::op_forward() {
 }
 
 Next ReplayController::op_step(pid_t tid) {
-  hit_origin_.reset();
   interrupt_ = false;
   if (divert_resume(true)) return Next::Resume;
   run_ = Run(runs::StepInsn{.tid = tid});
@@ -51,7 +49,6 @@ Next ReplayController::op_step(pid_t tid) {
 }
 
 Next ReplayController::op_seek(uint64_t event) {
-  hit_origin_.reset();
   end_diversion();
   run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = event},
                         .report = {.reason = StopReason::Seek}});

@@ -52,24 +52,15 @@ StopInfo Timeline::seek(uint64_t event) {
 }
 
 void Timeline::set_stop_at_process_events(bool on) {
-  engine_->while_paused([&] {
-    engine_->stop_at_process_events_ = on;
-    engine_->forget_hit_origin();
-  });
+  engine_->while_paused([&] { engine_->stop_at_process_events_ = on; });
 }
 
 void Timeline::set_stop_after_event(uint64_t event) {
-  engine_->while_paused([&] {
-    engine_->stop_after_event_ = event;
-    engine_->forget_hit_origin();
-  });
+  engine_->while_paused([&] { engine_->stop_after_event_ = event; });
 }
 
 void Timeline::set_stop_at_code_mappings(bool on) {
-  engine_->while_paused([&] {
-    engine_->stop_at_code_mappings_ = on;
-    engine_->forget_hit_origin();
-  });
+  engine_->while_paused([&] { engine_->stop_at_code_mappings_ = on; });
 }
 
 CodeSite Timeline::code_site(pid_t tid, uint64_t addr) {
@@ -77,17 +68,11 @@ CodeSite Timeline::code_site(pid_t tid, uint64_t addr) {
 }
 
 void Timeline::add_breakpoint(const CodeSite& site) {
-  engine_->while_paused([&] {
-    engine_->bps_.add(site);
-    engine_->forget_hit_origin();
-  });
+  engine_->while_paused([&] { engine_->bps_.add(site); });
 }
 
 void Timeline::remove_breakpoint(const CodeSite& site) {
-  engine_->while_paused([&] {
-    engine_->bps_.remove(site);
-    engine_->forget_hit_origin();
-  });
+  engine_->while_paused([&] { engine_->bps_.remove(site); });
 }
 
 bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
@@ -104,18 +89,12 @@ bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
     throw Error("cannot watch " + std::to_string(len) + " bytes: a watchpoint covers at most " +
                 std::to_string(kMaxWatchBytes));
   bool ok = false;
-  engine_->while_paused([&] {
-    ok = engine_->watches_.add(addr, len, kind);
-    engine_->forget_hit_origin();
-  });
+  engine_->while_paused([&] { ok = engine_->watches_.add(addr, len, kind); });
   return ok;
 }
 
 void Timeline::remove_watchpoint(uint64_t addr, int len, WatchKind kind) {
-  engine_->while_paused([&] {
-    engine_->watches_.remove(addr, len, kind);
-    engine_->forget_hit_origin();
-  });
+  engine_->while_paused([&] { engine_->watches_.remove(addr, len, kind); });
 }
 
 TimelinePosition Timeline::position() {
