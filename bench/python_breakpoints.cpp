@@ -5,6 +5,8 @@
 //  - the same replay with a breakpoint on a line that never runs (target: at most 3 times the
 //    plain replay);
 //  - from the end, reverseContinue to the loop line's last pass (target: 2 s median);
+//  - from there, reverseContinue to the pass before, four times (each from the pass the one
+//    before reached: the timeline's reverse continue from a hit);
 //  - continue from one pass to the next (target: 100 ms median).
 // Each timed operation is checked (the pass it lands on, by the frame's local i); "wrong"
 // counts those that landed elsewhere.
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
   printf("| operation | median ms | worst ms | runs | vs plain replay | wrong |\n");
   printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
 
-  Samples plain, unreached, back, next;
+  Samples plain, unreached, back, back_pass, next;
   int failed = 0;
   for (int r = 0; r < runs; ++r) try {
       {
@@ -87,7 +89,13 @@ int main(int argc, char** argv) {
                  python_local(d, hit.stop.tid, "i") == std::to_string(kPasses - 1);
         });
         // Back 4 more passes, then forwards one pass at a time.
-        for (int k = 0; k < 4; ++k) hit = d.resume(Direction::Backward);
+        for (int k = 0; k < 4; ++k) {
+          std::string want = std::to_string(kPasses - 2 - k);
+          back_pass.time([&] {
+            hit = d.resume(Direction::Backward);
+            return !hit.breakpoint_ids.empty() && python_local(d, hit.stop.tid, "i") == want;
+          });
+        }
         for (int k = 0; k < 3; ++k) {
           std::string want = std::to_string(kPasses - 4 + k);
           next.time([&] {
@@ -104,7 +112,8 @@ int main(int argc, char** argv) {
   print_row("plain replay, start to end", plain);
   print_row("replay with a breakpoint on a line never run", unreached, ref);
   print_row("reverseContinue from the end to the loop's last pass", back);
+  print_row("reverseContinue from a pass to the one before", back_pass);
   print_row("continue to the next pass", next);
   if (failed) printf("%d of %d runs failed (errors above)\n", failed, runs);
-  return failed + plain.wrong + unreached.wrong + back.wrong + next.wrong ? 1 : 0;
+  return failed + plain.wrong + unreached.wrong + back.wrong + back_pass.wrong + next.wrong ? 1 : 0;
 }

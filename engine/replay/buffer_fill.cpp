@@ -41,9 +41,17 @@ std::vector<uint32_t> record_boundaries(const std::vector<uint8_t>& records) {
 
 }  // namespace
 
-void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses) {
+void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses,
+                 uint32_t from) {
   std::sort(pauses.begin(), pauses.end());
   pauses.erase(std::unique(pauses.begin(), pauses.end()), pauses.end());
+  // The task paused at those (or passed them: a pause comes before the record ending there is
+  // marked used).
+  pauses.erase(pauses.begin(), std::upper_bound(pauses.begin(), pauses.end(), from));
+  if (from > records.size())
+    throw DivergenceError("the task used " + std::to_string(from) +
+                          " bytes of buffered syscall records, the recording " +
+                          std::to_string(records.size()));
   if (!pauses.empty()) {
     if (!(t.buffer_features & RWD_FEATURE_PAUSE))
       throw DivergenceError("the task's syscall buffer library cannot pause between records");
@@ -55,7 +63,7 @@ void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32
   t.records = std::move(records);
   t.pauses = std::move(pauses);
   uint32_t to = t.pauses.empty() ? uint32_t(t.records.size()) : t.pauses.front();
-  write_records(t, t.records, 0, to, t.pauses.empty() ? RWD_END_MARK : RWD_PAUSE_MARK);
+  write_records(t, t.records, from, to, t.pauses.empty() ? RWD_END_MARK : RWD_PAUSE_MARK);
 }
 
 bool made_by_library(const ReplayTask& t, const Registers& r) {

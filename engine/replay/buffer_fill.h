@@ -16,9 +16,13 @@ namespace rwd {
 /// records, each at a record boundary, in (0, records.size()]; sorted and deduplicated
 /// here), the records up to the first one followed by a pause mark: the task then stops with
 /// RWD_SYS_PAUSE just before it marks used the record that ends there (take_buffer_pause).
-/// Needs RWD_FEATURE_PAUSE for pauses. Throws DivergenceError when a pause is not at a
-/// record boundary or the task's library cannot pause.
-void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses);
+/// Needs RWD_FEATURE_PAUSE for pauses. `from` (bytes, a record boundary): the records the
+/// task has already marked used in this event (a replay continuing from a checkpoint taken
+/// inside the event's interval, whose copy of the buffer holds them): only the records after
+/// it are written, and pauses at or before it are passed already. Throws DivergenceError when
+/// a pause is not at a record boundary or the task's library cannot pause.
+void fill_buffer(ReplayTask& t, std::vector<uint8_t> records, std::vector<uint32_t> pauses,
+                 uint32_t from = 0);
 
 /// Whether the syscall `t` stands at the entry of (registers `r`) was made by
 /// librewind_preload.so's replay of a buffered call, which holds the task's buffer header in

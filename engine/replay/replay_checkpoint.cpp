@@ -8,6 +8,7 @@
 
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
 #include "engine/replay/process_copy.h"
 #include "engine/replay/replay_session_impl.h"
 
@@ -21,6 +22,8 @@ struct ReplaySession::Checkpoint {
   TraceReader::Position position;  ///< the reader just after event `done` (or `in_progress`)
   /// checkpoint_between: the event whose replay was in progress (read already).
   std::optional<Event> in_progress;
+  /// checkpoint_between: bytes of that event's buffered records its task had marked used.
+  uint32_t in_progress_used = 0;
   ~Checkpoint() {
     // A stopped tracee dies of SIGKILL at once; reap every thread (they are this process's
     // tracees). A thread group's leader is reported only after its other threads are reaped.
@@ -166,7 +169,16 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
   c->point_stops = point_stops_;
   if (next_ && need_position) return nullptr;  // read ahead: the reader is past `done_`
   c->position = trace_.position();
-  if (between) c->in_progress = cur_->e;
+  if (between) {
+    c->in_progress = cur_->e;
+    // The buffer's position counts this event's records only: buffer_reached set it to 0 at
+    // the task's previous event that had any.
+    auto it = tasks_.find(cur_->rec_tid);
+    if (!cur_->e.buffered.empty() && it != tasks_.end() && it->second.syscall_buffer &&
+        it->second.state != TaskState::Exited)
+      read_memory_exact(it->second.tid, it->second.syscall_buffer, &c->in_progress_used,
+                        sizeof c->in_progress_used);
+  }
   c->tasks = copy_processes(processes);
   // Threads that ended before this point but whose Exit event comes after it (their exit
   // syscall is replayed, the event that collects them not yet): kept as records, so that
@@ -191,7 +203,10 @@ ReplaySession::Impl::Impl(const ReplayOptions& o, const ReplaySession::Checkpoin
   points_ = c.points;
   point_stops_ = c.point_stops;
   trace_.seek(c.position);
-  if (c.in_progress) next_ = *c.in_progress;  // replayed again from where its task stands
+  if (c.in_progress) {
+    next_ = *c.in_progress;  // replayed again from where its task stands
+    resume_used_ = c.in_progress_used;
+  }
   done_ = c.done;
 }
 

@@ -64,6 +64,10 @@ class ReplaySession::Impl {
     uint32_t pos = 0;
   };
   std::optional<PauseRequest> pause_request_;
+  /// Bytes of buffered records the task of the event in progress had marked used when the
+  /// checkpoint_between this replay continues from was taken: its next fill_buffer (of that
+  /// event, replayed again) writes only the records after them. 0 otherwise.
+  uint32_t resume_used_ = 0;
 
  private:
   /// What the task of the event in progress must reach by running its own code.

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/arch/syscall_table.h"
@@ -94,8 +95,14 @@ void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
     if (pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid)
       pauses.push_back(pause_request_->pos);
   }
+  const uint32_t from = std::exchange(resume_used_, 0);
+  if (pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid &&
+      pause_request_->pos < from)
+    throw Error(where(e) + ": the checkpoint this replay started from lies after byte " +
+                std::to_string(pause_request_->pos) + " of task " + std::to_string(e.tid) +
+                "'s buffered records, the point to pause at");
   try {
-    rwd::fill_buffer(t, e.buffered, std::move(pauses));
+    rwd::fill_buffer(t, e.buffered, std::move(pauses), from);
   } catch (const DivergenceError& x) {
     throw diverged(e, x.what());
   }

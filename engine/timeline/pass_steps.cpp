@@ -175,6 +175,14 @@ std::chrono::milliseconds ReplayController::late_arm(const Saved* from, uint64_t
   return ms < kLateArmMin ? std::chrono::milliseconds(0) : ms;
 }
 
+std::chrono::milliseconds ReplayController::late_arm_from_event(const Saved* from,
+                                                                double cost_ms) const {
+  auto ms = std::chrono::milliseconds(0);
+  if (from && !from->between && cost_ms > from->cost_ms)
+    ms = std::chrono::milliseconds(long((cost_ms - from->cost_ms) * kArmShare));
+  return ms < kLateArmMin ? std::chrono::milliseconds(0) : ms;
+}
+
 uint64_t ReplayController::usable_inner(uint64_t id, const Registers& point) const {
   for (const Saved* s = inner_.find(id); s; s = inner_.find(s->prev))
     if (!registers_equal(s->regs, point)) return s->id;

@@ -35,6 +35,7 @@ ReplayController::~ReplayController() {
 }
 
 Next ReplayController::op_forward() {
+  hit_origin_.reset();
   interrupt_ = false;
   if (divert_resume(false)) return Next::Resume;
   run_ = Run(runs::Forward{});
@@ -42,6 +43,7 @@ Next ReplayController::op_forward() {
 }
 
 Next ReplayController::op_step(pid_t tid) {
+  hit_origin_.reset();
   interrupt_ = false;
   if (divert_resume(true)) return Next::Resume;
   run_ = Run(runs::StepInsn{.tid = tid});
@@ -49,6 +51,7 @@ Next ReplayController::op_step(pid_t tid) {
 }
 
 Next ReplayController::op_seek(uint64_t event) {
+  hit_origin_.reset();
   end_diversion();
   run_ = Run(runs::Goto{.target = {.kind = Point::Between, .event = event},
                         .report = {.reason = StopReason::Seek}});

@@ -166,11 +166,14 @@ class ReplayController {
   std::optional<Saved> copy_here(bool between);
   /// Interrupted where it ran (Stop::Interrupted) after IntervalCheckpoints::every() of replay
   /// in its interval: takes a checkpoint of the replay here, inside the interval, when
-  /// nothing of the timeline's is in the code and `t` has used none of its buffered records
-  /// (a replay from there fills them again).
+  /// nothing of the timeline's is in the code (a replay from there puts in place only the
+  /// buffered records `t` has not used yet: ReplaySession::checkpoint_between).
   /// With `now`, at once and whatever the run wants counted (a counting trampoline just
   /// removed). Returns its id (0: none taken).
   uint64_t take_inner_checkpoint(const ReplayTask& t, bool now = false);
+  /// Whether `t` (registers `r`) stands in librewind_preload.so's code or on its untraced
+  /// page, where a copy could hold a buffered call half made: no checkpoint is taken there.
+  bool in_buffer_library(const ReplayTask& t, const Registers& r) const;
   /// take_inner_checkpoint(t) when one is due (inner_checkpoint_due): at a stop of `t` in
   /// user code, the interrupt's or one of its own.
   void inner_checkpoint_if_due(const ReplayTask& t) {
@@ -335,6 +338,14 @@ class ReplayController {
   /// kArmShare of the time between them when that replay took `from`, else (or when shorter
   /// than kLateArmMin) zero.
   std::chrono::milliseconds late_arm(const Saved* from, uint64_t replay, double cost_ms) const;
+  /// Run::arm_after for a scan from checkpoint `from`, taken just after an event (nullptr:
+  /// none), to a target at replay time `cost_ms`: kArmShare of the estimated time between
+  /// them (their cost_ms, which any replay estimates), or zero as late_arm.
+  std::chrono::milliseconds late_arm_from_event(const Saved* from, double cost_ms) const;
+  /// Whether the run's counting trampoline keeps checkpoints inside the interval from being
+  /// taken: any wanted one, except a reverse continue's (find_by_trap) before it goes in late
+  /// (Run::arm_after), which counts nothing from where the replay started.
+  bool pass_blocks_checkpoints() const;
   /// A shorter Run::arm_after is not worth the interrupt and the checkpoint.
   static constexpr std::chrono::milliseconds kLateArmMin{5};
   /// How much slower than its replay the rest of a window may run with the trampoline in
@@ -344,6 +355,29 @@ class ReplayController {
   /// same scan again, from the same checkpoint, with the trampoline from the start
   /// (Run::arm_after).
   Next rearm_late_trap(const char* why);
+  /// The current point as a reverse continue's run reached it: hit number `hit` of a run from
+  /// `from`'s checkpoint, which passed or took the checkpoints in from.hits_at (a breakpoint's
+  /// hit, or a watchpoint's after the write: not one it went an instruction back from). Set
+  /// where that run pauses; reset by any other operation and by any change of breakpoints,
+  /// watchpoints or what stops a run (Timeline).
+  struct HitOrigin {
+    Run from;                  ///< start_event, inner, count_from and hits_at of that run
+    uint64_t hit = 0;          ///< hits counted from there, this one included
+    bool after_write = false;  ///< that reverse continue stopped after writes
+  };
+  std::optional<HitOrigin> hit_origin_;
+  /// A reverse continue from hit_origin_'s point (with the same breakpoints and watchpoints,
+  /// stopping after writes or not as that one did): the hit before is the run's hit number
+  /// `hit - 1`, with no scan to find it; it starts from the latest checkpoint that run left
+  /// before that hit. nullopt when there is no such origin (or the point is its run's first
+  /// hit).
+  std::optional<Next> reverse_continue_from_hit(Timeline::WatchStop at);
+
+ public:
+  /// Forgets hit_origin_ (Timeline, when breakpoints, watchpoints or what stops a run change).
+  void forget_hit_origin() { hit_origin_.reset(); }
+
+ private:
   /// The reverse continue's first scan (to its own point) and its internal breakpoint.
   std::optional<runs::Scan> origin_scan_;
   std::optional<CodeSite> origin_site_;

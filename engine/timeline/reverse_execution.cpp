@@ -17,11 +17,44 @@ namespace rwd {
 
 Next ReplayController::op_reverse_continue(Timeline::WatchStop at) {
   interrupt_ = false;
+  if (auto n = reverse_continue_from_hit(at)) return *n;
   reverse_watch_stop_ = at;
   return start_scan(After::ReverseContinue, false);
 }
 
+std::optional<Next> ReplayController::reverse_continue_from_hit(Timeline::WatchStop at) {
+  std::optional<HitOrigin> o = std::exchange(hit_origin_, std::nullopt);
+  const bool after_write = at == Timeline::WatchStop::AfterWrite;
+  if (!o || o->hit < 2 || o->after_write != after_write || diversion_ || here_.kind != Point::Trap)
+    return std::nullopt;
+  reverse_watch_stop_ = at;
+  runs::HitNumber to_hit{.count = o->hit - 1,
+                         .report = {.reason = StopReason::Watchpoint},
+                         .after_write = after_write};
+  Run later(to_hit);
+  o->from.hits = o->hit - 1;  // start_after_hits looks for a checkpoint before this one
+  if (std::optional<uint64_t> before = start_after_hits(later, o->from)) {
+    later.as<runs::HitNumber>()->count = o->hit - 1 - *before;
+  } else {
+    later = Run::same_start(to_hit, o->from);
+    // (Thinned since: the scan finds the hit instead.)
+    if (later.inner ? !inner_.find(later.inner)
+                    : later.start_event > 0 && !checkpoints_.at(later.start_event))
+      return std::nullopt;
+  }
+  after_ = After::None;
+  if (debug_)
+    fprintf(stderr,
+            "rewind: timeline: reverse continue from hit %llu of a run: to hit %llu from its "
+            "checkpoint at event %llu (inner %llu)\n",
+            (unsigned long long)o->hit, (unsigned long long)later.as<runs::HitNumber>()->count,
+            (unsigned long long)later.start_event, (unsigned long long)later.inner);
+  run_ = later;
+  return Next::Replay;
+}
+
 Next ReplayController::op_reverse_step(pid_t tid, uint64_t skip_lo, uint64_t skip_hi) {
+  hit_origin_.reset();
   end_diversion();
   step_tid_ = tid;
   skip_lo_ = skip_lo;
@@ -177,7 +210,15 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
   run_.start_event = start_event;
   run_.count_from = count_from;
   run_.inner = inner;
-  if (late) run_.arm_after = late_arm(inner_.find(inner), here_replay_, here_cost_);
+  if (late) {
+    // From a checkpoint just after an event (none inside the interval is known yet), the
+    // same share of the replay time from there: the checkpoints the scan leaves inside the
+    // interval meanwhile (inner_checkpoint_due) let the next reverse continue, and the replay
+    // to this one's hit, start near the point instead of at the event.
+    const Saved* from = inner_.find(inner);
+    run_.arm_after = from ? late_arm(from, here_replay_, here_cost_)
+                          : late_arm_from_event(start_for(run_), here_cost_);
+  }
   return Next::Replay;
 }
 

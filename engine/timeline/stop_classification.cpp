@@ -436,7 +436,13 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
     return Next::Resume;
   }
   if (auto* hit = run_.as<runs::HitNumber>()) {
-    if (!user_hit || !reaches_hit(si, hit->count)) return Next::Resume;
+    if (!user_hit) return Next::Resume;
+    if (!reaches_hit(si, hit->count)) {
+      // As in a scan: checkpoints on the way, which the next reverse continue from this
+      // run's hit starts near (reverse_continue_from_hit).
+      if (si.reason == StopReason::Watchpoint) inner_checkpoint_if_due(t);
+      return Next::Resume;
+    }
     if (si.reason == StopReason::Watchpoint && !hit->after_write) {
       // The trap comes after the write; a backward user stops before it (as gdb expects in
       // reverse): one instruction back, reporting this write. Where the writing instruction
@@ -450,6 +456,8 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       }
       return step_back_from_hit(t, r, si, hit->count);
     }
+    // (Set before the pause: the next operation runs inside it.)
+    hit_origin_ = HitOrigin{.from = run_, .hit = hit->count, .after_write = hit->after_write};
     return pause(si, trap_point(t, r));
   }
   if (auto pc = run_.as<runs::PassCount>()) {

@@ -52,15 +52,24 @@ StopInfo Timeline::seek(uint64_t event) {
 }
 
 void Timeline::set_stop_at_process_events(bool on) {
-  engine_->while_paused([&] { engine_->stop_at_process_events_ = on; });
+  engine_->while_paused([&] {
+    engine_->stop_at_process_events_ = on;
+    engine_->forget_hit_origin();
+  });
 }
 
 void Timeline::set_stop_after_event(uint64_t event) {
-  engine_->while_paused([&] { engine_->stop_after_event_ = event; });
+  engine_->while_paused([&] {
+    engine_->stop_after_event_ = event;
+    engine_->forget_hit_origin();
+  });
 }
 
 void Timeline::set_stop_at_code_mappings(bool on) {
-  engine_->while_paused([&] { engine_->stop_at_code_mappings_ = on; });
+  engine_->while_paused([&] {
+    engine_->stop_at_code_mappings_ = on;
+    engine_->forget_hit_origin();
+  });
 }
 
 CodeSite Timeline::code_site(pid_t tid, uint64_t addr) {
@@ -68,11 +77,17 @@ CodeSite Timeline::code_site(pid_t tid, uint64_t addr) {
 }
 
 void Timeline::add_breakpoint(const CodeSite& site) {
-  engine_->while_paused([&] { engine_->bps_.add(site); });
+  engine_->while_paused([&] {
+    engine_->bps_.add(site);
+    engine_->forget_hit_origin();
+  });
 }
 
 void Timeline::remove_breakpoint(const CodeSite& site) {
-  engine_->while_paused([&] { engine_->bps_.remove(site); });
+  engine_->while_paused([&] {
+    engine_->bps_.remove(site);
+    engine_->forget_hit_origin();
+  });
 }
 
 bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
@@ -89,12 +104,18 @@ bool Timeline::add_watchpoint(uint64_t addr, int len, WatchKind kind) {
     throw Error("cannot watch " + std::to_string(len) + " bytes: a watchpoint covers at most " +
                 std::to_string(kMaxWatchBytes));
   bool ok = false;
-  engine_->while_paused([&] { ok = engine_->watches_.add(addr, len, kind); });
+  engine_->while_paused([&] {
+    ok = engine_->watches_.add(addr, len, kind);
+    engine_->forget_hit_origin();
+  });
   return ok;
 }
 
 void Timeline::remove_watchpoint(uint64_t addr, int len, WatchKind kind) {
-  engine_->while_paused([&] { engine_->watches_.remove(addr, len, kind); });
+  engine_->while_paused([&] {
+    engine_->watches_.remove(addr, len, kind);
+    engine_->forget_hit_origin();
+  });
 }
 
 TimelinePosition Timeline::position() {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/replay/buffer_fill.h"
 #include "engine/timeline/replay_controller.h"
+#include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
@@ -46,7 +49,7 @@ bool ReplayController::maybe_checkpoint(bool requested) {
 }
 
 void ReplayController::note_hits_at(uint64_t event, uint64_t inner) {
-  if (after_ == After::ReverseContinue && run_.as<runs::Scan>())
+  if ((after_ == After::ReverseContinue && run_.as<runs::Scan>()) || run_.as<runs::HitNumber>())
     run_.hits_at.push_back({.event = event, .inner = inner, .hits = run_.hits});
 }
 
@@ -64,24 +67,42 @@ std::optional<uint64_t> ReplayController::start_after_hits(Run& run, const Run& 
 
 std::chrono::steady_clock::time_point ReplayController::inner_checkpoint_due(
     const ReplayTask& t) const {
-  if (!inner_on_ || pass_want() || lifted_ || diversion_ || rep_step_tid_ ||
+  if (!inner_on_ || pass_blocks_checkpoints() || lifted_ || diversion_ || rep_step_tid_ ||
       t.state == TaskState::Exited)
     return std::chrono::steady_clock::time_point::max();
   return interval_since_ + IntervalCheckpoints::every();
 }
 
+bool ReplayController::pass_blocks_checkpoints() const {
+  if (!pass_want()) return false;
+  const auto* scan = run_.as<runs::Scan>();
+  bool late_find = scan && scan->find_by_trap && !scan->count_passes && !pass_trap_.installed() &&
+                   run_.arm_after.count() > 0 &&
+                   std::chrono::steady_clock::now() < trap_not_before_;
+  return !late_find;
+}
+
+bool ReplayController::in_buffer_library(const ReplayTask& t, const Registers& r) const {
+  // The library's buffered path holds the buffer's header in r12 (preload/entry.S), and its
+  // run-in-replay calls are made on the untraced page: from there a replay would have to
+  // take up a call half made, with a record read and not yet marked used.
+  if (made_by_library(t, r) ||
+      (r.rip >= RWD_UNTRACED_PAGE && r.rip < RWD_UNTRACED_PAGE + 4096))  // the page (x86-64)
+    return true;
+  for (const ProcMapping& m : read_proc_maps(t.pid))
+    if (r.rip >= m.start && r.rip < m.end)
+      return m.path.find(RWD_LIBRARY_NAME) != std::string::npos;
+  return false;
+}
+
 uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) {
   interval_since_ = std::chrono::steady_clock::now();  // refused or taken: not again at once
-  if (!inner_on_ || session_->code_patched() || pass_trap_.installed() || (!now && pass_want()) ||
-      lifted_)
+  if (!inner_on_ || session_->code_patched() || pass_trap_.installed() ||
+      (!now && pass_blocks_checkpoints()) || lifted_)
     return 0;
-  if (t.syscall_buffer) {
-    std::vector<uint8_t> used = rwd::read_memory(t.tid, t.syscall_buffer, sizeof(uint32_t));
-    if (used.size() != sizeof(uint32_t) || used != std::vector<uint8_t>(sizeof(uint32_t), 0))
-      return 0;
-  }
   Registers r;
   if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return 0;
+  if (t.syscall_buffer && in_buffer_library(t, r)) return 0;
   // Taking it is not replay time: a window between two of these (Run::arm_after) is
   // estimated by their cost_ms.
   checkpoints_.pause_clock();
@@ -98,6 +119,9 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
   s.stack_words = stack_words_at(t, r.rsp);
   s.alone = live_tasks() == 1;
   checkpoints_.resume_clock();
+  // The next one after as much replay again, not after the time this copy took (a large
+  // process's copy can take longer than IntervalCheckpoints::every()).
+  interval_since_ = std::chrono::steady_clock::now();
   s.replay = replays_;
   s.prev = inner_.newest_of(replays_, s.event, t.rec_tid);
   if (!s.prev)

@@ -31,11 +31,12 @@ const std::string& trace() {
   return ::test::recorded_trace(REWIND_BIN, std::string(COMPUTE_LOOP) + " 1000000000");
 }
 
-/// The runtime address of symbol `name` of compute_loop (a PIE) in task `tid`'s process: its
-/// offset (nm) plus the load base, told by the entry point (AT_ENTRY, the offset of _start).
-uint64_t symbol(Timeline& tl, pid_t tid, const char* name) {
-  uint64_t offset = rwd::test::nm_symbol(COMPUTE_LOOP, name),
-           start = rwd::test::nm_symbol(COMPUTE_LOOP, "_start");
+/// The runtime address of symbol `name` of `program` (a PIE; compute_loop unless told) in task
+/// `tid`'s process: its offset (nm) plus the load base, told by the entry point (AT_ENTRY, the
+/// offset of _start).
+uint64_t symbol(Timeline& tl, pid_t tid, const char* name, const char* program = COMPUTE_LOOP) {
+  uint64_t offset = rwd::test::nm_symbol(program, name),
+           start = rwd::test::nm_symbol(program, "_start");
   REQUIRE(offset != 0);
   REQUIRE(start != 0);
   std::vector<uint8_t> auxv = tl.auxv(tid);
@@ -322,4 +323,42 @@ TEST_CASE("an interrupted reverse continue stops inside the long loop it scans b
   StopInfo back = tl.resume_backward();
   CHECK(back.reason == StopReason::Breakpoint);
   CHECK(read_u64(tl, back.tid, state) == 0);
+}
+
+// [debug-registers]: where writes are watched in software, each of the loop's writes is a
+// page fault and two remote mprotect calls, which this case does not measure.
+TEST_CASE(
+    "reverse continues through a loop's writes after buffered reads start inside the "
+    "interval",
+    "[debug-registers]") {
+  setenv("REWIND_INTERVAL_CHECKPOINTS", "1", 1);  // the default; other cases turn them off
+  constexpr uint64_t kWrites = 20000;
+  Timeline tl(::test::recorded_trace(REWIND_BIN,
+                                     std::string(BUFFERED_WRITES) + " " + std::to_string(kWrites)));
+  const pid_t tid = tl.current().tid;
+  const uint64_t counter = symbol(tl, tid, "counter", BUFFERED_WRITES);
+  // To finished(), right after the loop: the reads before it were buffered, so the interval
+  // holds both them and the loop.
+  StopInfo at = run_to(tl, tid, symbol(tl, tid, "finished", BUFFERED_WRITES));
+  REQUIRE(read_u64(tl, tid, counter) == kWrites);
+  REQUIRE(tl.add_watchpoint(counter, 8, WatchKind::Write));
+  // Each reverse continue stops just after the write before (Timeline::WatchStop::AfterWrite,
+  // as an R line step's do). After the first, which scans the interval, each starts from a
+  // checkpoint inside it that the run to the hit before left: one taken after the task used
+  // buffered records, which the replay from there must not use again.
+  for (uint64_t expect = kWrites; expect > kWrites - 6; --expect) {
+    INFO("reverse continue to the write of " << expect);
+    const uint64_t starts = tl.checkpoints().inner_starts;
+    StopInfo back = tl.resume_backward(Timeline::WatchStop::AfterWrite);
+    REQUIRE(back.reason == StopReason::Watchpoint);
+    CHECK(back.event == at.event);
+    CHECK(read_u64(tl, tid, counter) == expect);
+    if (expect < kWrites) CHECK(tl.checkpoints().inner_starts > starts);
+  }
+  // Forwards from there: the next write, then the rest of the program as recorded.
+  StopInfo next = tl.resume_forward();
+  REQUIRE(next.reason == StopReason::Watchpoint);
+  CHECK(read_u64(tl, tid, counter) == kWrites - 4);
+  tl.remove_watchpoint(counter, 8, WatchKind::Write);
+  CHECK(tl.resume_forward().reason == StopReason::TraceEnd);
 }
