@@ -111,9 +111,11 @@ class ReplaySession::Impl {
   /// The goal is reached (`s`: the stop that reached it): the rest of the event.
   void apply(const Stop& s);
   ReplayStep step_for(ReplayStep::Kind kind);
-  /// Syscall buffering (preload/README.md): the task's buffer is at `addr`; its library
-  /// takes results from the records from now on.
-  void register_buffer(ReplayTask& t, uint64_t addr, uint64_t features);
+  /// Syscall buffering (preload/README.md): the task registered its buffer by the call whose
+  /// entry registers are `call` (rewind_register_buffer: buffer, size, the library's
+  /// rwd_defer section's start and end, features, fd); its library takes results from the
+  /// records from now on.
+  void register_buffer(ReplayTask& t, const Registers& call);
   /// Puts e's buffered records in t's buffer, before t runs to e.
   void fill_buffer(ReplayTask& t, const Event& e);
   /// At e's point: the records are used up; the buffer starts again, as when recording.

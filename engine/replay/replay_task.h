@@ -61,6 +61,10 @@ struct ReplayTask {
   /// parent's (preload/README.md).
   uint64_t syscall_buffer = 0;
   uint64_t buffer_features = 0;  ///< RWD_FEATURE_* its library announced at registration
+  /// The library's section rwd_defer, [defer_start, defer_end) (addresses, announced at
+  /// registration: preload/preload.h): where it places, consumes and commits a buffered
+  /// call's record, so no point of the replay (a checkpoint) may fall inside it.
+  uint64_t defer_start = 0, defer_end = 0;
   /// Between its registration announcing RWD_FEATURE_PATCH_END and its RWD_SYS_PATCHED event:
   /// its library reads and patches libc's text (rewind_preload_abi.h), so no debugger's
   /// int3 may be there.

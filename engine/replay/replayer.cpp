@@ -472,6 +472,7 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
         if (p.tid == x.vm_parent && p.pid == t.pid) x.vm_parent = 0, x.vm_clone_flags = 0;
   t.syscall_buffer = 0;  // the new image registers its own
   t.buffer_features = 0;
+  t.defer_start = t.defer_end = 0;
   t.kernel = {};       // exec releases the old memory's tid address, robust list and signal stack
   t.syscall_insn = 0;  // that was in the old image: none known in the new one until it runs one
 }

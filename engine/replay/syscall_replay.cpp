@@ -71,9 +71,13 @@ void finish_syscall(pid_t tid, const Registers& entry, int64_t result) {
   set_regs(tid, r);
 }
 
-void Replayer::register_buffer(ReplayTask& t, uint64_t addr, uint64_t features) {
-  t.syscall_buffer = addr;
-  t.buffer_features = features;
+void Replayer::register_buffer(ReplayTask& t, const Registers& call) {
+  // rewind_register_buffer(buffer, size, defer_start, defer_end, features, fd): preload/hook.c
+  t.syscall_buffer = call.rdi;
+  t.defer_start = call.rdx;
+  t.defer_end = call.r10;
+  t.buffer_features = call.r8;
+  const uint64_t addr = t.syscall_buffer;
   uint32_t replaying = 1;
   write_memory(t.tid, addr + RWD_CONTROL_OFFSET, &replaying, sizeof replaying);
 }
@@ -326,6 +330,8 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   if (c.pid == c.tid) {  // a copy of, or the same, memory
     c.syscall_buffer = t.syscall_buffer;
     c.buffer_features = t.buffer_features;
+    c.defer_start = t.defer_start;
+    c.defer_end = t.defer_end;
   }
   // The kernel's per-thread state of the new task (kernel/fork.c copy_process): no robust
   // list; the alternate signal stack inherited unless it shares memory without vfork.
@@ -410,7 +416,7 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   if (nr == RWD_SYS_REGISTER_BUFFER) {  // answered by the recorder, not the kernel
     emulate(t, e, regs);
     // 1: registered without its desched counter (SyscallBuffer::set_from_call).
-    if (e.result >= 0) register_buffer(t, regs.rdi, regs.r8);
+    if (e.result >= 0) register_buffer(t, regs);
     t.patching_libc = e.result >= 0 && (regs.r8 & RWD_FEATURE_PATCH_END);
     return;
   }

@@ -171,9 +171,11 @@ class ReplayController {
   /// With `now`, at once and whatever the run wants counted (a counting trampoline just
   /// removed). Returns its id (0: none taken).
   uint64_t take_inner_checkpoint(const ReplayTask& t, bool now = false);
-  /// Whether `t` (registers `r`) stands in librewind_preload.so's code or on its untraced
-  /// page, where a copy could hold a buffered call half made: no checkpoint is taken there.
-  bool in_buffer_library(const ReplayTask& t, const Registers& r) const;
+  /// Whether `t` (registers `r`) stands inside a buffered call: in its library's section
+  /// rwd_defer (ReplayTask::defer_start), on the untraced page, or at a syscall the library
+  /// makes with the buffer's header at hand, where a copy could hold a call half made (a
+  /// record read and not yet marked used): no checkpoint is taken there.
+  bool in_buffered_call(const ReplayTask& t, const Registers& r) const;
   /// take_inner_checkpoint(t) when one is due (inner_checkpoint_due): at a stop of `t` in
   /// user code, the interrupt's or one of its own.
   void inner_checkpoint_if_due(const ReplayTask& t) {

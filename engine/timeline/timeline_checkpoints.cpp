@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/replay/buffer_fill.h"
@@ -82,17 +81,15 @@ bool ReplayController::pass_blocks_checkpoints() const {
   return !late_find;
 }
 
-bool ReplayController::in_buffer_library(const ReplayTask& t, const Registers& r) const {
+bool ReplayController::in_buffered_call(const ReplayTask& t, const Registers& r) const {
   // The library's buffered path holds the buffer's header in r12 (preload/entry.S), and its
   // run-in-replay calls are made on the untraced page: from there a replay would have to
-  // take up a call half made, with a record read and not yet marked used.
-  if (made_by_library(t, r) ||
-      (r.rip >= RWD_UNTRACED_PAGE && r.rip < RWD_UNTRACED_PAGE + 4096))  // the page (x86-64)
-    return true;
-  for (const ProcMapping& m : read_proc_maps(t.pid))
-    if (r.rip >= m.start && r.rip < m.end)
-      return m.path.find(RWD_LIBRARY_NAME) != std::string::npos;
-  return false;
+  // take up a call half made, with a record read and not yet marked used. The rest of the
+  // library (its start-up scan of libc's text runs millions of instructions) is user code
+  // like any other: a point there is one the recorder could have stopped at.
+  return made_by_library(t, r) ||
+         (r.rip >= RWD_UNTRACED_PAGE && r.rip < RWD_UNTRACED_PAGE + 4096) ||  // the page
+         (r.rip >= t.defer_start && r.rip < t.defer_end);
 }
 
 uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) {
@@ -102,7 +99,7 @@ uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) 
     return 0;
   Registers r;
   if (!try_get_regs(t.tid, r) || bps_.has(t.pid, r.rip)) return 0;
-  if (t.syscall_buffer && in_buffer_library(t, r)) return 0;
+  if (t.syscall_buffer && in_buffered_call(t, r)) return 0;
   // Taking it is not replay time: a window between two of these (Run::arm_after) is
   // estimated by their cost_ms.
   checkpoints_.pause_clock();
