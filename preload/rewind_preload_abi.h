@@ -144,6 +144,17 @@ struct rwd_record {
    * rounded up */
 };
 
+/* Whether code at `rip` runs inside a buffered call, where a task's state differs between
+ * record and replay (a record placed and not yet committed): on the untraced page, or in the
+ * library's section rwd_defer, [defer_start, defer_end), which the task announces when it
+ * registers its buffer (0, 0: none). The recorder records no point there; replay takes no
+ * checkpoint there. */
+static inline int rwd_in_buffered_call_code(uint64_t rip, uint64_t defer_start,
+                                            uint64_t defer_end) {
+  return (rip >= RWD_UNTRACED_PAGE && rip < RWD_UNTRACED_PAGE + 4096) ||
+         (rip >= defer_start && rip < defer_end);
+}
+
 #endif
 
 #define RWD_RECORD_HEADER 16

@@ -94,8 +94,7 @@ void SyscallBuffer::add_abort_mark(std::vector<uint8_t>& records) {
 }
 
 bool SyscallBuffer::must_not_stop_at(uint64_t rip) const {
-  if (rip >= RWD_UNTRACED_PAGE && rip < RWD_UNTRACED_PAGE + 4096) return true;
-  return addr && rip >= defer_start && rip < defer_end;
+  return rwd_in_buffered_call_code(rip, defer_start, defer_end);  // (0, 0) while addr is 0
 }
 
 std::pair<uint64_t, uint64_t> SyscallBuffer::digest_exclusion() const {

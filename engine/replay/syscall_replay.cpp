@@ -77,9 +77,8 @@ void Replayer::register_buffer(ReplayTask& t, const Registers& call) {
   t.defer_start = call.rdx;
   t.defer_end = call.r10;
   t.buffer_features = call.r8;
-  const uint64_t addr = t.syscall_buffer;
   uint32_t replaying = 1;
-  write_memory(t.tid, addr + RWD_CONTROL_OFFSET, &replaying, sizeof replaying);
+  write_memory(t.tid, t.syscall_buffer + RWD_CONTROL_OFFSET, &replaying, sizeof replaying);
 }
 
 void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
@@ -89,6 +88,8 @@ void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
   if (e.buffered.size() + RWD_RECORD_HEADER > RWD_BUFFER_SIZE - RWD_DATA_OFFSET)
     throw TraceError(trace_.dir() + "/events: " + where(e) + ": buffered records too large");
   uint32_t used = buffered_bytes_used(e.buffered);  // well-formed, or a TraceError
+  const bool pause_in_e =
+      pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid;
   std::vector<uint32_t> pauses;
   if (t.buffer_features & RWD_FEATURE_PAUSE) {
     // A point between events lies after all of its event's records: pausing after the last
@@ -96,12 +97,10 @@ void Replayer::fill_buffer(ReplayTask& t, const Event& e) {
     // the call it stands for is made again traced.)
     bool point = e.kind == EventKind::Sched || (e.kind == EventKind::Signal && !e.synchronous);
     if (point && used > 0) pauses.push_back(used);
-    if (pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid)
-      pauses.push_back(pause_request_->pos);
+    if (pause_in_e) pauses.push_back(pause_request_->pos);
   }
   const uint32_t from = std::exchange(resume_used_, 0);
-  if (pause_request_ && pause_request_->event == e.number && pause_request_->rec_tid == e.tid &&
-      pause_request_->pos < from)
+  if (pause_in_e && pause_request_->pos < from)
     throw Error(where(e) + ": the checkpoint this replay started from lies after byte " +
                 std::to_string(pause_request_->pos) + " of task " + std::to_string(e.tid) +
                 "'s buffered records, the point to pause at");

@@ -87,9 +87,7 @@ bool ReplayController::in_buffered_call(const ReplayTask& t, const Registers& r)
   // take up a call half made, with a record read and not yet marked used. The rest of the
   // library (its start-up scan of libc's text runs millions of instructions) is user code
   // like any other: a point there is one the recorder could have stopped at.
-  return made_by_library(t, r) ||
-         (r.rip >= RWD_UNTRACED_PAGE && r.rip < RWD_UNTRACED_PAGE + 4096) ||  // the page
-         (r.rip >= t.defer_start && r.rip < t.defer_end);
+  return made_by_library(t, r) || rwd_in_buffered_call_code(r.rip, t.defer_start, t.defer_end);
 }
 
 uint64_t ReplayController::take_inner_checkpoint(const ReplayTask& t, bool now) {
