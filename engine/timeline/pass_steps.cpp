@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "engine/arch/displaced_code.h"
 #include "engine/arch/insn.h"
@@ -53,6 +54,21 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
 
 namespace {
 
+/// The addresses [lo, hi) that librewind_preload.so's mappings span in `maps`; {0, 0} when it
+/// is not mapped. A replay maps the trace's saved copy: files/librewind_preload.so-N
+/// (trace-format.md).
+std::pair<uint64_t, uint64_t> preload_library_range(const std::vector<ProcMapping>& maps) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const ProcMapping& m : maps) {
+    static const std::string kName = "librewind_preload.so";
+    std::string path = strip_deleted_suffix(m.path);
+    if (path.compare(path.rfind('/') + 1, kName.size(), kName) != 0) continue;
+    lo = std::min(lo, m.start);
+    hi = std::max(hi, m.end);
+  }
+  return hi ? std::pair{lo, hi} : std::pair<uint64_t, uint64_t>{0, 0};
+}
+
 /// Whether code near `addr` in process `pid` (mapped as `maps`; read through its task `tid`;
 /// up to `before` bytes before it, 16 after) holds
 /// a `jmp rel32` into librewind_preload.so: a syscall site the library patched
@@ -61,15 +77,7 @@ namespace {
 /// the site, and the replay would diverge. A stray 0xe9 byte only costs the faster method.
 bool near_patched_site(const std::vector<ProcMapping>& maps, pid_t pid, pid_t tid, uint64_t addr,
                        uint64_t before, const BreakpointTable& bps) {
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (const ProcMapping& m : maps) {
-    // A replay maps the trace's saved copy: files/librewind_preload.so-N (trace-format.md).
-    static const std::string kName = "librewind_preload.so";
-    std::string path = strip_deleted_suffix(m.path);
-    if (path.compare(path.rfind('/') + 1, kName.size(), kName) != 0) continue;
-    lo = std::min(lo, m.start);
-    hi = std::max(hi, m.end);
-  }
+  const auto [lo, hi] = preload_library_range(maps);
   if (hi == 0) return false;
   constexpr uint8_t kJmpRel32 = 0xe9;
   std::vector<uint8_t> code = rwd::read_memory(tid, addr - before, before + 16);
@@ -238,7 +246,12 @@ Next ReplayController::pass_scan_done(const Run& done) {
     const uint64_t heap_start = proc_brk_start(t->pid);
     const uint64_t call = direct_call_site(*t, scan.target.regs, maps);
     uint64_t end = x, chosen = call, nearest = 0;
-    for (int n = 0; n < 8 && !chosen && code.size() == kBack; ++n) {
+    // Not in rewind's own library: its stub area keeps each stub's return address (data)
+    // just before the stub's code, which decoding backwards reads as instructions; a jump
+    // patched over a start found there broke the code before the stub (SIGILL).
+    const auto [own_lo, own_hi] = preload_library_range(maps);
+    const bool own_code = x >= own_lo && x < own_hi;
+    for (int n = 0; n < 8 && !chosen && !own_code && code.size() == kBack; ++n) {
       std::vector<uint8_t> before(code.begin(), code.end() - long(x - end));
       auto y = insn_before(end, before);
       if (!y) break;
