@@ -158,7 +158,7 @@ uint64_t proc_start_time(pid_t pid) {
 }
 
 uint64_t proc_brk_start(pid_t pid) {
-  return proc_stat_field(pid, 48);
+  return proc_stat_field(pid, 47);
 }
 
 char proc_task_state(pid_t tid) {

@@ -73,7 +73,7 @@ char proc_task_state(pid_t tid);
 uint64_t proc_start_time(pid_t pid);
 
 /// Where process `pid`'s heap starts: the program break brk(2) moves up from (/proc/PID/stat
-/// field 48, start_brk, proc(5)). 0 when it is gone.
+/// field 47, start_brk, proc(5); field 48 is arg_start, on the stack). 0 when it is gone.
 uint64_t proc_brk_start(pid_t pid);
 
 /// Signal `sig`'s bit in a kernel signal mask, as /proc/TID/status shows one and

@@ -356,6 +356,24 @@ TEST_CASE("a trampoline is not mapped where the program's heap would grow", "[tr
   CHECK(grown->map_start + grown->map_len <= 0x555555554000);
 }
 
+// The end of this program's bss (end(3)): where its program break starts, or below it by
+// brk's randomization.
+extern "C" char end;
+
+TEST_CASE("proc_brk_start tells where this process's heap starts", "[trampoline]") {
+  // The heap guard above is only as good as this: /proc/PID/stat's field 48 (arg_start, on
+  // the stack) read for start_brk (47) left it guarding nothing, and replays mapped counting
+  // trampolines where the heap grows (a divergence at printf's first brk(2)).
+  const uint64_t start = proc_brk_start(getpid());
+  const uint64_t bss_end = reinterpret_cast<uint64_t>(&end);
+  const uint64_t now = reinterpret_cast<uint64_t>(sbrk(0));
+  CHECK(start >= bss_end);
+  CHECK(start <= now);
+  CHECK(start % 4096 == 0);
+  CHECK(start <
+        bss_end + (1ull << 30) + 4096);  // brk randomization: 1 GiB (arch/x86/kernel/process.c)
+}
+
 // A call at a label, for point_trampoline_fits: the jump would have to move it.
 __asm__(
     ".text\n"
