@@ -53,6 +53,50 @@ Registers call_registers(const Registers& base, uint64_t insn, long nr,
   return r;
 }
 
+/// Holds the task's signals back while rewind runs a syscall of its own in it: a signal the
+/// kernel holds for the program (its own abort()'s SIGABRT, sent by a tgkill replay made for
+/// real) would otherwise be delivered at the injected call's resume, a stop the call does not
+/// expect, and at a point the recording did not have it. All signals but SIGTRAP (the trap
+/// path's own: blocking it would reset a handler, kernel/signal.c) are blocked with
+/// PTRACE_SETSIGMASK (ptrace(2)) for the life of the object, and the task's mask is set back
+/// after. Not for calls that set the mask themselves, create, replace or end tasks (a child
+/// would inherit the held mask) or return through a signal frame.
+class SignalsHeld {
+ public:
+  SignalsHeld(ReplayTask& t, long nr) : t_(t) {
+    if (syscall_has(nr, kSetsSignalMask) || syscall_has(nr, kForkLike) || syscall_has(nr, kExec) ||
+        syscall_has(nr, kExit) || nr == SYS_rt_sigreturn)
+      return;
+    const std::optional<uint64_t> known = current_sigmask(t);
+    if (!known) return;
+    const uint64_t trap = signal_bit(SIGTRAP);
+    // As the kernel keeps it: SIGKILL and SIGSTOP are never blocked (sigprocmask(2)).
+    const uint64_t held = (~trap | (*known & trap)) & ~(signal_bit(SIGKILL) | signal_bit(SIGSTOP));
+    if (held == *known || !try_set_sigmask(t.tid, held)) return;
+    saved_ = *known;
+    t.blocked = held;  // the task's mask now (call_by_trap reads it)
+  }
+  ~SignalsHeld() {
+    if (!saved_) return;
+    try {
+      if (try_set_sigmask(t_.tid, *saved_)) {
+        t_.blocked = saved_;
+        t_.blocked_at = resumes_so_far();
+        return;
+      }
+    } catch (...) {
+      // The task is gone.
+    }
+    t_.blocked.reset();
+  }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  ReplayTask& t_;
+  std::optional<uint64_t> saved_;  ///< the mask to set back; nullopt when none was changed
+};
+
 }  // namespace
 
 uint64_t RemoteSyscall::calls_by_trap() {
@@ -63,6 +107,7 @@ uint64_t RemoteSyscall::calls_by_stops() {
 }
 
 int64_t RemoteSyscall::call(long nr, std::array<uint64_t, 6> a) {
+  SignalsHeld held(t_, nr);
   if (std::optional<int64_t> r = call_by_trap(nr, a)) return *r;
   by_stops.fetch_add(1, std::memory_order_relaxed);
   enter(nr, a);
