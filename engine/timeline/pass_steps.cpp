@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <utility>
 
 #include "engine/arch/displaced_code.h"
@@ -21,6 +23,7 @@
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/symbols/elf_image.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/timeline/replay_controller.h"
 
@@ -67,6 +70,36 @@ std::pair<uint64_t, uint64_t> preload_library_range(const std::vector<ProcMappin
     hi = std::max(hi, m.end);
   }
   return hi ? std::pair{lo, hi} : std::pair<uint64_t, uint64_t>{0, 0};
+}
+
+/// The runtime range [lo, hi) of librewind_preload.so's stub area in `maps`: its .symtab symbol
+/// rwd_stub_area, sized to the area (rewind_preload_abi.h), placed through the mapping that
+/// holds its file offset. {0, 0} when the library, its file or the symbol is not found.
+std::pair<uint64_t, uint64_t> preload_stub_area(const std::vector<ProcMapping>& maps) {
+  static const std::string kName = "librewind_preload.so";
+  for (const ProcMapping& m : maps) {
+    const std::string path = strip_deleted_suffix(m.path);
+    if (path.compare(path.rfind('/') + 1, kName.size(), kName) != 0) continue;
+    std::unique_ptr<ElfImage> elf;
+    try {
+      elf = ElfImage::open(path);
+    } catch (const Error&) {
+      return {0, 0};
+    }
+    for (const ElfSymbol& sym : elf->symbols()) {
+      if (sym.name != "rwd_stub_area" || sym.size == 0) continue;
+      const std::optional<uint64_t> at = elf->file_offset(sym.value);
+      if (!at) return {0, 0};
+      for (const ProcMapping& n : maps)
+        if (n.path == m.path && *at >= n.offset && *at < n.offset + (n.end - n.start)) {
+          const uint64_t lo = n.start + (*at - n.offset);
+          return {lo, lo + sym.size};
+        }
+      return {0, 0};
+    }
+    return {0, 0};
+  }
+  return {0, 0};
 }
 
 /// Whether code near `addr` in process `pid` (mapped as `maps`; read through its task `tid`;
@@ -175,20 +208,21 @@ std::vector<uint64_t> ReplayController::stack_words_at(const ReplayTask& t, uint
   return words;
 }
 
+std::chrono::milliseconds ReplayController::arm_share(double from_ms, double to_ms) {
+  auto ms = std::chrono::milliseconds(0);
+  if (to_ms > from_ms) ms = std::chrono::milliseconds(long((to_ms - from_ms) * kArmShare));
+  return ms < kLateArmMin ? std::chrono::milliseconds(0) : ms;
+}
+
 std::chrono::milliseconds ReplayController::late_arm(const Saved* from, uint64_t replay,
                                                      double cost_ms) const {
-  auto ms = std::chrono::milliseconds(0);
-  if (from && from->replay == replay && cost_ms > from->cost_ms)
-    ms = std::chrono::milliseconds(long((cost_ms - from->cost_ms) * kArmShare));
-  return ms < kLateArmMin ? std::chrono::milliseconds(0) : ms;
+  return from && from->replay == replay ? arm_share(from->cost_ms, cost_ms)
+                                        : std::chrono::milliseconds(0);
 }
 
 std::chrono::milliseconds ReplayController::late_arm_from_event(const Saved* from,
                                                                 double cost_ms) const {
-  auto ms = std::chrono::milliseconds(0);
-  if (from && !from->between && cost_ms > from->cost_ms)
-    ms = std::chrono::milliseconds(long((cost_ms - from->cost_ms) * kArmShare));
-  return ms < kLateArmMin ? std::chrono::milliseconds(0) : ms;
+  return from && !from->between ? arm_share(from->cost_ms, cost_ms) : std::chrono::milliseconds(0);
 }
 
 uint64_t ReplayController::usable_inner(uint64_t id, const Registers& point) const {
@@ -246,12 +280,14 @@ Next ReplayController::pass_scan_done(const Run& done) {
     const uint64_t heap_start = proc_brk_start(t->pid);
     const uint64_t call = direct_call_site(*t, scan.target.regs, maps);
     uint64_t end = x, chosen = call, nearest = 0;
-    // Not in rewind's own library: its stub area keeps each stub's return address (data)
-    // just before the stub's code, which decoding backwards reads as instructions; a jump
-    // patched over a start found there broke the code before the stub (SIGILL).
-    const auto [own_lo, own_hi] = preload_library_range(maps);
-    const bool own_code = x >= own_lo && x < own_hi;
-    for (int n = 0; n < 8 && !chosen && !own_code && code.size() == kBack; ++n) {
+    // Not in librewind_preload.so's stub area: each stub keeps its site's address (data)
+    // just before the next stub's code, which decoding backwards reads as instructions; a
+    // jump patched over a start found there broke the code before the stub (SIGILL). The
+    // library's own code is compiled code like any other: its start-up scan of libc's text
+    // runs millions of instructions, which the steps of a fall-back would single-step.
+    const auto [stubs_lo, stubs_hi] = preload_stub_area(maps);
+    const bool in_stubs = x >= stubs_lo && x < stubs_hi;
+    for (int n = 0; n < 8 && !chosen && !in_stubs && code.size() == kBack; ++n) {
       std::vector<uint8_t> before(code.begin(), code.end() - long(x - end));
       auto y = insn_before(end, before);
       if (!y) break;

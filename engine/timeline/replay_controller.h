@@ -335,6 +335,9 @@ class ReplayController {
   static constexpr uint64_t kWindowEndMisses = 512;
   /// Run::arm_after's share of a window's replay time between its checkpoints.
   static constexpr double kArmShare = 0.75;
+  /// kArmShare of the replay time from `from_ms` to `to_ms` (CheckpointStore::cost_here's
+  /// milliseconds), or zero when `to_ms` is not later or the share is under kLateArmMin.
+  static std::chrono::milliseconds arm_share(double from_ms, double to_ms);
   /// Run::arm_after for a scan from interval checkpoint `from` (nullptr: none) to a target
   /// reached by replay `replay` at replay time `cost_ms` (CheckpointStore::cost_here): a
   /// kArmShare of the time between them when that replay took `from`, else (or when shorter
