@@ -547,8 +547,20 @@ async function main() {
     const innermost = pyRows.first();
     const expandedByClick = (await innermost.getAttribute('aria-expanded')) === 'true';
     log(`innermost frame expanded by the click that opened it: ${expandedByClick}`);
-    if (!expandedByClick) await innermost.locator('.monaco-tl-twistie').click();
-    await pyPane.locator('.monaco-list-row[aria-expanded="true"]').first().waitFor();
+    const expandedRow = pyPane.locator('.monaco-list-row[aria-expanded="true"]').first();
+    // A click on the twistie while the views are still laid out again (the Timeline folded
+    // just above) can be lost: no request for the frame's locals follows (a CI run waited
+    // 60 s on a row never expanded). It is clicked again then, up to three times.
+    for (let i = 0; !expandedByClick && i < 3; i++) {
+      await innermost.locator('.monaco-tl-twistie').click();
+      try {
+        await expandedRow.waitFor({ timeout: 10000 });
+        break;
+      } catch {
+        log(`innermost frame not expanded by twistie click ${i + 1}`);
+      }
+    }
+    await expandedRow.waitFor();
     await pyRows.filter({ hasText: /^word\s*'héllo'/ }).first().waitFor();
     await pyRows.filter({ hasText: /^depth\s*0$/ }).first().waitFor();
     await page.locator('.tab', { hasText: 'nested_calls.py' }).waitFor();
