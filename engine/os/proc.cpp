@@ -37,6 +37,13 @@ std::string strip_deleted_suffix(std::string p) {
   return p;
 }
 
+bool is_preload_library(std::string_view path) {
+  static constexpr std::string_view kName = "librewind_preload.so";
+  const size_t slash = path.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return base.starts_with(kName);
+}
+
 namespace {
 struct AsBefore {
   std::vector<pid_t> ids;

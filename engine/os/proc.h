@@ -29,6 +29,11 @@ struct ProcMapping {
 /// A path from /proc without the " (deleted)" the kernel appends to unlinked files (proc(5)).
 std::string strip_deleted_suffix(std::string path);
 
+/// Whether `path` (from /proc/PID/maps or as the program named it) is librewind_preload.so:
+/// its last component starts with that name, which also takes a replay's saved copy
+/// files/librewind_preload.so-N (trace-format.md) and a path ending in " (deleted)".
+bool is_preload_library(std::string_view path);
+
 /// Reads /proc/PID/maps. Throws SystemError. Mappings whose protection rewind changed for a
 /// while (set_mappings_as_before) are reported as they were.
 std::vector<ProcMapping> read_proc_maps(pid_t pid);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/os/proc.h"
 #include "engine/symbols/page_cache.h"
 #include "preload/rewind_preload_abi.h"
 
@@ -127,10 +128,7 @@ struct PreloadLayout {
 };
 
 std::optional<PreloadLayout> preload_layout(const Module* m) {
-  static const std::string kName = "librewind_preload.so";
-  if (!m || m->path().size() < kName.size() ||
-      m->path().compare(m->path().size() - kName.size(), kName.size(), kName) != 0)
-    return std::nullopt;
+  if (!m || !is_preload_library(m->path())) return std::nullopt;
   auto area = m->symbols().lookup("rwd_stub_area");  // sized: its symbol covers the stubs
   if (area.empty() || area[0]->size == 0) return std::nullopt;
   PreloadLayout l;

@@ -63,26 +63,26 @@ namespace {
 std::pair<uint64_t, uint64_t> preload_library_range(const std::vector<ProcMapping>& maps) {
   uint64_t lo = UINT64_MAX, hi = 0;
   for (const ProcMapping& m : maps) {
-    static const std::string kName = "librewind_preload.so";
-    std::string path = strip_deleted_suffix(m.path);
-    if (path.compare(path.rfind('/') + 1, kName.size(), kName) != 0) continue;
+    if (!is_preload_library(m.path)) continue;
     lo = std::min(lo, m.start);
     hi = std::max(hi, m.end);
   }
   return hi ? std::pair{lo, hi} : std::pair<uint64_t, uint64_t>{0, 0};
 }
 
-/// The runtime range [lo, hi) of librewind_preload.so's stub area in `maps`: its .symtab symbol
-/// rwd_stub_area, sized to the area (rewind_preload_abi.h), placed through the mapping that
-/// holds its file offset. {0, 0} when the library, its file or the symbol is not found.
-std::pair<uint64_t, uint64_t> preload_stub_area(const std::vector<ProcMapping>& maps) {
-  static const std::string kName = "librewind_preload.so";
+/// The runtime range [lo, hi) of librewind_preload.so's stub area in `maps` when `x` lies in
+/// the library's mappings: its .symtab symbol rwd_stub_area, sized to the area
+/// (rewind_preload_abi.h), placed through the mapping that holds its file offset. {0, 0} when
+/// `x` is outside the library, or its file or the symbol is not found. The library's file is
+/// read only in the first case.
+std::pair<uint64_t, uint64_t> preload_stub_area(const std::vector<ProcMapping>& maps, uint64_t x) {
+  const auto [lib_lo, lib_hi] = preload_library_range(maps);
+  if (x < lib_lo || x >= lib_hi) return {0, 0};
   for (const ProcMapping& m : maps) {
-    const std::string path = strip_deleted_suffix(m.path);
-    if (path.compare(path.rfind('/') + 1, kName.size(), kName) != 0) continue;
+    if (!is_preload_library(m.path)) continue;
     std::unique_ptr<ElfImage> elf;
     try {
-      elf = ElfImage::open(path);
+      elf = ElfImage::open(strip_deleted_suffix(m.path));
     } catch (const Error&) {
       return {0, 0};
     }
@@ -285,7 +285,7 @@ Next ReplayController::pass_scan_done(const Run& done) {
     // jump patched over a start found there broke the code before the stub (SIGILL). The
     // library's own code is compiled code like any other: its start-up scan of libc's text
     // runs millions of instructions, which the steps of a fall-back would single-step.
-    const auto [stubs_lo, stubs_hi] = preload_stub_area(maps);
+    const auto [stubs_lo, stubs_hi] = preload_stub_area(maps, x);
     const bool in_stubs = x >= stubs_lo && x < stubs_hi;
     for (int n = 0; n < 8 && !chosen && !in_stubs && code.size() == kBack; ++n) {
       std::vector<uint8_t> before(code.begin(), code.end() - long(x - end));

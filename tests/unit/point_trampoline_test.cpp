@@ -374,6 +374,20 @@ TEST_CASE("proc_brk_start tells where this process's heap starts", "[trampoline]
         bss_end + (1ull << 30) + 4096);  // brk randomization: 1 GiB (arch/x86/kernel/process.c)
 }
 
+TEST_CASE("is_preload_library names the preload library as recorded and as saved", "[trampoline]") {
+  // The counting trampolines keep out of its stub area and the unwinder reads its stubs: both
+  // find the library by this test, in a recording (the build's library) and in a replay (the
+  // trace's saved copy, files/librewind_preload.so-N).
+  CHECK(is_preload_library("/work/build/librewind_preload.so"));
+  CHECK(is_preload_library("/tmp/t/true-0/files/librewind_preload.so-2"));
+  CHECK(is_preload_library("/tmp/t/files/librewind_preload.so-2 (deleted)"));
+  CHECK(is_preload_library("librewind_preload.so"));
+  CHECK_FALSE(is_preload_library("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+  CHECK_FALSE(is_preload_library("/tmp/librewind_preload.so.d/libc.so.6"));
+  CHECK_FALSE(is_preload_library("/tmp/my-librewind_preload.so"));
+  CHECK_FALSE(is_preload_library("[heap]"));
+}
+
 // A call at a label, for point_trampoline_fits: the jump would have to move it.
 __asm__(
     ".text\n"
