@@ -85,7 +85,7 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
   // which it holds pending, and the interrupt is lost for that run).
   long first_ns = 0;
   if (wanted.at != std::chrono::steady_clock::time_point::max() && wanted.poll_ms > 0) {
-    constexpr long kMinNs = 1000000;
+    const long kMinNs = wanted.first_min_us * 1000;
     long poll_ns = wanted.poll_ms * 1000000;
     long left = std::chrono::duration_cast<std::chrono::nanoseconds>(
                     wanted.at - std::chrono::steady_clock::now())

@@ -23,6 +23,10 @@ struct InterruptWhen {
   const std::atomic<bool>* flag = nullptr;
   std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
   long poll_ms = kInterruptPollMs;  ///< how often the wait looks (milliseconds)
+  /// The first look comes when `at` does if that is at least this far away (microseconds),
+  /// else at the first poll: a look just as the task stops on its own loses the interrupt
+  /// for that run (wait_interruptible).
+  long first_min_us = 1000;
   /// Whether an interrupt can ever be wanted (a timer is worth starting).
   bool any() const { return flag || at != std::chrono::steady_clock::time_point::max(); }
   /// Whether it is wanted now.

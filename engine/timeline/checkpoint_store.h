@@ -130,6 +130,8 @@ class IntervalCheckpoints {
   /// The newest one taken by replay `replay` in task `tid`'s interval after event `event`, or 0.
   uint64_t newest_of(uint64_t replay, uint64_t event, pid_t tid) const;
   size_t size() const { return saved_.size(); }
+  /// Every one kept, oldest first.
+  const std::vector<Saved>& all() const { return saved_; }
   void clear() { saved_.clear(); }
 
  private:

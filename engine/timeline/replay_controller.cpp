@@ -225,6 +225,7 @@ Next ReplayController::event_done(const Event& e) {
         bps_.copy_patches(parent->second.pid, child->second.pid);
     }
   }
+  late_watch_at_event();
   maybe_checkpoint();
   return on_between();
 }

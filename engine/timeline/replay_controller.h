@@ -332,6 +332,48 @@ class ReplayController {
   /// them in one scan, it counts to the reverse continue's own point instead (no hit lies
   /// after the window's end), from the same checkpoint (returns Replay then).
   std::optional<Next> window_end_miss();
+  /// Sets Run::watch_at_ms of the reverse continue's scan run_ (just made, not yet started),
+  /// whose window ends at replay time `to_ms` (CheckpointStore::cost_here's ms): the window
+  /// from the checkpoint it starts from less `lead`, when the scan counts the debugger's
+  /// watchpoints in the CPU's debug registers, finds its target by a breakpoint (not a
+  /// trampoline, which a checkpoint cannot be taken beside) and the window is at least
+  /// kLateWatchMinWindow longer than the lead; else zero (armed from the start, as before).
+  void set_late_watch(double to_ms, std::chrono::microseconds lead);
+  /// At an interrupt's stop of task `t` (user code inside an interval): when the run arms
+  /// the debugger's watchpoints late (Run::watch_at_ms) and that time has come, takes a
+  /// checkpoint here, from which the run counts its hits, and returns true: before_resume
+  /// arms them from now on. False when not due, or no checkpoint can be taken at this stop
+  /// (tried again at the next interrupt, a millisecond later).
+  bool late_watch_ready(const ReplayTask& t);
+  /// Whether run_ arms its watchpoints late and has not yet.
+  bool late_watch_pending() const { return run_.watch_at_ms > 0 && !run_.watch_armed; }
+  /// Whether late_watch_pending() and its replay time has come.
+  bool late_watch_due() const {
+    return late_watch_pending() && checkpoints_.cost_here() >= run_.watch_at_ms;
+  }
+  /// Just after an event, while the late watchpoints wait: notes its replay time
+  /// (Run::watch_events), and anchors their time to this replay's when it is the run's
+  /// Run::watch_anchor_event. (They go in at an interrupt only, inside an interval: at an
+  /// event that a slow replay reached after their time, they went in before a loop.)
+  void late_watch_at_event();
+  /// A late-armed scan (Run::watch_at_ms) whose count cannot be used: it never armed, or its
+  /// hits' checkpoints are gone. The same scan again from its first start (returns Replay):
+  /// when it never armed, late again before the window's end this one measured (the
+  /// estimate was long), with a lead growing at each such try; else armed from the start.
+  Next rescan_armed(const Run& done, std::optional<CodeSite> internal, const char* why);
+  /// Run::watch_lead of a reverse continue's first late-armed window: a Python loop's line
+  /// runs about 25 times a microsecond here, and each hit counted is a trap (about 40 us).
+  static constexpr std::chrono::microseconds kLateWatchLead{250};
+  /// The lead of each further window back from a late-armed one that found no hit: each
+  /// window counts less than twice the hits it had to (the last hit lies past its lead).
+  static constexpr int kLateWatchGrowth = 2;
+  /// The interrupt for late watchpoints comes this soon at the earliest (microseconds;
+  /// InterruptWhen::first_min_us): a loop's last millisecond before an event is where they
+  /// are wanted.
+  static constexpr long kLateWatchFirstLookUs = 100;
+  /// A window must be this much longer than its lead to arm late: a try costs a checkpoint
+  /// and the window's replay before it arms, a millisecond of dense hits 25,000 traps.
+  static constexpr std::chrono::milliseconds kLateWatchMinWindow{1};
   static constexpr uint64_t kWindowEndMisses = 512;
   /// Run::arm_after's share of a window's replay time between its checkpoints.
   static constexpr double kArmShare = 0.75;
@@ -543,6 +585,7 @@ class ReplayController {
   IntervalCheckpoints inner_;  ///< checkpoints inside event intervals
   uint64_t replays_ = 0;       ///< replays started so far (IntervalCheckpoints::Saved::replay)
   uint64_t inner_starts_ = 0;  ///< of which from a checkpoint inside an interval
+  uint64_t late_watches_ = 0;  ///< scans whose watchpoints went in late (CheckpointStats)
   uint64_t start_inner_ = 0;   ///< the one this replay started from (0: none)
   uint64_t here_inner_ = 0;    ///< one known to lie before here_ in its interval (0: none)
   /// When the running task's interval began to be replayed, or the last such checkpoint.

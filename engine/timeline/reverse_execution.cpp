@@ -219,6 +219,7 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     run_.arm_after = from ? late_arm(from, here_replay_, here_cost_)
                           : late_arm_from_event(start_for(run_), here_cost_);
   }
+  if (after == After::ReverseContinue) set_late_watch(here_cost_, kLateWatchLead);
   return Next::Replay;
 }
 
@@ -349,6 +350,10 @@ Next ReplayController::scan_done() {
   }
   // Reached by another stop than the trampoline's own (a watchpoint's trap there).
   if (scan.find_by_trap && pass_trap_.installed()) pass_trap_.remove();
+  if (after_ == After::ReverseContinue && late_watch_pending())
+    return rescan_armed(done, internal, "the window ended before they went in");
+  if (after_ == After::ReverseContinue && done.watch_armed && done.hits == 0)
+    return rescan_armed(done, internal, "no hit after they went in");
   if (after_ == After::ReverseContinue && done.hits == 0 && done.inner) {
     return scan_back_inside(done, internal);
   }
@@ -368,6 +373,8 @@ Next ReplayController::scan_done() {
     again.below = done.start_event;
     arm_internal(internal);  // the same target: the same site
     run_ = Run(again);
+    if (const Saved* end = checkpoints_.at(done.start_event))
+      set_late_watch(end->cost_ms, kLateWatchLead);
     return Next::Replay;
   }
   if (after_ == After::ReverseContinue) {
@@ -389,6 +396,10 @@ Next ReplayController::scan_done() {
                   (unsigned long long)done.hits, (unsigned long long)later.start_event,
                   (unsigned long long)later.inner, (unsigned long long)(done.hits - *before));
         run_ = later;
+      } else if (done.watch_armed) {
+        // The checkpoint the late watchpoints' hits count from is gone.
+        after_ = After::ReverseContinue;
+        return rescan_armed(done, internal, "their checkpoint is gone");
       } else {
         run_ = Run::same_start(to_hit, done);
       }

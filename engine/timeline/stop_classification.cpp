@@ -33,7 +33,7 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
   }
   place_internal();
   if (!bps_.empty() || lifted_) sync_breakpoints(t);
-  if (session_->events_done() >= run_.count_from) watches_.arm(t.tid);
+  if (session_->events_done() >= run_.count_from && !late_watch_pending()) watches_.arm(t.tid);
   if (Next n = install_pass_trap(t); n != Next::Resume) return n;
   bool stepping = single_stepping(t);
   resume_regs_ = r;
@@ -78,6 +78,14 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
       if (auto w = pass_want(); w && t.rec_tid == w->tid)
         cmd.interrupt.at = std::min(cmd.interrupt.at, trap_not_before_);
     if (pass_trap_.installed()) cmd.interrupt.at = std::min(cmd.interrupt.at, trap_give_up_);
+    if (late_watch_pending()) {  // (when due already: soon, not at the first 20 ms poll)
+      cmd.interrupt.first_min_us = kLateWatchFirstLookUs;
+      const double left_ms =
+          std::max(kLateWatchFirstLookUs / 1000.0, run_.watch_at_ms - checkpoints_.cost_here());
+      cmd.interrupt.at =
+          std::min(cmd.interrupt.at, std::chrono::steady_clock::now() +
+                                         std::chrono::microseconds(long(left_ms * 1000)));
+    }
     cmd.interrupt.poll_ms = std::min<long>(kInterruptPollMs, IntervalCheckpoints::every().count());
   }
   return Next::Resume;
@@ -164,7 +172,7 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
     }
     Registers at;
     if (try_get_regs(t.tid, at)) interrupted_at_ = std::pair<pid_t, uint64_t>{t.rec_tid, at.rip};
-    inner_checkpoint_if_due(t);
+    if (!late_watch_ready(t)) inner_checkpoint_if_due(t);
     return Next::Resume;
   }
   if (s.kind != Stop::SyscallEntry && !session_->code_patched() && take_interrupt())

@@ -36,7 +36,9 @@ bool ReplayController::maybe_checkpoint(bool requested) {
     return true;
   }
   if (!requested && !checkpoints_.due(n)) return false;
+  checkpoints_.pause_clock();  // copying is not replay time (Saved::cost_ms)
   std::optional<Saved> s = copy_here(false);
+  checkpoints_.resume_clock();
   if (!s) {  // a fork in progress, shared memory...: no checkpoint (ReplaySession::checkpoint)
     checkpoints_.restart_clock();
     return false;
@@ -162,6 +164,7 @@ CheckpointStats ReplayController::checkpoint_stats() const {
   CheckpointStats st = checkpoints_.stats();
   st.inner = inner_.size();
   st.inner_starts = inner_starts_;
+  st.late_watches = late_watches_;
   return st;
 }
 

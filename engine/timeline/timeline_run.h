@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <utility>
 #include <variant>
@@ -186,6 +187,35 @@ struct Run {
   /// Set for one start checkpoint: a run made from another (same_start included) has none.
   std::chrono::milliseconds arm_after{0};
   uint64_t late_from = 0;  ///< the interval checkpoint the count started from (0: none)
+  /// A reverse continue's Scan arms the debugger's watchpoints only once the replay time
+  /// (CheckpointStore::cost_here, ms from the trace's start) reaches this (0: from the
+  /// start), so that the dense hits of a window (a Python
+  /// line's code unit read at every pass of a loop, each a trap) are counted only near its
+  /// end: ReplayController::late_watch_ready takes a checkpoint there (inside the interval,
+  /// or at an event), and the hits count from it (watch_armed). No hit after it: the scan
+  /// goes back from it
+  /// with a lead watch_lead times kLateWatchGrowth (scan_back_inside). Set for one start
+  /// checkpoint: a run made from another (same_start included) has none.
+  double watch_at_ms = 0;
+  std::chrono::microseconds watch_lead{0};  ///< the window's replay time left armed (estimated)
+  /// They went in, at the checkpoint the run now starts from (start_event, inner): the hits
+  /// count from there.
+  bool watch_armed = false;
+  /// Where the run started before late_watch_ready moved its start (to scan
+  /// again from there, armed from the start, when watch_from cannot serve).
+  uint64_t watch_start_event = 0, watch_start_inner = 0;
+  /// While the watchpoints wait to go in: the replay time at which this replay finished each
+  /// of the window's last kWatchEvents events (event number, ms), so that a try after it
+  /// arms at the same distance from an event as this one measured (replays of one window
+  /// drift apart by milliseconds: copy-on-write faults after a checkpoint's restore).
+  std::deque<std::pair<uint64_t, double>> watch_events;
+  static constexpr size_t kWatchEvents = 64;
+  /// Arm watch_anchor_ms of replay after this event is done (0: watch_at_ms as it is).
+  uint64_t watch_anchor_event = 0;
+  double watch_anchor_ms = 0;
+  /// watch_at_ms was measured by a replay of this window (which ended before it armed),
+  /// not estimated from its checkpoints' replay times.
+  bool watch_measured = false;
   /// The last of `steps` that left the task outside the code a reverse step skips (0: none).
   uint64_t landing = 0;
   uint64_t passes = 0;        ///< Scan::count_passes: the passes up to the target, its own too

@@ -69,6 +69,8 @@ struct CheckpointStats {
   std::vector<uint64_t> events;  ///< the event each was taken after
   size_t inner = 0;              ///< checkpoints inside event intervals (IntervalCheckpoints)
   uint64_t inner_starts = 0;     ///< replays started from one of those so far
+  /// Reverse continues' scans whose watchpoints went in late (Run::watch_at_ms) so far.
+  uint64_t late_watches = 0;
 };
 
 /// A replayed task, by its recorded ids.

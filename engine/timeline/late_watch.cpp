@@ -1,0 +1,136 @@
+// Late-armed watchpoints of a reverse continue's scan (Run::watch_at_ms): the scan replays
+// most of its window with the debugger's watchpoints out of the debug registers, takes a
+// checkpoint inside the interval near the window's end, and counts hits only from there. A
+// watchpoint hit at every pass of a loop (a Python line breakpoint is a read of the line's
+// code unit) otherwise costs a trap at each of the loop's passes since the window's start,
+// where the reverse continue wants only the last. No hit after that checkpoint: the window
+// before it is scanned the same way, with a lead kLateWatchGrowth times longer
+// (scan_back_inside), so the hits counted grow geometrically back from the window's end.
+#include <cstdio>
+
+#include "engine/timeline/replay_controller.h"
+
+namespace rwd {
+
+void ReplayController::set_late_watch(double to_ms, std::chrono::microseconds lead) {
+  run_.watch_at_ms = 0;
+  run_.watch_armed = false;
+  run_.watch_lead = lead;
+  const auto* scan = run_.as<runs::Scan>();
+  // Only for a window that ends at an event: one that ends at a point between events is
+  // found by a breakpoint at its instruction, whose traps (at every pass of a loop there)
+  // both slow the replay before the watchpoints go in and keep the interrupt from coming.
+  if (!inner_on_ || !scan || scan->find_by_trap || scan->steps || scan->count_passes ||
+      scan->count_arrivals || (scan->target.kind == Point::Trap && !scan->below) ||
+      watches_.empty() || watches_.in_software() || run_.count_from)
+    return;
+  const Saved* from = start_for(run_);
+  const double window = to_ms - (from ? from->cost_ms : 0);
+  const double lead_ms = double(lead.count()) / 1000;
+  if (window < lead_ms + double(kLateWatchMinWindow.count())) return;
+  run_.watch_at_ms = to_ms - lead_ms;
+  run_.watch_start_event = run_.start_event;
+  run_.watch_start_inner = run_.inner;
+  if (debug_)
+    fprintf(stderr,
+            "rewind: timeline: watchpoints armed at %.2f ms of replay, %.2f ms before the "
+            "window's end\n",
+            run_.watch_at_ms, lead_ms);
+}
+
+bool ReplayController::late_watch_ready(const ReplayTask& t) {
+  if (!late_watch_due()) return false;
+  // What was counted before (breakpoint hits, checkpoints passed) counts from elsewhere.
+  Run before = run_;
+  run_.hits = 0;
+  run_.hits_at.clear();
+  run_.last_hit_info.reset();
+  const uint64_t id = take_inner_checkpoint(t, true);
+  const Saved* c = id ? inner_.find(id) : nullptr;
+  if (debug_)
+    fprintf(stderr,
+            "rewind: timeline: late watchpoints due at %.3f ms (for %.3f): checkpoint %llu\n",
+            checkpoints_.cost_here(), run_.watch_at_ms, (unsigned long long)id);
+  if (!c) {  // at the next interrupt (before_resume asks for one a millisecond later)
+    run_.hits = before.hits;
+    run_.hits_at = std::move(before.hits_at);
+    run_.last_hit_info = before.last_hit_info;
+    return false;
+  }
+  if (!bps_.empty()) sync_breakpoints(t);  // the copy took them out
+  run_.watch_armed = true;
+  ++late_watches_;
+  run_.start_event = c->event;
+  run_.inner = id;
+  if (debug_)
+    fprintf(stderr,
+            "rewind: timeline: watchpoints armed from checkpoint %llu inside event %llu's "
+            "interval\n",
+            (unsigned long long)id, (unsigned long long)c->event);
+  return true;
+}
+
+void ReplayController::late_watch_at_event() {
+  if (!late_watch_pending()) return;
+  const uint64_t n = session_->events_done();
+  const double now = checkpoints_.cost_here();
+  run_.watch_events.emplace_back(n, now);
+  if (run_.watch_events.size() > Run::kWatchEvents) run_.watch_events.pop_front();
+  if (run_.watch_anchor_event == n) {
+    run_.watch_at_ms = now + run_.watch_anchor_ms;
+    if (debug_)
+      fprintf(stderr, "rewind: timeline: late watchpoints due at %.3f ms, %.3f after event %llu\n",
+              run_.watch_at_ms, run_.watch_anchor_ms, (unsigned long long)n);
+  }
+}
+
+Next ReplayController::rescan_armed(const Run& done, std::optional<CodeSite> internal,
+                                    const char* why) {
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: late watchpoints: %s (at %.3f ms): scan again\n", why,
+            checkpoints_.cost_here());
+  runs::Scan again = *done.as<runs::Scan>();
+  arm_internal(internal);  // the same target: the same site
+  run_ = Run(again);
+  run_.start_event = done.watch_start_event;
+  run_.inner = done.watch_start_inner;
+  run_.count_from = done.count_from;
+  // Late again before the window's end as this replay reached it (an estimate can be
+  // long): with the same lead when this one never armed (the first time), else a longer
+  // one (replays of one window differ by a fraction of a millisecond; or no hit came after
+  // it armed). Armed from the start once the lead covers the window.
+  const bool same = !done.watch_armed && !done.watch_measured;
+  const auto lead = same ? done.watch_lead : done.watch_lead * kLateWatchGrowth;
+  // No hit after the checkpoint the last try counted from: the new lead counts back from
+  // there (its replay time, as this replay took it), not from the window's end.
+  const Saved* counted = done.watch_armed ? inner_.find(done.inner) : nullptr;
+  set_late_watch(counted ? counted->cost_ms : checkpoints_.cost_here(), lead);
+  run_.watch_measured = true;
+  if (run_.watch_at_ms > 0) {
+    // From the latest checkpoint this replay took inside the window before the new arm
+    // time, if any: a long window's stretch before it is not replayed at every try. (Each
+    // lies before what this replay reached later, the window's end included.)
+    const Saved* best = nullptr;
+    for (const Saved& s : inner_.all())
+      if (s.replay == replays_ && s.event >= run_.watch_start_event &&
+          s.cost_ms <= run_.watch_at_ms && (!best || s.cost_ms > best->cost_ms))
+        best = &s;
+    if (best) {
+      run_.start_event = best->event;
+      run_.inner = best->id;
+    }
+    // The same distance after the last event before it, as this replay ran (not from a
+    // start checkpoint past that event: its own replay time is this replay's already).
+    for (auto it = done.watch_events.rbegin(); it != done.watch_events.rend(); ++it) {
+      if (it->second > run_.watch_at_ms) continue;
+      if (!best || it->first > best->event) {
+        run_.watch_anchor_event = it->first;
+        run_.watch_anchor_ms = run_.watch_at_ms - it->second;
+      }
+      break;
+    }
+  }
+  return Next::Replay;
+}
+
+}  // namespace rwd
