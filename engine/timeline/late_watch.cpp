@@ -20,9 +20,10 @@ void ReplayController::set_late_watch(double to_ms, std::chrono::microseconds le
   // Only for a window that ends at an event: one that ends at a point between events is
   // found by a breakpoint at its instruction, whose traps (at every pass of a loop there)
   // both slow the replay before the watchpoints go in and keep the interrupt from coming.
-  if (!inner_on_ || !scan || scan->find_by_trap || scan->steps || scan->count_passes ||
-      scan->count_arrivals || (scan->target.kind == Point::Trap && !scan->below) ||
-      watches_.empty() || watches_.in_software() || run_.count_from)
+  if (!inner_on_ || !late_watch_on_ || late_tries_ >= kLateWatchTries || !scan ||
+      scan->find_by_trap || scan->steps || scan->count_passes || scan->count_arrivals ||
+      (scan->target.kind == Point::Trap && !scan->below) || watches_.empty() ||
+      watches_.in_software() || run_.count_from)
     return;
   const Saved* from = start_for(run_);
   const double window = to_ms - (from ? from->cost_ms : 0);
@@ -78,10 +79,46 @@ void ReplayController::late_watch_at_event() {
   if (run_.watch_events.size() > Run::kWatchEvents) run_.watch_events.pop_front();
   if (run_.watch_anchor_event == n) {
     run_.watch_at_ms = now + run_.watch_anchor_ms;
+    run_.watch_anchored = true;
     if (debug_)
       fprintf(stderr, "rewind: timeline: late watchpoints due at %.3f ms, %.3f after event %llu\n",
               run_.watch_at_ms, run_.watch_anchor_ms, (unsigned long long)n);
   }
+  // Due at an event after their anchor (a stretch of events, where no interrupt lands
+  // between two stops): they go in here, at the event's checkpoint, unless it ends the
+  // window. Not when their time is only estimated: a replay that reached an event late
+  // armed them there before a loop.
+  const auto& scan = *run_.as<runs::Scan>();
+  if (!run_.watch_anchored || !late_watch_due() ||
+      (scan.below ? n >= scan.below : n >= scan.target.event))
+    return;
+  if (!checkpoints_.at(n)) {
+    checkpoints_.pause_clock();  // copying is not replay time
+    std::optional<Saved> s = copy_here(false);
+    checkpoints_.resume_clock();
+    if (!s) return;  // (ReplaySession::checkpoint): at the next interrupt or event
+    checkpoints_.add(std::move(*s), run_.start_event);
+  }
+  run_.hits = 0;
+  run_.hits_at.clear();
+  run_.last_hit_info.reset();
+  note_hits_at(n, 0);
+  run_.watch_armed = true;
+  ++late_watches_;
+  run_.start_event = n;
+  run_.inner = 0;
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: watchpoints armed from the checkpoint at event %llu\n",
+            (unsigned long long)n);
+}
+
+std::optional<double> ReplayController::long_interval_end(const Run& done) const {
+  double end = checkpoints_.cost_here();  // the window's end, as this replay reached it
+  for (auto it = done.watch_events.rbegin(); it != done.watch_events.rend(); ++it) {
+    if (end - it->second >= double(kLongInterval.count())) return end;
+    end = it->second;
+  }
+  return std::nullopt;
 }
 
 Next ReplayController::rescan_armed(const Run& done, std::optional<CodeSite> internal,
@@ -89,6 +126,7 @@ Next ReplayController::rescan_armed(const Run& done, std::optional<CodeSite> int
   if (debug_)
     fprintf(stderr, "rewind: timeline: late watchpoints: %s (at %.3f ms): scan again\n", why,
             checkpoints_.cost_here());
+  ++late_tries_;
   runs::Scan again = *done.as<runs::Scan>();
   arm_internal(internal);  // the same target: the same site
   run_ = Run(again);
@@ -103,8 +141,20 @@ Next ReplayController::rescan_armed(const Run& done, std::optional<CodeSite> int
   const auto lead = same ? done.watch_lead : done.watch_lead * kLateWatchGrowth;
   // No hit after the checkpoint the last try counted from: the new lead counts back from
   // there (its replay time, as this replay took it), not from the window's end.
-  const Saved* counted = done.watch_armed ? inner_.find(done.inner) : nullptr;
-  set_late_watch(counted ? counted->cost_ms : checkpoints_.cost_here(), lead);
+  const Saved* counted = !done.watch_armed ? nullptr
+                         : done.inner      ? inner_.find(done.inner)
+                                           : checkpoints_.at(done.start_event);
+  if (counted) {
+    set_late_watch(counted->cost_ms, lead);
+  } else if (std::optional<double> end = long_interval_end(done)) {
+    set_late_watch(*end, lead);
+  } else {
+    // Nor for the windows further back of this reverse continue: they end in the same
+    // stretch of short intervals, and each try would replay one.
+    late_tries_ = kLateWatchTries;
+    if (debug_)
+      fprintf(stderr, "rewind: timeline: late watchpoints: no long interval at the end\n");
+  }
   run_.watch_measured = true;
   if (run_.watch_at_ms > 0) {
     // From the latest checkpoint this replay took inside the window before the new arm
@@ -128,6 +178,19 @@ Next ReplayController::rescan_armed(const Run& done, std::optional<CodeSite> int
         run_.watch_anchor_ms = run_.watch_at_ms - it->second;
       }
       break;
+    }
+    // Or from the checkpoint just after an event no later than that one, when it comes
+    // later than the one inside an interval: the arm time is then its own replay time plus
+    // the distance measured from that event.
+    const uint64_t a = run_.watch_anchor_event;
+    const Saved* ev = a ? checkpoints_.latest_at_most(a) : nullptr;
+    if (ev && ev->event >= run_.watch_start_event && (!best || ev->event > best->event)) {
+      run_.start_event = ev->event;
+      run_.inner = 0;
+      if (ev->event == a) {  // (its event is not replayed again: no anchor to wait for)
+        run_.watch_at_ms = ev->cost_ms + run_.watch_anchor_ms;
+        run_.watch_anchor_event = 0;
+      }
     }
   }
   return Next::Replay;

@@ -367,6 +367,18 @@ class ReplayController {
   /// The lead of each further window back from a late-armed one that found no hit: each
   /// window counts less than twice the hits it had to (the last hit lies past its lead).
   static constexpr int kLateWatchGrowth = 2;
+  /// Tries of one reverse continue (rescan_armed) after which its windows arm their
+  /// watchpoints from the start: each try replays its window up to its arm time, which costs
+  /// more than the hits it saves when they are few (R's exit: hundreds of events without a
+  /// hit after the last one).
+  static constexpr int kLateWatchTries = 8;
+  /// The replay time at which the last interval of at least kLongInterval ended in the
+  /// window `done` replayed (the window's own end when its last interval is one), from its
+  /// Run::watch_events; none among those. Hits dense enough to be worth a late arming come
+  /// in a loop without syscalls; a stretch of short intervals (R's exit) has none to aim at.
+  std::optional<double> long_interval_end(const Run& done) const;
+  static constexpr std::chrono::milliseconds kLongInterval{1};
+  int late_tries_ = 0;  ///< rescan_armed's tries since the reverse continue began
   /// The interrupt for late watchpoints comes this soon at the earliest (microseconds;
   /// InterruptWhen::first_min_us): a loop's last millisecond before an event is where they
   /// are wanted.
@@ -626,6 +638,12 @@ class ReplayController {
   /// Checkpoints inside intervals (interval_checkpoints_enabled: off with
   /// REWIND_INTERVAL_CHECKPOINTS=0).
   bool inner_on_ = interval_checkpoints_enabled();
+  /// Whether reverse continues arm their watchpoints late (Run::watch_at_ms): unless
+  /// REWIND_LATE_WATCHPOINTS=0 (to compare, or to rule them out).
+  bool late_watch_on_ = [] {
+    const char* e = getenv("REWIND_LATE_WATCHPOINTS");
+    return !e || std::string(e) != "0";
+  }();
 };
 
 }  // namespace rwd

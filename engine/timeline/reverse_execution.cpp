@@ -19,6 +19,7 @@ Next ReplayController::op_reverse_continue(Timeline::WatchStop at) {
   interrupt_ = false;
   if (auto n = reverse_continue_from_hit(at)) return *n;
   reverse_watch_stop_ = at;
+  late_tries_ = 0;
   return start_scan(After::ReverseContinue, false);
 }
 

@@ -213,6 +213,7 @@ struct Run {
   /// Arm watch_anchor_ms of replay after this event is done (0: watch_at_ms as it is).
   uint64_t watch_anchor_event = 0;
   double watch_anchor_ms = 0;
+  bool watch_anchored = false;  ///< this replay did watch_anchor_event: watch_at_ms is its own
   /// watch_at_ms was measured by a replay of this window (which ended before it armed),
   /// not estimated from its checkpoints' replay times.
   bool watch_measured = false;
