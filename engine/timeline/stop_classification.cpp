@@ -432,6 +432,11 @@ Next ReplayController::on_trap(ReplayTask& t, const Registers& r, bool breakpoin
       rep_step_tid_.reset();
       return scan_done();
     }
+    // A window's end found by a breakpoint at its instruction, in a loop run millions of
+    // times between two events: each pass is a stop. As for its trampoline (window_end_miss),
+    // past kWindowEndMisses of them the scan counts to the reverse continue's own point.
+    if (breakpoint && scan->window_end && !scan->find_by_trap && r.rip == scan->target.regs.rip)
+      if (auto n = window_end_miss()) return *n;
     follow_rep_target(t, r);
     if (user_hit) {
       ++run_.hits;
