@@ -85,12 +85,12 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
   // which it holds pending, and the interrupt is lost for that run).
   long first_ns = 0;
   if (wanted.at != std::chrono::steady_clock::time_point::max() && wanted.poll_ms > 0) {
-    const long kMinNs = wanted.first_min_us * 1000;
+    const long min_ns = wanted.first_min_us * 1000;
     long poll_ns = wanted.poll_ms * 1000000;
     long left = std::chrono::duration_cast<std::chrono::nanoseconds>(
                     wanted.at - std::chrono::steady_clock::now())
                     .count();
-    if (left >= kMinNs) first_ns = std::max((left - 1) % poll_ns + 1, kMinNs);
+    if (left >= min_ns) first_ns = std::max((left - 1) % poll_ns + 1, min_ns);
   }
   bool ticking = timer.set(wanted.poll_ms, first_ns);
   forget_registers();  // whatever stop comes, the task ran to it

@@ -1,11 +1,11 @@
 // Late-armed watchpoints of a reverse continue's scan (Run::watch_at_ms): the scan replays
 // most of its window with the debugger's watchpoints out of the debug registers, takes a
-// checkpoint inside the interval near the window's end, and counts hits only from there. A
-// watchpoint hit at every pass of a loop (a Python line breakpoint is a read of the line's
-// code unit) otherwise costs a trap at each of the loop's passes since the window's start,
-// where the reverse continue wants only the last. No hit after that checkpoint: the window
-// before it is scanned the same way, with a lead kLateWatchGrowth times longer
-// (scan_back_inside), so the hits counted grow geometrically back from the window's end.
+// checkpoint near the window's end, and counts hits only from there. A watchpoint hit at
+// every pass of a loop (a Python line breakpoint is a read of the line's code unit)
+// otherwise costs a trap at each of the loop's passes since the window's start, where the
+// reverse continue wants only the last. A try that armed too late is followed by one armed
+// earlier, kLateWatchGrowth times the lead (rescan_armed), so the hits counted grow
+// geometrically back from the window's end (docs/how-it-works.md, "Late watchpoints").
 #include <cstdio>
 
 #include "engine/timeline/replay_controller.h"
@@ -34,41 +34,39 @@ void ReplayController::set_late_watch(double to_ms, std::chrono::microseconds le
   run_.watch_start_inner = run_.inner;
   if (debug_)
     fprintf(stderr,
-            "rewind: timeline: watchpoints armed at %.2f ms of replay, %.2f ms before the "
+            "rewind: timeline: watchpoints to go in at %.2f ms of replay, %.2f ms before the "
             "window's end\n",
             run_.watch_at_ms, lead_ms);
 }
 
 bool ReplayController::late_watch_ready(const ReplayTask& t) {
   if (!late_watch_due()) return false;
-  // What was counted before (breakpoint hits, checkpoints passed) counts from elsewhere.
-  Run before = run_;
-  run_.hits = 0;
-  run_.hits_at.clear();
-  run_.last_hit_info.reset();
   const uint64_t id = take_inner_checkpoint(t, true);
   const Saved* c = id ? inner_.find(id) : nullptr;
   if (debug_)
     fprintf(stderr,
             "rewind: timeline: late watchpoints due at %.3f ms (for %.3f): checkpoint %llu\n",
             checkpoints_.cost_here(), run_.watch_at_ms, (unsigned long long)id);
-  if (!c) {  // at the next interrupt (before_resume asks for one a millisecond later)
-    run_.hits = before.hits;
-    run_.hits_at = std::move(before.hits_at);
-    run_.last_hit_info = before.last_hit_info;
-    return false;
-  }
+  if (!c) return false;  // at the next interrupt (before_resume asks for one soon)
   if (!bps_.empty()) sync_breakpoints(t);  // the copy took them out
+  arm_late_watch_from(c->event, id);
+  return true;
+}
+
+void ReplayController::arm_late_watch_from(uint64_t event, uint64_t inner) {
+  // What was counted before (breakpoint hits, checkpoints passed) counts from elsewhere.
+  run_.hits = 0;
+  run_.hits_at = {{.event = event, .inner = inner, .hits = 0}};
+  run_.last_hit_info.reset();
   run_.watch_armed = true;
   ++late_watches_;
-  run_.start_event = c->event;
-  run_.inner = id;
+  run_.start_event = event;
+  run_.inner = inner;
   if (debug_)
     fprintf(stderr,
-            "rewind: timeline: watchpoints armed from checkpoint %llu inside event %llu's "
-            "interval\n",
-            (unsigned long long)id, (unsigned long long)c->event);
-  return true;
+            "rewind: timeline: watchpoints armed from the checkpoint at event %llu (inner "
+            "%llu)\n",
+            (unsigned long long)event, (unsigned long long)inner);
 }
 
 void ReplayController::late_watch_at_event() {
@@ -92,24 +90,8 @@ void ReplayController::late_watch_at_event() {
   if (!run_.watch_anchored || !late_watch_due() ||
       (scan.below ? n >= scan.below : n >= scan.target.event))
     return;
-  if (!checkpoints_.at(n)) {
-    checkpoints_.pause_clock();  // copying is not replay time
-    std::optional<Saved> s = copy_here(false);
-    checkpoints_.resume_clock();
-    if (!s) return;  // (ReplaySession::checkpoint): at the next interrupt or event
-    checkpoints_.add(std::move(*s), run_.start_event);
-  }
-  run_.hits = 0;
-  run_.hits_at.clear();
-  run_.last_hit_info.reset();
-  note_hits_at(n, 0);
-  run_.watch_armed = true;
-  ++late_watches_;
-  run_.start_event = n;
-  run_.inner = 0;
-  if (debug_)
-    fprintf(stderr, "rewind: timeline: watchpoints armed from the checkpoint at event %llu\n",
-            (unsigned long long)n);
+  if (!checkpoints_.at(n) && !add_event_checkpoint(false)) return;  // at the next one
+  arm_late_watch_from(n, 0);
 }
 
 std::optional<double> ReplayController::long_interval_end(const Run& done) const {

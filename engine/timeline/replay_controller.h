@@ -152,6 +152,10 @@ class ReplayController {
   /// Takes a checkpoint after the current event when one is due, or when asked (`requested`:
   /// kept until the timeline ends). Returns whether one exists here.
   bool maybe_checkpoint(bool requested = false);
+  /// Copies the replay just after the current event into the checkpoint store (`pinned`:
+  /// kept until the timeline ends); its copying is not replay time (Saved::cost_ms). False
+  /// when no copy can be made here (a fork in progress, shared memory...).
+  bool add_event_checkpoint(bool pinned);
   /// In a reverse continue's scan, notes that it is at checkpoint `event` (or interval
   /// checkpoint `inner`) with the hits counted so far (Run::hits_at).
   void note_hits_at(uint64_t event, uint64_t inner);
@@ -343,8 +347,12 @@ class ReplayController {
   /// the debugger's watchpoints late (Run::watch_at_ms) and that time has come, takes a
   /// checkpoint here, from which the run counts its hits, and returns true: before_resume
   /// arms them from now on. False when not due, or no checkpoint can be taken at this stop
-  /// (tried again at the next interrupt, a millisecond later).
+  /// (tried again at the next interrupt, kLateWatchFirstLookUs later).
   bool late_watch_ready(const ReplayTask& t);
+  /// The late watchpoints go in from the checkpoint just taken at `event` (inside its
+  /// interval: `inner`, its IntervalCheckpoints id; 0: just after the event): the run
+  /// starts its count of hits there, and the checkpoint is the first of its Run::hits_at.
+  void arm_late_watch_from(uint64_t event, uint64_t inner);
   /// Whether run_ arms its watchpoints late and has not yet.
   bool late_watch_pending() const { return run_.watch_at_ms > 0 && !run_.watch_armed; }
   /// Whether late_watch_pending() and its replay time has come.
@@ -353,19 +361,24 @@ class ReplayController {
   }
   /// Just after an event, while the late watchpoints wait: notes its replay time
   /// (Run::watch_events), and anchors their time to this replay's when it is the run's
-  /// Run::watch_anchor_event. (They go in at an interrupt only, inside an interval: at an
-  /// event that a slow replay reached after their time, they went in before a loop.)
+  /// Run::watch_anchor_event. Once anchored and due, they go in at this event's checkpoint
+  /// (taken if there is none) unless the event ends the window; never at an event while
+  /// their time is only estimated (a replay that reached an event late armed them there
+  /// before a loop).
   void late_watch_at_event();
-  /// A late-armed scan (Run::watch_at_ms) whose count cannot be used: it never armed, or its
-  /// hits' checkpoints are gone. The same scan again from its first start (returns Replay):
-  /// when it never armed, late again before the window's end this one measured (the
-  /// estimate was long), with a lead growing at each such try; else armed from the start.
+  /// A late-armed scan (Run::watch_at_ms) whose count cannot be used: it never armed, no hit
+  /// came after it armed, or its hits' checkpoints are gone. The same scan again (returns
+  /// Replay), late again: before the checkpoint it counted from, or before the end of the
+  /// window's last long interval as this replay measured it (long_interval_end), with the
+  /// same lead after a first estimated try and twice the lead after others; armed from the
+  /// start when there is no long interval, after kLateWatchTries, or once the lead covers
+  /// the window.
   Next rescan_armed(const Run& done, std::optional<CodeSite> internal, const char* why);
   /// Run::watch_lead of a reverse continue's first late-armed window: a Python loop's line
   /// runs about 25 times a microsecond here, and each hit counted is a trap (about 40 us).
   static constexpr std::chrono::microseconds kLateWatchLead{250};
-  /// The lead of each further window back from a late-armed one that found no hit: each
-  /// window counts less than twice the hits it had to (the last hit lies past its lead).
+  /// The lead of each try after one that armed too late (rescan_armed): each try counts
+  /// less than twice the hits it had to (the last hit lies past its lead).
   static constexpr int kLateWatchGrowth = 2;
   /// Tries of one reverse continue (rescan_armed) after which its windows arm their
   /// watchpoints from the start: each try replays its window up to its arm time, which costs

@@ -36,16 +36,21 @@ bool ReplayController::maybe_checkpoint(bool requested) {
     return true;
   }
   if (!requested && !checkpoints_.due(n)) return false;
-  checkpoints_.pause_clock();  // copying is not replay time (Saved::cost_ms)
-  std::optional<Saved> s = copy_here(false);
-  checkpoints_.resume_clock();
-  if (!s) {  // a fork in progress, shared memory...: no checkpoint (ReplaySession::checkpoint)
+  if (!add_event_checkpoint(requested)) {
     checkpoints_.restart_clock();
     return false;
   }
-  s->pinned = requested;
-  checkpoints_.add(std::move(*s), run_.start_event);
   note_hits_at(n, 0);
+  return true;
+}
+
+bool ReplayController::add_event_checkpoint(bool pinned) {
+  checkpoints_.pause_clock();  // copying is not replay time (Saved::cost_ms)
+  std::optional<Saved> s = copy_here(false);
+  checkpoints_.resume_clock();
+  if (!s) return false;  // a fork in progress, shared memory...: (ReplaySession::checkpoint)
+  s->pinned = pinned;
+  checkpoints_.add(std::move(*s), run_.start_event);
   return true;
 }
 

@@ -189,20 +189,19 @@ struct Run {
   uint64_t late_from = 0;  ///< the interval checkpoint the count started from (0: none)
   /// A reverse continue's Scan arms the debugger's watchpoints only once the replay time
   /// (CheckpointStore::cost_here, ms from the trace's start) reaches this (0: from the
-  /// start), so that the dense hits of a window (a Python
-  /// line's code unit read at every pass of a loop, each a trap) are counted only near its
-  /// end: ReplayController::late_watch_ready takes a checkpoint there (inside the interval,
-  /// or at an event), and the hits count from it (watch_armed). No hit after it: the scan
-  /// goes back from it
-  /// with a lead watch_lead times kLateWatchGrowth (scan_back_inside). Set for one start
-  /// checkpoint: a run made from another (same_start included) has none.
+  /// start), so that the dense hits of a window (a Python line's code unit read at every
+  /// pass of a loop, each a trap) are counted only near its end: a checkpoint is taken there
+  /// (inside the interval, or at an event once anchored), and the hits count from it
+  /// (watch_armed). No hit after it: the scan again, watch_lead times kLateWatchGrowth
+  /// before that checkpoint (ReplayController::rescan_armed). Set for one start checkpoint:
+  /// a run made from another (same_start included) has none.
   double watch_at_ms = 0;
   std::chrono::microseconds watch_lead{0};  ///< the window's replay time left armed (estimated)
   /// They went in, at the checkpoint the run now starts from (start_event, inner): the hits
   /// count from there.
   bool watch_armed = false;
-  /// Where the run started before late_watch_ready moved its start (to scan
-  /// again from there, armed from the start, when watch_from cannot serve).
+  /// Where the run started before the late watchpoints moved its start (rescan_armed scans
+  /// again from there).
   uint64_t watch_start_event = 0, watch_start_inner = 0;
   /// While the watchpoints wait to go in: the replay time at which this replay finished each
   /// of the window's last kWatchEvents events (event number, ms), so that a try after it
