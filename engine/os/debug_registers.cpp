@@ -136,6 +136,14 @@ void clear_watch_slot(pid_t tid, int slot) {
   if (hardware_debug_registers()) clear_slot(tid, slot);
 }
 
+bool peek_debug_register(pid_t tid, int reg, uint64_t& value) {
+  return peek(tid, reg, value);
+}
+
+long poke_debug_register(pid_t tid, int reg, uint64_t value) {
+  return poke(tid, reg, value) == 0 ? 0 : -errno;
+}
+
 void set_single_step_status(pid_t tid) {
   poke(tid, 6, 1ull << 14);
 }

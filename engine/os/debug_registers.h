@@ -56,6 +56,16 @@ bool hardware_debug_registers();
 /// that the next trap reports only its own causes. Returns 0 if it cannot be read.
 uint64_t take_debug_status(pid_t tid);
 
+/// Reads debug register `reg` (0-7) of stopped task `tid` (PTRACE_PEEKUSER of u_debugreg) into
+/// `value`. Returns false, errno set, where the kernel refused it.
+bool peek_debug_register(pid_t tid, int reg, uint64_t& value);
+
+/// Writes debug register `reg` of stopped task `tid` (PTRACE_POKEUSER of u_debugreg), as a
+/// program's own debugger writes it. Returns 0, or -errno as the kernel answers (arch/x86/
+/// kernel/ptrace.c ptrace_set_debugreg: EIO for DR4 and DR5 or an address past user space,
+/// EINVAL or ENOSPC for a DR7 whose slot has a bad length, type or alignment).
+long poke_debug_register(pid_t tid, int reg, uint64_t value);
+
 /// Sets DR6 of stopped task `tid` to the single-step bit (BS, bit 14) alone, as a single
 /// step's debug exception leaves it (Intel SDM vol. 3, 18.2.3): for a step whose instruction
 /// rewind ran itself, so that take_debug_status tells it as a step. Errors are ignored (a

@@ -18,10 +18,11 @@
 // syscall stops (an entry stop writes a SyscallEntry event, which brings replay's copy
 // there); the event stops of PTRACE_O_TRACEEXEC, TRACEEXIT, TRACEFORK, TRACEVFORK and
 // TRACECLONE, a followed task's new tasks traced by the same tracer, and TRACEVFORKDONE;
-// PTRACE_SINGLESTEP (a real step, whose SIGTRAP is a point: step_for_tracer). Not yet, each
-// stopping the recording with one line: attaching to a task that is not the tracer's child,
-// stepping a syscall or an emulated instruction, interrupting a running tracee and
-// PTRACE_O_TRACESECCOMP.
+// PTRACE_SINGLESTEP (a real step, whose SIGTRAP is a point: step_for_tracer); the debug
+// registers' data watchpoints (tracer_debug_registers.cpp). Not yet, each stopping the
+// recording with one line: attaching to a task that is not the tracer's child, stepping a
+// syscall or an emulated instruction, interrupting a running tracee, execute slots of the
+// debug registers and PTRACE_O_TRACESECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -384,21 +385,6 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       }
       return answer_syscall(t, r);
   }
-}
-
-int64_t RecordSession::debug_register_write(RecordTask& tracee, int dr, uint64_t value,
-                                            const std::string& name) {
-  // arch/x86/kernel/ptrace.c ptrace_set_debugreg: DR0-3 hold addresses, DR6 the status, DR4
-  // and DR5 do not exist (EIO). A debugger clears them on every thread it sees (gdb does on
-  // each new thread); one that enables a slot in DR7 (L0-G3, bits 0-7) wants a hardware
-  // breakpoint or watchpoint, which replay would have to arm at the same points.
-  if (dr == 4 || dr == 5) return -EIO;
-  if (dr == 7 && (value & 0xff))
-    throw UnsupportedError(name +
-                           " enabling a hardware breakpoint or watchpoint (debug "
-                           "register 7) is not supported yet");
-  tracee.tracer_debug_registers[size_t(dr)] = value;
-  return 0;
 }
 
 bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const std::string& name) {

@@ -135,10 +135,21 @@ class RecordSession {
   /// for replay to write again. Throws UnsupportedError where replay could not make it at
   /// the same point (the target's tasks run: proc_mem_writes.cpp).
   void note_proc_mem_write(RecordTask& t, Event& e);
-  /// The tracer's PTRACE_POKEUSER of debug register `dr` of `tracee`: kept, never armed; EIO
-  /// as the kernel answers it; throws UnsupportedError (naming `name`) for a DR7 that enables
-  /// a slot.
+  /// The tracer's PTRACE_POKEUSER of debug register `dr` of `tracee` (tracer_debug_registers.cpp):
+  /// made on the real task, where the CPU watches for the tracer, and kept for its reads.
+  /// Returns 0 or -errno as the kernel answers it; throws UnsupportedError (naming `name`)
+  /// for a DR7 that enables an execute slot, where the CPU's debug registers do not stop
+  /// programs, or while the recorder holds slot 0 for a put-off signal.
   int64_t debug_register_write(RecordTask& tracee, int dr, uint64_t value, const std::string& name);
+  /// Whether t's tracer has slot 0 of its debug registers enabled (the recorder then puts off
+  /// signals with an int3 rather than with that slot).
+  static bool tracer_slot0_armed(const RecordTask& t);
+  /// At t's SIGTRAP with si_code TRAP_HWBKPT: when a slot its tracer armed fired, notes the
+  /// status its tracer reads (DR6); returns true when the hit is to be dropped (a write by
+  /// the preload library, which natively is the kernel's and stops no one), false when it is
+  /// another stop (the tracer's Fault stop follows, or not the tracer's slot at all). Throws
+  /// UnsupportedError for a slot armed by a tracer that is gone.
+  bool dismiss_tracer_watch_hit(RecordTask& t);
   /// Throws UnsupportedError (naming `name`, the request) where the tracer's
   /// PTRACE_SINGLESTEP of `tracee` with `sig` cannot be recorded: from a stop inside a
   /// syscall, with a signal, over an instruction the recorder emulates, or over a syscall

@@ -173,7 +173,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
     if (t.signal_hops++ == 0) ++put_off_signals_;
     put_off_signal(t, sig, si);
     t.deferred_at = after_rep;
-    if (hardware_debug_registers()) {
+    if (hardware_debug_registers() && !tracer_slot0_armed(t)) {
       set_exec_breakpoint(t.tid, t.deferred_at);
     } else {
       // No debug registers for programs here (debug_registers.h): an int3 there instead,
@@ -317,6 +317,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   // The counter's signal when the call did not wait (the task was switched out around it):
   // rewind's, not the program's.
   if (desched) return resume_syscall(t, 0);
+  const bool deferred_by_int3 = t.deferred_byte >= 0;
   if (t.deferred_at && sig == SIGTRAP && t.deferred_byte >= 0 &&
       get_regs(t.tid).rip == t.deferred_at + 1) {
     // The int3 that stands in for the breakpoint below: the original byte goes back, and the
@@ -331,7 +332,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   if (t.deferred_at && sig == SIGTRAP && get_regs(t.tid).rip == t.deferred_at) {
     // The string instruction is done (or the instruction the signal was put off past): send
     // the put-off signal again, to arrive here.
-    clear_exec_breakpoint(t.tid);
+    if (!deferred_by_int3) clear_exec_breakpoint(t.tid);
     t.deferred_at = 0;
     send_put_off(t);
     return resume_syscall(t, 0);
@@ -351,6 +352,8 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     Registers regs = get_regs(t.tid);
     if (emulate_insn(t, regs)) return resume_syscall(t);
   }
+  if (sig == SIGTRAP && siginfo_code(si) == TRAP_HWBKPT && dismiss_tracer_watch_hit(t))
+    return resume_syscall(t, 0);
   if (t.tracer && sig == t.tracer_passed_sig) {
     t.tracer_passed_sig = 0;  // its tracer passed it on: delivered as it is
   } else if (t.tracer) {

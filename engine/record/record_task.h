@@ -149,8 +149,8 @@ struct RecordTask {
   /// Resumed by its tracer from a stop at an event (or a fork-like event stop) and not run
   /// since: it waits for its turn (proc_mem_writes.cpp may write into its memory).
   bool unrun_since_tracer_stop = false;
-  /// Its debug registers as its tracer set them (PTRACE_POKEUSER of u_debugreg): kept here,
-  /// never armed (debug_register_write).
+  /// Its debug registers as its tracer set them (PTRACE_POKEUSER of u_debugreg), also made
+  /// on the real task (debug_register_write); DR6 as the last hit left it.
   std::array<uint64_t, 8> tracer_debug_registers{};
   uint64_t tracer_options = 0;  ///< PTRACE_O_* its tracer set (PTRACE_SETOPTIONS, SEIZE)
   bool tracer_seized = false;   ///< attached by PTRACE_SEIZE: INTERRUPT and LISTEN work

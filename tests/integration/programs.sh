@@ -397,6 +397,53 @@ GDB
     refused ptrace_outside "^rewind: ptrace(PTRACE_ATTACH) of process $outside, outside the recording, cannot be recorded$" outside "$outside"
     grep -q "^TracerPid:\s*0$" "/proc/$outside/status" || fail "the outside process is traced: $(grep TracerPid "/proc/$outside/status")"
     kill "$outside" ;;
+  ptrace_watch)  # a tracer's hardware watchpoints (the debug registers): the kernel's refusals,
+    # each hit's stop with DR6, no stop for the kernel's writes nor for the preload library's
+    # copies of buffered results into the watched variable
+    native=$("$TEST_PROGRAMS/ptrace_watch")
+    echo "$native" | grep -q "^ptrace_watch done" || fail "natively: $native"
+    # A guest whose debug registers do not stop programs (a PVM guest) has none to record.
+    echo "$native" | grep -q "code 4, DR6 slots" ||
+      { echo "the debug registers stop no program here: $native"; exit 77; }
+    [ "$(echo "$native" | grep -c "code 4, DR6 slots")" = 7 ] ||
+      fail "natively, not the 7 watchpoint stops expected: $native"
+    like_native ptrace_watch "$native" "$TEST_PROGRAMS/ptrace_watch"
+    if command -v gdb >/dev/null; then
+      # Backwards and forwards over the tracer's reports: each shows the value its hit saw.
+      gdb_batch "$WORK/ptrace_watch.trace" ptrace_watch_gdb <<GDB
+break report_hit
+continue
+continue
+continue
+print stop
+reverse-continue
+print stop
+reverse-continue
+print stop
+continue
+continue
+print stop
+GDB
+      expect_output ptrace_watch_gdb '\$1 = 2.*\$2 = 1.*\$3 = 0.*\$4 = 2' \
+        "reverse-continue and continue across a tracer's watchpoint stops"
+    fi
+    native=$("$TEST_PROGRAMS/ptrace_watch" buffered-read)
+    echo "$native" | grep -q "counter 1049, flag 7" || fail "natively, buffered-read: $native"
+    like_native ptrace_watch_buffered "$native" "$TEST_PROGRAMS/ptrace_watch" buffered-read
+    n=$("$REWIND" dump "$WORK/ptrace_watch_buffered.trace" | grep -Ec " syscall +preadv ")
+    [ "$n" -lt 10 ] || fail "ptrace_watch_buffered: $n of the 50 preadv calls traced, not buffered"
+    # An execute slot (a hardware breakpoint) is refused with one line; the trace so far replays.
+    "$TEST_PROGRAMS/ptrace_watch" execute | grep -q "^stop 0: TRAP code 4, DR6 slots 1" ||
+      fail "natively, the hardware breakpoint did not stop the child"
+    timeout 120 "$REWIND" record -o "$WORK/ptrace_hbreak.trace" "$TEST_PROGRAMS/ptrace_watch" execute \
+      >/dev/null 2>"$WORK/ptrace_hbreak.err"
+    rc=$?
+    [ "$rc" = 1 ] && [ "$(wc -l <"$WORK/ptrace_hbreak.err")" = 1 ] &&
+      grep -q "^rewind: ptrace(PTRACE_POKEUSER) enabling a hardware breakpoint (debug register 7, slot 0 on execution: gdb's hbreak) is not supported yet$" "$WORK/ptrace_hbreak.err" ||
+      fail "ptrace_hbreak: rc $rc, $(cat "$WORK/ptrace_hbreak.err")"
+    timeout 120 "$REWIND" replay -a "$WORK/ptrace_hbreak.trace" >/dev/null 2>"$WORK/ptrace_hbreak.rep.err"
+    grep -q "recording was interrupted" "$WORK/ptrace_hbreak.rep.err" ||
+      fail "ptrace_hbreak: the partial trace: $(tail -2 "$WORK/ptrace_hbreak.rep.err")" ;;
   ptrace_seize)  # tracers that attach to their child and see its group-stops: strace's start
     # (SEIZE, INTERRUPT, SIGCONT, LISTEN, the exec and exit events), PTRACE_ATTACH, a SIGSTOP
     # passed on, a write at a fault's stop
@@ -578,6 +625,34 @@ GDB
     for opts in "" --no-syscall-buffer; do
       name=gdb_inferior${opts:+_traced}
       RECORD_OPTS=$opts record_and_replay "$name" gdb -nx -batch -x "$WORK/inferior.gdb" "$TEST_PROGRAMS/call_loop"
+      [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
+        fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
+    done
+    # gdb's own choice, a hardware watchpoint (the debug registers), and a read watchpoint
+    cat >"$WORK/inferior_hw.gdb" <<'GDB'
+break note
+run
+watch sink
+up
+rwatch total
+continue
+continue
+continue
+continue
+delete
+continue
+GDB
+    native=$(gdb -nx -batch -x "$WORK/inferior_hw.gdb" "$TEST_PROGRAMS/call_loop" 2>/dev/null | pids)
+    hw_opts=("" --no-syscall-buffer)
+    if ! echo "$native" | grep -q "^Value = 0"; then
+      echo "no hardware watchpoints here (the debug registers stop no program): not tried"
+      hw_opts=()
+    fi
+    [ "${#hw_opts[@]}" = 0 ] || echo "$native" | grep -q "^New value = 1" ||
+      fail "natively, no hardware watchpoint hit: $native"
+    for opts in "${hw_opts[@]}"; do
+      name=gdb_inferior_hw${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" gdb -nx -batch -x "$WORK/inferior_hw.gdb" "$TEST_PROGRAMS/call_loop"
       [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
         fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
     done
