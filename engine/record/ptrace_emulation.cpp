@@ -21,7 +21,7 @@
 // PTRACE_SINGLESTEP (a real step, whose SIGTRAP is a point: step_for_tracer); the debug
 // registers' data watchpoints (tracer_debug_registers.cpp). Not yet, each stopping the
 // recording with one line: attaching to a task that is not the tracer's child, stepping a
-// syscall or an emulated instruction, interrupting a running tracee, execute slots of the
+// syscall that forks, execs or exits, interrupting a running tracee, execute slots of the
 // debug registers and PTRACE_O_TRACESECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -37,7 +37,6 @@
 #include <string>
 #include <utility>
 
-#include "engine/arch/emulated_insns.h"
 #include "engine/arch/insn.h"
 #include "engine/arch/signal_names.h"
 #include "engine/arch/syscall_table.h"
@@ -200,6 +199,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
                                "supported yet");
       tracee.tracer_step_over_syscall =
           request == PTRACE_SINGLESTEP && check_single_step(tracee, sig, name);
+      tracee.tracer_step_emulated = false;
       if (request == PTRACE_SYSCALL && tracee.buffer.addr) {
         // Its tracer must see every syscall: the preload library goes off in its memory, at
         // the same point in replay (replay_ptrace), which needs no code of it run since its
@@ -264,9 +264,13 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       // A PTRACE_EVENT stop's is the tracee's own report of it (ptrace_do_notify); a
       // group-stop of a tracee that was not seized has none (ptrace(2): EINVAL).
       if (kind == TracerStop::Group && !tracee.tracer_seized) return answer_syscall(t, -EINVAL);
-      if (kind == TracerStop::Step && tracee.tracer_step_over_syscall) {
-        // arch/x86/kernel/step.c user_single_step_report: TRAP_BRKPT, si_addr the pc.
-        SigInfo si = make_siginfo(SIGTRAP, TRAP_BRKPT, 0, 0, 0);
+      if (kind == TracerStop::Step &&
+          (tracee.tracer_step_over_syscall || tracee.tracer_step_emulated)) {
+        // After a syscall, arch/x86/kernel/step.c user_single_step_report: TRAP_BRKPT; after
+        // an instruction, the trap flag's (arch/x86/kernel/traps.c exc_debug_user:
+        // TRAP_TRACE); si_addr the pc in both.
+        SigInfo si =
+            make_siginfo(SIGTRAP, tracee.tracer_step_emulated ? TRAP_TRACE : TRAP_BRKPT, 0, 0, 0);
         const uint64_t pc = get_regs(tracee.tid).rip;
         std::memcpy(si.data() + 16, &pc, sizeof pc);
         return answer_syscall(t, give(si.data(), si.size()));
@@ -415,12 +419,10 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
           ") is not supported yet");
     return true;
   }
-  // An instruction the recorder emulates, as the program wrote it or as the recorder
-  // replaced it (emulated_insns.h): a real step would fault into the emulation.
-  static constexpr const char* kEmulated[] = {"rdtsc", "rdtscp", "cpuid"};  // EmulatedOp order
-  const auto emulated = decode_emulated(code.data() + i, code.size() - i);
-  const char* insn = entry ? entry : emulated ? kEmulated[size_t(emulated->op)] : nullptr;
-  if (insn) throw UnsupportedError(name + " of a `" + insn + "` instruction is not supported yet");
+  // Another way into the kernel (int 0x80, sysenter) would go unrecorded. An instruction the
+  // recorder emulates (rdtsc, cpuid) is emulated as the step (step_for_tracer).
+  if (entry)
+    throw UnsupportedError(name + " of a `" + entry + "` instruction is not supported yet");
   return false;
 }
 

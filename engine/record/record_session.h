@@ -150,6 +150,9 @@ class RecordSession {
   /// another stop (the tracer's Fault stop follows, or not the tracer's slot at all). Throws
   /// UnsupportedError for a slot armed by a tracer that is gone.
   bool dismiss_tracer_watch_hit(RecordTask& t);
+  /// Where t's tracer has a debug-register slot on: keeps DR6 as the kernel has it now (which
+  /// slots fired, the single-step bit) for the tracer's reads of it.
+  static void note_tracer_debug_status(RecordTask& t);
   /// Throws UnsupportedError (naming `name`, the request) where the tracer's
   /// PTRACE_SINGLESTEP of `tracee` with `sig` cannot be recorded: from a stop inside a
   /// syscall, with a signal, over an instruction the recorder emulates, or over a syscall

@@ -146,6 +146,9 @@ struct RecordTask {
   /// That instruction, or the one of its last Step stop, is a `syscall`: it runs as a traced
   /// syscall, and the step's stop comes after the call's event (on_syscall_exit).
   bool tracer_step_over_syscall = false;
+  /// That step's instruction was one the recorder emulates (rdtsc, cpuid): no real step ran,
+  /// so PTRACE_GETSIGINFO's answer is made up as the kernel's would be.
+  bool tracer_step_emulated = false;
   /// Resumed by its tracer from a stop at an event (or a fork-like event stop) and not run
   /// since: it waits for its turn (proc_mem_writes.cpp may write into its memory).
   bool unrun_since_tracer_stop = false;

@@ -72,6 +72,16 @@ bool RecordSession::tracer_slot0_armed(const RecordTask& t) {
   return (enabled_slots(t.tracer_debug_registers[7]) & 1) != 0;
 }
 
+void RecordSession::note_tracer_debug_status(RecordTask& t) {
+  const uint64_t armed = enabled_slots(t.tracer_debug_registers[7]);
+  uint64_t dr6 = 0;
+  if (!armed || !peek_debug_register(t.tid, 6, dr6)) return;
+  // The kernel's DR6 for a tracer (thread.virtual_dr6) gathers the slots that fired until
+  // the tracer writes it, without the recorder's own slot 0 where the tracer has not armed
+  // it.
+  t.tracer_debug_registers[6] = armed & 1 ? dr6 : dr6 & ~uint64_t(1);
+}
+
 bool RecordSession::dismiss_tracer_watch_hit(RecordTask& t) {
   const uint64_t armed = enabled_slots(t.tracer_debug_registers[7]);
   uint64_t dr6 = 0;
@@ -88,10 +98,7 @@ bool RecordSession::dismiss_tracer_watch_hit(RecordTask& t) {
     poke_debug_register(t.tid, 6, t.tracer_debug_registers[6]);
     return true;
   }
-  // The kernel's DR6 for a tracer (thread.virtual_dr6) gathers the slots that fired until
-  // the tracer writes it: the tracer's read of it is answered from here, without the
-  // recorder's own slot 0 where the tracer has not armed it.
-  t.tracer_debug_registers[6] = armed & 1 ? dr6 : dr6 & ~uint64_t(1);
+  note_tracer_debug_status(t);  // for the tracer's read of DR6
   return false;
 }
 

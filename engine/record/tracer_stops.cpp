@@ -207,12 +207,21 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
 
 void RecordSession::step_for_tracer(RecordTask& t) {
   t.state = RunState::UserRunning;
+  // An instruction the recorder emulates (rdtsc under PR_SET_TSC, a cpuid's stand-in) would
+  // fault before it ran: emulated here, its event is the step.
+  if (Registers regs = get_regs(t.tid); emulate_insn(t, regs)) {
+    t.tracer_step_emulated = true;
+    return stop_for_tracer(t, SIGTRAP, TracerStop::Step);
+  }
   const int st = step_insn(t);
   // The trap flag's SIGTRAP once the instruction ran (si_code TRAP_TRACE, <asm-generic/
-  // siginfo.h>); an int3 it ran traps with SI_KERNEL, a stop of its own (on_signal).
+  // siginfo.h>); an int3 it ran traps with SI_KERNEL, a stop of its own (on_signal). A
+  // watchpoint of its tracer's that the instruction hit shows in DR6 beside the step.
   if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0 &&
-      siginfo_code(get_siginfo(t.tid)) == TRAP_TRACE)
+      siginfo_code(get_siginfo(t.tid)) == TRAP_TRACE) {
+    note_tracer_debug_status(t);
     return stop_for_tracer(t, SIGTRAP, TracerStop::Step);
+  }
   handle_stop(t, st);
 }
 

@@ -369,6 +369,14 @@ GDB
     native=$("$TEST_PROGRAMS/ptrace_calls" syscalls)
     echo "$native" | grep -q "^child exited 1 with 3" || fail "natively, the syscall session: $native"
     like_native ptrace_syscalls "$native" "$TEST_PROGRAMS/ptrace_calls" syscalls
+    # Single steps over what the recorder emulates: an rdtsc (trapped by PR_SET_TSC) and a
+    # cpuid (replaced by a faulting stand-in) run as one step, reported as natively.
+    for insn in rdtsc cpuid; do
+      native=$("$TEST_PROGRAMS/ptrace_calls" step-$insn)
+      echo "$native" | grep -q "^step: si_code 2, pc moved 2 bytes, si_addr is the pc: yes" &&
+        echo "$native" | grep -q "^child exited 1 with 0" || fail "natively, step-$insn: $native"
+      like_native ptrace_step_$insn "$native" "$TEST_PROGRAMS/ptrace_calls" step-$insn
+    done
     # What is not emulated yet stops the recording with one line naming it; the trace so far
     # replays. A process outside the recording is never attached to.
     refused() {  # refused NAME PATTERN ARGS...
@@ -387,8 +395,6 @@ GDB
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
     refused ptrace_step_signal "^rewind: ptrace(PTRACE_SINGLESTEP) with a signal is not supported yet$" step-signal
-    refused ptrace_step_rdtsc "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`rdtsc\` instruction is not supported yet$" step-rdtsc
-    refused ptrace_step_cpuid "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`cpuid\` instruction is not supported yet$" step-cpuid
     refused ptrace_step_syscall "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`syscall\` instruction (exit) is not supported yet$" step-syscall
     refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
@@ -656,6 +662,25 @@ GDB
       [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
         fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
     done
+    # gdb's next and stepi over a watched write: the step's stop shows the hit in DR6
+    cat >"$WORK/inferior_hw_next.gdb" <<'GDB'
+break note
+run
+continue
+watch sink
+next
+next
+stepi
+continue
+GDB
+    if [ "${#hw_opts[@]}" != 0 ]; then
+      native=$(gdb -nx -batch -x "$WORK/inferior_hw_next.gdb" "$TEST_PROGRAMS/call_loop" 2>/dev/null | pids)
+      echo "$native" | tr '\n' ' ' | grep -q "sink = i; Hardware watchpoint 2: sink  Hardware watchpoint 2: sink  Old value = 0 New value = 1" ||
+        fail "natively, next did not stop at the watched write: $native"
+      record_and_replay gdb_inferior_hw_next gdb -nx -batch -x "$WORK/inferior_hw_next.gdb" "$TEST_PROGRAMS/call_loop"
+      [ "$(pids <"$WORK/gdb_inferior_hw_next.rec.out")" = "$native" ] ||
+        fail "gdb_inferior_hw_next: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/gdb_inferior_hw_next.rec.out"))"
+    fi
     # A threaded inferior: gdb stops every thread at a breakpoint and clears the new threads'
     # debug registers. Its displaced stepping writes into the inferior while threads run,
     # which is refused with one line (tried first), so the session turns it off.

@@ -6,6 +6,7 @@
 //   step     single-steps its stopped tracee (PTRACE_SINGLESTEP)
 //   refault  resumes its tracee stopped by a fault without the signal
 //   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
+// With "step-rdtsc" or "step-cpuid" it single-steps its child over that instruction,
 // and with "syscalls" it follows its child's syscalls (PTRACE_SYSCALL), which rewind records
 // only where it traces every syscall (--no-syscall-buffer): a small strace, that also
 // changes a call at its entry and a result at its exit.
@@ -279,27 +280,47 @@ static int syscall_session(void) {
   return 0;
 }
 
+// Single-steps a child over an rdtsc or a cpuid (`cpuid`), which the recorder emulates (a
+// cpuid it replaces by a faulting stand-in): the step's stop, its si_code, how far the pc
+// moved, whether the instruction's registers changed, and the child's end.
+static int emulated_step(int cpuid) {
+  pid_t child = fork();
+  if (child == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+    // Stopped by the int3's SIGTRAP right before the instruction.
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (cpuid)
+      __asm__ volatile("int3\n\tcpuid" : "+a"(a), "+b"(b), "+c"(c), "+d"(d));
+    else
+      __asm__ volatile("int3\n\trdtsc" : "+a"(a), "+d"(d));
+    _exit(a == 0 && d == 0 ? 1 : 0);  // 0: the instruction gave it values
+  }
+  int status;
+  waitpid(child, &status, 0);
+  show_stop("child", status);
+  struct user_regs_struct before, after;
+  ptrace(PTRACE_GETREGS, child, 0, &before);
+  show("step over it", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("after the step", status);
+  siginfo_t si;
+  ptrace(PTRACE_GETSIGINFO, child, 0, &si);
+  ptrace(PTRACE_GETREGS, child, 0, &after);
+  printf("step: si_code %d, pc moved %lld bytes, si_addr is the pc: %s\n", si.si_code,
+         (long long)(after.rip - before.rip),
+         (unsigned long long)si.si_addr == after.rip ? "yes" : "no");
+  show("step again", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("after the second step", status);
+  ptrace(PTRACE_CONT, child, 0, 0);
+  waitpid(child, &status, 0);
+  printf("child exited %d with %d\n", WIFEXITED(status), WEXITSTATUS(status));
+  return 0;
+}
+
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "step-signal") == 0) {
     show("step with a signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGUSR2));
-  } else if (strcmp(what, "step-rdtsc") == 0 || strcmp(what, "step-cpuid") == 0) {
-    const int cpuid = strcmp(what, "step-cpuid") == 0;
-    pid_t child = fork();
-    if (child == 0) {
-      if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
-      // Stopped by the int3's SIGTRAP right before an rdtsc or a cpuid, which the recorder
-      // emulates (a cpuid it replaces by a faulting stand-in).
-      unsigned a = 0, b, c = 0, d;
-      if (cpuid)
-        __asm__ volatile("int3\n\tcpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-      else
-        __asm__ volatile("int3\n\trdtsc" : "=a"(a), "=d"(d));
-      _exit(a == d);
-    }
-    int status;
-    waitpid(child, &status, 0);
-    show_stop("child", status);
-    show("step over it", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
   } else if (strcmp(what, "step-syscall") == 0) {
     pid_t child = fork();
     if (child == 0) {
@@ -334,6 +355,8 @@ int main(int argc, char** argv) {
     return 7;
   }
   if (argc > 1 && strcmp(argv[1], "syscalls") == 0) return syscall_session();
+  if (argc > 1 && strcmp(argv[1], "step-rdtsc") == 0) return emulated_step(0);
+  if (argc > 1 && strcmp(argv[1], "step-cpuid") == 0) return emulated_step(1);
   if (argc > 1) return refusal(argv[1], argc > 2 ? argv[2] : 0);
   // A child that makes sure that no debugger traces it: its parent becomes its tracer, and a
   // second request fails, as under any tracer. It then names tasks it does not trace.
