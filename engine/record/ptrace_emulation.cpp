@@ -21,8 +21,8 @@
 // PTRACE_SINGLESTEP (a real step, whose SIGTRAP is a point: step_for_tracer); the debug
 // registers' data watchpoints (tracer_debug_registers.cpp). Not yet, each stopping the
 // recording with one line: attaching to a task that is not the tracer's child, stepping a
-// syscall that forks, execs or exits, interrupting a running tracee, execute slots of the
-// debug registers and PTRACE_O_TRACESECCOMP.
+// syscall that forks, execs or exits, interrupting a running tracee and
+// PTRACE_O_TRACESECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>

@@ -138,8 +138,8 @@ class RecordSession {
   /// The tracer's PTRACE_POKEUSER of debug register `dr` of `tracee` (tracer_debug_registers.cpp):
   /// made on the real task, where the CPU watches for the tracer, and kept for its reads.
   /// Returns 0 or -errno as the kernel answers it; throws UnsupportedError (naming `name`)
-  /// for a DR7 that enables an execute slot, where the CPU's debug registers do not stop
-  /// programs, or while the recorder holds slot 0 for a put-off signal.
+  /// for a DR7 that enables a slot where the CPU's debug registers do not stop programs, or
+  /// while the recorder holds slot 0 for a put-off signal.
   int64_t debug_register_write(RecordTask& tracee, int dr, uint64_t value, const std::string& name);
   /// Whether t's tracer has slot 0 of its debug registers enabled (the recorder then puts off
   /// signals with an int3 rather than with that slot).

@@ -222,7 +222,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
     // The kernel drops the debug registers a tracer set (flush_ptrace_hw_breakpoint).
-    t.tracer_debug_registers = {};
+    t.tracer_debug_registers = kTracerDebugRegistersReset;
     if (exec_stops_for_tracer(t)) return;  // ptrace(2), "execve(2) under ptrace"
   } else if (!(syscall_has(nr, kForkLike) && t.fork_recorded)) {
     const SyscallSpec* spec = syscall_spec(nr);

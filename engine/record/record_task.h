@@ -41,6 +41,11 @@ struct PutOffSignal {
   bool sent = false;  ///< sent again, and not yet arrived
 };
 
+/// A task's debug registers as a tracer reads them before it writes any and before any debug
+/// exception, and again after an exec: all 0 but DR6, which ptrace gives as the kernel's
+/// virtual_dr6 (0) XOR DR6_RESERVED (arch/x86/kernel/ptrace.c ptrace_get_debugreg).
+constexpr std::array<uint64_t, 8> kTracerDebugRegistersReset{0, 0, 0, 0, 0, 0, 0xffff0ff0, 0};
+
 /// Why an emulated tracee stands stopped for its tracer (ptrace(2) names each stop).
 enum class TracerStop : uint8_t {
   Signal,        ///< signal-delivery-stop of a signal sent to it
@@ -154,7 +159,7 @@ struct RecordTask {
   bool unrun_since_tracer_stop = false;
   /// Its debug registers as its tracer set them (PTRACE_POKEUSER of u_debugreg), also made
   /// on the real task (debug_register_write); DR6 as the last hit left it.
-  std::array<uint64_t, 8> tracer_debug_registers{};
+  std::array<uint64_t, 8> tracer_debug_registers = kTracerDebugRegistersReset;
   uint64_t tracer_options = 0;  ///< PTRACE_O_* its tracer set (PTRACE_SETOPTIONS, SEIZE)
   bool tracer_seized = false;   ///< attached by PTRACE_SEIZE: INTERRUPT and LISTEN work
   /// The PTRACE_EVENT_* of the emulated stop (its tracer's wait status, bits 16-23), 0 for

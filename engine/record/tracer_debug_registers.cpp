@@ -5,8 +5,9 @@
 // own (TracerStop::Fault), as a single step's is. Replay brings its copy of the tracee to that
 // point and never arms the registers (the tracer's reads of them are recorded answers).
 //
-// Data watchpoints only: an execute slot (gdb's hbreak) traps before its instruction, with
-// the resume flag set by the kernel, and stays refused with one line.
+// An execute slot (gdb's hbreak) traps before its instruction: the kernel sets the resume
+// flag (RF) in the tracee's saved flags so that it goes on without trapping again there, a
+// flag that comparisons of registers leave out (registers.h kTransientFlags).
 #include <sys/types.h>
 
 #include <cerrno>
@@ -32,13 +33,6 @@ uint64_t enabled_slots(uint64_t dr7) {
   return slots;
 }
 
-/// The first enabled slot of `dr7` whose R/W bits (16 + 4i) say "execute", or -1.
-int execute_slot(uint64_t dr7) {
-  for (int i = 0; i < 4; ++i)
-    if ((dr7 & (3ull << (2 * i))) && ((dr7 >> (16 + 4 * i)) & 3) == 0) return i;
-  return -1;
-}
-
 }  // namespace
 
 int64_t RecordSession::debug_register_write(RecordTask& tracee, int dr, uint64_t value,
@@ -47,16 +41,10 @@ int64_t RecordSession::debug_register_write(RecordTask& tracee, int dr, uint64_t
   // and DR5 do not exist (EIO). The kernel checks the rest as the write is made on the real
   // task below, and answers as it would natively.
   if (dr == 4 || dr == 5) return -EIO;
-  if (dr == 7 && enabled_slots(value) != 0) {
-    if (int slot = execute_slot(value); slot >= 0)
-      throw UnsupportedError(name + " enabling a hardware breakpoint (debug register 7, slot " +
-                             std::to_string(slot) +
-                             " on execution: gdb's hbreak) is not supported yet");
-    if (!hardware_debug_registers())
-      throw UnsupportedError(name +
-                             " enabling a hardware watchpoint (debug register 7): this "
-                             "machine's debug registers do not stop programs");
-  }
+  if (dr == 7 && enabled_slots(value) != 0 && !hardware_debug_registers())
+    throw UnsupportedError(name +
+                           " enabling a hardware breakpoint or watchpoint (debug register 7): "
+                           "this machine's debug registers do not stop programs");
   // Slot 0 serves the recorder too, for a signal put off past a string instruction
   // (record_signal.cpp); it uses an int3 instead while the tracer has slot 0 on.
   if (tracee.deferred_at && tracee.deferred_byte < 0 && (dr == 0 || dr == 7))

@@ -438,18 +438,11 @@ GDB
     like_native ptrace_watch_buffered "$native" "$TEST_PROGRAMS/ptrace_watch" buffered-read
     n=$("$REWIND" dump "$WORK/ptrace_watch_buffered.trace" | grep -Ec " syscall +preadv ")
     [ "$n" -lt 10 ] || fail "ptrace_watch_buffered: $n of the 50 preadv calls traced, not buffered"
-    # An execute slot (a hardware breakpoint) is refused with one line; the trace so far replays.
-    "$TEST_PROGRAMS/ptrace_watch" execute | grep -q "^stop 0: TRAP code 4, DR6 slots 1" ||
-      fail "natively, the hardware breakpoint did not stop the child"
-    timeout 120 "$REWIND" record -o "$WORK/ptrace_hbreak.trace" "$TEST_PROGRAMS/ptrace_watch" execute \
-      >/dev/null 2>"$WORK/ptrace_hbreak.err"
-    rc=$?
-    [ "$rc" = 1 ] && [ "$(wc -l <"$WORK/ptrace_hbreak.err")" = 1 ] &&
-      grep -q "^rewind: ptrace(PTRACE_POKEUSER) enabling a hardware breakpoint (debug register 7, slot 0 on execution: gdb's hbreak) is not supported yet$" "$WORK/ptrace_hbreak.err" ||
-      fail "ptrace_hbreak: rc $rc, $(cat "$WORK/ptrace_hbreak.err")"
-    timeout 120 "$REWIND" replay -a "$WORK/ptrace_hbreak.trace" >/dev/null 2>"$WORK/ptrace_hbreak.rep.err"
-    grep -q "recording was interrupted" "$WORK/ptrace_hbreak.rep.err" ||
-      fail "ptrace_hbreak: the partial trace: $(tail -2 "$WORK/ptrace_hbreak.rep.err")" ;;
+    # An execute slot (a hardware breakpoint): the stop before the instruction, then on from it
+    native=$("$TEST_PROGRAMS/ptrace_watch" execute)
+    echo "$native" | grep -Eq "^stop 0: TRAP code 4, DR6 slots 1 \(DR6 [0-9a-f]+\), counter 0, flag 0, pc at after_stop" &&
+      echo "$native" | grep -q "^child exited 0" || fail "natively, execute: $native"
+    like_native ptrace_watch_execute "$native" "$TEST_PROGRAMS/ptrace_watch" execute ;;
   ptrace_seize)  # tracers that attach to their child and see its group-stops: strace's start
     # (SEIZE, INTERRUPT, SIGCONT, LISTEN, the exec and exit events), PTRACE_ATTACH, a SIGSTOP
     # passed on, a write at a fault's stop
@@ -662,6 +655,25 @@ GDB
       [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
         fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
     done
+    # gdb's hardware breakpoint (hbreak: an execute slot)
+    cat >"$WORK/inferior_hbreak.gdb" <<'GDB'
+break main
+run
+hbreak note
+continue
+continue
+info breakpoints
+delete
+continue
+GDB
+    if [ "${#hw_opts[@]}" != 0 ]; then
+      native=$(gdb -nx -batch -x "$WORK/inferior_hbreak.gdb" "$TEST_PROGRAMS/call_loop" 2>/dev/null | pids)
+      echo "$native" | grep -q "breakpoint already hit 2 times" ||
+        fail "natively, the hardware breakpoint was not hit twice: $native"
+      record_and_replay gdb_inferior_hbreak gdb -nx -batch -x "$WORK/inferior_hbreak.gdb" "$TEST_PROGRAMS/call_loop"
+      [ "$(pids <"$WORK/gdb_inferior_hbreak.rec.out")" = "$native" ] ||
+        fail "gdb_inferior_hbreak: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/gdb_inferior_hbreak.rec.out"))"
+    fi
     # gdb's next and stepi over a watched write: the step's stop shows the hit in DR6
     cat >"$WORK/inferior_hw_next.gdb" <<'GDB'
 break note

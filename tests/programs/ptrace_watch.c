@@ -1,6 +1,7 @@
 // A parent that debugs its child with the x86 debug registers, as gdb's hardware watchpoints
-// do, for programs.sh (ptrace_watch): every answer and every stop the parent sees, one line
-// each, then "ptrace_watch done". Natively and recorded the lines must be the same.
+// do, for programs.sh (ptrace_watch): every answer and every stop the parent sees (DR6 as
+// the kernel gives it before any stop too), one line each, then "ptrace_watch done". Natively and
+// recorded the lines must be the same.
 //   - Writes the kernel refuses: DR4 (EIO), a slot 8 bytes long at an odd address (EINVAL).
 //   - Slot 0 watches `counter` for writes, slot 1 `flag` for reads and writes; DR7 reads back.
 //   - The child writes `counter` 5 times in a loop (5 stops, each with DR6's slot 0 bit and
@@ -9,7 +10,7 @@
 //   - The parent turns the watchpoints off and the child's last write of `counter` stops no one.
 // With "buffered-read" the file read is repeated 50 times (the preload library copies those
 // results into `counter` when recorded: no stop either). With "execute" slot 0 is a hardware
-// breakpoint on child_work's loop instead (gdb's hbreak), which the child reaches once.
+// breakpoint on after_stop instead (gdb's hbreak), which the child reaches once.
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stddef.h>
@@ -63,10 +64,13 @@ __attribute__((noinline)) static void report_hit(pid_t child, int stop, int stat
   siginfo_t si;
   ptrace(PTRACE_GETSIGINFO, child, 0, &si);
   const unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, child, dr_offset(6), 0);
-  printf("stop %d: %s code %d, DR6 slots %lx, counter %ld, flag %ld\n", stop,
-         sigabbrev_np(WSTOPSIG(status)), si.si_code, dr6 & 0xf,
+  struct user_regs_struct regs;
+  ptrace(PTRACE_GETREGS, child, 0, &regs);
+  printf("stop %d: %s code %d, DR6 slots %lx (DR6 %lx), counter %ld, flag %ld, pc %s\n", stop,
+         sigabbrev_np(WSTOPSIG(status)), si.si_code, dr6 & 0xf, dr6,
          ptrace(PTRACE_PEEKDATA, child, (void*)&counter, 0),
-         ptrace(PTRACE_PEEKDATA, child, (void*)&flag, 0));
+         ptrace(PTRACE_PEEKDATA, child, (void*)&flag, 0),
+         regs.rip == (unsigned long)&after_stop ? "at after_stop" : "elsewhere");
   fflush(stdout);
 }
 
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
   int status;
   waitpid(child, &status, 0);
   printf("first stop: %s\n", WIFSTOPPED(status) ? sigabbrev_np(WSTOPSIG(status)) : "none");
+  printf("DR6 before any stop: %lx\n", ptrace(PTRACE_PEEKUSER, child, dr_offset(6), 0));
   show("DR4", ptrace(PTRACE_POKEUSER, child, dr_offset(4), 0));
   show("DR2 odd address",
        ptrace(PTRACE_POKEUSER, child, dr_offset(2), (void*)((char*)&counter + 1)));
@@ -85,23 +90,20 @@ int main(int argc, char** argv) {
   show("DR7 misaligned slot",
        ptrace(PTRACE_POKEUSER, child, dr_offset(7), (void*)(0x10ul | (0x9ul << 24))));
   if (execute) {
+    // L0 on, slot 0 on execution (R/W 00, LEN 00): the child stops before after_stop runs,
+    // and goes on from there (the kernel sets the resume flag).
     show("DR0", ptrace(PTRACE_POKEUSER, child, dr_offset(0), (void*)&after_stop));
     show("DR7 execute", ptrace(PTRACE_POKEUSER, child, dr_offset(7), (void*)0x1ul));
-    ptrace(PTRACE_CONT, child, 0, 0);
-    waitpid(child, &status, 0);
-    report_hit(child, 0, status);
-    kill(child, SIGKILL);
-    waitpid(child, &status, 0);
-    printf("ptrace_watch done\n");
-    return 0;
+  } else {
+    show("DR0", ptrace(PTRACE_POKEUSER, child, dr_offset(0), (void*)&counter));
+    show("DR1", ptrace(PTRACE_POKEUSER, child, dr_offset(1), (void*)&flag));
+    // L0 and L1 on; slot 0: write, 8 bytes (R/W 01, LEN 10b); slot 1: read/write, 8 bytes
+    // (11, 10b).
+    const unsigned long dr7 = 0x5ul | (0x9ul << 16) | (0xbul << 20);
+    show("DR7", ptrace(PTRACE_POKEUSER, child, dr_offset(7), (void*)dr7));
+    printf("DR7 reads back: %s\n",
+           (unsigned long)ptrace(PTRACE_PEEKUSER, child, dr_offset(7), 0) == dr7 ? "yes" : "no");
   }
-  show("DR0", ptrace(PTRACE_POKEUSER, child, dr_offset(0), (void*)&counter));
-  show("DR1", ptrace(PTRACE_POKEUSER, child, dr_offset(1), (void*)&flag));
-  // L0 and L1 on; slot 0: write, 8 bytes (R/W 01, LEN 10b); slot 1: read/write, 8 bytes (11, 10b).
-  const unsigned long dr7 = 0x5ul | (0x9ul << 16) | (0xbul << 20);
-  show("DR7", ptrace(PTRACE_POKEUSER, child, dr_offset(7), (void*)dr7));
-  printf("DR7 reads back: %s\n",
-         (unsigned long)ptrace(PTRACE_PEEKUSER, child, dr_offset(7), 0) == dr7 ? "yes" : "no");
   for (int stops = 0;; ++stops) {
     ptrace(PTRACE_CONT, child, 0, 0);
     waitpid(child, &status, 0);
