@@ -6,23 +6,22 @@
 // emulated syscall's.
 //
 // Emulated: PTRACE_TRACEME (a program checking that no debugger traces it, a child asking its
-// parent to trace it), PTRACE_SEIZE and PTRACE_ATTACH of the tracer's own child (strace's
-// start); a tracee's stops at a signal, in a group-stop, after execve and at its exit, which
-// its tracer's wait4 and waitid report (tracer_stops.cpp, group_stops.cpp); PTRACE_CONT,
-// PTRACE_SYSCALL and PTRACE_DETACH with or without a signal, PTRACE_KILL, PTRACE_INTERRUPT
-// and PTRACE_LISTEN of a stopped or listening tracee; the reads of a stopped tracee
-// (PTRACE_PEEK*, PTRACE_GET{REGS,FPREGS,REGSET,SIGINFO,EVENTMSG}, PTRACE_GET_SYSCALL_INFO),
-// PTRACE_SETSIGINFO, PTRACE_SETOPTIONS; the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,
-// REGSET}) where replay's copy stands too (an event of the tracee is written at a stop
-// between its events); syscall stops, the tracee's preload library turned off so that every
-// syscall stops (an entry stop writes a SyscallEntry event, which brings replay's copy
-// there); the event stops of PTRACE_O_TRACEEXEC, TRACEEXIT, TRACEFORK, TRACEVFORK and
-// TRACECLONE, a followed task's new tasks traced by the same tracer, and TRACEVFORKDONE;
-// PTRACE_SINGLESTEP (a real step, whose SIGTRAP is a point: step_for_tracer); the debug
-// registers' data watchpoints (tracer_debug_registers.cpp). Not yet, each stopping the
-// recording with one line: attaching to a task that is not the tracer's child, stepping a
-// syscall that forks, execs or exits, interrupting a running tracee and
-// PTRACE_O_TRACESECCOMP.
+// parent to trace it), PTRACE_SEIZE and PTRACE_ATTACH of any recorded process (strace's start,
+// a crash reporter's helper attaching to its parent); a tracee's stops at a signal, in a
+// group-stop, after execve and at its exit, which its tracer's wait4 and waitid report
+// (tracer_stops.cpp, group_stops.cpp); PTRACE_CONT, PTRACE_SYSCALL and PTRACE_DETACH with or
+// without a signal, PTRACE_KILL, PTRACE_LISTEN, and PTRACE_INTERRUPT (of a running tracee:
+// tracer_interrupts.cpp); the reads of a stopped tracee (PTRACE_PEEK*, PTRACE_GET{REGS,
+// FPREGS,REGSET,SIGINFO,EVENTMSG}, PTRACE_GET_SYSCALL_INFO), PTRACE_SETSIGINFO,
+// PTRACE_SETOPTIONS; the writes (PTRACE_POKE*, PTRACE_SET{REGS,FPREGS,REGSET}) where replay's
+// copy stands too (an event of the tracee is written at a stop between its events); syscall
+// stops, the tracee's preload library turned off so that every syscall stops (an entry stop
+// writes a SyscallEntry event, which brings replay's copy there); the event stops of
+// PTRACE_O_TRACEEXEC, TRACEEXIT, TRACEFORK, TRACEVFORK and TRACECLONE, a followed task's new
+// tasks traced by the same tracer, and TRACEVFORKDONE; PTRACE_SINGLESTEP (a real step, whose
+// SIGTRAP is a point: step_for_tracer, or the recorder's emulation of rdtsc and cpuid); the
+// debug registers (tracer_debug_registers.cpp). Not yet, each stopping the recording with one
+// line: stepping a syscall that forks, execs or exits, and PTRACE_O_TRACESECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -150,8 +149,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     answer_syscall(t, 0);
     // In a stop already, it stops no further (kernel/ptrace.c: JOBCTL_TRAP_STOP stands).
     if (tracee.tracer_stop) return;
-    if (!tracee.tracer_listening)
-      throw UnsupportedError(name + " of a running tracee is not supported yet");
+    if (!tracee.tracer_listening) return interrupt_for_tracer(tracee);
     // Out of its PTRACE_LISTEN: stopped again, with its group-stop's signal if that goes on.
     end_listen(tracee);
     return stop_for_tracer(tracee, tracee.group_stop ? tracee.group_stop : SIGTRAP,
@@ -456,13 +454,10 @@ void RecordSession::attach(RecordTask& t, RecordTask& tracee, bool seize) {
   const pid_t tid = tracee.tid;
   take_pending_stop(tracee);
   if (!tasks_.count(tid)) return answer_syscall(t, -EPERM);  // it ended (ptrace_attach)
-  // A tracer that is not the parent would see its tracee's end before the parent does
-  // (wait(2)): the kernel tells only the parent here, rewind being the real tracer.
-  auto parent = tasks_.find(tracee.parent_tid);
-  const pid_t parent_pid = parent != tasks_.end() ? parent->second.pid : 0;
-  if (parent_pid != t.pid)
-    throw UnsupportedError(name + " of recorded task " + std::to_string(tracee.tid) +
-                           ", which is not a child of the tracer, is not supported yet");
+  // A tracer that is not the parent (a crash reporter's helper attached to its own parent, a
+  // sibling) is told of its tracee's stops and end by its waits (report_exit_to_tracer). The
+  // parent, told by the kernel (rewind being the real tracer), may learn of the end before
+  // the tracer has reaped it, which natively it cannot.
   if (seize) {
     if (int64_t r = set_tracer_options(tracee, t.entry.r10, name); r != 0)
       return answer_syscall(t, r);

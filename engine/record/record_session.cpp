@@ -109,6 +109,8 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
 void RecordSession::update_timer() {
   bool want = false;
   for (AddressSpace* s : spaces()) want |= s->tasks.size() > 1;
+  // A tracer's interrupt that could not stop its tracee yet is asked again at each tick.
+  for (const auto& [tid, t] : tasks_) want |= t.tracer_interrupt_pending;
   if (want != periodic_) {
     periodic_ = want;
     flush_armed_ = false;
@@ -281,6 +283,7 @@ void RecordSession::on_tick() {
     writer_->flush();
   }
   end_slices();
+  retry_tracer_interrupts();
   for (AddressSpace* s : spaces()) {
     AddressSpace& g = *s;
     if (!g.active || g.ready.empty()) continue;
@@ -519,6 +522,7 @@ void RecordSession::on_event_stop(RecordTask& t, int sig) {
   if (t.listening) return on_listen_end(t, sig);
   if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
     return on_group_stop(t, sig);
+  if (interrupt_stop_in_user_code(t)) return;  // its tracer's PTRACE_INTERRUPT
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
     if (g.active == t.tid && !g.ready.empty()) {

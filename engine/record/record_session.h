@@ -141,6 +141,20 @@ class RecordSession {
   /// for a DR7 that enables a slot where the CPU's debug registers do not stop programs, or
   /// while the recorder holds slot 0 for a put-off signal.
   int64_t debug_register_write(RecordTask& tracee, int dr, uint64_t value, const std::string& name);
+  /// The tracer's PTRACE_INTERRUPT of `tracee`, which runs (tracer_interrupts.cpp): asks the
+  /// kernel to interrupt the real task; its stop for its tracer comes at its first stop where
+  /// replay's copy can stand (interrupt_stop_after_syscall, interrupt_stop_in_user_code).
+  void interrupt_for_tracer(RecordTask& tracee);
+  /// At t's syscall exit, once its event is written: when its tracer's interrupt waits, t stops
+  /// for it there (PTRACE_EVENT_STOP) and true is returned.
+  bool interrupt_stop_after_syscall(RecordTask& t);
+  /// At t's PTRACE_EVENT_STOP in user code: when its tracer's interrupt waits, t stops for it
+  /// at a point of its own (a Sched event), or goes on where no point may be; returns false
+  /// when no interrupt of its tracer's waits (the stop is rewind's own).
+  bool interrupt_stop_in_user_code(RecordTask& t);
+  /// Each tick: asks the kernel again to interrupt the tracees whose tracer's interrupt still
+  /// waits and that run user code or wait in a syscall.
+  void retry_tracer_interrupts();
   /// Whether t's tracer has slot 0 of its debug registers enabled (the recorder then puts off
   /// signals with an int3 rather than with that slot).
   static bool tracer_slot0_armed(const RecordTask& t);

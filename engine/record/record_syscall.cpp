@@ -295,6 +295,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     return stop_for_tracer(t, SIGTRAP, TracerStop::Step);
   }
   if (syscall_stop_for_tracer(t, false)) return;  // on when its tracer resumes it
+  if (interrupt_stop_after_syscall(t)) return;    // so too
   AddressSpace& g = space(t);
   if (t.blocked) {
     t.blocked = false;

@@ -403,6 +403,16 @@ GDB
     refused ptrace_outside "^rewind: ptrace(PTRACE_ATTACH) of process $outside, outside the recording, cannot be recorded$" outside "$outside"
     grep -q "^TracerPid:\s*0$" "/proc/$outside/status" || fail "the outside process is traced: $(grep TracerPid "/proc/$outside/status")"
     kill "$outside" ;;
+  ptrace_attach)  # tracers that attach to a recorded process that is not their child (a crash
+    # reporter's helper to its parent, siblings) and interrupt it while it waits in a read or
+    # spins in user code (PTRACE_INTERRUPT of a running tracee)
+    native=$("$TEST_PROGRAMS/ptrace_attach")
+    echo "$native" | grep -q "^ptrace_attach done" || fail "natively: $native"
+    echo "$native" | grep -q "^reporter got: helper: attach 0, wait stopped by STOP, secret 4242" &&
+      [ "$(echo "$native" | grep -c "stopped by TRAP event 128")" = 2 ] &&
+      echo "$native" | grep -q "^spinning worker: exited 9" ||
+      fail "natively, not the stops expected: $native"
+    like_native ptrace_attach "$native" "$TEST_PROGRAMS/ptrace_attach" ;;
   ptrace_watch)  # a tracer's hardware watchpoints (the debug registers): the kernel's refusals,
     # each hit's stop with DR6, no stop for the kernel's writes nor for the preload library's
     # copies of buffered results into the watched variable
