@@ -125,4 +125,10 @@ bool switch_library_off_at(pid_t tid, uint64_t buffer) {
   return true;
 }
 
+bool library_off_at(pid_t tid, uint64_t buffer) {
+  const uint64_t at = library_switch_at(tid, buffer);
+  int32_t on = 1;
+  return at && from_tracer(tid, at, &on, sizeof on) && on == 0;
+}
+
 }  // namespace rwd

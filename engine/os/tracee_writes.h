@@ -50,4 +50,8 @@ uint64_t fd_cache_switch_at(pid_t tid, uint64_t buffer);
 /// or it cannot be written.
 bool switch_library_off_at(pid_t tid, uint64_t buffer);
 
+/// Whether librewind_preload.so is off already in the memory of task `tid` (the switch its
+/// buffer header at `buffer` names reads 0). False when the header or switch cannot be read.
+bool library_off_at(pid_t tid, uint64_t buffer);
+
 }  // namespace rwd

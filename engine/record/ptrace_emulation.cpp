@@ -198,14 +198,15 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       tracee.tracer_step_over_syscall =
           request == PTRACE_SINGLESTEP && check_single_step(tracee, sig, name);
       tracee.tracer_step_emulated = false;
-      if (request == PTRACE_SYSCALL && tracee.buffer.addr) {
+      if (request == PTRACE_SYSCALL && tracee.buffer.addr &&
+          !library_off_at(tracee.tid, tracee.buffer.addr)) {
         // Its tracer must see every syscall: the preload library goes off in its memory, at
         // the same point in replay (replay_ptrace), which needs no code of it run since its
         // last event: so at an event, or in a group-stop (no handler ran).
         if (!tracee.tracer_stop_at_event && kind != TracerStop::Group &&
             kind != TracerStop::Interrupt)
-          throw UnsupportedError(name +
-                                 " of a tracee stopped between its events, whose "
+          throw UnsupportedError(name + " of a tracee stopped " + tracer_stop_name(kind) +
+                                 " between its events, whose "
                                  "syscalls rewind buffers, is not supported yet");
         if (!switch_library_off_at(tracee.tid, tracee.buffer.addr))
           throw UnsupportedError(name +
