@@ -24,7 +24,7 @@ bool install_syscall_filter() {
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(kIp), 0, 2),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpHigh),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(kIp >> 32), 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | kRecorderSeccompData),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   sock_fprog prog{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};

@@ -60,14 +60,18 @@ class RecordSession {
   /// ptrace(2) at `t`'s entry, answered without the kernel (rewind is every recorded task's
   /// real tracer): PTRACE_TRACEME makes `t` the emulated tracee of its parent; requests that
   /// name a task no recorded thread traces fail as the kernel fails them (ESRCH, EPERM).
-  /// Throws UnsupportedError for what is not emulated yet (single steps, attaching to a task
-  /// that is not the tracer's child, interrupting a running tracee) and for tracing a process
-  /// outside the recording (ptrace_emulation.cpp).
+  /// Throws UnsupportedError for what is not emulated yet (some single steps, seccomp stops)
+  /// and for tracing a process outside the recording (ptrace_emulation.cpp).
   void on_ptrace_entry(RecordTask& t);
+  /// At t's PTRACE_EVENT_SECCOMP from the program's own filter (SECCOMP_RET_TRACE, whose data
+  /// is not kRecorderSeccompData): the call fails with ENOSYS unrun, as natively with no
+  /// tracer asking for seccomp stops (seccomp(2)); recorded as its result, or, made by the
+  /// preload library, skipped with the -ENOSYS its buffered record keeps.
+  void on_program_seccomp_trace(RecordTask& t);
   /// PTRACE_ATTACH (`seize` false) or PTRACE_SEIZE of the recorded `tracee` by `t`, at t's
   /// entry: `t` becomes its emulated tracer; a seized task in a group-stop stops for it at
-  /// once, an attached one is sent SIGSTOP (ptrace(2)). Throws UnsupportedError when `t`'s
-  /// process is not tracee's parent.
+  /// once, an attached one is sent SIGSTOP (ptrace(2)). Throws UnsupportedError for a
+  /// PTRACE_ATTACH of a task in a group-stop.
   void attach(RecordTask& t, RecordTask& tracee, bool seize);
   /// PTRACE_SETOPTIONS' (and PTRACE_SEIZE's) `options` for `tracee`: 0, or -EINVAL for bits
   /// the kernel does not know. Throws UnsupportedError, naming the request `name`, for

@@ -57,6 +57,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     send_put_off(t);
   }
   long nr = long(t.entry.orig_rax);
+  if (std::exchange(t.program_seccomp_enosys, false)) {
+    answer_syscall(t, -ENOSYS);  // the program's own filter's SECCOMP_RET_TRACE
+    return resume_syscall(t);
+  }
   // The library's registration names its buffer's size and its own code (its deferral
   // range): a program's own syscall(1000, ...) does not, and fails with ENOSYS (below).
   if (nr == RWD_SYS_REGISTER_BUFFER && t.entry.rsi == RWD_BUFFER_SIZE &&
@@ -162,6 +166,27 @@ bool RecordSession::answer_tsc_prctl(RecordTask& t) {
   }
   answer_syscall(t, result);
   return true;
+}
+
+void RecordSession::on_program_seccomp_trace(RecordTask& t) {
+  // seccomp(2), SECCOMP_RET_TRACE: with no tracer that asked for these stops
+  // (PTRACE_O_TRACESECCOMP, which the recorder does not emulate for its tracers), the call
+  // fails with ENOSYS and is not run.
+  if (t.state == RunState::InSyscall) {
+    // After its syscall-entry stop (no seccomp filter of rewind's): the exit records it.
+    answer_syscall(t, -ENOSYS);
+    return resume_syscall(t);
+  }
+  Registers r = get_regs(t.tid);
+  if (r.rip == RWD_UNTRACED_IP) {
+    // The preload library's buffered call: skipped, its record holds the kernel's -ENOSYS
+    // (rax at a syscall's entry), as replay's library reads it back.
+    r.orig_rax = uint64_t(-1);
+    set_regs(t.tid, r);
+    return resume_syscall(t);
+  }
+  t.program_seccomp_enosys = true;  // on_syscall_entry answers it
+  on_syscall_entry(t);
 }
 
 void RecordSession::answer_syscall(RecordTask& t, int64_t result) {

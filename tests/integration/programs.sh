@@ -112,6 +112,9 @@ case "$1" in
   prctl_state)  # PR_GET_TSC shows the program's mode, not rewind's; its own seccomp filter
     native=$("$TEST_PROGRAMS/prctl_state")
     echo "$native" | grep -q "^prctl_state done" || fail "natively: $native"
+    # SECCOMP_RET_TRACE of its own filter, with no tracer asking for seccomp stops: ENOSYS
+    [ "$(echo "$native" | grep -c "^getsid -1 errno 38")" = 3 ] &&
+      echo "$native" | grep -q "^mkdirat -1 errno 38" || fail "natively, the trace filter: $native"
     like_native prctl_state "$native" "$TEST_PROGRAMS/prctl_state" ;;
   tsc_reads)  # rdtsc and rdtscp in the program and in a library it loads with dlopen: trapped
     # with PR_SET_TSC, or replaced where the CPU does not trap them (a PVM guest);

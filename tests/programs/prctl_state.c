@@ -3,9 +3,11 @@
 // rewind traps rdtsc with PR_TSC_SIGSEGV; the program still reads PR_TSC_ENABLE, then the
 // mode it set itself. Its filter makes getppid fail with errno 77, recorded and replayed; a
 // second one, installed with seccomp(2), makes getpgrp raise SIGSYS, whose handler reports
-// the syscall it stopped. Arguments are ignored.
+// the syscall it stopped; a third asks for a tracer's stop at getsid and mkdirat, which fail
+// with ENOSYS as no tracer asks for seccomp stops. Arguments are ignored.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -73,6 +75,27 @@ int main(void) {
   printf("seccomp(2) filter %ld\n", syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &trap_prog));
   long pgrp = syscall(SYS_getpgrp);
   printf("getpgrp %ld, SIGSYS for syscall %d\n", pgrp, sigsys_nr);
+
+  // A filter that asks for a tracer's stop (SECCOMP_RET_TRACE) at getsid, which rewind
+  // traces, and at mkdirat, which its preload library buffers: with no tracer asking for
+  // seccomp stops, both fail with ENOSYS, unrun (seccomp(2)).
+  struct sock_filter trace[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getsid, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mkdirat, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | 9),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog trace_prog = {sizeof trace / sizeof trace[0], trace};
+  printf("trace filter %ld\n", syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &trace_prog));
+  for (int i = 0; i < 3; ++i) {
+    errno = 0;
+    long sid = syscall(SYS_getsid, 0);
+    printf("getsid %ld errno %d\n", sid, errno);
+  }
+  errno = 0;
+  long made = syscall(SYS_mkdirat, AT_FDCWD, "/nonexistent-dir/x", 0700);
+  printf("mkdirat %ld errno %d\n", made, errno);
   printf("prctl_state done\n");
   return 0;
 }
