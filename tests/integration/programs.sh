@@ -632,14 +632,21 @@ delete
 continue
 GDB
     pids() { sed -E 's/process [0-9]+/process N/'; }
+    # gdb_like_native NAME SCRIPT OPTS...: gdb running SCRIPT on call_loop, recorded with each
+    # record option of OPTS ("" for none), prints what it printed natively ($native).
+    gdb_like_native() {
+      local base=$1 script=$2 opts name
+      shift 2
+      for opts in "$@"; do
+        name=$base${opts:+_traced}
+        RECORD_OPTS=$opts record_and_replay "$name" gdb -nx -batch -x "$script" "$TEST_PROGRAMS/call_loop"
+        [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
+          fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
+      done
+    }
     native=$(gdb -nx -batch -x "$WORK/inferior.gdb" "$TEST_PROGRAMS/call_loop" 2>/dev/null | pids)
     echo "$native" | grep -q "^New value = 101" || fail "natively, no watchpoint hit: $native"
-    for opts in "" --no-syscall-buffer; do
-      name=gdb_inferior${opts:+_traced}
-      RECORD_OPTS=$opts record_and_replay "$name" gdb -nx -batch -x "$WORK/inferior.gdb" "$TEST_PROGRAMS/call_loop"
-      [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
-        fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
-    done
+    gdb_like_native gdb_inferior "$WORK/inferior.gdb" "" --no-syscall-buffer
     # gdb's own choice, a hardware watchpoint (the debug registers), and a read watchpoint
     cat >"$WORK/inferior_hw.gdb" <<'GDB'
 break note
@@ -662,12 +669,7 @@ GDB
     fi
     [ "${#hw_opts[@]}" = 0 ] || echo "$native" | grep -q "^New value = 1" ||
       fail "natively, no hardware watchpoint hit: $native"
-    for opts in "${hw_opts[@]}"; do
-      name=gdb_inferior_hw${opts:+_traced}
-      RECORD_OPTS=$opts record_and_replay "$name" gdb -nx -batch -x "$WORK/inferior_hw.gdb" "$TEST_PROGRAMS/call_loop"
-      [ "$(pids <"$WORK/$name.rec.out")" = "$native" ] ||
-        fail "$name: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/$name.rec.out"))"
-    done
+    gdb_like_native gdb_inferior_hw "$WORK/inferior_hw.gdb" "${hw_opts[@]}"
     # gdb's hardware breakpoint (hbreak: an execute slot)
     cat >"$WORK/inferior_hbreak.gdb" <<'GDB'
 break main
@@ -683,9 +685,7 @@ GDB
       native=$(gdb -nx -batch -x "$WORK/inferior_hbreak.gdb" "$TEST_PROGRAMS/call_loop" 2>/dev/null | pids)
       echo "$native" | grep -q "breakpoint already hit 2 times" ||
         fail "natively, the hardware breakpoint was not hit twice: $native"
-      record_and_replay gdb_inferior_hbreak gdb -nx -batch -x "$WORK/inferior_hbreak.gdb" "$TEST_PROGRAMS/call_loop"
-      [ "$(pids <"$WORK/gdb_inferior_hbreak.rec.out")" = "$native" ] ||
-        fail "gdb_inferior_hbreak: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/gdb_inferior_hbreak.rec.out"))"
+      gdb_like_native gdb_inferior_hbreak "$WORK/inferior_hbreak.gdb" ""
     fi
     # gdb's next and stepi over a watched write: the step's stop shows the hit in DR6
     cat >"$WORK/inferior_hw_next.gdb" <<'GDB'
@@ -702,9 +702,7 @@ GDB
       native=$(gdb -nx -batch -x "$WORK/inferior_hw_next.gdb" "$TEST_PROGRAMS/call_loop" 2>/dev/null | pids)
       echo "$native" | tr '\n' ' ' | grep -q "sink = i; Hardware watchpoint 2: sink  Hardware watchpoint 2: sink  Old value = 0 New value = 1" ||
         fail "natively, next did not stop at the watched write: $native"
-      record_and_replay gdb_inferior_hw_next gdb -nx -batch -x "$WORK/inferior_hw_next.gdb" "$TEST_PROGRAMS/call_loop"
-      [ "$(pids <"$WORK/gdb_inferior_hw_next.rec.out")" = "$native" ] ||
-        fail "gdb_inferior_hw_next: gdb printed other things than natively: $(diff <(echo "$native") <(pids <"$WORK/gdb_inferior_hw_next.rec.out"))"
+      gdb_like_native gdb_inferior_hw_next "$WORK/inferior_hw_next.gdb" ""
     fi
     # A threaded inferior: gdb stops every thread at a breakpoint and clears the new threads'
     # debug registers. Its displaced stepping writes into the inferior while threads run,
