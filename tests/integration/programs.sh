@@ -753,34 +753,29 @@ GDB
     # started (3 s: time for either to start, recorded), attached to (PTRACE_SEIZE and
     # PTRACE_INTERRUPT while it waits in its sleep; gdb's PTRACE_ATTACH) and followed to its
     # end or detached from.
-    cat >"$WORK/strace_p.sh" <<'SH'
-sleep 3 &
-p=$!
+    # attached NAME PATTERN... <COMMAND: a shell script that starts the sleep, runs COMMAND on
+    # it ($p) and says how the sleep ended; natively its output matches each grep PATTERN, and
+    # recorded it is the same.
+    attached() {
+      local name=$1 pattern out
+      shift
+      { printf 'sleep 3 &\np=$!\n'; cat; printf 'wait $p\necho "sleep ended $?"\n'; } >"$WORK/$name.sh"
+      out=$(sh "$WORK/$name.sh")
+      for pattern in "$@" '^sleep ended 0'; do
+        echo "$out" | grep -q -- "$pattern" || fail "natively, $name: $out"
+      done
+      record_and_replay "$name" sh "$WORK/$name.sh"
+      [ "$(cat "$WORK/$name.rec.out")" = "$out" ] ||
+        fail "$name: recorded, it showed other things: $(diff <(echo "$out") "$WORK/$name.rec.out")"
+    }
+    attached strace_p '^exit_group(N)' <<'SH'
 strace -qq -e trace=nanosleep,clock_nanosleep,exit_group -p $p 2>&1 | sed -E 's/[0-9]+/N/g'
-wait $p
-echo "sleep ended $?"
 SH
-    native=$(sh "$WORK/strace_p.sh")
-    echo "$native" | grep -q "^exit_group(N)" && echo "$native" | grep -q "^sleep ended 0" ||
-      fail "natively, strace -p: $native"
-    record_and_replay strace_p sh "$WORK/strace_p.sh"
-    [ "$(cat "$WORK/strace_p.rec.out")" = "$native" ] ||
-      fail "strace_p: recorded, strace showed other things: $(diff <(echo "$native") "$WORK/strace_p.rec.out")"
     if command -v gdb >/dev/null; then
-      cat >"$WORK/gdb_p.sh" <<'SH'
-sleep 3 &
-p=$!
+      attached gdb_p '^\$1 = 42' '^\* 1 process N' <<'SH'
 gdb -nx -batch -p $p -ex 'print 6*7' -ex 'info inferiors' -ex detach 2>/dev/null |
   grep -E '^\$1|^\* 1 ' | sed -E 's/[0-9]{3,}/N/g; s/ +/ /g'
-wait $p
-echo "sleep ended $?"
 SH
-      native=$(sh "$WORK/gdb_p.sh")
-      echo "$native" | grep -q '^\$1 = 42' && echo "$native" | grep -q "^\* 1 process N" ||
-        fail "natively, gdb -p: $native"
-      record_and_replay gdb_p sh "$WORK/gdb_p.sh"
-      [ "$(cat "$WORK/gdb_p.rec.out")" = "$native" ] ||
-        fail "gdb_p: recorded, gdb showed other things: $(diff <(echo "$native") "$WORK/gdb_p.rec.out")"
     fi
     # gdb's run (PTRACE_O_TRACEVFORKDONE, its breakpoints in the dynamic loader): the case
     # gdb_inferior debugs a program this way.
