@@ -755,7 +755,9 @@ GDB
     # end or detached from.
     # attached NAME PATTERN... <COMMAND: a shell script that starts the sleep, runs COMMAND on
     # it ($p) and says how the sleep ended; natively its output matches each grep PATTERN, and
-    # recorded it is the same.
+    # recorded it is the same. strace shows only the exit: whether the sleep was in its
+    # clock_nanosleep yet when strace came depends on the machine's speed (it was not, once, in
+    # CI's instrumented build).
     attached() {
       local name=$1 pattern out
       shift
@@ -769,7 +771,7 @@ GDB
         fail "$name: recorded, it showed other things: $(diff <(echo "$out") "$WORK/$name.rec.out")"
     }
     attached strace_p '^exit_group(N)' <<'SH'
-strace -qq -e trace=nanosleep,clock_nanosleep,exit_group -p $p 2>&1 | sed -E 's/[0-9]+/N/g'
+strace -qq -e trace=exit_group -p $p 2>&1 | sed -E 's/[0-9]+/N/g'
 SH
     if command -v gdb >/dev/null; then
       attached gdb_p '^\$1 = 42' '^\* 1 process N' <<'SH'
