@@ -750,18 +750,19 @@ GDB
     [ "$(grep -oE '^\[pid +[0-9]+\]' "$err" | sort -u | wc -l)" = 3 ] ||
       fail "strace -f: not three processes: $(grep -oE '^\[pid +[0-9]+\]' "$err" | sort -u | tr '\n' ' ')"
     # strace -p and gdb -p of a recorded process that is not their child: a sleep the shell
-    # started (3 s: time for either to start, recorded), attached to (PTRACE_SEIZE and
+    # started (4 s: time for either to start, recorded), attached to (PTRACE_SEIZE and
     # PTRACE_INTERRUPT while it waits in its sleep; gdb's PTRACE_ATTACH) and followed to its
     # end or detached from.
     # attached NAME PATTERN... <COMMAND: a shell script that starts the sleep, runs COMMAND on
     # it ($p) and says how the sleep ended; natively its output matches each grep PATTERN, and
-    # recorded it is the same. strace shows only the exit: whether the sleep was in its
-    # clock_nanosleep yet when strace came depends on the machine's speed (it was not, once, in
-    # CI's instrumented build).
+    # recorded it is the same. The attacher starts 1.5 s after the sleep, which waits in its
+    # clock_nanosleep by then: attached during the sleep's start, strace showed it making that
+    # call, and, recorded, the preload library's registration (an unknown syscall returning
+    # ENOSYS), twice in CI's instrumented build. strace shows only the exit.
     attached() {
       local name=$1 pattern out
       shift
-      { printf 'sleep 3 &\np=$!\n'; cat; printf 'wait $p\necho "sleep ended $?"\n'; } >"$WORK/$name.sh"
+      { printf 'sleep 4 &\np=$!\nsleep 1.5\n'; cat; printf 'wait $p\necho "sleep ended $?"\n'; } >"$WORK/$name.sh"
       out=$(sh "$WORK/$name.sh")
       for pattern in "$@" '^sleep ended 0'; do
         echo "$out" | grep -q -- "$pattern" || fail "natively, $name: $out"
