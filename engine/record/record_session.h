@@ -173,7 +173,7 @@ class RecordSession {
   static void note_tracer_debug_status(RecordTask& t);
   /// Throws UnsupportedError (naming `name`, the request) where the tracer's
   /// PTRACE_SINGLESTEP of `tracee` with `sig` cannot be recorded: from a stop inside a
-  /// syscall, with a signal, over an instruction the recorder emulates, or over a syscall
+  /// syscall, with a signal, over `int 0x80` or `sysenter`, or over a syscall
   /// that execs, forks, exits, returns from a handler or is the preload library's untraced
   /// one. Returns true for a step over another `syscall` instruction (recorded as a syscall).
   bool check_single_step(const RecordTask& tracee, int sig, const std::string& name);

@@ -176,8 +176,9 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
     if (hardware_debug_registers() && !tracer_slot0_armed(t)) {
       set_exec_breakpoint(t.tid, t.deferred_at);
     } else {
-      // No debug registers for programs here (debug_registers.h): an int3 there instead,
-      // taken out when reached. The task's other threads wait for their turn meanwhile.
+      // No debug registers for programs here (debug_registers.h), or slot 0 is the tracer's
+      // (tracer_debug_registers.cpp): an int3 there instead, taken out when reached. The task's
+      // other threads wait for their turn meanwhile.
       std::vector<uint8_t> was = read_memory(t.tid, t.deferred_at, 1);
       const uint8_t int3 = 0xcc;
       if (was.size() == 1) {

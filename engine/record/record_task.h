@@ -154,12 +154,12 @@ struct RecordTask {
   /// That step's instruction was one the recorder emulates (rdtsc, cpuid): no real step ran,
   /// so PTRACE_GETSIGINFO's answer is made up as the kernel's would be.
   bool tracer_step_emulated = false;
-  /// Its tracer's PTRACE_INTERRUPT came while it ran: it stops for it at its next stop where
-  /// replay's copy can stand (tracer_interrupts.cpp); asked of the kernel at tick
-  /// tracer_interrupt_tick last.
   /// Stopped by its own seccomp filter's SECCOMP_RET_TRACE: the call fails with ENOSYS, unrun
   /// (on_program_seccomp_trace).
   bool program_seccomp_enosys = false;
+  /// Its tracer's PTRACE_INTERRUPT came while it ran: it stops for it at its next stop where
+  /// replay's copy can stand (tracer_interrupts.cpp); asked of the kernel at tick
+  /// tracer_interrupt_tick last.
   bool tracer_interrupt_pending = false;
   uint64_t tracer_interrupt_tick = 0;
   /// Stops of that interrupt put off where no trampoline fits (up to kMaxPutOffPreemptions).

@@ -15,10 +15,8 @@
 
 #include "engine/errors.h"
 #include "engine/os/debug_registers.h"
-#include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/record/record_session.h"
-#include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
@@ -79,10 +77,9 @@ bool RecordSession::dismiss_tracer_watch_hit(RecordTask& t) {
                            " hit a hardware watchpoint its former tracer left armed: not "
                            "supported yet");
   // A write by rewind's preload library, copying a buffered syscall's result to where the
-  // program asked for it: natively the kernel writes there, which no watchpoint sees.
-  const uint64_t rip = get_regs(t.tid).rip;
-  if ((rip & ~uint64_t(0xfff)) == RWD_UNTRACED_PAGE ||
-      maps_file_named(t.pid, rip, "librewind_preload.so")) {
+  // program asked for it (inside its buffered-call code, preload.h RWD_DEFERRED): natively the
+  // kernel writes there, which no watchpoint sees.
+  if (t.buffer.must_not_stop_at(get_regs(t.tid).rip)) {
     poke_debug_register(t.tid, 6, t.tracer_debug_registers[6]);
     return true;
   }
