@@ -374,9 +374,17 @@ GDB
     like_native ptrace_syscalls "$native" "$TEST_PROGRAMS/ptrace_calls" syscalls
     # Single steps over what the recorder emulates: an rdtsc (trapped by PR_SET_TSC) and a
     # cpuid (replaced by a faulting stand-in) run as one step, reported as natively.
+    # Some hypervisors lose the trap of a step over the cpuid they emulate: natively the step
+    # then ends after the next instruction too (pc moved 4 bytes). Recorded, the step is the
+    # architectural one (the SDM's single-step trap after the instruction), as on bare metal.
+    step_line='step: si_code 2, pc moved 2 bytes, si_addr is the pc: yes'
     for insn in rdtsc cpuid; do
       native=$("$TEST_PROGRAMS/ptrace_calls" step-$insn)
-      echo "$native" | grep -q "^step: si_code 2, pc moved 2 bytes, si_addr is the pc: yes" &&
+      if [ $insn = cpuid ] && echo "$native" | grep -q "^step: si_code 2, pc moved 4 bytes"; then
+        echo "note: natively this machine's hypervisor lost the trap of a step over cpuid"
+        native=$(echo "$native" | sed "s/^step: si_code 2, pc moved 4 bytes.*/$step_line/")
+      fi
+      echo "$native" | grep -qx "$step_line" &&
         echo "$native" | grep -q "^child exited 1 with 0" || fail "natively, step-$insn: $native"
       like_native ptrace_step_$insn "$native" "$TEST_PROGRAMS/ptrace_calls" step-$insn
     done
