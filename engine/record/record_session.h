@@ -185,8 +185,14 @@ class RecordSession {
   /// for PTRACE_O_TRACEVFORKDONE, puts t in that event stop and returns true (ptrace(2)).
   bool vfork_done_stop(RecordTask& t, pid_t child);
   /// At t's syscall entry (true) or after its exit's event: when its tracer follows its
-  /// syscalls (PTRACE_SYSCALL), puts it in that syscall stop and returns true.
+  /// syscalls (PTRACE_SYSCALL), puts it in that syscall stop and returns true. The preload
+  /// library's own calls (RecordTask::library_call) have none.
   bool syscall_stop_for_tracer(RecordTask& t, bool entry);
+  /// True if the syscall t.entry (t at its entry) is the preload library's own: its
+  /// registration, which names the buffer's size and code inside the library (a program's
+  /// own syscall(1000, ...) does not), or RWD_SYS_PATCHED after a registration announcing it
+  /// (rewind_preload_abi.h). Reads /proc/PID/maps for a registration.
+  bool library_call_at_entry(const RecordTask& t) const;
   /// Resumes the stopped tracee `t` as PTRACE_CONT (or, `syscalls`, PTRACE_SYSCALL) from the
   /// tracer process `tracer_pid` with signal `sig` does (0: the signal it stopped for is
   /// discarded; another than it comes with the tracer's SI_USER siginfo).

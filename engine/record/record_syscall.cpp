@@ -38,11 +38,19 @@ bool same_file(const struct stat& a, const struct stat& b) {
 }
 }  // namespace
 
+bool RecordSession::library_call_at_entry(const RecordTask& t) const {
+  const Registers& r = t.entry;
+  if (r.orig_rax == RWD_SYS_PATCHED) return t.patching_libc;
+  return r.orig_rax == RWD_SYS_REGISTER_BUFFER && r.rsi == RWD_BUFFER_SIZE &&
+         maps_file_named(t.pid, r.rdx, RWD_LIBRARY_NAME);
+}
+
 void RecordSession::on_syscall_entry(RecordTask& t) {
   if (syscall_stop_for_tracer(t, true)) return;  // on again when its tracer resumes it
   if (exit_stop_for_tracer(t)) return;           // so too
   t.exit_reported = false;
   t.entry = get_regs(t.tid);
+  t.library_call = library_call_at_entry(t);
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
   t.entry_marked = std::exchange(t.entry_reported, false);  // syscall_stop_for_tracer's event
@@ -61,10 +69,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     answer_syscall(t, -ENOSYS);  // the program's own filter's SECCOMP_RET_TRACE
     return resume_syscall(t);
   }
-  // The library's registration names its buffer's size and its own code (its deferral
-  // range): a program's own syscall(1000, ...) does not, and fails with ENOSYS (below).
-  if (nr == RWD_SYS_REGISTER_BUFFER && t.entry.rsi == RWD_BUFFER_SIZE &&
-      maps_file_named(t.pid, t.entry.rdx, RWD_LIBRARY_NAME)) {
+  if (t.library_call && nr == RWD_SYS_REGISTER_BUFFER) {
     // librewind_preload.so's registration: rewind answers it, the kernel never sees it.
     answer_syscall(t, -ENOSYS);
     const Registers& r = t.entry;
@@ -79,7 +84,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     t.patching_libc = t.skip_result >= 0 && (r.r8 & RWD_FEATURE_PATCH_END);
     return resume_syscall(t);
   }
-  if (nr == RWD_SYS_PATCHED && t.patching_libc) {
+  if (t.library_call && nr == RWD_SYS_PATCHED) {
     // The library's patching of libc is over (rewind_preload_abi.h): an event of its own, so
     // that a replay knows where to put its breakpoints back.
     t.patching_libc = false;
@@ -233,7 +238,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     e.regs = t.entry;
     e.result = result;
     write(e);
-    if (syscall_stop_for_tracer(t, false)) return;
+    if (!t.library_call && syscall_stop_for_tracer(t, false)) return;
     t.state = RunState::UserRunning;
     return resume_syscall(t);
   }

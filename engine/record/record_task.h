@@ -116,6 +116,9 @@ struct RecordTask {
   /// Its library announced that it patches libc next (RWD_FEATURE_PATCH_END) and has not yet
   /// made RWD_SYS_PATCHED: that call is the library's, answered 0.
   bool patching_libc = false;
+  /// The current syscall is the preload library's own (its registration, RWD_SYS_PATCHED):
+  /// a tracer following the task's syscalls sees no stop for it, as natively there is none.
+  bool library_call = false;
   /// Preemptions put off in a row because replay could not find the task's point with a
   /// trampoline (RecordSession::preempt); at kMaxPutOffPreemptions it is preempted anyway.
   uint32_t put_off_preemptions = 0;

@@ -248,6 +248,7 @@ bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
   // Replay brings its copy to this entry before the tracer's next calls (which may read or
   // change its registers there).
   t.entry = get_regs(t.tid);
+  if (library_call_at_entry(t)) return false;  // on_syscall_entry answers it
   mark_entry(t);
   t.entry_reported = true;
   stop_for_tracer(t, sig, TracerStop::SyscallEntry);
