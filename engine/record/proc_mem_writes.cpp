@@ -7,8 +7,15 @@
 // Replay makes the write at the writer's event. That gives the same memory only where the
 // target's tasks run no code between their last events and that point: tasks of the writer's
 // own address space (one of them runs at a time, and a task that waits has its point in the
-// trace), or tasks stopped for their tracer at an event (a debugger's stopped inferior). A
-// write into a process that runs is refused with one line.
+// trace), or tasks of another memory that the write holds still: from the write's entry to
+// its event, none of them is scheduled. The one running then is preempted first (a Sched
+// event, as at the end of a time slice), and the write waits at its entry for that; those
+// waiting in syscalls get their entries' events, and those stopped for their tracer stand at
+// events already. gdb writes this way while its inferior's other threads run, to step a
+// thread over a breakpoint out of line (displaced stepping). Where a task still stands
+// between events (a group-stop, a signal waiting for its turn), the write is refused with one
+// line.
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,26 +59,82 @@ int64_t fd_position(pid_t tid, int fd) {
 /// Whether task x has run no instruction since its last event, so that replay's copy of it
 /// stands there too when the writer's event is replayed: in a stop for its tracer at an
 /// event, or at a fork-like syscall's event stop (its memory is as the event left it), or
-/// resumed from such a stop and waiting for its turn.
+/// waiting for its turn where an event left it (RecordTask::unrun_since_event), or waiting in
+/// a syscall whose entry has its event.
 bool stands_at_event(const RecordTask& x) {
   if (x.tracer_stop) return x.tracer_stop_at_event || x.tracer_stop_kind == TracerStop::NewTask;
-  return x.state == RunState::Stopped && x.unrun_since_tracer_stop;
+  if (x.state == RunState::InSyscall) return x.entry_marked;
+  return x.state == RunState::Stopped && x.unrun_since_event;
+}
+
+/// True for the write-like syscalls whose bytes note_proc_mem_write keeps.
+bool write_like(long nr) {
+  return nr == SYS_write || nr == SYS_pwrite64 || nr == SYS_writev || nr == SYS_pwritev ||
+         nr == SYS_pwritev2;
+}
+
+/// The task whose memory t's descriptor fd names (/proc/N/mem, /proc/N/task/M/mem), or 0.
+pid_t proc_mem_fd_task(pid_t tid, uint64_t fd) {
+  if (fd > INT_MAX) return 0;
+  char link[PATH_MAX] = {};
+  const std::string at = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
+  ssize_t n = ::readlink(at.c_str(), link, sizeof link - 1);
+  return n > 0 ? proc_mem_path_task(std::string(link, size_t(n))) : 0;
 }
 
 }  // namespace
 
+bool RecordSession::hold_for_proc_mem_write(RecordTask& t) {
+  if (!write_like(long(t.entry.orig_rax))) return false;
+  const pid_t named = proc_mem_fd_task(t.tid, t.entry.rdi);
+  // Inside a PID namespace the number is not rewind's: note_proc_mem_write refuses it.
+  if (!named || !in_rewinds_pid_namespace(t.tid)) return false;
+  auto target = tasks_.find(named);
+  if (target == tasks_.end()) return false;  // a process outside the recording: like a file
+  std::shared_ptr<AddressSpace> held = group(target->second).space;
+  if (held.get() == &space(t) || held->held_for_write) return false;
+  held->held_for_write = t.tid;
+  t.written_space = held;
+  update_timer();  // ticks, to retry the preemption
+  if (!held->active) {
+    mark_entries(*held, 0);
+    return false;
+  }
+  // Its running task stops at its next point (end_slices asks again where it was put off);
+  // one in a syscall stops at the exit (on_syscall_exit).
+  RecordTask& running = tasks_.at(held->active);
+  if (running.state == RunState::UserRunning && !running.interrupt_requested &&
+      ptrace(PTRACE_INTERRUPT, running.tid, nullptr, nullptr) == 0) {
+    running.interrupt_requested = true;
+    running.interrupt_tick = ticks_;
+  }
+  held->write_waits = true;
+  ++held_writes_;
+  return true;
+}
+
+void RecordSession::start_held_write(AddressSpace& s) {
+  if (!std::exchange(s.write_waits, false)) return;
+  mark_entries(s, 0);  // its code up to their entries ran before the write
+  auto writer = tasks_.find(s.held_for_write);
+  if (writer != tasks_.end()) resume_syscall(writer->second);
+}
+
+void RecordSession::release_written_space(RecordTask& t) {
+  std::shared_ptr<AddressSpace> held = std::move(t.written_space);
+  t.written_space.reset();
+  if (!held || held->held_for_write != t.tid) return;
+  held->held_for_write = 0;
+  held->write_waits = false;
+  update_timer();
+  schedule(*held);
+}
+
 void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
   const long nr = long(t.entry.orig_rax);
-  if (e.result <= 0 || t.entry.rdi > INT_MAX) return;
-  if (nr != SYS_write && nr != SYS_pwrite64 && nr != SYS_writev && nr != SYS_pwritev &&
-      nr != SYS_pwritev2)
-    return;
+  if (e.result <= 0 || !write_like(nr)) return;
   const int fd = int(t.entry.rdi);
-  char link[PATH_MAX] = {};
-  const std::string at = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);
-  ssize_t n = ::readlink(at.c_str(), link, sizeof link - 1);
-  if (n <= 0) return;
-  const pid_t named = proc_mem_path_task(std::string(link, size_t(n)));
+  const pid_t named = proc_mem_fd_task(t.tid, t.entry.rdi);
   if (!named) return;  // another file
   const std::string what = "a write into /proc/" + std::to_string(named) + "/mem";
   // Inside a PID namespace the path's number is the namespace's, not rewind's.
@@ -87,10 +150,9 @@ void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
   AddressSpace* written = &space(target->second);
   if (written != &space(t)) {
     for (const auto& [tid, x] : tasks_)
-      if (&space(x) == written && !stands_at_event(x))
+      if (&space(x) == written && (written->held_for_write != t.tid || !stands_at_event(x)))
         throw UnsupportedError(what + " while task " + std::to_string(tid) +
-                               " of that process runs is not supported yet (gdb does it "
-                               "for displaced stepping: `set displaced-stepping off`)");
+                               " of that process stands between its events is not supported yet");
   }
   e.written_tid = named;
   e.written_memory.addr = uint64_t(end - e.result);

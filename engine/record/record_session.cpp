@@ -111,6 +111,8 @@ void RecordSession::update_timer() {
   for (AddressSpace* s : spaces()) want |= s->tasks.size() > 1;
   // A tracer's interrupt that could not stop its tracee yet is asked again at each tick.
   for (const auto& [tid, t] : tasks_) want |= t.tracer_interrupt_pending;
+  // So is the preemption that a write into another process's memory waits for.
+  for (AddressSpace* s : spaces()) want |= s->held_for_write != 0;
   if (want != periodic_) {
     periodic_ = want;
     flush_armed_ = false;
@@ -213,6 +215,7 @@ RecordResult RecordSession::run() {
   r.events = writer_->last_event();
   r.preemptions = preemptions_;
   r.put_off_preemptions = put_off_preemptions_;
+  r.held_writes = held_writes_;
   r.put_off_signals = put_off_signals_;
   r.branch_steps = branch_steps_;
   r.held_expiries = held_expiries_;
@@ -286,7 +289,7 @@ void RecordSession::on_tick() {
   retry_tracer_interrupts();
   for (AddressSpace* s : spaces()) {
     AddressSpace& g = *s;
-    if (!g.active || g.ready.empty()) continue;
+    if (!g.active || (g.ready.empty() && !g.held_for_write)) continue;
     RecordTask& t = tasks_.at(g.active);
     if (t.state == RunState::UserRunning && t.interrupt_requested &&
         ticks_ - t.interrupt_tick >= kInterruptRetryTicks) {
@@ -306,11 +309,13 @@ void RecordSession::on_tick() {
 void RecordSession::end_slices() {
   for (AddressSpace* s : spaces()) {
     const AddressSpace& g = *s;
-    if (!g.active || g.ready.empty()) continue;
+    if (!g.active || (g.ready.empty() && !g.held_for_write)) continue;
     RecordTask& t = tasks_.at(g.active);
-    if (t.state == RunState::UserRunning && !t.interrupt_requested && slice_over(t) &&
+    if (t.state == RunState::UserRunning && !t.interrupt_requested &&
+        (slice_over(t) || g.held_for_write) &&
         !(t.put_off_preemptions && t.put_off_tick == ticks_)) {
-      // Time slice over and another task waits: stop this one where it is.
+      // Time slice over and another task waits, or a write into this memory does: stop this
+      // one where it is.
       if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0) {
         t.interrupt_requested = true;
         t.interrupt_tick = ticks_;
@@ -406,7 +411,7 @@ void RecordSession::activate(AddressSpace& s, RecordTask& t) {
   // brought to that syscall's entry in replay: its code up to there ran before t's.
   mark_entries(s, t.tid);
   s.active = t.tid;
-  t.unrun_since_tracer_stop = false;
+  t.unrun_since_event = false;
 }
 
 bool RecordSession::write_sched_event(RecordTask& t, const Registers& regs) {
@@ -465,7 +470,9 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
 }
 
 void RecordSession::schedule(AddressSpace& g) {
-  if (g.active || g.ready.empty()) return;
+  if (g.active) return;
+  if (g.held_for_write) return start_held_write(g);  // none runs until the write's event
+  if (g.ready.empty()) return;
   size_t i = policy_.pick(g.ready.size());
   pid_t next = g.ready[i];
   g.ready.erase(g.ready.begin() + long(i));
@@ -511,6 +518,7 @@ void RecordSession::on_event_stop(RecordTask& t, int sig) {
   if (t.fresh) {  // a new task's first stop: it waits for its turn to run
     t.fresh = false;
     t.state = RunState::Stopped;
+    t.unrun_since_event = true;  // where replay creates its copy
     if (std::exchange(t.stop_at_start, false) && t.tracer > 0 && t.tracer_seized) {
       // Attached to its creator's tracer, it stops for it before it runs (ptrace(2),
       // PTRACE_O_TRACEFORK): where replay creates its copy.
@@ -526,7 +534,7 @@ void RecordSession::on_event_stop(RecordTask& t, int sig) {
   if (interrupt_stop_in_user_code(t)) return;  // its tracer's PTRACE_INTERRUPT
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
-    if (g.active == t.tid && !g.ready.empty()) {
+    if (g.active == t.tid && (!g.ready.empty() || g.held_for_write)) {
       // Waiting in a buffered call that no desched counter watched: made traced, it lets
       // the others run (its wait is seen then).
       if (abort_waiting_call(t)) return resume_syscall(t);
@@ -558,6 +566,7 @@ void RecordSession::preempt(RecordTask& t) {
   if (!write_sched_event(t, regs)) return;  // killed: its exit comes next
   ++preemptions_;
   t.state = RunState::Stopped;
+  t.unrun_since_event = true;
   g.active = 0;
   g.ready.push_back(t.tid);
   schedule(g);
@@ -650,6 +659,7 @@ void RecordSession::on_exit(RecordTask& t, int status) {
   }
   release_vfork_parent(t.tid);
   release_output(t.tid);
+  release_written_space(t);
   report_exit_to_tracer(t, status);
   forget_tracer(t.tid);
   if (!groups_.count(t.pid)) {  // a main thread that ended first: its threads are all gone

@@ -139,6 +139,17 @@ class RecordSession {
   /// for replay to write again. Throws UnsupportedError where replay could not make it at
   /// the same point (the target's tasks run: proc_mem_writes.cpp).
   void note_proc_mem_write(RecordTask& t, Event& e);
+  /// At t's write-like syscall entry into /proc/PID/mem of a process of another memory: holds
+  /// that memory still (AddressSpace::held_for_write): marks the entries of its tasks that
+  /// wait in syscalls, and when one of its tasks runs, asks for its preemption and returns
+  /// true: t waits at its entry until start_held_write resumes it. False when t goes on now
+  /// (held or not).
+  bool hold_for_proc_mem_write(RecordTask& t);
+  /// Called by schedule() when no task of `s` runs while it is held: resumes the write that
+  /// waits for that, if any.
+  void start_held_write(AddressSpace& s);
+  /// After t's write's event (or t's end): the memory it held is scheduled again.
+  void release_written_space(RecordTask& t);
   /// The tracer's PTRACE_POKEUSER of debug register `dr` of `tracee` (tracer_debug_registers.cpp):
   /// made on the real task, where the CPU watches for the tracer, and kept for its reads.
   /// Returns 0 or -errno as the kernel answers it; throws UnsupportedError (naming `name`)
@@ -408,6 +419,7 @@ class RecordSession {
   bool flush_armed_ = false;  ///< the one-shot flush timer is armed
   uint64_t preemptions_ = 0;
   uint64_t put_off_preemptions_ = 0;  ///< preempt() waited a tick for a trampoline's place
+  uint64_t held_writes_ = 0;          ///< RecordResult::held_writes
   uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
   uint64_t branch_steps_ = 0;         ///< single steps deliver_signal made past a branch
   uint64_t held_expiries_ = 0;        ///< timer expiries hold_timer_expiry held back or merged

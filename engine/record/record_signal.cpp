@@ -371,7 +371,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
   if (hold_timer_expiry(t, sig, si)) return resume_syscall(t, 0);
   AddressSpace& g = space(t);
-  if (g.active == 0 || g.active == t.tid) {
+  if (g.active == t.tid || (g.active == 0 && !g.held_for_write)) {
     activate(g, t);
     return deliver_signal(t, sig, si);
   }

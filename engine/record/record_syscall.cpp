@@ -302,6 +302,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     fd_cache_after_syscall(t, nr, *spec, result, e);
     write(e);
     if (t.write_target) release_output(t.tid);  // its bytes are in order now
+    release_written_space(t);                   // its bytes are in the trace
     // New code (mmap or mprotect with PROT_EXEC) gets its cpuid replaced, and its rdtsc where
     // the CPU does not trap it (insn_patch.h); the replay does the same after the same event.
     if (syscall_has(nr, kMapsCode) && (t.entry.rdx & PROT_EXEC) && result >= 0)
@@ -329,12 +330,20 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   AddressSpace& g = space(t);
   if (t.blocked) {
     t.blocked = false;
-    if (g.active) {  // another task runs: wait for a turn
+    if (g.active || g.held_for_write) {  // another task runs, or a write waits: wait for a turn
       t.state = RunState::Stopped;
+      t.unrun_since_event = true;
       g.ready.push_back(t.tid);
       return;
     }
     activate(g, t);
+  }
+  if (g.active == t.tid && g.held_for_write) {  // a write into its memory waits for it
+    t.state = RunState::Stopped;
+    t.unrun_since_event = true;
+    g.active = 0;
+    g.ready.push_front(t.tid);
+    return schedule(g);
   }
   if (g.active == t.tid && t.state == RunState::InSyscall) {
     t.state = RunState::UserRunning;  // a prompt syscall: same slice goes on

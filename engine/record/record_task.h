@@ -27,6 +27,8 @@
 
 namespace rwd {
 
+struct AddressSpace;
+
 /// What a task is doing from the recorder's point of view.
 enum class RunState : uint8_t {
   Stopped,      ///< held at a ptrace stop, waiting to run user code (in its process's queue)
@@ -167,9 +169,14 @@ struct RecordTask {
   uint64_t tracer_interrupt_tick = 0;
   /// Stops of that interrupt put off where no trampoline fits (up to kMaxPutOffPreemptions).
   uint32_t tracer_interrupt_put_offs = 0;
-  /// Resumed by its tracer from a stop at an event (or a fork-like event stop) and not run
-  /// since: it waits for its turn (proc_mem_writes.cpp may write into its memory).
-  bool unrun_since_tracer_stop = false;
+  /// Stopped where its last event left it and not run since, waiting for its turn: resumed
+  /// by its tracer from a stop at an event (or a fork-like event stop), preempted at its
+  /// Sched event, or back from a syscall at its exit's event (proc_mem_writes.cpp may write
+  /// into its memory).
+  bool unrun_since_event = false;
+  /// The memory its write into /proc/PID/mem holds still (AddressSpace::held_for_write)
+  /// from the write's entry to its exit's event; null for any other call.
+  std::shared_ptr<AddressSpace> written_space;
   /// Its debug registers as its tracer set them (PTRACE_POKEUSER of u_debugreg), also made
   /// on the real task (debug_register_write); DR6 as the last hit left it.
   std::array<uint64_t, 8> tracer_debug_registers = kTracerDebugRegistersReset;
@@ -265,7 +272,13 @@ constexpr uint32_t kMaxSignalHops = 16;
 /// threads replayable (DESIGN.md "Recording"). A vfork child has one of its own: its parent
 /// waits until it execs or ends. An exec leaves it for a new one.
 struct AddressSpace {
-  pid_t active = 0;          ///< the task running user code or a prompt syscall, or 0
+  pid_t active = 0;  ///< the task running user code or a prompt syscall, or 0
+  /// The task whose write into this memory (/proc/PID/mem, from another process: a debugger
+  /// inside the recording) needs every task here to stand where its last event left it:
+  /// none is scheduled from when it is asked (the running one is preempted) until that
+  /// write's event is written (proc_mem_writes.cpp). 0 when none.
+  pid_t held_for_write = 0;
+  bool write_waits = false;  ///< that write waits at its entry for the running task's stop
   std::deque<pid_t> ready;   ///< tasks waiting to run user code
   std::vector<pid_t> tasks;  ///< every task in it, of every process sharing it
   /// The digest exclusions of every syscall buffer in this address space: its tasks' (living

@@ -43,7 +43,10 @@ struct RecordResult {
   uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for
   uint64_t buffered_syscalls = 0;  ///< syscalls made without a stop (preload/), in records
   uint64_t aborted_calls = 0;      ///< buffered calls that waited, made again traced
-  uint64_t peak_memory = 0;        ///< the recorder's own peak resident set, in bytes
+  /// Writes into /proc/PID/mem that waited for a running task of the written process to be
+  /// preempted (proc_mem_writes.cpp).
+  uint64_t held_writes = 0;
+  uint64_t peak_memory = 0;  ///< the recorder's own peak resident set, in bytes
 };
 
 /// Records argv[0] with its arguments in the current directory and environment, its stdio

@@ -167,7 +167,7 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
   const TracerStop kind = t.tracer_stop_kind;
   const bool fault = kind == TracerStop::Fault;
   const int stopped = t.tracer_stop;
-  t.unrun_since_tracer_stop = t.tracer_stop_at_event || kind == TracerStop::NewTask;
+  t.unrun_since_event = t.tracer_stop_at_event || kind == TracerStop::NewTask;
   t.tracer_stop = 0;
   t.tracer_stop_reported = false;
   t.tracer_syscalls = syscalls;

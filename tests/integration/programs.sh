@@ -424,6 +424,17 @@ GDB
       echo "$native" | grep -q "^spinning worker: exited 9" ||
       fail "natively, not the stops expected: $native"
     like_native ptrace_attach "$native" "$TEST_PROGRAMS/ptrace_attach" ;;
+  proc_mem_running)  # writes into /proc/PID/mem of a process whose threads run (one spins in
+    # user code, one waits in a read), as gdb's displaced stepping makes them: each write waits
+    # for the spinning thread's preemption, and replay makes it at the same point of the child
+    native=$("$TEST_PROGRAMS/proc_mem_running")
+    [ "$native" = "$(printf '%s\n' 'child: saw flag 1 after spinning' 'reader: woken, message "from the parent"' \
+      'parent: wrote 16 and 4 bytes' 'parent: child exited 1 with 0')" ] || fail "natively: $native"
+    like_native proc_mem_running "$native" "$TEST_PROGRAMS/proc_mem_running"
+    "$REWIND" record -v -o "$WORK/proc_mem_running_v.trace" "$TEST_PROGRAMS/proc_mem_running" \
+      >/dev/null 2>"$WORK/proc_mem_running_v.err" </dev/null
+    held=$(grep -oE '[0-9]+ /proc/PID/mem writes that waited' "$WORK/proc_mem_running_v.err" | cut -d' ' -f1)
+    [ "${held:-0}" -ge 2 ] || fail "proc_mem_running: the writes did not wait for the spinning thread: $(cat "$WORK/proc_mem_running_v.err")" ;;
   ptrace_watch)  # a tracer's hardware watchpoints (the debug registers): the kernel's refusals,
     # each hit's stop with DR6, no stop for the kernel's writes nor for the preload library's
     # copies of buffered results into the watched variable
@@ -713,23 +724,15 @@ GDB
       gdb_like_native gdb_inferior_hw_next "$WORK/inferior_hw_next.gdb" ""
     fi
     # A threaded inferior: gdb stops every thread at a breakpoint and clears the new threads'
-    # debug registers. Its displaced stepping writes into the inferior while threads run,
-    # which is refused with one line (tried first), so the session turns it off.
+    # debug registers. Its displaced stepping (gdb's default) writes into the inferior while
+    # the other threads run; stepping over a breakpoint in line stops them all first.
     cmds=(-ex 'break consumer' -ex run -ex 'info threads' -ex continue -ex delete -ex continue)
-    timeout 300 "$REWIND" record -o "$WORK/gdb_displaced.trace" gdb -nx -batch "${cmds[@]}" \
-      "$TEST_PROGRAMS/pthreads" >"$WORK/gdb_displaced.out" 2>"$WORK/gdb_displaced.err"
-    rc=$?
-    if [ "$rc" = 0 ]; then
-      pass "gdb_displaced: gdb's displaced steps happened to write while no other thread ran"
-    elif [ "$rc" = 1 ] && grep -q "^rewind: a write into /proc/[0-9]*/mem while task [0-9]* of that process runs is not supported yet" "$WORK/gdb_displaced.err"; then
-      pass "gdb_displaced: $(grep '^rewind:' "$WORK/gdb_displaced.err")"
-    else
-      fail "gdb_displaced: rc $rc, $(tail -2 "$WORK/gdb_displaced.err")"
-    fi
-    record_and_replay gdb_threads gdb -nx -batch -ex 'set displaced-stepping off' "${cmds[@]}" "$TEST_PROGRAMS/pthreads"
-    grep -q '^Thread [0-9] "pthreads" hit Breakpoint 1, consumer' "$WORK/gdb_threads.rec.out" &&
-      grep -q "^\[Inferior 1 (process [0-9]*) exited normally\]" "$WORK/gdb_threads.rec.out" ||
-      fail "gdb_threads: $(tail -5 "$WORK/gdb_threads.rec.out")"
+    for displaced in on off; do
+      record_and_replay gdb_threads_$displaced gdb -nx -batch -ex "set displaced-stepping $displaced" "${cmds[@]}" "$TEST_PROGRAMS/pthreads"
+      grep -q '^Thread [0-9] "pthreads" hit Breakpoint 1, consumer' "$WORK/gdb_threads_$displaced.rec.out" &&
+        grep -q "^\[Inferior 1 (process [0-9]*) exited normally\]" "$WORK/gdb_threads_$displaced.rec.out" ||
+        fail "gdb_threads_$displaced: $(tail -5 "$WORK/gdb_threads_$displaced.rec.out")"
+    done
     record_and_replay gdb_info_threads gdb -nx -batch -ex 'info threads' ;;
   strace) need strace  # strace itself, recorded: its tracee's syscall stops, a signal, the exit
     script='trap "echo got" USR1; kill -USR1 $$; echo done'
