@@ -96,17 +96,19 @@ bool RecordSession::hold_for_proc_mem_write(RecordTask& t) {
   held->held_for_write = t.tid;
   t.written_space = held;
   update_timer();  // ticks, to retry the preemption
-  if (!held->active) {
+  RecordTask* running = held->active ? &tasks_.at(held->active) : nullptr;
+  if (running && running->state == RunState::InSyscall && !running->entry_marked)
+    mark_entry(*running);  // at its exit it waits for its turn (on_syscall_exit)
+  if (!running || running->state == RunState::InSyscall) {
     mark_entries(*held, 0);
     return false;
   }
-  // Its running task stops at its next point (end_slices asks again where it was put off);
-  // one in a syscall stops at the exit (on_syscall_exit).
-  RecordTask& running = tasks_.at(held->active);
-  if (running.state == RunState::UserRunning && !running.interrupt_requested &&
-      ptrace(PTRACE_INTERRUPT, running.tid, nullptr, nullptr) == 0) {
-    running.interrupt_requested = true;
-    running.interrupt_tick = ticks_;
+  // Its running task stops at its next point (end_slices asks again where it was put off),
+  // or enters a syscall (on_syscall_entry).
+  if (!running->interrupt_requested &&
+      ptrace(PTRACE_INTERRUPT, running->tid, nullptr, nullptr) == 0) {
+    running->interrupt_requested = true;
+    running->interrupt_tick = ticks_;
   }
   held->write_waits = true;
   ++held_writes_;

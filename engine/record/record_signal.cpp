@@ -375,9 +375,11 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     activate(g, t);
     return deliver_signal(t, sig, si);
   }
-  // Another task of its memory runs user code: the handler waits for this task's turn.
+  // Another task of its memory runs user code (or a write into it waits): the handler waits
+  // for this task's turn, from a stop that is no event's.
   t.pending_sig = sig;
   t.state = RunState::Stopped;
+  t.unrun_since_event = false;
   if (std::find(g.ready.begin(), g.ready.end(), t.tid) == g.ready.end()) g.ready.push_back(t.tid);
 }
 

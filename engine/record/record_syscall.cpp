@@ -54,6 +54,12 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
   t.entry_marked = std::exchange(t.entry_reported, false);  // syscall_stop_for_tracer's event
+  if (AddressSpace& s = space(t); s.write_waits && s.active == t.tid) {
+    // A write into its memory waits for it (hold_for_proc_mem_write): at this entry's event
+    // it runs no code until its exit, and waits there for its turn.
+    if (!t.entry_marked) mark_entry(t);
+    start_held_write(s);
+  }
   t.exec_former_tid = 0;
   t.answered_memory.clear();
   t.write_target.reset();
