@@ -388,6 +388,10 @@ GDB
         echo "$native" | grep -q "^child exited 1 with 0" || fail "natively, step-$insn: $native"
       like_native ptrace_step_$insn "$native" "$TEST_PROGRAMS/ptrace_calls" step-$insn
     done
+    # A single step over the `syscall` of an exit ends with the child's end (status 5).
+    native=$("$TEST_PROGRAMS/ptrace_calls" step-exit)
+    echo "$native" | grep -q "^after the step: exited with 5" || fail "natively, step-exit: $native"
+    like_native ptrace_step_exit "$native" "$TEST_PROGRAMS/ptrace_calls" step-exit
     # What is not emulated yet stops the recording with one line naming it; the trace so far
     # replays. A process outside the recording is never attached to.
     refused() {  # refused NAME PATTERN ARGS...
@@ -406,7 +410,7 @@ GDB
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
     refused ptrace_step_signal "^rewind: ptrace(PTRACE_SINGLESTEP) with a signal is not supported yet$" step-signal
-    refused ptrace_step_syscall "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`syscall\` instruction (exit) is not supported yet$" step-syscall
+    refused ptrace_step_syscall "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`syscall\` instruction (fork) is not supported yet$" step-syscall
     refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
     sleep 60 &

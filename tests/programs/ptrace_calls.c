@@ -3,10 +3,12 @@
 // Prints one line per call and "ptrace_calls done".
 //
 // With an argument it does what rewind refuses to record, for the refusal's test:
-//   step     single-steps its stopped tracee (PTRACE_SINGLESTEP)
+//   step-signal   single-steps its stopped tracee with a signal (PTRACE_SINGLESTEP)
+//   step-syscall  single-steps its child over a `syscall` instruction that forks
 //   refault  resumes its tracee stopped by a fault without the signal
 //   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
-// With "step-rdtsc" or "step-cpuid" it single-steps its child over that instruction,
+// With "step-rdtsc" or "step-cpuid" it single-steps its child over that instruction, with
+// "step-exit" over the `syscall` instruction of its exit (the step ends with its end),
 // and with "syscalls" it follows its child's syscalls (PTRACE_SYSCALL), which rewind records
 // only where it traces every syscall (--no-syscall-buffer): a small strace, that also
 // changes a call at its entry and a result at its exit.
@@ -318,25 +320,31 @@ static int emulated_step(int cpuid) {
   return 0;
 }
 
+// A child stopped by the int3's SIGTRAP right before a `syscall` instruction making call `nr`
+// (with 5 as its first argument), single-stepped over it by its parent; the child's next
+// stop or end is printed.
+static int step_over_syscall(long nr) {
+  pid_t child = fork();
+  if (child == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+    long r;
+    __asm__ volatile("int3\n\tsyscall" : "=a"(r) : "a"(nr), "D"(5) : "rcx", "r11", "memory");
+    _exit(0);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  show_stop("child", status);
+  show("step over the syscall", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("after the step", status);
+  return 0;
+}
+
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "step-signal") == 0) {
     show("step with a signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGUSR2));
   } else if (strcmp(what, "step-syscall") == 0) {
-    pid_t child = fork();
-    if (child == 0) {
-      if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
-      // Stopped by the int3's SIGTRAP right before a syscall instruction (exit).
-      long r;
-      __asm__ volatile("int3\n\tsyscall"
-                       : "=a"(r)
-                       : "a"(SYS_exit), "D"(0)
-                       : "rcx", "r11", "memory");
-      _exit(0);
-    }
-    int status;
-    waitpid(child, &status, 0);
-    show_stop("child", status);
-    show("step over the syscall", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
+    step_over_syscall(SYS_fork);
   } else if (strcmp(what, "refault") == 0) {
     show("cont without the fault", ptrace(PTRACE_CONT, stopped_child(1), 0, 0));
   } else if (strcmp(what, "outside-stop") == 0) {
@@ -357,6 +365,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "syscalls") == 0) return syscall_session();
   if (argc > 1 && strcmp(argv[1], "step-rdtsc") == 0) return emulated_step(0);
   if (argc > 1 && strcmp(argv[1], "step-cpuid") == 0) return emulated_step(1);
+  if (argc > 1 && strcmp(argv[1], "step-exit") == 0) return step_over_syscall(SYS_exit);
   if (argc > 1) return refusal(argv[1], argc > 2 ? argv[2] : 0);
   // A child that makes sure that no debugger traces it: its parent becomes its tracer, and a
   // second request fails, as under any tracer. It then names tasks it does not trace.
