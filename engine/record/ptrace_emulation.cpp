@@ -406,12 +406,12 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
   const char* entry = syscall_insn_name(code.data() + i, code.size() - i);
   if (entry && std::string(entry) == "syscall") {
     // A syscall: run as any traced syscall, and the step's SIGTRAP comes after its event
-    // (on_syscall_exit); an exit's step ends with the task's end, as natively. Not the
-    // preload library's untraced one (it makes no stop), nor one that replaces the task or
-    // its image, or returns elsewhere.
+    // (on_syscall_exit); an exit's step ends with the task's end, an rt_sigreturn's where
+    // the signal frame returns to, as natively. Not the preload library's untraced one (it
+    // makes no stop), nor one that makes a task or replaces its image.
     const long nr = long(regs.rax);
     const bool untraced = (regs.rip & ~uint64_t(0xfff)) == RWD_UNTRACED_PAGE;
-    if (untraced || nr == SYS_rt_sigreturn || syscall_has(nr, kForkLike) || syscall_has(nr, kExec))
+    if (untraced || syscall_has(nr, kForkLike) || syscall_has(nr, kExec))
       throw UnsupportedError(
           name + " of a `syscall` instruction (" +
           (untraced ? std::string("the preload library's untraced one") : syscall_name(nr)) +

@@ -145,6 +145,11 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
       break;
     }
     if (t.signal_hops >= kMaxSignalHops || point_trampoline_fits(t.tid, regs)) break;
+    // Right where its last syscall's event left it (the signal came as the call returned, a
+    // raise(3)): replay's copy stands there at that event, with nothing to find.
+    if (!stepped && t.stop_follows_exit && regs.rip == t.exit_rip &&
+        !is_restart_result(t.exit_result))
+      break;
     // Replay would find this point only by a stop at every pass of its instruction (at a
     // call, say: RecordSession::preempt). The kernel may deliver a signal an instruction
     // later too: the task is stepped one on (a step runs it as it would run unobserved), and

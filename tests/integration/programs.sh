@@ -392,6 +392,11 @@ GDB
     native=$("$TEST_PROGRAMS/ptrace_calls" step-exit)
     echo "$native" | grep -q "^after the step: exited with 5" || fail "natively, step-exit: $native"
     like_native ptrace_step_exit "$native" "$TEST_PROGRAMS/ptrace_calls" step-exit
+    # And over a handler's rt_sigreturn: back where the signal came, with the step's SIGTRAP.
+    native=$("$TEST_PROGRAMS/ptrace_calls" step-sigreturn)
+    echo "$native" | grep -q "^step: si_code 1, back where the signal came: yes" &&
+      echo "$native" | grep -q "^then: exited with 6" || fail "natively, step-sigreturn: $native"
+    like_native ptrace_step_sigreturn "$native" "$TEST_PROGRAMS/ptrace_calls" step-sigreturn
     # What is not emulated yet stops the recording with one line naming it; the trace so far
     # replays. A process outside the recording is never attached to.
     refused() {  # refused NAME PATTERN ARGS...

@@ -340,6 +340,56 @@ static int step_over_syscall(long nr) {
   return 0;
 }
 
+static void on_usr1_trap(int sig) {
+  (void)sig;
+  __asm__ volatile("int3");  // its tracer steps from here to the handler's rt_sigreturn
+}
+
+// A child stopped inside its SIGUSR1 handler, single-stepped by its parent up to the
+// `syscall` of the handler's rt_sigreturn (libc's restorer) and over it: the step ends back
+// where the signal interrupted the child, which then ends with status 6.
+static int step_over_sigreturn(void) {
+  pid_t child = fork();
+  if (child == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+    signal(SIGUSR1, on_usr1_trap);
+    raise(SIGUSR1);
+    _exit(6);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  show_stop("child", status);  // SIGUSR1: passed on
+  struct user_regs_struct at_signal;
+  ptrace(PTRACE_GETREGS, child, 0, &at_signal);
+  ptrace(PTRACE_CONT, child, 0, SIGUSR1);
+  waitpid(child, &status, 0);
+  show_stop("in the handler", status);
+  struct user_regs_struct regs;
+  int steps = 0;
+  for (; steps < 200; ++steps) {
+    ptrace(PTRACE_GETREGS, child, 0, &regs);
+    long word = ptrace(PTRACE_PEEKTEXT, child, regs.rip, 0);
+    if ((word & 0xffff) == 0x050f && regs.rax == SYS_rt_sigreturn) break;  // syscall
+    ptrace(PTRACE_SINGLESTEP, child, 0, 0);
+    waitpid(child, &status, 0);
+    if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) break;
+  }
+  printf("at the rt_sigreturn: %s\n", steps < 200 && WIFSTOPPED(status) ? "yes" : "no");
+  show("step over the syscall", ptrace(PTRACE_SINGLESTEP, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("after the step", status);
+  struct user_regs_struct after;
+  ptrace(PTRACE_GETREGS, child, 0, &after);
+  siginfo_t si;
+  ptrace(PTRACE_GETSIGINFO, child, 0, &si);
+  printf("step: si_code %d, back where the signal came: %s\n", si.si_code,
+         after.rip == at_signal.rip && after.rsp == at_signal.rsp ? "yes" : "no");
+  ptrace(PTRACE_CONT, child, 0, 0);
+  waitpid(child, &status, 0);
+  show_stop("then", status);
+  return 0;
+}
+
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "step-signal") == 0) {
     show("step with a signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGUSR2));
@@ -366,6 +416,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "step-rdtsc") == 0) return emulated_step(0);
   if (argc > 1 && strcmp(argv[1], "step-cpuid") == 0) return emulated_step(1);
   if (argc > 1 && strcmp(argv[1], "step-exit") == 0) return step_over_syscall(SYS_exit);
+  if (argc > 1 && strcmp(argv[1], "step-sigreturn") == 0) return step_over_sigreturn();
   if (argc > 1) return refusal(argv[1], argc > 2 ? argv[2] : 0);
   // A child that makes sure that no debugger traces it: its parent becomes its tracer, and a
   // second request fails, as under any tracer. It then names tasks it does not trace.
