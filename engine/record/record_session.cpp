@@ -289,7 +289,7 @@ void RecordSession::on_tick() {
   retry_tracer_interrupts();
   for (AddressSpace* s : spaces()) {
     AddressSpace& g = *s;
-    if (!g.active || (g.ready.empty() && !g.held_for_write)) continue;
+    if (!g.active || !g.others_wait()) continue;
     RecordTask& t = tasks_.at(g.active);
     if (t.state == RunState::UserRunning && t.interrupt_requested &&
         ticks_ - t.interrupt_tick >= kInterruptRetryTicks) {
@@ -309,7 +309,7 @@ void RecordSession::on_tick() {
 void RecordSession::end_slices() {
   for (AddressSpace* s : spaces()) {
     const AddressSpace& g = *s;
-    if (!g.active || (g.ready.empty() && !g.held_for_write)) continue;
+    if (!g.active || !g.others_wait()) continue;
     RecordTask& t = tasks_.at(g.active);
     if (t.state == RunState::UserRunning && !t.interrupt_requested &&
         (slice_over(t) || g.held_for_write) &&
@@ -534,7 +534,7 @@ void RecordSession::on_event_stop(RecordTask& t, int sig) {
   if (interrupt_stop_in_user_code(t)) return;  // its tracer's PTRACE_INTERRUPT
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
-    if (g.active == t.tid && (!g.ready.empty() || g.held_for_write)) {
+    if (g.active == t.tid && g.others_wait()) {
       // Waiting in a buffered call that no desched counter watched: made traced, it lets
       // the others run (its wait is seen then).
       if (abort_waiting_call(t)) return resume_syscall(t);

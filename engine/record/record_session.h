@@ -362,7 +362,8 @@ class RecordSession {
   /// wrote the bytes in (replay prints them in trace order), and returns true. Otherwise
   /// makes `t` that file's writer in flight where its call writes output, and returns false.
   /// A writer asleep in the kernel (a full pipe) holds nobody: natively the two would race
-  /// there too. Notes the file a write-like call writes to in t.write_target.
+  /// there too. Notes the file a write-like call writes to in t.write_target. A write into
+  /// /proc/PID/mem of another process may be held too (hold_for_proc_mem_write).
   bool hold_output_write(RecordTask& t);
   /// `tid`'s output write has its event, or `tid` ended: the next held writer, if any, runs.
   void release_output(pid_t tid);

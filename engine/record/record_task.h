@@ -279,6 +279,9 @@ struct AddressSpace {
   /// write's event is written (proc_mem_writes.cpp). 0 when none.
   pid_t held_for_write = 0;
   bool write_waits = false;  ///< that write waits at its entry for the running task's stop
+  /// True when another task (in `ready`) or a write into this memory waits for the running
+  /// task's stop: it is preempted at the end of its slice, or at once for the write.
+  bool others_wait() const { return !ready.empty() || held_for_write != 0; }
   std::deque<pid_t> ready;   ///< tasks waiting to run user code
   std::vector<pid_t> tasks;  ///< every task in it, of every process sharing it
   /// The digest exclusions of every syscall buffer in this address space: its tasks' (living
