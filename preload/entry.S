@@ -93,7 +93,35 @@ rwd_call_on_stack:
         .cfi_endproc
         .size rwd_call_on_stack, .-rwd_call_on_stack
 
-/* long rwd_traced_syscall(long nr, long a0, ..., long a5): a syscall the recorder sees. */
+/* long rwd_library_syscall(long nr, long a0, ..., long a5): a syscall of the library's own
+ * that the recorder sees, made at the page's privileged traced stub once the page is ready
+ * (a filter of the program's lets it pass: rewind_preload_abi.h), before that here. */
+        .globl rwd_library_syscall
+        .hidden rwd_library_syscall
+        .type rwd_library_syscall, @function
+rwd_library_syscall:
+        .cfi_startproc
+        mov %rdi, %rax
+        mov %rsi, %rdi
+        mov %rdx, %rsi
+        mov %rcx, %rdx
+        mov %r8, %r10
+        mov %r9, %r8
+        mov 8(%rsp), %r9
+        cmpl $0, rwd_page_ready(%rip)
+        je 1f
+        mov $RWD_PRIVILEGED_TRACED_INSN, %r11d
+        jmp *%r11                       /* its `ret` returns to our caller */
+1:      syscall
+        ret
+        .cfi_endproc
+        .size rwd_library_syscall, .-rwd_library_syscall
+
+/* long rwd_traced_syscall(long nr, long a0, ..., long a5): a syscall the recorder sees.
+ * Kept last in .text here: a signal that interrupts a traced call is delivered right after
+ * its `syscall`, where the recorder's point needs room for a trampoline over this `ret` and
+ * the padding after it (record_signal.cpp, deliver_signal); code after it would make the
+ * recorder step the task instead, and a restarted call would run single-stepped. */
         .globl rwd_traced_syscall
         .hidden rwd_traced_syscall
         .type rwd_traced_syscall, @function
@@ -298,7 +326,7 @@ rwd_buffered_syscall:
 rwd_desched_ioctl:
         .cfi_startproc
         xor %edx, %edx
-        mov $RWD_UNTRACED_PAGE, %ecx
+        mov $RWD_PRIVILEGED_UNTRACED_INSN, %ecx
         lea rwd_replay_nothing(%rip), %rax
         cmpl $0, RWD_CONTROL_OFFSET(%r12)
         cmovne %rax, %rcx

@@ -75,21 +75,21 @@ static int open_desched_counter(void) {
   attr.disabled = 1;
   attr.sample_period = 1;
   long fd =
-      rwd_traced_syscall(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+      rwd_library_syscall(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
   if (fd < 0) return -1;
-  struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rwd_traced_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
-  if (rwd_traced_syscall(SYS_fcntl, fd, F_SETOWN_EX, (long)&owner, 0, 0, 0) != 0 ||
-      rwd_traced_syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC, 0, 0, 0) != 0 ||
-      rwd_traced_syscall(SYS_fcntl, fd, F_SETSIG, RWD_DESCHED_SIGNAL, 0, 0, 0) != 0) {
-    rwd_traced_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+  struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rwd_library_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
+  if (rwd_library_syscall(SYS_fcntl, fd, F_SETOWN_EX, (long)&owner, 0, 0, 0) != 0 ||
+      rwd_library_syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC, 0, 0, 0) != 0 ||
+      rwd_library_syscall(SYS_fcntl, fd, F_SETSIG, RWD_DESCHED_SIGNAL, 0, 0, 0) != 0) {
+    rwd_library_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
     return -1;
   }
   return (int)fd;
 }
 
 int rwd_register_thread(int patch_follows) {
-  long p = rwd_traced_syscall(SYS_mmap, 0, RWD_BUFFER_SIZE, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long p = rwd_library_syscall(SYS_mmap, 0, RWD_BUFFER_SIZE, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p < 0 && p > -4096) {
     self.off = 1;
     return -1;
@@ -99,14 +99,14 @@ int rwd_register_thread(int patch_follows) {
                   (fd >= 0 ? RWD_FEATURE_DESCHED : 0) | (patch_follows ? RWD_FEATURE_PATCH_END : 0);
   ((struct rwd_buffer_header*)p)->library_switch = (uint64_t)(uintptr_t)&rwd_enabled;
   ((struct rwd_buffer_header*)p)->fd_cache_switch = (uint64_t)(uintptr_t)&fd_cache_switch;
-  long r = rwd_traced_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
-                              (long)__stop_rwd_defer, features, fd);
+  long r = rwd_library_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
+                               (long)__stop_rwd_defer, features, fd);
   if (r != 0 && fd >= 0) { /* 1: rewind cannot use the counter (or failed: below) */
-    rwd_traced_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    rwd_library_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
     fd = -1;
   }
   if (r < 0) {
-    rwd_traced_syscall(SYS_munmap, p, RWD_BUFFER_SIZE, 0, 0, 0, 0);
+    rwd_library_syscall(SYS_munmap, p, RWD_BUFFER_SIZE, 0, 0, 0, 0);
     self.off = 1;
     return -1;
   }

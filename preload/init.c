@@ -21,17 +21,25 @@ static void parse_outputs(const char* s) {
   }
 }
 
+int rwd_page_ready;
+
 static int map_untraced_page(void) {
   long p = rwd_traced_syscall(SYS_mmap, RWD_UNTRACED_PAGE, 4096, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != RWD_UNTRACED_PAGE) return -1;
-  /* syscall; ret, then int3 up to RWD_TRAP_SYSCALL_INSN's syscall; int3 (rewind_preload_abi.h) */
-  static const unsigned char code[] = {0x0f, 0x05, 0xc3, 0xcc, 0xcc, 0xcc,
-                                       0xcc, 0xcc, 0x0f, 0x05, 0xcc};
+  /* syscall; ret, then int3 up to RWD_TRAP_SYSCALL_INSN's syscall; int3, and the two
+   * privileged stubs' syscall; ret (rewind_preload_abi.h) */
+  static const unsigned char code[] = {0x0f, 0x05, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0x0f,
+                                       0x05, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0x0f, 0x05,
+                                       0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0x0f, 0x05, 0xc3};
   _Static_assert(RWD_TRAP_SYSCALL_INSN - RWD_UNTRACED_PAGE == 8, "the stub's place");
+  _Static_assert(RWD_PRIVILEGED_UNTRACED_INSN - RWD_UNTRACED_PAGE == 16, "the stub's place");
+  _Static_assert(RWD_PRIVILEGED_TRACED_INSN - RWD_UNTRACED_PAGE == 24, "the stub's place");
   rwd_copy((void*)RWD_UNTRACED_PAGE, code, sizeof code);
-  return (int)rwd_traced_syscall(SYS_mprotect, RWD_UNTRACED_PAGE, 4096, PROT_READ | PROT_EXEC, 0, 0,
-                                 0);
+  if (rwd_traced_syscall(SYS_mprotect, RWD_UNTRACED_PAGE, 4096, PROT_READ | PROT_EXEC, 0, 0, 0))
+    return -1;
+  rwd_page_ready = 1;
+  return 0;
 }
 
 __attribute__((constructor)) static void rwd_init(void) {
@@ -52,5 +60,5 @@ __attribute__((constructor)) static void rwd_init(void) {
   static unsigned char patch_stack[64 * 1024] __attribute__((aligned(16)));
   int sites = rwd_call_on_stack(rwd_patch_libc, patch_stack + sizeof patch_stack);
   /* The end of the stretch where a replay keeps breakpoints out (RWD_SYS_PATCHED). */
-  rwd_traced_syscall(RWD_SYS_PATCHED, sites, 0, 0, 0, 0, 0);
+  rwd_library_syscall(RWD_SYS_PATCHED, sites, 0, 0, 0, 0, 0);
 }

@@ -231,8 +231,8 @@ int rwd_patch_libc(void) {
   }
   if (n == 0) return 0;
   long area = rwd_stub_area_end - rwd_stub_area;
-  if (rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_WRITE, 0, 0,
-                         0) != 0)
+  if (rwd_library_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_WRITE, 0, 0,
+                          0) != 0)
     return 0;
   for (int i = 0; i < n; ++i) {
     unsigned char* stub = rwd_stub_area + (long)i * kStubLen;
@@ -241,10 +241,10 @@ int rwd_patch_libc(void) {
     else
       write_stub(stub, sites[i], lens[i]);
   }
-  rwd_traced_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_EXEC, 0, 0, 0);
+  rwd_library_syscall(SYS_mprotect, (long)rwd_stub_area, area, PROT_READ | PROT_EXEC, 0, 0, 0);
   uintptr_t lo = t.lo & ~4095ul, hi = (t.hi + 4095) & ~4095ul;
-  if (rwd_traced_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE, 0, 0,
-                         0) != 0)
+  if (rwd_library_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE, 0, 0,
+                          0) != 0)
     return 0;
   for (int i = 0; i < n; ++i) {
     unsigned char jump[kMaxSiteLen] = {0xe9};
@@ -260,6 +260,6 @@ int rwd_patch_libc(void) {
       rwd_copy(jump + 5, kNop3, 3);
     rwd_copy((void*)sites[i], jump, lens[i]);
   }
-  rwd_traced_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+  rwd_library_syscall(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
   return n;
 }

@@ -11,6 +11,11 @@
 
 /* entry.S */
 RWD_HIDDEN long rwd_traced_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+/* The same for the library's own calls: at the page's privileged traced stub once
+ * rwd_page_ready (rewind_preload_abi.h, RWD_PRIVILEGED_TRACED_INSN). */
+RWD_HIDDEN long rwd_library_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+/* 1 once the untraced page holds its stubs (init.c). */
+extern int rwd_page_ready RWD_HIDDEN;
 /* How rwd_buffered_syscall makes a call (entry.S reads the fields at offsets 0, 8, ... 80):
  * where it points the call's out-parameter, what it keeps of the out-data the kernel wrote
  * into the record, where it copies that, and the desched counter it enables around it. */

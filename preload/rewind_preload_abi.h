@@ -20,6 +20,18 @@
  * stopped task by pointing rip here and resuming it with PTRACE_CONT, one stop (the int3's
  * SIGTRAP) where PTRACE_SYSCALL's entry and exit stops make two (remote_syscall.cpp). */
 #define RWD_TRAP_SYSCALL_INSN (RWD_UNTRACED_PAGE + 8)
+/* Two more `syscall; ret` stubs on the page, for the library's own calls (rr's "privileged"
+ * syscall entry points). A filter the program installs itself (seccomp(2)) would judge them
+ * as the program's own calls: the recorder puts in front of it a test that lets calls made
+ * from these two instructions pass (program_filter.cpp), so that a sandbox's filter applies
+ * to the program and not to the library. The untraced one (its address after `syscall`,
+ * RWD_PRIVILEGED_UNTRACED_IP) runs without a ptrace stop, as RWD_UNTRACED_IP (the desched
+ * counter's ioctl); the traced one stops for the recorder as any call (the library's
+ * registration, its buffer's mmap, its patching's mprotect). */
+#define RWD_PRIVILEGED_UNTRACED_INSN (RWD_UNTRACED_PAGE + 16)
+#define RWD_PRIVILEGED_UNTRACED_IP (RWD_PRIVILEGED_UNTRACED_INSN + 2)
+#define RWD_PRIVILEGED_TRACED_INSN (RWD_UNTRACED_PAGE + 24)
+#define RWD_PRIVILEGED_TRACED_IP (RWD_PRIVILEGED_TRACED_INSN + 2)
 /* From here to the page's end the page holds zeros, which the replayer may use while it runs
  * syscalls in a stopped task (the path it opens to map a saved file), and zeroes again. */
 #define RWD_REPLAY_SCRATCH (RWD_UNTRACED_PAGE + 64)

@@ -263,6 +263,11 @@ std::vector<pid_t> ns_pids(pid_t tid) {
   return std::vector<pid_t>(ids.begin(), ids.end());
 }
 
+int seccomp_filter_count(pid_t tid) {
+  std::vector<long> n = status_numbers(tid, "Seccomp_filters:");
+  return n.empty() ? -1 : int(n[0]);
+}
+
 bool in_rewinds_pid_namespace(pid_t tid) {
   auto link = [](const std::string& path) {
     char buf[64] = {};

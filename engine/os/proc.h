@@ -59,6 +59,11 @@ bool maps_file_named(pid_t pid, uint64_t addr, std::string_view prefix);
 /// down to its own (the "NSpid:" line of /proc/TID/status, proc(5)); empty when it is gone.
 std::vector<pid_t> ns_pids(pid_t tid);
 
+/// How many seccomp filters act on thread `tid` (the "Seccomp_filters:" line of
+/// /proc/TID/status, Linux 5.9 and later: proc(5)); -1 when the kernel does not say, or the
+/// task is gone.
+int seccomp_filter_count(pid_t tid);
+
 /// Whether task `tid` is in rewind's own PID namespace (its /proc/TID/ns/pid link names the
 /// same namespace as /proc/self/ns/pid, namespaces(7)): then it knows every task by rewind's
 /// numbers. False when it is gone.

@@ -1,6 +1,7 @@
 // The recorder's seccomp-bpf filter (DESIGN.md "Recording"; seccomp(2), Documentation/userspace-
 // api/seccomp_filter.rst): every syscall stops the task for the recorder (SECCOMP_RET_TRACE,
-// seen as PTRACE_EVENT_SECCOMP) except those made from librewind_preload.so's untraced page.
+// seen as PTRACE_EVENT_SECCOMP) except those made from librewind_preload.so's two untraced
+// stubs (rewind_preload_abi.h: RWD_UNTRACED_IP, RWD_PRIVILEGED_UNTRACED_IP).
 #pragma once
 
 #include <cstdint>

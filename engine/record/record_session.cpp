@@ -371,7 +371,8 @@ void RecordSession::handle_stop(RecordTask& t, int status) {
     case PTRACE_EVENT_STOP:
       return on_event_stop(t, sig);
     case PTRACE_EVENT_SECCOMP:
-      if (get_event_msg(t.tid) != kRecorderSeccompData) return on_program_seccomp_trace(t);
+      if (uint64_t data = get_event_msg(t.tid); data != kRecorderSeccompData)
+        return on_program_seccomp_trace(t, uint32_t(data));
       // The filter's report of a syscall's entry; one already stopped at (the first execve,
       // seen by spawn_traced's PTRACE_SYSCALL) goes on to its exit.
       if (t.state == RunState::InSyscall) return resume_syscall(t);

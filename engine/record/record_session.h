@@ -57,17 +57,38 @@ class RecordSession {
   /// prctl(PR_GET_TSC) and prctl(PR_SET_TSC) at `t`'s entry: answered without the kernel from
   /// the mode the program set (ThreadGroup::tsc_mode); false for other options.
   bool answer_tsc_prctl(RecordTask& t);
+  /// prctl(PR_GET_SECCOMP) at `t`'s entry when rewind's filter is the only one acting on `t`:
+  /// answered 0 (seccomp off), as natively; prctl(PR_GET_NO_NEW_PRIVS): answered with the
+  /// program's own setting (RecordTask::no_new_privs), rewind having set the bit for its
+  /// filter; false otherwise (program_filter.cpp).
+  bool answer_seccomp_prctl(RecordTask& t);
+  /// At the entry of a call that installs a filter of the program's own (seccomp(2)
+  /// SECCOMP_SET_MODE_FILTER, prctl(2) PR_SET_SECCOMP): makes the kernel install it behind a
+  /// test that lets the preload library's privileged stubs pass (rewind_preload_abi.h), from
+  /// a copy on `t`'s stack; unwrap_program_filter puts the stack and rdx back at the exit.
+  /// Leaves calls the kernel fails (EFAULT, EINVAL) as they are.
+  void wrap_program_filter(RecordTask& t);
+  /// At the exit of a call wrap_program_filter changed: the stack's bytes and rdx as at entry
+  /// (`regs`, the exit's registers, updated).
+  void unwrap_program_filter(RecordTask& t, Registers& regs);
   /// ptrace(2) at `t`'s entry, answered without the kernel (rewind is every recorded task's
   /// real tracer): PTRACE_TRACEME makes `t` the emulated tracee of its parent; requests that
   /// name a task no recorded thread traces fail as the kernel fails them (ESRCH, EPERM).
   /// Throws UnsupportedError for what is not emulated yet (some single steps, seccomp stops)
   /// and for tracing a process outside the recording (ptrace_emulation.cpp).
   void on_ptrace_entry(RecordTask& t);
-  /// At t's PTRACE_EVENT_SECCOMP from the program's own filter (SECCOMP_RET_TRACE, whose data
-  /// is not kRecorderSeccompData): the call fails with ENOSYS unrun, as natively with no
-  /// tracer asking for seccomp stops (seccomp(2)); recorded as its result, or, made by the
-  /// preload library, skipped with the -ENOSYS its buffered record keeps.
-  void on_program_seccomp_trace(RecordTask& t);
+  /// At t's PTRACE_EVENT_SECCOMP from the program's own filter (its SECCOMP_RET_DATA `data`
+  /// is not kRecorderSeccompData): does what the filter's action was before
+  /// rewrite_program_actions made it a trace stop (seccomp(2)): SECCOMP_RET_ERRNO fails the
+  /// call unrun with that errno; SECCOMP_RET_TRAP skips it and sends SIGSYS as it returns;
+  /// SECCOMP_RET_TRACE, with no tracer asking for seccomp stops, fails it with ENOSYS. A
+  /// buffered call of the preload library is skipped with the result its record keeps, or,
+  /// trapped, given up so that the library makes it traced (program_filter.cpp).
+  void on_program_seccomp_trace(RecordTask& t, uint32_t data);
+  /// In a program's filter of `n` instructions at `code` (sock_filter[], native byte order):
+  /// makes each SECCOMP_RET_ERRNO, SECCOMP_RET_TRAP and SECCOMP_RET_TRACE a trace stop of its
+  /// own (SECCOMP_RET_TRACE with a data number, program_actions_).
+  void rewrite_program_actions(uint8_t* code, size_t n);
   /// PTRACE_ATTACH (`seize` false) or PTRACE_SEIZE of the recorded `tracee` by `t`, at t's
   /// entry: `t` becomes its emulated tracer; a seized task in a group-stop stops for it at
   /// once, an attached one is sent SIGSTOP (ptrace(2)). Throws UnsupportedError for a
@@ -430,6 +451,9 @@ class RecordSession {
   uint64_t ptrace_stops_ = 0;
   uint64_t buffered_syscalls_ = 0;
   uint64_t aborted_calls_ = 0;
+  /// The actions (SECCOMP_RET_* with their data) of programs' filters, numbered from 0x6000
+  /// in the rewritten filters' trace stops (rewrite_program_actions).
+  std::vector<uint32_t> program_actions_;
   /// What rewind's stdout and stderr are (RecordSetup): writes to them are the output.
   std::optional<struct stat> stdout_st_, stderr_st_;
   /// A file behind rewind's stdout or stderr, with the task whose write to it runs and the

@@ -125,7 +125,8 @@ int RecordSession::step_insn_putting_off(RecordTask& t) {
   return st;
 }
 
-void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
+void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrived) {
+  SigInfo si = arrived;
   const auto started = std::chrono::steady_clock::now();
   if (t.deferred_at) {
     // The task is on its way out of a string instruction, with a signal put off to the end
@@ -173,6 +174,12 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& si) {
   // would hand the handler a plain SI_USER siginfo (ptrace(2), "Signal-delivery-stop": a
   // changed signal number rewrites it). Its own siginfo (a SIGSYS's syscall number) goes
   // with it.
+  if (sig == SIGSYS && siginfo_code(si) == 1 /* SYS_SECCOMP */ && regs.rip != at) {
+    // A filter's trap of a call the preload library made: the handler sees it where the
+    // task stepped out of the library, and its si_call_addr says so too, as natively the
+    // address after the trapped `syscall` is the handler's rip (seccomp(2)).
+    std::memcpy(si.data() + 16, &regs.rip, sizeof regs.rip);
+  }
   if (regs.rip != at || stepped) set_siginfo(t.tid, si);
   if (after_rep) {
     if (t.signal_hops++ == 0) ++put_off_signals_;

@@ -71,8 +71,12 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     send_put_off(t);
   }
   long nr = long(t.entry.orig_rax);
-  if (std::exchange(t.program_seccomp_enosys, false)) {
-    answer_syscall(t, -ENOSYS);  // the program's own filter's SECCOMP_RET_TRACE
+  if (auto answer = std::exchange(t.program_seccomp_answer, std::nullopt)) {
+    answer_syscall(t, *answer);  // what the program's own filter said (program_filter.cpp)
+    if (auto si = std::exchange(t.program_seccomp_sigsys, std::nullopt)) {
+      put_off_signal(t, SIGSYS, *si);  // arrives as the call returns
+      send_put_off(t);
+    }
     return resume_syscall(t);
   }
   if (t.library_call && nr == RWD_SYS_REGISTER_BUFFER) {
@@ -128,11 +132,13 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     r.orig_rax = SYS_pause;
     set_regs(t.tid, r);
     t.wait_in_pause = true;
-  } else if (nr == SYS_prctl && answer_tsc_prctl(t)) {
+  } else if (nr == SYS_prctl && (answer_tsc_prctl(t) || answer_seccomp_prctl(t))) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
   } else if (spec->record == RecordPolicy::Enosys) {
     // Not run: the program sees it unavailable (syscalls.py says why for each).
     answer_syscall(t, -ENOSYS);
+  } else {
+    wrap_program_filter(t);  // a sandbox's filter, for the program's calls only
   }
   t.snap = snapshot_entry(t.tid, *spec, t.entry);
   if (spec->has(kExit)) {
@@ -179,27 +185,6 @@ bool RecordSession::answer_tsc_prctl(RecordTask& t) {
   return true;
 }
 
-void RecordSession::on_program_seccomp_trace(RecordTask& t) {
-  // seccomp(2), SECCOMP_RET_TRACE: with no tracer that asked for these stops
-  // (PTRACE_O_TRACESECCOMP, which the recorder does not emulate for its tracers), the call
-  // fails with ENOSYS and is not run.
-  if (t.state == RunState::InSyscall) {
-    // After its syscall-entry stop (no seccomp filter of rewind's): the exit records it.
-    answer_syscall(t, -ENOSYS);
-    return resume_syscall(t);
-  }
-  Registers r = get_regs(t.tid);
-  if (r.rip == RWD_UNTRACED_IP) {
-    // The preload library's buffered call: skipped, its record holds the kernel's -ENOSYS
-    // (rax at a syscall's entry), as replay's library reads it back.
-    r.orig_rax = uint64_t(-1);
-    set_regs(t.tid, r);
-    return resume_syscall(t);
-  }
-  t.program_seccomp_enosys = true;  // on_syscall_entry answers it
-  on_syscall_entry(t);
-}
-
 void RecordSession::answer_syscall(RecordTask& t, int64_t result) {
   Registers r = t.entry;
   r.orig_rax = uint64_t(-1);  // no syscall: the kernel goes straight to the exit stop
@@ -210,6 +195,7 @@ void RecordSession::answer_syscall(RecordTask& t, int64_t result) {
 
 void RecordSession::on_syscall_exit(RecordTask& t) {
   Registers regs = get_regs(t.tid);
+  unwrap_program_filter(t, regs);
   long nr = long(t.entry.orig_rax);
   int64_t result = int64_t(regs.rax);
   if (t.skip_syscall) {
@@ -386,6 +372,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   t.fork_recorded = true;
   RecordTask& c = tasks_[child];
   c.tid = child;
+  c.no_new_privs = t.no_new_privs;  // inherited by clone(2), kept by execve(2)
   // Its real parent (clone(2)): a thread's, and with CLONE_PARENT a child's, is its creator's.
   c.parent_tid = args.thread() || (args.flags & CLONE_PARENT) ? t.parent_tid : t.tid;
   c.pid = event == PTRACE_EVENT_CLONE && args.thread() ? t.pid : child;

@@ -159,9 +159,17 @@ struct RecordTask {
   /// That step's instruction was one the recorder emulates (rdtsc, cpuid): no real step ran,
   /// so PTRACE_GETSIGINFO's answer is made up as the kernel's would be.
   bool tracer_step_emulated = false;
-  /// Stopped by its own seccomp filter's SECCOMP_RET_TRACE: the call fails with ENOSYS, unrun
-  /// (on_program_seccomp_trace).
-  bool program_seccomp_enosys = false;
+  /// Stopped by its own seccomp filter (on_program_seccomp_trace): the call's result, unrun
+  /// (an errno, ENOSYS, or for SECCOMP_RET_TRAP its number), and the SIGSYS that follows it.
+  std::optional<int64_t> program_seccomp_answer;
+  std::optional<SigInfo> program_seccomp_sigsys;
+  /// The program set no_new_privs itself (prctl(2) PR_SET_NO_NEW_PRIVS), in this task or the
+  /// one it was cloned from; rewind sets it for every task (install_syscall_filter).
+  bool no_new_privs = false;
+  /// Where wrap_program_filter put the program's filter on the stack during the call (0:
+  /// nowhere), and the bytes it covered there.
+  uint64_t filter_saved_at = 0;
+  std::vector<uint8_t> filter_saved;
   /// Its tracer's PTRACE_INTERRUPT came while it ran: it stops for it at its next stop where
   /// replay's copy can stand (tracer_interrupts.cpp); asked of the kernel at tick
   /// tracer_interrupt_tick last.

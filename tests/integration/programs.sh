@@ -116,6 +116,11 @@ case "$1" in
     [ "$(echo "$native" | grep -c "^getsid -1 errno 38")" = 3 ] &&
       echo "$native" | grep -q "^mkdirat -1 errno 38" || fail "natively, the trace filter: $native"
     like_native prctl_state "$native" "$TEST_PROGRAMS/prctl_state" ;;
+  seccomp_sandbox)  # a sandbox's filter judges the program's calls, not the library's own
+    native=$("$TEST_PROGRAMS/seccomp_sandbox")
+    echo "$native" | grep -q "^3 traps: 72 16 107; si_call_addr is the handler's rip: 1" ||
+      fail "natively: $native"
+    like_native seccomp_sandbox "$native" "$TEST_PROGRAMS/seccomp_sandbox" ;;
   tsc_reads)  # rdtsc and rdtscp in the program and in a library it loads with dlopen: trapped
     # with PR_SET_TSC, or replaced where the CPU does not trap them (a PVM guest);
     # REWIND_PATCH_TSC=1 makes rewind replace them on any machine (engine/os/insn_patch.h).

@@ -1,0 +1,203 @@
+// The program's own seccomp filters under rewind's (seccomp(2), prctl(2) PR_SET_SECCOMP):
+// they judge the program's calls, as natively, and not the preload library's own, which a
+// sandbox's filter would otherwise refuse, trap or kill (rr rewrites such filters likewise).
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstddef>
+#include <cstring>
+
+#include "engine/arch/siginfo.h"
+#include "engine/errors.h"
+#include "engine/os/proc.h"
+#include "engine/os/seccomp_filter.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/record/record_session.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+namespace {
+
+/// What the recorder puts in front of a program's filter: calls made from the library's two
+/// privileged stubs (rewind_preload_abi.h) pass; for the others the accumulator is 0 again, as
+/// at a filter's start, and the program's own instructions follow. Classic BPF jumps are
+/// relative, so the program's filter works unchanged behind it.
+constexpr uint32_t kIpLow = offsetof(seccomp_data, instruction_pointer);
+static_assert(uint64_t(RWD_PRIVILEGED_TRACED_IP) >> 32 == 0 &&
+              uint64_t(RWD_PRIVILEGED_UNTRACED_IP) >> 32 == 0);
+constexpr sock_filter kPrefix[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow + 4),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RWD_PRIVILEGED_UNTRACED_IP, 1, 0),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RWD_PRIVILEGED_TRACED_IP, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT(BPF_LD | BPF_IMM, 0),
+};
+constexpr size_t kPrefixLen = sizeof kPrefix / sizeof kPrefix[0];
+constexpr size_t kMaxInsns = 4096;  // BPF_MAXINSNS (<linux/bpf_common.h>)
+constexpr uint64_t kRedZone = 128;  // bytes below rsp the x86-64 ABI leaves to leaf code
+
+/// SECCOMP_RET_DATA from here on, in a program's filter the recorder rewrote, numbers the
+/// action the filter had there (RecordSession::program_actions_); rewind's own is
+/// kRecorderSeccompData, below.
+constexpr uint32_t kProgramDataBase = 0x6000, kProgramDataEnd = 0x10000;
+static_assert(kRecorderSeccompData < kProgramDataBase);
+
+/// Whether the call at `r` (syscall entry registers) installs a filter: seccomp
+/// SECCOMP_SET_MODE_FILTER, or prctl PR_SET_SECCOMP with SECCOMP_MODE_FILTER. Both take the
+/// sock_fprog's address in rdx.
+bool installs_filter(const Registers& r) {
+  if (r.orig_rax == SYS_seccomp) return r.rdi == SECCOMP_SET_MODE_FILTER;
+  return r.orig_rax == SYS_prctl && r.rdi == PR_SET_SECCOMP && r.rsi == SECCOMP_MODE_FILTER;
+}
+
+}  // namespace
+
+bool RecordSession::answer_seccomp_prctl(RecordTask& t) {
+  if (!seccomp_ || t.entry.orig_rax != SYS_prctl) return false;
+  const Registers& r = t.entry;
+  if (r.rdi == PR_SET_NO_NEW_PRIVS && r.rsi == 1 && !r.rdx && !r.r10 && !r.r8) {
+    t.no_new_privs = true;  // the kernel's answer (0) stands; the bit was set already
+    return false;
+  }
+  if (r.rdi == PR_GET_NO_NEW_PRIVS && !r.rsi && !r.rdx && !r.r10 && !r.r8) {
+    // rewind set it for its filter (install_syscall_filter): the program sees its own.
+    answer_syscall(t, t.no_new_privs ? 1 : 0);
+    return true;
+  }
+  // rewind's own filter counts as one; a program that installed none natively sees seccomp
+  // off (prctl(2): PR_GET_SECCOMP returns 0).
+  if (r.rdi != PR_GET_SECCOMP || seccomp_filter_count(t.tid) != 1) return false;
+  answer_syscall(t, 0);
+  return true;
+}
+
+void RecordSession::wrap_program_filter(RecordTask& t) {
+  if (!seccomp_ || !installs_filter(t.entry)) return;
+  sock_fprog prog{};
+  std::vector<uint8_t> head = read_memory(t.tid, t.entry.rdx, sizeof prog);
+  if (head.size() != sizeof prog) return;  // the kernel answers EFAULT
+  std::memcpy(&prog, head.data(), sizeof prog);
+  if (prog.len == 0 || prog.len + kPrefixLen > kMaxInsns) return;  // EINVAL, as natively
+  const size_t own = prog.len * sizeof(sock_filter);
+  std::vector<uint8_t> code = read_memory(t.tid, uint64_t(uintptr_t(prog.filter)), own);
+  if (code.size() != own) return;  // EFAULT
+  // The new sock_fprog and its instructions go on the stack below the red zone, over bytes
+  // no code uses (the x86-64 ABI), which are put back at the exit: the recording's memory
+  // stays as natively, and replay, which does not make the call, finds the same bytes there.
+  const size_t total = sizeof prog + sizeof kPrefix + own;
+  const uint64_t at = (t.entry.rsp - kRedZone - total) & ~uint64_t(15);
+  std::vector<uint8_t> saved = read_memory(t.tid, at, total);
+  if (saved.size() != total) return;  // no room there: the filter applies to the library too
+  std::vector<uint8_t> wrapped(total);
+  sock_fprog moved{static_cast<unsigned short>(prog.len + kPrefixLen),
+                   reinterpret_cast<sock_filter*>(uintptr_t(at + sizeof prog))};
+  std::memcpy(wrapped.data(), &moved, sizeof moved);
+  std::memcpy(wrapped.data() + sizeof moved, kPrefix, sizeof kPrefix);
+  std::memcpy(wrapped.data() + sizeof moved + sizeof kPrefix, code.data(), own);
+  rewrite_program_actions(wrapped.data() + sizeof moved + sizeof kPrefix, prog.len);
+  write_memory(t.tid, at, wrapped.data(), total);
+  Registers r = t.entry;
+  r.rdx = at;
+  set_regs(t.tid, r);
+  t.filter_saved_at = at;
+  t.filter_saved = std::move(saved);
+}
+
+void RecordSession::rewrite_program_actions(uint8_t* code, size_t n) {
+  // The actions that end a call unrun (an errno, a SIGSYS, a trace stop no tracer asked for)
+  // would end it without a stop of rewind's, and the recording would miss the call: each
+  // becomes a trace stop whose data names it, and on_program_seccomp_trace does what it says.
+  // The others stay: ALLOW and LOG run the call as rewind's filter says; KILL ends the task
+  // (its end is recorded); USER_NOTIF, and RET A whose value is known only as it runs, are
+  // left to the kernel.
+  for (size_t i = 0; i < n; ++i) {
+    sock_filter f;
+    std::memcpy(&f, code + i * sizeof f, sizeof f);
+    if (f.code != (BPF_RET | BPF_K)) continue;
+    const uint32_t action = f.k & SECCOMP_RET_ACTION_FULL;
+    if (action != SECCOMP_RET_ERRNO && action != SECCOMP_RET_TRAP && action != SECCOMP_RET_TRACE)
+      continue;
+    auto known = std::find(program_actions_.begin(), program_actions_.end(), f.k);
+    size_t index = size_t(known - program_actions_.begin());
+    if (known == program_actions_.end()) {
+      if (kProgramDataBase + index >= kProgramDataEnd) continue;  // no number left for it
+      program_actions_.push_back(f.k);
+    }
+    f.k = SECCOMP_RET_TRACE | uint32_t(kProgramDataBase + index);
+    std::memcpy(code + i * sizeof f, &f, sizeof f);
+  }
+}
+
+void RecordSession::on_program_seccomp_trace(RecordTask& t, uint32_t data) {
+  // What the program's filter said (rewrite_program_actions); a trace stop no tracer asked
+  // for (PTRACE_O_TRACESECCOMP, which the recorder does not emulate for its tracers) fails
+  // the call with ENOSYS unrun (seccomp(2)), as does an unknown number.
+  uint32_t action = SECCOMP_RET_TRACE;
+  if (data >= kProgramDataBase && data - kProgramDataBase < program_actions_.size())
+    action = program_actions_[data - kProgramDataBase];
+  const uint32_t value = action & SECCOMP_RET_DATA;
+  int64_t result = -ENOSYS;
+  if ((action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
+    result = -int64_t(std::min<uint32_t>(value, 4095));  // MAX_ERRNO, as the kernel caps it
+  const bool trap = (action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRAP;
+  if (t.state == RunState::InSyscall) {
+    // After its syscall-entry stop (no seccomp filter of rewind's): the exit records it.
+    answer_syscall(t, result);
+    return resume_syscall(t);
+  }
+  Registers r = get_regs(t.tid);
+  if (r.rip == RWD_UNTRACED_IP) {
+    const int64_t nr = int64_t(r.orig_rax);
+    r.orig_rax = uint64_t(-1);  // skipped
+    if (trap) {
+      // The preload library's buffered call: given up (its record too), so that the library
+      // makes it traced, and this filter traps it there.
+      r.rax = uint64_t(int64_t(RWD_ABORTED));
+      t.buffer.aborted_nr = nr;
+      ++aborted_calls_;
+    } else {
+      r.rax = uint64_t(result);  // its record holds the result, as replay's library reads it
+    }
+    set_regs(t.tid, r);
+    return resume_syscall(t);
+  }
+  t.program_seccomp_answer = result;
+  if (trap) {
+    // SECCOMP_RET_TRAP: not run, rax holds the call's number again, and SIGSYS arrives as the
+    // call returns, with si_code SYS_SECCOMP, si_errno the filter's data, the call's address,
+    // number and architecture (seccomp(2), siginfo_t's _sigsys fields).
+    t.program_seccomp_answer = int64_t(r.orig_rax);
+    SigInfo si = make_siginfo(SIGSYS, 1 /* SYS_SECCOMP */, 0, 0, 0);
+    const int32_t errno_field = int32_t(value);
+    const uint64_t call_addr = r.rip;
+    const int32_t nr = int32_t(r.orig_rax);
+    const uint32_t arch = AUDIT_ARCH_X86_64;
+    std::memset(si.data() + 16, 0, 16);
+    std::memcpy(si.data() + 4, &errno_field, 4);
+    std::memcpy(si.data() + 16, &call_addr, 8);
+    std::memcpy(si.data() + 24, &nr, 4);
+    std::memcpy(si.data() + 28, &arch, 4);
+    t.program_seccomp_sigsys = si;
+  }
+  on_syscall_entry(t);  // answers it
+}
+
+void RecordSession::unwrap_program_filter(RecordTask& t, Registers& regs) {
+  if (t.filter_saved_at == 0) return;
+  write_memory(t.tid, t.filter_saved_at, t.filter_saved.data(), t.filter_saved.size());
+  t.filter_saved_at = 0;
+  t.filter_saved.clear();
+  regs.rdx = t.entry.rdx;
+  set_regs(t.tid, regs);
+}
+
+}  // namespace rwd
