@@ -54,7 +54,9 @@ static const struct {
 };
 
 /* fcntl commands that are buffered (man 2 fcntl): none waits (F_SETLKW does: traced), and
- * only F_GETLK and F_OFD_GETLK write memory (a struct flock at argument 2). */
+ * only F_GETLK and F_OFD_GETLK write memory: the struct flock at argument 2, which the kernel
+ * reads first (the lock asked about), so that the caller's goes into the record before the
+ * call (in_out). */
 static const struct {
   int cmd;
   unsigned short size;
@@ -131,6 +133,7 @@ const struct out_rule* rwd_rule_for(long nr, const long* a, struct out_rule* scr
         if ((int)a[1] == kFcntls[i].cmd) {
           scratch->arg = kFcntls[i].size ? 2 : -1;
           scratch->size = kFcntls[i].size;
+          scratch->in_out = kFcntls[i].size != 0;
           return scratch;
         }
       return 0;

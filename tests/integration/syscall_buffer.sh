@@ -69,6 +69,12 @@ mkdir -p "$WORK/fs"
 "$REWIND" record -o "$WORK/t-fs" "$TEST_PROGRAMS/fs_calls" "$WORK/fs" >"$WORK/rec-fs" 2>&1 \
   || fail "fs_calls: record failed: $(cat "$WORK/rec-fs")"
 grep -q "^getrandom 8 " "$WORK/rec-fs" || fail "fs_calls did not run to its end: $(tail -3 "$WORK/rec-fs")"
+# A lock query reads the range it asks about: the buffered call must hand the kernel the
+# program's struct flock (as natively: the first range is free, the second finds the lock).
+grep -q "^ofd getlk \[1024,2048) 0 type 2$" "$WORK/rec-fs" &&
+  grep -q "^ofd getlk \[2048,4096) 0 type 1 start 2048 len 1024$" "$WORK/rec-fs" &&
+  pass "fs_calls: F_OFD_GETLK answers about the range asked" ||
+  fail "fs_calls: lock queries: $(grep "^ofd" "$WORK/rec-fs")"
 for i in 1 2; do
   "$REWIND" replay -a "$WORK/t-fs" >"$WORK/rep-fs" 2>&1
   cmp -s "$WORK/rec-fs" "$WORK/rep-fs" && pass "fs_calls: replay $i prints what the recording did" \

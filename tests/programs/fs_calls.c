@@ -53,6 +53,20 @@ int main(int argc, char** argv) {
   struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
   r = fcntl(fd, F_GETLK, &q);
   printf("getlk %d type %d\n", r, q.l_type);
+  // Open file description locks (fcntl(2)): two descriptions of one file conflict, and a
+  // query answers about the range its struct names, which the kernel reads first.
+  int fa = open(a, O_RDWR), fb = open(a, O_RDWR);
+  struct flock held = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2048, .l_len = 1024};
+  printf("ofd setlk %d\n", fcntl(fa, F_OFD_SETLK, &held));
+  struct flock below = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 1024, .l_len = 1024};
+  r = fcntl(fb, F_OFD_GETLK, &below);
+  printf("ofd getlk [1024,2048) %d type %d\n", r, below.l_type);
+  struct flock back = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 4096, .l_len = -2048};
+  r = fcntl(fb, F_OFD_GETLK, &back);
+  printf("ofd getlk [2048,4096) %d type %d start %ld len %ld\n", r, back.l_type, (long)back.l_start,
+         (long)back.l_len);
+  close(fa);
+  close(fb);
   int fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 10);
   printf("dupfd %d cloexec %d\n", fd2 >= 10, fcntl(fd2, F_GETFD));
   struct termios tio;
