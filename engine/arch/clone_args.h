@@ -34,6 +34,12 @@ struct CloneArgs {
   }
 };
 
+/// The CLONE_NEW* flags that put the new task into namespaces of its own (namespaces(7)).
+/// Not CLONE_NEWTIME: clone's bit 7 belongs to its exit signal, and only clone3 takes it.
+inline constexpr uint64_t kNamespaceCloneFlags = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS |
+                                                 CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID |
+                                                 CLONE_NEWNET;
+
 /// Decodes the arguments of the task-creating syscall that task `tid` is making (`entry`:
 /// its registers at the syscall's entry, orig_rax the syscall number; the recorded entry
 /// registers do as well). clone3's struct clone_args is read from the task's memory, which

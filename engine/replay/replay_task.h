@@ -43,9 +43,10 @@ struct ReplayTask {
   /// Exited: a main thread that ended while its other threads ran on; the kernel reports its
   /// status (not yet in exit_status) once they have ended.
   bool status_pending = false;
-  int exit_status = 0;         ///< Exited: raw wait status
-  bool at_first_exec = false;  ///< stopped at the entry of the first program's execve
-  pid_t vm_parent = 0;         ///< vfork/CLONE_VM child: real tid of the parent sharing its memory
+  int exit_status = 0;              ///< Exited: raw wait status
+  bool ended_by_exit_call = false;  ///< Exited by its own exit or exit_group (replay_exit)
+  bool at_first_exec = false;       ///< stopped at the entry of the first program's execve
+  pid_t vm_parent = 0;  ///< vfork/CLONE_VM child: real tid of the parent sharing its memory
   /// A process sharing its parent's memory (CLONE_VM without CLONE_THREAD or CLONE_VFORK): the
   /// clone flags it was created with (what else it shares: CLONE_FILES, CLONE_SIGHAND...),
   /// which a copy of it is created with too; 0 for any other task.

@@ -321,12 +321,18 @@ void Replayer::apply(const Stop& s) {
       set_regs(t.tid, e.regs);
       buffer_reached(t, e);
       break;
-    case EventKind::Exit:
-      if (t.exit_status != e.status)
+    case EventKind::Exit: {
+      // Killed from outside as it was ending by its own exit or exit_group (its last event):
+      // the recording got the SIGKILL's status, replay's copy the exit's, and nothing the
+      // program can see differs (its parent's wait is replayed from the trace).
+      const bool killed_exiting = WIFSIGNALED(e.status) && WTERMSIG(e.status) == SIGKILL &&
+                                  WIFEXITED(t.exit_status) && t.ended_by_exit_call;
+      if (t.exit_status != e.status && !killed_exiting)
         throw diverged(e, "task ended with status " + std::to_string(t.exit_status) +
                               ", recorded " + std::to_string(e.status));
       tasks_.erase(e.tid);
       break;
+    }
     case EventKind::Sched:
     case EventKind::End:
       break;

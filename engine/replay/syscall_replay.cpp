@@ -242,8 +242,11 @@ void Replayer::replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& r
     throw TraceError(trace_.dir() + "/events: " + where(e) + ": the segment's size is missing");
   int real = sysv_.real_id(rec_id, end - at);
   for (const auto& m : e.memory) sysv_.write(rec_id, m.addr - at, m.bytes);
+  // At the recorded address, replacing what is mapped there if the program asked for that
+  // (SHM_REMAP, shmat(2)).
   RemoteSyscall rs(t, regs.rip - 2, regs);
-  int64_t r = rs.call(SYS_shmat, {uint64_t(real), at, regs.rdx & (SHM_RDONLY | SHM_EXEC)});
+  int64_t r =
+      rs.call(SYS_shmat, {uint64_t(real), at, regs.rdx & (SHM_RDONLY | SHM_EXEC | SHM_REMAP)});
   finish_syscall(t.tid, regs, r);
   if (r != e.result)
     throw diverged(e, "shmat returned " + hex(uint64_t(r)) + " in replay, " +
@@ -309,13 +312,27 @@ void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& reg
 
 void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs) {
   if (e.child_tid == 0) return emulate(t, e, regs);  // the fork failed when recorded
+  CloneArgs args = decode_clone_args(t.tid, regs);
+  // The new task stays in the replayer's namespaces: what it did in its own was recorded (the
+  // calls that depend on them are emulated), and there it could not open the trace's files
+  // or the replay's copies of shared files (/proc/PID/fd of the replayer: a new user
+  // namespace has no rights over them, user_namespaces(7)).
+  const uint64_t own_ns = args.flags & kNamespaceCloneFlags;
+  const bool clone3 = regs.orig_rax == SYS_clone3;
+  uint64_t a0 = regs.rdi;
+  if (own_ns && clone3) {
+    const uint64_t flags = args.flags & ~own_ns;
+    write_memory(t.tid, regs.rdi, &flags, sizeof flags);  // clone_args.flags (offset 0)
+  } else if (own_ns) {
+    a0 &= ~own_ns;
+  }
   RemoteSyscall rs(t, regs.rip - 2, regs);
-  rs.call(long(regs.orig_rax), {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
+  rs.call(long(regs.orig_rax), {a0, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9});
+  if (own_ns && clone3) write_memory(t.tid, regs.rdi, &args.flags, sizeof args.flags);
   const Stop& s = rs.last_stop();
   if (s.kind != Stop::Event ||
       (s.sig != PTRACE_EVENT_FORK && s.sig != PTRACE_EVENT_VFORK && s.sig != PTRACE_EVENT_CLONE))
     throw diverged(e, "the replayed " + syscall_name(e.syscallno()) + " created no task");
-  CloneArgs args = decode_clone_args(t.tid, regs);
   ReplayTask c;
   c.rec_tid = e.child_tid;
   c.tid = pid_t(get_event_msg(t.tid));
@@ -341,6 +358,8 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
     c.kernel.altstack_flags = t.kernel.altstack_flags;
   }
   wait_new_task(c);
+  if (own_ns && clone3 && !args.shares_memory())  // its copy of the struct, as recorded
+    write_memory(c.tid, regs.rdi, &args.flags, sizeof args.flags);
   fix_child_tids(t, c, e, args);
   // What the recorder wrote at this event: 0 into librewind_preload.so's switch when the child
   // shares its parent's memory (RWD_FEATURE_SWITCH), its descriptor cache's switch when the
@@ -378,6 +397,7 @@ void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs)
   RemoteSyscall rs(t, regs.rip - 2, regs);
   long nr = long(regs.orig_rax);
   rs.enter(nr, {regs.rdi});
+  t.ended_by_exit_call = true;
   bool threads_left = false;
   for (auto& [rec, x] : tasks_)
     threads_left |= &x != &t && x.pid == t.pid && x.state != TaskState::Exited;

@@ -116,6 +116,21 @@ case "$1" in
     [ "$(echo "$native" | grep -c "^getsid -1 errno 38")" = 3 ] &&
       echo "$native" | grep -q "^mkdirat -1 errno 38" || fail "natively, the trace filter: $native"
     like_native prctl_state "$native" "$TEST_PROGRAMS/prctl_state" ;;
+  clone_namespaces)  # children cloned into namespaces of their own (CLONE_NEWUSER, clone3 too)
+    native=$("$TEST_PROGRAMS/clone_namespaces")
+    case "$native" in "no user namespaces"*) echo "$native"; exit 77 ;; esac
+    echo "$native" | grep -q "^clone3 child exited 77; the file says: written by the clone3 child" ||
+      fail "natively: $native"
+    like_native clone_namespaces "$native" "$TEST_PROGRAMS/clone_namespaces" ;;
+  kill_exiting)  # children killed as they end by their own exit_group: recorded as killed
+    record_and_replay kill_exiting "$TEST_PROGRAMS/kill_exiting"
+    [ "$(cat "$WORK/kill_exiting.rec.out")" = "60 children reaped" ] ||
+      fail "kill_exiting: $(cat "$WORK/kill_exiting.rec.out" "$WORK/kill_exiting.rec.err")"
+    # How many children the SIGKILL reached inside their exit_group (the case this is for):
+    # the scheduler decides, so a run where none did only says so.
+    hits=$("$REWIND" dump "$TRACE" | awk '$3 == "syscall" && $4 == "exit_group" { ended[$2] = 1 }
+      $3 == "exit" && /killed by SIGKILL/ && ended[$2] { n++ } END { print n + 0 }')
+    echo "children killed inside their exit_group: $hits" ;;
   seccomp_sandbox)  # a sandbox's filter judges the program's calls, not the library's own
     native=$("$TEST_PROGRAMS/seccomp_sandbox")
     echo "$native" | grep -q "^3 traps: 72 16 107; si_call_addr is the handler's rip: 1" ||
@@ -184,6 +199,7 @@ EOF
         fail "$name: shared with the child: $(grep answer: "$out")"
       grep -q "^read-only: the same answer" "$out" || fail "$name: $(grep read-only: "$out")"
       grep -q "^new: 10000 bytes, 2 attached" "$out" || fail "$name: IPC_STAT: $(grep new: "$out")"
+      grep -q "^remap: in place, the same answer" "$out" || fail "$name: $(grep remap: "$out")"
     done
     # Each replay's segments go with it: none is left behind (ipcs(1) lists the host's).
     if command -v ipcs >/dev/null; then

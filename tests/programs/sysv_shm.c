@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -80,6 +81,13 @@ int main(int argc, char** argv) {
   printf("read-only: %s\n", strcmp(ro + 100, p + 100) == 0 ? "the same answer" : ro + 100);
   if (shmctl(id, IPC_STAT, &ds) != 0) die("shmctl IPC_STAT");
   printf("new: %zu bytes, %lu attached\n", (size_t)ds.shm_segsz, (unsigned long)ds.shm_nattch);
+  // Attached over memory already mapped there, which it replaces (SHM_REMAP, shmat(2)).
+  char* spot = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char* over = shmat(id, spot, SHM_REMAP);
+  if (over == (void*)-1) die("shmat SHM_REMAP");
+  printf("remap: %s, %s\n", over == spot ? "in place" : "elsewhere",
+         strcmp(over + 100, p + 100) == 0 ? "the same answer" : over + 100);
+  if (shmdt(over) != 0) die("shmdt remap");
   if (shmdt(ro) != 0 || shmctl(id, IPC_RMID, NULL) != 0 || shmdt(p) != 0) die("remove");
   puts("sysv_shm done");
   return 0;
