@@ -93,6 +93,18 @@ rwd_call_on_stack:
         .cfi_endproc
         .size rwd_call_on_stack, .-rwd_call_on_stack
 
+/* From a C call (nr, a0, ..., a5: rdi, rsi, rdx, rcx, r8, r9, the stack) to the registers
+ * of a syscall (rax, rdi, rsi, rdx, r10, r8, r9). */
+        .macro c_args_to_syscall
+        mov %rdi, %rax
+        mov %rsi, %rdi
+        mov %rdx, %rsi
+        mov %rcx, %rdx
+        mov %r8, %r10
+        mov %r9, %r8
+        mov 8(%rsp), %r9
+        .endm
+
 /* long rwd_library_syscall(long nr, long a0, ..., long a5): a syscall of the library's own
  * that the recorder sees, made at the page's privileged traced stub once the page is ready
  * (a filter of the program's lets it pass: rewind_preload_abi.h), before that here. */
@@ -101,13 +113,7 @@ rwd_call_on_stack:
         .type rwd_library_syscall, @function
 rwd_library_syscall:
         .cfi_startproc
-        mov %rdi, %rax
-        mov %rsi, %rdi
-        mov %rdx, %rsi
-        mov %rcx, %rdx
-        mov %r8, %r10
-        mov %r9, %r8
-        mov 8(%rsp), %r9
+        c_args_to_syscall
         cmpl $0, rwd_page_ready(%rip)
         je 1f
         mov $RWD_PRIVILEGED_TRACED_INSN, %r11d
@@ -127,13 +133,7 @@ rwd_library_syscall:
         .type rwd_traced_syscall, @function
 rwd_traced_syscall:
         .cfi_startproc
-        mov %rdi, %rax
-        mov %rsi, %rdi
-        mov %rdx, %rsi
-        mov %rcx, %rdx
-        mov %r8, %r10
-        mov %r9, %r8
-        mov 8(%rsp), %r9
+        c_args_to_syscall
         syscall
         ret
         .cfi_endproc
