@@ -32,7 +32,7 @@ bool install_syscall_filter() {
   sock_fprog prog{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
   // no_new_privs also keeps a setuid program's exec from turning address-space randomization
   // back on (a secure exec), which replay could not follow; the program is told its own
-  // setting (RecordSession::answer_no_new_privs_prctl).
+  // setting (RecordSession::answer_seccomp_prctl).
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
   return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
 }

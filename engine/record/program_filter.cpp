@@ -158,30 +158,27 @@ void RecordSession::on_program_seccomp_trace(RecordTask& t, uint32_t data) {
   if (r.rip == RWD_UNTRACED_IP) {
     const int64_t nr = int64_t(r.orig_rax);
     r.orig_rax = uint64_t(-1);  // skipped
+    // The preload library's buffered call. Trapped, it is given up (its record too), so that
+    // the library makes it traced and this filter traps it there.
     if (trap) {
-      // The preload library's buffered call: given up (its record too), so that the library
-      // makes it traced, and this filter traps it there.
-      r.rax = uint64_t(int64_t(RWD_ABORTED));
-      t.buffer.aborted_nr = nr;
-      ++aborted_calls_;
+      give_up_buffered_call(t, r, nr);
     } else {
       r.rax = uint64_t(result);  // its record holds the result, as replay's library reads it
+      set_regs(t.tid, r);
     }
-    set_regs(t.tid, r);
     return resume_syscall(t);
   }
-  t.program_seccomp_answer = result;
+  // SECCOMP_RET_TRAP: not run, rax holds the call's number again, and SIGSYS arrives as the
+  // call returns, with si_code SYS_SECCOMP, si_errno the filter's data, the call's address,
+  // number and architecture (seccomp(2), siginfo_t's _sigsys fields; make_siginfo leaves
+  // bytes 16-31 zero).
+  t.program_seccomp_answer = trap ? int64_t(r.orig_rax) : result;
   if (trap) {
-    // SECCOMP_RET_TRAP: not run, rax holds the call's number again, and SIGSYS arrives as the
-    // call returns, with si_code SYS_SECCOMP, si_errno the filter's data, the call's address,
-    // number and architecture (seccomp(2), siginfo_t's _sigsys fields).
-    t.program_seccomp_answer = int64_t(r.orig_rax);
     SigInfo si = make_siginfo(SIGSYS, 1 /* SYS_SECCOMP */, 0, 0, 0);
     const int32_t errno_field = int32_t(value);
     const uint64_t call_addr = r.rip;
     const int32_t nr = int32_t(r.orig_rax);
     const uint32_t arch = AUDIT_ARCH_X86_64;
-    std::memset(si.data() + 16, 0, 16);
     std::memcpy(si.data() + 4, &errno_field, 4);
     std::memcpy(si.data() + 16, &call_addr, 8);
     std::memcpy(si.data() + 24, &nr, 4);

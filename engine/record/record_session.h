@@ -258,6 +258,10 @@ class RecordSession {
   /// that the library makes it again as a traced syscall (rewind_preload_abi.h), and returns
   /// true. The caller resumes `t`.
   bool abort_waiting_call(RecordTask& t);
+  /// Makes the preload library give up the buffered call `nr` that `t` stands in, with
+  /// registers `r` (set in the task with rax RWD_ABORTED): the library makes it traced, and
+  /// the task's next event carries the abort mark that replay's library finds.
+  void give_up_buffered_call(RecordTask& t, Registers& r, int64_t nr);
   /// `t` ended with wait status `status`: its Exit event, and the next task of its process runs.
   void on_exit(RecordTask& t, int status);
   /// `t`'s execve succeeded: the kernel ended every other thread of its process (execve(2)).

@@ -297,13 +297,18 @@ bool RecordSession::abort_waiting_call(RecordTask& t) {
   Registers r = get_regs(t.tid);
   int64_t result = int64_t(r.rax);
   if (r.rip != RWD_UNTRACED_IP || !(is_restart_result(result) || result == -EINTR)) return false;
-  // Not restarted: the call returns to the library, which abandons its record (replay's
-  // library finds the abort mark the task's next event carries) and makes it traced.
+  // Not restarted: given up.
+  give_up_buffered_call(t, r, int64_t(r.orig_rax));
+  return true;
+}
+
+void RecordSession::give_up_buffered_call(RecordTask& t, Registers& r, int64_t nr) {
+  // The call returns RWD_ABORTED to the library, which abandons its record (replay's library
+  // finds the abort mark the task's next event carries) and makes the call traced.
   r.rax = uint64_t(int64_t(RWD_ABORTED));
   set_regs(t.tid, r);
-  t.buffer.aborted_nr = int64_t(r.orig_rax);
+  t.buffer.aborted_nr = nr;
   ++aborted_calls_;
-  return true;
 }
 
 void RecordSession::on_signal(RecordTask& t, int sig) {
