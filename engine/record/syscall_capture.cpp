@@ -1,6 +1,8 @@
 #include "syscall_capture.h"
 
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <linux/keyctl.h>
 #include <linux/seccomp.h>
 #include <sys/msg.h>
@@ -199,6 +201,15 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
   switch (nr) {
     case SYS_ioctl: {
       if (result < 0) return true;
+      if (a[1] == FS_IOC_FIEMAP) {
+        // The header, then the extents the kernel found (fm_mapped_extents, at most
+        // fm_extent_count of them): Documentation/filesystems/fiemap.rst.
+        struct fiemap h;
+        read_memory_exact(tid, a[2], &h, sizeof h);
+        uint32_t n = h.fm_extent_count ? std::min(h.fm_mapped_extents, h.fm_extent_count) : 0;
+        add(out, tid, a[2], sizeof h + uint64_t(n) * sizeof(fiemap_extent));
+        return true;
+      }
       long n = ioctl_output_size(a[1]);
       if (n < 0)
         throw UnsupportedError("ioctl request " + hex(a[1]) + " on fd " + std::to_string(a[0]) +
@@ -398,6 +409,12 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
   switch (spec.nr) {
     case SYS_ioctl: {
       long n = ioctl_output_size(a[1]);
+      if (a[1] == FS_IOC_FIEMAP) {  // up to fm_extent_count extents after the header
+        struct fiemap h {};
+        std::vector<uint8_t> got = read_memory(tid, a[2], sizeof h);
+        std::memcpy(&h, got.data(), std::min(got.size(), sizeof h));
+        n = long(sizeof h + uint64_t(h.fm_extent_count) * sizeof(fiemap_extent));
+      }
       add_range(a[2], n < 0 ? 4096 : uint64_t(n));
       return out;
     }

@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,26 @@ int main(int argc, char** argv) {
   struct termios tio;
   r = ioctl(fd, TCGETS, &tio);
   printf("tcgets on a file %d %s\n", r, r < 0 ? strerror(errno) : "");
+  /* FS_IOC_FIEMAP: the kernel writes the extents after the header (ioctl_fiemap rules) */
+  static char block[8192];
+  memset(block, 'x', sizeof block);
+  if (pwrite(fd, block, sizeof block, 0) == (ssize_t)sizeof block && fsync(fd) == 0) {
+    static union {
+      struct fiemap h;
+      char room[sizeof(struct fiemap) + 8 * sizeof(struct fiemap_extent)];
+    } fm;
+    fm.h.fm_length = FIEMAP_MAX_OFFSET;
+    fm.h.fm_flags = FIEMAP_FLAG_SYNC;
+    fm.h.fm_extent_count = 8;
+    r = ioctl(fd, FS_IOC_FIEMAP, &fm);
+    if (r == 0 && fm.h.fm_mapped_extents > 0)
+      printf("fiemap %u extents, the first at %llu for %llu bytes, physical %llu\n",
+             fm.h.fm_mapped_extents, (unsigned long long)fm.h.fm_extents[0].fe_logical,
+             (unsigned long long)fm.h.fm_extents[0].fe_length,
+             (unsigned long long)fm.h.fm_extents[0].fe_physical);
+    else
+      printf("fiemap %d %s\n", r, r < 0 ? strerror(errno) : "no extents");
+  }
   close(fd2);
   close(fd);
 
