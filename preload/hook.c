@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -77,6 +78,11 @@ static int open_desched_counter(void) {
   long fd =
       rwd_library_syscall(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
   if (fd < 0) return -1;
+  long high = rwd_library_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, RWD_DESCHED_FD_FLOOR, 0, 0, 0);
+  if (high >= 0) {
+    rwd_library_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    fd = high;
+  }
   struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rwd_library_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
   if (rwd_library_syscall(SYS_fcntl, fd, F_SETOWN_EX, (long)&owner, 0, 0, 0) != 0 ||
       rwd_library_syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC, 0, 0, 0) != 0 ||
@@ -112,7 +118,19 @@ int rwd_register_thread(int patch_follows) {
   }
   self.buf = (struct rwd_buffer_header*)p;
   self.desched_fd = fd;
+  if (fd >= 0 && rwd_thread_key_ready) pthread_setspecific(rwd_thread_key, (void*)1);
   return 0;
+}
+
+pthread_key_t rwd_thread_key;
+int rwd_thread_key_ready;
+
+void rwd_thread_ended(void* unused) {
+  (void)unused;
+  if (self.desched_fd < 0) return;
+  long fd = self.desched_fd;
+  self.desched_fd = -1; /* its calls from here to its exit are traced if they may block */
+  rwd_library_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
 void rwd_forked_child(void) {

@@ -53,6 +53,7 @@ __attribute__((constructor)) static void rwd_init(void) {
    * perf_event_open(2) is refused; for tests of that case. */
   const char* desched = getenv("REWIND_DESCHED");
   rwd_desched_off = desched && desched[0] == '0';
+  rwd_thread_key_ready = pthread_key_create(&rwd_thread_key, rwd_thread_ended) == 0;
   if (rwd_register_thread(1) != 0) return;
   pthread_atfork(0, 0, rwd_forked_child);
   rwd_enabled = 1;

@@ -2,6 +2,7 @@
 #ifndef REWIND_PRELOAD_H
 #define REWIND_PRELOAD_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,13 @@ RWD_HIDDEN int rwd_register_thread(int patch_follows);
 /* hook.c: after fork(3), in the child (pthread_atfork): the inherited desched counter belongs
  * to the parent's thread. */
 RWD_HIDDEN void rwd_forked_child(void);
+/* hook.c: the key whose destructor (pthread_key_create(3)) closes a thread's desched counter
+ * when the thread ends, so that a program that starts and ends threads all its life does not
+ * collect one descriptor per thread; rwd_thread_key_ready once it exists. A thread that ends
+ * without libc (a raw clone's exit) keeps its counter open. */
+extern pthread_key_t rwd_thread_key RWD_HIDDEN;
+extern int rwd_thread_key_ready RWD_HIDDEN;
+RWD_HIDDEN void rwd_thread_ended(void* unused);
 /* hook.c: 1 when threads open no desched counter (REWIND_DESCHED=0). */
 extern int rwd_desched_off RWD_HIDDEN;
 /* hook.c: 1 once the library is active in this process. */

@@ -77,6 +77,11 @@
  * RWD_ABORTED; the library abandons its record and makes the call as a traced syscall. */
 #define RWD_FEATURE_DESCHED 2
 #define RWD_DESCHED_SIGNAL 30 /* SIGPWR */
+/* The counter's descriptor is moved to the lowest free number at or above this one
+ * (fcntl(2) F_DUPFD_CLOEXEC), out of the numbers a program opens first and may expect free
+ * (rr's choice: RR_DESCHED_EVENT_FLOOR_FD); it stays where perf_event_open(2) put it when
+ * RLIMIT_NOFILE is lower. Closed when its thread ends through pthread_exit(3) or a return. */
+#define RWD_DESCHED_FD_FLOOR 100
 /* This registration (the process's first) is followed by the patching of libc, which ends
  * with RWD_SYS_PATCHED. */
 #define RWD_FEATURE_PATCH_END 4

@@ -131,6 +131,16 @@ case "$1" in
     hits=$("$REWIND" dump "$TRACE" | awk '$3 == "syscall" && $4 == "exit_group" { ended[$2] = 1 }
       $3 == "exit" && /killed by SIGKILL/ && ended[$2] { n++ } END { print n + 0 }')
     echo "children killed inside their exit_group: $hits" ;;
+  fd_numbers)  # the desched counters take no number a program expects free, and end with
+    # their threads
+    native=$("$TEST_PROGRAMS/fd_numbers")
+    [ "$native" = "descriptors 3 to 99 free
+lowest free descriptor: 5 before 300 threads, 5 after" ] || fail "natively: $native"
+    like_native fd_numbers "$native" "$TEST_PROGRAMS/fd_numbers"
+    # Not vacuous: the buffered recording's threads opened their counters.
+    counters=$("$REWIND" dump "$WORK/fd_numbers.trace" | grep -c " syscall  *perf_event_open = ")
+    [ "$counters" -gt 300 ] || fail "fd_numbers: $counters desched counters opened, not 301"
+    pass "fd_numbers: $counters desched counters opened and closed" ;;
   seccomp_sandbox)  # a sandbox's filter judges the program's calls, not the library's own
     native=$("$TEST_PROGRAMS/seccomp_sandbox")
     echo "$native" | grep -q "^3 traps: 72 16 107; si_call_addr is the handler's rip: 1" ||
