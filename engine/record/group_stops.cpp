@@ -53,7 +53,7 @@ void RecordSession::on_listen_end(RecordTask& t, int sig) {
   if (t.group_stop && hold_group_stop(t)) return;  // still stopped: listening again
   AddressSpace& g = space(t);
   t.state = RunState::Stopped;
-  g.ready.push_back(t.tid);
+  g.turns->ready.push_back(t.tid);
   schedule(g);
 }
 

@@ -92,11 +92,13 @@ bool RecordSession::hold_for_proc_mem_write(RecordTask& t) {
   auto target = tasks_.find(named);
   if (target == tasks_.end()) return false;  // a process outside the recording: like a file
   std::shared_ptr<AddressSpace> held = group(target->second).space;
-  if (held.get() == &space(t) || held->held_for_write) return false;
-  held->held_for_write = t.tid;
+  // Into memory that takes turns with its own (Turns): every task there stands still while
+  // the writer runs.
+  if (held->turns == space(t).turns || held->turns->held_for_write) return false;
+  held->turns->held_for_write = t.tid;
   t.written_space = held;
   update_timer();  // ticks, to retry the preemption
-  RecordTask* running = held->active ? &tasks_.at(held->active) : nullptr;
+  RecordTask* running = held->turns->active ? &tasks_.at(held->turns->active) : nullptr;
   if (running && running->state == RunState::InSyscall && !running->entry_marked)
     mark_entry(*running);  // at its exit it waits for its turn (on_syscall_exit)
   if (!running || running->state == RunState::InSyscall) {
@@ -110,24 +112,24 @@ bool RecordSession::hold_for_proc_mem_write(RecordTask& t) {
     running->interrupt_requested = true;
     running->interrupt_tick = ticks_;
   }
-  held->write_waits = true;
+  held->turns->write_waits = true;
   ++held_writes_;
   return true;
 }
 
 void RecordSession::start_held_write(AddressSpace& s) {
-  if (!std::exchange(s.write_waits, false)) return;
+  if (!std::exchange(s.turns->write_waits, false)) return;
   mark_entries(s, 0);  // its code up to their entries ran before the write
-  auto writer = tasks_.find(s.held_for_write);
+  auto writer = tasks_.find(s.turns->held_for_write);
   if (writer != tasks_.end()) resume_syscall(writer->second);
 }
 
 void RecordSession::release_written_space(RecordTask& t) {
   std::shared_ptr<AddressSpace> held = std::move(t.written_space);
   t.written_space.reset();
-  if (!held || held->held_for_write != t.tid) return;
-  held->held_for_write = 0;
-  held->write_waits = false;
+  if (!held || held->turns->held_for_write != t.tid) return;
+  held->turns->held_for_write = 0;
+  held->turns->write_waits = false;
   update_timer();
   schedule(*held);
 }
@@ -151,8 +153,9 @@ void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
   if (end < e.result) throw UnsupportedError(what + " at an unknown address");
   AddressSpace* written = &space(target->second);
   if (written != &space(t)) {
+    const bool held = written->turns->held_for_write == t.tid || written->turns == space(t).turns;
     for (const auto& [tid, x] : tasks_)
-      if (&space(x) == written && (written->held_for_write != t.tid || !stands_at_event(x)))
+      if (&space(x) == written && (!held || !stands_at_event(x)))
         throw UnsupportedError(what + " while task " + std::to_string(tid) +
                                " of that process stands between its events is not supported yet");
   }

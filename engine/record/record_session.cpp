@@ -108,11 +108,11 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
 
 void RecordSession::update_timer() {
   bool want = false;
-  for (AddressSpace* s : spaces()) want |= s->tasks.size() > 1;
+  for (AddressSpace* s : turn_takers()) want |= turn_task_count(*s) > 1;
   // A tracer's interrupt that could not stop its tracee yet is asked again at each tick.
   for (const auto& [tid, t] : tasks_) want |= t.tracer_interrupt_pending;
   // So is the preemption that a write into another process's memory waits for.
-  for (AddressSpace* s : spaces()) want |= s->held_for_write != 0;
+  for (AddressSpace* s : spaces()) want |= s->turns->held_for_write != 0;
   if (want != periodic_) {
     periodic_ = want;
     flush_armed_ = false;
@@ -156,7 +156,7 @@ RecordResult RecordSession::run() {
   ThreadGroup& rg = groups_[root_];
   rg.members.push_back(root_);
   rg.space->tasks.push_back(root_);
-  rg.space->active = root_;
+  rg.space->turns->active = root_;
   processes_[root_] = ProcessInfo{root_, 0, false, 0, opts_.argv};
   process_order_.push_back(root_);
   // The recorder runs one task's user code at a time; a stopped task's registers change only
@@ -232,9 +232,9 @@ bool RecordSession::leave_turns(ThreadGroup& g, pid_t tid) {
   AddressSpace& s = *g.space;
   std::erase(g.members, tid);
   std::erase(s.tasks, tid);
-  std::erase(s.ready, tid);
-  bool was_active = s.active == tid;
-  if (was_active) s.active = 0;
+  std::erase(s.turns->ready, tid);
+  bool was_active = s.turns->active == tid;
+  if (was_active) s.turns->active = 0;
   return was_active;
 }
 
@@ -245,16 +245,32 @@ std::vector<AddressSpace*> RecordSession::spaces() {
   return all;
 }
 
+size_t RecordSession::turn_task_count(const AddressSpace& s) {
+  size_t n = 0;
+  for (AddressSpace* sharing : spaces())
+    if (sharing->turns == s.turns) n += sharing->tasks.size();
+  return n;
+}
+
+std::vector<AddressSpace*> RecordSession::turn_takers() {
+  std::vector<AddressSpace*> one_each;
+  for (AddressSpace* s : spaces())
+    if (std::none_of(one_each.begin(), one_each.end(),
+                     [&](const AddressSpace* o) { return o->turns == s->turns; }))
+      one_each.push_back(s);
+  return one_each;
+}
+
 void RecordSession::take_new_space(RecordTask& t) {
   ThreadGroup& g = group(t);
   std::shared_ptr<AddressSpace> old = g.space;
   g.space = std::make_shared<AddressSpace>();
   g.space->tasks = {t.tid};
   std::erase(old->tasks, t.tid);
-  std::erase(old->ready, t.tid);
-  if (old->active == t.tid) {
-    old->active = 0;
-    g.space->active = t.tid;
+  std::erase(old->turns->ready, t.tid);
+  if (old->turns->active == t.tid) {
+    old->turns->active = 0;
+    g.space->turns->active = t.tid;
     schedule(*old);  // the processes still sharing it go on without t's
   }
 }
@@ -287,10 +303,10 @@ void RecordSession::on_tick() {
   }
   end_slices();
   retry_tracer_interrupts();
-  for (AddressSpace* s : spaces()) {
+  for (AddressSpace* s : turn_takers()) {
     AddressSpace& g = *s;
-    if (!g.active || !g.others_wait()) continue;
-    RecordTask& t = tasks_.at(g.active);
+    if (!g.turns->active || !g.turns->others_wait()) continue;
+    RecordTask& t = tasks_.at(g.turns->active);
     if (t.state == RunState::UserRunning && t.interrupt_requested &&
         ticks_ - t.interrupt_tick >= kInterruptRetryTicks) {
       // The interrupt's stop never came (seen once in 30 chaos recordings of a spinning
@@ -300,19 +316,19 @@ void RecordSession::on_tick() {
                task_sleeping(t.tid)) {
       // A syscall expected to return promptly is waiting: let the others run meanwhile.
       t.blocked = true;
-      g.active = 0;
+      g.turns->active = 0;
       schedule(g);
     }
   }
 }
 
 void RecordSession::end_slices() {
-  for (AddressSpace* s : spaces()) {
+  for (AddressSpace* s : turn_takers()) {
     const AddressSpace& g = *s;
-    if (!g.active || !g.others_wait()) continue;
-    RecordTask& t = tasks_.at(g.active);
+    if (!g.turns->active || !g.turns->others_wait()) continue;
+    RecordTask& t = tasks_.at(g.turns->active);
     if (t.state == RunState::UserRunning && !t.interrupt_requested &&
-        (slice_over(t) || g.held_for_write) &&
+        (slice_over(t) || g.turns->held_for_write) &&
         !(t.put_off_preemptions && t.put_off_tick == ticks_)) {
       // Time slice over and another task waits, or a write into this memory does: stop this
       // one where it is.
@@ -390,11 +406,15 @@ void RecordSession::run_user(RecordTask& t, int sig) {
 
 void RecordSession::mark_entries(AddressSpace& s, pid_t except) {
   // Tasks waiting in a syscall while another runs: replay must bring them to the syscall's
-  // entry before the other's next events, as their code up to it ran first.
-  for (pid_t m : s.tasks) {
-    RecordTask& x = tasks_.at(m);
-    if (m == except || x.state != RunState::InSyscall || !x.blocked || x.entry_marked) continue;
-    mark_entry(x);
+  // entry before the other's next events, as their code up to it ran first. So for every
+  // memory that takes turns with this one (Turns).
+  for (AddressSpace* sharing : spaces()) {
+    if (sharing->turns != s.turns) continue;
+    for (pid_t m : sharing->tasks) {
+      RecordTask& x = tasks_.at(m);
+      if (m == except || x.state != RunState::InSyscall || !x.blocked || x.entry_marked) continue;
+      mark_entry(x);
+    }
   }
 }
 
@@ -411,7 +431,7 @@ void RecordSession::activate(AddressSpace& s, RecordTask& t) {
   // Before t runs user code, every task of its memory that waits in a syscall must be
   // brought to that syscall's entry in replay: its code up to there ran before t's.
   mark_entries(s, t.tid);
-  s.active = t.tid;
+  s.turns->active = t.tid;
   t.unrun_since_event = false;
 }
 
@@ -471,12 +491,12 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
 }
 
 void RecordSession::schedule(AddressSpace& g) {
-  if (g.active) return;
-  if (g.held_for_write) return start_held_write(g);  // none runs until the write's event
-  if (g.ready.empty()) return;
-  size_t i = policy_.pick(g.ready.size());
-  pid_t next = g.ready[i];
-  g.ready.erase(g.ready.begin() + long(i));
+  if (g.turns->active) return;
+  if (g.turns->held_for_write) return start_held_write(g);  // none runs until the write's event
+  if (g.turns->ready.empty()) return;
+  size_t i = policy_.pick(g.turns->ready.size());
+  pid_t next = g.turns->ready[i];
+  g.turns->ready.erase(g.turns->ready.begin() + long(i));
   RecordTask& t = tasks_.at(next);
   activate(g, t);
   if (t.next_tracer_stop) {  // before it runs (exec_stops_for_tracer)
@@ -526,7 +546,7 @@ void RecordSession::on_event_stop(RecordTask& t, int sig) {
       t.tracer_stop_at_event = true;
       return stop_for_tracer(t, SIGTRAP, TracerStop::Interrupt, PTRACE_EVENT_STOP);
     }
-    g.ready.push_back(t.tid);
+    g.turns->ready.push_back(t.tid);
     return schedule(g);
   }
   if (t.listening) return on_listen_end(t, sig);
@@ -535,7 +555,7 @@ void RecordSession::on_event_stop(RecordTask& t, int sig) {
   if (interrupt_stop_in_user_code(t)) return;  // its tracer's PTRACE_INTERRUPT
   if (t.interrupt_requested) {
     t.interrupt_requested = false;
-    if (g.active == t.tid && g.others_wait()) {
+    if (g.turns->active == t.tid && g.turns->others_wait()) {
       // Waiting in a buffered call that no desched counter watched: made traced, it lets
       // the others run (its wait is seen then).
       if (abort_waiting_call(t)) return resume_syscall(t);
@@ -568,8 +588,8 @@ void RecordSession::preempt(RecordTask& t) {
   ++preemptions_;
   t.state = RunState::Stopped;
   t.unrun_since_event = true;
-  g.active = 0;
-  g.ready.push_back(t.tid);
+  g.turns->active = 0;
+  g.turns->ready.push_back(t.tid);
   schedule(g);
 }
 
@@ -588,10 +608,10 @@ RecordTask& RecordSession::take_exec_event(RecordTask& t) {
   ThreadGroup& g = groups_[pid];
   AddressSpace& s = *g.space;
   leave_turns(g, pid);
-  if (s.active == former) s.active = pid;
+  if (s.turns->active == former) s.turns->active = pid;
   std::replace(g.members.begin(), g.members.end(), former, pid);
   std::replace(s.tasks.begin(), s.tasks.end(), former, pid);
-  std::replace(s.ready.begin(), s.ready.end(), former, pid);
+  std::replace(s.turns->ready.begin(), s.turns->ready.end(), former, pid);
   RecordTask& now = tasks_[pid];
   now = std::move(moved);
   return now;
@@ -616,10 +636,10 @@ void RecordSession::end_other_threads(RecordTask& t) {
   AddressSpace& s = *g.space;
   for (auto [tid, status] : ended) {
     std::erase(s.tasks, tid);
-    std::erase(s.ready, tid);
-    if (s.active == tid) s.active = 0;
+    std::erase(s.turns->ready, tid);
+    if (s.turns->active == tid) s.turns->active = 0;
   }
-  std::erase(s.ready, t.tid);
+  std::erase(s.turns->ready, t.tid);
   g.members = {t.tid};
   update_timer();
 }

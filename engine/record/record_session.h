@@ -412,6 +412,11 @@ class RecordSession {
   AddressSpace& space(const RecordTask& t) { return *groups_[t.pid].space; }
   /// Each address space of the recording once.
   std::vector<AddressSpace*> spaces();
+  /// One address space of each Turns of the recording (those sharing turns with an earlier
+  /// one are left out): for what is done once per set of tasks taking turns.
+  std::vector<AddressSpace*> turn_takers();
+  /// How many tasks take turns with those of `s` (its own included).
+  size_t turn_task_count(const AddressSpace& s);
   /// Resumes t: into the rest of its syscall (PTRACE_SYSCALL, for the exit stop), or into user
   /// code: PTRACE_CONT when the seccomp filter reports syscalls, else PTRACE_SYSCALL.
   void resume_syscall(RecordTask& t, int sig = 0) {

@@ -317,7 +317,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     // Chaos mode's CPU-time slice ran out (task_cpu_clock.h): rewind's signal, never the
     // program's. The thread stopped for it in user code, as an interrupt stops it.
     const AddressSpace& g = space(t);
-    if (t.state == RunState::UserRunning && g.active == t.tid && !g.ready.empty())
+    if (t.state == RunState::UserRunning && g.turns->active == t.tid && !g.turns->ready.empty())
       return preempt(t);
     return resume_syscall(t, 0);
   }
@@ -388,7 +388,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
   if (hold_timer_expiry(t, sig, si)) return resume_syscall(t, 0);
   AddressSpace& g = space(t);
-  if (g.active == t.tid || (g.active == 0 && !g.held_for_write)) {
+  if (g.turns->active == t.tid || (g.turns->active == 0 && !g.turns->held_for_write)) {
     activate(g, t);
     return deliver_signal(t, sig, si);
   }
@@ -397,7 +397,8 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   t.pending_sig = sig;
   t.state = RunState::Stopped;
   t.unrun_since_event = false;
-  if (std::find(g.ready.begin(), g.ready.end(), t.tid) == g.ready.end()) g.ready.push_back(t.tid);
+  if (std::find(g.turns->ready.begin(), g.turns->ready.end(), t.tid) == g.turns->ready.end())
+    g.turns->ready.push_back(t.tid);
 }
 
 }  // namespace rwd

@@ -36,6 +36,18 @@ namespace {
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
+
+/// Whether process `pid` has a mapping shared and writable (MAP_SHARED memory, a file mapped
+/// shared for writing, an attached System V segment): a fork's child shares it (fork(2)).
+/// False where its maps cannot be read.
+bool shares_writable_memory(pid_t pid) {
+  try {
+    for (const ProcMapping& m : read_proc_maps(pid))
+      if (m.shared && m.write) return true;
+  } catch (const SystemError&) {
+  }
+  return false;
+}
 }  // namespace
 
 bool RecordSession::library_call_at_entry(const RecordTask& t) const {
@@ -54,7 +66,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
   t.entry_marked = std::exchange(t.entry_reported, false);  // syscall_stop_for_tracer's event
-  if (AddressSpace& s = space(t); s.write_waits && s.active == t.tid) {
+  if (AddressSpace& s = space(t); s.turns->write_waits && s.turns->active == t.tid) {
     // A write into its memory waits for it (hold_for_proc_mem_write): at this entry's event
     // it runs no code until its exit, and waits there for its turn.
     if (!t.entry_marked) mark_entry(t);
@@ -156,9 +168,9 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
       if (was_active) schedule(as);
       return;
     }
-  } else if (syscall_may_block(t.entry) && as.active == t.tid) {
+  } else if (syscall_may_block(t.entry) && as.turns->active == t.tid) {
     t.blocked = true;
-    as.active = 0;
+    as.turns->active = 0;
     if (!hold_output_write(t)) resume_syscall(t);
     return schedule(as);
   }
@@ -322,22 +334,24 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   AddressSpace& g = space(t);
   if (t.blocked) {
     t.blocked = false;
-    if (g.active || g.held_for_write) {  // another task runs, or a write waits: wait for a turn
+    // Another task runs, or a write waits: it waits for a turn.
+    if (g.turns->active || g.turns->held_for_write) {
       t.state = RunState::Stopped;
       t.unrun_since_event = true;
-      g.ready.push_back(t.tid);
+      g.turns->ready.push_back(t.tid);
       return;
     }
     activate(g, t);
   }
-  if (g.active == t.tid && g.held_for_write) {  // a write into its memory waits for it
+  if (g.turns->active == t.tid &&
+      g.turns->held_for_write) {  // a write into its memory waits for it
     t.state = RunState::Stopped;
     t.unrun_since_event = true;
-    g.active = 0;
-    g.ready.push_front(t.tid);
+    g.turns->active = 0;
+    g.turns->ready.push_front(t.tid);
     return schedule(g);
   }
-  if (g.active == t.tid && t.state == RunState::InSyscall) {
+  if (g.turns->active == t.tid && t.state == RunState::InSyscall) {
     t.state = RunState::UserRunning;  // a prompt syscall: same slice goes on
     return resume_syscall(t);
   }
@@ -387,14 +401,17 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
       cg.space->library_switch = space(t).library_switch;
       cg.space->fd_cache_switch = space(t).fd_cache_switch;
       cg.space->fd_cache_off = space(t).fd_cache_off || args.splits_fd_table();
+      // Memory both processes may write (MAP_SHARED, System V segments): their writes must
+      // come in an order replay can follow, so they take turns as threads do.
+      if (shares_writable_memory(t.pid)) cg.space->turns = space(t).turns;
     }
   }
   cg.members.push_back(child);
   AddressSpace& cs = *cg.space;
   cs.tasks.push_back(child);
-  if (cs.tasks.size() == 2 && cs.active) {
+  if (turn_task_count(cs) == 2 && cs.turns->active) {
     // Competition starts now: the running task's time slice starts now too.
-    start_slice(tasks_.at(cs.active));
+    start_slice(tasks_.at(cs.turns->active));
   }
   if (c.pid == child) {
     processes_[child] = ProcessInfo{child, t.pid, false, 0, processes_[t.pid].argv};

@@ -274,23 +274,33 @@ constexpr uint32_t kMaxPutOffPreemptions = 50;
 /// where the task stands.
 constexpr uint32_t kMaxSignalHops = 16;
 
-/// The tasks that share one address space: a process's threads, and the processes created
-/// with CLONE_VM but not CLONE_THREAD (clone(2)) that share it with them. At most one of them
-/// runs user code at a time; the order in which they do is recorded, which is what makes
-/// threads replayable (DESIGN.md "Recording"). A vfork child has one of its own: its parent
-/// waits until it execs or ends. An exec leaves it for a new one.
-struct AddressSpace {
+/// The tasks that take turns running user code: at most one of them runs it at a time, and
+/// the order in which they do is recorded, which is what makes threads replayable (DESIGN.md
+/// "Recording"). Those of one address space, and of every address space that shares writable
+/// memory with it from a fork (a MAP_SHARED mapping or System V segment the child inherited):
+/// each one's writes to that memory come between the others' events then, in the order the
+/// trace gives replay (rr runs one task at a time in the whole recording).
+struct Turns {
   pid_t active = 0;  ///< the task running user code or a prompt syscall, or 0
-  /// The task whose write into this memory (/proc/PID/mem, from another process: a debugger
-  /// inside the recording) needs every task here to stand where its last event left it:
-  /// none is scheduled from when it is asked (the running one is preempted) until that
+  /// The task whose write into one of these memories (/proc/PID/mem, from another process: a
+  /// debugger inside the recording) needs every task here to stand where its last event left
+  /// it: none is scheduled from when it is asked (the running one is preempted) until that
   /// write's event is written (proc_mem_writes.cpp). 0 when none.
   pid_t held_for_write = 0;
   bool write_waits = false;  ///< that write waits at its entry for the running task's stop
   /// True when another task (in `ready`) or a write into this memory waits for the running
   /// task's stop: it is preempted at the end of its slice, or at once for the write.
   bool others_wait() const { return !ready.empty() || held_for_write != 0; }
-  std::deque<pid_t> ready;   ///< tasks waiting to run user code
+  std::deque<pid_t> ready;  ///< tasks waiting to run user code
+};
+
+/// The tasks that share one address space: a process's threads, and the processes created
+/// with CLONE_VM but not CLONE_THREAD (clone(2)) that share it with them. They take turns
+/// (Turns), with those of other address spaces that share writable memory with this one. A
+/// vfork child has one of its own: its parent waits until it execs or ends. An exec leaves it
+/// for a new one, with turns of its own.
+struct AddressSpace {
+  std::shared_ptr<Turns> turns = std::make_shared<Turns>();
   std::vector<pid_t> tasks;  ///< every task in it, of every process sharing it
   /// The digest exclusions of every syscall buffer in this address space: its tasks' (living
   /// or exited: a thread's buffer outlives it) and those a fork copied from the parent. Replay

@@ -53,9 +53,9 @@ bool wait_names(const Registers& r, bool waitid, pid_t waiter, pid_t tid, pid_t 
 void RecordSession::leave_turns(RecordTask& t) {
   t.state = RunState::Stopped;
   AddressSpace& g = space(t);
-  std::erase(g.ready, t.tid);
-  if (g.active != t.tid) return;
-  g.active = 0;
+  std::erase(g.turns->ready, t.tid);
+  if (g.turns->active != t.tid) return;
+  g.turns->active = 0;
   schedule(g);
 }
 
@@ -201,7 +201,7 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
   // From a syscall's entry the recorder goes on with the call when its turn comes (schedule,
   // as entry_reported says).
   AddressSpace& g = space(t);
-  g.ready.push_back(t.tid);
+  g.turns->ready.push_back(t.tid);
   schedule(g);
 }
 

@@ -141,6 +141,13 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] || fail "natively: $nat
     counters=$("$REWIND" dump "$WORK/fd_numbers.trace" | grep -c " syscall  *perf_event_open = ")
     [ "$counters" -gt 300 ] || fail "fd_numbers: $counters desched counters opened, not 301"
     pass "fd_numbers: $counters desched counters opened and closed" ;;
+  shared_turns)  # processes writing memory they share take turns: replay reads what they read
+    for opts in "" --no-syscall-buffer; do
+      name=shared_turns${opts:+_traced}
+      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/shared_turns" || continue
+      [ "$(grep -c "^handoff: .* yields$\|^counters: child [01] read\|^counters: final count \|^spin: " \
+        "$WORK/$name.rec.out")" = 5 ] || fail "$name: $(cat "$WORK/$name.rec.out")"
+    done ;;
   seccomp_sandbox)  # a sandbox's filter judges the program's calls, not the library's own
     native=$("$TEST_PROGRAMS/seccomp_sandbox")
     echo "$native" | grep -q "^3 traps: 72 16 107; si_call_addr is the handler's rip: 1" ||
