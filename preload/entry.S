@@ -117,8 +117,19 @@ rwd_library_syscall:
         cmpl $0, rwd_page_ready(%rip)
         je 1f
         mov $RWD_PRIVILEGED_TRACED_INSN, %r11d
+        /* The page's stub, reached from straight-line code, so that replay's reverse steps
+         * find each instruction before it (pass_steps.cpp) */
+        .globl rwd_library_jump
+        .hidden rwd_library_jump
+        .type rwd_library_jump, @function
+rwd_library_jump:
         jmp *%r11                       /* its `ret` returns to our caller */
-1:      syscall
+        /* never run: room for a counting trampoline's jump over the one above, made of
+         * instructions it can move (a `syscall` it would not) */
+        nop
+        nop
+        .size rwd_library_jump, .-rwd_library_jump
+1:      syscall                         /* before the page exists */
         ret
         .cfi_endproc
         .size rwd_library_syscall, .-rwd_library_syscall

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "engine/arch/displaced_code.h"
@@ -26,6 +27,7 @@
 #include "engine/symbols/elf_image.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/timeline/replay_controller.h"
+#include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
@@ -70,36 +72,43 @@ std::pair<uint64_t, uint64_t> preload_library_range(const std::vector<ProcMappin
   return hi ? std::pair{lo, hi} : std::pair<uint64_t, uint64_t>{0, 0};
 }
 
-/// The runtime range [lo, hi) of librewind_preload.so's stub area in `maps` when `x` lies in
-/// the library's mappings: its .symtab symbol rwd_stub_area, sized to the area
-/// (rewind_preload_abi.h), placed through the mapping that holds its file offset. {0, 0} when
-/// `x` is outside the library, or its file or the symbol is not found. The library's file is
-/// read only in the first case.
-std::pair<uint64_t, uint64_t> preload_stub_area(const std::vector<ProcMapping>& maps, uint64_t x) {
-  const auto [lib_lo, lib_hi] = preload_library_range(maps);
-  if (x < lib_lo || x >= lib_hi) return {0, 0};
+/// The runtime address and size of librewind_preload.so's .symtab symbol `name` in `maps`,
+/// placed through the mapping that holds its file offset; nullopt when the library's file or
+/// the symbol is not found.
+std::optional<std::pair<uint64_t, uint64_t>> preload_symbol(const std::vector<ProcMapping>& maps,
+                                                            std::string_view name) {
   for (const ProcMapping& m : maps) {
     if (!is_preload_library(m.path)) continue;
     std::unique_ptr<ElfImage> elf;
     try {
       elf = ElfImage::open(strip_deleted_suffix(m.path));
     } catch (const Error&) {
-      return {0, 0};
+      return std::nullopt;
     }
     for (const ElfSymbol& sym : elf->symbols()) {
-      if (sym.name != "rwd_stub_area" || sym.size == 0) continue;
+      if (sym.name != name) continue;
       const std::optional<uint64_t> at = elf->file_offset(sym.value);
-      if (!at) return {0, 0};
+      if (!at) return std::nullopt;
       for (const ProcMapping& n : maps)
-        if (n.path == m.path && *at >= n.offset && *at < n.offset + (n.end - n.start)) {
-          const uint64_t lo = n.start + (*at - n.offset);
-          return {lo, lo + sym.size};
-        }
-      return {0, 0};
+        if (n.path == m.path && *at >= n.offset && *at < n.offset + (n.end - n.start))
+          return std::pair{n.start + (*at - n.offset), sym.size};
+      return std::nullopt;
     }
-    return {0, 0};
+    return std::nullopt;
   }
-  return {0, 0};
+  return std::nullopt;
+}
+
+/// The runtime range [lo, hi) of librewind_preload.so's stub area in `maps` when `x` lies in
+/// the library's mappings: its .symtab symbol rwd_stub_area, sized to the area
+/// (rewind_preload_abi.h). {0, 0} when `x` is outside the library, or its file or the symbol
+/// is not found. The library's file is read only in the first case.
+std::pair<uint64_t, uint64_t> preload_stub_area(const std::vector<ProcMapping>& maps, uint64_t x) {
+  const auto [lib_lo, lib_hi] = preload_library_range(maps);
+  if (x < lib_lo || x >= lib_hi) return {0, 0};
+  auto area = preload_symbol(maps, "rwd_stub_area");
+  if (!area || area->second == 0) return {0, 0};
+  return {area->first, area->first + area->second};
 }
 
 /// Whether code near `addr` in process `pid` (mapped as `maps`; read through its task `tid`;
@@ -255,6 +264,29 @@ uint64_t ReplayController::direct_call_site(const ReplayTask& t, const Registers
   return ret - 5;
 }
 
+uint64_t ReplayController::library_jump_site(const ReplayTask& t,
+                                             const std::vector<ProcMapping>& maps) {
+  // The library's own calls reach the stub by one jump (preload/entry.S rwd_library_jump,
+  // `jmp *%r11`), which leaves no trace to decode backwards from the stub: the instructions
+  // before it on the page are padding. The jump ran just before the point; its passes are
+  // counted instead, as a direct call's (direct_call_site).
+  auto site = preload_symbol(maps, "rwd_library_jump");
+  if (!site) return 0;
+  const uint64_t at = site->first;
+  std::vector<uint8_t> code = rwd::read_memory(t.tid, at, 32);
+  bps_.hide(t.pid, at, code);
+  static const uint8_t kJumpR11[] = {0x41, 0xff, 0xe3};
+  if (code.size() != 32 || !std::equal(std::begin(kJumpR11), std::end(kJumpR11), code.begin()))
+    return 0;
+  auto plan = plan_point_trampoline(PatchKind::Count, code, at, Registers{}, maps,
+                                    proc_brk_start(t.pid), PassChecks{});
+  if (!plan) return 0;
+  if (debug_)
+    fprintf(stderr, "rewind: timeline: the point's first pass follows the jump at %llx\n",
+            (unsigned long long)at);
+  return at;
+}
+
 Next ReplayController::pass_scan_done(const Run& done) {
   const runs::Scan& scan = *done.as<runs::Scan>();
   const uint64_t x = scan.target.regs.rip;
@@ -278,7 +310,8 @@ Next ReplayController::pass_scan_done(const Run& done) {
     bps_.hide(t->pid, x - kBack, code);
     const std::vector<ProcMapping> maps = read_proc_maps(t->pid);
     const uint64_t heap_start = proc_brk_start(t->pid);
-    const uint64_t call = direct_call_site(*t, scan.target.regs, maps);
+    uint64_t call = direct_call_site(*t, scan.target.regs, maps);
+    if (!call && x == RWD_PRIVILEGED_TRACED_INSN) call = library_jump_site(*t, maps);
     uint64_t end = x, chosen = call, nearest = 0;
     // Not in librewind_preload.so's stub area: each stub keeps its site's address (data)
     // just before the next stub's code, which decoding backwards reads as instructions; a

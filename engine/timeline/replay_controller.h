@@ -455,6 +455,10 @@ class ReplayController {
   std::optional<CodeSite> origin_site_;
 
   // --- Reverse steps by counted passes (pass_steps.cpp). ---
+  /// The address of librewind_preload.so's jump to its privileged traced stub (preload/entry.S
+  /// rwd_library_jump), whose passes a counting trampoline can count: what ran just before a
+  /// point at RWD_PRIVILEGED_TRACED_INSN. 0 when it is not found or cannot be patched.
+  uint64_t library_jump_site(const ReplayTask& t, const std::vector<ProcMapping>& maps);
 
   /// The counting trampoline the current run wants: in task `tid`'s interval after event
   /// `event`, at `x`, with `checks` (the registers of `want`, or a pass number).
