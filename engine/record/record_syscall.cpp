@@ -343,8 +343,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     }
     activate(g, t);
   }
-  if (g.turns->active == t.tid &&
-      g.turns->held_for_write) {  // a write into its memory waits for it
+  // A write into its memory waits for it.
+  if (g.turns->active == t.tid && g.turns->held_for_write) {
     t.state = RunState::Stopped;
     t.unrun_since_event = true;
     g.turns->active = 0;
