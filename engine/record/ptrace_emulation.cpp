@@ -186,9 +186,9 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     case PTRACE_DETACH: {
       const int sig = int(data);
       if (sig < 0 || sig > 64) return answer_syscall(t, -EIO);
-      // A SIGTRAP of a breakpoint or a step is over once reported: without it, the
-      // tracee goes on after the trapping instruction (a debugger's breakpoint).
-      const bool fault = kind == TracerStop::Fault && tracee.tracer_stop != SIGTRAP;
+      // From a fault's stop, without its signal the instruction runs again, or what the
+      // tracer put in its place (ptrace(2): the signal is suppressed); another signal
+      // replaces it (resume_tracee).
       // After a step over a syscall the tracee stands in the recorder's syscall-exit stop,
       // with no SIGTRAP queued to pass on.
       if (sig && kind == TracerStop::Step && tracee.tracer_step_over_syscall)
@@ -214,14 +214,6 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
                                  "off is not supported yet (rewind record --no-syscall-buffer "
                                  "records it)");
       }
-      if (fault && sig != 0 && sig != tracee.tracer_stop)
-        throw UnsupportedError(name + " with " + signal_name(sig) + " of a tracee stopped by its " +
-                               signal_name(tracee.tracer_stop) + " fault is not supported yet");
-      if (fault && sig == 0)
-        throw UnsupportedError(name + " of a tracee stopped by its " +
-                               signal_name(tracee.tracer_stop) +
-                               " fault without the signal (the instruction runs again) is not "
-                               "supported yet");
       answer_syscall(t, 0);
       if (request == PTRACE_DETACH) {
         untrace(tracee);

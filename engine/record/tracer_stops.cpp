@@ -195,7 +195,9 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
     if (sig != stopped)
       set_siginfo(t.tid, make_siginfo(sig, SI_USER, tracer_pid, task_real_uid(t.tid), 0));
     t.pending_sig = sig;
-    t.pending_fault = fault;
+    // The fault's own signal is delivered as the fault; another one replaces it (the
+    // instruction did not run), as a signal from outside, at the event where it stopped.
+    t.pending_fault = fault && sig == stopped;
     t.tracer_passed_sig = sig;  // if its delivery is put off, its arrival is not a new stop
   }
   // From a syscall's entry the recorder goes on with the call when its turn comes (schedule,

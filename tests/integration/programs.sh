@@ -435,6 +435,17 @@ GDB
     echo "$native" | grep -q "^step: si_code 1, back where the signal came: yes" &&
       echo "$native" | grep -q "^then: exited with 6" || fail "natively, step-sigreturn: $native"
     like_native ptrace_step_sigreturn "$native" "$TEST_PROGRAMS/ptrace_calls" step-sigreturn
+    # A debugger that mends its faulting tracee: resumed without the fault's signal, the
+    # instruction runs again, or what the tracer wrote there; with another signal, that
+    # signal's handler runs; detached with its registers moved, it goes on there.
+    native=$("$TEST_PROGRAMS/ptrace_calls" refault)
+    echo "$native" | grep -q "^the instruction ran again: stopped by ILL" &&
+      echo "$native" | grep -q "^at the same instruction: yes" &&
+      echo "$native" | grep -q "^after the nops: stopped by SEGV" &&
+      echo "$native" | grep -q "^after the handler: stopped by SEGV" &&
+      echo "$native" | grep -q "^SIGUSR1 handled: 1" &&
+      echo "$native" | grep -q "^then: exited with 3" || fail "natively, refault: $native"
+    like_native ptrace_refault "$native" "$TEST_PROGRAMS/ptrace_calls" refault
     # What is not emulated yet stops the recording with one line naming it; the trace so far
     # replays. A process outside the recording is never attached to.
     refused() {  # refused NAME PATTERN ARGS...
@@ -454,7 +465,6 @@ GDB
     }
     refused ptrace_step_signal "^rewind: ptrace(PTRACE_SINGLESTEP) with a signal is not supported yet$" step-signal
     refused ptrace_step_syscall "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`syscall\` instruction (fork) is not supported yet$" step-syscall
-    refused ptrace_refault "^rewind: ptrace(PTRACE_CONT) of a tracee stopped by its SIGSEGV fault without the signal (the instruction runs again) is not supported yet$" refault
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
     sleep 60 &
     outside=$!

@@ -5,10 +5,11 @@
 // With an argument it does what rewind refuses to record, for the refusal's test:
 //   step-signal   single-steps its stopped tracee with a signal (PTRACE_SINGLESTEP)
 //   step-syscall  single-steps its child over a `syscall` instruction that forks
-//   refault  resumes its tracee stopped by a fault without the signal
 //   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
 // With "step-rdtsc" or "step-cpuid" it single-steps its child over that instruction, with
 // "step-exit" over the `syscall` instruction of its exit (the step ends with its end),
+// with "refault" it resumes its faulting child without the fault's signal (as a debugger
+// that mends its tracee does),
 // and with "syscalls" it follows its child's syscalls (PTRACE_SYSCALL), which rewind records
 // only where it traces every syscall (--no-syscall-buffer): a small strace, that also
 // changes a call at its entry and a result at its exit.
@@ -390,13 +391,80 @@ static int step_over_sigreturn(void) {
   return 0;
 }
 
+// Where the child of refault_session resumes once its tracer moved it there: its end.
+static void recovered(void) {
+  _exit(3);
+}
+
+static volatile long usr1_handled;  // in refault_session's child, which its tracer peeks
+static void on_usr1_count(int sig) {
+  (void)sig;
+  ++usr1_handled;
+}
+
+// A ud2 (SIGILL) that its tracer overwrites with two nops, then a store through a null
+// pointer (SIGSEGV).
+__attribute__((noinline)) static void faulting_code(void) {
+  __asm__ volatile(".globl refault_site\nrefault_site: ud2" ::: "memory");
+  *(volatile int*)0 = 1;
+}
+
+// A tracer that resumes its faulting child without the fault's signal (ptrace(2): the
+// signal is suppressed), as a debugger that mends its tracee does: the instruction runs
+// again and faults again; overwritten, the new instruction runs; with its registers
+// changed (PTRACE_SETREGS), the child goes on where they say; resumed with another
+// signal, that signal's handler runs instead of the fault's. The last resume is a
+// PTRACE_DETACH, as rr's ptrace test does it.
+static int refault_session(void) {
+  extern char refault_site[];
+  pid_t child = fork();
+  if (child == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0) _exit(10);
+    signal(SIGUSR1, on_usr1_count);
+    faulting_code();
+    _exit(0);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  show_stop("child", status);
+  struct user_regs_struct first, regs;
+  ptrace(PTRACE_GETREGS, child, 0, &first);
+  show("cont without the fault", ptrace(PTRACE_CONT, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("the instruction ran again", status);
+  ptrace(PTRACE_GETREGS, child, 0, &regs);
+  printf("at the same instruction: %s\n",
+         regs.rip == first.rip && regs.rip == (unsigned long long)refault_site ? "yes" : "no");
+  errno = 0;
+  long word = ptrace(PTRACE_PEEKTEXT, child, refault_site, 0);
+  printf("peek: errno %d, ud2 there: %s\n", errno, (word & 0xffff) == 0x0b0f ? "yes" : "no");
+  show("poke two nops", ptrace(PTRACE_POKETEXT, child, refault_site, (word & ~0xffffL) | 0x9090));
+  show("cont without the fault", ptrace(PTRACE_CONT, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("after the nops", status);
+  siginfo_t si;
+  show("getsiginfo", ptrace(PTRACE_GETSIGINFO, child, 0, &si));
+  printf("fault: %s code %d at %p\n", sigabbrev_np(si.si_signo), si.si_code, si.si_addr);
+  // Another signal instead of the fault's: its handler runs, and the store faults again.
+  show("cont with SIGUSR1 instead", ptrace(PTRACE_CONT, child, 0, SIGUSR1));
+  waitpid(child, &status, 0);
+  show_stop("after the handler", status);
+  printf("SIGUSR1 handled: %ld\n", ptrace(PTRACE_PEEKDATA, child, &usr1_handled, 0));
+  ptrace(PTRACE_GETREGS, child, 0, &regs);
+  regs.rip = (unsigned long long)recovered;
+  regs.rsp = ((regs.rsp - 256) & ~15ull) - 8;  // as after a call
+  show("setregs", ptrace(PTRACE_SETREGS, child, 0, &regs));
+  show("detach without the fault", ptrace(PTRACE_DETACH, child, 0, 0));
+  waitpid(child, &status, 0);
+  show_stop("then", status);
+  return 0;
+}
+
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "step-signal") == 0) {
     show("step with a signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGUSR2));
   } else if (strcmp(what, "step-syscall") == 0) {
     step_over_syscall(SYS_fork);
-  } else if (strcmp(what, "refault") == 0) {
-    show("cont without the fault", ptrace(PTRACE_CONT, stopped_child(1), 0, 0));
   } else if (strcmp(what, "outside-stop") == 0) {
     show("traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
     raise(SIGUSR1);
@@ -417,6 +485,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "step-cpuid") == 0) return emulated_step(1);
   if (argc > 1 && strcmp(argv[1], "step-exit") == 0) return step_over_syscall(SYS_exit);
   if (argc > 1 && strcmp(argv[1], "step-sigreturn") == 0) return step_over_sigreturn();
+  if (argc > 1 && strcmp(argv[1], "refault") == 0) return refault_session();
   if (argc > 1) return refusal(argv[1], argc > 2 ? argv[2] : 0);
   // A child that makes sure that no debugger traces it: its parent becomes its tracer, and a
   // second request fails, as under any tracer. It then names tasks it does not trace.
