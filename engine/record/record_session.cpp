@@ -218,6 +218,8 @@ RecordResult RecordSession::run() {
   r.held_writes = held_writes_;
   r.put_off_signals = put_off_signals_;
   r.branch_steps = branch_steps_;
+  r.point_steps = point_steps_;
+  r.moved_points = moved_points_;
   r.held_expiries = held_expiries_;
   r.ptrace_stops = ptrace_stops_;
   r.buffered_syscalls = buffered_syscalls_;
@@ -570,6 +572,13 @@ void RecordSession::preempt(RecordTask& t) {
   Registers regs = get_regs(t.tid);
   if (rep_insn_at(t.tid, regs.rip) || t.buffer.must_not_stop_at(regs.rip))
     return resume_syscall(t);  // inside a string instruction: interrupt again next tick
+  // In a short loop whose registers repeat at each pass: on to an instruction where they do
+  // not (preemption_point.cpp), the first time it is interrupted here.
+  if (t.put_off_preemptions == 0) {
+    if (!step_to_distinct_point(t, regs)) return;  // another stop came, handled
+    if (rep_insn_at(t.tid, regs.rip) || t.buffer.must_not_stop_at(regs.rip))
+      return resume_syscall(t);
+  }
   // Where no trampoline fits (a call among the next bytes, a JIT's code), replay would stop
   // at every pass of the instruction since the task's last event: millions in a hot loop of
   // a long slice. Interrupt again next tick, somewhere else.

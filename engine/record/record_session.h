@@ -251,6 +251,13 @@ class RecordSession {
   /// another waits: a Sched event, and the next task runs. Inside a string instruction or
   /// the preload library's code `t` runs on instead (the next tick interrupts it again).
   void preempt(RecordTask& t);
+  /// Before a preemption names its point at `regs` (t's registers, stopped in user code):
+  /// where the next pass of that instruction, within a short loop, comes with the same
+  /// registers, steps t on to an instruction of the loop whose registers differ from one
+  /// pass to the next, so that replay's trampoline stops there only at the point's own
+  /// pass (preemption_point.cpp). Leaves `regs` as t's registers where it now stands.
+  /// Returns false when a stop other than a step came (handled; no preemption now).
+  bool step_to_distinct_point(RecordTask& t, Registers& regs);
   /// A signal-delivery stop: recorded, deferred or delivered (record_signal.cpp).
   void on_signal(RecordTask& t, int sig);
   /// When `t` stopped just after a buffered call's syscall that a signal or an interrupt
@@ -453,6 +460,8 @@ class RecordSession {
   uint64_t held_writes_ = 0;          ///< RecordResult::held_writes
   uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
   uint64_t branch_steps_ = 0;         ///< single steps deliver_signal made past a branch
+  uint64_t point_steps_ = 0;          ///< single steps step_to_distinct_point made
+  uint64_t moved_points_ = 0;         ///< preemptions it moved to where the registers vary
   uint64_t held_expiries_ = 0;        ///< timer expiries hold_timer_expiry held back or merged
   /// The earliest timer_free_at of a task holding an expiry; nullopt when none holds one.
   std::optional<std::chrono::steady_clock::time_point> next_release_;

@@ -38,6 +38,11 @@ struct RecordResult {
   /// Single steps that took such a signal past a branch (a conditional jump, a return, an
   /// indirect call or jump) whose target was known only once it had run.
   uint64_t branch_steps = 0;
+  /// Single steps made before preemptions to leave a short loop's instruction whose
+  /// registers repeat at every pass (RecordSession::step_to_distinct_point).
+  uint64_t point_steps = 0;
+  /// Preemptions that these steps moved to an instruction whose registers vary by pass.
+  uint64_t moved_points = 0;
   /// Timer expiries held back so that the task could run between two (hold_timer_expiry).
   uint64_t held_expiries = 0;
   uint64_t ptrace_stops = 0;       ///< stops of recorded tasks that the recorder waited for

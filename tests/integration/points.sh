@@ -102,6 +102,31 @@ done
 [ "$put_off" -ge 1 ] || fail "call_loops: no preemption was put off in $i recordings (none landed at the call?)"
 pass "call_loops: $i recordings, $calls_points points all found by the trampoline, $put_off preemptions put off a tick"
 
+# A loop whose state lives in memory only (tests/programs/memory_spin.c, -O0): at most of
+# its instructions the registers repeat at every pass, and replay stopped at every pass of a
+# point there, with a digest of all memory each time: a replay of 40 ms of recording took
+# over 5 minutes. The recorder now steps the task on to an instruction of the loop whose
+# registers vary by pass before it names a preemption's point: about one stop a point.
+SPIN="$TEST_PROGRAMS/memory_spin"
+expected=$("$SPIN" 10)
+spin_points=0 spin_stops=0 spin_digests=0
+for mode in "" --chaos; do
+  "$REWIND" record $mode -o "$WORK/mspin$mode" "$SPIN" 10 >"$WORK/mspin$mode.rec" 2>&1 </dev/null \
+    || { fail "memory_spin recording ($mode) failed: $(tail -2 "$WORK/mspin$mode.rec")"; continue; }
+  timeout 120 "$REWIND" replay -a -v "$WORK/mspin$mode" >"$WORK/mspin$mode.out" 2>"$WORK/mspin$mode.err" </dev/null
+  rc=$?
+  [ "$rc" -eq 0 ] || { fail "memory_spin ($mode): replay exited $rc (124: over 120 s)"; continue; }
+  [ "$(cat "$WORK/mspin$mode.out")" = "$expected" ] || fail "memory_spin ($mode): replay printed $(cat "$WORK/mspin$mode.out")"
+  spin_points=$((spin_points + $(stat "$WORK/mspin$mode.err" 2)))
+  spin_stops=$((spin_stops + $(stat "$WORK/mspin$mode.err" 3)))
+  spin_digests=$((spin_digests + $(stat "$WORK/mspin$mode.err" 7)))
+  rm -rf "$WORK/mspin$mode"
+done
+[ "$spin_points" -ge 5 ] || fail "memory_spin: only $spin_points points between events in 2 recordings"
+[ "$spin_stops" -le $((2 * spin_points + 4)) ] && [ "$spin_digests" -le $((spin_points + 4)) ] \
+  || fail "memory_spin: $spin_points points took $spin_stops stops and $spin_digests full memory digests"
+pass "memory_spin: $spin_points points found with $spin_stops stops, $spin_digests full memory digests"
+
 # An interpreter's threads: Python's eval loop passes a point with the same registers and
 # stack thousands of times (its objects come back from free lists), and only the objects
 # its registers point at tell the passes apart (digest_register_windows). Replay checks that

@@ -1,0 +1,95 @@
+// Where a preemption names its point (DESIGN.md "Ticks, preemption and asynchronous signals"):
+// without counters, replay finds the point by a trampoline at its instruction that compares
+// the registers in the task and stops only where they match, then compares the memory
+// digest. In a loop whose state lives in memory only (a counter kept in a global, as code
+// built without optimisation keeps it), the registers at the interrupted instruction are the
+// same at every pass: replay would stop at every pass of the loop (millions in a time
+// slice, each with a digest of the task's memory). The recorder steps the task through the
+// loop first, to an instruction whose registers differ from one pass to the next.
+#include <sys/wait.h>
+
+#include <cstring>
+#include <vector>
+
+#include "engine/arch/displaced_code.h"
+#include "engine/arch/insn.h"
+#include "engine/arch/siginfo.h"
+#include "engine/os/ptrace_ops.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/record/record_session.h"
+#include "engine/replay/point_trampoline.h"
+
+namespace rwd {
+namespace {
+
+/// Instructions stepped to find the next pass of the interrupted instruction: a loop
+/// longer than this is left as it is (its passes are fewer, and its registers vary more).
+constexpr int kLapSteps = 64;
+
+/// Whether a point trampoline (point_trampoline.h: the 15 general-purpose registers and
+/// rsp) tells `a` and `b` apart.
+bool trampoline_tells_apart(const Registers& a, const Registers& b) {
+  const uint64_t x[] = {a.r15, a.r14, a.r13, a.r12, a.rbp, a.rbx, a.r11, a.r10,
+                        a.r9,  a.r8,  a.rax, a.rcx, a.rdx, a.rsi, a.rdi, a.rsp};
+  const uint64_t y[] = {b.r15, b.r14, b.r13, b.r12, b.rbp, b.rbx, b.r11, b.r10,
+                        b.r9,  b.r8,  b.rax, b.rcx, b.rdx, b.rsi, b.rdi, b.rsp};
+  return std::memcmp(x, y, sizeof x) != 0;
+}
+
+}  // namespace
+
+bool RecordSession::step_to_distinct_point(RecordTask& t, Registers& regs) {
+  // One step of t, when its next instruction may be stepped (not a syscall: step_kind) and
+  // it is outside the preload library's code; false when it stands still.
+  auto step = [&](Registers& r, bool& handled) -> bool {
+    if (t.buffer.must_not_stop_at(r.rip) || rep_insn_at(t.tid, r.rip)) return false;
+    std::vector<uint8_t> code = read_memory(t.tid, r.rip, 16);
+    if (step_kind(code.data(), code.size(), r.rip) == StepKind::None) return false;
+    int st = step_insn_putting_off(t);
+    ++point_steps_;
+    if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0 ||
+        siginfo_code(get_siginfo(t.tid)) != TRAP_TRACE) {
+      // It faulted (an emulated instruction), ended, or stopped for another reason: that
+      // stop is handled, and the preemption waits for the next tick.
+      handled = true;
+      handle_stop(t, st);
+      return false;
+    }
+    r = get_regs(t.tid);
+    return true;
+  };
+  bool handled = false;
+  const uint64_t x = regs.rip;
+  // The first lap: the states after each step, up to the next pass of x.
+  std::vector<Registers> lap{regs};
+  Registers r = regs;
+  for (int i = 0; i < kLapSteps; ++i) {
+    if (!step(r, handled)) {
+      if (handled) return false;
+      regs = r;
+      return true;  // no loop, or one that makes a call this cannot step: here
+    }
+    if (r.rip == x) break;
+    lap.push_back(r);
+  }
+  if (r.rip != x || trampoline_tells_apart(r, regs)) {
+    regs = r;  // not a short loop, or one whose registers change at x
+    return true;
+  }
+  // The same registers at the next pass of x: a second lap, to the first instruction whose
+  // registers differ from the first lap's there.
+  for (size_t j = 1; j < lap.size(); ++j) {
+    if (!step(r, handled)) {
+      if (handled) return false;
+      break;
+    }
+    if (r.rip != lap[j].rip || trampoline_tells_apart(r, lap[j])) {
+      if (r.rip == lap[j].rip) ++moved_points_;
+      break;
+    }
+  }
+  regs = r;
+  return true;
+}
+
+}  // namespace rwd
