@@ -166,6 +166,48 @@ std::optional<uint64_t> next_masked_match(uint64_t from, uint32_t mask, uint32_t
   return std::nullopt;
 }
 
+namespace {
+
+/// Emits the register compares of a Jump trampoline, which leave the flags alone: for each
+/// register, rcx = value + (-expected) by a lea, and jrcxz past a jump to `differs`; rcx
+/// itself (pushed first) and rsp (at `saved_rsp`) through rax. `expected` holds the
+/// addresses of the negated expected values, in kCompares' order, then rsp's. Ends with
+/// the program's rcx still pushed (as at `differs`), every register matching.
+void emit_flag_free_compares(Emitter& e, const uint64_t* expected, const uint64_t* saved_rsp,
+                             const uint64_t* differs) {
+  auto jump_unless_zero = [&] {
+    e.bytes({0xe3, 0x05, 0xe9});  // jrcxz +5; jmp differs
+    e.disp(differs);
+  };
+  e.bytes({0x51});  // push rcx
+  size_t rcx_index = 0;
+  for (size_t i = 0; i < kCompareCount; ++i) {
+    const uint8_t reg = kCompares[i].reg;
+    if (reg == 1) {
+      rcx_index = i;
+      continue;
+    }
+    e.rip_relative({0x48, 0x8b, 0x0d}, &expected[i]);  // mov rcx, [rip+expected_i]
+    // lea rcx, [rcx+reg]: REX.W (+X for r8-r15) 8d /r, ModRM 00 001 100, SIB 00 reg 001
+    e.bytes({uint8_t(0x48 | (reg >= 8 ? 0x02 : 0)), 0x8d, 0x0c, uint8_t(((reg & 7) << 3) | 1)});
+    jump_unless_zero();
+  }
+  e.bytes({0x50});                                           // push rax
+  e.rip_relative({0x48, 0x8b, 0x05}, &expected[rcx_index]);  // mov rax, [rip+expected_rcx]
+  e.bytes({0x48, 0x8b, 0x4c, 0x24, 0x08});                   // mov rcx, [rsp+8]
+  e.bytes({0x48, 0x8d, 0x0c, 0x01});                         // lea rcx, [rcx+rax]
+  e.bytes({0x58});                                           // pop rax
+  jump_unless_zero();
+  e.bytes({0x50});                                               // push rax
+  e.rip_relative({0x48, 0x8b, 0x05}, &expected[kCompareCount]);  // mov rax, [rip+expected_rsp]
+  e.rip_relative({0x48, 0x8b, 0x0d}, saved_rsp);                 // mov rcx, [rip+saved_rsp]
+  e.bytes({0x48, 0x8d, 0x0c, 0x01});                             // lea rcx, [rcx+rax]
+  e.bytes({0x58});                                               // pop rax
+  jump_unless_zero();
+}
+
+}  // namespace
+
 std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
                                                      const std::vector<uint8_t>& code, uint64_t x,
                                                      const Registers& want,
@@ -217,13 +259,23 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
   }
   // Switch to the trampoline's own stack: the program's may hold live data below its red zone
   // (a signal frame is not the only writer there), and its contents are part of the state.
-  e.rip_relative({0x48, 0x89, 0x25}, &saved_rsp);              // mov [rip+saved_rsp], rsp
-  e.rip_relative({0x48, 0x8d, 0x25}, &stack_top);              // lea rsp, [rip+stack_top]
-  e.bytes({0x9c});                                             // pushfq
+  e.rip_relative({0x48, 0x89, 0x25}, &saved_rsp);  // mov [rip+saved_rsp], rsp
+  e.rip_relative({0x48, 0x8d, 0x25}, &stack_top);  // lea rsp, [rip+stack_top]
+  if (!counting) {
+    // Compares that leave the flags alone: a pushfq/popfq pair costs more than the rest of
+    // the trampoline, which runs at every pass of the point (a hot loop's, often).
+    emit_flag_free_compares(e, expected, &saved_rsp, &skip);
+    e.bytes({0x59});                                 // pop rcx
+    e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
+    e.bytes({0xcc});                                 // int3: every register matches
+    p.match_trap = e.here();
+  } else {
+    e.bytes({0x9c});  // pushfq
+  }
   if (counting) e.rip_relative({0x48, 0xff, 0x05}, &counter);  // inc qword [rip+counter]
   // Where a register that differs goes: the pass count's check, or on with the program.
   const uint64_t* differs = counting ? &check_count : &skip;
-  if (checks.registers) {
+  if (counting && checks.registers) {
     for (size_t i = 0; i < kCompareCount; ++i) {
       uint8_t reg = kCompares[i].reg;
       // cmp reg, [rip+expected_i]: REX.W (+R for r8-r15) 3b /r, ModRM 00 reg 101
@@ -275,7 +327,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     p.count_trap = e.here();
   }
   skip = e.here();
-  e.bytes({0x9d});                                 // popfq
+  e.bytes({uint8_t(counting ? 0x9d : 0x59)});      // popfq, or pop rcx
   e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
   p.resume = e.here();
   auto moved = displace_instructions(code.data(), code.size(), x, p.resume, 5, checks.move_call);
@@ -301,6 +353,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     std::memcpy(p.data.data() + (stack_expected[i] - data), &checks.stack_words[i], 8);
   for (size_t i = 0; i <= kCompareCount; ++i) {
     uint64_t v = i < kCompareCount ? want.*kCompares[i].field : want.rsp;
+    if (!counting) v = 0 - v;  // emit_flag_free_compares adds the negated value
     std::memcpy(p.data.data() + 8 * (i + 1), &v, 8);
   }
   if (counting) {
