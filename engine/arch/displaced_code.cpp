@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/arch/capstone_api.h"
+#include "engine/arch/insn.h"
 
 namespace rwd {
 
@@ -227,6 +228,25 @@ std::vector<uint64_t> direct_jump_targets(const uint8_t* code, size_t n, uint64_
     break;
   }
   return out;
+}
+
+bool in_short_loop(const uint8_t* code, size_t n, uint64_t x, size_t max_insns) {
+  DetailedCapstone cs;
+  const uint8_t* p = code;
+  size_t left = n;
+  uint64_t pc = x;
+  for (size_t i = 0; i < max_insns; ++i) {
+    const cs_insn* insn = cs.next(&p, &left, &pc);
+    if (!insn) return false;
+    if (in_group(insn, CS_GRP_CALL) || in_group(insn, CS_GRP_RET) || in_group(insn, CS_GRP_INT) ||
+        in_group(insn, CS_GRP_IRET) || syscall_insn_name(insn->bytes, insn->size))
+      return false;
+    if (!in_group(insn, CS_GRP_JUMP) && !is_rcx_branch(insn->id)) continue;
+    const cs_x86& d = insn->detail->x86;
+    if (d.op_count != 1 || d.operands[0].type != X86_OP_IMM) return false;  // indirect
+    if (uint64_t(d.operands[0].imm) <= x) return true;
+  }
+  return false;
 }
 
 }  // namespace rwd

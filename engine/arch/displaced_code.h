@@ -59,4 +59,10 @@ StepKind step_kind(const uint8_t* code, size_t n, uint64_t pc);
 /// away from patches that code jumps into: engine/replay/point_trampoline.h.)
 std::vector<uint64_t> direct_jump_targets(const uint8_t* code, size_t n, uint64_t base, uint64_t x);
 
+/// Whether the `n` bytes at `code`, which lie at address `x`, start a short loop's path: a
+/// direct jump back to `x` or before it (jmp, jcc, loop) comes within `max_insns`
+/// instructions decoded from `x`, before any call, ret, int, syscall or indirect jump.
+/// A static guess, decoded with capstone: the jump may not be taken.
+bool in_short_loop(const uint8_t* code, size_t n, uint64_t x, size_t max_insns);
+
 }  // namespace rwd

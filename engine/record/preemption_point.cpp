@@ -60,6 +60,10 @@ bool RecordSession::step_to_distinct_point(RecordTask& t, Registers& regs) {
   };
   bool handled = false;
   const uint64_t x = regs.rip;
+  // A single step costs a debug exception, a VM exit on a VM (tens of microseconds): only
+  // where the code at x leads back to it within a lap (decoded, not run).
+  std::vector<uint8_t> ahead = read_memory(t.tid, x, 15 * kLapSteps);
+  if (!in_short_loop(ahead.data(), ahead.size(), x, kLapSteps)) return true;
   // The first lap: the states after each step, up to the next pass of x.
   std::vector<Registers> lap{regs};
   Registers r = regs;

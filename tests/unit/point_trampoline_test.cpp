@@ -440,3 +440,24 @@ TEST_CASE("step_kind: which instructions a signal is stepped past", "[trampoline
   CHECK(kind({0xc7, 0xf8, 0, 0, 0, 0}) == StepKind::None);                // xbegin
   CHECK(kind({0x0f}) == StepKind::None);                                  // cut short
 }
+
+TEST_CASE("in_short_loop: which preemption points the recorder steps through a lap of",
+          "[trampoline]") {
+  auto loop = [](std::vector<uint8_t> code, size_t max) {
+    return in_short_loop(code.data(), code.size(), 0x1000, max);
+  };
+  // mov 0x10(%rip),%rax; add $1,%rax; mov %rax,0x10(%rip); test %eax,%eax; je back to x
+  const std::vector<uint8_t> counter = {0x48, 0x8b, 0x05, 0x10, 0, 0, 0, 0x48, 0x83, 0xc0, 0x01,
+                                        0x48, 0x89, 0x05, 0x10, 0, 0, 0, 0x85, 0xc0, 0x74, 0xea};
+  CHECK(loop(counter, 64));
+  CHECK(!loop(counter, 4));  // the jump back is the fifth instruction
+  // The same loop entered after its first instruction: the jump goes back before x.
+  std::vector<uint8_t> inside(counter.begin() + 7, counter.end());
+  CHECK(in_short_loop(inside.data(), inside.size(), 0x1007, 64));
+  CHECK(!loop({0x48, 0x89, 0xde, 0xeb, 0x10}, 64));        // a jump forward, then nothing
+  CHECK(!loop({0x48, 0x89, 0xde, 0xe8, 0, 0, 0, 0}, 64));  // a call first
+  CHECK(!loop({0x0f, 0x05, 0xeb, 0xfc}, 64));              // a syscall first
+  CHECK(!loop({0xff, 0xe0}, 64));                          // jmp *%rax: not followed
+  CHECK(!loop({0x48, 0x89, 0xde, 0xc3}, 64));              // ret
+  CHECK(loop({0xe2, 0xfe}, 64));                           // loop to itself
+}
