@@ -8,7 +8,6 @@
 // loop first, to an instruction whose registers differ from one pass to the next.
 #include <sys/wait.h>
 
-#include <cstring>
 #include <vector>
 
 #include "engine/arch/displaced_code.h"
@@ -25,16 +24,6 @@ namespace {
 /// Instructions stepped to find the next pass of the interrupted instruction: a loop
 /// longer than this is left as it is (its passes are fewer, and its registers vary more).
 constexpr int kLapSteps = 64;
-
-/// Whether a point trampoline (point_trampoline.h: the 15 general-purpose registers and
-/// rsp) tells `a` and `b` apart.
-bool trampoline_tells_apart(const Registers& a, const Registers& b) {
-  const uint64_t x[] = {a.r15, a.r14, a.r13, a.r12, a.rbp, a.rbx, a.r11, a.r10,
-                        a.r9,  a.r8,  a.rax, a.rcx, a.rdx, a.rsi, a.rdi, a.rsp};
-  const uint64_t y[] = {b.r15, b.r14, b.r13, b.r12, b.rbp, b.rbx, b.r11, b.r10,
-                        b.r9,  b.r8,  b.rax, b.rcx, b.rdx, b.rsi, b.rdi, b.rsp};
-  return std::memcmp(x, y, sizeof x) != 0;
-}
 
 }  // namespace
 
@@ -76,7 +65,7 @@ bool RecordSession::step_to_distinct_point(RecordTask& t, Registers& regs) {
     if (r.rip == x) break;
     lap.push_back(r);
   }
-  if (r.rip != x || trampoline_tells_apart(r, regs)) {
+  if (r.rip != x || !trampoline_compares_equal(r, regs)) {
     regs = r;  // not a short loop, or one whose registers change at x
     return true;
   }
@@ -87,7 +76,7 @@ bool RecordSession::step_to_distinct_point(RecordTask& t, Registers& regs) {
       if (handled) return false;
       break;
     }
-    if (r.rip != lap[j].rip || trampoline_tells_apart(r, lap[j])) {
+    if (r.rip != lap[j].rip || !trampoline_compares_equal(r, lap[j])) {
       if (r.rip == lap[j].rip) ++moved_points_;
       break;
     }

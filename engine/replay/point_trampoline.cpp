@@ -270,11 +270,11 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     e.bytes({0xcc});                                 // int3: every register matches
     p.match_trap = e.here();
   } else {
-    e.bytes({0x9c});  // pushfq
+    e.bytes({0x9c});                               // pushfq
+    e.rip_relative({0x48, 0xff, 0x05}, &counter);  // inc qword [rip+counter]
   }
-  if (counting) e.rip_relative({0x48, 0xff, 0x05}, &counter);  // inc qword [rip+counter]
-  // Where a register that differs goes: the pass count's check, or on with the program.
-  const uint64_t* differs = counting ? &check_count : &skip;
+  // Where a register that differs goes in a counting trampoline: the pass count's check.
+  const uint64_t* differs = &check_count;
   if (counting && checks.registers) {
     for (size_t i = 0; i < kCompareCount; ++i) {
       uint8_t reg = kCompares[i].reg;
@@ -376,6 +376,12 @@ const ProcMapping* patchable_code_mapping(const std::vector<ProcMapping>& maps, 
     if (x >= m.start && x < m.end)
       return m.shared || !m.exec || m.write || m.is_special() ? nullptr : &m;
   return nullptr;
+}
+
+bool trampoline_compares_equal(const Registers& a, const Registers& b) {
+  for (const Compare& c : kCompares)
+    if (a.*c.field != b.*c.field) return false;
+  return a.rsp == b.rsp;
 }
 
 bool point_trampoline_fits(pid_t tid, const Registers& regs) {

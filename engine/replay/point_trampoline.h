@@ -97,6 +97,11 @@ const ProcMapping* patchable_code_mapping(const std::vector<ProcMapping>& maps, 
 /// when the task's mappings cannot be read.
 bool point_trampoline_fits(pid_t tid, const Registers& regs);
 
+/// Whether a Jump trampoline's compares (the 15 general-purpose registers and rsp) see `a`
+/// and `b` as the same state: where they do at two passes of a point, only the memory
+/// digest tells those passes apart.
+bool trampoline_compares_equal(const Registers& a, const Registers& b);
+
 /// The address of `p`'s copy of the covered instruction at `addr` (a later instruction the
 /// patch covers, which code may jump to), if one starts there.
 std::optional<uint64_t> moved_copy(const PointTrampoline& p, uint64_t addr);
