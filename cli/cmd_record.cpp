@@ -123,21 +123,24 @@ Runner add_record(CLI::App& app) {
     }
     RecordResult r = record(*opts);
     if (opts->verbose)
-      std::fprintf(stderr,
-                   "rewind: recorded %llu events (%llu preemptions, %llu put off a tick, "
-                   "%llu moved within a loop (%llu steps), "
-                   "%llu signals put off (%llu steps past a branch), %llu timer expiries held, "
-                   "%llu buffered syscalls, "
-                   "%llu that waited made "
-                   "traced, %llu ptrace stops, %llu /proc/PID/mem writes that waited for a "
-                   "preemption; recorder peak memory %llu KiB) to %s\n",
-                   (unsigned long long)r.events, (unsigned long long)r.preemptions,
-                   (unsigned long long)r.put_off_preemptions, (unsigned long long)r.moved_points,
-                   (unsigned long long)r.point_steps, (unsigned long long)r.put_off_signals,
-                   (unsigned long long)r.branch_steps, (unsigned long long)r.held_expiries,
-                   (unsigned long long)r.buffered_syscalls, (unsigned long long)r.aborted_calls,
-                   (unsigned long long)r.ptrace_stops, (unsigned long long)r.held_writes,
-                   (unsigned long long)(r.peak_memory / 1024), r.trace_dir.c_str());
+      std::fprintf(
+          stderr,
+          "rewind: recorded %llu events (%llu preemptions, %llu put off a tick, "
+          "%llu moved within a loop (%llu steps), "
+          "%llu signals put off (%llu steps past a branch), %llu timer expiries held, "
+          "%llu buffered syscalls, "
+          "%llu that waited made "
+          "traced, %llu ptrace stops, %llu /proc/PID/mem writes that waited for a "
+          "preemption, %llu processes that joined turns through a shared mapping; recorder peak "
+          "memory %llu KiB) to %s\n",
+          (unsigned long long)r.events, (unsigned long long)r.preemptions,
+          (unsigned long long)r.put_off_preemptions, (unsigned long long)r.moved_points,
+          (unsigned long long)r.point_steps, (unsigned long long)r.put_off_signals,
+          (unsigned long long)r.branch_steps, (unsigned long long)r.held_expiries,
+          (unsigned long long)r.buffered_syscalls, (unsigned long long)r.aborted_calls,
+          (unsigned long long)r.ptrace_stops, (unsigned long long)r.held_writes,
+          (unsigned long long)r.joined_turns, (unsigned long long)(r.peak_memory / 1024),
+          r.trace_dir.c_str());
     *made_trace = r.trace_dir;
     return r.exit_code;
   };

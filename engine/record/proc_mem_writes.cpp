@@ -94,16 +94,30 @@ bool RecordSession::hold_for_proc_mem_write(RecordTask& t) {
   std::shared_ptr<AddressSpace> held = group(target->second).space;
   // Into memory that takes turns with its own (Turns): every task there stands still while
   // the writer runs.
-  if (held->turns == space(t).turns || held->turns->held_for_write) return false;
+  if (held->turns == space(t).turns || !hold_space(t, held, false)) return false;
+  ++held_writes_;
+  return true;
+}
+
+bool RecordSession::hold_space(RecordTask& t, std::shared_ptr<AddressSpace> held,
+                               bool past_syscalls) {
+  if (held->turns->held_for_write) return false;
   held->turns->held_for_write = t.tid;
+  held->turns->hold_past_syscalls = past_syscalls;
   t.written_space = held;
   update_timer();  // ticks, to retry the preemption
   RecordTask* running = held->turns->active ? &tasks_.at(held->turns->active) : nullptr;
   if (running && running->state == RunState::InSyscall && !running->entry_marked)
     mark_entry(*running);  // at its exit it waits for its turn (on_syscall_exit)
-  if (!running || running->state == RunState::InSyscall) {
+  if (!running || (running->state == RunState::InSyscall && !past_syscalls)) {
     mark_entries(*held, 0);
     return false;
+  }
+  // In a prompt syscall, it gives up its turn at the exit (on_syscall_exit), which starts
+  // the held call (schedule); or it is preempted at its next point.
+  if (running->state == RunState::InSyscall) {
+    held->turns->write_waits = true;
+    return true;
   }
   // Its running task stops at its next point (end_slices asks again where it was put off),
   // or enters a syscall (on_syscall_entry).
@@ -113,7 +127,6 @@ bool RecordSession::hold_for_proc_mem_write(RecordTask& t) {
     running->interrupt_tick = ticks_;
   }
   held->turns->write_waits = true;
-  ++held_writes_;
   return true;
 }
 
@@ -129,7 +142,7 @@ void RecordSession::release_written_space(RecordTask& t) {
   t.written_space.reset();
   if (!held || held->turns->held_for_write != t.tid) return;
   held->turns->held_for_write = 0;
-  held->turns->write_waits = false;
+  held->turns->write_waits = held->turns->hold_past_syscalls = false;
   update_timer();
   schedule(*held);
 }

@@ -216,6 +216,7 @@ RecordResult RecordSession::run() {
   r.preemptions = preemptions_;
   r.put_off_preemptions = put_off_preemptions_;
   r.held_writes = held_writes_;
+  r.joined_turns = joined_turns_;
   r.put_off_signals = put_off_signals_;
   r.branch_steps = branch_steps_;
   r.point_steps = point_steps_;

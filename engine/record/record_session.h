@@ -166,6 +166,27 @@ class RecordSession {
   /// true: t waits at its entry until start_held_write resumes it. False when t goes on now
   /// (held or not).
   bool hold_for_proc_mem_write(RecordTask& t);
+  /// Holds the memory `held` (of other turns than t's) still for t's syscall, which stands
+  /// at its entry: none of its tasks is scheduled until release_written_space(t), those
+  /// waiting in syscalls get their entries' events, and its running task is preempted at its
+  /// next point (a Sched event). With `past_syscalls`, one in a prompt syscall (not known to
+  /// block) is waited for too, until it gives up its turn at the syscall's exit, so that no
+  /// task of `held` has the turn when t's call ends. Returns true when t must wait at its
+  /// entry for that (start_held_write resumes it), false when t goes on now: nothing there
+  /// runs user code, or another task holds that memory already (then t holds nothing:
+  /// t.written_space stays null).
+  bool hold_space(RecordTask& t, std::shared_ptr<AddressSpace> held, bool past_syscalls);
+  /// At the entry of t's mmap of a file MAP_SHARED, shmat, or mprotect adding PROT_WRITE to
+  /// a shared mapping: when a process of other turns maps the same memory shared, with write
+  /// access on one side or the other, holds it (hold_space) so that t's call and the
+  /// contents it records see that process at an event, and notes it in t.joins_turns; at the
+  /// exit join_shared_turns merges their turns. Returns whether t waits at its entry
+  /// (shared_mappings.cpp).
+  bool hold_for_shared_mapping(RecordTask& t);
+  /// At the exit of the call hold_for_shared_mapping held memory for, after its event: when
+  /// it succeeded, t's turns and the held memory's become one (Turns): their tasks run one
+  /// at a time from now on, preempted at recorded points, as threads are.
+  void join_shared_turns(RecordTask& t, int64_t result);
   /// Called by schedule() when no task of `s` runs while it is held: resumes the write that
   /// waits for that, if any.
   void start_held_write(AddressSpace& s);
@@ -458,6 +479,7 @@ class RecordSession {
   uint64_t preemptions_ = 0;
   uint64_t put_off_preemptions_ = 0;  ///< preempt() waited a tick for a trampoline's place
   uint64_t held_writes_ = 0;          ///< RecordResult::held_writes
+  uint64_t joined_turns_ = 0;         ///< RecordResult::joined_turns
   uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
   uint64_t branch_steps_ = 0;         ///< single steps deliver_signal made past a branch
   uint64_t point_steps_ = 0;          ///< single steps step_to_distinct_point made

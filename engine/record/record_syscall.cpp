@@ -69,8 +69,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   if (AddressSpace& s = space(t); s.turns->write_waits && s.turns->active == t.tid) {
     // A write into its memory waits for it (hold_for_proc_mem_write): at this entry's event
     // it runs no code until its exit, and waits there for its turn.
+    // A call that holds it past syscalls waits on for its exit, where it gives up its turn.
+    take_buffered(t);  // the calls its buffer made before this one come first
     if (!t.entry_marked) mark_entry(t);
-    start_held_write(s);
+    if (!s.turns->hold_past_syscalls) start_held_write(s);
   }
   t.exec_former_tid = 0;
   t.answered_memory.clear();
@@ -174,7 +176,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     if (!hold_output_write(t)) resume_syscall(t);
     return schedule(as);
   }
-  if (!hold_output_write(t)) resume_syscall(t);
+  if (!hold_output_write(t) && !hold_for_shared_mapping(t)) resume_syscall(t);
 }
 
 bool RecordSession::answer_tsc_prctl(RecordTask& t) {
@@ -306,6 +308,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     fd_cache_after_syscall(t, nr, *spec, result, e);
     write(e);
     if (t.write_target) release_output(t.tid);  // its bytes are in order now
+    join_shared_turns(t, result);               // before the held memory's tasks run again
     release_written_space(t);                   // its bytes are in the trace
     // New code (mmap or mprotect with PROT_EXEC) gets its cpuid replaced, and its rdtsc where
     // the CPU does not trap it (insn_patch.h); the replay does the same after the same event.

@@ -182,9 +182,14 @@ struct RecordTask {
   /// Sched event, or back from a syscall at its exit's event (proc_mem_writes.cpp may write
   /// into its memory).
   bool unrun_since_event = false;
-  /// The memory its write into /proc/PID/mem holds still (AddressSpace::held_for_write)
-  /// from the write's entry to its exit's event; null for any other call.
+  /// The memory its syscall holds still (AddressSpace::held_for_write, hold_space) from the
+  /// call's entry to its exit's event: the target of a write into /proc/PID/mem, or memory
+  /// of other turns that its mapping shares (hold_for_shared_mapping); null for any other
+  /// call.
   std::shared_ptr<AddressSpace> written_space;
+  /// True while its mapping call's exit must merge its turns with written_space's
+  /// (join_shared_turns).
+  bool joins_turns = false;
   /// Its debug registers as its tracer set them (PTRACE_POKEUSER of u_debugreg), also made
   /// on the real task (debug_register_write); DR6 as the last hit left it.
   std::array<uint64_t, 8> tracer_debug_registers = kTracerDebugRegistersReset;
@@ -288,6 +293,9 @@ struct Turns {
   /// write's event is written (proc_mem_writes.cpp). 0 when none.
   pid_t held_for_write = 0;
   bool write_waits = false;  ///< that write waits at its entry for the running task's stop
+  /// That write waits also for a running task in a prompt syscall to give up its turn at the
+  /// syscall's exit, not only for its entry (hold_space's past_syscalls).
+  bool hold_past_syscalls = false;
   /// True when another task (in `ready`) or a write into this memory waits for the running
   /// task's stop: it is preempted at the end of its slice, or at once for the write.
   bool others_wait() const { return !ready.empty() || held_for_write != 0; }

@@ -51,6 +51,10 @@ struct RecordResult {
   /// Writes into /proc/PID/mem that waited for a running task of the written process to be
   /// preempted (proc_mem_writes.cpp).
   uint64_t held_writes = 0;
+  /// Processes of separate turns that came to share memory by mapping it each for itself
+  /// (mmap of one file MAP_SHARED, shmat, mprotect to writable), whose turns were merged
+  /// (shared_mappings.cpp).
+  uint64_t joined_turns = 0;
   uint64_t peak_memory = 0;  ///< the recorder's own peak resident set, in bytes
 };
 

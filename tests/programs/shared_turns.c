@@ -8,11 +8,20 @@
  *   (natively lower than 600,000 where their increments overlap);
  * - spin: the child spins, without syscalls, until the parent sets a flag after a 2 ms
  *   sleep; it prints how many passes that took.
+ * With the argument `apart FILE`, the processes come to share writable memory after the
+ * fork, each by a call of its own: the counters' children each attach one System V segment
+ * the parent created (shmat) and count there, then map FILE (MAP_SHARED, open for reading
+ * and writing) and count again; in spin, the parent maps FILE shared but read-only before the
+ * fork, the child spins reading the flag there, and the parent makes its mapping writable
+ * (mprotect) only after its sleep, to set the flag.
  * The numbers differ from run to run; each replay must print the recording's (programs.sh
  * shared_turns). */
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +32,18 @@ struct shared {
 };
 
 static struct shared* sh;
+static const char* apart_file; /* the file each process maps for itself, or NULL */
+static int segment = -1;       /* the System V segment each counter attaches, or -1 */
+
+/* FILE, mapped shared with protection `prot`. */
+static struct shared* map_file(int prot) {
+  int fd = open(apart_file, O_RDWR);
+  if (fd < 0) _exit(2);
+  struct shared* m = mmap(NULL, 4096, prot, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) _exit(2);
+  return m;
+}
 
 static void wait_child(pid_t child) {
   int status;
@@ -50,17 +71,29 @@ static void handoff(void) {
 }
 
 static void counters(void) {
-  sh->counter = 0;
+  if (!apart_file) sh->counter = 0; /* the file and the segment start at 0 */
   pid_t children[2];
   fflush(stdout);
   for (int c = 0; c < 2; ++c) {
     children[c] = fork();
     if (children[c] == 0) {
       unsigned long sum = 0;
+      if (segment >= 0) {
+        volatile long* n = shmat(segment, NULL, 0);
+        if (n == (void*)-1) _exit(2);
+        for (int i = 0; i < 300000; ++i) {
+          long v = *n;
+          sum += (unsigned long)v;
+          *n = v + 1;
+        }
+        printf("counters: child %d read values summing to %lu in the segment\n", c, sum);
+        sum = 0;
+      }
+      struct shared* m = apart_file ? map_file(PROT_READ | PROT_WRITE) : sh;
       for (int i = 0; i < 300000; ++i) {
-        long v = sh->counter;
+        long v = m->counter;
         sum += (unsigned long)v;
-        sh->counter = v + 1;
+        m->counter = v + 1;
       }
       printf("counters: child %d read values summing to %lu\n", c, sum);
       fflush(stdout);
@@ -68,11 +101,22 @@ static void counters(void) {
     }
   }
   for (int c = 0; c < 2; ++c) wait_child(children[c]);
+  if (apart_file) sh = map_file(PROT_READ | PROT_WRITE);
   printf("counters: final count %ld\n", sh->counter);
+  if (apart_file) munmap((void*)sh, 4096); /* spin maps the file read-only */
+  if (segment >= 0) {
+    volatile long* n = shmat(segment, NULL, SHM_RDONLY);
+    if (n == (void*)-1) _exit(2);
+    printf("counters: final count %ld in the segment\n", *n);
+    shmdt((void*)n);
+  }
 }
 
 static void spin(void) {
-  sh->flag = 0;
+  if (apart_file)
+    sh = map_file(PROT_READ); /* the file's flag is 0 */
+  else
+    sh->flag = 0;
   fflush(stdout);
   pid_t child = fork();
   if (child == 0) {
@@ -84,11 +128,25 @@ static void spin(void) {
   }
   struct timespec ts = {0, 2000000};
   nanosleep(&ts, NULL);
+  if (apart_file && mprotect((void*)sh, 4096, PROT_READ | PROT_WRITE) != 0) _exit(2);
   sh->flag = 1;
   wait_child(child);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "apart") == 0) {
+    apart_file = argv[2];
+    int fd = open(apart_file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || ftruncate(fd, 4096) != 0) return 1;
+    close(fd);
+    segment = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+    if (segment < 0) return 1;
+    fflush(stdout);
+    counters();
+    shmctl(segment, IPC_RMID, NULL);
+    spin();
+    return 0;
+  }
   sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) return 1;
   handoff();
