@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,6 +93,13 @@ std::vector<SharedObject> shared_objects(pid_t tid, const Registers& r) {
   return objects;
 }
 
+/// Whether two calls' objects are the same memory, mapped writable by one or both.
+bool same_memory(const SharedObject& a, const SharedObject& b) {
+  if (a.segment != b.segment || !(a.writes || b.writes)) return false;
+  if (a.segment) return a.inode == b.inode;
+  return (a.dev == b.dev && a.inode == b.inode) || (!a.path.empty() && a.path == b.path);
+}
+
 /// Whether process `pid` maps one of `objects` shared, with write access on one side or the
 /// other. False where its maps cannot be read (it is ending).
 bool maps_any(pid_t pid, const std::vector<SharedObject>& objects) {
@@ -100,6 +108,20 @@ bool maps_any(pid_t pid, const std::vector<SharedObject>& objects) {
       for (const SharedObject& o : objects)
         if ((o.writes || m.write) && o.same_as(m)) return true;
   } catch (const SystemError&) {
+  }
+  return false;
+}
+
+/// Whether a task of `s` (of `tasks`) is inside a call that maps one of `objects`: its
+/// mapping may not be in its maps yet when another process's call looks for it.
+bool maps_in_flight(const std::map<pid_t, RecordTask>& tasks, const AddressSpace& s,
+                    const std::vector<SharedObject>& objects) {
+  for (pid_t tid : s.tasks) {
+    auto x = tasks.find(tid);
+    if (x == tasks.end() || x->second.state != RunState::InSyscall) continue;
+    for (const SharedObject& theirs : shared_objects(tid, x->second.entry))
+      for (const SharedObject& o : objects)
+        if (same_memory(o, theirs)) return true;
   }
   return false;
 }
@@ -124,7 +146,8 @@ bool RecordSession::hold_for_shared_mapping(RecordTask& t) {
   if (objects.empty()) return false;
   for (auto& [pid, g] : groups_) {
     const std::shared_ptr<AddressSpace>& other = g.space;
-    if (other->turns == own || other->tasks.empty() || !maps_any(other->tasks.front(), objects))
+    if (other->turns == own || other->tasks.empty()) continue;
+    if (!maps_any(other->tasks.front(), objects) && !maps_in_flight(tasks_, *other, objects))
       continue;
     // One other set of turns a call: a second that maps it too is joined by its next call.
     const bool waits = hold_space(t, other, true);
