@@ -337,7 +337,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       } else if (tracee.tracer_stop_kind == TracerStop::SyscallExit) {
         info.op = 2;  // PTRACE_SYSCALL_INFO_EXIT
         info.words[0] = now.rax;
-        info.words[1] = int64_t(now.rax) < 0 && int64_t(now.rax) >= -4095;  // IS_ERR_VALUE
+        info.words[1] = syscall_failed(int64_t(now.rax));
         size = offsetof(decltype(info), words) + 8 + 1;
       }
       int64_t r = give(&info, std::min<uint64_t>(size, addr));

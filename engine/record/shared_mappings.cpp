@@ -39,17 +39,17 @@ struct SharedObject {
   bool segment = false;  ///< a System V segment: inode is its shmid
   std::string path;      ///< the file's path in /proc/PID/maps, without " (deleted)"
   bool writes = false;
-  /// Whether mapping m (of another process) maps the same memory shared.
-  bool same_as(const ProcMapping& m) const {
-    if (!m.shared) return false;
-    if (segment) return m.path.starts_with("/SYSV") && m.inode == inode;
-    if (m.path.starts_with("/SYSV")) return false;
-    // The device and inode, or the path where a stacked file system (overlayfs) shows its
-    // own device in stat(2) and the underlying one in /proc/PID/maps.
-    return (m.dev == dev && m.inode == inode) ||
-           (!path.empty() && strip_deleted_suffix(m.path) == path);
-  }
 };
+
+/// The memory mapping m (of /proc/PID/maps) maps, writable where `writes`.
+SharedObject from_mapping(const ProcMapping& m, bool writes) {
+  const bool segment = m.path.starts_with("/SYSV");
+  return {.dev = m.dev,
+          .inode = m.inode,
+          .segment = segment,
+          .path = segment ? std::string() : strip_deleted_suffix(m.path),
+          .writes = writes};
+}
 
 /// The memory task `tid`'s call (registers `r`, at its entry) maps shared, one object for
 /// mmap and shmat, those of its own read-only shared mappings an mprotect makes writable;
@@ -81,19 +81,16 @@ std::vector<SharedObject> shared_objects(pid_t tid, const Registers& r) {
     try {
       for (const ProcMapping& m : read_proc_maps(tid))
         if (m.shared && !m.write && m.start < end && start < m.end && !m.is_special())
-          objects.push_back(
-              {.dev = m.dev,
-               .inode = m.inode,
-               .segment = m.path.starts_with("/SYSV"),
-               .path = m.path.starts_with("/SYSV") ? std::string() : strip_deleted_suffix(m.path),
-               .writes = true});
+          objects.push_back(from_mapping(m, true));
     } catch (const SystemError&) {
     }
   }
   return objects;
 }
 
-/// Whether two calls' objects are the same memory, mapped writable by one or both.
+/// Whether two objects are the same memory, mapped writable by one or both: the same
+/// segment, or the same file by device and inode, or by path where a stacked file system
+/// (overlayfs) shows its own device in stat(2) and the underlying one in /proc/PID/maps.
 bool same_memory(const SharedObject& a, const SharedObject& b) {
   if (a.segment != b.segment || !(a.writes || b.writes)) return false;
   if (a.segment) return a.inode == b.inode;
@@ -104,9 +101,12 @@ bool same_memory(const SharedObject& a, const SharedObject& b) {
 /// other. False where its maps cannot be read (it is ending).
 bool maps_any(pid_t pid, const std::vector<SharedObject>& objects) {
   try {
-    for (const ProcMapping& m : read_proc_maps(pid))
+    for (const ProcMapping& m : read_proc_maps(pid)) {
+      if (!m.shared) continue;
+      const SharedObject theirs = from_mapping(m, m.write);
       for (const SharedObject& o : objects)
-        if ((o.writes || m.write) && o.same_as(m)) return true;
+        if (same_memory(o, theirs)) return true;
+    }
   } catch (const SystemError&) {
   }
   return false;
@@ -138,10 +138,7 @@ bool RecordSession::hold_for_shared_mapping(RecordTask& t) {
   // then interleave unrecorded, as before this file).
   if (own->held_for_write) return false;
   // Most programs are one process: no maps to read then (an mprotect's own, at every call).
-  bool apart = false;
-  for (auto& [pid, g] : groups_)
-    apart = apart || (g.space->turns != own && !g.space->tasks.empty());
-  if (!apart) return false;
+  if (turn_takers().size() < 2) return false;
   const std::vector<SharedObject> objects = shared_objects(t.tid, t.entry);
   if (objects.empty()) return false;
   for (auto& [pid, g] : groups_) {
@@ -159,7 +156,7 @@ bool RecordSession::hold_for_shared_mapping(RecordTask& t) {
 
 void RecordSession::join_shared_turns(RecordTask& t, int64_t result) {
   if (!std::exchange(t.joins_turns, false) || !t.written_space) return;
-  if (result < 0 && result >= -4095) return;  // the call failed: nothing is shared
+  if (syscall_failed(result)) return;  // the call failed: nothing is shared
   const std::shared_ptr<Turns> own = space(t).turns;
   const std::shared_ptr<Turns> joined = t.written_space->turns;
   // The hold left no task of the joined turns running (hold_space); t runs in its own.

@@ -163,7 +163,7 @@ void Replayer::execute_checked(ReplayTask& t, const Event& e, const Registers& r
 }
 
 void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs) {
-  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  if (syscall_failed(e.result)) return emulate(t, e, regs);
   uint64_t target = uint64_t(e.result), len = regs.rsi, prot = regs.rdx, flags = regs.r10;
   flags = (flags & ~uint64_t(MAP_FIXED_NOREPLACE)) | MAP_FIXED;
   RemoteSyscall rs(t, regs.rip - 2, regs);
@@ -210,7 +210,7 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
 }
 
 void Replayer::replay_mremap(ReplayTask& t, const Event& e, const Registers& regs) {
-  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  if (syscall_failed(e.result)) return emulate(t, e, regs);
   Registers r = regs;
   if (uint64_t(e.result) != regs.rdi) {  // moved: force the recorded destination
     r.r10 |= MREMAP_MAYMOVE | MREMAP_FIXED;
@@ -230,7 +230,7 @@ void Replayer::replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& r
     if (e.result == 0 && (regs.rsi & ~uint64_t(0x100)) == IPC_RMID) sysv_.remove(rec_id);
     return;
   }
-  if (e.result < 0 && e.result > -4096) return emulate(t, e, regs);
+  if (syscall_failed(e.result)) return emulate(t, e, regs);
   // The recorder saved the segment's pages that held data and always its last one
   // (syscall_capture.cpp): the regions end where the segment ends.
   uint64_t at = uint64_t(e.result), end = at;

@@ -285,7 +285,7 @@ bool ReplayController::shares_memory(const Event& e, pid_t tid) {
 
 bool ReplayController::maps_code(const Event& e) {
   if (e.kind == EventKind::Exec) return true;
-  if (e.kind != EventKind::Syscall || (e.result < 0 && e.result > -4096)) return false;
+  if (e.kind != EventKind::Syscall || syscall_failed(e.result)) return false;
   return syscall_has(e.syscallno(), kMapsCode) && (e.regs.rdx & PROT_EXEC);
 }
 

@@ -12,6 +12,12 @@
 
 namespace rwd {
 
+/// Whether a syscall's return value (rax at its exit) is an error, -errno: the kernel's
+/// IS_ERR_VALUE range -4095..-1 (include/linux/err.h). mmap's high addresses are not errors.
+constexpr bool syscall_failed(int64_t result) {
+  return result < 0 && result > -4096;
+}
+
 /// What kind of thing an event records.
 enum class EventKind : uint8_t {
   Syscall = 1,       ///< a system call: entry registers, result, out-parameters

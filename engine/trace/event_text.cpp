@@ -40,7 +40,7 @@ std::string describe_event(const Event& e) {
 static std::string describe_kind(const Event& e) {
   switch (e.kind) {
     case EventKind::Syscall: {
-      bool error = e.result < 0 && e.result > -4096;
+      bool error = syscall_failed(e.result);
       bool address = !error && syscall_has(e.syscallno(), kReturnsAddress);
       std::string s = syscall_name(e.syscallno()) + " = " +
                       (address ? hex(uint64_t(e.result)) : std::to_string(e.result));
