@@ -49,6 +49,9 @@ enum { RWD_FD_CACHE_FDS = 1024 };
 static unsigned char fd_cache[RWD_FD_CACHE_FDS];
 static volatile int fd_cache_switch;
 
+/* The files this address space maps shared (RWD_FEATURE_SHARED_FILES), written by rewind. */
+static volatile struct rwd_shared_files shared_files;
+
 void rwd_set_proc_device(uint64_t dev) {
   proc_dev = dev;
   proc_dev_set = 1;
@@ -102,9 +105,11 @@ int rwd_register_thread(int patch_follows) {
   }
   int fd = open_desched_counter();
   long features = RWD_FEATURE_PAUSE | RWD_FEATURE_SWITCH | RWD_FEATURE_FD_CACHE |
-                  (fd >= 0 ? RWD_FEATURE_DESCHED : 0) | (patch_follows ? RWD_FEATURE_PATCH_END : 0);
+                  RWD_FEATURE_SHARED_FILES | (fd >= 0 ? RWD_FEATURE_DESCHED : 0) |
+                  (patch_follows ? RWD_FEATURE_PATCH_END : 0);
   ((struct rwd_buffer_header*)p)->library_switch = (uint64_t)(uintptr_t)&rwd_enabled;
   ((struct rwd_buffer_header*)p)->fd_cache_switch = (uint64_t)(uintptr_t)&fd_cache_switch;
+  ((struct rwd_buffer_header*)p)->shared_files = (uint64_t)(uintptr_t)&shared_files;
   long r = rwd_library_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
                                (long)__stop_rwd_defer, features, fd);
   if (r != 0 && fd >= 0) { /* 1: rewind cannot use the counter (or failed: below) */
@@ -167,11 +172,16 @@ static long commit(const long* c, const struct rwd_commit* how) {
   return rwd_buffered_syscall(call, self.buf, how);
 }
 
-/* 1 for the files whose writes stay traced: rewind's stdout and stderr, and procfs files. */
+/* 1 for the files whose writes stay traced: rewind's stdout and stderr, procfs files, and the
+ * files this memory maps shared (RWD_FEATURE_SHARED_FILES). */
 static int is_output(uint64_t dev, uint64_t ino) {
   if (proc_dev_set && dev == proc_dev) return 1;
   for (int i = 0; i < 2; ++i)
     if (outputs[i].set && outputs[i].dev == dev && outputs[i].ino == ino) return 1;
+  uint32_t n = shared_files.count;
+  if (n > RWD_SHARED_FILES) return 1;
+  for (uint32_t i = 0; i < n; ++i)
+    if (shared_files.files[i].dev == dev && shared_files.files[i].ino == ino) return 1;
   return 0;
 }
 

@@ -103,6 +103,15 @@
 #define RWD_FD_CACHE_FORGET 0 /* the library forgets every descriptor, then sets VALID */
 #define RWD_FD_CACHE_VALID 1
 #define RWD_FD_CACHE_OFF 2 /* every check makes its fstat */
+/* The header's shared_files is set: rewind lists there (struct rwd_shared_files, written as
+ * the event's memory of the mmap that maps the file, which replay writes at the same event)
+ * the files this memory maps MAP_SHARED from a descriptor open for reading and writing. The
+ * library keeps the writes to them traced, as those to rewind's output: the recorder keeps
+ * the bytes each puts into the file, and replay puts them into its copy of the file, which
+ * the mappings show (engine/record/shared_file_writes.cpp). rewind sets the descriptor
+ * cache's switch to RWD_FD_CACHE_FORGET with each new entry. */
+#define RWD_FEATURE_SHARED_FILES 32
+#define RWD_SHARED_FILES 16
 
 /* The result the recorder gives a buffered syscall that a signal interrupted (no syscall
  * returns it: errors are -4095..-1). The trace keeps a record with this result where the
@@ -133,9 +142,24 @@
 #define RWD_STUB_RED_ZONE 128
 
 #ifndef __ASSEMBLER__
+/* RWD_FEATURE_SHARED_FILES: files by device and inode (as fstat(2) gives them). */
+struct rwd_shared_files {
+  /* Entries in use; RWD_SHARED_FILES + 1 when more files were mapped than the list holds:
+   * the writes to every file are traced then. */
+  uint32_t count;
+  uint32_t pad;
+  struct {
+    uint64_t dev, ino;
+  } files[RWD_SHARED_FILES];
+};
+
 struct rwd_buffer_header {
   uint32_t pos; /* bytes of records written (record) or consumed (replay) */
-  uint32_t pad[11];
+  uint32_t pad0;
+  /* RWD_FEATURE_SHARED_FILES: the address of the library's struct rwd_shared_files, shared by
+   * every thread of the address space. Written by the library before its registration. */
+  uint64_t shared_files;
+  uint32_t pad[8];
   /* RWD_FEATURE_FD_CACHE: the address of the library's descriptor cache switch (an int shared
    * by every thread of the address space). Written by the library before its registration. */
   uint64_t fd_cache_switch;

@@ -279,20 +279,34 @@ bool in_rewinds_pid_namespace(pid_t tid) {
   return !theirs.empty() && theirs == own;
 }
 
-int fd_status_flags(pid_t tid, int fd) {
+namespace {
+
+// The number after `wanted` ("flags:", "pos:") in /proc/TID/fdinfo/FD, read in `base`; -1
+// when there is none.
+int64_t fdinfo_number(pid_t tid, int fd, const std::string& wanted, int base) {
   std::ifstream in("/proc/" + std::to_string(tid) + "/fdinfo/" + std::to_string(fd));
   std::string key;
   while (in >> key) {
-    if (key != "flags:") continue;
-    std::string octal;
-    in >> octal;
+    if (key != wanted) continue;
+    std::string digits;
+    in >> digits;
     try {
-      return int(std::stoul(octal, nullptr, 8));
+      return int64_t(std::stoull(digits, nullptr, base));
     } catch (const std::exception&) {
       return -1;
     }
   }
   return -1;
+}
+
+}  // namespace
+
+int fd_status_flags(pid_t tid, int fd) {
+  return int(fdinfo_number(tid, fd, "flags:", 8));
+}
+
+int64_t fd_position(pid_t tid, int fd) {
+  return fdinfo_number(tid, fd, "pos:", 10);
 }
 
 uint32_t task_real_uid(pid_t tid) {

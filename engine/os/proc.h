@@ -73,6 +73,10 @@ bool in_rewinds_pid_namespace(pid_t tid);
 /// line of /proc/TID/fdinfo/FD, proc(5)), or -1 when it has no such descriptor.
 int fd_status_flags(pid_t tid, int fd);
 
+/// The file offset of task `tid`'s descriptor `fd` in bytes (the "pos:" line of
+/// /proc/TID/fdinfo/FD, proc(5)), or -1 when it has no such descriptor.
+int64_t fd_position(pid_t tid, int fd);
+
 /// The state letter of task `tid` ("R", "S", "D", "Z", "X", "t"...: the field after the
 /// command name in /proc/TID/stat), or '\0' when the task is gone.
 char proc_task_state(pid_t tid);

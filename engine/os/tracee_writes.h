@@ -42,6 +42,10 @@ uint64_t library_switch_at(pid_t tid, uint64_t buffer);
 /// (rwd_buffer_header::fd_cache_switch, RWD_FEATURE_FD_CACHE); 0 as library_switch_at.
 uint64_t fd_cache_switch_at(pid_t tid, uint64_t buffer);
 
+/// The address of librewind_preload.so's list of shared files in the memory of task `tid`
+/// (rwd_buffer_header::shared_files, RWD_FEATURE_SHARED_FILES); 0 as library_switch_at.
+uint64_t shared_files_at(pid_t tid, uint64_t buffer);
+
 /// Turns librewind_preload.so off in the memory of task `tid`, whose syscall buffer is at
 /// `buffer`: writes 0 into the switch its buffer header names (rwd_buffer_header::
 /// library_switch), after which the library makes every syscall of that memory traced.

@@ -79,6 +79,12 @@ void RecordSession::fd_cache_after_syscall(RecordTask& t, long nr, const Syscall
     set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_FORGET, e);
 }
 
+void RecordSession::forget_fd_cache(RecordTask& t, Event& e) {
+  AddressSpace& s = space(t);
+  if (s.fd_cache_switch && !s.fd_cache_off && s.fd_cache_vfork_parents.empty())
+    set_switch(t.tid, s.fd_cache_switch, RWD_FD_CACHE_FORGET, e);
+}
+
 void RecordSession::fd_cache_at_clone(RecordTask& t, const CloneArgs& args, pid_t child, Event& e) {
   AddressSpace& s = space(t);
   if (!s.fd_cache_switch || s.fd_cache_off || !args.splits_fd_table()) return;

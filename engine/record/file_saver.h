@@ -39,6 +39,12 @@ class FileSaver {
   /// writes through a mapping need not change its modification time. A copy is made only when
   /// its contents (size and XXH64) differ from every copy saved of it. Throws SystemError.
   SharedSave save_shared(const std::string& source, const std::string& path);
+  /// The number save_shared gave the file of device `dev` and inode `ino`, 0 when no shared
+  /// mapping of it was saved.
+  uint32_t shared_number(dev_t dev, ino_t ino) const {
+    auto it = shared_numbers_.find({dev, ino});
+    return it == shared_numbers_.end() ? 0 : it->second;
+  }
   /// Number of bytes copied (not linked) so far.
   uint64_t bytes_copied() const { return copied_; }
 

@@ -21,7 +21,6 @@
 
 #include <climits>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "engine/errors.h"
@@ -44,16 +43,6 @@ pid_t proc_mem_path_task(const std::string& path) {
       size_t(end) == path.size())
     return m;
   return 0;
-}
-
-/// The file position of task `tid`'s descriptor `fd` (the "pos:" line of
-/// /proc/TID/fdinfo/FD, proc(5)), or -1 when it cannot be read.
-int64_t fd_position(pid_t tid, int fd) {
-  std::ifstream in("/proc/" + std::to_string(tid) + "/fdinfo/" + std::to_string(fd));
-  std::string key;
-  int64_t pos = -1;
-  if (in >> key >> pos && key == "pos:") return pos;
-  return -1;
 }
 
 /// Whether task x has run no instruction since its last event, so that replay's copy of it

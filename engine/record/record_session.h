@@ -339,6 +339,19 @@ class RecordSession {
   /// `e`'s memory.
   void fd_cache_after_syscall(RecordTask& t, long nr, const SyscallSpec& spec, int64_t result,
                               Event& e);
+  /// Makes the library of t's memory forget every descriptor's class at event `e` (in its
+  /// memory), where the cache is on.
+  void forget_fd_cache(RecordTask& t, Event& e);
+  /// Writes into files that recorded processes map shared (shared_file_writes.cpp). At t's
+  /// mmap event `e` of the file at `fd_path` (/proc/TID/fd/N), saved as a shared file: lists
+  /// the file in t's library (rwd_shared_files, in `e`'s memory), which then keeps the writes
+  /// to it traced.
+  void list_shared_file(RecordTask& t, const std::string& fd_path, Event& e);
+  /// At t's event `e` of a write-like call (write, pwrite64, writev, pwritev, pwritev2) that
+  /// wrote e.result > 0 bytes into the regular file `st` (its stat at the entry): where a
+  /// shared mapping of that file was saved, keeps the bytes the file now holds where the call
+  /// wrote (Event::shared_file, Event::written_memory at the file offset).
+  void keep_shared_file_write(RecordTask& t, const struct stat& st, Event& e);
   /// At t's clone event `e` that created `child` with `args`: turns the cache off where the
   /// child shares the memory without the descriptor table (until the parent's next event for
   /// a vfork), or the table without the memory (in both, the child's write in

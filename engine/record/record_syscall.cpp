@@ -104,6 +104,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
       space(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
       if (r.r8 & RWD_FEATURE_SWITCH) note_library_switch(t, r.rdi);
       if (r.r8 & RWD_FEATURE_FD_CACHE) note_fd_cache(t, r.rdi);
+      if (r.r8 & RWD_FEATURE_SHARED_FILES) space(t).shared_files = shared_files_at(t.tid, r.rdi);
     }
     t.patching_libc = t.skip_result >= 0 && (r.r8 & RWD_FEATURE_PATCH_END);
     return resume_syscall(t);
@@ -287,6 +288,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       const struct stat& st = *t.write_target;
       e.output = output_target(st, int(t.entry.rdi));
       if (proc_dev_ && st.st_dev == *proc_dev_) note_proc_mem_write(t, e);
+      keep_shared_file_write(t, st, e);
     }
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
       int fd = int(t.entry.r8);
@@ -301,6 +303,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
         auto saved = saver_->save_shared(source, path);
         e.file = saved.name;
         e.shared_file = saved.name.empty() ? 0 : saved.number;
+        if (e.shared_file) list_shared_file(t, source, e);
       } else {
         e.file = saver_->save(source, path);
       }
@@ -403,6 +406,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
       cg.space->buffer_exclusions = space(t).buffer_exclusions;
       cg.space->library_switch = space(t).library_switch;
       cg.space->fd_cache_switch = space(t).fd_cache_switch;
+      cg.space->shared_files = space(t).shared_files;
       cg.space->fd_cache_off = space(t).fd_cache_off || args.splits_fd_table();
       // Memory both processes may write (MAP_SHARED, System V segments): their writes must
       // come in an order replay can follow, so they take turns as threads do.

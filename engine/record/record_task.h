@@ -320,6 +320,10 @@ struct AddressSpace {
   /// Where librewind_preload.so keeps its descriptor cache switch here
   /// (rwd_buffer_header::fd_cache_switch), 0 when no library announced it.
   uint64_t fd_cache_switch = 0;
+  /// Where librewind_preload.so lists the files whose writes it keeps traced because this
+  /// memory maps them shared (rwd_buffer_header::shared_files), 0 when no library announced
+  /// it (shared_file_writes.cpp).
+  uint64_t shared_files = 0;
   /// The cache is off for good here (RWD_FD_CACHE_OFF): another memory shares the descriptor
   /// table, or another table this memory.
   bool fd_cache_off = false;

@@ -69,4 +69,17 @@ std::string SharedFiles::sync(uint32_t number, const std::string& saved_path) {
   return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(copy);
 }
 
+void SharedFiles::write(uint32_t number, uint64_t offset, const std::vector<uint8_t>& bytes) {
+  auto it = fds_.find(number);
+  if (it == fds_.end()) return;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t r =
+        ::pwrite(it->second, bytes.data() + done, bytes.size() - done, off_t(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) throw_errno("write the replay's copy of a shared file");
+    done += size_t(r);
+  }
+}
+
 }  // namespace rwd

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace rwd {
 
@@ -25,6 +26,10 @@ class SharedFiles {
   /// the pages other processes map stay as they are where nothing changed. Throws
   /// SystemError.
   std::string sync(uint32_t number, const std::string& saved_path);
+  /// Writes `bytes` at file offset `offset` (bytes) of the copy of file `number`, as a
+  /// recorded write(2) into the file did (Event::writes_shared_file); the file grows as it
+  /// did. Nothing where no copy exists yet: the next mapping syncs it. Throws SystemError.
+  void write(uint32_t number, uint64_t offset, const std::vector<uint8_t>& bytes);
   /// The name /proc/PID/maps shows for a mapping of a copy (with " (deleted)" after it).
   static constexpr const char* kMapName = "/memfd:rewind-shared-file";
 

@@ -206,6 +206,10 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
   if (r != e.result)
     throw diverged(e, "mmap returned " + hex(uint64_t(r)) + " in replay, " +
                           hex(uint64_t(e.result)) + " when recorded");
+  // What the recorder wrote at this event: the library's list of shared files
+  // (shared_file_writes.cpp) and its descriptor cache's switch.
+  for (const MemoryRegion& m : e.memory)
+    write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
   finish_syscall(t.tid, regs, e.result);
 }
 
@@ -451,6 +455,9 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
     case ReplayPolicy::Emulate:
       emulate(t, e, regs);
       if (e.written_tid) replay_proc_mem_write(e);
+      // A write into a file mapped shared: the mappings show the copy (shared_file_writes.cpp).
+      if (e.writes_shared_file())
+        shared_.write(e.shared_file, e.written_memory.addr, e.written_memory.bytes);
       return;
     case ReplayPolicy::Execute:
       execute_checked(t, e, regs);

@@ -2,6 +2,8 @@
 // Events are numbered from 1 in record order; that number is the time shown to users.
 #pragma once
 
+#include <sys/syscall.h>
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -81,13 +83,16 @@ struct Event {
   OutputStream output = OutputStream::None;  ///< Syscall write-like: where the bytes went
   /// Syscall write-like into a /proc/PID/mem file of a recorded process: the recorded tid of a
   /// task of that process (0 otherwise), and the bytes the kernel wrote into its memory at
-  /// their address, which replay writes into the replayed process again.
+  /// their address, which replay writes into the replayed process again. With
+  /// writes_shared_file(): the file offset (addr) and the bytes the file held there after the
+  /// call, which replay writes into its copy of file `shared_file`.
   int32_t written_tid = 0;
   MemoryRegion written_memory;
   std::string file;  ///< Syscall mmap of a file / Exec: saved file under files/
   /// Syscall mmap of a file shared with other processes (MAP_SHARED, open for writing): the
   /// file's number among those of the recording (1-based, one per device and inode); replay
-  /// maps one shared copy per number. 0 otherwise.
+  /// maps one shared copy per number. Syscall write-like into such a file: its number, and
+  /// the bytes in written_memory. 0 otherwise.
   uint32_t shared_file = 0;
   std::vector<MemoryRegion> memory;    ///< Syscall: out-parameters. Exec: writable mappings.
   int32_t signo = 0;                   ///< Signal: signal number
@@ -113,6 +118,11 @@ struct Event {
 
   /// The syscall number of a Syscall event (orig_rax).
   int64_t syscallno() const { return int64_t(regs.orig_rax); }
+  /// Whether this is a write-like call into a file mapped shared, whose bytes written_memory
+  /// holds (shared_file set on a call other than mmap).
+  bool writes_shared_file() const {
+    return kind == EventKind::Syscall && shared_file != 0 && syscallno() != SYS_mmap;
+  }
 };
 
 }  // namespace rwd

@@ -74,7 +74,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
       w.u32(e.shared_file);
       w.i32(e.child_own_tid);
       w.i32(e.written_tid);
-      if (e.written_tid) {
+      if (e.written_tid || e.writes_shared_file()) {
         w.u64(e.written_memory.addr);
         w.u64(e.written_memory.bytes.size());
         data.insert(data.end(), e.written_memory.bytes.begin(), e.written_memory.bytes.end());
@@ -149,7 +149,7 @@ Event decode_event(ByteReader& r, const std::function<std::vector<uint8_t>(size_
       e.shared_file = r.u32();
       e.child_own_tid = r.i32();
       e.written_tid = r.i32();
-      if (e.written_tid) {
+      if (e.written_tid || e.writes_shared_file()) {
         e.written_memory.addr = r.u64();
         written = r.u64();
         if (written > kMaxRegionBytes)

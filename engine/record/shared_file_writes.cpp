@@ -1,0 +1,109 @@
+// Writes into a file that recorded processes map shared. A program that maps a file
+// MAP_SHARED and writes it with write(2) or pwrite(2) (LMDB's pattern: pages written with
+// pwrite, read through a read-only shared map) sees the bytes through the mapping at once. The
+// write is emulated in replay, which writes no file: the mapping, a replay's copy of the file
+// (engine/replay/shared_files.h), would keep its old bytes, and the replayed program would read
+// something else than it did. So the recorder keeps, at each such write's event, the bytes
+// the file holds where the call wrote (Event::shared_file, Event::written_memory at the file
+// offset), and replay puts them into its copy at the same event, as rr's MmappedFileMonitor
+// records such writes.
+//
+// The preload library buffers writes to regular files, with no event to keep bytes at: at the
+// mmap that maps a file shared, rewind lists it in the library's memory
+// (RWD_FEATURE_SHARED_FILES), which then keeps every write to it traced, and makes the
+// library forget the descriptor classes it has cached. The list is the event's memory, so the
+// replayed library decides the same.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <string>
+
+#include "engine/errors.h"
+#include "engine/os/proc.h"
+#include "engine/os/tracee_memory.h"
+#include "engine/os/tracee_writes.h"
+#include "engine/record/file_saver.h"
+#include "engine/record/record_session.h"
+#include "preload/rewind_preload_abi.h"
+
+namespace rwd {
+
+namespace {
+
+/// The file offset at which t's write-like call `nr` (registers `entry`, into descriptor `fd`
+/// of file `after` as it is after the call) wrote its `written` bytes, or -1 when it cannot be
+/// known. man 2 pwrite: on Linux, O_APPEND makes even pwrite append.
+int64_t written_offset(pid_t tid, const Registers& entry, int fd, const struct stat& after,
+                       int64_t written) {
+  const long nr = long(entry.orig_rax);
+  const int flags = fd_status_flags(tid, fd);
+  if (flags < 0) return -1;
+  if (flags & O_APPEND) return int64_t(after.st_size) - written;
+  // pwritev(2)'s offset is pos_l on x86-64 (pos_h only completes it on 32-bit kernels);
+  // pwritev2 with offset -1 writes at the descriptor's position, as writev does.
+  if (nr == SYS_pwrite64 || nr == SYS_pwritev || (nr == SYS_pwritev2 && int64_t(entry.r10) != -1))
+    return int64_t(entry.r10);
+  const int64_t pos = fd_position(tid, fd);
+  return pos < 0 ? -1 : pos - written;
+}
+
+}  // namespace
+
+void RecordSession::list_shared_file(RecordTask& t, const std::string& fd_path, Event& e) {
+  const uint64_t at = space(t).shared_files;
+  struct stat st;
+  if (!at || ::stat(fd_path.c_str(), &st) != 0) return;
+  rwd_shared_files list;
+  try {
+    read_memory_exact(t.tid, at, &list, sizeof list);
+  } catch (const SystemError&) {
+    return;  // no library reads it then
+  }
+  const uint32_t n = list.count;
+  if (n > RWD_SHARED_FILES) return;  // every file's writes are traced already
+  for (uint32_t i = 0; i < n; ++i)
+    if (list.files[i].dev == st.st_dev && list.files[i].ino == st.st_ino) return;
+  if (n < RWD_SHARED_FILES) list.files[n] = {uint64_t(st.st_dev), uint64_t(st.st_ino)};
+  list.count = n + 1;  // RWD_SHARED_FILES + 1 where the list is full: every file
+  MemoryRegion m;
+  m.addr = at;
+  m.bytes.assign(reinterpret_cast<const uint8_t*>(&list),
+                 reinterpret_cast<const uint8_t*>(&list) + sizeof list);
+  try {
+    write_memory(t.tid, at, m.bytes.data(), m.bytes.size());
+  } catch (const SystemError&) {
+    return;
+  }
+  e.memory.push_back(std::move(m));
+  forget_fd_cache(t, e);  // a descriptor of the file may be cached as a plain regular file
+}
+
+void RecordSession::keep_shared_file_write(RecordTask& t, const struct stat& st, Event& e) {
+  const uint32_t number = saver_->shared_number(st.st_dev, st.st_ino);
+  if (!number || !S_ISREG(st.st_mode) || e.result <= 0) return;
+  const int fd = int(t.entry.rdi);
+  const std::string path = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);
+  const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return;
+  struct stat after;
+  int64_t offset = -1;
+  if (::fstat(in, &after) == 0) offset = written_offset(t.tid, t.entry, fd, after, e.result);
+  if (offset < 0) {
+    ::close(in);
+    throw Error("cannot tell where a write into " + std::string(path) +
+                ", a file mapped shared, went: the recording cannot go on");
+  }
+  std::vector<uint8_t> bytes(size_t(e.result));
+  ssize_t got = ::pread(in, bytes.data(), bytes.size(), offset);
+  ::close(in);
+  // Fewer where the file was truncated since: replay's copy then has what the file has.
+  bytes.resize(got > 0 ? size_t(got) : 0);
+  e.shared_file = number;
+  e.written_memory.addr = uint64_t(offset);
+  e.written_memory.bytes = std::move(bytes);
+}
+
+}  // namespace rwd
