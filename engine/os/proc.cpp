@@ -279,34 +279,20 @@ bool in_rewinds_pid_namespace(pid_t tid) {
   return !theirs.empty() && theirs == own;
 }
 
-namespace {
-
-// The number after `wanted` ("flags:", "pos:") in /proc/TID/fdinfo/FD, read in `base`; -1
-// when there is none.
-int64_t fdinfo_number(pid_t tid, int fd, const std::string& wanted, int base) {
+FdInfo fd_info(pid_t tid, int fd) {
+  FdInfo info;
   std::ifstream in("/proc/" + std::to_string(tid) + "/fdinfo/" + std::to_string(fd));
-  std::string key;
-  while (in >> key) {
-    if (key != wanted) continue;
-    std::string digits;
-    in >> digits;
+  std::string key, digits;
+  // "pos:" and "flags:" are its first two lines (one number each); other lines may hold more.
+  while ((info.flags < 0 || info.pos < 0) && in >> key >> digits) {
     try {
-      return int64_t(std::stoull(digits, nullptr, base));
+      if (key == "flags:") info.flags = int(std::stoul(digits, nullptr, 8));
+      if (key == "pos:") info.pos = int64_t(std::stoull(digits, nullptr, 10));
     } catch (const std::exception&) {
-      return -1;
+      return {};
     }
   }
-  return -1;
-}
-
-}  // namespace
-
-int fd_status_flags(pid_t tid, int fd) {
-  return int(fdinfo_number(tid, fd, "flags:", 8));
-}
-
-int64_t fd_position(pid_t tid, int fd) {
-  return fdinfo_number(tid, fd, "pos:", 10);
+  return info;
 }
 
 uint32_t task_real_uid(pid_t tid) {

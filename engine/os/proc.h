@@ -69,13 +69,20 @@ int seccomp_filter_count(pid_t tid);
 /// numbers. False when it is gone.
 bool in_rewinds_pid_namespace(pid_t tid);
 
-/// The status flags of task `tid`'s descriptor `fd` (O_RDWR, O_APPEND..., from the "flags:"
-/// line of /proc/TID/fdinfo/FD, proc(5)), or -1 when it has no such descriptor.
-int fd_status_flags(pid_t tid, int fd);
+/// What /proc/TID/fdinfo/FD says of a descriptor (proc(5)): its status flags (O_RDWR,
+/// O_APPEND..., the "flags:" line, octal) and its file offset in bytes (the "pos:" line);
+/// -1 each where the task has no such descriptor.
+struct FdInfo {
+  int flags = -1;
+  int64_t pos = -1;
+};
+/// Reads the FdInfo of task `tid`'s descriptor `fd`.
+FdInfo fd_info(pid_t tid, int fd);
 
-/// The file offset of task `tid`'s descriptor `fd` in bytes (the "pos:" line of
-/// /proc/TID/fdinfo/FD, proc(5)), or -1 when it has no such descriptor.
-int64_t fd_position(pid_t tid, int fd);
+/// The status flags of task `tid`'s descriptor `fd` (FdInfo::flags), or -1.
+inline int fd_status_flags(pid_t tid, int fd) {
+  return fd_info(tid, fd).flags;
+}
 
 /// The state letter of task `tid` ("R", "S", "D", "Z", "X", "t"...: the field after the
 /// command name in /proc/TID/stat), or '\0' when the task is gone.

@@ -78,4 +78,15 @@ std::vector<iovec> read_iovecs(pid_t tid, uint64_t addr, uint64_t count) {
   return v;
 }
 
+std::vector<uint8_t> read_gathered(pid_t tid, const std::vector<iovec>& iov, uint64_t n) {
+  std::vector<uint8_t> out;
+  for (const iovec& one : iov) {
+    if (out.size() >= n) break;
+    auto bytes = read_memory(tid, reinterpret_cast<uint64_t>(one.iov_base),
+                             std::min<uint64_t>(one.iov_len, n - out.size()));
+    out.insert(out.end(), bytes.begin(), bytes.end());
+  }
+  return out;
+}
+
 }  // namespace rwd

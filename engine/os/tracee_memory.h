@@ -40,5 +40,8 @@ class TraceeMemFile {
 inline constexpr uint64_t kMaxIovecs = 1024;
 /// Reads an array of `count` iovecs at addr (at most kMaxIovecs). Throws SystemError.
 std::vector<iovec> read_iovecs(pid_t tid, uint64_t addr, uint64_t count);
+/// The first `n` bytes of the buffers `iov` names, in order (what a writev(2) of n bytes sent);
+/// fewer where the buffers hold fewer. Throws SystemError.
+std::vector<uint8_t> read_gathered(pid_t tid, const std::vector<iovec>& iov, uint64_t n);
 
 }  // namespace rwd

@@ -151,7 +151,7 @@ void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
   // Where the bytes went: the call's offset, or the file position it moved past.
   const bool positioned =
       nr == SYS_pwrite64 || nr == SYS_pwritev || (nr == SYS_pwritev2 && int64_t(t.entry.r10) != -1);
-  const int64_t end = positioned ? int64_t(t.entry.r10) + e.result : fd_position(t.tid, fd);
+  const int64_t end = positioned ? int64_t(t.entry.r10) + e.result : fd_info(t.tid, fd).pos;
   if (end < e.result) throw UnsupportedError(what + " at an unknown address");
   AddressSpace* written = &space(target->second);
   if (written != &space(t)) {

@@ -349,8 +349,10 @@ class RecordSession {
   void list_shared_file(RecordTask& t, const std::string& fd_path, Event& e);
   /// At t's event `e` of a write-like call (write, pwrite64, writev, pwritev, pwritev2) that
   /// wrote e.result > 0 bytes into the regular file `st` (its stat at the entry): where a
-  /// shared mapping of that file was saved, keeps the bytes the file now holds where the call
-  /// wrote (Event::shared_file, Event::written_memory at the file offset).
+  /// shared mapping of that file was saved, keeps the bytes the call wrote, from t's buffers,
+  /// at their file offset (Event::shared_file, Event::written_memory). Throws Error where the
+  /// offset cannot be known (the descriptor is gone), SystemError where the buffers cannot be
+  /// read.
   void keep_shared_file_write(RecordTask& t, const struct stat& st, Event& e);
   /// At t's clone event `e` that created `child` with `args`: turns the cache off where the
   /// child shares the memory without the descriptor table (until the parent's next event for

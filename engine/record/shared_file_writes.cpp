@@ -4,9 +4,9 @@
 // write is emulated in replay, which writes no file: the mapping, a replay's copy of the file
 // (engine/replay/shared_files.h), would keep its old bytes, and the replayed program would read
 // something else than it did. So the recorder keeps, at each such write's event, the bytes
-// the file holds where the call wrote (Event::shared_file, Event::written_memory at the file
-// offset), and replay puts them into its copy at the same event, as rr's MmappedFileMonitor
-// records such writes.
+// the call wrote (read from the task's buffers) and the file offset (Event::shared_file,
+// Event::written_memory), and replay puts them into its copy at the same event, as rr's
+// MmappedFileMonitor records such writes.
 //
 // The preload library buffers writes to regular files, with no event to keep bytes at: at the
 // mmap that maps a file shared, rewind lists it in the library's memory
@@ -16,15 +16,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
-#include <cstddef>
 #include <string>
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
-#include "engine/os/tracee_writes.h"
 #include "engine/record/file_saver.h"
 #include "engine/record/record_session.h"
 #include "preload/rewind_preload_abi.h"
@@ -33,21 +30,24 @@ namespace rwd {
 
 namespace {
 
-/// The file offset at which t's write-like call `nr` (registers `entry`, into descriptor `fd`
-/// of file `after` as it is after the call) wrote its `written` bytes, or -1 when it cannot be
-/// known. man 2 pwrite: on Linux, O_APPEND makes even pwrite append.
-int64_t written_offset(pid_t tid, const Registers& entry, int fd, const struct stat& after,
+/// The file offset at which task `tid`'s write-like call (registers `entry`, into
+/// descriptor `fd`) wrote its `written` bytes, from after the call, or -1 when it cannot be
+/// known. man 2 pwrite: on Linux, O_APPEND makes even pwrite append, at the end of the file
+/// (`path` names it).
+int64_t written_offset(pid_t tid, const Registers& entry, int fd, const std::string& path,
                        int64_t written) {
   const long nr = long(entry.orig_rax);
-  const int flags = fd_status_flags(tid, fd);
-  if (flags < 0) return -1;
-  if (flags & O_APPEND) return int64_t(after.st_size) - written;
+  const FdInfo info = fd_info(tid, fd);
+  if (info.flags < 0) return -1;
+  if (info.flags & O_APPEND) {
+    struct stat after;
+    return ::stat(path.c_str(), &after) == 0 ? int64_t(after.st_size) - written : -1;
+  }
   // pwritev(2)'s offset is pos_l on x86-64 (pos_h only completes it on 32-bit kernels);
   // pwritev2 with offset -1 writes at the descriptor's position, as writev does.
   if (nr == SYS_pwrite64 || nr == SYS_pwritev || (nr == SYS_pwritev2 && int64_t(entry.r10) != -1))
     return int64_t(entry.r10);
-  const int64_t pos = fd_position(tid, fd);
-  return pos < 0 ? -1 : pos - written;
+  return info.pos < 0 ? -1 : info.pos - written;
 }
 
 }  // namespace
@@ -86,24 +86,20 @@ void RecordSession::keep_shared_file_write(RecordTask& t, const struct stat& st,
   if (!number || !S_ISREG(st.st_mode) || e.result <= 0) return;
   const int fd = int(t.entry.rdi);
   const std::string path = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);
-  const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return;
-  struct stat after;
-  int64_t offset = -1;
-  if (::fstat(in, &after) == 0) offset = written_offset(t.tid, t.entry, fd, after, e.result);
-  if (offset < 0) {
-    ::close(in);
-    throw Error("cannot tell where a write into " + std::string(path) +
+  const int64_t offset = written_offset(t.tid, t.entry, fd, path, e.result);
+  if (offset < 0)
+    throw Error("cannot tell where a write into " + path +
                 ", a file mapped shared, went: the recording cannot go on");
-  }
-  std::vector<uint8_t> bytes(size_t(e.result));
-  ssize_t got = ::pread(in, bytes.data(), bytes.size(), offset);
-  ::close(in);
-  // Fewer where the file was truncated since: replay's copy then has what the file has.
-  bytes.resize(got > 0 ? size_t(got) : 0);
+  // The bytes the call sent, from the task's buffers (a regular file takes them all at the
+  // offset): what the file holds there now, as the mapping shows it.
+  const long nr = long(t.entry.orig_rax);
+  const uint64_t n = uint64_t(e.result);
   e.shared_file = number;
   e.written_memory.addr = uint64_t(offset);
-  e.written_memory.bytes = std::move(bytes);
+  e.written_memory.bytes =
+      nr == SYS_write || nr == SYS_pwrite64
+          ? read_memory(t.tid, t.entry.rsi, n)
+          : read_gathered(t.tid, read_iovecs(t.tid, t.entry.rsi, t.entry.rdx), n);
 }
 
 }  // namespace rwd

@@ -24,28 +24,12 @@ void write_all(int fd, const uint8_t* p, size_t n) {
 }  // namespace
 
 std::string output_bytes(pid_t tid, OutputKind kind, const Registers& regs, int64_t result) {
-  std::string out;
-  if (result <= 0) return out;
-  uint64_t left = uint64_t(result);
-  auto append = [&](uint64_t addr, uint64_t n) {
-    auto bytes = read_memory(tid, addr, n);
-    out.append(bytes.begin(), bytes.end());
-  };
-  if (kind == OutputKind::Buffer) {
-    append(regs.rsi, left);
-    return out;
-  }
-  if (kind != OutputKind::Iov) return out;
-  uint64_t count = std::min<uint64_t>(regs.rdx, kMaxIovecs);
-  std::vector<iovec> iov(count);
-  auto raw = read_memory(tid, regs.rsi, count * sizeof(iovec));
-  std::copy(raw.begin(), raw.end(), reinterpret_cast<uint8_t*>(iov.data()));
-  for (size_t i = 0; i < raw.size() / sizeof(iovec) && left > 0; ++i) {
-    uint64_t n = std::min<uint64_t>(iov[i].iov_len, left);
-    append(reinterpret_cast<uint64_t>(iov[i].iov_base), n);
-    left -= n;
-  }
-  return out;
+  if (result <= 0 || (kind != OutputKind::Buffer && kind != OutputKind::Iov)) return {};
+  const std::vector<uint8_t> bytes =
+      kind == OutputKind::Buffer
+          ? read_memory(tid, regs.rsi, uint64_t(result))
+          : read_gathered(tid, read_iovecs(tid, regs.rsi, regs.rdx), uint64_t(result));
+  return std::string(bytes.begin(), bytes.end());
 }
 
 void echo_output(pid_t tid, OutputKind kind, const Registers& regs, int64_t result,
