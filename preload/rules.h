@@ -10,9 +10,10 @@
 enum fd_check {
   ANY_FD,             /* any (or argument 0 is no descriptor) */
   REGULAR_FILE,       /* regular files only */
-  REGULAR_NOT_OUTPUT, /* regular files, except those behind rewind's stdout and stderr */
-  NOT_OUTPUT,         /* any file except those behind rewind's stdout and stderr (their writes
-                       * stay traced, so that replay can print them again) */
+  REGULAR_NOT_OUTPUT, /* regular files, except those behind rewind's stdout and stderr and the
+                       * files this memory maps shared (RWD_FEATURE_SHARED_FILES) */
+  NOT_OUTPUT,         /* any file except those (their writes stay traced, so that replay can
+                       * print them again or put them into its copy of a shared file) */
 };
 
 /* Whether a call may wait for another task (a reader, a writer, a futex wake-up): such a call

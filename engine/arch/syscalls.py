@@ -253,7 +253,7 @@ for _name in ["mknod", "mknodat", "utime", "utimes", "futimesat", "fallocate", "
 for _name in ["mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen",
               "fsconfig", "fsmount", "fspick", "mount_setattr", "sethostname", "setdomainname"]:
     S(_name)
-S("ftruncate", buffer=NO_OUT("REGULAR_FILE"))
+S("ftruncate", buffer=NO_OUT("REGULAR_NOT_OUTPUT"))  # a shared file's: its size is kept
 S("fsync", buffer=NO_OUT("REGULAR_FILE"))
 S("fdatasync", buffer=NO_OUT("REGULAR_FILE"))
 S("flock", blocks="MAY_BLOCK")

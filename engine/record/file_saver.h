@@ -45,6 +45,8 @@ class FileSaver {
     auto it = shared_numbers_.find({dev, ino});
     return it == shared_numbers_.end() ? 0 : it->second;
   }
+  /// Whether save_shared saved any file.
+  bool saved_shared() const { return !shared_numbers_.empty(); }
   /// Number of bytes copied (not linked) so far.
   uint64_t bytes_copied() const { return copied_; }
 

@@ -354,6 +354,10 @@ class RecordSession {
   /// offset cannot be known (the descriptor is gone), SystemError where the buffers cannot be
   /// read.
   void keep_shared_file_write(RecordTask& t, const struct stat& st, Event& e);
+  /// At t's event `e` of an ftruncate or fallocate that succeeded: where a shared mapping of
+  /// its file was saved, keeps the file's size after it (Event::shared_file,
+  /// Event::written_memory's addr, no bytes).
+  void keep_shared_file_size(RecordTask& t, Event& e);
   /// At t's clone event `e` that created `child` with `args`: turns the cache off where the
   /// child shares the memory without the descriptor table (until the parent's next event for
   /// a vfork), or the table without the memory (in both, the child's write in

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include <string>
 
@@ -33,13 +34,13 @@ namespace {
 /// The file offset at which task `tid`'s write-like call (registers `entry`, into
 /// descriptor `fd`) wrote its `written` bytes, from after the call, or -1 when it cannot be
 /// known. man 2 pwrite: on Linux, O_APPEND makes even pwrite append, at the end of the file
-/// (`path` names it).
+/// (`path` names it); so does pwritev2's RWF_APPEND (man 2 pwritev2).
 int64_t written_offset(pid_t tid, const Registers& entry, int fd, const std::string& path,
                        int64_t written) {
   const long nr = long(entry.orig_rax);
   const FdInfo info = fd_info(tid, fd);
   if (info.flags < 0) return -1;
-  if (info.flags & O_APPEND) {
+  if ((info.flags & O_APPEND) || (nr == SYS_pwritev2 && (entry.r9 & RWF_APPEND))) {
     struct stat after;
     return ::stat(path.c_str(), &after) == 0 ? int64_t(after.st_size) - written : -1;
   }
@@ -100,6 +101,17 @@ void RecordSession::keep_shared_file_write(RecordTask& t, const struct stat& st,
       nr == SYS_write || nr == SYS_pwrite64
           ? read_memory(t.tid, t.entry.rsi, n)
           : read_gathered(t.tid, read_iovecs(t.tid, t.entry.rsi, t.entry.rdx), n);
+}
+
+void RecordSession::keep_shared_file_size(RecordTask& t, Event& e) {
+  if (!saver_->saved_shared()) return;
+  const std::string path = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(t.entry.rdi);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (const uint32_t number = saver_->shared_number(st.st_dev, st.st_ino)) {
+    e.shared_file = number;
+    e.written_memory.addr = uint64_t(st.st_size);
+  }
 }
 
 }  // namespace rwd

@@ -69,6 +69,19 @@ std::string SharedFiles::sync(uint32_t number, const std::string& saved_path) {
   return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(copy);
 }
 
+void SharedFiles::resize(uint32_t number, uint64_t size) {
+  auto it = fds_.find(number);
+  if (it != fds_.end() && ::ftruncate(it->second, off_t(size)) != 0)
+    throw_errno("resize the replay's copy of a shared file");
+}
+
+void SharedFiles::zero(uint32_t number, uint64_t offset, uint64_t length) {
+  auto it = fds_.find(number);
+  if (it != fds_.end() && ::fallocate(it->second, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                      off_t(offset), off_t(length)) != 0)
+    throw_errno("zero a range of the replay's copy of a shared file");
+}
+
 void SharedFiles::write(uint32_t number, uint64_t offset, const std::vector<uint8_t>& bytes) {
   auto it = fds_.find(number);
   if (it == fds_.end()) return;

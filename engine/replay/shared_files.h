@@ -30,6 +30,14 @@ class SharedFiles {
   /// recorded write(2) into the file did (Event::writes_shared_file); the file grows as it
   /// did. Nothing where no copy exists yet: the next mapping syncs it. Throws SystemError.
   void write(uint32_t number, uint64_t offset, const std::vector<uint8_t>& bytes);
+  /// Sets the size of the copy of file `number` to `size` bytes, as a recorded ftruncate(2)
+  /// or fallocate(2) of the file did: pages past the end fault (SIGBUS) in the mappings, as
+  /// they did. Nothing where no copy exists yet. Throws SystemError.
+  void resize(uint32_t number, uint64_t size);
+  /// Makes `length` bytes at `offset` of the copy of file `number` read as zeros, as a
+  /// recorded fallocate(2) that punched a hole or zeroed a range did. Nothing where no copy
+  /// exists yet. Throws SystemError.
+  void zero(uint32_t number, uint64_t offset, uint64_t length);
   /// The name /proc/PID/maps shows for a mapping of a copy (with " (deleted)" after it).
   static constexpr const char* kMapName = "/memfd:rewind-shared-file";
 

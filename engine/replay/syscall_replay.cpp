@@ -456,7 +456,13 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
       emulate(t, e, regs);
       if (e.written_tid) replay_proc_mem_write(e);
       // A write into a file mapped shared: the mappings show the copy (shared_file_writes.cpp).
-      if (e.writes_shared_file())
+      if (e.writes_shared_file() && e.syscallno() == SYS_fallocate &&
+          (regs.rsi & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
+        shared_.zero(e.shared_file, regs.rdx, regs.r10);  // fallocate(2): reads as zeros
+      if (e.writes_shared_file() &&
+          (e.syscallno() == SYS_ftruncate || e.syscallno() == SYS_fallocate))
+        shared_.resize(e.shared_file, e.written_memory.addr);
+      else if (e.writes_shared_file())
         shared_.write(e.shared_file, e.written_memory.addr, e.written_memory.bytes);
       return;
     case ReplayPolicy::Execute:

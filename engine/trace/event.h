@@ -92,7 +92,8 @@ struct Event {
   /// Syscall mmap of a file shared with other processes (MAP_SHARED, open for writing): the
   /// file's number among those of the recording (1-based, one per device and inode); replay
   /// maps one shared copy per number. Syscall write-like into such a file: its number, and
-  /// the bytes in written_memory. 0 otherwise.
+  /// the bytes in written_memory; ftruncate or fallocate of it: its number, and its size
+  /// after the call (bytes) in written_memory.addr. 0 otherwise.
   uint32_t shared_file = 0;
   std::vector<MemoryRegion> memory;    ///< Syscall: out-parameters. Exec: writable mappings.
   int32_t signo = 0;                   ///< Signal: signal number
@@ -119,7 +120,7 @@ struct Event {
   /// The syscall number of a Syscall event (orig_rax).
   int64_t syscallno() const { return int64_t(regs.orig_rax); }
   /// Whether this is a write-like call into a file mapped shared, whose bytes written_memory
-  /// holds (shared_file set on a call other than mmap).
+  /// holds, or a resize of such a file (shared_file set on a call other than mmap).
   bool writes_shared_file() const {
     return kind == EventKind::Syscall && shared_file != 0 && syscallno() != SYS_mmap;
   }

@@ -3,11 +3,16 @@
 // programs.sh (mapped_writes). Written by pwrite, by write after lseek, by writev, by pwritev2,
 // through a descriptor that appends and so grows the file into the mapping's second page,
 // through a descriptor opened after the mapping, through one whose type the preload library
-// had cached before the mapping, and by a forked child. Each value read through the mapping
-// is checked against what was written: a replay whose mapping missed a write prints a
-// mismatch and exits 1 (or diverges). Usage: mapped_writes PATH
+// had cached before the mapping, and by a forked child; then shrunk by ftruncate (the page
+// past the end faults with SIGBUS), grown again (zeros), and a hole punched by fallocate.
+// Each value read through the mapping is checked against what was written: a replay whose
+// mapping missed a change prints a mismatch and exits 1 (or diverges). Usage: mapped_writes
+// PATH
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +24,17 @@
 enum { kPage = 4096, kRounds = 200 };
 
 static int failures;
+static sigjmp_buf fault;
+
+static void on_sigbus(int sig) {
+  siglongjmp(fault, sig);
+}
+
+// Reads the byte at p: -1 when the read faults with SIGBUS.
+static int read_or_fault(const volatile char* p) {
+  if (sigsetjmp(fault, 1)) return -1;
+  return *p;
+}
 
 // Checks that the mapping shows `want` at `at`.
 static void expect(const volatile char* map, size_t at, const char* want, const char* how) {
@@ -90,6 +106,18 @@ int main(int argc, char** argv) {
   int status;
   waitpid(child, &status, 0);
   expect(map, 3500, "from the child", "the child's pwrite");
+  // Shrunk under the mapping: its second page is past the end, and faults.
+  signal(SIGBUS, on_sigbus);
+  ftruncate(early, kPage);
+  if (read_or_fault(map + kPage + 10) != -1 && failures++ < 5) printf("no SIGBUS past the end\n");
+  ftruncate(early, 2 * kPage);  // grown again: zeros there
+  if (read_or_fault(map + kPage + 10) != 0 && failures++ < 5) printf("no zeros after growth\n");
+  if (fallocate(early, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 3072, 1024) == 0) {
+    if (map[3500] != 0 && failures++ < 5) printf("the punched hole is not zeros\n");
+  } else if (errno != EOPNOTSUPP) {
+    perror("fallocate");
+    return 1;
+  }
   printf("mapped_writes: sum %ld, %d mismatches\n", sum, failures);
   return failures ? 1 : 0;
 }
