@@ -18,6 +18,7 @@
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/os/vdso_symbols.h"
+#include "engine/replay/recorded_memory.h"
 #include "engine/replay/remote_syscall.h"
 #include "engine/trace/trace_reader.h"
 
@@ -195,8 +196,7 @@ void restore_exec(ReplayTask& t, const Event& e, const TraceReader& trace) {
   }
 
   // 4. Recorded contents of writable memory, then drop the scratch page and set registers.
-  for (const auto& region : e.memory)
-    write_memory(t.tid, region.addr, region.bytes.data(), region.bytes.size());
+  write_recorded(t.tid, e.memory);
   rs.finish();
   hide_vdso_symbols(t.tid);     // as the recorder did (vdso_symbols.h)
   patch_emulated_insns(t.tid);  // as the recorder did (insn_patch.h)

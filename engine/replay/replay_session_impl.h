@@ -150,6 +150,10 @@ class ReplaySession::Impl {
   /// A write-like syscall into /proc/PID/mem (Event::written_memory), after its emulation:
   /// the bytes go into the replayed process. Throws ReplayDiverged when it is not replayed.
   void replay_proc_mem_write(const Event& e);
+  /// A change to a file mapped shared (Event::writes_shared_file), after its emulation: the
+  /// written bytes, or the new size (and a range fallocate punched or zeroed), go into the
+  /// replay's copy of the file, which its mappings show. Throws SystemError.
+  void replay_shared_file_change(const Event& e, const Registers& regs);
   /// process_vm_writev: emulated; the bytes it wrote go into the replayed target process.
   void replay_vm_write(ReplayTask& t, const Event& e, const Registers& regs);
   /// ptrace: emulated; a request that changed the recorded tracee (tracee_writes.h) is made

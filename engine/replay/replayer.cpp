@@ -29,6 +29,7 @@
 #include "engine/replay/exec_restore.h"
 #include "engine/replay/output_echo.h"
 #include "engine/replay/reach_point.h"
+#include "engine/replay/recorded_memory.h"
 #include "engine/replay/remote_syscall.h"
 #include "engine/replay/replay_session_impl.h"
 #include "engine/replay/replay_task.h"
@@ -547,7 +548,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e, const Stop&) {
   Stop h = run_to_stop(t, PTRACE_SINGLESTEP);
   if (h.kind != Stop::Signal || h.sig != SIGTRAP)
     throw diverged(e, "the handler of " + signal_name(e.signo) + " did not start");
-  for (const auto& m : e.memory) write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
+  write_recorded(t.tid, e.memory);
 }
 
 void Replayer::kill_all() {

@@ -24,6 +24,7 @@
 #include "engine/replay/buffer_fill.h"
 #include "engine/replay/output_echo.h"
 #include "engine/replay/outside_syscalls.h"
+#include "engine/replay/recorded_memory.h"
 #include "engine/replay/remote_syscall.h"
 #include "engine/replay/replay_session_impl.h"
 #include "engine/trace/buffered_records.h"
@@ -129,8 +130,17 @@ void Replayer::buffer_reached(ReplayTask& t, const Event& e) {
   write_memory(t.tid, t.syscall_buffer, &pos, sizeof pos);
 }
 
+void Replayer::replay_shared_file_change(const Event& e, const Registers& regs) {
+  // The mappings of the file show the replay's copy (shared_file_writes.cpp).
+  if (!e.resizes_shared_file())
+    return shared_.write(e.shared_file, e.written_memory.addr, e.written_memory.bytes);
+  if (e.syscallno() == SYS_fallocate && (regs.rsi & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
+    shared_.zero(e.shared_file, regs.rdx, regs.r10);  // fallocate(2): the range reads as zeros
+  shared_.resize(e.shared_file, e.written_memory.addr);
+}
+
 void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
-  for (const auto& m : e.memory) write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
+  write_recorded(t.tid, e.memory);
   if ((opts_.echo_output || opts_.on_output) && e.output != OutputStream::None && e.result > 0) {
     const SyscallSpec* spec = syscall_spec(e.syscallno());
     if (spec && opts_.echo_output) echo_output(t.tid, spec->output, regs, e.result, e.output);
@@ -208,8 +218,7 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
                           hex(uint64_t(e.result)) + " when recorded");
   // What the recorder wrote at this event: the library's list of shared files
   // (shared_file_writes.cpp) and its descriptor cache's switch.
-  for (const MemoryRegion& m : e.memory)
-    write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
+  write_recorded(t.tid, e.memory);
   finish_syscall(t.tid, regs, e.result);
 }
 
@@ -286,8 +295,7 @@ void Replayer::replay_proc_mem_write(const Event& e) {
   if (target == tasks_.end() || target->second.state == TaskState::Exited)
     throw diverged(e, "the task " + std::to_string(e.written_tid) +
                           " whose memory this write changed is not replayed");
-  const MemoryRegion& m = e.written_memory;
-  write_memory(target->second.tid, m.addr, m.bytes.data(), m.bytes.size());
+  write_recorded(target->second.tid, e.written_memory);
 }
 
 void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& regs) {
@@ -368,13 +376,10 @@ void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs)
   // What the recorder wrote at this event: 0 into librewind_preload.so's switch when the child
   // shares its parent's memory (RWD_FEATURE_SWITCH), its descriptor cache's switch when the
   // child splits memory and descriptor table (fd_cache.cpp), so that the library runs as it did.
-  for (const MemoryRegion& m : e.memory)
-    write_memory(t.tid, m.addr, m.bytes.data(), m.bytes.size());
+  write_recorded(t.tid, e.memory);
   // And into the child's own memory, where it shares its parent's descriptor table without
   // its memory: the library's descriptor cache off there too (fd_cache.cpp).
-  if (e.written_tid && e.written_tid == e.child_tid)
-    write_memory(c.tid, e.written_memory.addr, e.written_memory.bytes.data(),
-                 e.written_memory.bytes.size());
+  if (e.written_tid && e.written_tid == e.child_tid) write_recorded(c.tid, e.written_memory);
   tasks_[e.child_tid] = c;
   t.state = TaskState::ForkPending;
   t.fork_result = e.result;
@@ -455,15 +460,7 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
     case ReplayPolicy::Emulate:
       emulate(t, e, regs);
       if (e.written_tid) replay_proc_mem_write(e);
-      // A write into a file mapped shared: the mappings show the copy (shared_file_writes.cpp).
-      if (e.writes_shared_file() && e.syscallno() == SYS_fallocate &&
-          (regs.rsi & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
-        shared_.zero(e.shared_file, regs.rdx, regs.r10);  // fallocate(2): reads as zeros
-      if (e.writes_shared_file() &&
-          (e.syscallno() == SYS_ftruncate || e.syscallno() == SYS_fallocate))
-        shared_.resize(e.shared_file, e.written_memory.addr);
-      else if (e.writes_shared_file())
-        shared_.write(e.shared_file, e.written_memory.addr, e.written_memory.bytes);
+      if (e.writes_shared_file()) replay_shared_file_change(e, regs);
       return;
     case ReplayPolicy::Execute:
       execute_checked(t, e, regs);

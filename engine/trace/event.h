@@ -124,6 +124,13 @@ struct Event {
   bool writes_shared_file() const {
     return kind == EventKind::Syscall && shared_file != 0 && syscallno() != SYS_mmap;
   }
+  /// Whether syscall `nr` sets a file's size (ftruncate, truncate, fallocate): on a file
+  /// mapped shared, its event keeps the size after it (written_memory.addr), not bytes.
+  static bool sets_file_size(int64_t nr) {
+    return nr == SYS_ftruncate || nr == SYS_truncate || nr == SYS_fallocate;
+  }
+  /// Whether this event resizes a file mapped shared (writes_shared_file(), sets_file_size()).
+  bool resizes_shared_file() const { return writes_shared_file() && sets_file_size(syscallno()); }
 };
 
 }  // namespace rwd

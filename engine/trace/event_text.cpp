@@ -48,8 +48,7 @@ static std::string describe_kind(const Event& e) {
       if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
       if (e.output != OutputStream::None)
         s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";
-      const bool resize = e.syscallno() == SYS_ftruncate || e.syscallno() == SYS_fallocate;
-      if (e.writes_shared_file() && resize)
+      if (e.resizes_shared_file())
         s += " [shared file " + std::to_string(e.shared_file) + " now " +
              std::to_string(e.written_memory.addr) + " bytes]";
       else if (e.writes_shared_file())
