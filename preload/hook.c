@@ -420,10 +420,16 @@ static long dispatch(const long* c) {
     int cls = fd_class(a[0]);
     if (cls < 0) return traced(c);
     regular = cls & FD_REGULAR;
-    if ((o->fd_check == REGULAR_FILE || o->fd_check == REGULAR_NOT_OUTPUT) && !regular)
+    if ((o->fd_check == REGULAR_FILE || o->fd_check == REGULAR_NOT_OUTPUT ||
+         o->fd_check == REGULAR_TO_NOT_OUTPUT) &&
+        !regular)
       return traced(c);
     if ((o->fd_check == REGULAR_NOT_OUTPUT || o->fd_check == NOT_OUTPUT) && (cls & FD_OUTPUT))
       return traced(c);
+    if (o->fd_check == REGULAR_TO_NOT_OUTPUT) {
+      int out = fd_class(a[2]);
+      if (out < 0 || (out & FD_OUTPUT)) return traced(c);
+    }
   }
   int arm = o->blocks == MAY_BLOCK || (o->blocks == UNLESS_REGULAR && !regular);
   if (arm && !can_desched()) {

@@ -8,12 +8,14 @@
 /* Which file descriptors (argument 0) a call is buffered on; the buffered fstat that decides
  * costs a record. */
 enum fd_check {
-  ANY_FD,             /* any (or argument 0 is no descriptor) */
-  REGULAR_FILE,       /* regular files only */
-  REGULAR_NOT_OUTPUT, /* regular files, except those behind rewind's stdout and stderr and the
-                       * files this memory maps shared (RWD_FEATURE_SHARED_FILES) */
-  NOT_OUTPUT,         /* any file except those (their writes stay traced, so that replay can
-                       * print them again or put them into its copy of a shared file) */
+  ANY_FD,                /* any (or argument 0 is no descriptor) */
+  REGULAR_FILE,          /* regular files only */
+  REGULAR_NOT_OUTPUT,    /* regular files, except those behind rewind's stdout and stderr and the
+                          * files this memory maps shared (RWD_FEATURE_SHARED_FILES) */
+  NOT_OUTPUT,            /* any file except those (their writes stay traced, so that replay can
+                          * print them again or put them into its copy of a shared file) */
+  REGULAR_TO_NOT_OUTPUT, /* argument 0 a regular file, argument 2 (copy_file_range's
+                          * destination) not one of those */
 };
 
 /* Whether a call may wait for another task (a reader, a writer, a futex wake-up): such a call

@@ -242,8 +242,9 @@ S("chdir")
 S("fchdir")
 for _name in ["rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat",
               "unlink", "unlinkat", "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
-              "chown", "fchown", "lchown", "fchownat", "utimensat", "truncate", "umask"]:
+              "chown", "fchown", "lchown", "fchownat", "utimensat", "umask"]:
     S(_name, buffer=NO_OUT())  # changes to the file system: no out-parameter
+S("truncate")  # traced: a file mapped shared may be named, whose size is kept
 for _name in ["mknod", "mknodat", "utime", "utimes", "futimesat", "fallocate", "sync", "syncfs",
               "sync_file_range", "readahead", "dup", "dup2", "dup3", "tee"]:
     S(_name, blocks="MAY_BLOCK" if _name == "tee" else "NEVER")
@@ -262,7 +263,7 @@ S("pipe", out=[fixed(0, 8)])
 S("pipe2", out=[fixed(0, 8)])
 S("sendfile", out=[fixed(2, 8)], blocks="MAY_BLOCK")
 S("copy_file_range", out=[fixed(1, 8), fixed(3, 8)],
-  buffer=NO_OUT("REGULAR_FILE", "NO_OFFSETS"))
+  buffer=NO_OUT("REGULAR_TO_NOT_OUTPUT", "NO_OFFSETS"))  # into a shared file: traced
 S("splice", out=[fixed(1, 8), fixed(3, 8)], blocks="MAY_BLOCK")
 S("vmsplice", out=[iov(1, 2)], blocks="MAY_BLOCK")  # from a pipe into the iovecs, or to one
 S("getxattr", out=[result(2, 3)], buffer=BY_RESULT(2, 3))

@@ -354,10 +354,15 @@ class RecordSession {
   /// offset cannot be known (the descriptor is gone), SystemError where the buffers cannot be
   /// read.
   void keep_shared_file_write(RecordTask& t, const struct stat& st, Event& e);
-  /// At t's event `e` of an ftruncate or fallocate that succeeded: where a shared mapping of
-  /// its file was saved, keeps the file's size after it (Event::shared_file,
+  /// At t's event `e` of an ftruncate, truncate or fallocate that succeeded: where a shared
+  /// mapping of its file was saved, keeps the file's size after it (Event::shared_file,
   /// Event::written_memory's addr, no bytes).
   void keep_shared_file_size(RecordTask& t, Event& e);
+  /// At t's event `e` of a copy_file_range, splice or sendfile that copied e.result > 0 bytes
+  /// into a regular file of which a shared mapping was saved: keeps those bytes, read back
+  /// from the file, at their offset, as keep_shared_file_write does. Throws Error where the
+  /// offset cannot be known, SystemError where the file cannot be read.
+  void keep_shared_file_copy(RecordTask& t, Event& e);
   /// At t's clone event `e` that created `child` with `args`: turns the cache off where the
   /// child shares the memory without the descriptor table (until the parent's next event for
   /// a vfork), or the table without the memory (in both, the child's write in

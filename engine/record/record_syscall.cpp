@@ -290,7 +290,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       if (proc_dev_ && st.st_dev == *proc_dev_) note_proc_mem_write(t, e);
       keep_shared_file_write(t, st, e);
     }
-    if ((nr == SYS_ftruncate || nr == SYS_fallocate) && result == 0) keep_shared_file_size(t, e);
+    if (Event::sets_file_size(nr) && result == 0) keep_shared_file_size(t, e);
+    keep_shared_file_copy(t, e);
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
       int fd = int(t.entry.r8);
       std::string source = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);

@@ -17,14 +17,19 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <string>
+#include <vector>
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/record/file_saver.h"
 #include "engine/record/record_session.h"
+#include "engine/record/syscall_capture.h"
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
@@ -49,6 +54,41 @@ int64_t written_offset(pid_t tid, const Registers& entry, int fd, const std::str
   if (nr == SYS_pwrite64 || nr == SYS_pwritev || (nr == SYS_pwritev2 && int64_t(entry.r10) != -1))
     return int64_t(entry.r10);
   return info.pos < 0 ? -1 : info.pos - written;
+}
+
+/// "/proc/TID/fd/FD": task `tid`'s descriptor `fd`, as a path this process can open.
+std::string fd_path(pid_t tid, int fd) {
+  return "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
+}
+
+/// The path argument at `addr` of task `tid`'s syscall, as this process can reach it (a
+/// relative path from the task's working directory); empty where it cannot be read.
+std::string path_argument(pid_t tid, uint64_t addr) {
+  const std::vector<uint8_t> bytes = read_memory(tid, addr, PATH_MAX);
+  const auto end = std::find(bytes.begin(), bytes.end(), uint8_t(0));
+  if (end == bytes.end() || end == bytes.begin()) return "";
+  std::string path(bytes.begin(), end);
+  return path[0] == '/' ? path : "/proc/" + std::to_string(tid) + "/cwd/" + path;
+}
+
+/// A call that copies bytes into a descriptor from another file or a pipe, without passing
+/// them through the caller's memory: its destination descriptor and the argument pointing at
+/// the destination's offset (-1: it writes at the descriptor's position).
+struct CopyCall {
+  long nr;
+  int out_fd_arg;
+  int out_offset_arg;
+};
+
+/// copy_file_range(2) (fd_in, off_in, fd_out, off_out...), splice(2) (same order),
+/// sendfile(2) (out_fd, in_fd, offset of in_fd, count).
+constexpr CopyCall kCopyCalls[] = {
+    {SYS_copy_file_range, 2, 3}, {SYS_splice, 2, 3}, {SYS_sendfile, 0, -1}};
+
+const CopyCall* copy_call(long nr) {
+  for (const CopyCall& c : kCopyCalls)
+    if (c.nr == nr) return &c;
+  return nullptr;
 }
 
 }  // namespace
@@ -86,7 +126,7 @@ void RecordSession::keep_shared_file_write(RecordTask& t, const struct stat& st,
   const uint32_t number = saver_->shared_number(st.st_dev, st.st_ino);
   if (!number || !S_ISREG(st.st_mode) || e.result <= 0) return;
   const int fd = int(t.entry.rdi);
-  const std::string path = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);
+  const std::string path = fd_path(t.tid, fd);
   const int64_t offset = written_offset(t.tid, t.entry, fd, path, e.result);
   if (offset < 0)
     throw Error("cannot tell where a write into " + path +
@@ -105,13 +145,50 @@ void RecordSession::keep_shared_file_write(RecordTask& t, const struct stat& st,
 
 void RecordSession::keep_shared_file_size(RecordTask& t, Event& e) {
   if (!saver_->saved_shared()) return;
-  const std::string path = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(t.entry.rdi);
+  const std::string path = long(t.entry.orig_rax) == SYS_truncate
+                               ? path_argument(t.tid, t.entry.rdi)
+                               : fd_path(t.tid, int(t.entry.rdi));
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   if (const uint32_t number = saver_->shared_number(st.st_dev, st.st_ino)) {
     e.shared_file = number;
     e.written_memory.addr = uint64_t(st.st_size);
   }
+}
+
+void RecordSession::keep_shared_file_copy(RecordTask& t, Event& e) {
+  const CopyCall* call = copy_call(long(t.entry.orig_rax));
+  if (!call || e.result <= 0 || !saver_->saved_shared()) return;
+  const auto args = syscall_args(t.entry);
+  const int fd = int(args[call->out_fd_arg]);
+  const std::string path = fd_path(t.tid, fd);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  const uint32_t number = saver_->shared_number(st.st_dev, st.st_ino);
+  if (!number) return;
+  // Where the bytes went: after an offset the caller passed (which the kernel moved past
+  // them), else before the descriptor's position, or the end of an O_APPEND file.
+  int64_t offset = -1;
+  if (call->out_offset_arg >= 0 && args[call->out_offset_arg]) {
+    int64_t after = 0;
+    read_memory_exact(t.tid, args[call->out_offset_arg], &after, sizeof after);
+    offset = after - e.result;
+  } else {
+    offset = written_offset(t.tid, t.entry, fd, path, e.result);
+  }
+  if (offset < 0)
+    throw Error("cannot tell where a copy into " + path +
+                ", a file mapped shared, went: the recording cannot go on");
+  // The bytes came from another file or a pipe: read them where they now are.
+  std::vector<uint8_t> bytes(size_t(e.result));
+  const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw_errno("open " + path);
+  const ssize_t got = ::pread(in, bytes.data(), bytes.size(), offset);
+  ::close(in);
+  if (got != ssize_t(bytes.size())) throw_errno("read what a copy wrote into " + path);
+  e.shared_file = number;
+  e.written_memory.addr = uint64_t(offset);
+  e.written_memory.bytes = std::move(bytes);
 }
 
 }  // namespace rwd

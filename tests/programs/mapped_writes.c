@@ -4,7 +4,10 @@
 // through a descriptor that appends and so grows the file into the mapping's second page,
 // through a descriptor opened after the mapping, through one whose type the preload library
 // had cached before the mapping, and by a forked child; then shrunk by ftruncate (the page
-// past the end faults with SIGBUS), grown again (zeros), and a hole punched by fallocate.
+// past the end faults with SIGBUS), grown again (zeros), and a hole punched by fallocate;
+// then shrunk and grown by truncate(2) through a relative path, and written by
+// copy_file_range (at the descriptor's position, which the preload library would buffer, and
+// at an offset), sendfile and splice from a pipe.
 // Each value read through the mapping is checked against what was written: a replay whose
 // mapping missed a change prints a mismatch and exits 1 (or diverges). Usage: mapped_writes
 // PATH
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,6 +122,43 @@ int main(int argc, char** argv) {
     perror("fallocate");
     return 1;
   }
+  // truncate(2) through a path relative to the working directory.
+  char* slash = strrchr(argv[1], '/');
+  const char* name = argv[1];
+  if (slash) {
+    *slash = 0;
+    if (chdir(argv[1]) != 0) return 1;
+    name = slash + 1;
+  }
+  truncate(name, kPage);
+  if (read_or_fault(map + kPage + 10) != -1 && failures++ < 5) printf("truncate: no SIGBUS\n");
+  truncate(name, 2 * kPage);
+  if (read_or_fault(map + kPage + 10) != 0 && failures++ < 5) printf("truncate: no zeros\n");
+  // Bytes copied from another file, and from a pipe, without passing through this memory.
+  int src = open("mapped_writes.src", O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (src < 0 || write(src, "copy-range|copy-at|sendfile", 27) != 27) return 1;
+  lseek(src, 0, SEEK_SET);
+  lseek(late, 600, SEEK_SET);
+  if (copy_file_range(src, NULL, late, NULL, 10, 0) == 10) {
+    expect(map, 600, "copy-range", "copy_file_range");
+    loff_t in = 11, out = 700;
+    copy_file_range(src, &in, late, &out, 7, 0);
+    expect(map, 700, "copy-at", "copy_file_range at an offset");
+  } else if (errno != EXDEV && errno != EOPNOTSUPP) {
+    perror("copy_file_range");
+    return 1;
+  }
+  off_t from = 19;
+  lseek(late, 800, SEEK_SET);
+  sendfile(late, src, &from, 8);
+  expect(map, 800, "sendfile", "sendfile");
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0 || write(pipe_fds[1], "spliced", 7) != 7) return 1;
+  loff_t at = 900;
+  splice(pipe_fds[0], NULL, late, &at, 7, 0);
+  expect(map, 900, "spliced", "splice");
+  close(src);
+  unlink("mapped_writes.src");
   printf("mapped_writes: sum %ld, %d mismatches\n", sum, failures);
   return failures ? 1 : 0;
 }
