@@ -39,8 +39,10 @@ bool RecordSession::step_to_distinct_point(RecordTask& t, Registers& regs) {
     if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0 ||
         siginfo_code(get_siginfo(t.tid)) != TRAP_TRACE) {
       // It faulted (an emulated instruction), ended, or stopped for another reason: that
-      // stop is handled, and the preemption waits for the next tick.
+      // stop is handled, and the preemption waits for the next tick. Signals that came
+      // during the steps are sent again first.
       handled = true;
+      send_put_off(t);
       handle_stop(t, st);
       return false;
     }

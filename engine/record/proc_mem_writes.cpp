@@ -49,8 +49,10 @@ pid_t proc_mem_path_task(const std::string& path) {
 /// stands there too when the writer's event is replayed: in a stop for its tracer at an
 /// event, or at a fork-like syscall's event stop (its memory is as the event left it), or
 /// waiting for its turn where an event left it (RecordTask::unrun_since_event), or waiting in
-/// a syscall whose entry has its event.
+/// a syscall whose entry has its event, or new and not yet stopped for the first time (it has
+/// run nothing since its creator's fork-like event, where replay creates its copy).
 bool stands_at_event(const RecordTask& x) {
+  if (x.fresh) return true;
   if (x.tracer_stop) return x.tracer_stop_at_event || x.tracer_stop_kind == TracerStop::NewTask;
   if (x.state == RunState::InSyscall) return x.entry_marked;
   return x.state == RunState::Stopped && x.unrun_since_event;

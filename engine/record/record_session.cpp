@@ -577,6 +577,9 @@ void RecordSession::preempt(RecordTask& t) {
   // not (preemption_point.cpp), the first time it is interrupted here.
   if (t.put_off_preemptions == 0) {
     if (!step_to_distinct_point(t, regs)) return;  // another stop came, handled
+    // Signals from outside that came during its steps (a debugger's SIGSTOP) were put off
+    // (step_insn_putting_off): sent again now, they arrive when it runs next.
+    send_put_off(t);
     if (rep_insn_at(t.tid, regs.rip) || t.buffer.must_not_stop_at(regs.rip))
       return resume_syscall(t);
   }

@@ -277,7 +277,9 @@ class RecordSession {
   /// registers, steps t on to an instruction of the loop whose registers differ from one
   /// pass to the next, so that replay's trampoline stops there only at the point's own
   /// pass (preemption_point.cpp). Leaves `regs` as t's registers where it now stands.
-  /// Returns false when a stop other than a step came (handled; no preemption now).
+  /// Returns false when a stop other than a step came (handled; no preemption now). Signals
+  /// from outside that came during the steps are put off (step_insn_putting_off): the caller
+  /// sends them again (send_put_off), as this does before handling another stop.
   bool step_to_distinct_point(RecordTask& t, Registers& regs);
   /// A signal-delivery stop: recorded, deferred or delivered (record_signal.cpp).
   void on_signal(RecordTask& t, int sig);

@@ -277,6 +277,16 @@ GDB
       fail "lmdb: the dump differs from what was loaded"
     grep -q "shared file" <("$REWIND" dump "$WORK/lmdb.trace") ||
       fail "lmdb: no write into the mapped file was kept" ;;
+  signal_steps)  # signals from another process while the recorder steps spinning threads to
+    # their preemption points (tests/programs/signal_steps.c): each must arrive. One lost
+    # hangs the recording (every --chaos recording did before), which a timeout ends.
+    printf '#!/bin/sh\nexec timeout -s KILL 120 "%s" "$@"\n' "$REWIND" >"$WORK/rewind_in_time"
+    chmod +x "$WORK/rewind_in_time"
+    REWIND=$WORK/rewind_in_time RECORD_OPTS=--chaos record_and_replay signal_steps "$TEST_PROGRAMS/signal_steps"
+    [ "$(cat "$WORK/signal_steps.rec.out")" = "signal_steps: 300 signals handled, sender exit 0" ] ||
+      fail "signal_steps: $(cat "$WORK/signal_steps.rec.out" "$WORK/signal_steps.rec.err")"
+    n=$("$REWIND" dump "$WORK/signal_steps.trace" | grep -c " sched ")
+    [ "$n" -ge 100 ] || fail "signal_steps: only $n preemptions of the spinning threads" ;;
   sqlite3_wal)  # SQLite in WAL mode: connections of several processes share the -shm index.
     # Connection A stays open (reading its SQL from a FIFO) while another process inserts, then
     # reads the new row through its own mapping of the index. The connections' processes join
