@@ -1,11 +1,13 @@
 // Benchmark: how long the timeline takes to go backwards and to seek, on a trace of more than
 // 100,000 events (bench/many_events.c), and how much memory its checkpoints hold. With
 // --threads, the same work split over four threads running at once (bench/mt_events.c);
-// with --processes, over four fork()ed processes (bench/mp_events.c). With --far, reverse
+// with --processes, over four fork()ed processes (bench/mp_events.c); with --shared-file,
+// writing a file mapped shared (bench/shared_file_events.c). With --far, reverse
 // steps far from any syscall instead: in bench/long_compute.c's loop, paused after growing
 // stretches of replay (far_steps()), with and without checkpoints inside the interval
 // (--far-with: with them only).
-// Usage: timeline_latency [--runs N] [--threads | --processes | --far | --far-with]. Prints
+// Usage: timeline_latency [--runs N] [--threads | --processes | --shared-file | --far |
+// --far-with]. Prints
 // medians in milliseconds.
 #include <sys/syscall.h>
 
@@ -110,6 +112,8 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     if (!strcmp(argv[i], "--threads")) exe = MT_EVENTS, what = "mt_events.c (4 threads)";
     if (!strcmp(argv[i], "--processes")) exe = MP_EVENTS, what = "mp_events.c (4 processes)";
+    if (!strcmp(argv[i], "--shared-file"))
+      exe = SHARED_FILE_EVENTS, what = "shared_file_events.c (pwrite into a shared mapping)";
     if (!strcmp(argv[i], "--far")) return far_steps(rewind, runs, true);
     if (!strcmp(argv[i], "--far-with")) return far_steps(rewind, runs, false);
   }

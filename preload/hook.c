@@ -270,6 +270,21 @@ static void fd_cache_from_stat(const long* c) {
   fd_cache_keep(fd_cache_slot(fd), stat_class(st));
 }
 
+/* 1 when `path` (a truncate's) may name a file this memory maps shared, whose size change
+ * must stay traced: a buffered stat(2) decides, made only when a file is listed. */
+static int path_maps_shared(const char* path) {
+  uint32_t n = shared_files.count;
+  if (n == 0) return 0;
+  if (n > RWD_SHARED_FILES || !has_room(sizeof(struct stat))) return 1;
+  long c[7] = {SYS_stat, (long)path, 0, 0, 0, 0, 0};
+  uint64_t st[4];
+  struct rwd_commit how = {.keep_max = sizeof st, .to_user = st, .out_arg = 1, .desched_fd = -1};
+  if (commit(c, &how) != 0) return 0; /* the call fails as well, or truncates nothing mapped */
+  for (uint32_t i = 0; i < n; ++i)
+    if (shared_files.files[i].dev == st[0] && shared_files.files[i].ino == st[1]) return 1;
+  return 0;
+}
+
 /* 1 when a call that may block can be buffered now: the thread has a desched counter and does
  * not block its signal. The mask is read with a buffered rt_sigprocmask, so that replay
  * decides the same from the record. */
@@ -416,7 +431,9 @@ static long dispatch(const long* c) {
   if (!o) return traced(c);
   if (!self.buf && rwd_register_thread(0) != 0) return traced(c);
   int regular = 0;
-  if (o->fd_check != ANY_FD || o->blocks == UNLESS_REGULAR) {
+  if (o->fd_check == PATH_NOT_SHARED) {
+    if (path_maps_shared((const char*)a[0])) return traced(c);
+  } else if (o->fd_check != ANY_FD || o->blocks == UNLESS_REGULAR) {
     int cls = fd_class(a[0]);
     if (cls < 0) return traced(c);
     regular = cls & FD_REGULAR;

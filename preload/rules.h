@@ -16,6 +16,8 @@ enum fd_check {
                           * print them again or put them into its copy of a shared file) */
   REGULAR_TO_NOT_OUTPUT, /* argument 0 a regular file, argument 2 (copy_file_range's
                           * destination) not one of those */
+  PATH_NOT_SHARED,       /* argument 0 is a path (truncate's), not of a file this memory maps
+                          * shared (a buffered stat decides, only when one is listed) */
 };
 
 /* Whether a call may wait for another task (a reader, a writer, a futex wake-up): such a call

@@ -244,7 +244,7 @@ for _name in ["rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "l
               "unlink", "unlinkat", "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
               "chown", "fchown", "lchown", "fchownat", "utimensat", "umask"]:
     S(_name, buffer=NO_OUT())  # changes to the file system: no out-parameter
-S("truncate")  # traced: a file mapped shared may be named, whose size is kept
+S("truncate", buffer=NO_OUT("PATH_NOT_SHARED"))  # of a file mapped shared: traced, size kept
 for _name in ["mknod", "mknodat", "utime", "utimes", "futimesat", "fallocate", "sync", "syncfs",
               "sync_file_range", "readahead", "dup", "dup2", "dup3", "tee"]:
     S(_name, blocks="MAY_BLOCK" if _name == "tee" else "NEVER")

@@ -33,6 +33,10 @@ namespace rwd {
 
 namespace {
 
+/// The largest file (bytes) mapped shared from a read-only descriptor that is saved as a shared
+/// file (FileSaver::save_shared: hashed and copied at each mapping, a memfd copy in replay).
+constexpr uint64_t kReadOnlySharedMax = 16ull << 20;
+
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -298,10 +302,15 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       char target[PATH_MAX] = {};
       ssize_t n = ::readlink(source.c_str(), target, sizeof target - 1);
       std::string path = n > 0 ? std::string(target, size_t(n)) : source;
-      // A file shared with other processes, which can change it through the mapping: its
-      // contents now, and its number (replay shares one copy per file).
+      // A file mapped shared, which processes can change through their mappings or with
+      // write(2) under them: its contents now, and its number (replay shares one copy per
+      // file). One mapped from a read-only descriptor only up to a size (a large read-only
+      // one, such as a sparse database image, is saved as a private mapping's file is).
       bool shared = (t.entry.r10 & MAP_SHARED_VALIDATE) != MAP_PRIVATE;
-      if (shared && (fd_status_flags(t.tid, fd) & O_ACCMODE) == O_RDWR) {
+      struct stat st;
+      if (shared && (fd_status_flags(t.tid, fd) & O_ACCMODE) != O_RDWR)
+        shared = ::stat(source.c_str(), &st) == 0 && uint64_t(st.st_size) <= kReadOnlySharedMax;
+      if (shared) {
         auto saved = saver_->save_shared(source, path);
         e.file = saved.name;
         e.shared_file = saved.name.empty() ? 0 : saved.number;

@@ -24,6 +24,10 @@ struct ReplaySession::Checkpoint {
   std::optional<Event> in_progress;
   /// checkpoint_between: bytes of that event's buffered records its task had marked used.
   uint32_t in_progress_used = 0;
+  /// The replay's copies of shared files, which the stopped copies map, and their contents
+  /// at the checkpoint (put back by a replay continuing from it); none where no copy exists.
+  std::shared_ptr<SharedFiles> shared;
+  std::optional<SharedFiles::Snapshot> shared_contents;
   ~Checkpoint() {
     // A stopped tracee dies of SIGKILL at once; reap every thread (they are this process's
     // tracees). A thread group's leader is reported only after its other threads are reaped.
@@ -52,14 +56,16 @@ std::map<pid_t, std::vector<ReplayTask*>> by_process(const std::vector<ReplayTas
 }
 
 /// True when process `pid` maps memory that is both shared and writable (MAP_SHARED), or a
-/// System V segment ("/SYSV" in /proc/PID/maps, proc(5)) or a replay's copy of a shared file
-/// (shared_files.h) even read-only: its copy would share
-/// those pages with the replay, which goes on changing them.
-bool maps_shared_memory(pid_t pid) {
-  for (const ProcMapping& m : read_proc_maps(pid))
-    if (m.shared &&
-        (m.write || m.path.rfind("/SYSV", 0) == 0 || m.path.rfind(SharedFiles::kMapName, 0) == 0))
-      return true;
+/// System V segment ("/SYSV" in /proc/PID/maps, proc(5)): its copy would share those pages
+/// with the replay, which goes on changing them. A replay's copy of a shared file
+/// (shared_files.h) counts only where not `copies_ok`: a checkpoint keeps a snapshot of the
+/// copies, a diversion (which runs on, and may write them) cannot.
+bool maps_shared_memory(pid_t pid, bool copies_ok) {
+  for (const ProcMapping& m : read_proc_maps(pid)) {
+    if (!m.shared) continue;
+    const bool copy = m.path.rfind(SharedFiles::kMapName, 0) == 0;
+    if (copy ? !copies_ok : m.write || m.path.rfind("/SYSV", 0) == 0) return true;
+  }
   return false;
 }
 
@@ -151,7 +157,7 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
     }
     // A process sharing another's memory is cloned by the other's copy, which must exist.
     if (child && !process_of(processes, child->vm_parent)) return nullptr;
-    if (!can_fork || maps_shared_memory(pid)) return nullptr;
+    if (!can_fork || maps_shared_memory(pid, need_position)) return nullptr;
   }
   // A SIGTRAP the kernel holds for a task (a watchpoint hit while the task was being
   // interrupted) is delivered as soon as it runs: to the fork or clone injected in it,
@@ -179,6 +185,11 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
       read_memory_exact(it->second.tid, it->second.syscall_buffer, &c->in_progress_used,
                         sizeof c->in_progress_used);
   }
+  if (!shared_->empty()) {
+    c->shared_contents = shared_->snapshot();
+    if (!c->shared_contents) return nullptr;  // too large to keep a copy of
+  }
+  c->shared = shared_;
   c->tasks = copy_processes(processes);
   // Threads that ended before this point but whose Exit event comes after it (their exit
   // syscall is replayed, the event that collects them not yet): kept as records, so that
@@ -189,7 +200,10 @@ ReplaySession::CheckpointPtr ReplaySession::Impl::checkpoint(bool need_position,
 }
 
 ReplaySession::Impl::Impl(const ReplayOptions& o, const ReplaySession::Checkpoint& c) : Impl(o) {
-  // The checkpoint stays as it is: this replay continues in a copy of it.
+  // The checkpoint stays as it is: this replay continues in a copy of it, whose mappings of
+  // shared files show the contents they had then.
+  shared_ = c.shared;
+  if (c.shared_contents) shared_->restore(*c.shared_contents);
   std::map<pid_t, ReplayTask> stopped = c.tasks;
   std::vector<ReplayTask*> threads;
   for (auto& [rec, t] : stopped) {

@@ -55,7 +55,9 @@ class ReplaySession::Impl {
   TraceReader trace_;
   std::map<pid_t, ReplayTask> tasks_;  ///< by recorded tid
   SysvSegments sysv_;                  ///< System V shared memory the replay attached
-  SharedFiles shared_;                 ///< the copies of files mapped shared (shared_files.h)
+  /// The copies of files mapped shared (shared_files.h), which the checkpoints' copies of the
+  /// processes map too, and the replays continuing from them.
+  std::shared_ptr<SharedFiles> shared_ = std::make_shared<SharedFiles>();
   uint64_t done_ = 0;
   /// ReplaySession::pause_in_buffer's request.
   struct PauseRequest {

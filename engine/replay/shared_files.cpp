@@ -95,4 +95,56 @@ void SharedFiles::write(uint32_t number, uint64_t offset, const std::vector<uint
   }
 }
 
+std::optional<SharedFiles::Snapshot> SharedFiles::snapshot() {
+  const std::string what = "the replay's copy of a shared file";
+  uint64_t total = 0;
+  std::map<uint32_t, uint64_t> sizes;
+  for (const auto& [number, fd] : fds_) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0) throw_errno("stat " + what);
+    sizes[number] = uint64_t(st.st_size);
+    total += uint64_t(st.st_size);
+  }
+  if (total > kSnapshotLimit) return std::nullopt;
+  Snapshot out;
+  std::vector<uint8_t> block(kSnapshotBlock);
+  for (const auto& [number, fd] : fds_) {
+    Snapshot::File& file = out.files[number];
+    file.size = sizes[number];
+    const Snapshot::File* before = nullptr;
+    if (auto it = last_.files.find(number); it != last_.files.end()) before = &it->second;
+    for (uint64_t at = 0; at < file.size; at += kSnapshotBlock) {
+      const size_t n = size_t(std::min(kSnapshotBlock, file.size - at));
+      block.resize(read_full(fd, block.data(), n, off_t(at), what));
+      const size_t i = size_t(at / kSnapshotBlock);
+      if (before && i < before->blocks.size() && *before->blocks[i] == block)
+        file.blocks.push_back(before->blocks[i]);
+      else
+        file.blocks.push_back(std::make_shared<const std::vector<uint8_t>>(block));
+      block.resize(kSnapshotBlock);
+    }
+  }
+  last_ = out;
+  return out;
+}
+
+void SharedFiles::restore(const Snapshot& s) {
+  const std::string what = "the replay's copy of a shared file";
+  std::vector<uint8_t> have(kSnapshotBlock);
+  for (const auto& [number, file] : s.files) {
+    auto it = fds_.find(number);
+    if (it == fds_.end()) continue;
+    const int fd = it->second;
+    if (::ftruncate(fd, off_t(file.size)) != 0) throw_errno("resize " + what);
+    for (size_t i = 0; i < file.blocks.size(); ++i) {
+      const std::vector<uint8_t>& want = *file.blocks[i];
+      const off_t at = off_t(i * kSnapshotBlock);
+      const size_t h = read_full(fd, have.data(), want.size(), at, what);
+      if (h == want.size() && std::memcmp(have.data(), want.data(), h) == 0) continue;
+      if (::pwrite(fd, want.data(), want.size(), at) != ssize_t(want.size()))
+        throw_errno("write " + what);
+    }
+  }
+}
+
 }  // namespace rwd

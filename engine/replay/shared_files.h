@@ -1,12 +1,18 @@
-// Files that recorded processes mapped shared and could write (MAP_SHARED, open for
-// writing: SQLite's -shm index, LMDB with MDB_WRITEMAP): the processes saw each other's
-// writes through the file's pages. Replay gives each such file (Event::shared_file) one copy
-// of its own, a memfd of the replayer that every replayed mapping of the file maps shared,
-// set at each mapping to the contents the recorder saved then. rr's EmuFs plays this part.
+// Files that recorded processes mapped shared (MAP_SHARED: SQLite's -shm index, LMDB's data
+// file): the processes saw each other's writes through the file's pages, and the writes of
+// write(2) and its kin. Replay gives each such file (Event::shared_file) one copy of its own,
+// a memfd of the replayer that every replayed mapping of the file maps shared, set at each
+// mapping to the contents the recorder saved then. rr's EmuFs plays this part.
+//
+// A checkpoint's stopped copies of the processes map the same memfds, which the replay goes
+// on changing: a checkpoint keeps a snapshot of the copies' contents, put back when a replay
+// continues from it.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,11 +44,35 @@ class SharedFiles {
   /// recorded fallocate(2) that punched a hole or zeroed a range did. Nothing where no copy
   /// exists yet. Throws SystemError.
   void zero(uint32_t number, uint64_t offset, uint64_t length);
+  /// The contents of every copy at one moment: per file number, its size in bytes and its
+  /// blocks of kSnapshotBlock bytes (the last one shorter), shared with the snapshot taken
+  /// before where they did not change.
+  struct Snapshot {
+    struct File {
+      uint64_t size = 0;
+      std::vector<std::shared_ptr<const std::vector<uint8_t>>> blocks;
+    };
+    std::map<uint32_t, File> files;
+  };
+  /// Bytes of a snapshot's block.
+  static constexpr uint64_t kSnapshotBlock = 64 * 1024;
+  /// The most bytes the copies may hold, together, for snapshot() to take them.
+  static constexpr uint64_t kSnapshotLimit = 64ull << 20;
+  /// Whether any copy exists.
+  bool empty() const { return fds_.empty(); }
+  /// The contents of every copy now, or nullopt where they hold more than kSnapshotLimit
+  /// bytes together. Throws SystemError.
+  std::optional<Snapshot> snapshot();
+  /// Gives each copy that `s` holds the size and contents it had then (only the blocks that
+  /// differ are written). Copies made since are left as they are: the next mapping of their
+  /// file syncs them. Throws SystemError.
+  void restore(const Snapshot& s);
   /// The name /proc/PID/maps shows for a mapping of a copy (with " (deleted)" after it).
   static constexpr const char* kMapName = "/memfd:rewind-shared-file";
 
  private:
   std::map<uint32_t, int> fds_;  ///< memfd by file number
+  Snapshot last_;                ///< the last snapshot, whose unchanged blocks the next shares
 };
 
 }  // namespace rwd

@@ -133,10 +133,10 @@ void Replayer::buffer_reached(ReplayTask& t, const Event& e) {
 void Replayer::replay_shared_file_change(const Event& e, const Registers& regs) {
   // The mappings of the file show the replay's copy (shared_file_writes.cpp).
   if (!e.resizes_shared_file())
-    return shared_.write(e.shared_file, e.written_memory.addr, e.written_memory.bytes);
+    return shared_->write(e.shared_file, e.written_memory.addr, e.written_memory.bytes);
   if (e.syscallno() == SYS_fallocate && (regs.rsi & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
-    shared_.zero(e.shared_file, regs.rdx, regs.r10);  // fallocate(2): the range reads as zeros
-  shared_.resize(e.shared_file, e.written_memory.addr);
+    shared_->zero(e.shared_file, regs.rdx, regs.r10);  // fallocate(2): the range reads as zeros
+  shared_->resize(e.shared_file, e.written_memory.addr);
 }
 
 void Replayer::emulate(ReplayTask& t, const Event& e, Registers regs) {
@@ -187,7 +187,7 @@ void Replayer::replay_mmap(ReplayTask& t, const Event& e, const Registers& regs)
     // contents the recorder saved now. First put anonymous memory there to hold the path for
     // openat.
     std::string path = trace_.file_path(e.file);
-    if (e.shared_file) path = shared_.sync(e.shared_file, path);
+    if (e.shared_file) path = shared_->sync(e.shared_file, path);
     if (path.size() + 1 > kPage)
       throw Error("trace path too long: " + path);  // mmap is page-granular
     // The path goes where the library leaves room for it (zeroed again after), or else into

@@ -89,7 +89,7 @@ struct Event {
   int32_t written_tid = 0;
   MemoryRegion written_memory;
   std::string file;  ///< Syscall mmap of a file / Exec: saved file under files/
-  /// Syscall mmap of a file shared with other processes (MAP_SHARED, open for writing): the
+  /// Syscall mmap of a file shared with other processes (MAP_SHARED; record_syscall.cpp): the
   /// file's number among those of the recording (1-based, one per device and inode); replay
   /// maps one shared copy per number. Syscall write-like into such a file: its number, and
   /// the bytes in written_memory; ftruncate or fallocate of it: its number, and its size

@@ -48,6 +48,9 @@ static std::string describe_kind(const Event& e) {
       if (e.child_tid) s += " (new task " + std::to_string(e.child_tid) + ")";
       if (e.output != OutputStream::None)
         s += e.output == OutputStream::Stdout ? " [stdout]" : " [stderr]";
+      if (e.syscallno() == SYS_mmap && !e.file.empty())
+        s += " [" + e.file +
+             (e.shared_file ? ", shared file " + std::to_string(e.shared_file) : "") + "]";
       if (e.resizes_shared_file())
         s += " [shared file " + std::to_string(e.shared_file) + " now " +
              std::to_string(e.written_memory.addr) + " bytes]";

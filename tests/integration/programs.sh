@@ -250,6 +250,9 @@ EOF
       grep -q "^mapped_writes: sum [0-9]*, 0 mismatches" "$WORK/$name.rec.out" ||
         fail "$name: $(cat "$WORK/$name.rec.out")"
     done
+    # Both mappings, of the read-write and of the read-only descriptor, are of a shared file.
+    [ "$("$REWIND" dump "$WORK/mapped_writes.trace" | grep -c "mmap = .*\[mapped_writes.file-[0-9]*, shared file 1\]")" = 2 ] ||
+      fail "mapped_writes: the read-only descriptor's mapping is not of a shared file"
     # Backwards under gdb: the mapping shows the file as it was before the later write.
     src=$SOURCE_DIR/tests/programs/mapped_writes.c
     if command -v gdb >/dev/null; then

@@ -1,10 +1,11 @@
 // A file written with write(2) and its kin while mapped shared, read back through the mapping
 // (LMDB's pattern: pages written with pwrite, read through a read-only shared map), for
-// programs.sh (mapped_writes). Written by pwrite, by write after lseek, by writev, by pwritev2,
-// through a descriptor that appends and so grows the file into the mapping's second page,
-// through a descriptor opened after the mapping, through one whose type the preload library
-// had cached before the mapping, and by a forked child; then shrunk by ftruncate (the page
-// past the end faults with SIGBUS), grown again (zeros), and a hole punched by fallocate;
+// programs.sh (mapped_writes). Written by pwrite (also read through a second mapping, of a
+// read-only descriptor), by write after lseek, by writev, by pwritev2, through a descriptor
+// that appends and so grows the file into the mapping's second page, through a descriptor
+// opened after the mapping, through one whose type the preload library had cached before the
+// mapping, and by a forked child; then shrunk by ftruncate (the page past the end faults with
+// SIGBUS), grown again (zeros), and a hole punched by fallocate;
 // then shrunk and grown by truncate(2) through a relative path, and written by
 // copy_file_range (at the descriptor's position, which the preload library would buffer, and
 // at an offset), sendfile and splice from a pipe.
@@ -28,6 +29,8 @@
 enum { kPage = 4096, kRounds = 200 };
 
 static int failures;
+// The file's mapping (global, so that gdb can always print it).
+static const volatile char* map;
 static sigjmp_buf fault;
 
 static void on_sigbus(int sig) {
@@ -40,11 +43,11 @@ static int read_or_fault(const volatile char* p) {
   return *p;
 }
 
-// Checks that the mapping shows `want` at `at`.
-static void expect(const volatile char* map, size_t at, const char* want, const char* how) {
+// Checks that `mapping` shows `want` at `at`.
+static void expect(const volatile char* mapping, size_t at, const char* want, const char* how) {
   size_t n = strlen(want);
   for (size_t i = 0; i < n; ++i)
-    if (map[at + i] != want[i]) {
+    if (mapping[at + i] != want[i]) {
       if (failures++ < 5) printf("mismatch after %s at %zu: wanted '%s'\n", how, at, want);
       return;
     }
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (pwrite(early, "before", 6, 100) != 6) return 1;
-  const volatile char* map = mmap(NULL, 2 * kPage, PROT_READ, MAP_SHARED, early, 0);
+  map = mmap(NULL, 2 * kPage, PROT_READ, MAP_SHARED, early, 0);
   if (map == MAP_FAILED) {
     perror("mmap");
     return 1;
@@ -75,6 +78,18 @@ int main(int argc, char** argv) {
     pwrite(early, buf, strlen(buf), 200 + (i % 7) * 10);
     expect(map, 200 + (i % 7) * 10, buf, "pwrite");
     sum += map[200 + (i % 7) * 10 + 5];
+  }
+  // A mapping of a read-only descriptor sees the writes too.
+  int ro = open(argv[1], O_RDONLY);
+  const volatile char* ro_map = mmap(NULL, kPage, PROT_READ, MAP_SHARED, ro, 0);
+  if (ro_map == MAP_FAILED) {
+    perror("mmap read-only");
+    return 1;
+  }
+  for (int i = 0; i < 20; ++i) {
+    snprintf(buf, sizeof buf, "r%05d", i);
+    pwrite(early, buf, strlen(buf), 400);
+    expect(ro_map, 400, buf, "pwrite, read through a read-only descriptor's mapping");
   }
   // A descriptor opened after the mapping, written at its position.
   int late = open(argv[1], O_RDWR);
