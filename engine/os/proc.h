@@ -69,6 +69,12 @@ int seccomp_filter_count(pid_t tid);
 /// numbers. False when it is gone.
 bool in_rewinds_pid_namespace(pid_t tid);
 
+/// "/proc/TID/fd/FD": task `tid`'s descriptor `fd` as a path this process can stat, read
+/// through its link, or open again (proc(5)).
+inline std::string fd_path(pid_t tid, int fd) {
+  return "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
+}
+
 /// What /proc/TID/fdinfo/FD says of a descriptor (proc(5)): its status flags (O_RDWR,
 /// O_APPEND..., the "flags:" line, octal) and its file offset in bytes (the "pos:" line);
 /// -1 each where the task has no such descriptor.

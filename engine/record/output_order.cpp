@@ -22,7 +22,7 @@ bool RecordSession::hold_output_write(RecordTask& t) {
   if (t.skip_syscall || !spec || spec->output == OutputKind::None || t.entry.rdi > INT_MAX)
     return false;
   struct stat st;
-  const std::string fd = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(t.entry.rdi);
+  const std::string fd = fd_path(t.tid, int(t.entry.rdi));
   if (::stat(fd.c_str(), &st) != 0) return false;
   t.write_target = st;  // its exit's event names the output from it (on_syscall_exit)
   if (proc_dev_ && st.st_dev == *proc_dev_ && hold_for_proc_mem_write(t)) return true;

@@ -68,7 +68,7 @@ bool write_like(long nr) {
 pid_t proc_mem_fd_task(pid_t tid, uint64_t fd) {
   if (fd > INT_MAX) return 0;
   char link[PATH_MAX] = {};
-  const std::string at = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
+  const std::string at = fd_path(tid, int(fd));
   ssize_t n = ::readlink(at.c_str(), link, sizeof link - 1);
   return n > 0 ? proc_mem_path_task(std::string(link, size_t(n))) : 0;
 }

@@ -298,7 +298,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     keep_shared_file_copy(t, e);
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
       int fd = int(t.entry.r8);
-      std::string source = "/proc/" + std::to_string(t.tid) + "/fd/" + std::to_string(fd);
+      std::string source = fd_path(t.tid, fd);
       char target[PATH_MAX] = {};
       ssize_t n = ::readlink(source.c_str(), target, sizeof target - 1);
       std::string path = n > 0 ? std::string(target, size_t(n)) : source;

@@ -56,11 +56,6 @@ int64_t written_offset(pid_t tid, const Registers& entry, int fd, const std::str
   return info.pos < 0 ? -1 : info.pos - written;
 }
 
-/// "/proc/TID/fd/FD": task `tid`'s descriptor `fd`, as a path this process can open.
-std::string fd_path(pid_t tid, int fd) {
-  return "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
-}
-
 /// The path argument at `addr` of task `tid`'s syscall, as this process can reach it (a
 /// relative path from the task's working directory); empty where it cannot be read.
 std::string path_argument(pid_t tid, uint64_t addr) {

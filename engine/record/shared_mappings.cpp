@@ -59,7 +59,7 @@ std::vector<SharedObject> shared_objects(pid_t tid, const Registers& r) {
   const long nr = long(r.orig_rax);
   if (nr == SYS_mmap && !(r.r10 & MAP_ANONYMOUS) && (r.r10 & MAP_SHARED_VALIDATE) != MAP_PRIVATE &&
       int(r.r8) >= 0) {
-    const std::string fd = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(int(r.r8));
+    const std::string fd = fd_path(tid, int(r.r8));
     struct stat st = {};
     if (::stat(fd.c_str(), &st) != 0) return objects;
     SharedObject o;

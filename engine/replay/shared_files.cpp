@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/errors.h"
+#include "engine/os/proc.h"
 
 namespace rwd {
 
@@ -66,7 +67,7 @@ std::string SharedFiles::sync(uint32_t number, const std::string& saved_path) {
     throw;
   }
   ::close(in);
-  return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(copy);
+  return fd_path(::getpid(), copy);
 }
 
 void SharedFiles::resize(uint32_t number, uint64_t size) {

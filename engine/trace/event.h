@@ -92,8 +92,9 @@ struct Event {
   /// Syscall mmap of a file shared with other processes (MAP_SHARED; record_syscall.cpp): the
   /// file's number among those of the recording (1-based, one per device and inode); replay
   /// maps one shared copy per number. Syscall write-like into such a file: its number, and
-  /// the bytes in written_memory; ftruncate or fallocate of it: its number, and its size
-  /// after the call (bytes) in written_memory.addr. 0 otherwise.
+  /// the bytes in written_memory (also copy_file_range, splice, sendfile into it: the bytes
+  /// copied); ftruncate, truncate or fallocate of it: its number, and its size after the
+  /// call (bytes) in written_memory.addr. 0 otherwise.
   uint32_t shared_file = 0;
   std::vector<MemoryRegion> memory;    ///< Syscall: out-parameters. Exec: writable mappings.
   int32_t signo = 0;                   ///< Signal: signal number
