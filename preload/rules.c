@@ -53,25 +53,16 @@ static const struct {
 #include "preload_ioctls.inc"
 };
 
-/* fcntl commands that are buffered (man 2 fcntl): none waits (F_SETLKW does: traced), and
- * only F_GETLK and F_OFD_GETLK write memory: the struct flock at argument 2, which the kernel
- * reads first (the lock asked about), so that the caller's goes into the record before the
- * call (in_out). */
+/* fcntl commands that are buffered (man 2 fcntl), with the size of what the kernel writes at
+ * argument 2 (0: nothing); declared with the engine's sizes in engine/arch/syscalls.py
+ * (FCNTLS). None waits (F_SETLKW does: traced), and only F_GETLK and F_OFD_GETLK write
+ * memory: the struct flock at argument 2, which the kernel reads first (the lock asked
+ * about), so that the caller's goes into the record before the call (in_out). */
 static const struct {
   int cmd;
   unsigned short size;
 } kFcntls[] = {
-    {F_DUPFD, 0},
-    {F_DUPFD_CLOEXEC, 0},
-    {F_GETFD, 0},
-    {F_SETFD, 0},
-    {F_GETFL, 0},
-    {F_SETFL, 0},
-    {F_SETLK, 0},
-    {F_OFD_SETLK, 0},
-    {F_GETLK, sizeof(struct flock)},
-    {F_OFD_GETLK, sizeof(struct flock)},
-    {F_GETPIPE_SZ, 0},
+#include "preload_fcntls.inc"
 };
 
 int rwd_may_buffer(long nr) {

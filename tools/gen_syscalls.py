@@ -3,8 +3,9 @@
 
 Usage: gen_syscalls.py HEADER OUT_DIR
   HEADER   the kernel's x86-64 syscall numbers (linux-libc-dev: asm/unistd_64.h)
-  OUT_DIR  where syscall_specs.inc, syscall_names.inc, ioctl_sizes.inc, preload_rules.inc
-           and preload_ioctls.inc are written (each only rewritten when its text changes)
+  OUT_DIR  where syscall_specs.inc, syscall_names.inc, ioctl_sizes.inc, fcntl_sizes.inc,
+           preload_rules.inc, preload_ioctls.inc and preload_fcntls.inc are written (each
+           only rewritten when its text changes)
 
 Run by the build (CMakeLists.txt); the outputs are never committed. Exits 1 with one line
 on a declaration error (an unknown name, a bad field).
@@ -152,6 +153,11 @@ def main():
     write_if_changed(os.path.join(out_dir, "preload_rules.inc"), preload_rows(decl, nums), note)
     buffered = ["{%s, %d, %s}," % (req, size, fd) for req, size, fd in decl.IOCTLS if fd]
     write_if_changed(os.path.join(out_dir, "preload_ioctls.inc"), buffered, note)
+    fcntls = ["{%d, %d},  /* %s */" % (cmd, size, name) for name, cmd, size, _ in decl.FCNTLS]
+    write_if_changed(os.path.join(out_dir, "fcntl_sizes.inc"), fcntls, note)
+    buffered = ["{%d, %d},  /* %s */" % (cmd, size, name)
+                for name, cmd, size, buf in decl.FCNTLS if buf]
+    write_if_changed(os.path.join(out_dir, "preload_fcntls.inc"), buffered, note)
 
 
 if __name__ == "__main__":

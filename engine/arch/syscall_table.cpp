@@ -37,6 +37,15 @@ constexpr IoctlEntry kIoctls[] = {
 #include "ioctl_sizes.inc"
 };
 
+/// An fcntl command rewind knows: bytes the kernel writes at argument 2 on success.
+struct FcntlEntry {
+  long cmd;
+  uint32_t size;
+};
+constexpr FcntlEntry kFcntls[] = {
+#include "fcntl_sizes.inc"
+};
+
 }  // namespace
 
 const SyscallSpec* syscall_spec(long nr) {
@@ -77,6 +86,12 @@ long ioctl_output_size(unsigned long request) {
   unsigned size = unsigned(request >> 16) & 0x3fffu;
   if (dir == 0 && (request >> 16) == 0) return -1;  // no encoding: unknown legacy request
   return (dir & 2u) ? long(size) : 0;               // _IOC_READ: the kernel writes `size` bytes
+}
+
+long fcntl_output_size(long cmd) {
+  for (const auto& f : kFcntls)
+    if (f.cmd == cmd) return long(f.size);
+  return -1;
 }
 
 }  // namespace rwd

@@ -141,4 +141,9 @@ bool is_restart_result(int64_t result);
 /// from a table (ioctl_tty(2)). Returns -1 when the request is unknown.
 long ioctl_output_size(unsigned long request);
 
+/// Out-parameters of fcntl(fd, cmd, arg) for a successful call: bytes written at arg (0 for
+/// the commands that write nothing), from the FCNTLS table of engine/arch/syscalls.py
+/// (fcntl(2)). Returns -1 for a command the table does not list.
+long fcntl_output_size(long cmd);
+
 }  // namespace rwd

@@ -205,6 +205,46 @@ IOCTLS = [
     ("TIOCNXCL", 0, None),
 ]
 
+# fcntl commands (fcntl(2); numbers from include/uapi/linux/fcntl.h and asm-generic/fcntl.h,
+# some newer than the build's headers): the bytes the kernel writes at argument 2 on success
+# (0: nothing), and whether the preload library buffers the command (none of those waits:
+# F_SETLKW and F_OFD_SETLKW do, and are traced). A command not listed here that succeeds stops
+# the recording with a clear error: what it wrote is unknown. F_GETLK and F_OFD_GETLK also
+# read the struct flock they rewrite (the lock asked about).
+FCNTLS = [
+    ("F_DUPFD", 0, 0, True),
+    ("F_GETFD", 1, 0, True),
+    ("F_SETFD", 2, 0, True),
+    ("F_GETFL", 3, 0, True),
+    ("F_SETFL", 4, 0, True),
+    ("F_GETLK", 5, 32, True),  # struct flock
+    ("F_SETLK", 6, 0, True),
+    ("F_SETLKW", 7, 0, False),
+    ("F_SETOWN", 8, 0, False),
+    ("F_GETOWN", 9, 0, False),
+    ("F_SETSIG", 10, 0, False),
+    ("F_GETSIG", 11, 0, False),
+    ("F_SETOWN_EX", 15, 0, False),
+    ("F_GETOWN_EX", 16, 8, False),  # struct f_owner_ex
+    ("F_OFD_GETLK", 36, 32, True),
+    ("F_OFD_SETLK", 37, 0, True),
+    ("F_OFD_SETLKW", 38, 0, False),
+    ("F_SETLEASE", 1024, 0, False),
+    ("F_GETLEASE", 1025, 0, False),
+    ("F_NOTIFY", 1026, 0, False),
+    ("F_DUPFD_QUERY", 1027, 0, False),  # Linux 6.10
+    ("F_CREATED_QUERY", 1028, 0, False),  # Linux 6.12
+    ("F_DUPFD_CLOEXEC", 1030, 0, True),
+    ("F_SETPIPE_SZ", 1031, 0, False),
+    ("F_GETPIPE_SZ", 1032, 0, True),
+    ("F_ADD_SEALS", 1033, 0, False),
+    ("F_GET_SEALS", 1034, 0, False),
+    ("F_GET_RW_HINT", 1035, 8, False),  # a u64 write-life hint
+    ("F_SET_RW_HINT", 1036, 0, False),
+    ("F_GET_FILE_RW_HINT", 1037, 8, False),
+    ("F_SET_FILE_RW_HINT", 1038, 0, False),
+]
+
 # --- File I/O: emulated; replay never touches the file system. ---
 S("read", out=[result(1, 2)], blocks="UNLESS_REGULAR", buffer=BY_RESULT(1, 2))
 S("write", output="BUFFER", blocks="UNLESS_REGULAR", buffer=NO_OUT("NOT_OUTPUT"))

@@ -217,10 +217,15 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
       add(out, tid, a[2], uint64_t(n));
       return true;
     }
-    case SYS_fcntl:
-      if (result >= 0 && (a[1] == F_GETLK || a[1] == F_OFD_GETLK)) add(out, tid, a[2], 32);
-      if (result >= 0 && a[1] == F_GETOWN_EX) add(out, tid, a[2], 8);
+    case SYS_fcntl: {
+      if (result < 0) return true;  // refused: nothing written (a command the kernel lacks)
+      long n = fcntl_output_size(long(a[1]));
+      if (n < 0)
+        throw UnsupportedError("fcntl command " + std::to_string(long(a[1])) + " on fd " +
+                               std::to_string(a[0]) + " is not supported yet");
+      add(out, tid, a[2], uint64_t(n));
       return true;
+    }
     case SYS_prctl:
       if (result < 0) return true;
       switch (a[0]) {

@@ -75,6 +75,10 @@ grep -q "^ofd getlk \[1024,2048) 0 type 2$" "$WORK/rec-fs" &&
   grep -q "^ofd getlk \[2048,4096) 0 type 1 start 2048 len 1024$" "$WORK/rec-fs" &&
   pass "fs_calls: F_OFD_GETLK answers about the range asked" ||
   fail "fs_calls: lock queries: $(grep "^ofd" "$WORK/rec-fs")"
+# F_GET_RW_HINT writes the hint back through its pointer (the replay must write it too).
+grep -q "^rw hint 0 0 3$" "$WORK/rec-fs" && grep -q "^fcntl 1100 -1 Invalid argument$" "$WORK/rec-fs" &&
+  pass "fs_calls: write-life hint read back; an unknown fcntl command fails as natively" ||
+  fail "fs_calls: fcntl: $(grep "^rw hint\|^fcntl" "$WORK/rec-fs")"
 for i in 1 2; do
   "$REWIND" replay -a "$WORK/t-fs" >"$WORK/rep-fs" 2>&1
   cmp -s "$WORK/rec-fs" "$WORK/rep-fs" && pass "fs_calls: replay $i prints what the recording did" \

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,14 @@ int main(int argc, char** argv) {
   close(fb);
   int fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 10);
   printf("dupfd %d cloexec %d\n", fd2 >= 10, fcntl(fd2, F_GETFD));
+  // A write-life hint (fcntl(2), Linux 4.13): the kernel writes the u64 back at the pointer.
+  uint64_t hint = 3, got = 99;  // RWH_WRITE_LIFE_MEDIUM
+  int set = fcntl(fd, 1036 /* F_SET_RW_HINT */, &hint);
+  r = fcntl(fd, 1035 /* F_GET_RW_HINT */, &got);
+  printf("rw hint %d %d %llu\n", set, r, (unsigned long long)got);
+  // A command the kernel does not have: EINVAL, as natively.
+  r = fcntl(fd, 1100);
+  printf("fcntl 1100 %d %s\n", r, r < 0 ? strerror(errno) : "");
   struct termios tio;
   r = ioctl(fd, TCGETS, &tio);
   printf("tcgets on a file %d %s\n", r, r < 0 ? strerror(errno) : "");

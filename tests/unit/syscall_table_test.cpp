@@ -67,6 +67,16 @@ TEST_CASE("ioctl output sizes: encoded requests and the terminal table") {
   CHECK(ioctl_output_size(0x5499) == -1);     // unknown legacy request
 }
 
+TEST_CASE("fcntl output sizes come from the declaration's table") {
+  CHECK(fcntl_output_size(F_GETLK) == 32);
+  CHECK(fcntl_output_size(F_GETOWN_EX) == 8);
+  CHECK(fcntl_output_size(1035) == 8);  // F_GET_RW_HINT: a u64
+  CHECK(fcntl_output_size(1037) == 8);  // F_GET_FILE_RW_HINT
+  CHECK(fcntl_output_size(F_SETFL) == 0);
+  CHECK(fcntl_output_size(F_DUPFD_CLOEXEC) == 0);
+  CHECK(fcntl_output_size(1100) == -1);  // not a command rewind knows
+}
+
 TEST_CASE("flags, record policy and blocking rules come from the declaration") {
   CHECK(syscall_has(SYS_mmap, kChangesMappings));
   CHECK(syscall_has(SYS_mmap, kMapsCode));
