@@ -454,16 +454,22 @@ void RecordSession::attach(RecordTask& t, RecordTask& tracee, bool seize) {
   if (seize) {
     if (int64_t r = set_tracer_options(tracee, t.entry.r10, name); r != 0)
       return answer_syscall(t, r);
-  } else if (tracee.group_stop) {
-    throw UnsupportedError(name + " of a stopped task is not supported yet");
   }
   tracee.tracer = t.tid;
   tracee.tracer_seized = seize;
   answer_syscall(t, 0);
   if (!seize) {
-    // PTRACE_ATTACH sends it SIGSTOP, which stops it for its tracer (ptrace(2)).
+    // PTRACE_ATTACH sends it SIGSTOP, which stops it for its tracer (ptrace(2)). A task in a
+    // group-stop stops for its tracer at once, reporting the group-stop's signal, and the
+    // SIGSTOP waits until the tracer resumes it (kernel/ptrace.c ptrace_attach:
+    // JOBCTL_TRAP_STOP; kernel/signal.c do_jobctl_trap). The real task leaves its
+    // PTRACE_LISTEN first, so that the signal waits in its ptrace stop.
+    if (tracee.group_stop) end_listen(tracee);
     put_off_signal(tracee, SIGSTOP, make_siginfo(SIGSTOP, SI_KERNEL, 0, 0, 0));
-    return send_put_off(tracee);
+    send_put_off(tracee);
+    if (tracee.group_stop)
+      stop_for_tracer(tracee, tracee.group_stop, TracerStop::Group, 0);
+    return;
   }
   if (tracee.group_stop) {
     // In a group-stop it stops for its tracer at once (ptrace_attach: JOBCTL_TRAP_STOP).

@@ -10,6 +10,10 @@
 //      then detaches; the parent reaps both.
 //   3. A sibling that spins in user code, interrupted there by its tracer (PTRACE_INTERRUPT),
 //      which writes the flag it waits for and detaches.
+//   4. A child in a group-stop (it stopped itself with SIGSTOP), attached to by its parent
+//      (PTRACE_ATTACH, as gdb attaches to a stopped process): the parent's wait reports the
+//      stop at once, resuming it delivers the SIGSTOP the attach sent, and resumed without
+//      that signal it runs to its end.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -157,11 +161,39 @@ static void spinning_sibling(void) {
   show_status("spinning worker", w, worker, status);
 }
 
+// A child that stopped itself (a group-stop), then attached to by its parent.
+static void stopped_child(void) {
+  static volatile long mark = 7;
+  pid_t child = fork();
+  if (child == 0) {
+    mark = 8;
+    raise(SIGSTOP);
+    _exit((int)mark);
+  }
+  int status;
+  pid_t w = waitpid(child, &status, WUNTRACED);
+  show_status("stopped child, before the attach", w, child, status);
+  show("attach to it", ptrace(PTRACE_ATTACH, child, 0, 0));
+  w = waitpid(child, &status, 0);
+  show_status("stopped child", w, child, status);
+  errno = 0;
+  long m = ptrace(PTRACE_PEEKDATA, child, (void*)&mark, 0);
+  printf("its mark: %ld (errno %d)\n", m, errno);
+  show("let it have the attach's SIGSTOP", ptrace(PTRACE_CONT, child, 0, 0));
+  w = waitpid(child, &status, 0);
+  show_status("stopped child", w, child, status);
+  show("set its mark", ptrace(PTRACE_POKEDATA, child, (void*)&mark, (void*)11L));
+  show("resume it without the signal", ptrace(PTRACE_CONT, child, 0, 0));
+  w = waitpid(child, &status, 0);
+  show_status("stopped child", w, child, status);
+}
+
 int main(void) {
   setvbuf(stdout, 0, _IOLBF, 0);
   crash_reporter();
   sibling();
   spinning_sibling();
+  stopped_child();
   printf("ptrace_attach done\n");
   return 0;
 }
