@@ -467,8 +467,7 @@ void RecordSession::attach(RecordTask& t, RecordTask& tracee, bool seize) {
     if (tracee.group_stop) end_listen(tracee);
     put_off_signal(tracee, SIGSTOP, make_siginfo(SIGSTOP, SI_KERNEL, 0, 0, 0));
     send_put_off(tracee);
-    if (tracee.group_stop)
-      stop_for_tracer(tracee, tracee.group_stop, TracerStop::Group, 0);
+    if (tracee.group_stop) stop_for_tracer(tracee, tracee.group_stop, TracerStop::Group, 0);
     return;
   }
   if (tracee.group_stop) {
