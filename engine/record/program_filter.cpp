@@ -5,6 +5,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -138,19 +139,34 @@ void RecordSession::rewrite_program_actions(uint8_t* code, size_t n) {
 }
 
 void RecordSession::on_program_seccomp_trace(RecordTask& t, uint32_t data) {
-  // What the program's filter said (rewrite_program_actions); a trace stop no tracer asked
-  // for (PTRACE_O_TRACESECCOMP, which the recorder does not emulate for its tracers) fails
-  // the call with ENOSYS unrun (seccomp(2)), as does an unknown number.
-  uint32_t action = SECCOMP_RET_TRACE;
+  // What the program's filter said (rewrite_program_actions; a filter not rewritten, without
+  // rewind's own, says SECCOMP_RET_TRACE with its data). A trace stop its tracer asked for
+  // (PTRACE_O_TRACESECCOMP) stops it for that tracer, and the call then goes on (seccomp(2));
+  // with no such tracer it fails with ENOSYS unrun.
+  uint32_t action = SECCOMP_RET_TRACE | (data & SECCOMP_RET_DATA);
   if (data >= kProgramDataBase && data - kProgramDataBase < program_actions_.size())
     action = program_actions_[data - kProgramDataBase];
   const uint32_t value = action & SECCOMP_RET_DATA;
+  const bool for_tracer = (action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRACE && t.tracer > 0 &&
+                          (t.tracer_options & PTRACE_O_TRACESECCOMP);
   int64_t result = -ENOSYS;
   if ((action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
     result = -int64_t(std::min<uint32_t>(value, 4095));  // MAX_ERRNO, as the kernel caps it
   const bool trap = (action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRAP;
   if (t.state == RunState::InSyscall) {
-    // After its syscall-entry stop (no seccomp filter of rewind's): the exit records it.
+    // After its syscall-entry stop (no seccomp filter of rewind's): the exit records it. Its
+    // tracer's stop comes now; replay's copy stands at the call's entry meanwhile.
+    // The recorder answered the call at its entry (rseq, a number the kernel lacks: the call
+    // skipped, orig_rax -1): the filter judged the skip, natively it judged the call, which
+    // the recorder's answer replaces. The answer stands.
+    if (int64_t(get_regs(t.tid).orig_rax) == -1) return resume_syscall(t);
+    if (for_tracer) {
+      // (An exit's event is written already: it ends the task there.)
+      if (!t.entry_marked && !syscall_has(long(t.entry.orig_rax), kExit)) mark_entry(t);
+      t.seccomp_stop_inside = true;
+      t.tracer_event_msg = value;
+      return stop_for_tracer(t, SIGTRAP, TracerStop::Seccomp, PTRACE_EVENT_SECCOMP);
+    }
     answer_syscall(t, result);
     return resume_syscall(t);
   }
@@ -158,15 +174,20 @@ void RecordSession::on_program_seccomp_trace(RecordTask& t, uint32_t data) {
   if (r.rip == RWD_UNTRACED_IP) {
     const int64_t nr = int64_t(r.orig_rax);
     r.orig_rax = uint64_t(-1);  // skipped
-    // The preload library's buffered call. Trapped, it is given up (its record too), so that
-    // the library makes it traced and this filter traps it there.
-    if (trap) {
+    // The preload library's buffered call. Trapped, or stopping for its tracer, it is given
+    // up (its record too), so that the library makes it traced and this filter judges it
+    // there.
+    if (trap || for_tracer) {
       give_up_buffered_call(t, r, nr);
     } else {
       r.rax = uint64_t(result);  // its record holds the result, as replay's library reads it
       set_regs(t.tid, r);
     }
     return resume_syscall(t);
+  }
+  if (for_tracer) {
+    t.seccomp_stop_due = uint16_t(value);  // after its syscall-enter-stop, if any
+    return on_syscall_entry(t);
   }
   // SECCOMP_RET_TRAP: not run, rax holds the call's number again, and SIGSYS arrives as the
   // call returns, with si_code SYS_SECCOMP, si_errno the filter's data, the call's address,

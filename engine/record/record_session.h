@@ -241,6 +241,11 @@ class RecordSession {
   /// syscalls (PTRACE_SYSCALL), puts it in that syscall stop and returns true. The preload
   /// library's own calls (RecordTask::library_call) have none.
   bool syscall_stop_for_tracer(RecordTask& t, bool entry);
+  /// At t's syscall entry, after its syscall-enter-stop if any: when its own filter said
+  /// SECCOMP_RET_TRACE and its tracer set PTRACE_O_TRACESECCOMP (RecordTask::seccomp_stop_due),
+  /// puts it in its PTRACE_EVENT_SECCOMP stop, the filter's data as the event's message, and
+  /// returns true (seccomp(2), ptrace(2)).
+  bool seccomp_stop_for_tracer(RecordTask& t);
   /// True if the syscall t.entry (t at its entry) is the preload library's own: its
   /// registration, which names the buffer's size and code inside the library (a program's
   /// own syscall(1000, ...) does not), or RWD_SYS_PATCHED after a registration announcing it

@@ -63,6 +63,7 @@ bool RecordSession::library_call_at_entry(const RecordTask& t) const {
 
 void RecordSession::on_syscall_entry(RecordTask& t) {
   if (syscall_stop_for_tracer(t, true)) return;  // on again when its tracer resumes it
+  if (seccomp_stop_for_tracer(t)) return;        // so too (seccomp judges the call first)
   if (exit_stop_for_tracer(t)) return;           // so too
   t.exit_reported = false;
   t.entry = get_regs(t.tid);
@@ -118,6 +119,12 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     // that a replay knows where to put its breakpoints back.
     t.patching_libc = false;
     answer_syscall(t, 0);
+    return resume_syscall(t);
+  }
+  if (nr == -1 && t.entry_marked) {
+    // Its tracer skipped the call at a stop at its entry (orig_rax -1): the kernel runs
+    // nothing and returns rax as the tracer left it (arch/x86/entry/common.c do_syscall_64).
+    answer_syscall(t, int64_t(t.entry.rax));
     return resume_syscall(t);
   }
   const SyscallSpec* spec = syscall_spec(nr);

@@ -60,6 +60,7 @@ enum class TracerStop : uint8_t {
   Exit,          ///< PTRACE_EVENT_EXIT at its exit or exit_group entry (PTRACE_O_TRACEEXIT)
   NewTask,       ///< PTRACE_EVENT_FORK, VFORK or CLONE after its fork-like syscall's event
   Step,          ///< the SIGTRAP after one instruction run by PTRACE_SINGLESTEP
+  Seccomp,       ///< PTRACE_EVENT_SECCOMP: its own filter's SECCOMP_RET_TRACE (TRACESECCOMP)
 };
 
 /// The recorder's state of one task (a thread of a recorded process).
@@ -163,6 +164,13 @@ struct RecordTask {
   /// (an errno, ENOSYS, or for SECCOMP_RET_TRAP its number), and the SIGSYS that follows it.
   std::optional<int64_t> program_seccomp_answer;
   std::optional<SigInfo> program_seccomp_sigsys;
+  /// Its own filter said SECCOMP_RET_TRACE with this data and its tracer asked for such stops
+  /// (PTRACE_O_TRACESECCOMP): the PTRACE_EVENT_SECCOMP stop comes at the call's entry, after a
+  /// syscall-enter-stop if there is one (seccomp_stop_for_tracer).
+  std::optional<uint16_t> seccomp_stop_due;
+  /// Its PTRACE_EVENT_SECCOMP stop came after the recorder took the call (no filter of
+  /// rewind's: every call stops at its entry first): resumed, the call goes on in the kernel.
+  bool seccomp_stop_inside = false;
   /// The program set no_new_privs itself (prctl(2) PR_SET_NO_NEW_PRIVS), in this task or the
   /// one it was cloned from; rewind sets it for every task (install_syscall_filter).
   bool no_new_privs = false;

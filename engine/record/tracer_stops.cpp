@@ -79,7 +79,7 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
   // SyscallEntry event that brings it to a syscall's entry, at the Signal event of the stop
   // signal that stopped it; an interrupt stop is where its group-stop was.
   bool at_event = kind == TracerStop::Exec || kind == TracerStop::SyscallEntry ||
-                  kind == TracerStop::SyscallExit ||
+                  kind == TracerStop::SyscallExit || kind == TracerStop::Seccomp ||
                   (kind == TracerStop::Interrupt && t.tracer_stop_at_event) ||
                   (kind == TracerStop::Group && t.stop_follows_signal_event) ||
                   (kind == TracerStop::Signal && t.stop_follows_exit &&
@@ -176,6 +176,16 @@ void RecordSession::resume_tracee(RecordTask& t, int sig, bool syscalls, pid_t t
   if (t.tracer_event || kind == TracerStop::Group) sig = 0;
   if (kind == TracerStop::Group || kind == TracerStop::Interrupt) t.group_stop = 0;
   if (kind == TracerStop::NewTask) t.resume_inside_syscall = true;
+  if (kind == TracerStop::Seccomp && std::exchange(t.seccomp_stop_inside, false)) {
+    // The recorder took the call before this stop: it goes on in the kernel. A call that may
+    // block gave up its turn at its entry, and goes on without one.
+    if (t.blocked) {
+      t.tracer_event = 0;
+      t.state = RunState::InSyscall;
+      return resume_syscall(t);
+    }
+    t.resume_inside_syscall = true;
+  }
   const int event = std::exchange(t.tracer_event, 0);
   // The child has ended or exec'd already (release_vfork_parent): the vfork is done.
   if (event == PTRACE_EVENT_VFORK && vfork_done_stop(t, pid_t(t.tracer_event_msg))) return;
@@ -254,6 +264,24 @@ bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
   mark_entry(t);
   t.entry_reported = true;
   stop_for_tracer(t, sig, TracerStop::SyscallEntry);
+  return true;
+}
+
+bool RecordSession::seccomp_stop_for_tracer(RecordTask& t) {
+  if (!t.seccomp_stop_due) return false;
+  const uint16_t data = *std::exchange(t.seccomp_stop_due, std::nullopt);
+  if (t.tracer <= 0 || !(t.tracer_options & PTRACE_O_TRACESECCOMP)) return false;
+  // Replay brings its copy to this entry before the tracer's next calls, which may read or
+  // change the call there (a changed number or argument, or -1 to skip it: on_syscall_entry
+  // takes the registers as the tracer left them).
+  t.entry = get_regs(t.tid);
+  if (!t.entry_reported) {
+    take_buffered(t);  // the calls its buffer made before this one come first
+    mark_entry(t);
+    t.entry_reported = true;
+  }
+  t.tracer_event_msg = data;  // PTRACE_GETEVENTMSG: SECCOMP_RET_DATA (ptrace(2))
+  stop_for_tracer(t, SIGTRAP, TracerStop::Seccomp, PTRACE_EVENT_SECCOMP);
   return true;
 }
 

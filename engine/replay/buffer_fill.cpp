@@ -88,7 +88,12 @@ void run_call_in_replay(ReplayTask& t, bool stepping) {
   if (rec.nr != uint64_t(nr))
     throw DivergenceError(who + " made syscall " + syscall_name(nr) +
                           " where the recording buffered " + syscall_name(long(rec.nr)));
-  const std::optional<int64_t> outside = syscall_from_outside(t.tid, entry, rec.result);
+  // The abort mark of a call the recorder gave up before it ran (a program's seccomp filter
+  // judged it: RecordSession::give_up_buffered_call): not made here either; the library makes
+  // it again traced.
+  const bool given_up = rec.result == RWD_ABORTED;
+  const std::optional<int64_t> outside = given_up ? std::optional<int64_t>(RWD_ABORTED)
+                                                  : syscall_from_outside(t.tid, entry, rec.result);
   t.blocked.reset();  // the call may set the mask, from outside or in the task
   int64_t result = outside.value_or(0);
   if (!outside) {

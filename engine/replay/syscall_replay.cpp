@@ -306,6 +306,10 @@ void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& reg
   // Debug registers the recorder kept without arming them (ptrace_emulation.cpp).
   if (request == PTRACE_POKEUSER && debug_register_at(regs.rdx) >= 0) return;
   auto target = tasks_.find(pid_t(regs.rsi));
+  // Resumed from the seccomp stop of its exit, where the exit's event came first (a program's
+  // filter without rewind's: the recorder took the call before the kernel's seccomp stop):
+  // its library is nothing to turn off.
+  if (syscalls && target != tasks_.end() && target->second.state == TaskState::Exited) return;
   if (target == tasks_.end() || target->second.state == TaskState::Exited)
     throw diverged(e, "the tracee " + std::to_string(regs.rsi) + " of this ptrace is not replayed");
   if (syscalls) {
@@ -455,6 +459,9 @@ void Replayer::on_syscall(ReplayTask& t, const Event& e) {
   const SyscallSpec* spec = syscall_spec(nr);
   // A number the kernel does not implement: the recorder answered -ENOSYS (record_syscall.cpp).
   if (!spec && !syscall_number_known(nr) && e.result == -ENOSYS) return emulate(t, e, regs);
+  // A call its tracer skipped at a stop at its entry (orig_rax -1): its result is the rax the
+  // tracer left (record_syscall.cpp).
+  if (nr == -1) return emulate(t, e, regs);
   if (!spec) throw TraceError(trace_.dir() + "/events: " + where(e) + ": unknown syscall");
   switch (spec->replay) {
     case ReplayPolicy::Emulate:
