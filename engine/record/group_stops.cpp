@@ -103,6 +103,7 @@ void RecordSession::untrace(RecordTask& t) {
   t.tracer = 0;
   t.tracer_options = 0;
   t.tracer_seized = t.tracer_listening = t.tracer_syscalls = t.tracer_interrupt_pending = false;
+  t.tracer_sysemu = false;
   t.next_tracer_stop.reset();
 }
 

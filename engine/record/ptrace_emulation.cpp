@@ -20,8 +20,10 @@
 // PTRACE_O_TRACEEXEC, TRACEEXIT, TRACEFORK, TRACEVFORK and TRACECLONE, a followed task's new
 // tasks traced by the same tracer, and TRACEVFORKDONE; PTRACE_SINGLESTEP (a real step, whose
 // SIGTRAP is a point: step_for_tracer, or the recorder's emulation of rdtsc and cpuid); the
-// debug registers (tracer_debug_registers.cpp). Not yet, each stopping the recording with one
-// line: stepping a syscall that forks, execs or exits, and PTRACE_O_TRACESECCOMP.
+// debug registers (tracer_debug_registers.cpp); PTRACE_SYSEMU and PTRACE_SYSEMU_SINGLESTEP
+// (the call stops at its entry and is skipped, its result the tracer's rax); seccomp stops
+// (PTRACE_O_TRACESECCOMP: program_filter.cpp). Not yet, each stopping the recording with one
+// line: stepping a syscall that forks or execs, and PTRACE_O_SUSPEND_SECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -52,7 +54,7 @@ namespace rwd {
 namespace {
 
 /// The requests named in messages (<sys/ptrace.h>); others are named by number.
-constexpr std::array<std::pair<long, const char*>, 23> kRequestNames{{
+constexpr std::array<std::pair<long, const char*>, 25> kRequestNames{{
     {PTRACE_TRACEME, "PTRACE_TRACEME"},
     {PTRACE_PEEKTEXT, "PTRACE_PEEKTEXT"},
     {PTRACE_PEEKDATA, "PTRACE_PEEKDATA"},
@@ -68,6 +70,8 @@ constexpr std::array<std::pair<long, const char*>, 23> kRequestNames{{
     {PTRACE_ATTACH, "PTRACE_ATTACH"},
     {PTRACE_DETACH, "PTRACE_DETACH"},
     {PTRACE_SYSCALL, "PTRACE_SYSCALL"},
+    {PTRACE_SYSEMU, "PTRACE_SYSEMU"},
+    {PTRACE_SYSEMU_SINGLESTEP, "PTRACE_SYSEMU_SINGLESTEP"},
     {PTRACE_SETOPTIONS, "PTRACE_SETOPTIONS"},
     {PTRACE_GETEVENTMSG, "PTRACE_GETEVENTMSG"},
     {PTRACE_GETSIGINFO, "PTRACE_GETSIGINFO"},
@@ -183,6 +187,8 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
     case PTRACE_CONT:
     case PTRACE_SYSCALL:
     case PTRACE_SINGLESTEP:
+    case PTRACE_SYSEMU:
+    case PTRACE_SYSEMU_SINGLESTEP:
     case PTRACE_DETACH: {
       const int sig = int(data);
       if (sig < 0 || sig > 64) return answer_syscall(t, -EIO);
@@ -195,10 +201,18 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
         throw UnsupportedError(name +
                                " with a signal after a single step over a syscall is not "
                                "supported yet");
-      tracee.tracer_step_over_syscall =
-          request == PTRACE_SINGLESTEP && check_single_step(tracee, sig, name);
+      const bool sysemu = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP;
+      bool step = request == PTRACE_SINGLESTEP || request == PTRACE_SYSEMU_SINGLESTEP;
+      bool syscalls = request == PTRACE_SYSCALL || request == PTRACE_SYSEMU;
+      tracee.tracer_step_over_syscall = step && check_single_step(tracee, sig, name);
+      if (request == PTRACE_SYSEMU_SINGLESTEP && tracee.tracer_step_over_syscall) {
+        // A step onto a `syscall`: the call's entry stop ends it, and the call is skipped
+        // (kernel/entry/common.c: SYSCALL_EMU, no step report after it).
+        tracee.tracer_step_over_syscall = step = false;
+        syscalls = true;
+      }
       tracee.tracer_step_emulated = false;
-      if (request == PTRACE_SYSCALL && tracee.buffer.addr &&
+      if (request != PTRACE_SYSEMU_SINGLESTEP && syscalls && tracee.buffer.addr &&
           !library_off_at(tracee.tid, tracee.buffer.addr)) {
         // Its tracer must see every syscall: the preload library goes off in its memory, at
         // the same point in replay (replay_ptrace), which needs no code of it run since its
@@ -222,8 +236,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       }
       // Resumed once this call's event is written (on_syscall_exit): the tracee's next
       // events come after it in the trace, as replay needs them (the writes before it).
-      t.resume_tracee = {tracee.tid, sig, request == PTRACE_SYSCALL, false,
-                         request == PTRACE_SINGLESTEP};
+      t.resume_tracee = {tracee.tid, sig, syscalls, false, step, sysemu};
       return;
     }
     case PTRACE_PEEKTEXT:

@@ -121,9 +121,12 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     answer_syscall(t, 0);
     return resume_syscall(t);
   }
-  if (nr == -1 && t.entry_marked) {
-    // Its tracer skipped the call at a stop at its entry (orig_rax -1): the kernel runs
-    // nothing and returns rax as the tracer left it (arch/x86/entry/common.c do_syscall_64).
+  const bool emulated = std::exchange(t.sysemu_entry, false);
+  if ((nr == -1 || emulated) && t.entry_marked) {
+    // Its tracer skipped the call at a stop at its entry (orig_rax -1), or emulates it
+    // (PTRACE_SYSEMU): the kernel runs nothing and returns rax as the tracer left it
+    // (arch/x86/entry/common.c do_syscall_64, kernel/entry/common.c syscall_trace_enter).
+    t.sysemu_skipped = emulated;
     answer_syscall(t, int64_t(t.entry.rax));
     return resume_syscall(t);
   }
@@ -344,6 +347,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       forget_registers();
     } else if (x != tasks_.end()) {
       x->second.tracer_step = r.step;
+      x->second.tracer_sysemu = r.sysemu;
       resume_tracee(x->second, r.sig, r.syscalls, t.pid);
     }
   }

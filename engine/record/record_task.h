@@ -153,7 +153,15 @@ struct RecordTask {
   bool tracer_stop_reported = false;                 ///< a wait of its tracer reported tracer_stop
   TracerStop tracer_stop_kind = TracerStop::Signal;  ///< what tracer_stop is
   bool tracer_syscalls = false;  ///< resumed by PTRACE_SYSCALL: it stops at syscalls too
-  bool tracer_step = false;      ///< resumed by PTRACE_SINGLESTEP: it runs one instruction
+  /// Resumed by PTRACE_SYSEMU or PTRACE_SYSEMU_SINGLESTEP: its next syscall stops at its entry
+  /// and is not run (the tracer emulates it): its result is the rax the tracer leaves, and
+  /// no syscall-exit-stop follows (ptrace(2); kernel/entry/common.c, SYSCALL_WORK_SYSCALL_EMU).
+  bool tracer_sysemu = false;
+  /// Stopped at the entry of a call that its PTRACE_SYSEMU skips (on_syscall_entry skips it).
+  bool sysemu_entry = false;
+  /// That call was skipped: its exit makes no stop for the tracer.
+  bool sysemu_skipped = false;
+  bool tracer_step = false;  ///< resumed by PTRACE_SINGLESTEP: it runs one instruction
   /// That instruction, or the one of its last Step stop, is a `syscall`: it runs as a traced
   /// syscall, and the step's stop comes after the call's event (on_syscall_exit).
   bool tracer_step_over_syscall = false;
@@ -262,7 +270,8 @@ struct RecordTask {
     int sig = 0;
     bool syscalls = false;
     bool kill = false;
-    bool step = false;  ///< PTRACE_SINGLESTEP
+    bool step = false;    ///< PTRACE_SINGLESTEP
+    bool sysemu = false;  ///< PTRACE_SYSEMU or PTRACE_SYSEMU_SINGLESTEP
   } resume_tracee;
   /// Its wait4 or waitid was interrupted (PTRACE_INTERRUPT) to report a tracee's stop.
   bool wait_interrupted = false;

@@ -248,6 +248,7 @@ bool RecordSession::vfork_done_stop(RecordTask& t, pid_t child) {
 }
 
 bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
+  if (!entry && std::exchange(t.sysemu_skipped, false)) return false;  // emulated: no exit stop
   if (!t.tracer_syscalls || t.tracer <= 0) return false;
   const int sig = SIGTRAP | (t.tracer_options & PTRACE_O_TRACESYSGOOD ? 0x80 : 0);
   if (!entry) {
@@ -261,8 +262,10 @@ bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
   // change its registers there).
   t.entry = get_regs(t.tid);
   if (library_call_at_entry(t)) return false;  // on_syscall_entry answers it
+  take_buffered(t);  // the calls its buffer made before this one come first
   mark_entry(t);
   t.entry_reported = true;
+  t.sysemu_entry = std::exchange(t.tracer_sysemu, false);
   stop_for_tracer(t, sig, TracerStop::SyscallEntry);
   return true;
 }

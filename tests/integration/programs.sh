@@ -568,6 +568,14 @@ GDB
       grep -q "^rewind: ptrace(PTRACE_SETREGS) at a seccomp stop, with --no-syscall-buffer, is not supported yet$" \
         "$WORK/ptrace_seccomp_refused.err" && pass "ptrace_seccomp skip, traced: $(cat "$WORK/ptrace_seccomp_refused.err")" ||
       fail "ptrace_seccomp skip, traced: rc $rc, $(cat "$WORK/ptrace_seccomp_refused.err")" ;;
+  ptrace_sysemu)  # a tracer that emulates its tracee's syscalls (PTRACE_SYSEMU and
+    # PTRACE_SYSEMU_SINGLESTEP, as User-mode Linux): the calls stop at their entry, are not
+    # run, return what the tracer set, and make no exit stop
+    native=$("$TEST_PROGRAMS/ptrace_sysemu")
+    echo "$native" | grep -q "^syscall stop (TRACESYSGOOD): nr 110, rax -38$" &&
+      echo "$native" | grep -q "^syscall stop (TRACESYSGOOD): nr 102, rax -38$" &&
+      echo "$native" | grep -q "^child exited with 3$" || fail "natively, not the stops expected: $native"
+    like_native ptrace_sysemu "$native" "$TEST_PROGRAMS/ptrace_sysemu" ;;
   proc_mem_running)  # writes into /proc/PID/mem of a process whose threads run (one spins in
     # user code, one waits in a read), as gdb's displaced stepping makes them: each write waits
     # for the spinning thread's preemption, and replay makes it at the same point of the child
