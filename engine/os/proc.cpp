@@ -279,6 +279,13 @@ bool in_rewinds_pid_namespace(pid_t tid) {
   return !theirs.empty() && theirs == own;
 }
 
+std::string link_target(const std::string& path) {
+  char target[4096];
+  ssize_t n = ::readlink(path.c_str(), target, sizeof target);
+  if (n <= 0 || size_t(n) == sizeof target) return "";
+  return std::string(target, size_t(n));
+}
+
 FdInfo fd_info(pid_t tid, int fd) {
   FdInfo info;
   std::ifstream in("/proc/" + std::to_string(tid) + "/fdinfo/" + std::to_string(fd));

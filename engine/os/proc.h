@@ -75,6 +75,11 @@ inline std::string fd_path(pid_t tid, int fd) {
   return "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
 }
 
+/// Where the symbolic link `path` points (readlink(2)): a path, or for a descriptor of
+/// /proc/TID/fd what proc(5) shows there ("anon_inode:[perf_event]", "pipe:[123]"); "" when
+/// it cannot be read.
+std::string link_target(const std::string& path);
+
 /// What /proc/TID/fdinfo/FD says of a descriptor (proc(5)): its status flags (O_RDWR,
 /// O_APPEND..., the "flags:" line, octal) and its file offset in bytes (the "pos:" line);
 /// -1 each where the task has no such descriptor.

@@ -246,6 +246,17 @@ class RecordSession {
   /// puts it in its PTRACE_EVENT_SECCOMP stop, the filter's data as the event's message, and
   /// returns true (seccomp(2), ptrace(2)).
   bool seccomp_stop_for_tracer(RecordTask& t);
+  /// Keeps t's desched counter (its buffer's registration) among its process's descriptors
+  /// that listings of /proc/PID/fd do not show (ThreadGroup::counter_fds).
+  void note_counter_fd(RecordTask& t);
+  /// At the exit of t's getdents64 or getdents of a recorded process's /proc/PID/fd (or
+  /// /proc/PID/task/TID/fd) directory, `result` bytes long: removes the entries of desched
+  /// counters from the listing in t's memory (zeros after the rest) and returns the new
+  /// result in bytes; nullopt when nothing was hidden (hidden_fds.cpp).
+  std::optional<int64_t> hide_counter_fds(RecordTask& t, int64_t result);
+  /// When every entry was hidden: makes t's call again from its syscall instruction, with no
+  /// event for this one (`regs`: its registers at the exit stop).
+  void list_again(RecordTask& t, Registers& regs);
   /// True if the syscall t.entry (t at its entry) is the preload library's own: its
   /// registration, which names the buffer's size and code inside the library (a program's
   /// own syscall(1000, ...) does not), or RWD_SYS_PATCHED after a registration announcing it

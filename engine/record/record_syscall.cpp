@@ -106,6 +106,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     if (seccomp_ && !(t.tracer != 0 && t.tracer_syscalls))
       t.skip_result = t.buffer.set_from_call(t.pid, t.tid, r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9);
     if (t.skip_result >= 0) {
+      note_counter_fd(t);
       space(t).buffer_exclusions.push_back(t.buffer.digest_exclusion());
       if (r.r8 & RWD_FEATURE_SWITCH) note_library_switch(t, r.rdi);
       if (r.r8 & RWD_FEATURE_FD_CACHE) note_fd_cache(t, r.rdi);
@@ -247,6 +248,12 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       set_regs(t.tid, regs);
     }
   }
+  if (std::optional<int64_t> shown = hide_counter_fds(t, result)) {
+    if (*shown == 0) return list_again(t, regs);
+    regs.rax = uint64_t(*shown);
+    result = *shown;
+    set_regs(t.tid, regs);
+  }
   t.resumed_from_exit = true;  // no instruction runs before its next stop (handle_stop)
   t.exit_rip = regs.rip;
   t.exit_result = result;
@@ -268,7 +275,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     if (t.exec_former_tid) e.tid = t.exec_former_tid;  // the trace's name for it until now
     write(e);
     end_other_threads(t);
-    t.buffer = SyscallBuffer{};  // the new image registers its own
+    t.buffer = SyscallBuffer{};    // the new image registers its own
+    group(t).counter_fds.clear();  // close-on-exec
     take_new_space(t);
     processes_[t.pid].argv = e.argv;
     release_vfork_parent(t.tid);
@@ -430,6 +438,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
       cg.space->fd_cache_switch = space(t).fd_cache_switch;
       cg.space->shared_files = space(t).shared_files;
       cg.space->fd_cache_off = space(t).fd_cache_off || args.splits_fd_table();
+      cg.counter_fds = group(t).counter_fds;  // a copy of its fd table, or the same one
       // Memory both processes may write (MAP_SHARED, System V segments): their writes must
       // come in an order replay can follow, so they take turns as threads do.
       if (shares_writable_memory(t.pid)) cg.space->turns = space(t).turns;

@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -363,6 +364,10 @@ struct ThreadGroup {
   /// The time-stamp counter mode the program set and sees (prctl(2) PR_SET_TSC, PR_GET_TSC;
   /// 1 is PR_TSC_ENABLE): the real mode stays rewind's PR_TSC_SIGSEGV, which traps rdtsc.
   int tsc_mode = 1;
+  /// Descriptors of its fd table that are desched counters of the preload library (its
+  /// threads' and those inherited through fork), which a listing of /proc/PID/fd does not
+  /// show (hidden_fds.cpp); emptied at execve (the counters are close-on-exec).
+  std::set<int> counter_fds;
 };
 
 }  // namespace rwd
