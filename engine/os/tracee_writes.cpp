@@ -129,6 +129,10 @@ bool switch_library_off_at(pid_t tid, uint64_t buffer) {
   return true;
 }
 
+bool turns_library_off(long request) {
+  return request == PTRACE_SYSCALL || request == PTRACE_SYSEMU;
+}
+
 bool library_off_at(pid_t tid, uint64_t buffer) {
   const uint64_t at = library_switch_at(tid, buffer);
   int32_t on = 1;

@@ -50,9 +50,15 @@ uint64_t shared_files_at(pid_t tid, uint64_t buffer);
 /// `buffer`: writes 0 into the switch its buffer header names (rwd_buffer_header::
 /// library_switch), after which the library makes every syscall of that memory traced.
 /// The recorder does it where a tracer asks for the tracee's syscall stops
-/// (PTRACE_SYSCALL), and replay again there. Returns false when the header names no switch
-/// or it cannot be written.
+/// (turns_library_off), and replay again there. Returns false when the header names no
+/// switch or it cannot be written.
 bool switch_library_off_at(pid_t tid, uint64_t buffer);
+
+/// Whether a recorded tracer's resume `request` makes every later syscall of its tracee stop
+/// (PTRACE_SYSCALL, PTRACE_SYSEMU), so that the tracee's preload library goes off: in the
+/// recording (ptrace_emulation.cpp) and at the same event in replay. Not PTRACE_SYSEMU_
+/// SINGLESTEP, which runs one instruction or one syscall.
+bool turns_library_off(long request);
 
 /// Whether librewind_preload.so is off already in the memory of task `tid` (the switch its
 /// buffer header at `buffer` names reads 0). False when the header or switch cannot be read.

@@ -23,9 +23,8 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
   hide_vdso_symbols(tid);     // glibc then makes the time syscalls, recorded
   patch_emulated_insns(tid);  // cpuid, and rdtsc where it does not trap (insn_patch.h)
   std::string proc = "/proc/" + std::to_string(tid);
-  char exe[PATH_MAX] = {};
-  ssize_t n = ::readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);
-  if (n < 0) throw_errno("readlink " + proc + "/exe");
+  const std::string exe = link_target(proc + "/exe");
+  if (exe.empty()) throw_errno("readlink " + proc + "/exe");
   e.file = saver.save(proc + "/exe", strip_deleted_suffix(exe));
   for (const ProcMapping& m : read_proc_maps(tid)) {
     if (m.is_special()) continue;

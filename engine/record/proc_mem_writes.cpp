@@ -67,10 +67,8 @@ bool write_like(long nr) {
 /// The task whose memory t's descriptor fd names (/proc/N/mem, /proc/N/task/M/mem), or 0.
 pid_t proc_mem_fd_task(pid_t tid, uint64_t fd) {
   if (fd > INT_MAX) return 0;
-  char link[PATH_MAX] = {};
-  const std::string at = fd_path(tid, int(fd));
-  ssize_t n = ::readlink(at.c_str(), link, sizeof link - 1);
-  return n > 0 ? proc_mem_path_task(std::string(link, size_t(n))) : 0;
+  const std::string link = link_target(fd_path(tid, int(fd)));
+  return link.empty() ? 0 : proc_mem_path_task(link);
 }
 
 }  // namespace

@@ -212,7 +212,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
         syscalls = true;
       }
       tracee.tracer_step_emulated = false;
-      if (request != PTRACE_SYSEMU_SINGLESTEP && syscalls && tracee.buffer.addr &&
+      if (turns_library_off(request) && tracee.buffer.addr &&
           !library_off_at(tracee.tid, tracee.buffer.addr)) {
         // Its tracer must see every syscall: the preload library goes off in its memory, at
         // the same point in replay (replay_ptrace), which needs no code of it run since its

@@ -246,6 +246,11 @@ class RecordSession {
   /// puts it in its PTRACE_EVENT_SECCOMP stop, the filter's data as the event's message, and
   /// returns true (seccomp(2), ptrace(2)).
   bool seccomp_stop_for_tracer(RecordTask& t);
+  /// Before t's stop for its tracer at its syscall entry (t.entry read): writes, once per
+  /// call, its buffered records and a SyscallEntry event, which brings replay's copy to that
+  /// entry before the tracer's next calls (that may read or change it there); on_syscall_entry
+  /// goes on with the call when the tracer resumes it (RecordTask::entry_reported).
+  void report_entry(RecordTask& t);
   /// Keeps t's desched counter (its buffer's registration) among its process's descriptors
   /// that listings of /proc/PID/fd do not show (ThreadGroup::counter_fds).
   void note_counter_fd(RecordTask& t);

@@ -317,9 +317,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     if (nr == SYS_mmap && result >= 0 && !(t.entry.r10 & MAP_ANONYMOUS)) {
       int fd = int(t.entry.r8);
       std::string source = fd_path(t.tid, fd);
-      char target[PATH_MAX] = {};
-      ssize_t n = ::readlink(source.c_str(), target, sizeof target - 1);
-      std::string path = n > 0 ? std::string(target, size_t(n)) : source;
+      std::string path = link_target(source);
+      if (path.empty()) path = source;
       // A file mapped shared, which processes can change through their mappings or with
       // write(2) under them: its contents now, and its number (replay shares one copy per
       // file). One mapped from a read-only descriptor only up to a size (a large read-only

@@ -66,9 +66,7 @@ std::vector<SharedObject> shared_objects(pid_t tid, const Registers& r) {
     o.dev = st.st_dev;
     o.inode = st.st_ino;
     o.writes = (r.rdx & PROT_WRITE) != 0;
-    char link[PATH_MAX] = {};
-    if (ssize_t n = ::readlink(fd.c_str(), link, sizeof link - 1); n > 0)
-      o.path = strip_deleted_suffix(std::string(link, size_t(n)));
+    if (std::string link = link_target(fd); !link.empty()) o.path = strip_deleted_suffix(link);
     objects.push_back(o);
   } else if (nr == SYS_shmat && int(r.rdi) >= 0) {
     SharedObject o;

@@ -115,10 +115,8 @@ std::vector<uint8_t> SyscallBuffer::take_records(pid_t tid) const {
 }
 
 std::string preload_library_path() {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "";
-  std::string dir(exe, size_t(n));
+  std::string dir = link_target("/proc/self/exe");
+  if (dir.empty()) return "";
   dir.resize(dir.find_last_of('/') + 1);
   std::string lib = dir + "librewind_preload.so";
   return access(lib.c_str(), R_OK) == 0 ? lib : "";

@@ -262,27 +262,27 @@ bool RecordSession::syscall_stop_for_tracer(RecordTask& t, bool entry) {
   // change its registers there).
   t.entry = get_regs(t.tid);
   if (library_call_at_entry(t)) return false;  // on_syscall_entry answers it
-  take_buffered(t);  // the calls its buffer made before this one come first
-  mark_entry(t);
-  t.entry_reported = true;
+  report_entry(t);
   t.sysemu_entry = std::exchange(t.tracer_sysemu, false);
   stop_for_tracer(t, sig, TracerStop::SyscallEntry);
   return true;
+}
+
+void RecordSession::report_entry(RecordTask& t) {
+  if (t.entry_reported) return;
+  take_buffered(t);  // the calls its buffer made before this one come first
+  mark_entry(t);
+  t.entry_reported = true;
 }
 
 bool RecordSession::seccomp_stop_for_tracer(RecordTask& t) {
   if (!t.seccomp_stop_due) return false;
   const uint16_t data = *std::exchange(t.seccomp_stop_due, std::nullopt);
   if (t.tracer <= 0 || !(t.tracer_options & PTRACE_O_TRACESECCOMP)) return false;
-  // Replay brings its copy to this entry before the tracer's next calls, which may read or
-  // change the call there (a changed number or argument, or -1 to skip it: on_syscall_entry
-  // takes the registers as the tracer left them).
+  // The tracer may change the call there (a changed number or argument, or -1 to skip it:
+  // on_syscall_entry takes the registers as the tracer left them).
   t.entry = get_regs(t.tid);
-  if (!t.entry_reported) {
-    take_buffered(t);  // the calls its buffer made before this one come first
-    mark_entry(t);
-    t.entry_reported = true;
-  }
+  report_entry(t);            // once: after a syscall-enter-stop it stands there already
   t.tracer_event_msg = data;  // PTRACE_GETEVENTMSG: SECCOMP_RET_DATA (ptrace(2))
   stop_for_tracer(t, SIGTRAP, TracerStop::Seccomp, PTRACE_EVENT_SECCOMP);
   return true;

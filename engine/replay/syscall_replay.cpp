@@ -301,9 +301,7 @@ void Replayer::replay_proc_mem_write(const Event& e) {
 void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& regs) {
   emulate(t, e, regs);
   const long request = long(regs.rdi);
-  // Requests after which the recorder turned the tracee's preload library off (all but
-  // PTRACE_SYSEMU_SINGLESTEP's, which runs one instruction or one syscall).
-  const bool syscalls = request == PTRACE_SYSCALL || request == PTRACE_SYSEMU;
+  const bool syscalls = turns_library_off(request);  // the recorder turned it off here
   if (e.result != 0 || !(is_tracee_write(request) || syscalls)) return;  // a read, a failure
   // Debug registers the recorder kept without arming them (ptrace_emulation.cpp).
   if (request == PTRACE_POKEUSER && debug_register_at(regs.rdx) >= 0) return;
