@@ -175,12 +175,16 @@ RecordResult RecordSession::run() {
       }
       int status = 0;
       forget_registers();
-      pid_t tid = waitpid(-1, &status, __WALL);
-      if (tid < 0) {
+      pid_t tid;
+      if (!released_stops_.empty()) {
+        std::tie(tid, status) = released_stops_.front();
+        released_stops_.pop_front();
+      } else if ((tid = waitpid(-1, &status, __WALL)) < 0) {
         if (errno == EINTR) continue;
         break;
+      } else {
+        ++ptrace_stops_;
       }
-      ++ptrace_stops_;
       auto it = tasks_.find(tid);
       if (it == tasks_.end()) {
         early_stops_[tid] = status;
@@ -366,6 +370,7 @@ bool RecordSession::slice_over(const RecordTask& t) const {
 }
 
 void RecordSession::handle_stop(RecordTask& t, int status) {
+  if (WIFSTOPPED(status) && hold_during_group_exit(t, status)) return;
   t.stop_follows_exit = std::exchange(t.resumed_from_exit, false);
   t.stop_follows_signal_event = std::exchange(t.resumed_from_signal_event, false);
   if (WIFEXITED(status) || WIFSIGNALED(status)) return on_exit(t, status);

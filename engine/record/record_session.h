@@ -116,6 +116,16 @@ class RecordSession {
   /// `t` ended with wait status `status`: when its emulated tracer would see that and the
   /// kernel would not tell it (tracee_exits_), keeps it for its tracer's wait.
   void report_exit_to_tracer(const RecordTask& t, int status);
+  /// t's exit_group goes on (its event written), or a signal whose default action ends the
+  /// process is delivered to it: its thread group's other threads die at it from now on
+  /// (group_exit.cpp).
+  void start_group_exit(RecordTask& t);
+  /// A stop (wait status `status`, not an end) of `t` while its thread group's exit_group
+  /// runs: a thread the kernel is killing is held where it stopped, with no event, and
+  /// returns true, since replay's exit_group kills its copy where its last event left it
+  /// (exit_group(2): every thread of the process ends). A stop of the exiting thread itself
+  /// means the call returned after all: the held stops are handled as they come next.
+  bool hold_during_group_exit(RecordTask& t, int status);
   /// At the entry of t's exit or exit_group: when its tracer set PTRACE_O_TRACEEXIT, puts it
   /// in its PTRACE_EVENT_EXIT stop (once) and returns true.
   bool exit_stop_for_tracer(RecordTask& t);
@@ -513,6 +523,8 @@ class RecordSession {
   };
   std::vector<TraceeExit> tracee_exits_;
   std::map<pid_t, int> early_stops_;  ///< stops of new tasks seen before their clone event
+  /// Stops held during an exit_group that returned: handled before the next waitpid.
+  std::deque<std::pair<pid_t, int>> released_stops_;
   std::map<pid_t, ProcessInfo> processes_;
   std::vector<pid_t> process_order_;
   pid_t root_ = 0;

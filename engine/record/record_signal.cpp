@@ -267,6 +267,8 @@ void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
   if (t.tracer_passed_sig == e.signo) t.tracer_passed_sig = 0;  // delivered where it stood
   if (!(read_proc_signals(t.tid).caught & (1ull << (e.signo - 1)))) {
     write(e);  // no handler: the default action, no signal frame
+    // One that ends the process ends its other threads where they stand (group_exit.cpp).
+    if (default_action_ends(e.signo)) start_group_exit(t);
     t.resumed_from_signal_event = true;
     return resume_syscall(t, e.signo);
   }

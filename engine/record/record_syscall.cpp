@@ -177,6 +177,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     e.tid = t.tid;
     e.regs = t.entry;
     write(e);
+    if (nr == SYS_exit_group) start_group_exit(t);
     if (nr == SYS_exit && t.tid == t.pid && g.members.size() > 1) {
       // The main thread ends while other threads run on (pthread_exit from main): the kernel
       // reports its end only once they have all ended (wait(2)). It leaves its process's

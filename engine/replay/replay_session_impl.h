@@ -105,8 +105,17 @@ class ReplaySession::Impl {
   /// What stopped `t` (`s`), for a divergence message: "SIGSEGV", "syscall read"...
   static std::string stop_text(const ReplayTask& t, const Stop& s);
   /// Before the Exit event of `t`, killed by signal `sig`: delivers `sig` to the thread of
-  /// its group that has it pending (the one that got it when recording), which ends them all.
+  /// its group that has it pending (the one that got it when recording, `t` itself or
+  /// another), which ends them all, and collects every thread's end (group_end.cpp).
   void deliver_fatal_signal(const ReplayTask& t, int sig);
+  /// The process `pid` is dying as a whole (an exit_group, a fatal signal): collects the end
+  /// of each of its threads but `except` (threads first, the main thread last: the kernel
+  /// reports its end only after theirs, wait(2)), without letting them run: they die in
+  /// their stops. Their Exit events find them ended.
+  void collect_group_ends(pid_t pid, const ReplayTask* except);
+  /// After the main thread `main` was resumed with a signal that ends its process: true once
+  /// the kill reached its other threads (or it ended, alone), false when it stopped instead.
+  bool await_main_thread_kill(ReplayTask& main);
   /// The task stopped with `s`, a stop that is not the driver's: goes on towards the goal,
   /// or reaches it and applies the event. Throws DivergenceError.
   void on_goal_stop(const Stop& s);

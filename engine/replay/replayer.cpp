@@ -172,8 +172,10 @@ void Replayer::begin_event() {
           forget_registers();
           wait_stop(t, PTRACE_SYSEMU);
         } else {
+          // Ended by a signal that ends its whole process: delivered now, and every thread
+          // of it collected (their Exit events find them ended), unless it came already.
           if (WIFSIGNALED(e.status)) deliver_fatal_signal(t, WTERMSIG(e.status));
-          cur_->goal = Goal::Exit;
+          if (t.state != TaskState::Exited) cur_->goal = Goal::Exit;
         }
       }
       break;
@@ -208,18 +210,6 @@ std::string Replayer::stop_text(const ReplayTask& t, const Stop& s) {
       return "an interrupt";
   }
   return "a stop";
-}
-
-void Replayer::deliver_fatal_signal(const ReplayTask& t, int sig) {
-  // The thread that received the signal when recording has it pending for its next resume
-  // (on_signal); another thread's Exit event can come first. Deliver it now: the kernel
-  // ends the whole thread group, and each Exit event collects its task's end.
-  for (auto& [rec, x] : tasks_) {
-    if (&x == &t || x.pid != t.pid || x.state == TaskState::Exited || x.resume_sig != sig) continue;
-    x.resume_sig = 0;
-    resume(x.tid, PTRACE_SYSEMU, sig);
-    return;
-  }
 }
 
 void Replayer::on_goal_stop(const Stop& s) {

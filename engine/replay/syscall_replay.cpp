@@ -427,17 +427,16 @@ void Replayer::replay_exit(ReplayTask& t, const Event& e, const Registers& regs)
     // (wait(2)): they die now, in their stops, of the group's exit; collect them first (their
     // Exit events come later and find them ended).
     resume(t.tid, PTRACE_SYSCALL, 0);
-    for (auto& [rec, x] : tasks_) {
-      if (&x == &t || x.pid != t.pid || x.state == TaskState::Exited) continue;
-      x.state = TaskState::Exited;
-      x.exit_status = wait_for_end(x.tid);
-    }
+    collect_group_ends(t.pid, &t);
     Stop s = wait_stop(t, PTRACE_SYSCALL);
     if (s.kind != Stop::Exited) throw diverged(e, "the task did not end");
     return;
   }
   rs.finish(nr);
   if (rs.last_stop().kind != Stop::Exited) throw diverged(e, "the task did not end");
+  // Another thread's exit_group ends the others too, wherever they stand: none of them may
+  // run on towards its Exit event.
+  if (nr == SYS_exit_group) collect_group_ends(t.pid, &t);
 }
 
 void Replayer::on_syscall(ReplayTask& t, const Event& e) {
