@@ -6,9 +6,11 @@
 // of a procfs directory traced (its NOT_OUTPUT check), so that the recorder sees each one.
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "engine/errors.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/record/record_session.h"
@@ -55,6 +57,27 @@ int entry_fd(const uint8_t* name, size_t room) {
 
 }  // namespace
 
+namespace {
+/// The most bytes of a listing's buffer kept at its entry (RecordTask::listing_before): more
+/// than a program's usual buffer (glibc's readdir reads 32 KiB).
+constexpr uint64_t kMaxListingCopy = 1 << 20;
+}  // namespace
+
+void RecordSession::note_listing_buffer(RecordTask& t) {
+  t.listing_before.clear();
+  const long nr = long(t.entry.orig_rax);
+  if (nr != SYS_getdents64 && nr != SYS_getdents) return;
+  const pid_t owner = fd_dir_owner(link_target(fd_path(t.tid, int(t.entry.rdi))));
+  auto it = tasks_.find(owner);
+  if (it == tasks_.end() || groups_[it->second.pid].counter_fds.empty()) return;
+  try {
+    t.listing_before =
+        read_memory(t.tid, t.entry.rsi, std::min<uint64_t>(t.entry.rdx, kMaxListingCopy));
+  } catch (const SystemError&) {
+    t.listing_before.clear();  // not all mapped: the call fails or writes less
+  }
+}
+
 void RecordSession::note_counter_fd(RecordTask& t) {
   if (t.buffer.desched_fd >= 0) group(t).counter_fds.insert(t.buffer.desched_fd);
 }
@@ -86,11 +109,14 @@ std::optional<int64_t> RecordSession::hide_counter_fds(RecordTask& t, int64_t re
     at += reclen;
   }
   if (shown.size() == bytes.size()) return std::nullopt;
-  // The entries shown, then zeros where the hidden ones were: the call's event keeps those
-  // too (beside the result's bytes, which capture_outputs keeps), so that replay's memory
-  // holds the same bytes.
+  // The entries shown, then, where the hidden ones were, what the buffer held before the call
+  // (natively the kernel writes no further than its result), zeros where that is unknown.
+  // The call's event keeps those bytes too (beside the result's, which capture_outputs
+  // keeps), so that replay's memory holds the same.
   const size_t kept = shown.size();
   shown.resize(bytes.size(), 0);
+  const size_t known = std::min(t.listing_before.size(), bytes.size());
+  if (known > kept) std::memcpy(shown.data() + kept, t.listing_before.data() + kept, known - kept);
   write_memory(t.tid, t.entry.rsi, shown.data(), shown.size());
   MemoryRegion tail;
   tail.addr = t.entry.rsi + kept;
@@ -102,7 +128,9 @@ std::optional<int64_t> RecordSession::hide_counter_fds(RecordTask& t, int64_t re
 void RecordSession::list_again(RecordTask& t, Registers& regs) {
   // Every entry the call read was hidden: an empty answer would mean the end of the directory,
   // so the call is made again from its `syscall` instruction (the directory's position has
-  // moved past those entries). Nothing ran since its entry: no event is written for it.
+  // moved past those entries). Nothing ran since its entry: no event is written for it, and
+  // its buffer is as it was then (hide_counter_fds put back what it kept of it; replay's
+  // copy, which makes no such call, holds those bytes).
   t.answered_memory.clear();
   regs.rip -= 2;
   regs.rax = t.entry.orig_rax;

@@ -264,13 +264,19 @@ class RecordSession {
   /// Keeps t's desched counter (its buffer's registration) among its process's descriptors
   /// that listings of /proc/PID/fd do not show (ThreadGroup::counter_fds).
   void note_counter_fd(RecordTask& t);
-  /// At the exit of t's getdents64 or getdents of a recorded process's /proc/PID/fd (or
-  /// /proc/PID/task/TID/fd) directory, `result` bytes long: removes the entries of desched
-  /// counters from the listing in t's memory (zeros after the rest) and returns the new
-  /// result in bytes; nullopt when nothing was hidden (hidden_fds.cpp).
+  /// At the entry of t's getdents64 or getdents of a recorded process's /proc/PID/fd (or
+  /// /proc/PID/task/TID/fd) directory, while that process has desched counters: keeps the
+  /// buffer's bytes (RecordTask::listing_before, at most kMaxListingCopy bytes).
+  void note_listing_buffer(RecordTask& t);
+  /// At the exit of such a call, `result` bytes long: removes the entries of desched
+  /// counters from the listing in t's memory (the buffer's bytes from before the call after
+  /// the rest, zeros where none were kept) and returns the new result in bytes; nullopt when
+  /// nothing was hidden (hidden_fds.cpp).
   std::optional<int64_t> hide_counter_fds(RecordTask& t, int64_t result);
-  /// When every entry was hidden: makes t's call again from its syscall instruction, with no
-  /// event for this one (`regs`: its registers at the exit stop).
+  /// When every entry was hidden: puts the buffer back as it was at the entry and makes t's
+  /// call again from its syscall instruction, with no event for this one (`regs`: its
+  /// registers at the exit stop). Past the copy's end (a buffer over kMaxListingCopy bytes
+  /// full of counters' entries) the buffer holds zeros, which replay's does not.
   void list_again(RecordTask& t, Registers& regs);
   /// True if the syscall t.entry (t at its entry) is the preload library's own: its
   /// registration, which names the buffer's size and code inside the library (a program's

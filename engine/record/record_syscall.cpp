@@ -171,6 +171,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     wrap_program_filter(t);  // a sandbox's filter, for the program's calls only
   }
   t.snap = snapshot_entry(t.tid, *spec, t.entry);
+  note_listing_buffer(t);
   if (spec->has(kExit)) {
     Event e;  // no exit stop follows; the Exit event comes with the task's end
     e.kind = EventKind::Syscall;

@@ -282,6 +282,10 @@ struct RecordTask {
   /// What a syscall answered without the kernel wrote into its memory (a ptrace read's
   /// result): the syscall's event carries it.
   std::vector<MemoryRegion> answered_memory;
+  /// The buffer of its getdents64 or getdents of a descriptor directory whose listing may hide
+  /// desched counters, as it was at the call's entry (empty otherwise): the bytes the kernel
+  /// wrote for hidden entries are put back from it (hidden_fds.cpp).
+  std::vector<uint8_t> listing_before;
 };
 
 /// RecordTask::tracer of a task whose PTRACE_TRACEME named a parent outside the recording.

@@ -6,12 +6,14 @@
  * - a program that starts and joins 300 threads, each making buffered calls, finds the same
  *   lowest free number after them as before: each thread's counter is closed at its end;
  * - a listing of /proc/self/fd (and /proc/self/task/TID/fd) while 20 threads live shows no
- *   counter, also in reads of 64 bytes, some of which natively would hold counters only.
+ *   counter, also in reads of 64 bytes, some of which natively would hold counters only,
+ *   and its replay finds the read buffer as the recording left it.
  * Usage: fd_numbers; prints the same lines natively and recorded (programs.sh fd_numbers). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -27,10 +29,15 @@ static void* worker(void* arg) {
 }
 
 // Lists the descriptor directory `dir` by getdents64 in reads of 64 bytes (two entries each)
-// and prints the numbers it names.
+// and prints the numbers it names; on stderr, a hash of the buffer after the last read, which
+// a replay must print as its recording did (where the recorder hid counters, the buffer once
+// held zeros that replay's did not). Natively the kernel writes no further than each read's
+// result; the hash is not compared with a native run's, whose reads split the listing
+// otherwise where inherited descriptors lie above the counters' numbers.
 static void list_fds(const char* dir) {
   int d = open(dir, O_RDONLY | O_DIRECTORY);
   char buf[64] __attribute__((aligned(8)));
+  memset(buf, 0xab, sizeof buf);
   char names[2048] = "";
   int n = 0;
   long got;
@@ -48,8 +55,11 @@ static void list_fds(const char* dir) {
     }
   }
   close(d);
-  printf("%s lists %d descriptors:%s\n", strncmp(dir, "/proc/self/task", 15) ? dir : "its task's",
-         n, names);
+  unsigned hash = 2166136261u;  // FNV-1a
+  for (size_t i = 0; i < sizeof buf; ++i) hash = (hash ^ (unsigned char)buf[i]) * 16777619u;
+  const char* what = strncmp(dir, "/proc/self/task", 15) ? dir : "its task's";
+  printf("%s lists %d descriptors:%s\n", what, n, names);
+  fprintf(stderr, "%s: the buffer after the end hashes to %08x\n", what, hash);
 }
 
 static pthread_barrier_t listed;
@@ -81,6 +91,22 @@ int main(void) {
   else
     printf("descriptors 3 to 99 free\n");
   if (pipe(pipe_fds) != 0) return 1;
+  // Descriptors above 99 that the caller passed on (a shell's) would lie among the counters'
+  // numbers in the listings below; closed, the last reads of each listing hold counters only.
+  // They are found by a listing, which shows no counter, so none is closed.
+  int high[64], highs = 0, dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+  char entries[4096] __attribute__((aligned(8)));
+  long got;
+  while ((got = syscall(SYS_getdents64, dir, entries, sizeof entries)) > 0)
+    for (long at = 0; at < got;) {
+      unsigned short reclen;
+      memcpy(&reclen, entries + at + 16, sizeof reclen);
+      int fd = atoi(entries + at + 19);
+      if (fd > 99 && fd != dir && highs < 64) high[highs++] = fd;
+      at += reclen;
+    }
+  close(dir);
+  for (int i = 0; i < highs; ++i) close(high[i]);
   int before = lowest_free();
   for (long i = 0; i < 300; ++i) {
     pthread_t t;
