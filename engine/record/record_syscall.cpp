@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "engine/arch/clone_args.h"
+#include "engine/arch/socket_options.h"
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
 #include "engine/os/insn_patch.h"
@@ -164,6 +165,9 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     t.wait_in_pause = true;
   } else if (nr == SYS_prctl && (answer_tsc_prctl(t) || answer_seccomp_prctl(t))) {
     // Answered here: the program sees its own setting, not rewind's (record_task.h).
+  } else if (nr == SYS_setsockopt && refused_socket_option(t.entry.rsi, t.entry.rdx)) {
+    // A ring the kernel would fill behind replay's back: unavailable (socket_options.h).
+    answer_syscall(t, -ENOPROTOOPT);
   } else if (spec->record == RecordPolicy::Enosys) {
     // Not run: the program sees it unavailable (syscalls.py says why for each).
     answer_syscall(t, -ENOSYS);

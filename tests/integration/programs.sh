@@ -91,7 +91,8 @@ case "$1" in
       grep -q "^io_uring_setup Function not implemented" "$out" || fail "$name: io_uring_setup ran"
       grep -q "^userfaultfd Function not implemented" "$out" || fail "$name: userfaultfd ran"
     done ;;
-  kernel_calls)  # keyrings, file handles, fs ids, calls the kernel names but lacks; AIO refused
+  kernel_calls)  # keyrings, file handles, fs ids, calls the kernel names but lacks; AIO and
+    # packet rings refused
     native=$("$TEST_PROGRAMS/kernel_calls")
     echo "$native" | grep -q "^keyctl read 7: payload" || echo "note: no keyrings here: $(echo "$native" | head -1)"
     like_native kernel_calls "$native" "$TEST_PROGRAMS/kernel_calls"
@@ -99,6 +100,11 @@ case "$1" in
     out="$WORK/kernel_calls_unavailable.rec.out"
     grep -q "^io_setup Function not implemented" "$out" || fail "io_setup ran: $(grep io_setup "$out")"
     grep -q "^memfd_secret Function not implemented" "$out" || fail "memfd_secret ran: $(grep memfd "$out")"
+    for ring in PACKET_RX_RING PACKET_TX_RING; do
+      grep -q "^$ring Protocol not available" "$out" || fail "$ring was set up: $(grep "$ring" "$out")"
+    done
+    grep -q "^SO_REUSEADDR worked" "$out" || grep -q "no packet socket" "$out" ||
+      fail "another socket option failed: $(grep SO_REUSEADDR "$out")"
     grep -q "^kernel_calls done" "$out" || fail "kernel_calls did not finish: $(tail -3 "$out")" ;;
   bpf_calls)  # eBPF maps (array, per-CPU), program loads with the verifier's log, ids
     native=$("$TEST_PROGRAMS/bpf_calls")

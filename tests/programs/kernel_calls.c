@@ -3,13 +3,16 @@
 // setfsuid/setfsgid, sched_setattr, settimeofday, vhangup, process_mrelease, syslog, ustat,
 // the xattr calls with a directory fd (setxattrat, getxattrat...), names the
 // kernel keeps in its table but does not implement (ENOSYS natively), and the calls rewind
-// reports unavailable (kernel AIO, memfd_secret, uselib); the machine's administration calls
-// (reboot, swapon, module and kexec loading: each made so that the kernel refuses it), sysfs,
-// quotactl, set_thread_area and remap_file_pages. Prints what each returned; the
-// test compares a native run, the recording and its replays.
+// reports unavailable (kernel AIO, memfd_secret, uselib, packet rings); the machine's
+// administration calls (reboot, swapon, module and kexec loading: each made so that the kernel
+// refuses it), sysfs, quotactl, set_thread_area and remap_file_pages. Prints what each returned;
+// the test compares a native run, the recording and its replays.
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -248,6 +252,25 @@ static void unavailable(void) {
   r = syscall(447 /* memfd_secret */, 0);
   printf("memfd_secret %s\n", r >= 0 ? "worked" : strerror(errno));
   if (r >= 0) close((int)r);
+  // A packet socket's receive and transmit rings, which the kernel fills while the program
+  // runs (packet(7), PACKET_MMAP): ENOPROTOOPT recorded, as rr answers. Without CAP_NET_RAW
+  // the socket itself is refused.
+  int packets = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+  if (packets < 0) {
+    printf("PACKET_RX_RING Protocol not available (no packet socket: %s)\n", strerror(errno));
+    printf("PACKET_TX_RING Protocol not available (no packet socket)\n");
+    return;
+  }
+  struct tpacket_req req = {
+      .tp_block_size = 4096, .tp_block_nr = 1, .tp_frame_size = 2048, .tp_frame_nr = 2};
+  r = setsockopt(packets, SOL_PACKET, PACKET_RX_RING, &req, sizeof req);
+  printf("PACKET_RX_RING %s\n", r == 0 ? "worked" : strerror(errno));
+  r = setsockopt(packets, SOL_PACKET, PACKET_TX_RING, &req, sizeof req);
+  printf("PACKET_TX_RING %s\n", r == 0 ? "worked" : strerror(errno));
+  int one = 1;
+  r = setsockopt(packets, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // others still work
+  printf("SO_REUSEADDR %s\n", r == 0 ? "worked" : strerror(errno));
+  close(packets);
 }
 
 int main(int argc, char** argv) {
