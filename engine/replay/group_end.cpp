@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "engine/arch/signal_names.h"
 #include "engine/errors.h"
 #include "engine/os/proc.h"
@@ -69,7 +71,14 @@ bool Replayer::await_main_thread_kill(ReplayTask& main) {
       }
       if (sigs.pending & signal_bit(SIGKILL)) return true;
     }
-    if (!others) continue;  // its own end comes next
+    if (!others) {  // alone: its own end comes next, or a stop if it did not die
+      while (waitpid(main.tid, &status, __WALL) < 0 && errno == EINTR) {
+      }
+      if (WIFSTOPPED(status)) return false;
+      main.state = TaskState::Exited;
+      main.exit_status = status;
+      return true;
+    }
     usleep(100);
   }
 }
