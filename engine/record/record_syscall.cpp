@@ -34,9 +34,11 @@ namespace rwd {
 
 namespace {
 
-/// The largest file (bytes) mapped shared from a read-only descriptor that is saved as a shared
-/// file (FileSaver::save_shared: hashed and copied at each mapping, a memfd copy in replay).
-constexpr uint64_t kReadOnlySharedMax = 16ull << 20;
+/// The most data (allocated bytes: a sparse file's holes do not count) of a file mapped shared
+/// from a read-only descriptor that is saved as a shared file (FileSaver::save_shared: hashed
+/// and copied at each mapping, a memfd copy in replay, in memory). As
+/// SharedFiles::kSnapshotLimit, so that such a file alone leaves its process checkpoints.
+constexpr uint64_t kReadOnlySharedMax = 64ull << 20;
 
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -327,12 +329,14 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       if (path.empty()) path = source;
       // A file mapped shared, which processes can change through their mappings or with
       // write(2) under them: its contents now, and its number (replay shares one copy per
-      // file). One mapped from a read-only descriptor only up to a size (a large read-only
-      // one, such as a sparse database image, is saved as a private mapping's file is).
+      // file). One mapped from a read-only descriptor only up to an amount of data (a large
+      // read-only one, such as a database image, is saved as a private mapping's file is,
+      // and replay misses writes to it by other processes).
       bool shared = (t.entry.r10 & MAP_SHARED_VALIDATE) != MAP_PRIVATE;
       struct stat st;
       if (shared && (fd_status_flags(t.tid, fd) & O_ACCMODE) != O_RDWR)
-        shared = ::stat(source.c_str(), &st) == 0 && uint64_t(st.st_size) <= kReadOnlySharedMax;
+        shared =
+            ::stat(source.c_str(), &st) == 0 && uint64_t(st.st_blocks) * 512 <= kReadOnlySharedMax;
       if (shared) {
         auto saved = saver_->save_shared(source, path);
         e.file = saved.name;

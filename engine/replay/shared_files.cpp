@@ -12,6 +12,7 @@
 
 #include "engine/errors.h"
 #include "engine/os/proc.h"
+#include "engine/trace/saved_files.h"
 
 namespace rwd {
 
@@ -27,6 +28,12 @@ size_t read_full(int fd, uint8_t* buf, size_t n, off_t at, const std::string& wh
     got += size_t(r);
   }
   return got;
+}
+/// Zeros [offset, offset + length) of the memfd `fd` (a hole: no memory kept for it).
+void zero_range(int fd, uint64_t offset, uint64_t length) {
+  if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(length)) !=
+      0)
+    throw_errno("zero a range of the replay's copy of a shared file");
 }
 }  // namespace
 
@@ -49,18 +56,33 @@ std::string SharedFiles::sync(uint32_t number, const std::string& saved_path) {
     if (::fstat(in, &st) != 0) throw_errno("stat " + saved_path);
     if (::ftruncate(copy, st.st_size) != 0)
       throw_errno("resize the replay's copy of a shared file");
+    // Only the saved file's data extents are read (a sparse file of 64 GiB holds a few
+    // blocks): where the copy holds data in the saved file's holes, it is zeroed first.
+    const uint64_t size = uint64_t(st.st_size);
+    const auto want_data = data_extents(in, size);
+    for (auto [lo, hi] : data_extents(copy, size)) {
+      for (const auto& [a, b] : want_data) {
+        if (b <= lo || a >= hi) continue;
+        if (a > lo) zero_range(copy, lo, a - lo);
+        lo = std::max(lo, b);
+      }
+      if (lo < hi) zero_range(copy, lo, hi - lo);
+    }
     constexpr size_t kBlock = 4096, kChunk = 1 << 20;
     std::vector<uint8_t> want(kChunk), have(kChunk);
-    for (off_t at = 0; at < st.st_size; at += off_t(kChunk)) {
-      size_t n = read_full(in, want.data(), kChunk, at, saved_path);
-      size_t h = read_full(copy, have.data(), n, at, "the replay's copy of a shared file");
-      for (size_t b = 0; b < n; b += kBlock) {
-        size_t len = std::min(kBlock, n - b);
-        if (b + len <= h && std::memcmp(want.data() + b, have.data() + b, len) == 0) continue;
-        if (::pwrite(copy, want.data() + b, len, at + off_t(b)) != ssize_t(len))
-          throw_errno("write the replay's copy of a shared file");
+    for (const auto& [from, to] : want_data) {
+      for (off_t at = off_t(from); at < off_t(to); at += off_t(kChunk)) {
+        size_t n =
+            read_full(in, want.data(), std::min<size_t>(kChunk, to - uint64_t(at)), at, saved_path);
+        size_t h = read_full(copy, have.data(), n, at, "the replay's copy of a shared file");
+        for (size_t b = 0; b < n; b += kBlock) {
+          size_t len = std::min(kBlock, n - b);
+          if (b + len <= h && std::memcmp(want.data() + b, have.data() + b, len) == 0) continue;
+          if (::pwrite(copy, want.data() + b, len, at + off_t(b)) != ssize_t(len))
+            throw_errno("write the replay's copy of a shared file");
+        }
+        if (n == 0) break;
       }
-      if (n < kChunk) break;
     }
   } catch (...) {
     ::close(in);

@@ -598,6 +598,12 @@ GDB
         [ "$RC" -eq "$want" ] || fail "exit_wakes_${how}_$n: recorded, it exited $RC, natively $want"
       done
     done ;;
+  large_ro_map)  # 32 MiB of a file mapped shared read-only while a child writes it: the
+    # mapping shows the write when replayed too (before, a private copy; replay diverged)
+    native=$("$TEST_PROGRAMS/large_ro_map" "$WORK/ro.data")
+    echo "$native" | grep -q "^child exit 0; mapped at 20 MiB + 100: HELLO;" || fail "natively: $native"
+    like_native large_ro_map "$native" "$TEST_PROGRAMS/large_ro_map" "$WORK/ro.data"
+    rm -rf "$WORK"/large_ro_map*.trace ;;  # 32 MiB saved copies each
   proc_mem_running)  # writes into /proc/PID/mem of a process whose threads run (one spins in
     # user code, one waits in a read), as gdb's displaced stepping makes them: each write waits
     # for the spinning thread's preemption, and replay makes it at the same point of the child
