@@ -63,13 +63,20 @@ namespace {
 constexpr uint64_t kMaxListingCopy = 1 << 20;
 }  // namespace
 
-void RecordSession::note_listing_buffer(RecordTask& t) {
-  t.listing_before.clear();
+RecordSession::ListedCounters RecordSession::listed_counters(const RecordTask& t) {
   const long nr = long(t.entry.orig_rax);
-  if (nr != SYS_getdents64 && nr != SYS_getdents) return;
+  if (nr != SYS_getdents64 && nr != SYS_getdents) return {};
   const pid_t owner = fd_dir_owner(link_target(fd_path(t.tid, int(t.entry.rdi))));
   auto it = tasks_.find(owner);
-  if (it == tasks_.end() || groups_[it->second.pid].counter_fds.empty()) return;
+  if (it == tasks_.end()) return {};
+  const std::set<int>& counters = groups_[it->second.pid].counter_fds;
+  if (counters.empty()) return {};
+  return {owner, &counters};
+}
+
+void RecordSession::note_listing_buffer(RecordTask& t) {
+  t.listing_before.clear();
+  if (!listed_counters(t).counters) return;
   try {
     t.listing_before =
         read_memory(t.tid, t.entry.rsi, std::min<uint64_t>(t.entry.rdx, kMaxListingCopy));
@@ -83,13 +90,11 @@ void RecordSession::note_counter_fd(RecordTask& t) {
 }
 
 std::optional<int64_t> RecordSession::hide_counter_fds(RecordTask& t, int64_t result) {
+  if (result <= 0) return std::nullopt;
+  const auto [owner, listed] = listed_counters(t);
+  if (!listed) return std::nullopt;
+  const std::set<int>& counters = *listed;
   const long nr = long(t.entry.orig_rax);
-  if ((nr != SYS_getdents64 && nr != SYS_getdents) || result <= 0) return std::nullopt;
-  const pid_t owner = fd_dir_owner(link_target(fd_path(t.tid, int(t.entry.rdi))));
-  auto it = tasks_.find(owner);
-  if (it == tasks_.end()) return std::nullopt;
-  const std::set<int>& counters = groups_[it->second.pid].counter_fds;
-  if (counters.empty()) return std::nullopt;
   std::vector<uint8_t> bytes = read_memory(t.tid, t.entry.rsi, uint64_t(result));
   if (bytes.size() != uint64_t(result)) return std::nullopt;
   // linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1), the name; the older

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -264,6 +265,14 @@ class RecordSession {
   /// Keeps t's desched counter (its buffer's registration) among its process's descriptors
   /// that listings of /proc/PID/fd do not show (ThreadGroup::counter_fds).
   void note_counter_fd(RecordTask& t);
+  /// What t's current getdents64 or getdents lists, where it is a recorded process's
+  /// /proc/PID/fd (or /proc/PID/task/TID/fd) directory while that process has desched
+  /// counters: the directory's task and those counters' descriptors (hidden_fds.cpp).
+  struct ListedCounters {
+    pid_t owner = 0;
+    const std::set<int>* counters = nullptr;  ///< nullptr: not such a listing
+  };
+  ListedCounters listed_counters(const RecordTask& t);
   /// At the entry of t's getdents64 or getdents of a recorded process's /proc/PID/fd (or
   /// /proc/PID/task/TID/fd) directory, while that process has desched counters: keeps the
   /// buffer's bytes (RecordTask::listing_before, at most kMaxListingCopy bytes).

@@ -373,8 +373,9 @@ struct ThreadGroup {
   /// show (hidden_fds.cpp); emptied at execve (the counters are close-on-exec).
   std::set<int> counter_fds;
   /// The member whose exit_group the recorder let run (its event written, the call resumed),
-  /// 0 when none: the kernel kills the others at it, as replay's exit_group does, so their
-  /// stops from then on are held without events (group_exit.cpp).
+  /// or to which it delivered a signal whose default action ends the process; 0 when none:
+  /// the kernel kills the others at it, as replay does, so their stops from then on are held
+  /// without events (group_exit.cpp).
   pid_t exiting = 0;
   /// Wait statuses of the stops held while `exiting`: handled after all if the exit_group
   /// returns (a program's seccomp filter refused it).

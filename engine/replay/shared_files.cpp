@@ -100,9 +100,7 @@ void SharedFiles::resize(uint32_t number, uint64_t size) {
 
 void SharedFiles::zero(uint32_t number, uint64_t offset, uint64_t length) {
   auto it = fds_.find(number);
-  if (it != fds_.end() && ::fallocate(it->second, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                                      off_t(offset), off_t(length)) != 0)
-    throw_errno("zero a range of the replay's copy of a shared file");
+  if (it != fds_.end()) zero_range(it->second, offset, length);
 }
 
 void SharedFiles::write(uint32_t number, uint64_t offset, const std::vector<uint8_t>& bytes) {
