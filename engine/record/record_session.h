@@ -439,6 +439,11 @@ class RecordSession {
   /// Sends t's put-off signals that are not yet sent (tgkill); on_signal gives each its
   /// first siginfo back when it arrives.
   void send_put_off(RecordTask& t);
+  /// After steps that ran a buffered call (step_out_of_buffer_code): when that call blocked
+  /// `sig` (a sigprocmask the signal came just before), puts it off and sends it again, to
+  /// wait pending until unblocked, as natively a signal that comes after the call would;
+  /// returns true then (t is to be resumed without it). A seccomp SIGSYS is never blocked.
+  bool put_off_if_now_blocked(RecordTask& t, int sig, const SigInfo& si);
   /// A timer's expiry (is_timer_expiry) that arrives at `t` before t.timer_free_at is held
   /// back until then, and one that arrives while an expiry of the same signal is held merges
   /// with it, as the kernel merges a pending standard signal's (signal(7)). The kernel's

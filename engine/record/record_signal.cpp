@@ -111,6 +111,17 @@ void RecordSession::send_put_off(RecordTask& t) {
   }
 }
 
+bool RecordSession::put_off_if_now_blocked(RecordTask& t, int sig, const SigInfo& si) {
+  if (sig == SIGSYS && siginfo_code(si) == 1 /* SYS_SECCOMP: forced through any mask */)
+    return false;
+  if (!(read_proc_signals(t.tid).blocked & (1ull << (sig - 1)))) return false;
+  // Delivered here, the kernel would queue it again (blocked: kernel/signal.c ptrace_signal)
+  // and the handler would not run where the event says it did.
+  put_off_signal(t, sig, si);
+  send_put_off(t);
+  return true;
+}
+
 int RecordSession::step_insn_putting_off(RecordTask& t) {
   int st = step_insn(t);
   for (int others = 0; others < 64 && WIFSTOPPED(st) && (st >> 16) == 0; ++others) {
@@ -169,6 +180,11 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrive
       return handle_stop(t, st);
     }
     stepped = true;
+  }
+  if (regs.rip != at && put_off_if_now_blocked(t, sig, si)) {
+    t.signal_hops = 0;  // it comes again at the unblock, and is stepped on from there
+    t.state = RunState::UserRunning;
+    return resume_syscall(t, 0);
   }
   // Stepped: the task now stands at a step's SIGTRAP stop, and resuming it with `sig` there
   // would hand the handler a plain SI_USER siginfo (ptrace(2), "Signal-delivery-stop": a
