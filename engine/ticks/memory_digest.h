@@ -78,6 +78,8 @@ MemoryDigest digest_register_windows(pid_t tid, const std::vector<ProcMapping>& 
 /// different bytes there.
 struct LiveMemory {
   std::vector<ProcMapping> maps;
+  /// What the digests leave out: the dead stacks, and what a caller adds (the timeline: the
+  /// syscall buffers' records, ReplayController::live_memory_of).
   DigestExclusions dead;
 };
 /// LiveMemory of task `tid`'s process, whose live tasks' stack pointers are `rsps`. Throws

@@ -278,9 +278,10 @@ class ReplayController {
   Point trap_point(const ReplayTask& t, const Registers& r);
 
   /// The memory digest naming a point of task `t` (Point::digest): its process's memory
-  /// without the dead part of its live tasks' stacks, as recorded points leave them out.
+  /// without the dead part of its live tasks' stacks and its syscall buffers' records, as
+  /// recorded points leave them out.
   MemoryDigest point_digest(const ReplayTask& t) const;
-  /// The live memory of `t`'s process now (point_digest hashes it).
+  /// The live memory of `t`'s process now (point_digest hashes it), with the parts left out.
   LiveMemory live_memory_of(const ReplayTask& t) const;
   /// Sets `p`'s digest and stack window digest for `t` standing at p.regs.
   void set_point_digests(Point& p, const ReplayTask& t) const;
