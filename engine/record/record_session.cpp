@@ -90,11 +90,11 @@ int RecordSession::step_insn(RecordTask& t) {
   }
 }
 
-void RecordSession::step_out_of_buffer_code(RecordTask& t) {
+bool RecordSession::step_out_of_buffer_code(RecordTask& t) {
   // A step per instruction, and per byte of the `rep movsb` that copies a record's out-data
   // (a record holds less than the buffer): slow, but only for a signal that arrives there.
   for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
-    if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return;
+    if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return i > 0;
     // The desched counter, if the library has it on, would signal every step's stop.
     if (i == 0) t.buffer.settle_desched(t.tid);
     // A fast interval timer's next expiry during the steps waits with the signal being
@@ -104,6 +104,7 @@ void RecordSession::step_out_of_buffer_code(RecordTask& t) {
       throw Error("task " + std::to_string(t.tid) +
                   " stopped unexpectedly while leaving the syscall buffer code");
   }
+  return true;
 }
 
 void RecordSession::update_timer() {

@@ -439,10 +439,11 @@ class RecordSession {
   /// Sends t's put-off signals that are not yet sent (tgkill); on_signal gives each its
   /// first siginfo back when it arrives.
   void send_put_off(RecordTask& t);
-  /// After steps that ran a buffered call (step_out_of_buffer_code): when that call blocked
-  /// `sig` (a sigprocmask the signal came just before), puts it off and sends it again, to
-  /// wait pending until unblocked, as natively a signal that comes after the call would;
-  /// returns true then (t is to be resumed without it). A seccomp SIGSYS is never blocked.
+  /// After step_out_of_buffer_code stepped t, which may have run its buffered call: when
+  /// that call blocked `sig` (a sigprocmask the signal came just before), puts it off and
+  /// sends it again, to wait pending until unblocked, as natively a signal that comes after
+  /// the call would; returns true then (t is to be resumed without it). A seccomp SIGSYS is
+  /// never blocked.
   bool put_off_if_now_blocked(RecordTask& t, int sig, const SigInfo& si);
   /// A timer's expiry (is_timer_expiry) that arrives at `t` before t.timer_free_at is held
   /// back until then, and one that arrives while an expiry of the same signal is held merges
@@ -504,7 +505,8 @@ class RecordSession {
   /// Single-steps t out of the code where no point may be recorded (syscall buffering), its
   /// desched counter settled first (it would signal every step's stop); a signal from outside
   /// that comes meanwhile is put off (take_back_put_off). Nothing is done where t is outside.
-  void step_out_of_buffer_code(RecordTask& t);
+  /// Returns whether t was inside (and so may have made the buffered call there).
+  bool step_out_of_buffer_code(RecordTask& t);
   /// step_insn, with the signals from outside that arrive before the instruction runs put
   /// off (take_back_put_off) and the step made again. Returns the wait status that ends it.
   int step_insn_putting_off(RecordTask& t);

@@ -148,9 +148,10 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrive
   const uint64_t at = get_regs(t.tid).rip;
   Registers regs;
   uint64_t after_rep = 0;
-  bool stepped = false;
+  bool stepped = false, left_buffer_code = false;
   for (;;) {
-    step_out_of_buffer_code(t);
+    // (The hops below step plain instructions only, never a syscall.)
+    left_buffer_code |= step_out_of_buffer_code(t);
     regs = get_regs(t.tid);
     if (size_t len = rep_insn_at(t.tid, regs.rip)) {
       after_rep = regs.rip + len;  // no breakpoint finds a point inside it again: let it finish
@@ -181,7 +182,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrive
     }
     stepped = true;
   }
-  if (regs.rip != at && put_off_if_now_blocked(t, sig, si)) {
+  if (left_buffer_code && put_off_if_now_blocked(t, sig, si)) {
     t.signal_hops = 0;  // it comes again at the unblock, and is stepped on from there
     t.state = RunState::UserRunning;
     return resume_syscall(t, 0);

@@ -15,6 +15,7 @@
 
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/trace/buffered_records.h"
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
@@ -98,7 +99,7 @@ bool SyscallBuffer::must_not_stop_at(uint64_t rip) const {
 }
 
 std::pair<uint64_t, uint64_t> SyscallBuffer::digest_exclusion() const {
-  return {addr + RWD_CONTROL_OFFSET, RWD_BUFFER_SIZE - RWD_CONTROL_OFFSET};
+  return buffer_digest_exclusion(addr);
 }
 
 std::vector<uint8_t> SyscallBuffer::take_records(pid_t tid) const {

@@ -53,7 +53,7 @@ struct SyscallBuffer {
   /// True when `rip` is where the task's state differs between record and replay (inside the
   /// buffered-syscall primitive or on the untraced page): no point may be recorded there.
   bool must_not_stop_at(uint64_t rip) const;
-  /// The digest exclusion: the control words and records, which replay fills in ahead.
+  /// The digest exclusion: the control words and records (buffer_digest_exclusion).
   std::pair<uint64_t, uint64_t> digest_exclusion() const;
   /// Reads the records written since the last call and empties the buffer (pos = 0). Returns
   /// the bytes (empty when none). Throws SystemError when the task's memory cannot be read.

@@ -91,13 +91,11 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
     // Not inside the syscall buffer's code, where replay runs other instructions (a signal
     // that a buffered sigprocmask unblocked arrives as the call returns, on the untraced
     // page): stepped out first, as if the signal had come a few instructions later.
-    if (kind == TracerStop::Signal) {
-      const uint64_t from = get_regs(t.tid).rip;
-      const SigInfo si = get_siginfo(t.tid);
+    if (kind == TracerStop::Signal && t.buffer.must_not_stop_at(get_regs(t.tid).rip)) {
+      const SigInfo si = get_siginfo(t.tid);  // (the steps' traps replace it)
       step_out_of_buffer_code(t);
       // Blocked by the call the steps ran: no stop for its tracer until it is unblocked.
-      if (get_regs(t.tid).rip != from && put_off_if_now_blocked(t, sig, si))
-        return resume_syscall(t, 0);
+      if (put_off_if_now_blocked(t, sig, si)) return resume_syscall(t, 0);
     }
     if (!write_sched_event(t, get_regs(t.tid))) return;  // killed: its exit comes next
     at_event = true;

@@ -20,7 +20,7 @@
 #include "engine/os/tracee_memory.h"
 #include "engine/ticks/memory_digest.h"
 #include "engine/timeline/replay_controller.h"
-#include "preload/rewind_preload_abi.h"
+#include "engine/trace/buffered_records.h"
 
 namespace rwd {
 
@@ -641,21 +641,20 @@ bool ReplayController::at_position(const TimelinePosition& p) {
 }
 
 LiveMemory ReplayController::live_memory_of(const ReplayTask& t) const {
-  std::vector<uint64_t> rsps, buffers;
+  std::vector<uint64_t> rsps;
+  DigestExclusions buffers;
   for (const auto& [rec, x] : session_->tasks()) {
     if (x.pid != t.pid) continue;
     Registers r;
     if (x.state != TaskState::Exited && try_get_regs(x.tid, r)) rsps.push_back(r.rsp);
-    if (x.syscall_buffer) buffers.push_back(x.syscall_buffer);
+    // Replay writes a buffer's records ahead of the task up to the pause its run plans
+    // (buffer_fill.cpp): two runs to one point may hold other bytes there (a checkpoint taken
+    // in a run with a pause ahead was never found again by a scan without one). Left out, as
+    // a recorded point's digest leaves them out.
+    if (x.syscall_buffer) buffers.push_back(buffer_digest_exclusion(x.syscall_buffer));
   }
   LiveMemory m = live_memory(t.tid, rsps);
-  // The syscall buffers' control words and records, which replay writes ahead of the task up
-  // to the pause its run plans (buffer_fill.cpp): two runs to one point may hold other bytes
-  // there (a checkpoint taken in a run with a pause ahead was never found again by a scan
-  // without one). Left out, as a recorded point's digest leaves them out
-  // (SyscallBuffer::digest_exclusion); the header's count of consumed bytes stays hashed.
-  for (uint64_t b : buffers)
-    m.dead.emplace_back(b + RWD_CONTROL_OFFSET, RWD_BUFFER_SIZE - RWD_CONTROL_OFFSET);
+  m.dead.insert(m.dead.end(), buffers.begin(), buffers.end());
   return m;
 }
 

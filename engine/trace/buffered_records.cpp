@@ -34,4 +34,8 @@ uint32_t buffered_bytes_used(const std::vector<uint8_t>& bytes) {
   return uint32_t(bytes.size());
 }
 
+std::pair<uint64_t, uint64_t> buffer_digest_exclusion(uint64_t buffer) {
+  return {buffer + RWD_CONTROL_OFFSET, RWD_BUFFER_SIZE - RWD_CONTROL_OFFSET};
+}
+
 }  // namespace rwd

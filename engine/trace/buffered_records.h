@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace rwd {
@@ -25,5 +26,11 @@ bool is_abort_mark(const BufferedRecord& r);
 /// Bytes of `bytes` (an event's well-formed records) that its task uses up before the event:
 /// all of them but a final abort mark, which the library reads but never marks used.
 uint32_t buffered_bytes_used(const std::vector<uint8_t>& bytes);
+
+/// The part of the syscall buffer at `buffer` that memory digests leave out, as (address,
+/// bytes): its control words and records, which differ between record and replay and which
+/// replay writes ahead of the task up to the pause its run plans; the header's count of
+/// used bytes before them is hashed (rewind_preload_abi.h, RWD_CONTROL_OFFSET).
+std::pair<uint64_t, uint64_t> buffer_digest_exclusion(uint64_t buffer);
 
 }  // namespace rwd
