@@ -105,8 +105,8 @@ int rwd_register_thread(int patch_follows) {
   }
   int fd = open_desched_counter();
   long features = RWD_FEATURE_PAUSE | RWD_FEATURE_SWITCH | RWD_FEATURE_FD_CACHE |
-                  RWD_FEATURE_SHARED_FILES | (fd >= 0 ? RWD_FEATURE_DESCHED : 0) |
-                  (patch_follows ? RWD_FEATURE_PATCH_END : 0);
+                  RWD_FEATURE_SHARED_FILES | RWD_FEATURE_LAZY_MASK |
+                  (fd >= 0 ? RWD_FEATURE_DESCHED : 0) | (patch_follows ? RWD_FEATURE_PATCH_END : 0);
   ((struct rwd_buffer_header*)p)->library_switch = (uint64_t)(uintptr_t)&rwd_enabled;
   ((struct rwd_buffer_header*)p)->fd_cache_switch = (uint64_t)(uintptr_t)&fd_cache_switch;
   ((struct rwd_buffer_header*)p)->shared_files = (uint64_t)(uintptr_t)&shared_files;
@@ -285,16 +285,82 @@ static int path_maps_shared(const char* path) {
   return 0;
 }
 
-/* 1 when a call that may block can be buffered now: the thread has a desched counter and does
- * not block its signal. The mask is read with a buffered rt_sigprocmask, so that replay
- * decides the same from the record. */
-static int can_desched(void) {
-  if (self.desched_fd < 0 || !has_room(8)) return 0;
-  uint64_t mask = 0;
+/* Reads the calling thread's signal mask into *mask with a buffered rt_sigprocmask, so that
+ * replay reads the same from the record. 0 when the buffer is full or the call fails. */
+static int read_mask(uint64_t* mask) {
+  if (!has_room(8)) return 0;
   long c[7] = {SYS_rt_sigprocmask, SIG_BLOCK, 0, 0, 8, 0, 0};
-  struct rwd_commit how = {.keep_max = 8, .to_user = &mask, .out_arg = 2, .desched_fd = -1};
-  if (commit(c, &how) != 0) return 0;
+  struct rwd_commit how = {.keep_max = 8, .to_user = mask, .out_arg = 2, .desched_fd = -1};
+  return commit(c, &how) == 0;
+}
+
+/* 1 when a call that may block can be buffered now: the thread has a desched counter and does
+ * not block its signal (read_mask). */
+static int can_desched(void) {
+  uint64_t mask = 0;
+  if (self.desched_fd < 0 || !read_mask(&mask)) return 0;
   return !(mask & (1ull << (RWD_DESCHED_SIGNAL - 1)));
+}
+
+/* An rt_sigprocmask made without a syscall in replay (RWD_FEATURE_LAZY_MASK). */
+struct mask_call {
+  long how;
+  const uint64_t* set;
+  struct rwd_buffer_header* hdr;
+};
+
+/* The preparation of a lazy rt_sigprocmask. Replaying, the record in place holds the old mask
+ * the kernel wrote when recording: when it is this call's and the call succeeded, leaves the
+ * new mask for rewind to set (man 2 sigprocmask: the union, the difference or the set itself;
+ * SIGKILL and SIGSTOP are never blocked). The set is read before the old mask is copied out
+ * (they may be the same memory, which the kernel also reads first). The registers it leaves
+ * are all loaded again before the call, so record and replay go on alike. */
+RWD_DEFERRED static void lazy_mask_prepare(const struct rwd_commit* how, void* data, long call[7],
+                                           int replaying) {
+  (void)call;
+  const struct mask_call* m = how->ctx;
+  const struct rwd_record* rec = (const struct rwd_record*)((char*)data - RWD_RECORD_HEADER);
+  if (!replaying || rec->nr != SYS_rt_sigprocmask || rec->result != 0) return;
+  const uint64_t old = *(const uint64_t*)data, set = *m->set;
+  uint64_t now = m->how == SIG_BLOCK ? old | set : m->how == SIG_UNBLOCK ? old & ~set : set;
+  now &= ~((1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
+  m->hdr->pending_mask = now;
+  m->hdr->mask_pending = 1;
+}
+
+/* Makes rt_sigprocmask call c as RWD_FEATURE_LAZY_MASK says, where it may be (a mask of 8
+ * bytes; with a set, a known `how` and no forced signal's state changed: SIG_SETMASK reads the
+ * mask first), leaving the result in *result; 0 when the call is to go the ordinary way. A
+ * call without a set only reads the mask: replay reads it from the record, as for any
+ * buffered call. Reads the set (a bad pointer faults here, where the kernel would return
+ * EFAULT: preload/README.md). */
+static int lazy_sigprocmask(const long* c, long* result) {
+  const long how = c[1];
+  const uint64_t* set = (const uint64_t*)c[2];
+  if (c[4] != 8) return 0;
+  if (!set) {
+    if (!has_room(8)) return 0;
+    struct rwd_commit h = {.keep_max = 8, .to_user = (void*)c[3], .out_arg = 2, .desched_fd = -1};
+    *result = commit(c, &h);
+    return 1;
+  }
+  if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK) return 0;
+  uint64_t changed = *set;
+  if (how == SIG_SETMASK) {
+    uint64_t old = 0;
+    if (!read_mask(&old)) return 0;
+    changed = old ^ *set;
+  }
+  if ((changed & RWD_FORCED_SIGNALS) || !has_room(8)) return 0;
+  struct mask_call m = {.how = how, .set = set, .hdr = self.buf};
+  struct rwd_commit h = {.keep_max = 8,
+                         .to_user = (void*)c[3],
+                         .out_arg = 2,
+                         .desched_fd = -1,
+                         .prepare = lazy_mask_prepare,
+                         .ctx = &m};
+  *result = commit(c, &h);
+  return 1;
 }
 
 /* The program may not close or replace the desched counter's descriptor: such a call fails
@@ -430,6 +496,8 @@ static long dispatch(const long* c) {
   const struct out_rule* o = rwd_rule_for(c[0], a, &scratch);
   if (!o) return traced(c);
   if (!self.buf && rwd_register_thread(0) != 0) return traced(c);
+  long lazy = 0;
+  if (c[0] == SYS_rt_sigprocmask && lazy_sigprocmask(c, &lazy)) return lazy;
   int regular = 0;
   if (o->fd_check == PATH_NOT_SHARED) {
     if (path_maps_shared((const char*)a[0])) return traced(c);

@@ -112,6 +112,23 @@
  * cache's switch to RWD_FD_CACHE_FORGET with each new entry. */
 #define RWD_FEATURE_SHARED_FILES 32
 #define RWD_SHARED_FILES 16
+/* Replaying, the library makes the buffered rt_sigprocmask calls that block or unblock no
+ * signal the kernel may force (RWD_FORCED_SIGNALS) without a syscall: recording, the kernel
+ * wrote the old mask into the record; replaying, the library computes the new mask from it
+ * (man 2 sigprocmask) and leaves it in the header (pending_mask, mask_pending = 1), and
+ * rewind sets it with PTRACE_SETSIGMASK at the task's next ptrace stop, before anything
+ * reads or needs the mask (a signal's delivery, its frame, a syscall). Until then the
+ * kernel's copy is an older one, which only a signal the kernel forces on the task could
+ * see (kernel/signal.c, force_sig_info_to_task: a forced signal that is blocked resets its
+ * handler): calls that block or unblock one of those, and SIG_SETMASK calls that would
+ * (the library reads the mask first with a buffered query), are made for real in replay
+ * too, at RWD_UNTRACED_PAGE. */
+#define RWD_FEATURE_LAZY_MASK 64
+/* The signals the kernel forces on a task from a fault or trap (bit n-1 for signal n):
+ * SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS. */
+#define RWD_FORCED_SIGNALS                                                         \
+  ((1ull << (4 - 1)) | (1ull << (5 - 1)) | (1ull << (7 - 1)) | (1ull << (8 - 1)) | \
+   (1ull << (11 - 1)) | (1ull << (31 - 1)))
 
 /* The result the recorder gives a buffered syscall that a signal interrupted (no syscall
  * returns it: errors are -4095..-1). The trace keeps a record with this result where the
@@ -174,6 +191,11 @@ struct rwd_buffer_header {
    * replay too, where it means nothing); rewind clears it when it disables the counter
    * itself. A stop while it is 1 was a context switch the counter signals. */
   uint32_t desched_armed;
+  /* RWD_FEATURE_LAZY_MASK, replaying: 1 when the library has left a mask in pending_mask
+   * for rewind to set; rewind sets it back to 0 when it sets the mask. */
+  uint32_t mask_pending;
+  uint32_t pad1;
+  uint64_t pending_mask;
 };
 
 /* One buffered syscall; records are packed from RWD_DATA_OFFSET, each 8-byte aligned. */

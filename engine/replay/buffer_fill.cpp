@@ -1,6 +1,7 @@
 #include "buffer_fill.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -137,6 +138,25 @@ uint32_t take_buffer_pause(ReplayTask& t) {
   r.orig_rax = uint64_t(-1);
   set_regs(t.tid, r);
   return pos;
+}
+
+std::optional<uint64_t> set_pending_mask(ReplayTask& t) {
+  if (!t.syscall_buffer || !(t.buffer_features & RWD_FEATURE_LAZY_MASK)) return std::nullopt;
+  constexpr uint64_t kAt = offsetof(rwd_buffer_header, mask_pending);
+  static_assert(offsetof(rwd_buffer_header, pending_mask) == kAt + 8);
+  struct {
+    uint32_t pending, pad;
+    uint64_t mask;
+  } left{};
+  const std::vector<uint8_t> bytes = read_memory(t.tid, t.syscall_buffer + kAt, sizeof left);
+  if (bytes.size() != sizeof left) return std::nullopt;
+  std::memcpy(&left, bytes.data(), sizeof left);
+  if (!left.pending || !try_set_sigmask(t.tid, left.mask)) return std::nullopt;
+  const uint32_t done = 0;
+  write_memory(t.tid, t.syscall_buffer + kAt, &done, sizeof done);
+  t.blocked = left.mask;
+  t.blocked_at = resumes_so_far();
+  return left.mask;
 }
 
 }  // namespace rwd

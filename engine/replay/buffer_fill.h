@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/replay/replay_task.h"
@@ -58,5 +59,12 @@ bool at_buffer_pause(const ReplayTask& t);
 /// pause's position (bytes of records). Throws DivergenceError when `t` paused where no pause
 /// was asked for.
 uint32_t take_buffer_pause(ReplayTask& t);
+
+/// Sets the signal mask `t`'s library left for rewind (RWD_FEATURE_LAZY_MASK,
+/// rewind_preload_abi.h) with PTRACE_SETSIGMASK, at a ptrace stop of `t` (wait_stop calls it
+/// at each one, before anything reads the mask), and marks it set. Returns the mask it set
+/// (ReplayTask::blocked holds it too), or nullopt where none was left, the library has no
+/// such feature, or the task cannot be read (it died).
+std::optional<uint64_t> set_pending_mask(ReplayTask& t);
 
 }  // namespace rwd

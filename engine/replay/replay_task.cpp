@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "engine/arch/siginfo.h"
 #include "engine/arch/syscall_table.h"
@@ -70,9 +71,11 @@ namespace {
 /// Whether a run of `t` by `request`, given no signal, that ended at stop `s` left its signal
 /// mask as it was (ReplayTask::blocked). Stopped at a syscall's entry, it ran user code only
 /// (PTRACE_SYSEMU skips the syscalls it meets; PTRACE_SYSCALL from anywhere but an entry
-/// stops at the next entry), which cannot change the mask: a handler starts only after a
-/// signal-delivery stop. Stopped at an exit after PTRACE_SYSCALL, it ran the syscall whose
-/// entry it stood at, which changes the mask only if the table says so (kSetsSignalMask).
+/// stops at the next entry), which cannot change the kernel's mask: a handler starts only
+/// after a signal-delivery stop, and the library's rt_sigprocmask calls that replay makes
+/// without a syscall leave their mask for wait_stop to set (run_once then keeps that one). Stopped
+/// at an exit after PTRACE_SYSCALL, it ran the syscall whose entry it stood at, which changes the
+/// mask only if the table says so (kSetsSignalMask).
 bool mask_unchanged_by_run(const ReplayTask& t, int request, const Stop& s) {
   if (s.kind == Stop::SyscallEntry)
     return request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP ||
@@ -107,6 +110,7 @@ Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) 
   t.signal_injected = false;
   current_sigmask(t);
   const std::optional<uint64_t> blocked = t.blocked;
+  t.mask_set_at_stop = false;
   // The task runs user code only, or emulated syscalls it meets (SYSEMU) ...
   const bool emulating = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP;
   // ... or one at most, by a single step: never a syscall rewind makes it run.
@@ -116,6 +120,9 @@ Stop run_once_plain(ReplayTask& t, int request, const InterruptWhen& interrupt) 
   Stop s = soft ? run_with_soft_slots(t, request, sig, interrupt)
                 : (resume(t.tid, request, sig),        // fails only if it died:
                    wait_stop(t, request, interrupt));  // status collected
+  // The mask the library left, set at the stop: the mask the program has now, whatever the
+  // run did before (a trap's unblocking of SIGTRAP included).
+  if (std::exchange(t.mask_set_at_stop, false)) return s;
   // The resume made the copy stale; where the mask is known unchanged, it is kept.
   constexpr uint64_t kTrapBit = signal_bit(SIGTRAP);
   const bool trapped = debugger_trap(s, request);
@@ -192,6 +199,8 @@ Stop wait_stop(ReplayTask& t, int request, const InterruptWhen& interrupt) {
   for (;;) {
     int status = wait_interruptible(t.tid, interrupt, t.interrupt_sent);
     stops_waited.fetch_add(1, std::memory_order_relaxed);
+    // Before anything reads or needs the mask: the one the library left while it ran.
+    if (WIFSTOPPED(status) && set_pending_mask(t)) t.mask_set_at_stop = true;
     Stop s;
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       s.kind = Stop::Exited;

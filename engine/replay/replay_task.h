@@ -87,6 +87,10 @@ struct ReplayTask {
   /// resumes_so_far() when `blocked` was last known good after a run: a resume since (of
   /// any task, from anywhere) makes it unknown again.
   uint64_t blocked_at = 0;
+  /// wait_stop set the mask its library left (set_pending_mask, RWD_FEATURE_LAZY_MASK) at a
+  /// stop since run_once's last resume: `blocked` is that mask, which replaces whatever the
+  /// run did to the kernel's copy.
+  bool mask_set_at_stop = false;
   ThreadKernelState kernel;  ///< what a copy of its process must give its thread
   /// The recorded tid it had before its execve from a thread other than the main one gave it
   /// the process's (execve(2)); the trace names it so up to that Exec event. 0: none.
