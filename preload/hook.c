@@ -342,6 +342,7 @@ static int lazy_sigprocmask(const long* c, long* result) {
     if (!has_room(8)) return 0;
     struct rwd_commit h = {.keep_max = 8, .to_user = (void*)c[3], .out_arg = 2, .desched_fd = -1};
     *result = commit(c, &h);
+    if (*result == RWD_ABORTED) *result = traced(c);
     return 1;
   }
   if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK) return 0;
@@ -360,6 +361,7 @@ static int lazy_sigprocmask(const long* c, long* result) {
                          .prepare = lazy_mask_prepare,
                          .ctx = &m};
   *result = commit(c, &h);
+  if (*result == RWD_ABORTED) *result = traced(c); /* a program's filter judged it */
   return 1;
 }
 

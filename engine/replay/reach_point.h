@@ -82,6 +82,11 @@ class PointSearch {
   void on_stop(const Stop& s);
   /// A trampoline is patched into the task's code now.
   bool code_patched() const;
+  /// Whether the search waits with its hardware breakpoint for the task at the point's
+  /// instruction `rip`. A stop of the task there that is not that breakpoint's (a driver's
+  /// single step onto the instruction) must come to on_stop too: the next resume sets the
+  /// resume flag there (before_resume), which passes the breakpoint.
+  bool waits_at(uint64_t rip) const { return phase_ == Phase::Breakpoint && rip == e_.regs.rip; }
 
  private:
   enum class Phase : uint8_t { Pauses, Methods, AwaitPatch, Trampoline, Breakpoint, Found };

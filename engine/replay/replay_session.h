@@ -96,6 +96,10 @@ class ReplaySession {
   /// True while a point trampoline is patched into a task's code (ReplayStep::PatchRequest):
   /// the program then runs some of its instructions elsewhere.
   bool code_patched() const;
+  /// True while the replay looks for task `rec_tid`'s point at instruction `rip` with a
+  /// hardware breakpoint (PointSearch::waits_at): a driver that single-steps the task onto
+  /// `rip` leaves that stop unclaimed (RunCommand::claimed), so that the search checks it.
+  bool point_search_waits_at(pid_t rec_tid, uint64_t rip) const;
   /// True while process `pid` (a real pid of this replay) is between its library's
   /// registration that announced libc's patching and the end of it (ReplayTask::
   /// patching_libc): a debugger keeps its breakpoints out of that process's libc text then.

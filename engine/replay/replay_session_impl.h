@@ -50,6 +50,9 @@ class ReplaySession::Impl {
   ReplayStep run(const RunCommand& cmd);
   ReplayResult result() const;
   bool code_patched() const { return cur_ && cur_->search && cur_->search->code_patched(); }
+  bool point_search_waits_at(pid_t rec_tid, uint64_t rip) const {
+    return cur_ && cur_->rec_tid == rec_tid && cur_->search && cur_->search->waits_at(rip);
+  }
 
   ReplayOptions opts_;
   TraceReader trace_;

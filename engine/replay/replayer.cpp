@@ -596,6 +596,9 @@ bool ReplaySession::step() {
 bool ReplaySession::code_patched() const {
   return impl_->code_patched();
 }
+bool ReplaySession::point_search_waits_at(pid_t rec_tid, uint64_t rip) const {
+  return impl_->point_search_waits_at(rec_tid, rip);
+}
 bool ReplaySession::patching_code(pid_t pid) const {
   for (const auto& [rec, t] : impl_->tasks_)
     if (t.pid == pid && t.patching_libc) return true;

@@ -237,7 +237,12 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
       return Next::Resume;
     }
     stepping_over_ = false;
-    return on_trap(t, r, false, dr6);
+    Next n = on_trap(t, r, false, dr6);
+    // A step onto the instruction of the point the replay looks for with a hardware
+    // breakpoint, which the next resume would pass: the search checks this stop too (a
+    // reverse step out of a signal handler counts steps towards the signal's point).
+    if (n == Next::Resume && session_->point_search_waits_at(t.rec_tid, r.rip)) cmd.claimed = false;
+    return n;
   }
   return Next::Resume;  // the program's own SIGTRAP, as recorded
 }

@@ -5,6 +5,8 @@
 // stub's code; a reverse step there once patched a counting jump over an "instruction" that
 // decoding backwards had read in those bytes, and the replay died of SIGILL. Each reverse step
 // here must land on the registers the forward steps went through.
+#include <signal.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -63,4 +65,36 @@ TEST_CASE(
   }
   // ...and forwards again to the end, as recorded.
   CHECK(tl.resume_forward().reason == StopReason::TraceEnd);
+}
+
+TEST_CASE(
+    "a reverse step out of a signal handler lands where a timer signal came between "
+    "buffered syscalls") {
+  // tests/programs/mask_race.c: SIGALRM every 200 us while a loop makes buffered
+  // sigprocmask calls. The first signal comes after buffered records of its event: its point
+  // is found after a pause in the buffer, and a reverse step from the handler counts single
+  // steps from that pause. A step onto the point's instruction, where the replay waited
+  // with a hardware breakpoint, passed it (its resume flag): the replay ran on past the
+  // event's records ("made syscall rt_sigprocmask after the last call the recording
+  // buffered there").
+  Timeline tl(::test::recorded_trace(REWIND_BIN, MASK_RACE));
+  const pid_t tid = tl.current().tid;
+  StopInfo s = tl.resume_forward();
+  REQUIRE(s.reason == StopReason::Signal);
+  REQUIRE(s.signo == SIGALRM);
+  const Registers at_signal = tl.registers(tid);
+  tl.step_forward(tid);  // delivered: the handler's first instruction
+  const Registers in_handler = tl.registers(tid);
+  REQUIRE(in_handler.rip != at_signal.rip);
+  REQUIRE(tl.step_forward(tid).reason == StopReason::Step);
+  REQUIRE(tl.step_backward(tid).reason == StopReason::Step);
+  CHECK(registers_equal(tl.registers(tid), in_handler));
+  REQUIRE(tl.step_backward(tid).reason == StopReason::Step);
+  CHECK(registers_equal(tl.registers(tid), at_signal));
+  // ...and forwards again to the end, as recorded, stopping at each of the other signals.
+  StopInfo next;
+  int signals = 0;
+  while ((next = tl.resume_forward()).reason == StopReason::Signal && signals < 1000) ++signals;
+  CHECK(next.reason == StopReason::TraceEnd);
+  CHECK(signals >= 59);  // 60 ticks
 }
