@@ -338,27 +338,23 @@ static int lazy_sigprocmask(const long* c, long* result) {
   const long how = c[1];
   const uint64_t* set = (const uint64_t*)c[2];
   if (c[4] != 8) return 0;
-  if (!set) {
-    if (!has_room(8)) return 0;
-    struct rwd_commit h = {.keep_max = 8, .to_user = (void*)c[3], .out_arg = 2, .desched_fd = -1};
-    *result = commit(c, &h);
-    if (*result == RWD_ABORTED) *result = traced(c);
-    return 1;
+  if (set) {
+    if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK) return 0;
+    uint64_t changed = *set;
+    if (how == SIG_SETMASK) {
+      uint64_t old = 0;
+      if (!read_mask(&old)) return 0;
+      changed ^= old;
+    }
+    if (changed & RWD_FORCED_SIGNALS) return 0;
   }
-  if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK) return 0;
-  uint64_t changed = *set;
-  if (how == SIG_SETMASK) {
-    uint64_t old = 0;
-    if (!read_mask(&old)) return 0;
-    changed = old ^ *set;
-  }
-  if ((changed & RWD_FORCED_SIGNALS) || !has_room(8)) return 0;
+  if (!has_room(8)) return 0;
   struct mask_call m = {.how = how, .set = set, .hdr = self.buf};
   struct rwd_commit h = {.keep_max = 8,
                          .to_user = (void*)c[3],
                          .out_arg = 2,
                          .desched_fd = -1,
-                         .prepare = lazy_mask_prepare,
+                         .prepare = set ? lazy_mask_prepare : 0,
                          .ctx = &m};
   *result = commit(c, &h);
   if (*result == RWD_ABORTED) *result = traced(c); /* a program's filter judged it */
