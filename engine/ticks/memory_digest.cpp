@@ -223,6 +223,8 @@ std::string digest_report(pid_t tid, const DigestExclusions& exclude) {
   std::string out;
   std::vector<uint8_t> buf(kChunk);
   MemFile mem(tid, true);
+  DigestExclusions ex = exclude;
+  std::sort(ex.begin(), ex.end());
   for (const ProcMapping& m : read_proc_maps(tid)) {
     if (!m.read || !m.write || m.shared || m.is_special()) {
       char line[256];
@@ -234,7 +236,8 @@ std::string digest_report(pid_t tid, const DigestExclusions& exclude) {
     }
     XXH3_state_t* st = XXH3_createState();
     XXH3_128bits_reset(st);
-    hash_range(st, tid, m.start, m.end, buf, mem);
+    for (const auto& [p, end] : hashed_parts({m}, ex, {{0, UINT64_MAX}}))
+      hash_range(st, tid, p, end, buf, mem);
     XXH128_hash_t h = XXH3_128bits_digest(st);
     XXH3_freeState(st);
     char line[256];
@@ -243,7 +246,6 @@ std::string digest_report(pid_t tid, const DigestExclusions& exclude) {
              (unsigned long long)h.low64);
     out += line;
   }
-  (void)exclude;
   return out;
 }
 

@@ -86,8 +86,8 @@ struct LiveMemory {
 /// SystemError when /proc/TID/maps cannot be read.
 LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps);
 
-/// One line per hashed mapping ("start-end path xxh128"), for finding which memory differs
-/// when a point is not found again (set REWIND_DEBUG_DIGEST=FILE to have record and replay
+/// One line per hashed mapping ("start-end path xxh128", the hash of what digest_memory hashes
+/// there, minus `exclude`), for finding which memory differs when a point is not found again (set REWIND_DEBUG_DIGEST=FILE to have record and replay
 /// append these reports).
 std::string digest_report(pid_t tid, const DigestExclusions& exclude = {});
 

@@ -161,7 +161,7 @@ std::optional<runs::Scan> ReplayController::pass_count_scan() {
   scan.stack_words = stack_words_at(*t, here_.regs.rsp);
   scan.target = here_;
   set_point_digests(scan.target, *t);
-  if (debug_) target_report_ = digest_report(t->tid);
+  if (debug_) target_report_ = digest_report(t->tid, live_memory_of(*t).dead);
   scan.count_passes = true;
   StepCount c{.tid = here_.tid, .event = here_.event, .pos = pos};
   pass_fallback_ = runs::Scan{.target = scan.target, .steps = c};

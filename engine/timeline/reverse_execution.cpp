@@ -164,7 +164,7 @@ Next ReplayController::start_scan(After after, bool count_steps, uint64_t after_
     const ReplayTask* t = live(here_.tid);
     if (!t) throw Error("the current task is gone");
     set_point_digests(scan.target, *t);
-    if (debug_) target_report_ = digest_report(t->tid);
+    if (debug_) target_report_ = digest_report(t->tid, live_memory_of(*t).dead);
     // A counting scan single-steps the task from where the target can first be, checking
     // each step; a breakpoint would only stop it at every earlier pass (thousands, in a
     // loop making buffered syscalls). A reverse continue finds it by a trampoline comparing

@@ -686,9 +686,10 @@ bool ReplayController::reached(const Point& target, const Point& at) {
   }
   const ReplayTask* t = live(at.tid);
   bool same = false;
+  LiveMemory m;
   if (t) {
     // The stack window first: a loop whose registers repeat keeps its counter there.
-    LiveMemory m = live_memory_of(*t);
+    m = live_memory_of(*t);
     if (target.window &&
         digest_stack_window(t->tid, m.maps, m.dead, at.regs.rsp) != *target.window) {
       if (debug_) fprintf(stderr, "rewind: timeline: at the target's registers, stack differs\n");
@@ -699,7 +700,8 @@ bool ReplayController::reached(const Point& target, const Point& at) {
   if (debug_ && !same) {
     fprintf(stderr, "rewind: timeline: at the target's registers, memory differs\n");
     if (t) {
-      std::string now = digest_report(t->tid);
+      // What the digest hashed: the report leaves out what the digest leaves out.
+      std::string now = digest_report(t->tid, m.dead);
       std::istringstream a(target_report_), b(now);
       std::set<std::string> was, is;
       for (std::string l; std::getline(a, l);) was.insert(l);
