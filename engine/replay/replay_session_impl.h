@@ -90,6 +90,10 @@ class ReplaySession::Impl {
     pid_t rec_tid = 0;
     Goal goal = Goal::None;
     std::unique_ptr<PointSearch> search;  ///< Goal::Point
+    /// Goal::Point found for an asynchronous signal: its records are all used, and the
+    /// buffer's position goes back to 0 (buffer_reached) when the signal is delivered
+    /// (on_signal), so that the stop at its arrival still shows the point's memory.
+    bool buffer_at_delivery = false;
   };
   /// The answer run() waits for, to the step it returned last.
   enum class Await : uint8_t { Nothing, Request, Claim, PauseAck, Patch };

@@ -237,8 +237,14 @@ void Replayer::on_goal_stop(const Stop& s) {
       if (!cur_->search->found()) return;  // on towards the point
       count_point(*cur_->search->found());
       cur_->search.reset();
-      buffer_reached(t, e);
-      if (e.kind == EventKind::Sched) break;
+      if (e.kind == EventKind::Sched) {
+        buffer_reached(t, e);
+        break;
+      }
+      // The signal's arrival stop is a stop at the point too (a timeline compares it with a
+      // point that a step reached before the search did): the buffer's position stays as
+      // the point has it until the delivery.
+      cur_->buffer_at_delivery = true;
       // A signal sent from outside: at its point, send it again and let it arrive. If the
       // task blocks it now, it arrived inside a call that unblocked it for a while
       // (rt_sigsuspend, ppoll, pselect6, epoll_pwait with a mask: signal(7)), which replay
@@ -529,7 +535,7 @@ void Replayer::on_signal(ReplayTask& t, const Event& e, const Stop&) {
   Registers now = get_regs(t.tid);
   if (auto d = first_register_difference(e.regs, now))
     throw diverged(e, signal_name(e.signo) + ": " + *d);
-  if (e.synchronous) buffer_reached(t, e);
+  if (e.synchronous || std::exchange(cur_->buffer_at_delivery, false)) buffer_reached(t, e);
   set_siginfo(t.tid, e.siginfo);
   t.resume_sig = e.signo;
   if (e.memory.empty()) return;  // no handler: delivered at the next resume

@@ -373,12 +373,14 @@ void ReplayController::sync_breakpoints(const ReplayTask& t) {
 Next ReplayController::pause(StopInfo si, const Point& here) {
   if (pass_bp_) bps_.remove_internal(*std::exchange(pass_bp_, std::nullopt));
   si.event = session_->events_done();
-  last_pause_event_ = si.event;
-  last_pause_tid_ = here.tid;
-  last_pause_rip_ = 0;
-  if (here.tid)
-    if (const ReplayTask* t = live(here.tid)) last_pause_rip_ = get_regs(t->tid).rip;
   if (si.tid == 0) si.tid = here.tid ? here.tid : last_event_.tid;
+  // Where the debugger stands: at a point between events, the task the stop reports (a
+  // step back onto a handler's first instruction, just after the signal's event).
+  last_pause_event_ = si.event;
+  last_pause_tid_ = here.tid ? here.tid : si.tid;
+  last_pause_rip_ = 0;
+  if (last_pause_tid_)
+    if (const ReplayTask* t = live(last_pause_tid_)) last_pause_rip_ = get_regs(t->tid).rip;
   if (debug_)
     fprintf(stderr, "rewind: timeline: pause (run %d, point kind %d) at event %llu\n",
             int(run_.kind.index()), int(here.kind), (unsigned long long)si.event);

@@ -50,9 +50,16 @@ Next ReplayController::before_resume(ReplayTask& t, int request, RunCommand& cmd
     // entered a handler there): that is a hit too, at the point "just after the event".
     // (A single step landing on one is not: the step already stopped there.)
     at_event_start_ = resumed_in_[t.rec_tid] != session_->events_done() + 1;
-    Next next = at_event_start_ ? on_trap(t, r, true, 0) : Next::Resume;
-    at_event_start_ = false;
-    if (next != Next::Resume) return next;
+    if (at_event_start_) {
+      Next next = on_trap(t, r, true, 0);
+      at_event_start_ = false;
+      if (next != Next::Resume) return next;
+      // The hit may have paused and served the debugger's next operation (a stepi from the
+      // handler's first instruction): this resume is that operation's, decided again from
+      // the top (whether it single-steps, its breakpoints), without reporting the hit again.
+      resumed_in_[t.rec_tid] = session_->events_done() + 1;
+      return before_resume(t, request, cmd);
+    }
   }
   resumed_in_[t.rec_tid] = session_->events_done() + 1;
   if (!on_interrupted_bp && bps_.patched(t.pid, r.rip)) {
@@ -231,6 +238,13 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
       // landed on another breakpoint (a `ret` onto a breakpointed return address). That
       // one is hit now: the next resume steps over it without looking.
       if (bps_.patched(t.pid, r.rip)) return on_trap(t, r, true, 0);
+      // Onto the instruction of the point the replay looks for with a hardware breakpoint
+      // (a signal that came one instruction into a handler whose first instruction holds a
+      // breakpoint): the search checks this stop, which the next resume would pass.
+      if (session_->point_search_waits_at(t.rec_tid, r.rip)) {
+        cmd.claimed = false;
+        return Next::Resume;
+      }
       // A task that stops at every pass of a breakpoint never runs long enough for the
       // interrupt that takes checkpoints inside the interval: one is taken here when due.
       inner_checkpoint_if_due(t);
