@@ -5,9 +5,10 @@
  * checked too). Every 64 rounds it blocks SIGSEGV, a signal the kernel forces, makes a traced
  * syscall (a ptrace stop in replay too), restores the mask with SIG_SETMASK and faults: the
  * SIGSEGV handler jumps back out (siglongjmp), so a SIGSEGV still blocked in the kernel would
- * end the process instead. Prints whether the
- * handler ran TICKS times (argv[1], default 40), the masks that were not the loop's, and the
- * faults handled. */
+ * end the process instead. Prints whether the handler ran TICKS times (argv[1], default 40),
+ * the masks that were not the loop's, and the faults handled. random_walk's builds
+ * (tests/CMakeLists.txt) take TICKS from WALK_TICKS (their argument is a directory), and
+ * NO_FAULTS=1 leaves the faults out. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
