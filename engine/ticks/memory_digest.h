@@ -87,8 +87,8 @@ struct LiveMemory {
 LiveMemory live_memory(pid_t tid, const std::vector<uint64_t>& rsps);
 
 /// One line per hashed mapping ("start-end path xxh128", the hash of what digest_memory hashes
-/// there, minus `exclude`), for finding which memory differs when a point is not found again (set REWIND_DEBUG_DIGEST=FILE to have record and replay
-/// append these reports).
+/// there, minus `exclude`), for finding which memory differs when a point is not found again
+/// (set REWIND_DEBUG_DIGEST=FILE to have record and replay append these reports).
 std::string digest_report(pid_t tid, const DigestExclusions& exclude = {});
 
 }  // namespace rwd

@@ -227,6 +227,16 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
   }
   if (dr6 & (kSingleStepBit | kWatchBits)) {
     cmd.claimed = true;
+    // A step onto the instruction of the point the replay looks for with a hardware
+    // breakpoint, which the next resume would pass: the search checks this stop too (a reverse
+    // step out of a signal handler counts steps towards the signal's point; a step over a
+    // breakpoint on a handler's first instruction can land on a signal's point one instruction
+    // into it).
+    auto leave_to_point_search = [&] {
+      if (!session_->point_search_waits_at(t.rec_tid, r.rip)) return false;
+      cmd.claimed = false;
+      return true;
+    };
     if ((dr6 & kWatchBits) == 0 && registers_equal(r, resume_regs_)) {
       // A step trap before any instruction ran: the kernel reports one when a task resumed
       // from a syscall stop with a single step. Not a step: go on.
@@ -238,13 +248,7 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
       // landed on another breakpoint (a `ret` onto a breakpointed return address). That
       // one is hit now: the next resume steps over it without looking.
       if (bps_.patched(t.pid, r.rip)) return on_trap(t, r, true, 0);
-      // Onto the instruction of the point the replay looks for with a hardware breakpoint
-      // (a signal that came one instruction into a handler whose first instruction holds a
-      // breakpoint): the search checks this stop, which the next resume would pass.
-      if (session_->point_search_waits_at(t.rec_tid, r.rip)) {
-        cmd.claimed = false;
-        return Next::Resume;
-      }
+      if (leave_to_point_search()) return Next::Resume;
       // A task that stops at every pass of a breakpoint never runs long enough for the
       // interrupt that takes checkpoints inside the interval: one is taken here when due.
       inner_checkpoint_if_due(t);
@@ -252,10 +256,7 @@ Next ReplayController::after_stop(ReplayTask& t, const Stop& s, RunCommand& cmd)
     }
     stepping_over_ = false;
     Next n = on_trap(t, r, false, dr6);
-    // A step onto the instruction of the point the replay looks for with a hardware
-    // breakpoint, which the next resume would pass: the search checks this stop too (a
-    // reverse step out of a signal handler counts steps towards the signal's point).
-    if (n == Next::Resume && session_->point_search_waits_at(t.rec_tid, r.rip)) cmd.claimed = false;
+    if (n == Next::Resume) leave_to_point_search();
     return n;
   }
   return Next::Resume;  // the program's own SIGTRAP, as recorded
