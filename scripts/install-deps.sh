@@ -25,3 +25,8 @@ pkgs=(
   neovim vim-nox                       # Neovim and Vim (with Python 3) for the editor tests
 )
 "$(dirname "$0")/apt-install-missing.sh" "${pkgs[@]}"
+# CPython 3.14 for the interpreter tests (Debian 12 has 3.11): Debian unstable's, unpacked in
+# /opt/rewind-cpython-3.14 and run with its own glibc, nothing installed into the system.
+# Without it (no archive, or unstable moved on), those tests run with the other versions.
+"$(dirname "$0")/install-cpython-sid.sh" 3.14 ||
+  echo "install-deps: no CPython 3.14 for the interpreter tests (see above)"

@@ -4,8 +4,9 @@
 cache entry counts and whether each takes an argument, taken from that version's own dis and
 opcode modules.
 
-Run it with every CPython to include (3.11, 3.12, 3.13; one of each minor version):
-    tools/gen_python_opcodes.py /root/.pyenv/versions/3.1{1,2,3}*/bin/python3
+Run it with every CPython to include (3.11 to 3.14; one of each minor version):
+    tools/gen_python_opcodes.py /root/.pyenv/versions/3.1{1,2,3}*/bin/python3 \
+        /opt/rewind-cpython-3.14/bin/python3.14   # scripts/install-cpython-sid.sh
 """
 import json
 import subprocess

@@ -207,7 +207,7 @@ std::string MonitorCommands::run(const std::string& cmd, pid_t tid, uint64_t eve
       bool python = in && in->python();
       if (!in || python != (cmd == "py-bt"))
         return std::string("rewind: this program is not ") +
-               (cmd == "py-bt" ? "CPython 3.11-3.13" : "GNU R") +
+               (cmd == "py-bt" ? "CPython 3.11-3.14" : "GNU R") +
                (in ? " but " + in->name() : std::string()) + "; monitor script-stack shows its " +
                "script frames\n";
       return stack(tid, true);

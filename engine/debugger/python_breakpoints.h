@@ -1,5 +1,5 @@
 // Breakpoints on lines of Python source files (DAP setBreakpoints for a .py file) in a replayed
-// CPython 3.11-3.13, forwards and backwards, with no help from the interpreter.
+// CPython 3.11-3.14, forwards and backwards, with no help from the interpreter.
 //
 // A line is bound to the instructions where its runs of bytecode begin, in every code object
 // of that file rewind has seen (python_code.h). The eval loop fetches each instruction's

@@ -1,4 +1,4 @@
-// Stops at Python exceptions in a replayed CPython 3.11-3.13, forwards and backwards (DAP
+// Stops at Python exceptions in a replayed CPython 3.11-3.14, forwards and backwards (DAP
 // exception filters "python-raised" and "python-uncaught"), with no help from the
 // interpreter.
 //

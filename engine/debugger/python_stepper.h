@@ -1,5 +1,5 @@
 // Stepping by lines of the Python script a replayed CPython runs (DAP next, stepIn, stepOut
-// and stepBack at a Python frame), forwards and backwards. CPython 3.11-3.13 stores the
+// and stepBack at a Python frame), forwards and backwards. CPython 3.11-3.14 stores the
 // frame's instruction pointer (prev_instr, 3.13: instr_ptr) at the start of every bytecode
 // instruction it runs in that frame (INSTRUCTION_START in Python/ceval_macros.h), so a write
 // watchpoint on that word of the current frame and one on its caller's see every instruction

@@ -191,5 +191,5 @@ TEST_CASE("an older CPython gets a clear message, not a wrong stack", "[.][old-p
   REQUIRE(d.stop.reason == StopReason::Breakpoint);
   InterpMemory mem(dbg.target(d.stop.tid));
   CHECK_THROWS_WITH(PythonReader::find(dbg.modules(), mem),
-                    Catch::Contains("older than 3.11") && Catch::Contains("3.11 to 3.13"));
+                    Catch::Contains("older than 3.11") && Catch::Contains("3.11 to 3.14"));
 }

@@ -94,6 +94,17 @@ TEST_CASE("CPython offsets match the DWARF of the version's own headers", "[pyth
   CHECK(dw.offset("_PyErr_StackItem", "exc_value") == py::kStackItemExcValue);
   CHECK(dw.offset("_PyErr_StackItem", "previous_item") == py::kStackItemPrevious);
   CHECK(dw.enumerator("probe_opcodes", "probe_op_raise_varargs") == L.op_raise_varargs);
+  CHECK(dw.enumerator("probe_opcodes", "probe_op_return_value") == L.op_return_value);
+  CHECK(dw.enumerator("probe_opcodes", "probe_op_yield_value") == L.op_yield_value);
+  CHECK(dw.enumerator("probe_opcodes", "probe_op_extended_arg") == L.op_extended_arg);
+  if (minor >= 12)
+    CHECK(dw.enumerator("probe_owners", "probe_first_shim_owner") == L.shim_owner_from);
+  else
+    CHECK(L.shim_owner_from == -1);
+  if (minor >= 14)
+    CHECK(dw.enumerator("probe_tags", "probe_tag_bits") == int64_t(L.stackref_tag_bits));
+  else
+    CHECK(L.stackref_tag_bits == 0);
   if (minor < 13) {
     CHECK(dw.offset("PyThreadState", "cframe") == L.tstate_cframe);
     CHECK(dw.offset("_PyCFrame", "current_frame") == L.cframe_current_frame);
@@ -130,7 +141,7 @@ TEST_CASE("CPython offsets match the DWARF of the version's own headers", "[pyth
   CHECK(dw.offset("PyASCIIObject", "length") == py::kStrLength);
   CHECK(dw.offset("PyASCIIObject", "state") == py::kStrState);
   CHECK(dw.offset("PyBytesObject", "ob_sval") == py::kBytesData);
-  CHECK(dw.offset("PyTupleObject", "ob_item") == py::kTupleItems);
+  CHECK(dw.offset("PyTupleObject", "ob_item") == L.tuple_items);
   CHECK(dw.offset("PyListObject", "ob_item") == py::kListItems);
   CHECK(dw.offset("PyLongObject", minor < 12 ? "ob_digit" : "long_value.ob_digit") ==
         py::kLongDigits);

@@ -1,4 +1,4 @@
-// Which CPython the interpreter tests record. ctest runs them once for every CPython 3.11-3.13
+// Which CPython the interpreter tests record. ctest runs them once for every CPython 3.11-3.14
 // that CMake found on the machine (tests/CMakeLists.txt), passing the interpreter's path and
 // version in the environment; run by hand, they use the PYTHON the build names.
 #pragma once

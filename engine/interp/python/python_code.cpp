@@ -42,7 +42,7 @@ PythonCode read_python_code(InterpMemory& mem, const PythonLayout& l, uint64_t c
   int64_t n = mem.i64(consts + py::kObSize);
   if (n < 0 || n > kMaxConsts) throw InterpReadError("a bad co_consts");
   for (int64_t i = 0; i < n; ++i) {
-    uint64_t item = mem.u64(consts + py::kTupleItems + 8 * uint64_t(i));
+    uint64_t item = mem.u64(consts + uint64_t(l.tuple_items) + 8 * uint64_t(i));
     if (item && python_type_name(mem, item) == "code") c.nested.push_back(item);
   }
   return c;

@@ -1,4 +1,4 @@
-// CPython code objects as a script breakpoint needs them (3.11-3.13): the file and function a
+// CPython code objects as a script breakpoint needs them (3.11-3.14): the file and function a
 // code object belongs to, where each source line's runs of bytecode begin, and the code
 // objects nested in it (the functions and classes its body defines, among its co_consts).
 #pragma once

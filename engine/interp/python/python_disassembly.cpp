@@ -80,7 +80,7 @@ InterpCode python_frame_code(InterpMemory& mem, const PythonReader& reader,
   for (int64_t k = 0; k < n; ++k) {
     std::string type, v;
     try {
-      v = python_repr(mem, l, mem.u64(consts + py::kTupleItems + 8 * uint64_t(k)), type);
+      v = python_repr(mem, l, mem.u64(consts + uint64_t(l.tuple_items) + 8 * uint64_t(k)), type);
     } catch (const InterpReadError&) {
       v = "<unreadable>";
     }

@@ -41,7 +41,7 @@ std::string message_of_args(InterpMemory& m, const PythonLayout& l, uint64_t arg
   if (!args) return "";
   int64_t n = m.i64(args + py::kObSize);
   if (n <= 0) return "";
-  if (n == 1) return message_of_arg(m, l, m.u64(args + py::kTupleItems), type);
+  if (n == 1) return message_of_arg(m, l, m.u64(args + uint64_t(l.tuple_items)), type);
   std::string ignored;
   return python_repr(m, l, args, ignored);
 }

@@ -1,4 +1,4 @@
-// Python exceptions read out of a stopped CPython 3.11-3.13: the one a thread is raising or
+// Python exceptions read out of a stopped CPython 3.11-3.14: the one a thread is raising or
 // propagating (its thread state's curexc_* fields in 3.11, current_exception from 3.12,
 // Include/cpython/pystate.h), its type and message as the traceback's last line shows them,
 // and where its traceback says it was raised (Include/cpython/traceback.h).

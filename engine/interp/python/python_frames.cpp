@@ -20,7 +20,7 @@ struct LocalsTable {
   uint64_t names = 0;
   /// Local `i`'s name. Throws InterpReadError.
   std::string name(InterpMemory& mem, const PythonLayout& l, size_t i) const {
-    return python_str(mem, l, mem.u64(names + py::kTupleItems + 8 * uint64_t(i)), 256);
+    return python_str(mem, l, mem.u64(names + uint64_t(l.tuple_items) + 8 * uint64_t(i)), 256);
   }
 };
 
@@ -43,14 +43,21 @@ std::optional<PythonReader> PythonReader::find(const ModuleList& modules, Interp
   uint64_t version_at = data_symbol_address(modules, "Py_Version");
   if (!version_at)
     throw Error(
-        "this CPython is older than 3.11: its Python frames cannot be read (3.11 to 3.13 "
+        "this CPython is older than 3.11: its Python frames cannot be read (3.11 to 3.14 "
         "can)");
-  uint32_t version = mem.u32(version_at);
+  // The symbols are known from the file's first mapping; a dynamic loader run as a command
+  // (ld.so PROGRAM) maps the data segment after it: until then there is no CPython to read.
+  uint32_t version = 0;
+  try {
+    version = mem.u32(version_at);
+  } catch (const InterpReadError&) {
+    return std::nullopt;
+  }
   int major = int(version >> 24), minor = int((version >> 16) & 0xff);
   const PythonLayout* l = major == 3 ? python_layout(minor) : nullptr;
   if (!l)
     throw Error("CPython " + std::to_string(major) + "." + std::to_string(minor) +
-                " is not supported: rewind reads the Python frames of 3.11 to 3.13");
+                " is not supported: rewind reads the Python frames of 3.11 to 3.14");
   return PythonReader(*l, runtime, version, data_symbol_address(modules, "PyFunction_Type"));
 }
 
@@ -110,8 +117,8 @@ std::vector<InterpFrame> PythonReader::stack(InterpMemory& mem, pid_t tid, Stack
     uint64_t previous = 0;
     try {
       previous = mem.u64(frame + uint64_t(l.frame_previous));
-      if (l.owned_by_cstack >= 0 && mem.u8(frame + uint64_t(l.frame_owner)) == l.owned_by_cstack) {
-        frame = previous;  // a shim frame of a C call into the eval loop
+      if (l.shim_owner_from >= 0 && mem.u8(frame + uint64_t(l.frame_owner)) >= l.shim_owner_from) {
+        frame = previous;  // a shim frame of a C call into the eval loop, or the interpreter's
         continue;
       }
       InterpFrame f = read_frame(mem, frame, out.size() < depth.with_locals);
@@ -166,7 +173,7 @@ PythonReader::FrameExit PythonReader::frame_exit(InterpMemory& mem, uint64_t fra
     int32_t n = mem.i32(code + uint64_t(l.code_nlocalsplus));
     if (n < 0 || n > (1 << 20)) throw InterpReadError("a bad co_nlocalsplus");
     out.kind = FrameExit::Returned;
-    out.object = mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(n));
+    out.object = stackref_object(l, mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(n)));
   } else if (is(l.op_return_const) || is(l.op_instrumented_return_const)) {
     uint64_t oparg = mem.u8(instr + 1);
     int shift = 8;
@@ -178,7 +185,7 @@ PythonReader::FrameExit PythonReader::frame_exit(InterpMemory& mem, uint64_t fra
     if (oparg >= uint64_t(std::max<int64_t>(mem.i64(consts + py::kObSize), 0)))
       throw InterpReadError("RETURN_CONST past its code's constants");
     out.kind = FrameExit::Returned;
-    out.object = mem.u64(consts + py::kTupleItems + 8 * oparg);
+    out.object = mem.u64(consts + uint64_t(l.tuple_items) + 8 * oparg);
   }
   return out;
 }
@@ -200,7 +207,7 @@ InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame, bool wit
   f.address = frame;
   f.step_word = step_word(frame);
   if (l.frame_is_entry >= 0) f.entry = mem.u8(frame + uint64_t(l.frame_is_entry)) != 0;
-  uint64_t code = mem.u64(frame + uint64_t(l.frame_code));
+  uint64_t code = frame_code(mem, frame);
   if (python_type_name(mem, code) != "code")
     throw InterpReadError("frame 0x" + hex(frame) + " has no code object");
   uint64_t instr = mem.u64(frame + uint64_t(l.frame_instr));
@@ -223,7 +230,8 @@ InterpFrame PythonReader::read_frame(InterpMemory& mem, uint64_t frame, bool wit
   const std::vector<uint8_t>& kinds = t.kinds;
   for (size_t i = 0; i < kinds.size(); ++i) {
     if (kinds[i] & py::kFastHidden) continue;
-    uint64_t value = mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(i));
+    uint64_t value =
+        stackref_object(l, mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(i)));
     if (!value) continue;  // not bound yet
     InterpVariable v;
     v.name = t.name(mem, l, i);

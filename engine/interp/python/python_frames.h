@@ -1,4 +1,4 @@
-// The Python stack of a stopped CPython 3.11-3.13 interpreter, read from its memory with no
+// The Python stack of a stopped CPython 3.11-3.14 interpreter, read from its memory with no
 // help from it (docs/interpreter-frames.md §1): _PyRuntime -> interpreter ->
 // thread states (by native_thread_id) -> _PyInterpreterFrame chain, each frame's code object
 // giving function, file, line (co_linetable) and locals (localsplus).
@@ -21,8 +21,8 @@ class PythonReader {
  public:
   /// Looks for CPython in the process's modules (the _PyRuntime and Py_Version symbols, in
   /// the executable or libpython). nullopt when the process is not CPython (or has not
-  /// loaded it yet). Throws Error naming the version when it is a CPython rewind cannot read
-  /// (before 3.11, or after 3.13).
+  /// loaded it yet, or not mapped its data: Py_Version unreadable). Throws Error naming the
+  /// version when it is a CPython rewind cannot read (before 3.11, or after 3.14).
   static std::optional<PythonReader> find(const ModuleList& modules, InterpMemory& mem);
 
   /// "3.11.2".
@@ -49,7 +49,7 @@ class PythonReader {
   uint64_t step_word(uint64_t frame) const { return frame + uint64_t(layout_->frame_instr); }
   /// The code object frame `frame` runs. Throws InterpReadError.
   uint64_t frame_code(InterpMemory& mem, uint64_t frame) const {
-    return mem.u64(frame + uint64_t(layout_->frame_code));
+    return stackref_object(*layout_, mem.u64(frame + uint64_t(layout_->frame_code)));
   }
   /// The address of local `name`'s slot in frame `frame`: its localsplus entry, which holds
   /// the bound object (a PyObject*) or NULL while unbound; STORE_FAST and a call's binding

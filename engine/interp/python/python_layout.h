@@ -1,7 +1,7 @@
-// Struct offsets of CPython 3.11, 3.12 and 3.13 on x86-64 Linux, by minor version: the data
-// the Python frame reader walks with. Values from docs/interpreter-frames.md
-// §1.3, computed with offsetof against each version's own headers (3.13's equal what its
-// _Py_DebugOffsets reports). tests/interp/python_layout_test reads every one back from the
+// Struct offsets of CPython 3.11 to 3.14 on x86-64 Linux, by minor version: the data the
+// Python frame reader walks with. Values from docs/interpreter-frames.md §1.3, computed with
+// offsetof against each version's own headers (3.13's and 3.14's equal what their
+// _Py_DebugOffsets report). tests/interp/python_layout_test reads every one back from the
 // DWARF of a program built against each installed version's headers.
 #pragma once
 
@@ -33,7 +33,13 @@ struct PythonLayout {
   int frame_is_entry;  ///< is_entry (3.11)
   int frame_owner;
   int frame_localsplus;
-  int owned_by_cstack;  ///< owner value of shim frames (3.12+), -1 before
+  /// The lowest owner value of frames that run no Python function, which the stack skips
+  /// (3.12, 3.13: FRAME_OWNED_BY_CSTACK, the shim of a C call into the eval loop; 3.14 adds
+  /// FRAME_OWNED_BY_INTERPRETER below it); -1 before 3.12.
+  int shim_owner_from;
+  /// The tag bits of a _PyStackRef (3.14+: f_executable and localsplus hold them; the GIL
+  /// build's Py_TAG_BITS, pycore_stackref.h): 0 where those words are plain PyObject*.
+  uint64_t stackref_tag_bits;
   int function_code;    ///< PyFunctionObject.func_code
   int code_consts;      ///< co_consts: tuple (nested code objects among them)
   int code_argcount;
@@ -45,6 +51,7 @@ struct PythonLayout {
   int code_qualname;
   int code_linetable;      ///< bytes
   int code_code_adaptive;  ///< the bytecode, inline in the code object
+  int tuple_items;         ///< PyTupleObject.ob_item (3.14 caches the hash before it)
   int ascii_data;          ///< sizeof(PyASCIIObject): compact ASCII str data
   int compact_data;        ///< sizeof(PyCompactUnicodeObject): compact non-ASCII data
   bool long_tag;           ///< int size in lv_tag (3.12+) rather than ob_size
@@ -60,13 +67,23 @@ struct PythonLayout {
 /// The layout of CPython 3.`minor`, or nullptr for a version rewind does not know.
 const PythonLayout* python_layout(int minor);
 
+/// The object a frame word of layout `l` refers to (f_executable, a localsplus entry): the
+/// word itself before 3.14; from 3.14 a _PyStackRef, whose tag bits are masked off, 0 for
+/// the NULL reference (bits Py_TAG_REFCNT alone) and for a tagged int (both tag bits set:
+/// no object). pycore_stackref.h.
+inline uint64_t stackref_object(const PythonLayout& l, uint64_t word) {
+  if (!l.stackref_tag_bits) return word;
+  if ((word & l.stackref_tag_bits) == l.stackref_tag_bits) return 0;
+  return word & ~l.stackref_tag_bits;
+}
+
 /// Offsets shared by all supported versions (object headers, containers).
 namespace py {
 constexpr int kObType = 8, kObSize = 16;          // PyObject.ob_type, PyVarObject.ob_size
 constexpr int kTpName = 24, kTpFlags = 168;       // PyTypeObject
 constexpr int kStrLength = 16, kStrState = 32;    // PyASCIIObject
 constexpr int kBytesData = 32;                    // PyBytesObject.ob_sval
-constexpr int kTupleItems = 24, kListItems = 24;  // PyTupleObject.ob_item, PyListObject.ob_item
+constexpr int kListItems = 24;  // PyListObject.ob_item
 constexpr int kLongDigits = 24;                   // ob_digit (30-bit digits in uint32)
 constexpr int kFloatValue = 16;                   // PyFloatObject.ob_fval
 constexpr int kDictUsed = 16;                     // PyDictObject.ma_used

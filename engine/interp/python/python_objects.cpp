@@ -172,7 +172,7 @@ std::string python_repr(InterpMemory& m, const PythonLayout& l, uint64_t obj, st
   if (list || tuple) {
     int64_t n = m.i64(obj + py::kObSize);
     if (n < 0 || n > (int64_t(1) << 40)) throw InterpReadError("a container with a bad size");
-    uint64_t items = list ? m.u64(obj + py::kListItems) : obj + py::kTupleItems;
+    uint64_t items = list ? m.u64(obj + py::kListItems) : obj + uint64_t(l.tuple_items);
     std::string out = list ? "[" : "(";
     const int64_t shown = depth > 0 ? 0 : std::min<int64_t>(n, 5);
     for (int64_t i = 0; i < shown; ++i) {

@@ -1,4 +1,4 @@
-// Reading CPython objects out of a stopped interpreter (3.11-3.13): strings, ints of any
+// Reading CPython objects out of a stopped interpreter (3.11-3.14): strings, ints of any
 // size, floats, bytes, containers; and the co_linetable decoder. Layouts: python_layout.h.
 #pragma once
 
