@@ -4,7 +4,7 @@
 # python3.X packages and the libraries they need, downloaded from Debian's archive with apt
 # and unpacked, nothing installed into the system. Debian 12's glibc is older than the one
 # those packages are built against, so the directory holds unstable's glibc too, and
-# DIR/bin/python3.X runs the interpreter with unstable's dynamic loader.
+# DIR/bin/python3.X (the interpreter, patched with patchelf) runs with unstable's loader.
 # Usage: scripts/install-cpython-sid.sh [VERSION [DIR]] (default 3.14 and
 # /opt/rewind-cpython-VERSION). Does nothing when DIR/bin/python3.X runs already; fails with
 # a one-line message (and exit 1) when the archive cannot be reached or has no such version.
@@ -39,10 +39,11 @@ rm -rf "$dir"
 mkdir -p "$dir/root" "$dir/bin"
 for deb in "$work"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
 lib="$dir/root/usr/lib/x86_64-linux-gnu"
-cat >"$dir/bin/python$version" <<EOF
-#!/bin/sh
-# CPython $version from Debian unstable, run with its own glibc (scripts/install-cpython-sid.sh).
-exec "$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$dir/root/usr/bin/python$version" "\$@"
-EOF
-chmod +x "$dir/bin/python$version"
+# Executed by the kernel as an installed interpreter would be: its ELF interpreter is the
+# unpacked glibc's loader, and its DT_RPATH (which dlopen'd extension modules' own libraries
+# use too) the unpacked libraries; it finds its standard library from its own location.
+"$(dirname "$0")/apt-install-missing.sh" patchelf >/dev/null
+patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" \
+  "$dir/root/usr/bin/python$version"
+ln -s "../root/usr/bin/python$version" "$dir/bin/python$version"
 "$dir/bin/python$version" -c "import sys; print('CPython', sys.version.split()[0], 'in $dir')"
