@@ -75,7 +75,13 @@ void PythonExceptions::prepare() {
   // Only raises the filters stop at need the raise breakpoint (each hit is a stop of a few
   // ms): an uncaught exception's raise is found from its report (back_to).
   if (stops_.raised || target_) plant("PyTraceBack_Here", traceback_here_);
-  if (stops_.uncaught) plant("_PyErr_Display", display_);
+  if (stops_.uncaught) {
+    // 3.14 no longer exports _PyErr_Display: its public PyErr_Display(unused, value,
+    // traceback) is what sys.excepthook and threading.excepthook call there.
+    plant("_PyErr_Display", display_);
+    display_public_ = !display_;
+    if (display_public_) plant("PyErr_Display", display_);
+  }
 }
 
 void PythonExceptions::end_resume() {
@@ -296,10 +302,16 @@ PythonExceptions::Outcome PythonExceptions::on_stop(const StopInfo& s, Direction
     return out;
   }
   if (s.addr != display_ || !stops_.uncaught) return out;
-  // _PyErr_Display(file, type, value, traceback): type in 3.11 (3.12 on: unused, the value's).
+  // _PyErr_Display(file, type, value, traceback): type in 3.11 (3.12 on: unused, the value's);
+  // PyErr_Display(unused, value, traceback) where only that one is exported (3.14).
   const PythonReader* py = python_.reader();
   if (!py) return out;
   Registers r = tl_.registers(s.tid);
+  if (display_public_) {
+    r.rcx = r.rdx;
+    r.rdx = r.rsi;
+    r.rsi = 0;
+  }
   ExceptionStop e;
   std::optional<Raise> raise;
   try {

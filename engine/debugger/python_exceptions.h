@@ -155,6 +155,7 @@ class PythonExceptions {
   PythonExceptionStops stops_;
   uint64_t traceback_here_ = 0;  ///< PyTraceBack_Here while its breakpoint is planted
   uint64_t display_ = 0;         ///< _PyErr_Display while its breakpoint is planted
+  bool display_public_ = false;  ///< display_ is PyErr_Display (3.14: the other is not exported)
   std::vector<CodeSite> planted_;
   std::map<pid_t, uint64_t> tstates_;  ///< thread states by task, as last found
   std::optional<bool> has_python_;     ///< trace_has_python(), once known

@@ -16,7 +16,6 @@ const PythonReader* PythonLocator::reader() {
     return nullptr;  // not initialized far enough yet, or a version rewind cannot read
   }
   if (!reader_) return nullptr;
-  std::tie(eval_lo_, eval_hi_) = modules_.function_range("_PyEval_EvalFrameDefault");
   return &*reader_;
 }
 

@@ -28,15 +28,15 @@ class PythonLocator {
   uint64_t function(const char* name) const { return modules_.function_range(name).first; }
   /// The module whose mappings hold runtime address `addr`, nullptr when none.
   const Module* module_at(uint64_t addr) const { return modules_.module_at(addr); }
-  /// Whether `rip` is in the eval loop (_PyEval_EvalFrameDefault); false before reader().
-  bool in_eval_loop(uint64_t rip) const { return rip >= eval_lo_ && rip < eval_hi_; }
+  /// Whether `rip` is in the eval loop (_PyEval_EvalFrameDefault and its split-off parts:
+  /// PythonReader::in_eval_loop); false before reader().
+  bool in_eval_loop(uint64_t rip) const { return reader_ && reader_->in_eval_loop(rip); }
 
  private:
   Timeline& tl_;
   ModuleList& modules_;
   std::optional<PythonReader> reader_;
   size_t modules_seen_ = SIZE_MAX;
-  uint64_t eval_lo_ = 0, eval_hi_ = 0;  ///< _PyEval_EvalFrameDefault's code
 };
 
 }  // namespace rwd

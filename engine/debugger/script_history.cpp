@@ -43,6 +43,7 @@ void describe_python(const PythonReader& py, InterpMemory& mem, pid_t tid, Value
 
 /// The object at `obj` as the Variables view shows a Python value.
 std::string python_value(const PythonReader& py, InterpMemory& mem, uint64_t obj) {
+  obj = stackref_object(py.layout(), obj);  // a slot's word: a _PyStackRef from 3.14
   if (!obj) return kUnbound;
   try {
     std::string type;
@@ -80,7 +81,8 @@ bool binding_changed(Debugger& d, const PythonReader& py, const StopInfo& s, pid
   InterpMemory mem(d.target(tid));
   try {
     if (py.frame_code(mem, frame) != code || !py.running_or_entering(mem, tid, frame)) return false;
-    return pointer_in(s.new_value) != 0 || py.current_frame(mem, tid) == frame;
+    return stackref_object(py.layout(), pointer_in(s.new_value)) != 0 ||
+           py.current_frame(mem, tid) == frame;
   } catch (const InterpReadError&) {
     return false;
   }
@@ -140,7 +142,7 @@ ValueHistory HistoryQuery::run_python(Debugger& d, const PythonReader& py,
     w.change.tid = s.tid;
     w.change.pc = tl.registers(s.tid).rip;
     describe_python(py, mem, s.tid, w.change);
-    w.object = pointer_in(s.new_value);
+    w.object = stackref_object(py.layout(), pointer_in(s.new_value));
     w.change.new_value = python_value(py, mem, w.object);
     w.change.new_bytes = s.new_value;
     w.call = calls;

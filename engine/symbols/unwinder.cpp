@@ -241,4 +241,16 @@ std::optional<std::pair<uint64_t, uint64_t>> preload_code(const ModuleList& modu
   return std::nullopt;
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> unwind_table_range(Target& target,
+                                                                const ModuleList& modules,
+                                                                uint64_t ip) {
+  UnwindContext c{target, modules, {}};
+  unw_proc_info_t pi;
+  memset(&pi, 0, sizeof pi);
+  if (find_proc_info(address_space(), ip, &pi, 0, &c) != 0) return std::nullopt;
+  put_unwind_info(address_space(), &pi, &c);
+  if (pi.start_ip >= pi.end_ip || ip < pi.start_ip || ip >= pi.end_ip) return std::nullopt;
+  return std::make_pair(uint64_t(pi.start_ip), uint64_t(pi.end_ip));
+}
+
 }  // namespace rwd

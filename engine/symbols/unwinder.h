@@ -52,4 +52,12 @@ std::vector<PhysicalFrame> unwind_stack(Target& target, const ModuleList& module
 /// the library is not loaded (a process started without it, or before the loader maps it).
 std::optional<std::pair<uint64_t, uint64_t>> preload_code(const ModuleList& modules);
 
+/// The runtime range [start, end) of the unwind-table entry (the .eh_frame FDE, found through
+/// the module's .eh_frame_hdr) that covers code address `ip`: a function, or one part of a
+/// function its compiler split (a cold or partitioned block has an FDE of its own). nullopt
+/// when no module's table covers it.
+std::optional<std::pair<uint64_t, uint64_t>> unwind_table_range(Target& target,
+                                                                const ModuleList& modules,
+                                                                uint64_t ip);
+
 }  // namespace rwd

@@ -58,7 +58,8 @@ std::optional<PythonReader> PythonReader::find(const ModuleList& modules, Interp
   if (!l)
     throw Error("CPython " + std::to_string(major) + "." + std::to_string(minor) +
                 " is not supported: rewind reads the Python frames of 3.11 to 3.14");
-  return PythonReader(*l, runtime, version, data_symbol_address(modules, "PyFunction_Type"));
+  return PythonReader(*l, runtime, version, data_symbol_address(modules, "PyFunction_Type"),
+                      function_parts(mem.target(), modules, "_PyEval_EvalFrameDefault"));
 }
 
 std::string PythonReader::version() const {
@@ -173,7 +174,8 @@ PythonReader::FrameExit PythonReader::frame_exit(InterpMemory& mem, uint64_t fra
     int32_t n = mem.i32(code + uint64_t(l.code_nlocalsplus));
     if (n < 0 || n > (1 << 20)) throw InterpReadError("a bad co_nlocalsplus");
     out.kind = FrameExit::Returned;
-    out.object = stackref_object(l, mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(n)));
+    out.object =
+        stackref_object(l, mem.u64(frame + uint64_t(l.frame_localsplus) + 8 * uint64_t(n)));
   } else if (is(l.op_return_const) || is(l.op_instrumented_return_const)) {
     uint64_t oparg = mem.u8(instr + 1);
     int shift = 8;

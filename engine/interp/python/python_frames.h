@@ -12,6 +12,7 @@
 
 #include "engine/interp/interp_frame.h"
 #include "engine/interp/python/python_layout.h"
+#include "engine/symbols/function_parts.h"
 #include "engine/symbols/module_list.h"
 
 namespace rwd {
@@ -91,10 +92,18 @@ class PythonReader {
   /// generations' lists and the permanent one: every function defined and still alive), at
   /// most `max`, in list order (python_gc.cpp). Throws InterpReadError.
   std::vector<uint64_t> function_codes(InterpMemory& mem, size_t max) const;
+  /// Whether code address `pc` is in the eval loop, _PyEval_EvalFrameDefault, with the parts
+  /// its compiler split off (function_parts.h): where a Python frame's native call runs.
+  bool in_eval_loop(uint64_t pc) const { return in_ranges(eval_loop_, pc); }
 
  private:
-  PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version, uint64_t function_type)
-      : layout_(&l), runtime_(runtime), version_(version), function_type_(function_type) {}
+  PythonReader(const PythonLayout& l, uint64_t runtime, uint32_t version, uint64_t function_type,
+               CodeRanges eval_loop)
+      : layout_(&l),
+        runtime_(runtime),
+        version_(version),
+        function_type_(function_type),
+        eval_loop_(std::move(eval_loop)) {}
   /// Frame `frame` as stack() shows it; its locals only `with_locals`.
   InterpFrame read_frame(InterpMemory& mem, uint64_t frame, bool with_locals = true) const;
   /// The first thread state, or 0 before the interpreter exists.
@@ -107,6 +116,7 @@ class PythonReader {
   uint64_t runtime_;        ///< runtime address of _PyRuntime
   uint32_t version_;        ///< PY_VERSION_HEX
   uint64_t function_type_;  ///< runtime address of PyFunction_Type (0: not found)
+  CodeRanges eval_loop_;    ///< the eval loop's code
 };
 
 }  // namespace rwd

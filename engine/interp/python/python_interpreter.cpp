@@ -35,7 +35,8 @@ class PythonInterpreter : public Interpreter {
     // (_PyFrame_StackPush [inlined]) before it: they are part of the same call.
     std::set<size_t> eval_calls;
     for (const StackFrame& f : native)
-      if (f.function == kEvalLoop && !f.inlined) {
+      if (!f.inlined &&
+          (f.function == kEvalLoop || reader_.in_eval_loop(f.return_address ? f.pc - 1 : f.pc))) {
         interpreter = f.module;
         eval_calls.insert(f.physical);
       }

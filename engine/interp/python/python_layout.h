@@ -40,8 +40,8 @@ struct PythonLayout {
   /// The tag bits of a _PyStackRef (3.14+: f_executable and localsplus hold them; the GIL
   /// build's Py_TAG_BITS, pycore_stackref.h): 0 where those words are plain PyObject*.
   uint64_t stackref_tag_bits;
-  int function_code;    ///< PyFunctionObject.func_code
-  int code_consts;      ///< co_consts: tuple (nested code objects among them)
+  int function_code;  ///< PyFunctionObject.func_code
+  int code_consts;    ///< co_consts: tuple (nested code objects among them)
   int code_argcount;
   int code_firstlineno;
   int code_nlocalsplus;
@@ -83,7 +83,7 @@ constexpr int kObType = 8, kObSize = 16;          // PyObject.ob_type, PyVarObje
 constexpr int kTpName = 24, kTpFlags = 168;       // PyTypeObject
 constexpr int kStrLength = 16, kStrState = 32;    // PyASCIIObject
 constexpr int kBytesData = 32;                    // PyBytesObject.ob_sval
-constexpr int kListItems = 24;  // PyListObject.ob_item
+constexpr int kListItems = 24;                    // PyListObject.ob_item
 constexpr int kLongDigits = 24;                   // ob_digit (30-bit digits in uint32)
 constexpr int kFloatValue = 16;                   // PyFloatObject.ob_fval
 constexpr int kDictUsed = 16;                     // PyDictObject.ma_used
