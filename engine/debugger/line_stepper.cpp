@@ -57,7 +57,7 @@ LineStepper::Frame LineStepper::frame_of(pid_t tid) {
     f.has_lines = row && row->second.line != 0;
   }
   if (!f.entry)
-    if (const Symbol* s = m->symbols().function_at(link)) f.entry = m->to_runtime(s->addr);
+    if (const Symbol* s = m->function_at(link)) f.entry = m->to_runtime(s->addr);
   return f;
 }
 

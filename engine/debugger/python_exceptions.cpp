@@ -57,9 +57,11 @@ bool PythonExceptions::trace_has_python() {
 }
 
 void PythonExceptions::plant(const char* name, uint64_t& at) {
-  if (at) return;
-  uint64_t a = python_.function(name);
-  if (!a) return;
+  plant_at(python_.function(name), at);
+}
+
+void PythonExceptions::plant_at(uint64_t a, uint64_t& at) {
+  if (at || !a) return;
   try {
     CodeSite site = tl_.code_site(tl_.current().tid, a);
     refs_.add(site);
@@ -75,12 +77,22 @@ void PythonExceptions::prepare() {
   // Only raises the filters stop at need the raise breakpoint (each hit is a stop of a few
   // ms): an uncaught exception's raise is found from its report (back_to).
   if (stops_.raised || target_) plant("PyTraceBack_Here", traceback_here_);
-  if (stops_.uncaught) {
-    // 3.14 no longer exports _PyErr_Display: its public PyErr_Display(unused, value,
-    // traceback) is what sys.excepthook and threading.excepthook call there.
+  if (stops_.uncaught && !display_) {
+    // 3.14 no longer exports _PyErr_Display. A stripped build (Debian's) leaves it unnamed:
+    // it is then PyErr_Display's one call to an unnamed function (GCC's clone of it without
+    // the unused type, or the function itself), which sys.excepthook makes through
+    // PyErr_Display and threading.excepthook directly. Else PyErr_Display(unused, value,
+    // traceback), which only the main thread's report passes through.
     plant("_PyErr_Display", display_);
-    display_public_ = !display_;
-    if (display_public_) plant("PyErr_Display", display_);
+    display_args_ = display_ ? DisplayArgs::FileTypeValueTraceback : DisplayArgs::Unknown;
+    if (!display_) {
+      std::vector<uint64_t> callees = python_.unnamed_callees("PyErr_Display");
+      if (callees.size() == 1) plant_at(callees[0], display_);
+    }
+    if (!display_) {
+      plant("PyErr_Display", display_);
+      display_args_ = DisplayArgs::UnusedValueTraceback;
+    }
   }
 }
 
@@ -307,16 +319,23 @@ PythonExceptions::Outcome PythonExceptions::on_stop(const StopInfo& s, Direction
   const PythonReader* py = python_.reader();
   if (!py) return out;
   Registers r = tl_.registers(s.tid);
-  if (display_public_) {
-    r.rcx = r.rdx;
-    r.rdx = r.rsi;
-    r.rsi = 0;
-  }
   ExceptionStop e;
   std::optional<Raise> raise;
   try {
     TimelineTarget t(tl_, s.tid);
     InterpMemory mem(t);
+    bool three = display_args_ == DisplayArgs::UnusedValueTraceback;
+    if (display_args_ == DisplayArgs::Unknown) {
+      // A clone without the type has the traceback (or None) third, the function itself the
+      // type (NULL since 3.12) second and the value third.
+      std::string third = r.rdx ? python_type_name(mem, r.rdx) : "";
+      three = third == "traceback" || third == "NoneType";
+    }
+    if (three) {
+      r.rcx = r.rdx;
+      r.rdx = r.rsi;
+      r.rsi = 0;
+    }
     PythonException exc =
         python_exception(mem, py->layout(), py->layout().minor == 11 ? r.rsi : 0, r.rdx, r.rcx);
     e.type = exc.type;

@@ -12,7 +12,7 @@
 //
 // An exception ends its thread or the program unhandled when the interpreter prints it as such:
 // _PyErr_Display(file, type, value, traceback) is what sys.excepthook (the main thread) and
-// threading.excepthook (other threads) call. Its traceback's innermost entry names the frame
+// threading.excepthook (other threads) call (unexported in 3.14: found from PyErr_Display). Its traceback's innermost entry names the frame
 // object the exception was raised in; the stop for it is the raise, found by going back from
 // there to that frame's raise. A forward continue does that only when the raise comes after
 // where the continue began (the exception was not propagating or handled there, in any
@@ -105,6 +105,8 @@ class PythonExceptions {
   /// Plants a breakpoint at function `name` of the interpreter, setting `at` to its address
   /// (nothing when `at` is set already or the function is not found).
   void plant(const char* name, uint64_t& at);
+  /// plant() at runtime address `a` (nothing when 0).
+  void plant_at(uint64_t a, uint64_t& at);
   /// A raise seen: task and the raising frame object.
   struct Raise {
     pid_t tid = 0;
@@ -155,7 +157,11 @@ class PythonExceptions {
   PythonExceptionStops stops_;
   uint64_t traceback_here_ = 0;  ///< PyTraceBack_Here while its breakpoint is planted
   uint64_t display_ = 0;         ///< _PyErr_Display while its breakpoint is planted
-  bool display_public_ = false;  ///< display_ is PyErr_Display (3.14: the other is not exported)
+  /// How display_'s arguments are laid out: _PyErr_Display(file, type, value, traceback),
+  /// PyErr_Display(unused, value, traceback), or an unnamed function found from PyErr_Display
+  /// (either, told apart at each stop).
+  enum class DisplayArgs { FileTypeValueTraceback, UnusedValueTraceback, Unknown };
+  DisplayArgs display_args_ = DisplayArgs::FileTypeValueTraceback;
   std::vector<CodeSite> planted_;
   std::map<pid_t, uint64_t> tstates_;  ///< thread states by task, as last found
   std::optional<bool> has_python_;     ///< trace_has_python(), once known

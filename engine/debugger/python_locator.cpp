@@ -1,6 +1,7 @@
 #include "engine/debugger/python_locator.h"
 
 #include "engine/debugger/timeline_target.h"
+#include "engine/symbols/function_parts.h"
 
 namespace rwd {
 
@@ -17,6 +18,20 @@ const PythonReader* PythonLocator::reader() {
   }
   if (!reader_) return nullptr;
   return &*reader_;
+}
+
+std::vector<uint64_t> PythonLocator::unnamed_callees(const char* name) const {
+  std::vector<uint64_t> out;
+  try {
+    TimelineTarget t(tl_, tl_.current().tid);
+    for (uint64_t to : direct_calls(t, modules_, name)) {
+      const Module* m = modules_.module_at(to);
+      if (m && !m->function_at(m->to_link(to))) out.push_back(to);
+    }
+  } catch (const Error&) {
+    out.clear();
+  }
+  return out;
 }
 
 }  // namespace rwd

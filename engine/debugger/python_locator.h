@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "engine/interp/python/python_frames.h"
 #include "engine/symbols/module_list.h"
@@ -26,6 +27,10 @@ class PythonLocator {
   /// The address of function `name` (its first instruction) among the modules, 0 when none
   /// has it.
   uint64_t function(const char* name) const { return modules_.function_range(name).first; }
+  /// The addresses that function `name`'s code calls directly where no symbol names a
+  /// function (direct_calls, function_parts.h): a stripped interpreter's internal functions,
+  /// found from an exported caller. Empty when there are none or the code cannot be read.
+  std::vector<uint64_t> unnamed_callees(const char* name) const;
   /// The module whose mappings hold runtime address `addr`, nullptr when none.
   const Module* module_at(uint64_t addr) const { return modules_.module_at(addr); }
   /// Whether `rip` is in the eval loop (_PyEval_EvalFrameDefault and its split-off parts:

@@ -63,7 +63,7 @@ void describe_code(Debugger& d, uint64_t pc, ValueChange& c) {
   if (DwarfIndex* dw = m->dwarf())
     if (const FunctionInfo* fn = dw->function_at(link)) c.function = fn->name;
   if (c.function.empty())
-    if (const Symbol* s = m->symbols().function_at(link)) c.function = s->demangled;
+    if (const Symbol* s = m->function_at(link)) c.function = s->demangled;
   if (auto line = source_line_at(d.modules(), pc)) {
     c.file = line->file;
     c.line = line->line;

@@ -29,7 +29,7 @@ FormatOptions symbolizing_options(ModuleList& modules) {
   FormatOptions opt;
   opt.symbolize = [&modules](uint64_t addr) -> std::string {
     Module* m = modules.module_at(addr);
-    const Symbol* s = m ? m->symbols().function_at(m->to_link(addr)) : nullptr;
+    const Symbol* s = m ? m->function_at(m->to_link(addr)) : nullptr;
     if (!s) return "";
     uint64_t off = m->to_link(addr) - s->addr;
     std::string name = without_parameters(s->demangled);
@@ -75,7 +75,7 @@ std::vector<StackFrame> build_call_stack(Target& target, ModuleList& modules, pi
     DwarfIndex* dw = base.module->dwarf();
     const FunctionInfo* fn = dw ? dw->function_at(a) : nullptr;
     if (!fn) {
-      if (const Symbol* s = base.module->symbols().function_at(a))
+      if (const Symbol* s = base.module->function_at(a))
         base.function = without_parameters(s->demangled);
       out.push_back(base);
       continue;

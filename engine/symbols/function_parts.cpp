@@ -2,7 +2,7 @@
 // lead into, each as its unwind-table entry names it.
 #include "engine/symbols/function_parts.h"
 
-#include <set>
+#include <algorithm>
 #include <string>
 
 #include "engine/arch/capstone_api.h"
@@ -16,9 +16,12 @@ namespace {
 constexpr size_t kMaxParts = 16;
 constexpr uint64_t kMaxCode = 1 << 20;  // bytes of the symbol's code decoded at most
 
-/// Targets of the direct jumps (jmp, jcc) in [lo, hi) of `code` that leave that range.
-std::set<uint64_t> jumps_out(const std::vector<uint8_t>& code, uint64_t lo, uint64_t hi) {
-  std::set<uint64_t> out;
+/// Targets of the direct branches of capstone group `group` (CS_GRP_JUMP: jmp, jcc;
+/// CS_GRP_CALL: call) in `code`, which starts at runtime address `lo`, that leave [lo, hi),
+/// in the order of the instructions, each once. Empty when capstone cannot be loaded.
+std::vector<uint64_t> branches_out(const std::vector<uint8_t>& code, uint64_t lo, uint64_t hi,
+                                   cs_group_type group) {
+  std::vector<uint64_t> out;
   csh h;
   if (capstone::open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return out;
   capstone::option(h, CS_OPT_DETAIL, CS_OPT_ON);
@@ -32,11 +35,12 @@ std::set<uint64_t> jumps_out(const std::vector<uint8_t>& code, uint64_t lo, uint
       ++p, --left, ++addr;
       continue;
     }
-    if (!capstone::insn_group(h, insn, CS_GRP_JUMP)) continue;
+    if (!capstone::insn_group(h, insn, group)) continue;
     const cs_x86& x = insn->detail->x86;
     if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
       uint64_t to = uint64_t(x.operands[0].imm);
-      if (to < lo || to >= hi) out.insert(to);
+      if ((to < lo || to >= hi) && std::find(out.begin(), out.end(), to) == out.end())
+        out.push_back(to);
     }
   }
   capstone::free(insn, 1);
@@ -54,6 +58,19 @@ bool other_function_at(const ModuleList& modules, uint64_t at, const std::string
   return s->name != name && s->name.rfind(name + ".", 0) != 0;
 }
 
+/// The code of the symbol of function `name` (at most kMaxCode bytes) and where it starts;
+/// empty when no module defines it or its code cannot be read.
+std::pair<std::vector<uint8_t>, uint64_t> symbol_code(Target& target, const ModuleList& modules,
+                                                      const char* name) {
+  auto [lo, hi] = modules.function_range(name);
+  if (!lo || hi <= lo) return {};
+  try {
+    return {target.read_memory(lo, size_t(std::min<uint64_t>(hi - lo, kMaxCode))), lo};
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 CodeRanges function_parts(Target& target, const ModuleList& modules, const char* name) {
@@ -61,25 +78,32 @@ CodeRanges function_parts(Target& target, const ModuleList& modules, const char*
   auto [lo, hi] = modules.function_range(name);
   if (!lo || hi <= lo) return out;
   out.emplace_back(lo, hi);
-  std::vector<uint8_t> code;
-  try {
-    code = target.read_memory(lo, size_t(std::min<uint64_t>(hi - lo, kMaxCode)));
-  } catch (const Error&) {
-    return out;
-  }
+  auto [code, at] = symbol_code(target, modules, name);
   if (code.empty()) return out;
   try {
-    for (uint64_t to : jumps_out(code, lo, lo + code.size())) {
+    for (uint64_t to : branches_out(code, lo, lo + code.size(), CS_GRP_JUMP)) {
       if (out.size() > kMaxParts) break;
       if (in_ranges(out, to) || other_function_at(modules, to, name)) continue;
       auto part = unwind_table_range(target, modules, to);
       if (!part || other_function_at(modules, part->first, name)) continue;
       out.push_back(*part);
+      if (const Module* m = modules.module_at(part->first))
+        m->name_part(name, m->to_link(part->first), m->to_link(part->second));
     }
   } catch (const Error&) {
     // capstone not loadable: the symbol's range alone
   }
   return out;
+}
+
+std::vector<uint64_t> direct_calls(Target& target, const ModuleList& modules, const char* name) {
+  auto [code, lo] = symbol_code(target, modules, name);
+  if (code.empty()) return {};
+  try {
+    return branches_out(code, lo, lo + code.size(), CS_GRP_CALL);
+  } catch (const Error&) {
+    return {};  // capstone not loadable
+  }
 }
 
 }  // namespace rwd

@@ -23,8 +23,16 @@ using CodeRanges = std::vector<std::pair<uint64_t, uint64_t>>;
 /// another function is a tail call, not a part; a part's own symbol, where the file keeps
 /// one, is named NAME.cold, NAME.part.N...). Reads the code from `target`. Empty when no
 /// module defines the function; the symbol's range alone when its code cannot be read or
-/// decoded. At most 16 parts.
+/// decoded. At most 16 parts. Names each part in its module (Module::name_part), so that
+/// stacks show it as `name`.
 CodeRanges function_parts(Target& target, const ModuleList& modules, const char* name);
+
+/// Runtime addresses that the direct calls in the code of function `name`'s symbol (the
+/// first module defining it) call, outside that code, in the order of the calls, each once.
+/// How a stripped file's unnamed function is found from a named caller (Debian's CPython 3.14
+/// calls its unexported _PyErr_Display only from PyErr_Display and _thread's excepthook).
+/// Empty when no module defines `name` or its code cannot be read or decoded.
+std::vector<uint64_t> direct_calls(Target& target, const ModuleList& modules, const char* name);
 
 /// Whether `pc` lies in one of `ranges`.
 inline bool in_ranges(const CodeRanges& ranges, uint64_t pc) {

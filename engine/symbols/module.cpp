@@ -43,4 +43,18 @@ TypeReader& Module::types() {
   return *types_;
 }
 
+const Symbol* Module::function_at(uint64_t link) const {
+  if (const Symbol* s = symbols_.function_at(link)) return s;
+  for (const Symbol& p : parts_)
+    if (link >= p.addr && link < p.addr + p.size) return &p;
+  return nullptr;
+}
+
+void Module::name_part(const std::string& name, uint64_t lo, uint64_t hi) const {
+  if (hi <= lo || symbols_.function_at(lo)) return;
+  for (const Symbol& p : parts_)
+    if (p.addr == lo) return;
+  parts_.push_back(Symbol{name, name, lo, hi - lo, true});
+}
+
 }  // namespace rwd

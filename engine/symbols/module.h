@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/symbols/dwarf_index.h"
 #include "engine/symbols/elf_image.h"
@@ -35,6 +36,14 @@ class Module {
   bool has_symbols() const { return symbols_.size() > 0; }
   bool has_debug_info() const { return !debug_file_.empty(); }
   const SymbolTable& symbols() const { return symbols_; }
+  /// The function containing link-time address `link`: its symbol (SymbolTable::function_at),
+  /// else a part named with name_part(); nullptr when neither.
+  const Symbol* function_at(uint64_t link) const;
+  /// Names the code at link-time addresses [lo, hi) as a part of function `name`
+  /// (function_parts.h: code its compiler split off, which a stripped file leaves unnamed),
+  /// so that stacks and disassembly name it. Learnt after loading, hence const: it changes
+  /// no answer the file's own symbols give.
+  void name_part(const std::string& name, uint64_t lo, uint64_t hi) const;
   /// The DWARF index, opened on first use; nullptr when the module has no debug info (or it
   /// could not be read: the reason is in dwarf_error()).
   DwarfIndex* dwarf();
@@ -51,6 +60,7 @@ class Module {
   uint64_t bias_ = 0, lo_ = 0, hi_ = 0;
   std::unique_ptr<ElfImage> elf_;
   SymbolTable symbols_;
+  mutable std::vector<Symbol> parts_;  // name_part()'s, at most a few
   std::unique_ptr<DwarfIndex> dwarf_;
   std::unique_ptr<TypeReader> types_;
   bool dwarf_tried_ = false;

@@ -99,7 +99,7 @@ int resume(unw_addr_space_t, unw_cursor_t*, void*) {
 int get_proc_name(unw_addr_space_t, unw_word_t ip, char* buf, size_t len, unw_word_t* off,
                   void* arg) {
   const Module* m = ctx(arg).modules.module_at(ip);
-  const Symbol* s = m ? m->symbols().function_at(m->to_link(ip)) : nullptr;
+  const Symbol* s = m ? m->function_at(m->to_link(ip)) : nullptr;
   if (!s || len == 0) return -UNW_ENOINFO;
   snprintf(buf, len, "%s", s->name.c_str());
   *off = m->to_link(ip) - s->addr;
