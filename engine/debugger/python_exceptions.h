@@ -12,13 +12,13 @@
 //
 // An exception ends its thread or the program unhandled when the interpreter prints it as such:
 // _PyErr_Display(file, type, value, traceback) is what sys.excepthook (the main thread) and
-// threading.excepthook (other threads) call (unexported in 3.14: found from PyErr_Display). Its traceback's innermost entry names the frame
-// object the exception was raised in; the stop for it is the raise, found by going back from
-// there to that frame's raise. A forward continue does that only when the raise comes after
-// where the continue began (the exception was not propagating or handled there, in any
-// thread); otherwise it stops where the exception is reported (unless the continue began at
-// that raise). Breakpoints between the raise and the report are passed
-// over in that move back, and a forward continue meets them before the report.
+// threading.excepthook (other threads) call (unexported in 3.14: found from PyErr_Display). Its
+// traceback's innermost entry names the frame object the exception was raised in; the stop for it
+// is the raise, found by going back from there to that frame's raise. A forward continue does that
+// only when the raise comes after where the continue began (the exception was not propagating or
+// handled there, in any thread); otherwise it stops where the exception is reported (unless the
+// continue began at that raise). Breakpoints between the raise and the report are passed over in
+// that move back, and a forward continue meets them before the report.
 #pragma once
 
 #include <sys/types.h>

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/debugger/debugger.h"
+#include "engine/interp/python/python_debug_offsets.h"
 #include "engine/interp/python/python_objects.h"
 #include "tests/support/interp_checks.h"
 #include "tests/support/interpreters.h"
@@ -68,6 +69,22 @@ TEST_CASE("the Python stack of a replayed python3 at a native breakpoint", "[int
   REQUIRE(py.has_value());
   CHECK(py->version().rfind("3.", 0) == 0);
   if (!test::python_version().empty()) CHECK(py->version() == test::python_version());
+  if (py->layout().minor >= 13) {
+    // 3.13 on: the layout was checked against the interpreter's own _Py_DebugOffsets; a table
+    // that differs from them in one field, or a version that is not the interpreter's, is
+    // refused with the field named; no cookie there: not mapped yet.
+    uint64_t runtime = data_symbol_address(dbg.modules(), "_PyRuntime");
+    uint32_t version = mem.u32(data_symbol_address(dbg.modules(), "Py_Version"));
+    CHECK(check_python_debug_offsets(mem, runtime, py->layout(), version));
+    PythonLayout wrong = py->layout();
+    wrong.frame_localsplus += 8;
+    CHECK_THROWS_WITH(
+        check_python_debug_offsets(mem, runtime, wrong, version),
+        Catch::Contains("interpreter_frame.localsplus") && Catch::Contains("not one rewind knows"));
+    CHECK_THROWS_WITH(check_python_debug_offsets(mem, runtime, py->layout(), version + 1),
+                      Catch::Contains("_Py_DebugOffsets names version"));
+    CHECK(!check_python_debug_offsets(mem, runtime + 8, py->layout(), version));  // no cookie
+  }
   std::vector<InterpFrame> stack = py->stack(mem, tid);
   REQUIRE(stack.size() == 6);
   for (const InterpFrame& f : stack) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/arch/registers.h"
+#include "engine/interp/python/python_debug_offsets.h"
 #include "engine/interp/python/python_objects.h"
 
 namespace rwd {
@@ -58,6 +59,11 @@ std::optional<PythonReader> PythonReader::find(const ModuleList& modules, Interp
   if (!l)
     throw Error("CPython " + std::to_string(major) + "." + std::to_string(minor) +
                 " is not supported: rewind reads the Python frames of 3.11 to 3.14");
+  try {
+    if (!check_python_debug_offsets(mem, runtime, *l, version)) return std::nullopt;
+  } catch (const InterpReadError&) {
+    return std::nullopt;  // its data not mapped yet, as Py_Version above
+  }
   return PythonReader(*l, runtime, version, data_symbol_address(modules, "PyFunction_Type"),
                       function_parts(mem.target(), modules, "_PyEval_EvalFrameDefault"));
 }

@@ -23,7 +23,9 @@ class PythonReader {
   /// Looks for CPython in the process's modules (the _PyRuntime and Py_Version symbols, in
   /// the executable or libpython). nullopt when the process is not CPython (or has not
   /// loaded it yet, or not mapped its data: Py_Version unreadable). Throws Error naming the
-  /// version when it is a CPython rewind cannot read (before 3.11, or after 3.14).
+  /// version when it is a CPython rewind cannot read (before 3.11, or after 3.14), or the
+  /// field that differs when its _Py_DebugOffsets disagree with rewind's table (3.13 on:
+  /// check_python_debug_offsets, python_debug_offsets.h).
   static std::optional<PythonReader> find(const ModuleList& modules, InterpMemory& mem);
 
   /// "3.11.2".

@@ -1,8 +1,9 @@
 // Struct offsets of CPython 3.11 to 3.14 on x86-64 Linux, by minor version: the data the
 // Python frame reader walks with. Values from docs/interpreter-frames.md §1.3, computed with
-// offsetof against each version's own headers (3.13's and 3.14's equal what their
-// _Py_DebugOffsets report). tests/interp/python_layout_test reads every one back from the
-// DWARF of a program built against each installed version's headers.
+// offsetof against each version's own headers (3.13's and 3.14's are checked against what the
+// interpreter's _Py_DebugOffsets report before they are used: python_debug_offsets.h).
+// tests/interp/python_layout_test reads every one back from the DWARF of a program built
+// against each installed version's headers.
 #pragma once
 
 #include <cstdint>
