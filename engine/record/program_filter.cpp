@@ -50,7 +50,12 @@ constexpr uint64_t kRedZone = 128;  // bytes below rsp the x86-64 ABI leaves to 
 /// action the filter had there (RecordSession::program_actions_); rewind's own is
 /// kRecorderSeccompData, below.
 constexpr uint32_t kProgramDataBase = 0x6000, kProgramDataEnd = 0x10000;
-static_assert(kRecorderSeccompData < kProgramDataBase);
+/// The data of the trace stop that stands for a SECCOMP_RET_USER_NOTIF (rewrite_program_actions).
+constexpr uint32_t kUserNotifData = kProgramDataBase - 1;
+static_assert(kRecorderSeccompData < kUserNotifData);
+/// seccomp_data.instruction_pointer of a call sent again from the library's page so that the
+/// program's filter notifies its supervisor (redirect_user_notif).
+constexpr uint32_t kNotifIp = RWD_TRAP_SYSCALL_INSN + 2;
 
 /// Whether the call at `r` (syscall entry registers) installs a filter: seccomp
 /// SECCOMP_SET_MODE_FILTER, or prctl PR_SET_SECCOMP with SECCOMP_MODE_FILTER. Both take the
@@ -89,22 +94,28 @@ void RecordSession::wrap_program_filter(RecordTask& t) {
   std::memcpy(&prog, head.data(), sizeof prog);
   if (prog.len == 0 || prog.len + kPrefixLen > kMaxInsns) return;  // EINVAL, as natively
   const size_t own = prog.len * sizeof(sock_filter);
-  std::vector<uint8_t> code = read_memory(t.tid, uint64_t(uintptr_t(prog.filter)), own);
-  if (code.size() != own) return;  // EFAULT
+  std::vector<uint8_t> bytes = read_memory(t.tid, uint64_t(uintptr_t(prog.filter)), own);
+  if (bytes.size() != own) return;  // EFAULT
+  std::vector<sock_filter> code(prog.len);
+  std::memcpy(code.data(), bytes.data(), own);
+  // A user notification is sent again from the library's page (redirect_user_notif), which
+  // only a task whose library registered has.
+  rewrite_program_actions(code, t.buffer.addr != 0);
+  if (code.size() + kPrefixLen > kMaxInsns) return;  // no room: applies to the library too
   // The new sock_fprog and its instructions go on the stack below the red zone, over bytes
   // no code uses (the x86-64 ABI), which are put back at the exit: the recording's memory
   // stays as natively, and replay, which does not make the call, finds the same bytes there.
-  const size_t total = sizeof prog + sizeof kPrefix + own;
+  const size_t body = code.size() * sizeof(sock_filter);
+  const size_t total = sizeof prog + sizeof kPrefix + body;
   const uint64_t at = (t.entry.rsp - kRedZone - total) & ~uint64_t(15);
   std::vector<uint8_t> saved = read_memory(t.tid, at, total);
   if (saved.size() != total) return;  // no room there: the filter applies to the library too
   std::vector<uint8_t> wrapped(total);
-  sock_fprog moved{static_cast<unsigned short>(prog.len + kPrefixLen),
+  sock_fprog moved{static_cast<unsigned short>(code.size() + kPrefixLen),
                    reinterpret_cast<sock_filter*>(uintptr_t(at + sizeof prog))};
   std::memcpy(wrapped.data(), &moved, sizeof moved);
   std::memcpy(wrapped.data() + sizeof moved, kPrefix, sizeof kPrefix);
-  std::memcpy(wrapped.data() + sizeof moved + sizeof kPrefix, code.data(), own);
-  rewrite_program_actions(wrapped.data() + sizeof moved + sizeof kPrefix, prog.len);
+  std::memcpy(wrapped.data() + sizeof moved + sizeof kPrefix, code.data(), body);
   write_memory(t.tid, at, wrapped.data(), total);
   Registers r = t.entry;
   r.rdx = at;
@@ -113,18 +124,30 @@ void RecordSession::wrap_program_filter(RecordTask& t) {
   t.filter_saved = std::move(saved);
 }
 
-void RecordSession::rewrite_program_actions(uint8_t* code, size_t n) {
+void RecordSession::rewrite_program_actions(std::vector<sock_filter>& code, bool redirect_notif) {
   // The actions that end a call unrun (an errno, a SIGSYS, a trace stop no tracer asked for)
   // would end it without a stop of rewind's, and the recording would miss the call: each
   // becomes a trace stop whose data names it, and on_program_seccomp_trace does what it says.
   // The others stay: ALLOW and LOG run the call as rewind's filter says; KILL ends the task
-  // (its end is recorded); USER_NOTIF, and RET A whose value is known only as it runs, are
-  // left to the kernel.
+  // (its end is recorded); RET A, whose value is known only as it runs, is left to the
+  // kernel.
+  const size_t n = code.size();
+  bool notifies = false;
   for (size_t i = 0; i < n; ++i) {
-    sock_filter f;
-    std::memcpy(&f, code + i * sizeof f, sizeof f);
+    sock_filter& f = code[i];
     if (f.code != (BPF_RET | BPF_K)) continue;
     const uint32_t action = f.k & SECCOMP_RET_ACTION_FULL;
+    if (action == SECCOMP_RET_USER_NOTIF && !redirect_notif)
+      throw UnsupportedError(
+          "a seccomp filter that notifies a supervisor (SECCOMP_RET_USER_NOTIF) in a process "
+          "without rewind's preload library is not supported yet: record with "
+          "--no-syscall-buffer");
+    if (action == SECCOMP_RET_USER_NOTIF) {
+      // To the tail below: a forward jump (BPF_JA's offset is 32 bits).
+      f = sock_filter BPF_STMT(BPF_JMP | BPF_JA, uint32_t(n - i - 1));
+      notifies = true;
+      continue;
+    }
     if (action != SECCOMP_RET_ERRNO && action != SECCOMP_RET_TRAP && action != SECCOMP_RET_TRACE)
       continue;
     auto known = std::find(program_actions_.begin(), program_actions_.end(), f.k);
@@ -134,7 +157,22 @@ void RecordSession::rewrite_program_actions(uint8_t* code, size_t n) {
       program_actions_.push_back(f.k);
     }
     f.k = SECCOMP_RET_TRACE | uint32_t(kProgramDataBase + index);
-    std::memcpy(code + i * sizeof f, &f, sizeof f);
+  }
+  // SECCOMP_RET_USER_NOTIF outranks rewind's own SECCOMP_RET_TRACE (seccomp(2), "the
+  // precedence"): the call would wait for the program's supervisor, and return, without a
+  // stop of rewind's. It becomes a trace stop of its own (kUserNotifData), at which the
+  // recorder sends the call again from RWD_TRAP_SYSCALL_INSN (redirect_user_notif); from
+  // there the filter notifies as the program's did.
+  if (notifies) {
+    const sock_filter tail[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow + 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNotifIp, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | kUserNotifData),
+    };
+    code.insert(code.end(), std::begin(tail), std::end(tail));
   }
 }
 
@@ -143,6 +181,7 @@ void RecordSession::on_program_seccomp_trace(RecordTask& t, uint32_t data) {
   // rewind's own, says SECCOMP_RET_TRACE with its data). A trace stop its tracer asked for
   // (PTRACE_O_TRACESECCOMP) stops it for that tracer, and the call then goes on (seccomp(2));
   // with no such tracer it fails with ENOSYS unrun.
+  if (data == kUserNotifData) return redirect_user_notif(t);
   uint32_t action = SECCOMP_RET_TRACE | (data & SECCOMP_RET_DATA);
   if (data >= kProgramDataBase && data - kProgramDataBase < program_actions_.size())
     action = program_actions_[data - kProgramDataBase];
@@ -207,6 +246,71 @@ void RecordSession::on_program_seccomp_trace(RecordTask& t, uint32_t data) {
     t.program_seccomp_sigsys = si;
   }
   on_syscall_entry(t);  // answers it
+}
+
+void RecordSession::redirect_user_notif(RecordTask& t) {
+  Registers r = get_regs(t.tid);
+  if (r.rip == RWD_UNTRACED_IP) {
+    // A buffered call: given up (no notification was sent), so that the library makes it
+    // traced, which stops here again.
+    const int64_t nr = int64_t(r.orig_rax);
+    r.orig_rax = uint64_t(-1);
+    give_up_buffered_call(t, r, nr);
+    return resume_syscall(t);
+  }
+  if (t.state == RunState::InSyscall) return resume_syscall(t);  // taken at its entry already
+  // Skipped here (orig_rax -1), it returns to RWD_TRAP_SYSCALL_INSN with its number in rax
+  // and its arguments unchanged; user_notif_stop makes it from there.
+  t.user_notif = RecordTask::UserNotif::Skipped;
+  t.user_notif_entry = r;
+  Registers moved = r;
+  moved.orig_rax = uint64_t(-1);
+  moved.rax = r.orig_rax;
+  moved.rip = RWD_TRAP_SYSCALL_INSN;
+  set_regs(t.tid, moved);
+  on_syscall_entry(t);  // its entry, with the program's registers (user_notif_entry)
+}
+
+bool RecordSession::user_notif_stop(RecordTask& t, bool entry) {
+  using UserNotif = RecordTask::UserNotif;
+  if (t.user_notif == UserNotif::None) return false;
+  if (entry) {
+    // The call made again: the filter notifies the supervisor and the kernel waits for its
+    // answer; its exit stop follows. A signal that came before it interrupts it there.
+    if (t.user_notif != UserNotif::InStub) return false;
+    send_put_off(t);
+    resume(t.tid, PTRACE_SYSCALL, 0);
+    return true;
+  }
+  Registers r = get_regs(t.tid);
+  if (t.user_notif == UserNotif::Skipped && r.rip == RWD_TRAP_SYSCALL_INSN && !t.skip_syscall) {
+    t.user_notif = UserNotif::InStub;
+    r.rax = t.user_notif_entry.orig_rax;
+    set_regs(t.tid, r);
+    resume(t.tid, PTRACE_SYSCALL, 0);
+    return true;
+  }
+  // The new call's exit (or the recorder answered the call itself at its entry): the
+  // program's own place again, the call's number for a restart, and the rcx and r11 its own
+  // `syscall` set (the return address and rflags: Intel SDM, SYSCALL).
+  t.user_notif = UserNotif::None;
+  r.rip = t.user_notif_entry.rip;
+  r.orig_rax = t.user_notif_entry.orig_rax;
+  r.rcx = t.user_notif_entry.rcx;
+  r.r11 = t.user_notif_entry.r11;
+  set_regs(t.tid, r);
+  return false;
+}
+
+bool RecordSession::notify_signal_before_stub(RecordTask& t, int sig, const SigInfo& si) {
+  // Between the skipped call's exit and the new call, a signal stops the task at
+  // RWD_TRAP_SYSCALL_INSN, a place the program never is: it waits for the new call, which
+  // it then interrupts, as natively it interrupted the wait (seccomp_unotify(2)).
+  if (t.user_notif != RecordTask::UserNotif::InStub || get_regs(t.tid).rip != RWD_TRAP_SYSCALL_INSN)
+    return false;
+  put_off_signal(t, sig, si);
+  resume(t.tid, PTRACE_SYSCALL, 0);
+  return true;
 }
 
 void RecordSession::unwrap_program_filter(RecordTask& t, Registers& regs) {

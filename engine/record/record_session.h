@@ -2,6 +2,7 @@
 // Internal to engine/record; `record()` (recorder.h) is the entry point.
 #pragma once
 
+#include <linux/filter.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -86,10 +87,26 @@ class RecordSession {
   /// buffered call of the preload library is skipped with the result its record keeps, or,
   /// trapped, given up so that the library makes it traced (program_filter.cpp).
   void on_program_seccomp_trace(RecordTask& t, uint32_t data);
-  /// In a program's filter of `n` instructions at `code` (sock_filter[], native byte order):
-  /// makes each SECCOMP_RET_ERRNO, SECCOMP_RET_TRAP and SECCOMP_RET_TRACE a trace stop of its
-  /// own (SECCOMP_RET_TRACE with a data number, program_actions_).
-  void rewrite_program_actions(uint8_t* code, size_t n);
+  /// In a program's filter `code`: makes each SECCOMP_RET_ERRNO, SECCOMP_RET_TRAP and
+  /// SECCOMP_RET_TRACE a trace stop of its own (SECCOMP_RET_TRACE with a data number,
+  /// program_actions_); with `redirect_notif`, each SECCOMP_RET_USER_NOTIF a jump to a tail it
+  /// appends, which notifies for a call made from RWD_TRAP_SYSCALL_INSN and makes a trace stop
+  /// (kUserNotifData) for any other.
+  void rewrite_program_actions(std::vector<sock_filter>& code, bool redirect_notif);
+  /// At t's trace stop for a call its filter sends to a supervisor (SECCOMP_RET_USER_NOTIF):
+  /// a buffered call is given up (the library makes it traced); a traced one is skipped and
+  /// made again from RWD_TRAP_SYSCALL_INSN, where the filter notifies, and the kernel waits
+  /// for the supervisor's answer (seccomp_unotify(2)) with the task off its turn. Its event
+  /// is the call's where the program made it (RecordTask::user_notif).
+  void redirect_user_notif(RecordTask& t);
+  /// At a syscall stop of a call redirect_user_notif moved: true when it handled the stop
+  /// (the skipped call's exit: the call is made again; the new call's entry: it goes on).
+  /// At the new call's exit, puts back the program's own registers and returns false, and
+  /// the exit is recorded as the call's.
+  bool user_notif_stop(RecordTask& t, bool entry);
+  /// At a signal's stop of `t` (`sig`, `si`) before the call redirect_user_notif moved is made
+  /// again: puts it off until that call's entry, which it interrupts; true when it did.
+  bool notify_signal_before_stub(RecordTask& t, int sig, const SigInfo& si);
   /// PTRACE_ATTACH (`seize` false) or PTRACE_SEIZE of the recorded `tracee` by `t`, at t's
   /// entry: `t` becomes its emulated tracer; a seized task in a group-stop stops for it at
   /// once, an attached one is sent SIGSTOP (ptrace(2)). Throws UnsupportedError for a

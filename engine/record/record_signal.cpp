@@ -340,6 +340,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       return preempt(t);
     return resume_syscall(t, 0);
   }
+  if (notify_signal_before_stub(t, sig, si)) return;
   bool desched = t.buffer.is_desched_signal(sig, si);
   // The counter would signal again at this very stop's context switch: off until the
   // library's next call that may block.

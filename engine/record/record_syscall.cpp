@@ -4,6 +4,7 @@
 // (record_session.h).
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -65,11 +66,12 @@ bool RecordSession::library_call_at_entry(const RecordTask& t) const {
 }
 
 void RecordSession::on_syscall_entry(RecordTask& t) {
+  if (user_notif_stop(t, true)) return;
   if (syscall_stop_for_tracer(t, true)) return;  // on again when its tracer resumes it
   if (seccomp_stop_for_tracer(t)) return;        // so too (seccomp judges the call first)
   if (exit_stop_for_tracer(t)) return;           // so too
   t.exit_reported = false;
-  t.entry = get_regs(t.tid);
+  t.entry = t.user_notif == RecordTask::UserNotif::None ? get_regs(t.tid) : t.user_notif_entry;
   t.library_call = library_call_at_entry(t);
   t.state = RunState::InSyscall;
   t.exec_seen = t.fork_recorded = t.skip_syscall = t.entry_marked = t.blocked = false;
@@ -175,6 +177,9 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     answer_syscall(t, -ENOSYS);
   } else {
     wrap_program_filter(t);  // a sandbox's filter, for the program's calls only
+    // One with a supervisor (seccomp_unotify(2)) gets a listener descriptor for it.
+    t.notif_filter_due = nr == SYS_seccomp && t.entry.rdi == SECCOMP_SET_MODE_FILTER &&
+                         (t.entry.rsi & SECCOMP_FILTER_FLAG_NEW_LISTENER);
   }
   t.snap = snapshot_entry(t.tid, *spec, t.entry);
   note_listing_buffer(t);
@@ -194,7 +199,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
       if (was_active) schedule(as);
       return;
     }
-  } else if (syscall_may_block(t.entry) && as.turns->active == t.tid) {
+  } else if ((syscall_may_block(t.entry) || t.user_notif != RecordTask::UserNotif::None ||
+              (t.notif_filtered && !seccomp_)) &&
+             as.turns->active == t.tid) {
+    // (A call its filter sends to a supervisor waits for it: program_filter.cpp.)
     t.blocked = true;
     as.turns->active = 0;
     if (!hold_output_write(t)) resume_syscall(t);
@@ -232,10 +240,12 @@ void RecordSession::answer_syscall(RecordTask& t, int64_t result) {
 }
 
 void RecordSession::on_syscall_exit(RecordTask& t) {
+  if (user_notif_stop(t, false)) return;
   Registers regs = get_regs(t.tid);
   unwrap_program_filter(t, regs);
   long nr = long(t.entry.orig_rax);
   int64_t result = int64_t(regs.rax);
+  if (std::exchange(t.notif_filter_due, false) && result >= 0) t.notif_filtered = true;
   if (t.skip_syscall) {
     regs.rax = uint64_t(t.skip_result);
     result = t.skip_result;
@@ -431,7 +441,8 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   t.fork_recorded = true;
   RecordTask& c = tasks_[child];
   c.tid = child;
-  c.no_new_privs = t.no_new_privs;  // inherited by clone(2), kept by execve(2)
+  c.no_new_privs = t.no_new_privs;      // inherited by clone(2), kept by execve(2)
+  c.notif_filtered = t.notif_filtered;  // so are seccomp filters
   // Its real parent (clone(2)): a thread's, and with CLONE_PARENT a child's, is its creator's.
   c.parent_tid = args.thread() || (args.flags & CLONE_PARENT) ? t.parent_tid : t.tid;
   c.pid = event == PTRACE_EVENT_CLONE && args.thread() ? t.pid : child;

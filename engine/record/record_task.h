@@ -180,6 +180,18 @@ struct RecordTask {
   /// Its PTRACE_EVENT_SECCOMP stop came after the recorder took the call (no filter of
   /// rewind's: every call stops at its entry first): resumed, the call goes on in the kernel.
   bool seccomp_stop_inside = false;
+  /// A call its own filter sends to a supervisor (SECCOMP_RET_USER_NOTIF): the recorder skips
+  /// it where it was made and makes it again from the library's page, where the filter
+  /// notifies as the program's did (redirect_user_notif). Skipped: at the exit stop of the
+  /// skipped call; InStub: made again, up to its exit stop.
+  enum class UserNotif : uint8_t { None, Skipped, InStub };
+  UserNotif user_notif = UserNotif::None;
+  Registers user_notif_entry{};  ///< the call's registers where the program made it
+  /// It installed a filter that notifies a supervisor (SECCOMP_RET_USER_NOTIF), or was cloned
+  /// from one that had (filters are inherited): with no filter of rewind's, any call may
+  /// wait for that supervisor, so each one gives up its turn. notif_filter_due: installing.
+  bool notif_filtered = false;
+  bool notif_filter_due = false;
   /// The program set no_new_privs itself (prctl(2) PR_SET_NO_NEW_PRIVS), in this task or the
   /// one it was cloned from; rewind sets it for every task (install_syscall_filter).
   bool no_new_privs = false;

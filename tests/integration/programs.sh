@@ -168,6 +168,21 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
     echo "$native" | grep -q "^3 traps: 72 16 107; si_call_addr is the handler's rip: 1" ||
       fail "natively: $native"
     like_native seccomp_sandbox "$native" "$TEST_PROGRAMS/seccomp_sandbox" ;;
+  seccomp_notify)  # a supervisor answers its target's calls (SECCOMP_RET_USER_NOTIF), across
+    # processes and threads, with a call that waits and one a signal interrupts
+    native=$("$TEST_PROGRAMS/seccomp_notify")
+    echo "$native" | grep -q "^processes: child's getuid answered twice, 2 named the child; it exited 0$" &&
+      echo "$native" | grep -q "^threads: getppid 4000 4001; uname 0 Linux; getpgid -1 Operation not permitted; read 2 'hi'$" &&
+      echo "$native" | grep -q "^interrupted getppid: handler ran 1, old id stale (ENOENT) 1, restarted call 4242$" ||
+      fail "natively: $native"
+    like_native seccomp_notify "$native" "$TEST_PROGRAMS/seccomp_notify"
+    # A static program has no preload library: refused in one line, recorded without it.
+    err=$("$REWIND" record -o "$WORK/notify_static.trace" "$TEST_PROGRAMS/seccomp_notify_static" 2>&1 >/dev/null)
+    [ $? -ne 0 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+      echo "$err" | grep -q "SECCOMP_RET_USER_NOTIF.*record with --no-syscall-buffer" ||
+      fail "static, buffered: not refused in one line: $err"
+    RECORD_OPTS=--no-syscall-buffer record_and_replay notify_static_traced "$TEST_PROGRAMS/seccomp_notify_static"
+    [ "$(cat "$WORK/notify_static_traced.rec.out")" = "$native" ] || fail "static, traced: $(cat "$WORK/notify_static_traced.rec.out")" ;;
   tsc_reads)  # rdtsc and rdtscp in the program and in a library it loads with dlopen: trapped
     # with PR_SET_TSC, or replaced where the CPU does not trap them (a PVM guest);
     # REWIND_PATCH_TSC=1 makes rewind replace them on any machine (engine/os/insn_patch.h).
