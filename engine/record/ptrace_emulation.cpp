@@ -416,7 +416,15 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
   if (kind != TracerStop::Fault && kind != TracerStop::Signal && kind != TracerStop::Step)
     throw UnsupportedError(name + " of a tracee stopped " + tracer_stop_name(kind) +
                            " is not supported yet");
-  if (sig != 0) throw UnsupportedError(name + " with a signal is not supported yet");
+  if (sig != 0) {
+    // With a signal that has a handler, the delivery is the step: it stops at the handler's
+    // first instruction, none of the program's run (kernel/signal.c signal_delivered,
+    // ptrace_notify). An ignored one is dropped and the instruction runs; one that ends the
+    // task ends it.
+    if (read_proc_signals(tracee.tid).caught & (1ull << (sig - 1))) return false;
+    if (!signal_is_ignored(tracee.tid, sig) && !default_action_ends(sig))
+      throw UnsupportedError(name + " with a stop signal is not supported yet");
+  }
   // Instructions the recorder must see run: they enter the kernel (a syscall stepped would go
   // unrecorded) or the recorder emulates them (rdtsc under PR_SET_TSC, cpuid).
   const Registers regs = get_regs(tracee.tid);

@@ -24,6 +24,7 @@
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/seccomp_filter.h"
 #include "engine/record/record_setup.h"
+#include "engine/record/signal_disposition.h"
 #include "engine/replay/point_trampoline.h"
 #include "engine/ticks/dead_stack.h"
 #include "engine/ticks/memory_digest.h"
@@ -523,7 +524,25 @@ void RecordSession::schedule(AddressSpace& g) {
   if (t.pending_sig) {
     int sig = t.pending_sig;
     t.pending_sig = 0;
-    if (std::exchange(t.pending_fault, false)) return deliver_fault(t, sig, get_siginfo(t.tid));
+    const bool fault = std::exchange(t.pending_fault, false);
+    if (t.tracer_step && !t.tracer_step_over_syscall) {
+      // A single step with a signal (check_single_step): ignored, it is dropped and the step
+      // runs the instruction; with a handler, the step ends at the handler's first
+      // instruction (deliver_and_write), delivered where the tracee stands, at its event.
+      if (signal_is_ignored(t.tid, sig)) return step_for_tracer(t);
+      if (read_proc_signals(t.tid).caught & (1ull << (sig - 1))) {
+        t.tracer_step = false;
+        t.step_into_handler = true;
+        if (fault) return deliver_fault(t, sig, get_siginfo(t.tid));
+        Event e = signal_event(t, sig, get_siginfo(t.tid));
+        if (!set_point(e, t)) return;  // killed: its exit comes next
+        take_buffered(t);
+        t.state = RunState::UserRunning;
+        return deliver_and_write(t, e);
+      }
+      t.tracer_step = false;  // it ends the task
+    }
+    if (fault) return deliver_fault(t, sig, get_siginfo(t.tid));
     return deliver_signal(t, sig, get_siginfo(t.tid));
   }
   if (std::exchange(t.tracer_step, false) && !t.tracer_step_over_syscall) return step_for_tracer(t);

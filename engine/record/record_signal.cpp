@@ -305,9 +305,16 @@ void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
     frame.bytes = read_memory(t.tid, sp, end - sp);
     e.memory.push_back(std::move(frame));
     write(e);
+    if (std::exchange(t.step_into_handler, false)) {
+      // Its tracer's single step with this signal ends here, as natively (the same stop:
+      // SIGTRAP, si_code SIGTRAP), where replay's copy stands after this event.
+      t.stop_follows_signal_event = true;
+      return stop_for_tracer(t, SIGTRAP, TracerStop::Step);
+    }
     return resume_syscall(t, 0);
   }
   write(e);
+  t.step_into_handler = false;
   handle_stop(t, st);  // it ended, or stopped for another reason first
 }
 

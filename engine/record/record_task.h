@@ -169,6 +169,9 @@ struct RecordTask {
   /// That step's instruction was one the recorder emulates (rdtsc, cpuid): no real step ran,
   /// so PTRACE_GETSIGINFO's answer is made up as the kernel's would be.
   bool tracer_step_emulated = false;
+  /// That step came with a signal that has a handler: it ends at the handler's first
+  /// instruction, once the signal's event is written (deliver_and_write).
+  bool step_into_handler = false;
   /// Stopped by its own seccomp filter (on_program_seccomp_trace): the call's result, unrun
   /// (an errno, ENOSYS, or for SECCOMP_RET_TRAP its number), and the SIGSYS that follows it.
   std::optional<int64_t> program_seccomp_answer;

@@ -78,12 +78,13 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
   // an exec or a syscall (not a restarted one: the kernel moved rip back), at the
   // SyscallEntry event that brings it to a syscall's entry, at the Signal event of the stop
   // signal that stopped it; an interrupt stop is where its group-stop was.
-  bool at_event = kind == TracerStop::Exec || kind == TracerStop::SyscallEntry ||
-                  kind == TracerStop::SyscallExit || kind == TracerStop::Seccomp ||
-                  (kind == TracerStop::Interrupt && t.tracer_stop_at_event) ||
-                  (kind == TracerStop::Group && t.stop_follows_signal_event) ||
-                  (kind == TracerStop::Signal && t.stop_follows_exit &&
-                   !is_restart_result(t.exit_result) && get_regs(t.tid).rip == t.exit_rip);
+  bool at_event =
+      kind == TracerStop::Exec || kind == TracerStop::SyscallEntry ||
+      kind == TracerStop::SyscallExit || kind == TracerStop::Seccomp ||
+      (kind == TracerStop::Interrupt && t.tracer_stop_at_event) ||
+      ((kind == TracerStop::Group || kind == TracerStop::Step) && t.stop_follows_signal_event) ||
+      (kind == TracerStop::Signal && t.stop_follows_exit && !is_restart_result(t.exit_result) &&
+       get_regs(t.tid).rip == t.exit_rip);
   if (!at_event &&
       (kind == TracerStop::Signal || kind == TracerStop::Fault || kind == TracerStop::Step)) {
     // Stopped between its events: an event of its own here, which replay brings its copy to

@@ -168,6 +168,26 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
     echo "$native" | grep -q "^3 traps: 72 16 107; si_call_addr is the handler's rip: 1" ||
       fail "natively: $native"
     like_native seccomp_sandbox "$native" "$TEST_PROGRAMS/seccomp_sandbox" ;;
+  ptrace_signal_step)  # a tracer's single steps with a signal: into its handler, past an
+    # ignored one, into a fault's handler; and gdb's stepi at a signal's stop
+    native=$("$TEST_PROGRAMS/ptrace_signal_step")
+    echo "$native" | grep -q "^step with SIGUSR1: stop Trace/breakpoint trap, si_code 5, at the handler 1, moved 1$" &&
+      echo "$native" | grep -q "^step with ignored SIGUSR2: stop Trace/breakpoint trap, si_code 2, at the handler 0, moved 1$" &&
+      echo "$native" | grep -q "^step with SIGSEGV: stop Trace/breakpoint trap, si_code 5, at the handler 1, moved 1$" &&
+      echo "$native" | grep -q "^child exited 0$" &&
+      echo "$native" | grep -q "^second child: killed by User defined signal 1$" || fail "natively: $native"
+    like_native ptrace_signal_step "$native" "$TEST_PROGRAMS/ptrace_signal_step"
+    if command -v gdb >/dev/null; then
+      printf 'run\nstepi\nbt 1\ncontinue\n' >"$WORK/stepi.gdb"
+      native=$(gdb -nx -batch -x "$WORK/stepi.gdb" --args "$TEST_PROGRAMS/ptrace_signal_step" raise 2>/dev/null |
+        grep -v "^\[")
+      echo "$native" | grep -q "^#0  on_usr1 " || fail "natively, gdb's stepi did not enter the handler: $native"
+      for opts in "" --no-syscall-buffer; do
+        RECORD_OPTS=$opts record_and_replay "gdb_stepi${opts:+_traced}" gdb -nx -batch -x "$WORK/stepi.gdb" --args "$TEST_PROGRAMS/ptrace_signal_step" raise
+        [ "$(grep -v "^\[" "$WORK/gdb_stepi${opts:+_traced}.rec.out")" = "$native" ] ||
+          fail "gdb stepi${opts:+ traced}: $(cat "$WORK/gdb_stepi${opts:+_traced}.rec.out")"
+      done
+    fi ;;
   seccomp_notify)  # a supervisor answers its target's calls (SECCOMP_RET_USER_NOTIF), across
     # processes and threads, with a call that waits and one a signal interrupts
     native=$("$TEST_PROGRAMS/seccomp_notify")
@@ -547,7 +567,7 @@ GDB
       grep -q "recording was interrupted" "$WORK/$name.rep.err" ||
         fail "$name: the partial trace: $(tail -2 "$WORK/$name.rep.err")"
     }
-    refused ptrace_step_signal "^rewind: ptrace(PTRACE_SINGLESTEP) with a signal is not supported yet$" step-signal
+    refused ptrace_step_signal "^rewind: ptrace(PTRACE_SINGLESTEP) with a stop signal is not supported yet$" step-signal
     refused ptrace_step_syscall "^rewind: ptrace(PTRACE_SINGLESTEP) of a \`syscall\` instruction (fork) is not supported yet$" step-syscall
     refused ptrace_outside_stop "^rewind: task [0-9]* would stop for its tracer (PTRACE_TRACEME) at signal SIGUSR1: its tracer is a process outside the recording$" outside-stop
     sleep 60 &

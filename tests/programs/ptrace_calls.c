@@ -3,7 +3,7 @@
 // Prints one line per call and "ptrace_calls done".
 //
 // With an argument it does what rewind refuses to record, for the refusal's test:
-//   step-signal   single-steps its stopped tracee with a signal (PTRACE_SINGLESTEP)
+//   step-signal   single-steps its stopped tracee with a stop signal (PTRACE_SINGLESTEP)
 //   step-syscall  single-steps its child over a `syscall` instruction that forks
 //   outside-stop  asks to be traced by its parent, outside the recording, then raises SIGUSR1
 // With "step-rdtsc" or "step-cpuid" it single-steps its child over that instruction, with
@@ -462,7 +462,7 @@ static int refault_session(void) {
 
 static int refusal(const char* what, const char* arg) {
   if (strcmp(what, "step-signal") == 0) {
-    show("step with a signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGUSR2));
+    show("step with a stop signal", ptrace(PTRACE_SINGLESTEP, stopped_child(0), 0, SIGTSTP));
   } else if (strcmp(what, "step-syscall") == 0) {
     step_over_syscall(SYS_fork);
   } else if (strcmp(what, "outside-stop") == 0) {
