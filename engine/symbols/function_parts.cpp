@@ -58,14 +58,11 @@ bool other_function_at(const ModuleList& modules, uint64_t at, const std::string
   return s->name != name && s->name.rfind(name + ".", 0) != 0;
 }
 
-/// The code of the symbol of function `name` (at most kMaxCode bytes) and where it starts;
-/// empty when no module defines it or its code cannot be read.
-std::pair<std::vector<uint8_t>, uint64_t> symbol_code(Target& target, const ModuleList& modules,
-                                                      const char* name) {
-  auto [lo, hi] = modules.function_range(name);
+/// The code at [lo, hi) (at most kMaxCode bytes of it); empty when it cannot be read.
+std::vector<uint8_t> read_code(Target& target, uint64_t lo, uint64_t hi) {
   if (!lo || hi <= lo) return {};
   try {
-    return {target.read_memory(lo, size_t(std::min<uint64_t>(hi - lo, kMaxCode))), lo};
+    return target.read_memory(lo, size_t(std::min<uint64_t>(hi - lo, kMaxCode)));
   } catch (const Error&) {
     return {};
   }
@@ -78,7 +75,7 @@ CodeRanges function_parts(Target& target, const ModuleList& modules, const char*
   auto [lo, hi] = modules.function_range(name);
   if (!lo || hi <= lo) return out;
   out.emplace_back(lo, hi);
-  auto [code, at] = symbol_code(target, modules, name);
+  const std::vector<uint8_t> code = read_code(target, lo, hi);
   if (code.empty()) return out;
   try {
     for (uint64_t to : branches_out(code, lo, lo + code.size(), CS_GRP_JUMP)) {
@@ -97,7 +94,8 @@ CodeRanges function_parts(Target& target, const ModuleList& modules, const char*
 }
 
 std::vector<uint64_t> direct_calls(Target& target, const ModuleList& modules, const char* name) {
-  auto [code, lo] = symbol_code(target, modules, name);
+  auto [lo, hi] = modules.function_range(name);
+  const std::vector<uint8_t> code = read_code(target, lo, hi);
   if (code.empty()) return {};
   try {
     return branches_out(code, lo, lo + code.size(), CS_GRP_CALL);

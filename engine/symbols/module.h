@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,7 +61,9 @@ class Module {
   uint64_t bias_ = 0, lo_ = 0, hi_ = 0;
   std::unique_ptr<ElfImage> elf_;
   SymbolTable symbols_;
-  mutable std::vector<Symbol> parts_;  // name_part()'s, at most a few
+  /// name_part()'s, at most a few; a deque, so that function_at's pointers stay valid as
+  /// more are named.
+  mutable std::deque<Symbol> parts_;
   std::unique_ptr<DwarfIndex> dwarf_;
   std::unique_ptr<TypeReader> types_;
   bool dwarf_tried_ = false;
