@@ -107,6 +107,9 @@ class RecordSession {
   /// At a signal's stop of `t` (`sig`, `si`) before the call redirect_user_notif moved is made
   /// again: puts it off until that call's entry, which it interrupts; true when it did.
   bool notify_signal_before_stub(RecordTask& t, int sig, const SigInfo& si);
+  /// At t's desched stop (the counter was enabled by the library: `was_armed`): notes in
+  /// t.rearm_desched whether the buffered call it was enabled for is still to be made.
+  void note_desched_before_call(RecordTask& t, bool was_armed);
   /// PTRACE_ATTACH (`seize` false) or PTRACE_SEIZE of the recorded `tracee` by `t`, at t's
   /// entry: `t` becomes its emulated tracer; a seized task in a group-stop stops for it at
   /// once, an attached one is sent SIGSTOP (ptrace(2)). Throws UnsupportedError for a

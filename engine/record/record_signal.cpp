@@ -1,6 +1,7 @@
 // Recording signals (rr's record_signal): synchronous faults and signals from outside, their
 // delivery point and handler frame, signals that arrive inside buffered calls or repeated
 // string instructions, and rdtsc trapped through PR_SET_TSC (record_session.h).
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -318,6 +319,20 @@ void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
   handle_stop(t, st);  // it ended, or stopped for another reason first
 }
 
+void RecordSession::note_desched_before_call(RecordTask& t, bool was_armed) {
+  // Before its call, the counter armed for it (the library enabled it, then the task was
+  // switched out), or right as the library's enabling ioctl returned (the flag not set yet):
+  // turned off here, the call would wait unseen until its time slice ended.
+  const Registers r = get_regs(t.tid);
+  if (r.rip == RWD_UNTRACED_IP) {
+    t.rearm_desched = false;  // the call is made (it returned, or waits: abort_waiting_call)
+    return;
+  }
+  const bool enabling = r.rip == RWD_PRIVILEGED_UNTRACED_IP && r.orig_rax == SYS_ioctl &&
+                        int64_t(r.rdi) == t.buffer.desched_fd && r.rsi == PERF_EVENT_IOC_ENABLE;
+  if (was_armed || enabling) t.rearm_desched = true;
+}
+
 bool RecordSession::abort_waiting_call(RecordTask& t) {
   if (!t.buffer.addr) return false;
   Registers r = get_regs(t.tid);
@@ -351,7 +366,8 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   bool desched = t.buffer.is_desched_signal(sig, si);
   // The counter would signal again at this very stop's context switch: off until the
   // library's next call that may block.
-  if (desched) t.buffer.settle_desched(t.tid);
+  const bool was_armed = desched && t.buffer.settle_desched(t.tid);
+  if (desched) note_desched_before_call(t, was_armed);
   if (abort_waiting_call(t)) {
     if (!desched) {
       t.redeliver_sig = sig;
@@ -360,8 +376,12 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     return resume_syscall(t, 0);
   }
   // The counter's signal when the call did not wait (the task was switched out around it):
-  // rewind's, not the program's.
-  if (desched) return resume_syscall(t, 0);
+  // rewind's, not the program's. Switched out before the call, the counter goes on again
+  // for it.
+  if (desched) {
+    if (t.rearm_desched && t.buffer.rearm_desched(t.tid)) t.rearm_desched = false;
+    return resume_syscall(t, 0);
+  }
   const bool deferred_by_int3 = t.deferred_byte >= 0;
   if (t.deferred_at && sig == SIGTRAP && t.deferred_byte >= 0 &&
       get_regs(t.tid).rip == t.deferred_at + 1) {

@@ -172,6 +172,10 @@ struct RecordTask {
   /// That step came with a signal that has a handler: it ends at the handler's first
   /// instruction, once the signal's event is written (deliver_and_write).
   bool step_into_handler = false;
+  /// Its desched counter's signal came before the buffered call it was enabled for: the
+  /// recorder enables it again at the first desched stop with no such signal pending
+  /// (RecordSession::note_desched_before_call).
+  bool rearm_desched = false;
   /// Stopped by its own seccomp filter (on_program_seccomp_trace): the call's result, unrun
   /// (an errno, ENOSYS, or for SECCOMP_RET_TRAP its number), and the SIGSYS that follows it.
   std::optional<int64_t> program_seccomp_answer;

@@ -68,17 +68,26 @@ bool signal_pending(pid_t tid, int sig) {
 }
 }  // namespace
 
-void SyscallBuffer::settle_desched(pid_t tid) const {
-  if (!desched_copy) return;
+bool SyscallBuffer::settle_desched(pid_t tid) const {
+  if (!desched_copy) return false;
   ioctl(*desched_copy, PERF_EVENT_IOC_DISABLE, 0);
   uint64_t flag = addr + offsetof(rwd_buffer_header, desched_armed);
   std::vector<uint8_t> b = read_memory(tid, flag, 4);
-  if (b.size() != 4 || (b[0] | b[1] | b[2] | b[3]) == 0) return;
+  if (b.size() != 4 || (b[0] | b[1] | b[2] | b[3]) == 0) return false;
   uint32_t armed = 0;
   write_memory(tid, flag, &armed, sizeof armed);
   // The kernel sends it from irq_work right after the switch (kernel/events/core.c,
   // perf_pending_irq): microseconds, unless the machine is very busy.
   for (int i = 0; i < 200 && !signal_pending(tid, RWD_DESCHED_SIGNAL); ++i) usleep(10);
+  return true;
+}
+
+bool SyscallBuffer::rearm_desched(pid_t tid) const {
+  if (!desched_copy || signal_pending(tid, RWD_DESCHED_SIGNAL)) return false;
+  uint32_t armed = 1;
+  write_memory(tid, addr + offsetof(rwd_buffer_header, desched_armed), &armed, sizeof armed);
+  ioctl(*desched_copy, PERF_EVENT_IOC_ENABLE, 0);
+  return true;
 }
 
 bool SyscallBuffer::is_desched_signal(int sig, const SigInfo& si) const {

@@ -44,7 +44,13 @@ struct SyscallBuffer {
   /// enabled, this very stop was a context switch the counter signals too: waits (a few
   /// milliseconds at most) until that signal is pending, so that it stops the task at once
   /// when it resumes, not later, in a traced syscall it would interrupt.
-  void settle_desched(pid_t tid) const;
+  /// Returns whether the library had it enabled.
+  bool settle_desched(pid_t tid) const;
+  /// At a desched stop of task `tid` before the buffered call the counter was enabled for
+  /// (settle_desched turned it off): enables it again, as the library left it, unless the
+  /// counter's signal is pending (that stop comes first, and this is asked again there, or
+  /// the counter would signal every stop). Returns whether it did.
+  bool rearm_desched(pid_t tid) const;
   /// True for a signal from the task's desched counter (rewind_preload_abi.h,
   /// RWD_DESCHED_SIGNAL): an I/O signal (POLL_IN) naming the counter's descriptor.
   bool is_desched_signal(int sig, const SigInfo& si) const;
