@@ -259,6 +259,14 @@ void RecordSession::redirect_user_notif(RecordTask& t) {
     return resume_syscall(t);
   }
   if (t.state == RunState::InSyscall) return resume_syscall(t);  // taken at its entry already
+  // No library page in this image (a static program exec'ed under the filter, or a call of
+  // the dynamic loader's before the library started): nowhere to make the call again from.
+  if (!t.buffer.addr)
+    throw UnsupportedError(std::string("a call of ") + syscall_name(long(r.orig_rax)) +
+                           " that a seccomp filter sends to a supervisor "
+                           "(SECCOMP_RET_USER_NOTIF), before rewind's preload library started "
+                           "in its process, is not supported yet: record with "
+                           "--no-syscall-buffer");
   // Skipped here (orig_rax -1), it returns to RWD_TRAP_SYSCALL_INSN with its number in rax
   // and its arguments unchanged; user_notif_stop makes it from there.
   t.user_notif = RecordTask::UserNotif::Skipped;

@@ -191,7 +191,7 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
   seccomp_notify)  # a supervisor answers its target's calls (SECCOMP_RET_USER_NOTIF), across
     # processes and threads, with a call that waits and one a signal interrupts
     native=$("$TEST_PROGRAMS/seccomp_notify")
-    echo "$native" | grep -q "^processes: child's getuid answered twice, 2 named the child; it exited 0$" &&
+    echo "$native" | grep -q "^processes: child's getuid answered 2 times, 2 named the child; it exited 0$" &&
       echo "$native" | grep -q "^threads: getppid 4000 4001; uname 0 Linux; getpgid -1 Operation not permitted; read 2 'hi'$" &&
       echo "$native" | grep -q "^interrupted getppid: handler ran 1, old id stale (ENOENT) 1, restarted call 4242$" ||
       fail "natively: $native"
@@ -202,7 +202,19 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
       echo "$err" | grep -q "SECCOMP_RET_USER_NOTIF.*record with --no-syscall-buffer" ||
       fail "static, buffered: not refused in one line: $err"
     RECORD_OPTS=--no-syscall-buffer record_and_replay notify_static_traced "$TEST_PROGRAMS/seccomp_notify_static"
-    [ "$(cat "$WORK/notify_static_traced.rec.out")" = "$native" ] || fail "static, traced: $(cat "$WORK/notify_static_traced.rec.out")" ;;
+    [ "$(cat "$WORK/notify_static_traced.rec.out")" = "$native" ] || fail "static, traced: $(cat "$WORK/notify_static_traced.rec.out")"
+    # The child executes a program under the filter: dynamic, its calls are notified as
+    # before; static (no library page to make them from), refused in one line when buffered.
+    native=$("$TEST_PROGRAMS/seccomp_notify" exec "$TEST_PROGRAMS/seccomp_notify")
+    echo "$native" | grep -q "^executed: getuid 7000$" || fail "natively, exec: $native"
+    like_native notify_exec "$native" "$TEST_PROGRAMS/seccomp_notify" exec "$TEST_PROGRAMS/seccomp_notify"
+    err=$("$REWIND" record -o "$WORK/notify_exec_static.trace" "$TEST_PROGRAMS/seccomp_notify" exec "$TEST_PROGRAMS/seccomp_notify_static" 2>&1 >/dev/null)
+    [ $? -ne 0 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+      echo "$err" | grep -q "^rewind: a call of getuid that a seccomp filter sends to a supervisor (SECCOMP_RET_USER_NOTIF), before rewind's preload library started" ||
+      fail "exec of a static program, buffered: not refused in one line: $err"
+    RECORD_OPTS=--no-syscall-buffer record_and_replay notify_exec_static_traced "$TEST_PROGRAMS/seccomp_notify" exec "$TEST_PROGRAMS/seccomp_notify_static"
+    grep -q "^executed: getuid 7000$" "$WORK/notify_exec_static_traced.rec.out" ||
+      fail "exec of a static program, traced: $(cat "$WORK/notify_exec_static_traced.rec.out")" ;;
   tsc_reads)  # rdtsc and rdtscp in the program and in a library it loads with dlopen: trapped
     # with PR_SET_TSC, or replaced where the CPU does not trap them (a PVM guest);
     # REWIND_PATCH_TSC=1 makes rewind replace them on any machine (engine/os/insn_patch.h).

@@ -11,6 +11,8 @@
 //      Then a getppid that a signal interrupts while it waits: the supervisor sends SIGUSR1
 //      (SA_RESTART) to the main thread after receiving the notification, finds its id no
 //      longer valid (ENOENT) once the handler ran, and answers the restarted call's new one.
+// With the arguments `exec PROGRAM`, only the first case, the child executing PROGRAM with
+// the argument `getuid` after its filter is in place (PROGRAM then prints its getuid's answer).
 // The supervisor checks each notification with SECCOMP_IOCTL_NOTIF_ID_VALID; any error of its
 // ioctls fails the program, so a notification that rewind interrupts shows.
 #define _GNU_SOURCE
@@ -85,7 +87,7 @@ static void answer(int fd, struct seccomp_notif_resp* resp) {
   }
 }
 
-static void across_processes(void) {
+static void across_processes(const char* exec_program) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) exit(1);
   pid_t child = fork();
@@ -104,6 +106,11 @@ static void across_processes(void) {
     c->cmsg_len = CMSG_LEN(sizeof fd);
     memcpy(CMSG_DATA(c), &fd, sizeof fd);
     if (fd < 0 || sendmsg(sv[1], &msg, 0) != 1) _exit(2);
+    if (exec_program) {
+      close(fd);
+      execl(exec_program, exec_program, "getuid", (char*)NULL);
+      _exit(4);
+    }
     long a = syscall(SYS_getuid), b = syscall(SYS_getuid);
     _exit(a == 7000 && b == 7001 ? 0 : 3);
   }
@@ -115,8 +122,8 @@ static void across_processes(void) {
   if (recvmsg(sv[0], &msg, 0) != 1 || !CMSG_FIRSTHDR(&msg)) exit(1);
   int fd;
   memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof fd);
-  int named = 0;
-  for (int i = 0; i < 2; ++i) {
+  int named = 0, calls = exec_program ? 1 : 2;
+  for (int i = 0; i < calls; ++i) {
     struct seccomp_notif req;
     receive(fd, &req);
     named += req.pid == (__u32)child && req.data.nr == SYS_getuid;
@@ -125,8 +132,8 @@ static void across_processes(void) {
   }
   int status = 0;
   waitpid(child, &status, 0);
-  printf("processes: child's getuid answered twice, %d named the child; it exited %d\n", named,
-         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  printf("processes: child's getuid answered %d times, %d named the child; it exited %d\n", calls,
+         named, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 static void* supervisor(void* arg) {
@@ -194,9 +201,17 @@ static void across_threads(void) {
          (int)handled, stale_enoent, c);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
-  across_processes();
+  if (argc == 2 && strcmp(argv[1], "getuid") == 0) {
+    printf("executed: getuid %ld\n", syscall(SYS_getuid));
+    return 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "exec") == 0) {
+    across_processes(argv[2]);
+    return 0;
+  }
+  across_processes(NULL);
   across_threads();
   printf("seccomp_notify done\n");
   return 0;
