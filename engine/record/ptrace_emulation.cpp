@@ -421,7 +421,7 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
     // first instruction, none of the program's run (kernel/signal.c signal_delivered,
     // ptrace_notify). An ignored one is dropped and the instruction runs; one that ends the
     // task ends it.
-    if (read_proc_signals(tracee.tid).caught & (1ull << (sig - 1))) return false;
+    if (signal_is_caught(tracee.tid, sig)) return false;
     if (!signal_is_ignored(tracee.tid, sig) && !default_action_ends(sig))
       throw UnsupportedError(name + " with a stop signal is not supported yet");
   }

@@ -530,7 +530,7 @@ void RecordSession::schedule(AddressSpace& g) {
       // runs the instruction; with a handler, the step ends at the handler's first
       // instruction (deliver_and_write), delivered where the tracee stands, at its event.
       if (signal_is_ignored(t.tid, sig)) return step_for_tracer(t);
-      if (read_proc_signals(t.tid).caught & (1ull << (sig - 1))) {
+      if (signal_is_caught(t.tid, sig)) {
         t.tracer_step = false;
         t.step_into_handler = true;
         if (fault) return deliver_fault(t, sig, get_siginfo(t.tid));

@@ -283,7 +283,7 @@ void RecordSession::deliver_fault(RecordTask& t, int sig, const SigInfo& si) {
 
 void RecordSession::deliver_and_write(RecordTask& t, Event& e) {
   if (t.tracer_passed_sig == e.signo) t.tracer_passed_sig = 0;  // delivered where it stood
-  if (!(read_proc_signals(t.tid).caught & (1ull << (e.signo - 1)))) {
+  if (!signal_is_caught(t.tid, e.signo)) {
     write(e);  // no handler: the default action, no signal frame
     // One that ends the process ends its other threads where they stand (group_exit.cpp).
     if (default_action_ends(e.signo)) start_group_exit(t);

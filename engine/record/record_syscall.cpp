@@ -177,9 +177,6 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     answer_syscall(t, -ENOSYS);
   } else {
     wrap_program_filter(t);  // a sandbox's filter, for the program's calls only
-    // One with a supervisor (seccomp_unotify(2)) gets a listener descriptor for it.
-    t.notif_filter_due = nr == SYS_seccomp && t.entry.rdi == SECCOMP_SET_MODE_FILTER &&
-                         (t.entry.rsi & SECCOMP_FILTER_FLAG_NEW_LISTENER);
   }
   t.snap = snapshot_entry(t.tid, *spec, t.entry);
   note_listing_buffer(t);
@@ -245,7 +242,10 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   unwrap_program_filter(t, regs);
   long nr = long(t.entry.orig_rax);
   int64_t result = int64_t(regs.rax);
-  if (std::exchange(t.notif_filter_due, false) && result >= 0) t.notif_filtered = true;
+  // A filter installed with a supervisor (seccomp_unotify(2): a listener descriptor for it).
+  if (nr == SYS_seccomp && t.entry.rdi == SECCOMP_SET_MODE_FILTER &&
+      (t.entry.rsi & SECCOMP_FILTER_FLAG_NEW_LISTENER) && result >= 0)
+    t.notif_filtered = true;
   if (t.skip_syscall) {
     regs.rax = uint64_t(t.skip_result);
     result = t.skip_result;

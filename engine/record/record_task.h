@@ -196,9 +196,8 @@ struct RecordTask {
   Registers user_notif_entry{};  ///< the call's registers where the program made it
   /// It installed a filter that notifies a supervisor (SECCOMP_RET_USER_NOTIF), or was cloned
   /// from one that had (filters are inherited): with no filter of rewind's, any call may
-  /// wait for that supervisor, so each one gives up its turn. notif_filter_due: installing.
+  /// wait for that supervisor, so each one gives up its turn.
   bool notif_filtered = false;
-  bool notif_filter_due = false;
   /// The program set no_new_privs itself (prctl(2) PR_SET_NO_NEW_PRIVS), in this task or the
   /// one it was cloned from; rewind sets it for every task (install_syscall_filter).
   bool no_new_privs = false;

@@ -21,6 +21,10 @@ bool signal_is_ignored(pid_t tid, int sig) {
   return default_action_ignores(sig);
 }
 
+bool signal_is_caught(pid_t tid, int sig) {
+  return read_proc_signals(tid).caught & signal_bit(sig);
+}
+
 bool default_action_ends(int sig) {
   const bool stops = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
   return !stops && !default_action_ignores(sig);
