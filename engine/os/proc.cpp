@@ -1,7 +1,10 @@
 #include "proc.h"
 
 #include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -277,6 +280,29 @@ bool in_rewinds_pid_namespace(pid_t tid) {
   static const std::string own = link("/proc/self/ns/pid");
   std::string theirs = link("/proc/" + std::to_string(tid) + "/ns/pid");
   return !theirs.empty() && theirs == own;
+}
+
+pid_t pid_seen_by(pid_t viewer, pid_t tid) {
+  if (tid <= 0) return 0;
+  if (in_rewinds_pid_namespace(viewer)) return tid;
+  const std::vector<pid_t> viewer_ids = ns_pids(viewer), ids = ns_pids(tid);
+  if (viewer_ids.empty() || ids.size() < viewer_ids.size()) return 0;
+  // The task's namespace, then its parents (ioctl_ns(2) NS_GET_PARENT), up to the viewer's
+  // level: visible only when that one is the viewer's.
+  const size_t level = viewer_ids.size() - 1;
+  int ns = ::open(("/proc/" + std::to_string(tid) + "/ns/pid").c_str(), O_RDONLY | O_CLOEXEC);
+  for (size_t up = ids.size() - 1; ns >= 0 && up > level; --up) {
+    const int parent = ::ioctl(ns, NS_GET_PARENT);
+    ::close(ns);
+    ns = parent;
+  }
+  if (ns < 0) return 0;
+  struct stat theirs, mine;
+  const bool same = ::fstat(ns, &theirs) == 0 &&
+                    ::stat(("/proc/" + std::to_string(viewer) + "/ns/pid").c_str(), &mine) == 0 &&
+                    theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino;
+  ::close(ns);
+  return same ? ids[level] : 0;
 }
 
 std::string link_target(const std::string& path) {

@@ -69,6 +69,12 @@ int seccomp_filter_count(pid_t tid);
 /// numbers. False when it is gone.
 bool in_rewinds_pid_namespace(pid_t tid);
 
+/// Task `tid`'s number as task `viewer` knows it: its id in viewer's PID namespace. A task is
+/// visible in its own namespace and in each ancestor of it (pid_namespaces(7)); elsewhere, as
+/// the kernel reports such a task, 0. Also 0 when either task is gone. A viewer in rewind's
+/// own namespace knows every task by rewind's number.
+pid_t pid_seen_by(pid_t viewer, pid_t tid);
+
 /// "/proc/TID/fd/FD": task `tid`'s descriptor `fd` as a path this process can stat, read
 /// through its link, or open again (proc(5)).
 inline std::string fd_path(pid_t tid, int fd) {

@@ -101,6 +101,7 @@ bool RecordSession::hold_group_stop(RecordTask& t) {
 
 void RecordSession::untrace(RecordTask& t) {
   t.tracer = 0;
+  t.tid_for_tracer = 0;
   t.tracer_options = 0;
   t.tracer_seized = t.tracer_listening = t.tracer_syscalls = t.tracer_interrupt_pending = false;
   t.tracer_sysemu = false;

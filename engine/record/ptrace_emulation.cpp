@@ -22,8 +22,10 @@
 // SIGTRAP is a point: step_for_tracer, or the recorder's emulation of rdtsc and cpuid); the
 // debug registers (tracer_debug_registers.cpp); PTRACE_SYSEMU and PTRACE_SYSEMU_SINGLESTEP
 // (the call stops at its entry and is skipped, its result the tracer's rax); seccomp stops
-// (PTRACE_O_TRACESECCOMP: program_filter.cpp). Not yet, each stopping the recording with one
-// line: stepping a syscall that forks or execs, and PTRACE_O_SUSPEND_SECCOMP.
+// (PTRACE_O_TRACESECCOMP: program_filter.cpp). A tracer inside a PID namespace names tasks,
+// and is told of them, by that namespace's numbers (recorded_task_named, pid_seen_by). Not
+// yet, each stopping the recording with one line: stepping a syscall that forks or execs, and
+// PTRACE_O_SUSPEND_SECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,6 +110,13 @@ bool task_exists(pid_t tid) {
 
 }  // namespace
 
+pid_t RecordSession::recorded_task_named(pid_t viewer, pid_t number) {
+  if (number <= 0 || in_rewinds_pid_namespace(viewer)) return number;
+  for (const auto& [tid, x] : tasks_)
+    if (pid_seen_by(viewer, tid) == number) return tid;
+  return 0;
+}
+
 void RecordSession::on_ptrace_entry(RecordTask& t) {
   const long request = long(t.entry.rdi);
   if (request == PTRACE_TRACEME) {
@@ -128,12 +137,15 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
           }
     }
     t.tracer = parent ? parent : kTracerOutside;
+    t.tid_for_tracer = parent ? pid_seen_by(parent, t.tid) : 0;
     return answer_syscall(t, 0);
   }
   const std::string name = "ptrace(" + request_name(request) + ")";
-  if (!in_rewinds_pid_namespace(t.tid))
-    throw UnsupportedError(name + " inside a PID namespace (CLONE_NEWPID) is not supported yet");
-  const pid_t target = pid_t(t.entry.rsi);
+  // The tracer names its tracee in its own PID namespace; the event keeps rewind's number for
+  // replay where the two differ.
+  const pid_t number = pid_t(t.entry.rsi);
+  const pid_t target = recorded_task_named(t.tid, number);
+  if (target != number) t.named_tid = target;
   auto traced = tasks_.find(target);
   if (request == PTRACE_ATTACH || request == PTRACE_SEIZE) {
     if (traced != tasks_.end() && traced->second.pid == t.pid)
@@ -279,14 +291,17 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
         std::memcpy(si.data() + 16, &pc, sizeof pc);
         return answer_syscall(t, give(si.data(), si.size()));
       }
+      // The kernel fills si_pid in the tracee's own PID namespace (task_pid_vnr).
+      const pid_t own_tid = pid_seen_by(tracee.tid, tracee.tid),
+                  own_pid = pid_seen_by(tracee.tid, tracee.pid);
       SigInfo si =
           tracee.tracer_event
               ? make_siginfo(tracee.tracer_stop, tracee.tracer_stop | (tracee.tracer_event << 8),
-                             tracee.tid, task_real_uid(tracee.tid), 0)
+                             own_tid, task_real_uid(tracee.tid), 0)
           : kind == TracerStop::Exec
-              ? make_siginfo(SIGTRAP, SI_USER, tracee.pid, task_real_uid(tracee.tid), 0)
+              ? make_siginfo(SIGTRAP, SI_USER, own_pid, task_real_uid(tracee.tid), 0)
           : kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit
-              ? make_siginfo(SIGTRAP, tracee.tracer_stop, tracee.pid, task_real_uid(tracee.tid), 0)
+              ? make_siginfo(SIGTRAP, tracee.tracer_stop, own_pid, task_real_uid(tracee.tid), 0)
               : get_siginfo(tracee.tid);
       return answer_syscall(t, give(si.data(), si.size()));
     }
@@ -487,6 +502,7 @@ void RecordSession::attach(RecordTask& t, RecordTask& tracee, bool seize) {
       return answer_syscall(t, r);
   }
   tracee.tracer = t.tid;
+  tracee.tid_for_tracer = pid_seen_by(t.tid, tid);
   tracee.tracer_seized = seize;
   answer_syscall(t, 0);
   if (!seize) {

@@ -643,6 +643,10 @@ RecordTask& RecordSession::take_exec_event(RecordTask& t) {
   pid_t pid = t.pid;
   moved.exec_former_tid = former;
   moved.tid = pid;
+  // Its tracer knows it by its new tid from now on (its former one still names it in the
+  // exec's event stop: exec_stops_for_tracer).
+  moved.exec_former_seen =
+      std::exchange(moved.tid_for_tracer, moved.tracer > 0 ? pid_seen_by(moved.tracer, pid) : 0);
   ThreadGroup& g = groups_[pid];
   AddressSpace& s = *g.space;
   leave_turns(g, pid);

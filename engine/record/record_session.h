@@ -79,6 +79,9 @@ class RecordSession {
   /// Throws UnsupportedError for what is not emulated yet (some single steps, seccomp stops)
   /// and for tracing a process outside the recording (ptrace_emulation.cpp).
   void on_ptrace_entry(RecordTask& t);
+  /// The recorded task that task `viewer` knows by `number` in its PID namespace (pid_seen_by);
+  /// 0 when none. A viewer in rewind's namespace names tasks by rewind's numbers: `number`.
+  pid_t recorded_task_named(pid_t viewer, pid_t number);
   /// At t's PTRACE_EVENT_SECCOMP from the program's own filter (its SECCOMP_RET_DATA `data`
   /// is not kRecorderSeccompData): does what the filter's action was before
   /// rewrite_program_actions made it a trace stop (seccomp(2)): SECCOMP_RET_ERRNO fails the
@@ -129,11 +132,11 @@ class RecordSession {
   /// reports it and sent SIGCHLD (CLD_TRAPPED) where it has a handler. Throws
   /// UnsupportedError for a tracer outside the recording.
   void stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int event = 0);
-  /// Tells the tracer thread `tracer` that its tracee `tid` changed state (SIGCHLD's si_code
-  /// `code`, si_status `status`): its waits blocked in the kernel are interrupted (answered at
-  /// their exit), and SIGCHLD is sent where a handler takes it (kernel/signal.c
-  /// do_notify_parent_cldstop, do_notify_parent).
-  void notify_tracer(pid_t tracer, int code, pid_t tid, int status);
+  /// Tells the tracer thread of `tracee` that it changed state (SIGCHLD's si_code `code`,
+  /// si_status `status`, si_pid its tid as the tracer knows it): the tracer's waits blocked in
+  /// the kernel are interrupted (answered at their exit), and SIGCHLD is sent where a handler
+  /// takes it (kernel/signal.c do_notify_parent_cldstop, do_notify_parent).
+  void notify_tracer(const RecordTask& tracee, int code, int status);
   /// `t` ended with wait status `status`: when its emulated tracer would see that and the
   /// kernel would not tell it (tracee_exits_), keeps it for its tracer's wait.
   void report_exit_to_tracer(const RecordTask& t, int status);
@@ -561,6 +564,7 @@ class RecordSession {
   struct TraceeExit {
     pid_t tracer = 0;  ///< the tracer thread
     pid_t tid = 0;     ///< the tracee that ended
+    pid_t seen = 0;    ///< its tid as the tracer knows it (RecordTask::tid_for_tracer)
     int status = 0;    ///< its wait status
   };
   std::vector<TraceeExit> tracee_exits_;

@@ -86,6 +86,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   }
   t.exec_former_tid = 0;
   t.answered_memory.clear();
+  t.named_tid = 0;
   t.write_target.reset();
   take_buffered(t);
   if (t.redeliver_sig) {
@@ -149,11 +150,12 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
                            ") is not supported yet");
   ThreadGroup& g = group(t);
   AddressSpace& as = space(t);
-  // Inside a PID namespace the program names processes by numbers replay cannot map to its
-  // tasks (fork results are mapped: on_fork_event).
-  if (nr == SYS_process_vm_writev && !in_rewinds_pid_namespace(t.tid))
-    throw UnsupportedError(
-        "process_vm_writev inside a PID namespace (CLONE_NEWPID) is not supported yet");
+  // Inside a PID namespace the program names processes by its namespace's numbers: the event
+  // keeps rewind's, which replay knows its tasks by.
+  if (nr == SYS_process_vm_writev) {
+    const pid_t target = recorded_task_named(t.tid, pid_t(t.entry.rdi));
+    if (target && target != pid_t(t.entry.rdi)) t.named_tid = target;
+  }
   if (nr == SYS_bpf && !bpf_command_supported(t.entry.rdi))
     throw UnsupportedError(std::string("bpf ") + bpf_command_name(t.entry.rdi) +
                            " is not supported yet");
@@ -319,6 +321,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     }
     for (MemoryRegion& m : t.answered_memory) e.memory.push_back(std::move(m));
     t.answered_memory.clear();
+    e.written_tid = std::exchange(t.named_tid, 0);
     if (nr != SYS_restart_syscall && result == kErestartRestartblock)
       t.restart_block.emplace(t.entry, t.snap);
     else if (nr != SYS_restart_syscall || !is_restart_result(result))
@@ -375,7 +378,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     } else if (x != tasks_.end()) {
       x->second.tracer_step = r.step;
       x->second.tracer_sysemu = r.sysemu;
-      resume_tracee(x->second, r.sig, r.syscalls, t.pid);
+      resume_tracee(x->second, r.sig, r.syscalls, pid_seen_by(x->second.tid, t.pid));
     }
   }
   if (t.tracer_step_over_syscall && !t.tracer_stop && t.tracer > 0) {
@@ -480,6 +483,7 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     // Its tracer traces the new task too, with the same options; a seized one stops before
     // it runs (on_event_stop), another gets SIGSTOP (ptrace(2), PTRACE_O_TRACEFORK).
     c.tracer = t.tracer;
+    c.tid_for_tracer = pid_seen_by(t.tracer, child);
     c.tracer_options = t.tracer_options;
     c.tracer_seized = t.tracer_seized;
     c.stop_at_start = true;
@@ -487,7 +491,9 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
       put_off_signal(c, SIGSTOP, make_siginfo(SIGSTOP, SI_USER, 0, 0, 0));
       send_put_off(c);
     }
-    t.tracer_event_msg = uint64_t(e.result);  // PTRACE_GETEVENTMSG: its pid, as t names it
+    // PTRACE_GETEVENTMSG: its pid in the tracer's PID namespace (kernel/ptrace.c
+    // ptrace_event_pid).
+    t.tracer_event_msg = uint64_t(c.tid_for_tracer);
   }
   if (event == PTRACE_EVENT_VFORK) {
     // The parent cannot run before the child execs or exits; holding it here keeps the

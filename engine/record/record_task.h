@@ -83,6 +83,8 @@ struct RecordTask {
   /// The tid this task had before its execve from a thread other than the main one: the
   /// kernel gave it the process's pid (ptrace(2), "execve(2) under ptrace"); 0 otherwise.
   pid_t exec_former_tid = 0;
+  /// That former tid as its tracer knew it (tid_for_tracer then), for PTRACE_GETEVENTMSG.
+  pid_t exec_former_seen = 0;
   bool fork_recorded = false;  ///< the fork-like syscall's event was written at its event stop
   bool skip_syscall = false;   ///< entry was cancelled (RecordPolicy::Enosys, the buffer's
                                ///< registration): its exit reports skip_result
@@ -148,6 +150,9 @@ struct RecordTask {
   /// that traces it, kTracerOutside when that is a process outside the recording; 0 when no
   /// recorded task traces it.
   pid_t tracer = 0;
+  /// Its tid as its tracer knows it (pid_seen_by, kept while it is traced: its wait answers
+  /// and SIGCHLD name it so after it ended, when /proc no longer tells).
+  pid_t tid_for_tracer = 0;
   /// The emulated ptrace stop it sits in for its tracer: the signal its tracer's wait reports
   /// (WSTOPSIG), 0 when it is in none. It is then out of its address space's turns.
   int tracer_stop = 0;
@@ -300,6 +305,9 @@ struct RecordTask {
   /// What a syscall answered without the kernel wrote into its memory (a ptrace read's
   /// result): the syscall's event carries it.
   std::vector<MemoryRegion> answered_memory;
+  /// The recorded task its ptrace or process_vm_writev named by another number (from inside a
+  /// PID namespace: pid_seen_by); 0 otherwise. The syscall's event carries it (written_tid).
+  pid_t named_tid = 0;
   /// The buffer of its getdents64 or getdents of a descriptor directory whose listing may hide
   /// desched counters, as it was at the call's entry (empty otherwise): the bytes the kernel
   /// wrote for hidden entries are put back from it (hidden_fds.cpp).

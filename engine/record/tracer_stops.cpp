@@ -34,19 +34,34 @@ std::pair<int, int> end_code(int status) {
   return {WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED, WTERMSIG(status)};
 }
 
-/// Whether the wait4 or waitid (`waitid`) whose entry registers are `r`, made by `waiter`,
-/// names the child `tid` of process group `group` (-1: not known): a pid, a process group, or
-/// any (wait(2)).
-bool wait_names(const Registers& r, bool waitid, pid_t waiter, pid_t tid, pid_t group) {
+/// Whether the wait4 or waitid (`waitid`) whose entry registers are `r`, made by a waiter of
+/// process group `own_group`, names the child `tid` of process group `group` (-1: not known):
+/// a pid, a process group, or any (wait(2)). Every number is as the waiter knows it (its PID
+/// namespace's: WaitView).
+bool wait_names(const Registers& r, bool waitid, pid_t own_group, pid_t tid, pid_t group) {
   if (waitid) {
     const uint64_t which = r.rdi;
     return which == P_ALL || (which == P_PID && pid_t(r.rsi) == tid) ||
-           (which == P_PGID && group == (r.rsi ? pid_t(r.rsi) : getpgid(waiter)));
+           (which == P_PGID && group == (r.rsi ? pid_t(r.rsi) : own_group));
   }
   const pid_t p = pid_t(r.rdi);
-  return p == -1 || (p > 0 && p == tid) || (p == 0 && group == getpgid(waiter)) ||
+  return p == -1 || (p > 0 && p == tid) || (p == 0 && group == own_group) ||
          (p < -1 && group == -p);
 }
+
+/// The numbers a waiting thread knows tasks and process groups by: rewind's in rewind's PID
+/// namespace, its own namespace's elsewhere (pid_seen_by).
+struct WaitView {
+  explicit WaitView(pid_t waiter)
+      : waiter(waiter), same(in_rewinds_pid_namespace(waiter)), own_group(group_of(waiter)) {}
+  /// `tid` (a task, or a process group's leader) as the waiter knows it; -1 stays -1.
+  pid_t seen(pid_t tid) const { return same || tid <= 0 ? tid : pid_seen_by(waiter, tid); }
+  /// The process group of live task `tid` as the waiter knows it (-1 when it is gone).
+  pid_t group_of(pid_t tid) const { return seen(getpgid(tid)); }
+  pid_t waiter;
+  bool same;
+  pid_t own_group;
+};
 
 }  // namespace
 
@@ -70,10 +85,6 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
     throw UnsupportedError("task " + std::to_string(t.tid) + " would stop for its tracer at " + at +
                            ", whose thread took another id (an execve from a thread) since: not "
                            "supported yet");
-  if (!in_rewinds_pid_namespace(t.tid))
-    throw UnsupportedError(
-        "a tracee's stop inside a PID namespace (CLONE_NEWPID) is not "
-        "supported yet");
   // Where replay's copy of it stands while it is stopped: where its last event left it after
   // an exec or a syscall (not a restarted one: the kernel moved rip back), at the
   // SyscallEntry event that brings it to a syscall's entry, at the Signal event of the stop
@@ -107,12 +118,12 @@ void RecordSession::stop_for_tracer(RecordTask& t, int sig, TracerStop kind, int
   t.tracer_event = event;
   t.tracer_listening = false;
   t.tracer_stop_at_event = at_event;
-  notify_tracer(t.tracer, CLD_TRAPPED, t.tid, sig & 0x7f);
+  notify_tracer(t, CLD_TRAPPED, sig & 0x7f);
   leave_turns(t);
 }
 
-void RecordSession::notify_tracer(pid_t tracer_tid, int code, pid_t tid, int status) {
-  auto it = tasks_.find(tracer_tid);
+void RecordSession::notify_tracer(const RecordTask& tracee, int code, int status) {
+  auto it = tasks_.find(tracee.tracer);
   if (it == tasks_.end()) return;
   RecordTask& tracer = it->second;
   for (auto& [_, x] : tasks_) {
@@ -122,7 +133,9 @@ void RecordSession::notify_tracer(pid_t tracer_tid, int code, pid_t tid, int sta
     if (ptrace(PTRACE_INTERRUPT, x.tid, nullptr, nullptr) == 0) x.wait_interrupted = true;
   }
   if (!signal_is_ignored(tracer.tid, SIGCHLD)) {
-    put_off_signal(tracer, SIGCHLD, make_siginfo(SIGCHLD, code, tid, task_real_uid(tid), status));
+    put_off_signal(
+        tracer, SIGCHLD,
+        make_siginfo(SIGCHLD, code, tracee.tid_for_tracer, task_real_uid(tracee.tid), status));
     send_put_off(tracer);
   }
 }
@@ -136,9 +149,9 @@ void RecordSession::report_exit_to_tracer(const RecordTask& t, int status) {
   const bool kernel_tells =
       t.tid == t.pid && parent != tasks_.end() && parent->second.pid == tracer->second.pid;
   if (kernel_tells) return;
-  tracee_exits_.push_back({t.tracer, t.tid, status});
+  tracee_exits_.push_back({t.tracer, t.tid, t.tid_for_tracer, status});
   const auto [code, info_status] = end_code(status);
-  notify_tracer(t.tracer, code, t.tid, info_status);
+  notify_tracer(t, code, info_status);
 }
 
 bool RecordSession::exit_stop_for_tracer(RecordTask& t) {
@@ -155,7 +168,8 @@ bool RecordSession::exec_stops_for_tracer(RecordTask& t) {
   if (t.tracer == 0) return false;
   const bool syscalls = t.tracer_syscalls;
   if (t.tracer_options & PTRACE_O_TRACEEXEC) {
-    t.tracer_event_msg = uint64_t(t.exec_former_tid ? t.exec_former_tid : t.tid);
+    // Its former tid in the tracer's PID namespace (fs/exec.c, old_vpid).
+    t.tracer_event_msg = uint64_t(t.exec_former_tid ? t.exec_former_seen : t.tid_for_tracer);
     if (syscalls) t.next_tracer_stop = TracerStop::SyscallExit;
     stop_for_tracer(t, SIGTRAP, TracerStop::Exec, PTRACE_EVENT_EXEC);
     return true;
@@ -306,21 +320,22 @@ std::optional<int64_t> RecordSession::tracer_wait_answer(RecordTask& waiter) {
       WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL;
   if (options & ~(waitid ? kWaitidOptions : kWait4Options)) return std::nullopt;
   if (waitid && !(options & (WEXITED | WSTOPPED | WCONTINUED))) return std::nullopt;
-  if (!in_rewinds_pid_namespace(waiter.tid)) return std::nullopt;
-  auto named = [&](pid_t tid, bool ended) {
-    return wait_names(r, waitid, waiter.tid, tid, ended ? -1 : getpgid(tid));
+  const WaitView view(waiter.tid);
+  auto named = [&](pid_t seen_tid, pid_t tid, bool ended) {
+    return wait_names(r, waitid, view.own_group, seen_tid, ended ? -1 : view.group_of(tid));
   };
   auto traced_by_waiter = [&](pid_t tracer_tid) {
     auto tracer = tasks_.find(tracer_tid);
     return tracer != tasks_.end() && tracer->second.pid == waiter.pid &&
            (!(options & __WNOTHREAD) || tracer_tid == waiter.tid);
   };
-  // Writes the answer: wait4's status word, or waitid's siginfo (SIGCHLD with `code` and
-  // si_status `info_status`, kernel/exit.c); the rusage asked for is left zero.
-  auto answer = [&](pid_t tid, int wait_status, int code, int info_status) -> int64_t {
+  // Writes the answer about tracee `tid` (`seen` to the waiter): wait4's status word, or
+  // waitid's siginfo (SIGCHLD with `code` and si_status `info_status`, kernel/exit.c); the
+  // rusage asked for is left zero.
+  auto answer = [&](pid_t tid, pid_t seen, int wait_status, int code, int info_status) -> int64_t {
     try {
       if (waitid && r.rdx) {
-        SigInfo si = make_siginfo(SIGCHLD, code, tid, task_real_uid(tid), info_status);
+        SigInfo si = make_siginfo(SIGCHLD, code, seen, task_real_uid(tid), info_status);
         write_memory(waiter.tid, r.rdx, si.data(), si.size());
       } else if (!waitid && r.rsi) {
         write_memory(waiter.tid, r.rsi, &wait_status, sizeof wait_status);
@@ -332,23 +347,24 @@ std::optional<int64_t> RecordSession::tracer_wait_answer(RecordTask& waiter) {
     } catch (const SystemError&) {
       return -EFAULT;
     }
-    return waitid ? 0 : tid;
+    return waitid ? 0 : seen;
   };
   const bool keep = waitid && (options & WNOWAIT);
   for (auto& [tid, x] : tasks_) {
     if (!x.tracer_stop || x.tracer_stop_reported || x.tracer <= 0) continue;
-    if (!traced_by_waiter(x.tracer) || !named(x.tid, false)) continue;
+    if (!traced_by_waiter(x.tracer) || !named(x.tid_for_tracer, x.tid, false)) continue;
     // WIFSTOPPED, WSTOPSIG, and the PTRACE_EVENT_* above them (ptrace(2)).
     const int exit_code = x.tracer_stop | (x.tracer_event << 8);
-    int64_t result = answer(x.tid, (exit_code << 8) | 0x7f, CLD_TRAPPED, exit_code);
+    int64_t result =
+        answer(x.tid, x.tid_for_tracer, (exit_code << 8) | 0x7f, CLD_TRAPPED, exit_code);
     if (result >= 0 && !keep) x.tracer_stop_reported = true;
     return result;
   }
   if (!waitid || (options & WEXITED)) {
     for (auto it = tracee_exits_.begin(); it != tracee_exits_.end(); ++it) {
-      if (!traced_by_waiter(it->tracer) || !named(it->tid, true)) continue;
+      if (!traced_by_waiter(it->tracer) || !named(it->seen, it->tid, true)) continue;
       const auto [code, info_status] = end_code(it->status);
-      int64_t result = answer(it->tid, it->status, code, info_status);
+      int64_t result = answer(it->tid, it->seen, it->status, code, info_status);
       if (result >= 0 && !keep) tracee_exits_.erase(it);
       return result;
     }
@@ -360,17 +376,17 @@ bool RecordSession::tracer_wait_must_block(const RecordTask& waiter) {
   const Registers& r = waiter.entry;
   const bool waitid = long(r.orig_rax) == SYS_waitid;
   if ((waitid ? r.r10 : r.rdx) & WNOHANG) return false;
-  if (!in_rewinds_pid_namespace(waiter.tid)) return false;
+  const WaitView view(waiter.tid);
   bool names_tracee = false;
   for (const auto& [tid, x] : tasks_) {
     auto tracer = tasks_.find(x.tracer);
     if (x.tracer > 0 && tracer != tasks_.end() && tracer->second.pid == waiter.pid &&
-        wait_names(r, waitid, waiter.tid, tid, getpgid(tid)))
+        wait_names(r, waitid, view.own_group, x.tid_for_tracer, view.group_of(tid)))
       names_tracee = true;
   }
   if (!names_tracee) return false;
   for (pid_t c : process_children(waiter.pid))
-    if (wait_names(r, waitid, waiter.tid, c, getpgid(c))) return false;
+    if (wait_names(r, waitid, view.own_group, view.seen(c), view.group_of(c))) return false;
   return true;
 }
 

@@ -268,7 +268,8 @@ void Replayer::replay_sysv_shm(ReplayTask& t, const Event& e, const Registers& r
 
 void Replayer::replay_vm_write(ReplayTask& t, const Event& e, const Registers& regs) {
   emulate(t, e, regs);
-  auto target = tasks_.find(pid_t(regs.rdi));
+  // From inside a PID namespace the event names the task by its recorded tid.
+  auto target = tasks_.find(e.written_tid ? e.written_tid : pid_t(regs.rdi));
   if (e.result <= 0 || target == tasks_.end() || target->second.state == TaskState::Exited)
     return;  // nothing written, or into a process outside the recording
   // The kernel copies the local iovecs' bytes, in order, into the remote ones, and returns
@@ -305,25 +306,26 @@ void Replayer::replay_ptrace(ReplayTask& t, const Event& e, const Registers& reg
   if (e.result != 0 || !(is_tracee_write(request) || syscalls)) return;  // a read, a failure
   // Debug registers the recorder kept without arming them (ptrace_emulation.cpp).
   if (request == PTRACE_POKEUSER && debug_register_at(regs.rdx) >= 0) return;
-  auto target = tasks_.find(pid_t(regs.rsi));
+  const pid_t named = e.written_tid ? e.written_tid : pid_t(regs.rsi);  // (as replay_vm_write)
+  auto target = tasks_.find(named);
   // Resumed from the seccomp stop of its exit, where the exit's event came first (a program's
   // filter without rewind's: the recorder took the call before the kernel's seccomp stop):
   // its library is nothing to turn off.
   if (syscalls && target != tasks_.end() && target->second.state == TaskState::Exited) return;
   if (target == tasks_.end() || target->second.state == TaskState::Exited)
-    throw diverged(e, "the tracee " + std::to_string(regs.rsi) + " of this ptrace is not replayed");
+    throw diverged(e, "the tracee " + std::to_string(named) + " of this ptrace is not replayed");
   if (syscalls) {
     // The recorder turned the tracee's preload library off here (ptrace_emulation.cpp).
     const ReplayTask& x = target->second;
     if (x.syscall_buffer && !switch_library_off_at(x.tid, x.syscall_buffer))
-      throw diverged(e, "the preload library of task " + std::to_string(regs.rsi) +
-                            " could not be turned off");
+      throw diverged(
+          e, "the preload library of task " + std::to_string(named) + " could not be turned off");
     return;
   }
   int64_t r = apply_tracee_write(t.tid, target->second.tid, request, regs.rdx, regs.r10);
   if (r != 0)
-    throw diverged(e, "the replayed ptrace write to task " + std::to_string(regs.rsi) +
-                          " failed (" + std::to_string(r) + ")");
+    throw diverged(e, "the replayed ptrace write to task " + std::to_string(named) + " failed (" +
+                          std::to_string(r) + ")");
 }
 
 void Replayer::replay_fork(ReplayTask& t, const Event& e, const Registers& regs) {

@@ -85,7 +85,9 @@ struct Event {
   /// task of that process (0 otherwise), and the bytes the kernel wrote into its memory at
   /// their address, which replay writes into the replayed process again. With
   /// writes_shared_file(): the file offset (addr) and the bytes the file held there after the
-  /// call, which replay writes into its copy of file `shared_file`.
+  /// call, which replay writes into its copy of file `shared_file`. Syscall ptrace or
+  /// process_vm_writev from inside a PID namespace: the recorded tid of the task the call
+  /// named by its number there (no bytes).
   int32_t written_tid = 0;
   MemoryRegion written_memory;
   std::string file;  ///< Syscall mmap of a file / Exec: saved file under files/

@@ -188,6 +188,34 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
           fail "gdb stepi${opts:+ traced}: $(cat "$WORK/gdb_stepi${opts:+_traced}.rec.out")"
       done
     fi ;;
+  ptrace_pidns)  # a tracer inside a PID namespace names its tracees by that namespace's numbers
+    native=$("$TEST_PROGRAMS/ptrace_pidns")
+    case "$native" in "no PID namespaces"*) echo "$native"; exit 77 ;; esac
+    echo "$native" | grep -q "^SIGSTOP: waitpid -> 2 stopped by 19, event 0$" &&
+      echo "$native" | grep -q "^fork event's new pid: 3$" &&
+      echo "$native" | grep -q "^tracee: pid 2, secret 2222, message \"written by pid 1\"$" &&
+      echo "$native" | grep -q "^waitid: pid 2 code 4 status 0x605$" &&
+      echo "$native" | grep -q "^interrupted: waitpid -> 4 stopped by 5, event 128$" || fail "natively: $native"
+    like_native ptrace_pidns "$native" "$TEST_PROGRAMS/ptrace_pidns"
+    # strace in a sandbox's PID namespace (unshare --pid --fork), the tracee's pids 2, 3...
+    if command -v strace >/dev/null && unshare -r true 2>/dev/null; then
+      script='trap "echo got" USR1; kill -USR1 $$; sh -c "exit 3"; echo "done $?"'
+      # The signals (their si_pid), kill's pid and the ends, by the namespace's numbers.
+      # (The child's CPU times left out: strace shows them as si_utime=, si_stime= or /* 0.01 s */.)
+      shown() { grep -E "^(\[pid +[0-9]+\] )?(\+\+\+|--- SIG|kill\()" | tr -s ' ' |
+        sed -E 's/, si_[us]time=[0-9]+//g; s| /\* [0-9.]+ s \*/||'; }
+      native=$(unshare -r -p -f strace -f sh -c "$script" 2>&1 >/dev/null | shown)
+      echo "$native" | grep -qE "^\[pid [0-9]\] \+\+\+ exited with 3 \+\+\+$" &&
+        echo "$native" | grep -qE "^--- SIGCHLD \{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=[0-9]," ||
+        fail "natively, strace in a PID namespace: $native"
+      for opts in "" --no-syscall-buffer; do
+        name=strace_pidns${opts:+_traced}
+        RECORD_OPTS=$opts record_and_replay $name unshare -r -p -f strace -f sh -c "$script"
+        [ "$(cat "$WORK/$name.rec.out")" = "$(printf 'got\ndone 3')" ] || fail "$name: the shell printed $(cat "$WORK/$name.rec.out")"
+        recorded=$(shown <"$WORK/$name.rec.err")
+        [ "$recorded" = "$native" ] || fail "$name: recorded, strace showed other calls than natively: $(diff <(echo "$native") <(echo "$recorded"))"
+      done
+    fi ;;
   seccomp_notify)  # a supervisor answers its target's calls (SECCOMP_RET_USER_NOTIF), across
     # processes and threads, with a call that waits and one a signal interrupts
     native=$("$TEST_PROGRAMS/seccomp_notify")
