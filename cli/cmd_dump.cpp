@@ -22,6 +22,7 @@ nlohmann::json to_json(const Event& e) {
       j["args"] = {e.regs.rdi, e.regs.rsi, e.regs.rdx, e.regs.r10, e.regs.r8, e.regs.r9};
       j["result"] = e.result;
       if (e.child_tid) j["child"] = e.child_tid;
+      if (e.written_tid) j["written_task"] = e.written_tid;  // Event::written_tid
       if (!e.file.empty()) j["file"] = e.file;
       if (e.output != OutputStream::None)
         j["output"] = e.output == OutputStream::Stdout ? "stdout" : "stderr";

@@ -7,12 +7,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -222,11 +224,50 @@ static void fd_cache_note(const long* c) {
   if (slot) *slot = 0;
 }
 
-/* The class (FD_*) of a file from the first 32 bytes of its struct stat: st_dev, st_ino,
- * st_nlink, st_mode. */
-static int stat_class(const uint64_t st[4]) {
-  return FD_KNOWN | ((st[3] & S_IFMT) == S_IFREG ? FD_REGULAR : 0) |
-         (is_output(st[0], st[1]) ? FD_OUTPUT : 0);
+/* The devices of the regular files seen so far, and whether each is a procfs (fstatfs(2):
+ * PROC_SUPER_MAGIC). Writes into any procfs's files stay traced, also a /proc the program
+ * mounted itself (`unshare --pid --mount-proc`: its /proc/PID/mem). One table per address
+ * space; replay fills it from the same buffered results. */
+enum { RWD_DEVICES = 16 };
+static struct {
+  uint64_t dev;
+  int procfs;
+} devices[RWD_DEVICES];
+static volatile int device_count;
+
+/* 1 when the regular file open as `fd` (-1: none to ask about) on device `dev` is on a procfs,
+ * 0 when it is not, -1 when that is not known without a call that cannot be made now. */
+static int on_procfs(long fd, uint64_t dev) {
+  if (proc_dev_set && dev == proc_dev) return 1;
+  int n = device_count;
+  for (int i = 0; i < n && i < RWD_DEVICES; ++i)
+    if (devices[i].dev == dev) return devices[i].procfs;
+  if (fd < 0 || !has_room(sizeof(struct statfs))) return -1;
+  long c[7] = {SYS_fstatfs, fd, 0, 0, 0, 0, 0};
+  uint64_t type; /* f_type, the struct's first field */
+  struct rwd_commit how = {
+      .keep_max = sizeof type, .to_user = &type, .out_arg = 1, .desched_fd = -1};
+  if (commit(c, &how) != 0) return -1;
+  const int procfs = type == PROC_SUPER_MAGIC;
+  if (n < RWD_DEVICES) {
+    devices[n].dev = dev;
+    devices[n].procfs = procfs;
+    device_count = n + 1;
+  }
+  return procfs;
+}
+
+/* The class (FD_*) of file `fd` (-1: none to ask about) from the first 32 bytes of its struct
+ * stat: st_dev, st_ino, st_nlink, st_mode; -1 when whether its writes stay traced is not known
+ * (on_procfs). */
+static int stat_class(long fd, const uint64_t st[4]) {
+  const int regular = (st[3] & S_IFMT) == S_IFREG;
+  int output = is_output(st[0], st[1]);
+  if (!output && regular) {
+    output = on_procfs(fd, st[0]);
+    if (output < 0) return -1;
+  }
+  return FD_KNOWN | (regular ? FD_REGULAR : 0) | (output ? FD_OUTPUT : 0);
 }
 
 /* Keeps fd's class, found from a stat made just now, unless rewind asked to forget meanwhile
@@ -247,7 +288,8 @@ static int fd_class(long fd) {
   struct rwd_commit how = {.keep_max = sizeof st, .to_user = st, .out_arg = 1, .desched_fd = -1};
   long r = commit(c, &how);
   if (r != 0) return -1;
-  int cls = stat_class(st);
+  int cls = stat_class(fd, st);
+  if (cls < 0) return FD_KNOWN | FD_REGULAR | FD_OUTPUT; /* traced, asked again next time */
   fd_cache_keep(slot, cls);
   return cls;
 }
@@ -267,7 +309,9 @@ static void fd_cache_from_stat(const long* c) {
   } else {
     return;
   }
-  fd_cache_keep(fd_cache_slot(fd), stat_class(st));
+  /* (No call of its own here: a file on a device not seen yet is asked about when used.) */
+  int cls = stat_class(-1, st);
+  if (cls > 0) fd_cache_keep(fd_cache_slot(fd), cls);
 }
 
 /* 1 when `path` (a truncate's) may name a file this memory maps shared, whose size change

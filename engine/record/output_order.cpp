@@ -25,7 +25,7 @@ bool RecordSession::hold_output_write(RecordTask& t) {
   const std::string fd = fd_path(t.tid, int(t.entry.rdi));
   if (::stat(fd.c_str(), &st) != 0) return false;
   t.write_target = st;  // its exit's event names the output from it (on_syscall_exit)
-  if (proc_dev_ && st.st_dev == *proc_dev_ && hold_for_proc_mem_write(t)) return true;
+  if (on_procfs(t.tid, int(t.entry.rdi), st) && hold_for_proc_mem_write(t, st)) return true;
   if (output_target(st, int(t.entry.rdi)) == OutputStream::None) return false;
   auto file = std::find_if(output_files_.begin(), output_files_.end(), [&](const OutputFile& f) {
     return f.dev == st.st_dev && f.ino == st.st_ino;

@@ -15,7 +15,14 @@
 // thread over a breakpoint out of line (displaced stepping). Where a task still stands
 // between events (a group-stop, a signal waiting for its turn), the write is refused with one
 // line.
+//
+// Inside a PID namespace the path's number depends on the /proc it was opened in: rewind's own
+// (the recorder's device for /proc) numbers tasks as rewind does; another procfs, mounted by
+// the program (`unshare --pid --mount-proc`), numbers them as the writer's namespace does
+// (pid_seen_by), which is taken to be that procfs's namespace.
+#include <linux/magic.h>
 #include <sys/ptrace.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,8 +71,8 @@ bool write_like(long nr) {
          nr == SYS_pwritev2;
 }
 
-/// The task whose memory t's descriptor fd names (/proc/N/mem, /proc/N/task/M/mem), or 0.
-pid_t proc_mem_fd_task(pid_t tid, uint64_t fd) {
+/// The number t's descriptor fd names a task by (/proc/N/mem, /proc/N/task/M/mem), or 0.
+pid_t proc_mem_fd_number(pid_t tid, uint64_t fd) {
   if (fd > INT_MAX) return 0;
   const std::string link = link_target(fd_path(tid, int(fd)));
   return link.empty() ? 0 : proc_mem_path_task(link);
@@ -73,11 +80,27 @@ pid_t proc_mem_fd_task(pid_t tid, uint64_t fd) {
 
 }  // namespace
 
-bool RecordSession::hold_for_proc_mem_write(RecordTask& t) {
+bool RecordSession::on_procfs(pid_t tid, int fd, const struct stat& st) {
+  if (proc_dev_ && st.st_dev == *proc_dev_) return true;
+  if (!S_ISREG(st.st_mode)) return false;  // (the files that matter here are regular)
+  auto [known, fresh] = procfs_devices_.try_emplace(st.st_dev, false);
+  struct statfs fs;
+  if (fresh)
+    known->second = ::statfs(fd_path(tid, fd).c_str(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+  return known->second;
+}
+
+pid_t RecordSession::proc_mem_task(const RecordTask& t, const struct stat& st) {
+  const pid_t number = proc_mem_fd_number(t.tid, t.entry.rdi);
+  if (!number) return 0;
+  if (proc_dev_ && st.st_dev == *proc_dev_) return number;  // rewind's numbers
+  return recorded_task_named(t.tid, number);
+}
+
+bool RecordSession::hold_for_proc_mem_write(RecordTask& t, const struct stat& st) {
   if (!write_like(long(t.entry.orig_rax))) return false;
-  const pid_t named = proc_mem_fd_task(t.tid, t.entry.rdi);
-  // Inside a PID namespace the number is not rewind's: note_proc_mem_write refuses it.
-  if (!named || !in_rewinds_pid_namespace(t.tid)) return false;
+  const pid_t named = proc_mem_task(t, st);
+  if (!named) return false;
   auto target = tasks_.find(named);
   if (target == tasks_.end()) return false;  // a process outside the recording: like a file
   std::shared_ptr<AddressSpace> held = group(target->second).space;
@@ -140,12 +163,9 @@ void RecordSession::note_proc_mem_write(RecordTask& t, Event& e) {
   const long nr = long(t.entry.orig_rax);
   if (e.result <= 0 || !write_like(nr)) return;
   const int fd = int(t.entry.rdi);
-  const pid_t named = proc_mem_fd_task(t.tid, t.entry.rdi);
+  const pid_t named = t.write_target ? proc_mem_task(t, *t.write_target) : 0;
   if (!named) return;  // another file
   const std::string what = "a write into /proc/" + std::to_string(named) + "/mem";
-  // Inside a PID namespace the path's number is the namespace's, not rewind's.
-  if (!in_rewinds_pid_namespace(t.tid))
-    throw UnsupportedError(what + " inside a PID namespace (CLONE_NEWPID) is not supported yet");
   auto target = tasks_.find(named);
   if (target == tasks_.end()) return;  // a process outside the recording: like a file
   // Where the bytes went: the call's offset, or the file position it moved past.

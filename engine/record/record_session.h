@@ -199,7 +199,16 @@ class RecordSession {
   /// wait in syscalls, and when one of its tasks runs, asks for its preemption and returns
   /// true: t waits at its entry until start_held_write resumes it. False when t goes on now
   /// (held or not).
-  bool hold_for_proc_mem_write(RecordTask& t);
+  bool hold_for_proc_mem_write(RecordTask& t, const struct stat& st);
+  /// Whether the file open as `fd` in task `tid`, of stat `st`, is on a procfs: rewind's /proc,
+  /// or one the program mounted (statfs(2): PROC_SUPER_MAGIC; one statfs per device).
+  bool on_procfs(pid_t tid, int fd, const struct stat& st);
+  /// The recorded task (rewind's tid) whose memory t's write-like call at its entry writes
+  /// through its descriptor (argument 0), of stat `st`: a /proc/N/mem or /proc/N/task/M/mem
+  /// file, N read as rewind does in rewind's /proc, and as t's PID namespace does in another
+  /// procfs (one the program mounted there). 0 for another file or a task not recorded; a
+  /// number of rewind's /proc that no recorded task has is returned as it is.
+  pid_t proc_mem_task(const RecordTask& t, const struct stat& st);
   /// Holds the memory `held` (of other turns than t's) still for t's syscall, which stands
   /// at its entry: none of its tasks is scheduled until release_written_space(t), those
   /// waiting in syscalls get their entries' events, and its running task is preempted at its
@@ -612,6 +621,7 @@ class RecordSession {
   std::vector<OutputFile> output_files_;  ///< at most two: stdout's file and stderr's
   /// The device of /proc: a write into one of its files may be one into /proc/PID/mem.
   std::optional<dev_t> proc_dev_;
+  std::map<dev_t, bool> procfs_devices_;  ///< on_procfs's answers, by device
   bool seccomp_ = false;  ///< syscall buffering: the filter traps syscalls (PTRACE_CONT runs)
 };
 

@@ -330,7 +330,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
       // One stat of the descriptor's file at the entry tells both where the bytes went.
       const struct stat& st = *t.write_target;
       e.output = output_target(st, int(t.entry.rdi));
-      if (proc_dev_ && st.st_dev == *proc_dev_) note_proc_mem_write(t, e);
+      if (on_procfs(t.tid, int(t.entry.rdi), st)) note_proc_mem_write(t, e);
       keep_shared_file_write(t, st, e);
     }
     if (Event::sets_file_size(nr) && result == 0) keep_shared_file_size(t, e);

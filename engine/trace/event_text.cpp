@@ -58,6 +58,11 @@ static std::string describe_kind(const Event& e) {
         s += " [shared file " + std::to_string(e.shared_file) + ", " +
              std::to_string(e.written_memory.bytes.size()) + " bytes at offset " +
              std::to_string(e.written_memory.addr) + "]";
+      else if (e.written_tid && !e.written_memory.bytes.empty())
+        s += " [" + std::to_string(e.written_memory.bytes.size()) + " bytes into task " +
+             std::to_string(e.written_tid) + " at " + hex(e.written_memory.addr) + "]";
+      else if (e.written_tid)
+        s += " [task " + std::to_string(e.written_tid) + "]";
       return s;
     }
     case EventKind::Exec: {

@@ -197,6 +197,9 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
       echo "$native" | grep -q "^waitid: pid 2 code 4 status 0x605$" &&
       echo "$native" | grep -q "^interrupted: waitpid -> 4 stopped by 5, event 128$" || fail "natively: $native"
     like_native ptrace_pidns "$native" "$TEST_PROGRAMS/ptrace_pidns"
+    # The tracer's calls name their tasks by rewind's tids in the trace (replay finds them so).
+    named=$("$REWIND" dump "$WORK/ptrace_pidns.trace" | grep -cE " (ptrace|process_vm_writev) = .*\[(task|[0-9]+ bytes into task) [0-9]+")
+    [ "$named" -ge 10 ] || fail "ptrace_pidns: $named calls name a task by rewind's tid"
     # strace in a sandbox's PID namespace (unshare --pid --fork), the tracee's pids 2, 3...
     if command -v strace >/dev/null && unshare -r true 2>/dev/null; then
       script='trap "echo got" USR1; kill -USR1 $$; sh -c "exit 3"; echo "done $?"'
@@ -737,7 +740,16 @@ GDB
     "$REWIND" record -v -o "$WORK/proc_mem_running_v.trace" "$TEST_PROGRAMS/proc_mem_running" \
       >/dev/null 2>"$WORK/proc_mem_running_v.err" </dev/null
     held=$(grep -oE '[0-9]+ /proc/PID/mem writes that waited' "$WORK/proc_mem_running_v.err" | cut -d' ' -f1)
-    [ "${held:-0}" -ge 2 ] || fail "proc_mem_running: the writes did not wait for the spinning thread: $(cat "$WORK/proc_mem_running_v.err")" ;;
+    [ "${held:-0}" -ge 2 ] || fail "proc_mem_running: the writes did not wait for the spinning thread: $(cat "$WORK/proc_mem_running_v.err")"
+    # In a PID namespace with its own /proc (unshare --mount-proc, as containers run gdb): the
+    # path's number is the namespace's. Before, these writes went unrecorded and replay hung.
+    if command -v unshare >/dev/null && unshare -r -p -f --mount-proc true 2>/dev/null; then
+      like_native proc_mem_pidns "$native" unshare -r -p -f --mount-proc "$TEST_PROGRAMS/proc_mem_running"
+      for name in proc_mem_pidns proc_mem_pidns_traced; do
+        writes=$("$REWIND" dump "$WORK/$name.trace" | grep -cE " pwrite64 = [0-9]+ \[[0-9]+ bytes into task ")
+        [ "$writes" = 2 ] || fail "$name: $writes writes into the child's memory recorded, not 2"
+      done
+    fi ;;
   ptrace_watch)  # a tracer's hardware watchpoints (the debug registers): the kernel's refusals,
     # each hit's stop with DR6, no stop for the kernel's writes nor for the preload library's
     # copies of buffered results into the watched variable
