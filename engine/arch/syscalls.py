@@ -203,6 +203,30 @@ IOCTLS = [
     ("TIOCNOTTY", 0, None),
     ("TIOCEXCL", 0, None),
     ("TIOCNXCL", 0, None),
+    ("TIOCGPTPEER", 0, None),  # a new descriptor, the pty's other end, as its result
+    ("TIOCSTI", 0, None),
+    ("TIOCMSET", 0, None),
+    ("TIOCMBIS", 0, None),
+    ("TIOCMBIC", 0, None),
+    ("TIOCGSOFTCAR", 4, None),
+    ("TIOCSSOFTCAR", 0, None),
+    ("TIOCPKT", 0, None),
+    ("TIOCSETD", 0, None),
+    ("TIOCSBRK", 0, None),
+    ("TIOCCBRK", 0, None),
+    ("TIOCVHANGUP", 0, None),
+    ("TIOCCONS", 0, None),
+    ("TIOCSERGETLSR", 4, None),
+    ("TIOCGSERIAL", 72, None),  # struct serial_struct
+    ("TIOCSSERIAL", 0, None),
+    ("TIOCGLCKTRMIOS", 36, None),  # struct termios
+    ("TIOCSLCKTRMIOS", 0, None),
+    ("TCGETA", 18, None),  # struct termio
+    ("TCSETA", 0, None),
+    ("TCSETAW", 0, None),
+    ("TCSETAF", 0, None),
+    ("TCSBRKP", 0, None),
+    ("FIOQSIZE", 8, None),  # loff_t
 ]
 
 # fcntl commands (fcntl(2); numbers from include/uapi/linux/fcntl.h and asm-generic/fcntl.h,

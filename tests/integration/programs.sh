@@ -405,6 +405,14 @@ GDB
     if command -v bash >/dev/null; then
       record_and_replay bash_jobs bash -c 'sleep 0.05 & sleep 0.01 & wait; echo "both done $?"'
       [ "$(cat "$WORK/bash_jobs.rec.out")" = "both done 0" ] || fail "bash: $(cat "$WORK/bash_jobs.rec.out")"
+    fi
+    # An interactive shell's job control on a pseudo-terminal that script(1) opens (its
+    # TIOCGPTPEER, the terminal's ioctls, tcsetpgrp).
+    if command -v script >/dev/null && command -v bash >/dev/null; then
+      record_and_replay pty_jobs script -qec 'tty; stty -a | head -1; bash --norc -ic "sleep 0.05 & wait %1; echo job done \$?"' /dev/null
+      grep -q "^/dev/pts/[0-9]*.$" "$WORK/pty_jobs.rec.out" && grep -q "^speed [0-9]* baud; " "$WORK/pty_jobs.rec.out" &&
+        grep -q "^\[1\]+  Done  *sleep 0.05.$" "$WORK/pty_jobs.rec.out" && grep -q "^job done 0.$" "$WORK/pty_jobs.rec.out" ||
+        fail "script: $(cat "$WORK/pty_jobs.rec.out" "$WORK/pty_jobs.rec.err")"
     fi ;;
   sparse_file)  # a 64 GiB sparse file mapped: the trace keeps its holes (a few bytes of data)
     need python3

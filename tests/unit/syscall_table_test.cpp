@@ -65,6 +65,12 @@ TEST_CASE("ioctl output sizes: encoded requests and the terminal table") {
   CHECK(ioctl_output_size(0x80045430) == 4);  // TIOCGPTN: _IOR('T', 0x30, unsigned int)
   CHECK(ioctl_output_size(0x40045431) == 0);  // TIOCSPTLCK: _IOW, nothing written back
   CHECK(ioctl_output_size(0x5499) == -1);     // unknown legacy request
+  // Legacy terminal requests, sized from their structs (asm-generic/ioctls.h).
+  CHECK(ioctl_output_size(TIOCGPTPEER) == 0);      // a descriptor as its result
+  CHECK(ioctl_output_size(TCGETA) == 18);          // struct termio
+  CHECK(ioctl_output_size(TIOCGSERIAL) == 72);     // struct serial_struct
+  CHECK(ioctl_output_size(TIOCGLCKTRMIOS) == 36);  // struct termios
+  CHECK(ioctl_output_size(FIOQSIZE) == 8);         // loff_t
 }
 
 TEST_CASE("fcntl output sizes come from the declaration's table") {
