@@ -20,6 +20,7 @@ pkgs=(
   tmux                                 # a real terminal for the Ctrl-C test
   gdb                                  # `rewind replay` runs it; the gdb test drives it
   strace                               # a real tracer the ptrace emulation test records
+  bubblewrap                           # a real sandbox (bwrap) the namespace test records
   lmdb-utils                           # LMDB's tools: pwrite into a file read through a map
   emacs-nox elpa-dap-mode              # a real editor for the DAP test (editors/emacs)
   neovim vim-nox                       # Neovim and Vim (with Python 3) for the editor tests

@@ -2,6 +2,7 @@
 
 #include <asm/ioctls.h>
 #include <linux/fs.h>
+#include <linux/sockios.h>
 #include <sys/syscall.h>
 
 #include <algorithm>

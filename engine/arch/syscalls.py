@@ -227,6 +227,38 @@ IOCTLS = [
     ("TCSETAF", 0, None),
     ("TCSBRKP", 0, None),
     ("FIOQSIZE", 8, None),  # loff_t
+    # Sockets (linux/sockios.h; netdevice(7)): the interface requests read and write a struct
+    # ifreq (40 bytes). SIOCGIFCONF writes through the pointer in its struct ifconf (CUSTOM:
+    # syscall_capture.cpp).
+    ("SIOCGIFNAME", 40, None),
+    ("SIOCGIFFLAGS", 40, None),
+    ("SIOCGIFADDR", 40, None),
+    ("SIOCGIFDSTADDR", 40, None),
+    ("SIOCGIFBRDADDR", 40, None),
+    ("SIOCGIFNETMASK", 40, None),
+    ("SIOCGIFMETRIC", 40, None),
+    ("SIOCGIFMTU", 40, None),
+    ("SIOCGIFHWADDR", 40, None),
+    ("SIOCGIFINDEX", 40, None),
+    ("SIOCGIFTXQLEN", 40, None),
+    ("SIOCGIFMAP", 40, None),
+    ("SIOCSIFFLAGS", 0, None),
+    ("SIOCSIFADDR", 0, None),
+    ("SIOCSIFDSTADDR", 0, None),
+    ("SIOCSIFBRDADDR", 0, None),
+    ("SIOCSIFNETMASK", 0, None),
+    ("SIOCSIFMETRIC", 0, None),
+    ("SIOCSIFMTU", 0, None),
+    ("SIOCSIFNAME", 0, None),
+    ("SIOCSIFHWADDR", 0, None),
+    ("SIOCSIFTXQLEN", 0, None),
+    ("SIOCSIFMAP", 0, None),
+    ("SIOCADDMULTI", 0, None),
+    ("SIOCDELMULTI", 0, None),
+    ("SIOCATMARK", 4, None),
+    ("SIOCOUTQNSD", 4, None),
+    ("SIOCGSTAMP_OLD", 16, None),  # struct timeval
+    ("SIOCGSTAMPNS_OLD", 16, None),  # struct timespec
 ]
 
 # fcntl commands (fcntl(2); numbers from include/uapi/linux/fcntl.h and asm-generic/fcntl.h,

@@ -5,6 +5,8 @@
 #include <linux/fs.h>
 #include <linux/keyctl.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/sem.h>
@@ -208,6 +210,16 @@ bool custom_outputs(std::vector<MemoryRegion>& out, pid_t tid, long nr,
         read_memory_exact(tid, a[2], &h, sizeof h);
         uint32_t n = h.fm_extent_count ? std::min(h.fm_mapped_extents, h.fm_extent_count) : 0;
         add(out, tid, a[2], sizeof h + uint64_t(n) * sizeof(fiemap_extent));
+        return true;
+      }
+      if (a[1] == SIOCGIFCONF) {
+        // The struct ifconf, whose ifc_len the kernel sets, and the ifreqs it wrote into
+        // ifc_buf, or none where ifc_buf is NULL (it asked for the length): netdevice(7).
+        struct ifconf c;
+        read_memory_exact(tid, a[2], &c, sizeof c);
+        add(out, tid, a[2], sizeof c);
+        if (c.ifc_buf && c.ifc_len > 0)
+          add(out, tid, reinterpret_cast<uint64_t>(c.ifc_buf), uint64_t(c.ifc_len));
         return true;
       }
       long n = ioctl_output_size(a[1]);
@@ -419,6 +431,13 @@ DigestExclusions possible_outputs(pid_t tid, const SyscallSpec& spec, const Regi
         std::vector<uint8_t> got = read_memory(tid, a[2], sizeof h);
         std::memcpy(&h, got.data(), std::min(got.size(), sizeof h));
         n = long(sizeof h + uint64_t(h.fm_extent_count) * sizeof(fiemap_extent));
+      }
+      if (a[1] == SIOCGIFCONF) {  // the struct, and the buffer its ifc_len gives
+        struct ifconf c {};
+        std::vector<uint8_t> got = read_memory(tid, a[2], sizeof c);
+        std::memcpy(&c, got.data(), std::min(got.size(), sizeof c));
+        if (c.ifc_len > 0) add_range(reinterpret_cast<uint64_t>(c.ifc_buf), uint64_t(c.ifc_len));
+        n = sizeof c;
       }
       add_range(a[2], n < 0 ? 4096 : uint64_t(n));
       return out;

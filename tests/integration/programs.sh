@@ -1159,6 +1159,21 @@ t.start(); t.join(); print("pid", os.getpid(), "thread has its own id:", seen[0]
         'mount -t tmpfs scratch /mnt && echo inside >/mnt/file && cat /mnt/file && umount /mnt && echo unmounted'
       [ "$(cat "$WORK/mountns.rec.out")" = "$(printf 'inside\nunmounted')" ] ||
         fail "mount namespace: $(cat "$WORK/mountns.rec.out" "$WORK/mountns.rec.err")"
+    fi
+    # A real sandbox: bwrap with every namespace of its own (its loopback brought up with
+    # SIOCGIFINDEX and netlink), its own /proc and a tmpfs, the shell pid 2 under bwrap's init.
+    if command -v bwrap >/dev/null; then
+      box=(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-all --hostname sandbox --die-with-parent)
+      script='echo "pid $$"; hostname; echo /proc/[0-9]*; echo written >/tmp/f; cat /tmp/f'
+      native=$("${box[@]}" sh -c "$script" 2>&1)
+      [ "$native" = "$(printf 'pid 2\nsandbox\n/proc/1 /proc/2\nwritten')" ] || fail "natively, bwrap: $native"
+      # bwrap's init (pid 1 there) may still be ending when bwrap itself ends: --wait waits.
+      for opts in --wait "--wait --no-syscall-buffer"; do
+        name=bwrap${opts#--wait}
+        name=${name// --no-syscall-buffer/_traced}
+        RECORD_OPTS=$opts record_and_replay "$name" "${box[@]}" sh -c "$script"
+        [ "$(cat "$WORK/$name.rec.out" "$WORK/$name.rec.err")" = "$native" ] || fail "$name: $(cat "$WORK/$name.rec.out" "$WORK/$name.rec.err")"
+      done
     fi ;;
   *) echo "unknown case $1"; exit 2 ;;
 esac

@@ -5,7 +5,8 @@
 // kernel keeps in its table but does not implement (ENOSYS natively), and the calls rewind
 // reports unavailable (kernel AIO, memfd_secret, uselib, packet rings); the machine's
 // administration calls (reboot, swapon, module and kexec loading: each made so that the kernel
-// refuses it), sysfs, quotactl, set_thread_area and remap_file_pages. Prints what each returned;
+// refuses it), sysfs, quotactl, set_thread_area and remap_file_pages; a socket's interface
+// ioctls (SIOCGIFCONF, SIOCGIFINDEX...: netdevice(7)). Prints what each returned;
 // the test compares a native run, the recording and its replays.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -14,11 +15,13 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/keyctl.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -273,6 +276,39 @@ static void unavailable(void) {
   close(packets);
 }
 
+// The loopback interface seen through a socket's ioctls (netdevice(7)): the list's length,
+// then the list (SIOCGIFCONF writes through the pointer in struct ifconf), and lo's index,
+// flags, MTU and address.
+static void interface_ioctls(void) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct ifconf conf = {.ifc_len = 0, .ifc_buf = NULL};
+  int r = ioctl(s, SIOCGIFCONF, &conf);
+  printf("SIOCGIFCONF length %d: %s\n", r, r == 0 && conf.ifc_len > 0 ? "some" : strerror(errno));
+  struct ifreq list[16];
+  conf.ifc_len = sizeof list;
+  conf.ifc_req = list;
+  r = ioctl(s, SIOCGIFCONF, &conf);
+  int lo = -1;
+  for (int i = 0; r == 0 && i < conf.ifc_len / (int)sizeof list[0]; ++i)
+    if (strcmp(list[i].ifr_name, "lo") == 0) lo = i;
+  printf("SIOCGIFCONF %d: lo listed %d, %s\n", r, lo >= 0,
+         lo >= 0 ? inet_ntoa(((struct sockaddr_in*)&list[lo].ifr_addr)->sin_addr) : "-");
+  struct ifreq q;
+  memset(&q, 0, sizeof q);
+  strcpy(q.ifr_name, "lo");
+  r = ioctl(s, SIOCGIFINDEX, &q);
+  printf("SIOCGIFINDEX lo %d: %d\n", r, q.ifr_ifindex);
+  r = ioctl(s, SIOCGIFFLAGS, &q);
+  printf("SIOCGIFFLAGS lo %d: loopback %d up %d\n", r, !!(q.ifr_flags & IFF_LOOPBACK),
+         !!(q.ifr_flags & IFF_UP));
+  r = ioctl(s, SIOCGIFMTU, &q);
+  printf("SIOCGIFMTU lo %d: %d\n", r, q.ifr_mtu);
+  memset(&q.ifr_ifru, 0, sizeof q.ifr_ifru);
+  r = ioctl(s, SIOCGIFNAME, &(struct ifreq){.ifr_ifindex = 1});
+  printf("SIOCGIFNAME 1: %d\n", r);
+  close(s);
+}
+
 int main(int argc, char** argv) {
   keyrings();
   file_handles();
@@ -283,6 +319,7 @@ int main(int argc, char** argv) {
   filesystems_and_quotas();
   thread_area();
   remapped_pages();
+  interface_ioctls();
   if (argc > 1 && strcmp(argv[1], "unavailable") == 0) unavailable();
   printf("kernel_calls done\n");
   return 0;

@@ -3,6 +3,8 @@
 #include <asm/ioctls.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/sockios.h>
+#include <net/if.h>
 #include <sys/syscall.h>
 
 #include <catch2/catch.hpp>
@@ -71,6 +73,10 @@ TEST_CASE("ioctl output sizes: encoded requests and the terminal table") {
   CHECK(ioctl_output_size(TIOCGSERIAL) == 72);     // struct serial_struct
   CHECK(ioctl_output_size(TIOCGLCKTRMIOS) == 36);  // struct termios
   CHECK(ioctl_output_size(FIOQSIZE) == 8);         // loff_t
+  // Sockets' interface requests (netdevice(7)): a struct ifreq in and out.
+  CHECK(ioctl_output_size(SIOCGIFINDEX) == long(sizeof(struct ifreq)));
+  CHECK(ioctl_output_size(SIOCGIFHWADDR) == long(sizeof(struct ifreq)));
+  CHECK(ioctl_output_size(SIOCSIFFLAGS) == 0);
 }
 
 TEST_CASE("fcntl output sizes come from the declaration's table") {
