@@ -15,6 +15,12 @@ like_native() {
       fail "$name: recorded, the program saw other results than natively: $(diff <(echo "$native") "$WORK/$name.rec.out")"
   done
 }
+# has_lines TEXT LINE...: true when each LINE is a whole line of TEXT (fixed strings).
+has_lines() {
+  local text=$1 line
+  shift
+  for line; do echo "$text" | grep -qxF -- "$line" || return 1; done
+}
 # buffered_calls NAME REGEX SYSCALL MIN: the buffered recording NAME holds at most 2 traced
 # events of the syscalls REGEX matches (the loader's, before the library starts) and more than
 # MIN buffered records of SYSCALL; its traced twin (NAME_traced) more than MIN events of it.
@@ -191,11 +197,9 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
   ptrace_pidns)  # a tracer inside a PID namespace names its tracees by that namespace's numbers
     native=$("$TEST_PROGRAMS/ptrace_pidns")
     case "$native" in "no PID namespaces"*) echo "$native"; exit 77 ;; esac
-    echo "$native" | grep -q "^SIGSTOP: waitpid -> 2 stopped by 19, event 0$" &&
-      echo "$native" | grep -q "^fork event's new pid: 3$" &&
-      echo "$native" | grep -q "^tracee: pid 2, secret 2222, message \"written by pid 1\"$" &&
-      echo "$native" | grep -q "^waitid: pid 2 code 4 status 0x605$" &&
-      echo "$native" | grep -q "^interrupted: waitpid -> 4 stopped by 5, event 128$" || fail "natively: $native"
+    has_lines "$native" "SIGSTOP: waitpid -> 2 stopped by 19, event 0" "fork event's new pid: 3" \
+      'tracee: pid 2, secret 2222, message "written by pid 1"' "waitid: pid 2 code 4 status 0x605" \
+      "interrupted: waitpid -> 4 stopped by 5, event 128" || fail "natively: $native"
     like_native ptrace_pidns "$native" "$TEST_PROGRAMS/ptrace_pidns"
     # The tracer's calls name their tasks by rewind's tids in the trace (replay finds them so).
     named=$("$REWIND" dump "$WORK/ptrace_pidns.trace" | grep -cE " (ptrace|process_vm_writev) = .*\[(task|[0-9]+ bytes into task) [0-9]+")
