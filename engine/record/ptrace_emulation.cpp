@@ -19,13 +19,13 @@
 // writes a SyscallEntry event, which brings replay's copy there); the event stops of
 // PTRACE_O_TRACEEXEC, TRACEEXIT, TRACEFORK, TRACEVFORK and TRACECLONE, a followed task's new
 // tasks traced by the same tracer, and TRACEVFORKDONE; PTRACE_SINGLESTEP (a real step, whose
-// SIGTRAP is a point: step_for_tracer, or the recorder's emulation of rdtsc and cpuid); the
-// debug registers (tracer_debug_registers.cpp); PTRACE_SYSEMU and PTRACE_SYSEMU_SINGLESTEP
-// (the call stops at its entry and is skipped, its result the tracer's rax); seccomp stops
-// (PTRACE_O_TRACESECCOMP: program_filter.cpp). A tracer inside a PID namespace names tasks,
-// and is told of them, by that namespace's numbers (recorded_task_named, pid_seen_by). Not
-// yet, each stopping the recording with one line: stepping a syscall that forks or execs, and
-// PTRACE_O_SUSPEND_SECCOMP.
+// SIGTRAP is a point: step_for_tracer, or the recorder's emulation of rdtsc and cpuid; from a
+// syscall's entry stop, the call and a stop after it); the debug registers
+// (tracer_debug_registers.cpp); PTRACE_SYSEMU and PTRACE_SYSEMU_SINGLESTEP (the call stops at its
+// entry and is skipped, its result the tracer's rax); seccomp stops (PTRACE_O_TRACESECCOMP:
+// program_filter.cpp). A tracer inside a PID namespace names tasks, and is told of them, by that
+// namespace's numbers (recorded_task_named, pid_seen_by). Not yet, each stopping the recording with
+// one line: stepping a syscall that forks or execs, and PTRACE_O_SUSPEND_SECCOMP.
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -426,11 +426,31 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
 
 bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const std::string& name) {
   const TracerStop kind = tracee.tracer_stop_kind;
-  // From a stop in user code; a stop inside a syscall (its entry or exit, an event) would step
-  // out of the syscall, which the recorder must see.
-  if (kind != TracerStop::Fault && kind != TracerStop::Signal && kind != TracerStop::Step)
+  const bool syscall_stop = kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit;
+  // From a stop in user code, or a syscall stop (gdb's `stepi` after `catch syscall`); another
+  // stop inside the kernel (an event's, a seccomp stop) would step out of it, which the
+  // recorder must see.
+  if (kind != TracerStop::Fault && kind != TracerStop::Signal && kind != TracerStop::Step &&
+      !syscall_stop)
     throw UnsupportedError(name + " of a tracee stopped " + tracer_stop_name(kind) +
                            " is not supported yet");
+  // At a syscall stop the kernel sends a signal as a new one (resume_tracee), whose stop the
+  // step would have to meet.
+  if (syscall_stop && sig)
+    throw UnsupportedError(name + " with a signal from a syscall stop is not supported yet");
+  if (syscall_stop && name.find("SYSEMU") != std::string::npos)
+    throw UnsupportedError(name + " from a syscall stop is not supported yet");
+  if (kind == TracerStop::SyscallEntry) {
+    // The call runs (its number as the tracer left it) and the step ends right after it: the
+    // kernel's trap at the syscall's exit (kernel/entry/common.c report_single_step), as for a
+    // step over the `syscall` instruction. Not one that makes a task or replaces its image.
+    const long nr = long(get_regs(tracee.tid).orig_rax);
+    if (syscall_has(nr, kForkLike) || syscall_has(nr, kExec))
+      throw UnsupportedError(name + " from the entry of " + syscall_name(nr) +
+                             " is not supported yet");
+    return true;
+  }
+  // From a syscall's exit stop the step runs the program's next instruction, as from user code.
   if (sig != 0) {
     // With a signal that has a handler, the delivery is the step: it stops at the handler's
     // first instruction, none of the program's run (kernel/signal.c signal_delivered,

@@ -194,6 +194,25 @@ lowest free descriptor: 5 before 300 threads, 5 after" ] &&
           fail "gdb stepi${opts:+ traced}: $(cat "$WORK/gdb_stepi${opts:+_traced}.rec.out")"
       done
     fi ;;
+  ptrace_syscall_step)  # a tracer's single steps from its tracee's syscall stops
+    native=$("$TEST_PROGRAMS/ptrace_syscall_step")
+    has_lines "$native" "step from getppid's entry: signal 5, si_code 1, moved 0, result as expected 1" \
+      "child exited 0" || fail "natively: $native"
+    echo "$native" | grep -qE "^step from getpgid's exit: signal 5, si_code 2, moved [1-9][0-9]*, result as expected 1$" ||
+      fail "natively: $native"
+    like_native ptrace_syscall_step "$native" "$TEST_PROGRAMS/ptrace_syscall_step"
+    if command -v gdb >/dev/null; then  # gdb's stepi at a `catch syscall` stop, and on
+      printf 'catch syscall write\nrun\nstepi\nx/i $pc\nstepi\ncontinue\n' >"$WORK/catch.gdb"
+      # (Addresses left out: the preload library moves libc.)
+      shown() { grep -v "^\[" | sed -E 's/0x[0-9a-f]+/X/g'; }
+      native=$(gdb -nx -batch -x "$WORK/catch.gdb" --args echo hi 2>/dev/null | shown)
+      echo "$native" | grep -q "^=> X <__GI___libc_write+16>:" || fail "natively, gdb's stepi: $native"
+      for opts in "" --no-syscall-buffer; do
+        name=gdb_catch${opts:+_traced}
+        RECORD_OPTS=$opts record_and_replay $name gdb -nx -batch -x "$WORK/catch.gdb" --args echo hi
+        [ "$(shown <"$WORK/$name.rec.out")" = "$native" ] || fail "$name: $(cat "$WORK/$name.rec.out")"
+      done
+    fi ;;
   ptrace_pidns)  # a tracer inside a PID namespace names its tracees by that namespace's numbers
     native=$("$TEST_PROGRAMS/ptrace_pidns")
     case "$native" in "no PID namespaces"*) echo "$native"; exit 77 ;; esac
