@@ -95,9 +95,21 @@ bool RecordSession::step_out_of_buffer_code(RecordTask& t) {
   // A step per instruction, and per byte of the `rep movsb` that copies a record's out-data
   // (a record holds less than the buffer): slow, but only for a signal that arrives there.
   for (int i = 0; i < RWD_BUFFER_SIZE + 4096; ++i) {
-    if (!t.buffer.must_not_stop_at(get_regs(t.tid).rip)) return i > 0;
+    Registers r = get_regs(t.tid);
+    if (!t.buffer.must_not_stop_at(r.rip)) return i > 0;
     // The desched counter, if the library has it on, would signal every step's stop.
     if (i == 0) t.buffer.settle_desched(t.tid);
+    if (r.rip == RWD_UNTRACED_PAGE) {
+      // At the buffered call's own `syscall`. Stepped, a call that waits (gdb's poll for the
+      // very SIGCHLD being delivered) would wait with nothing to wake it: the signal is held
+      // here and the counter that would stop it is off. Given up instead, as at a desched
+      // stop: it returns RWD_ABORTED without entering the kernel (rip past the instruction;
+      // the library clears rcx and r11 on both of its paths), the library abandons its record
+      // and makes the call traced once the handler ran; replay's library finds the abort mark.
+      r.rip = RWD_UNTRACED_IP;
+      give_up_buffered_call(t, r, int64_t(r.rax));
+      continue;
+    }
     // A fast interval timer's next expiry during the steps waits with the signal being
     // delivered (deliver_signal sends it again afterwards).
     int st = step_insn_putting_off(t);
