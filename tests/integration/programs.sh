@@ -1185,9 +1185,11 @@ t.start(); t.join(); print("pid", os.getpid(), "thread has its own id:", seen[0]
     fi
     # A real sandbox: bwrap with every namespace of its own (its loopback brought up with
     # SIOCGIFINDEX and netlink), its own /proc and a tmpfs, the shell pid 2 under bwrap's init.
+    # (The tmpfs is not on /tmp: a build under /tmp, as CI's clone may be, would hide the
+    # preload library.)
     if command -v bwrap >/dev/null; then
-      box=(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-all --hostname sandbox --die-with-parent)
-      script='echo "pid $$"; hostname; echo /proc/[0-9]*; echo written >/tmp/f; cat /tmp/f'
+      box=(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /mnt --unshare-all --hostname sandbox --die-with-parent)
+      script='echo "pid $$"; hostname; echo /proc/[0-9]*; echo written >/mnt/f; cat /mnt/f'
       native=$("${box[@]}" sh -c "$script" 2>&1)
       [ "$native" = "$(printf 'pid 2\nsandbox\n/proc/1 /proc/2\nwritten')" ] || fail "natively, bwrap: $native"
       # bwrap's init (pid 1 there) may still be ending when bwrap itself ends: --wait waits.
