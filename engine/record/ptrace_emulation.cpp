@@ -216,7 +216,7 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
       const bool sysemu = request == PTRACE_SYSEMU || request == PTRACE_SYSEMU_SINGLESTEP;
       bool step = request == PTRACE_SINGLESTEP || request == PTRACE_SYSEMU_SINGLESTEP;
       bool syscalls = request == PTRACE_SYSCALL || request == PTRACE_SYSEMU;
-      tracee.tracer_step_over_syscall = step && check_single_step(tracee, sig, name);
+      tracee.tracer_step_over_syscall = step && check_single_step(tracee, request, sig, name);
       if (request == PTRACE_SYSEMU_SINGLESTEP && tracee.tracer_step_over_syscall) {
         // A step onto a `syscall`: the call's entry stop ends it, and the call is skipped
         // (kernel/entry/common.c: SYSCALL_EMU, no step report after it).
@@ -424,7 +424,8 @@ void RecordSession::on_ptrace_entry(RecordTask& t) {
   }
 }
 
-bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const std::string& name) {
+bool RecordSession::check_single_step(const RecordTask& tracee, long request, int sig,
+                                      const std::string& name) {
   const TracerStop kind = tracee.tracer_stop_kind;
   const bool syscall_stop = kind == TracerStop::SyscallEntry || kind == TracerStop::SyscallExit;
   // From a stop in user code, or a syscall stop (gdb's `stepi` after `catch syscall`); another
@@ -438,7 +439,7 @@ bool RecordSession::check_single_step(const RecordTask& tracee, int sig, const s
   // step would have to meet.
   if (syscall_stop && sig)
     throw UnsupportedError(name + " with a signal from a syscall stop is not supported yet");
-  if (syscall_stop && name.find("SYSEMU") != std::string::npos)
+  if (syscall_stop && request == PTRACE_SYSEMU_SINGLESTEP)
     throw UnsupportedError(name + " from a syscall stop is not supported yet");
   if (kind == TracerStop::SyscallEntry) {
     // The call runs (its number as the tracer left it) and the step ends right after it: the

@@ -268,12 +268,13 @@ class RecordSession {
   /// slots fired, the single-step bit) for the tracer's reads of it.
   static void note_tracer_debug_status(RecordTask& t);
   /// Throws UnsupportedError (naming `name`, the request) where the tracer's
-  /// PTRACE_SINGLESTEP of `tracee` with `sig` cannot be recorded: from an event's or a
+  /// PTRACE_SINGLESTEP (or PTRACE_SYSEMU_SINGLESTEP: `request`) of `tracee` with `sig`
+  /// cannot be recorded: from an event's or a
   /// seccomp stop, with a stop signal or (from a syscall stop) any signal, over `int 0x80` or
   /// `sysenter`, or over a syscall that execs or forks or is the preload library's untraced
   /// one. Returns true for a step over another `syscall` instruction, or from a syscall's
   /// entry stop (the call recorded as a syscall, the step ending after it).
-  bool check_single_step(const RecordTask& tracee, int sig, const std::string& name);
+  bool check_single_step(const RecordTask& tracee, long request, int sig, const std::string& name);
   /// Runs t's next instruction for its tracer's PTRACE_SINGLESTEP (a real single step): the
   /// SIGTRAP after it is a stop for the tracer (TracerStop::Step, a point of t's), whatever
   /// came first (a fault, a signal, its end) is handled as any stop.

@@ -50,17 +50,29 @@ bool wait_names(const Registers& r, bool waitid, pid_t own_group, pid_t tid, pid
 }
 
 /// The numbers a waiting thread knows tasks and process groups by: rewind's in rewind's PID
-/// namespace, its own namespace's elsewhere (pid_seen_by).
-struct WaitView {
-  explicit WaitView(pid_t waiter)
-      : waiter(waiter), same(in_rewinds_pid_namespace(waiter)), own_group(group_of(waiter)) {}
+/// namespace, its own namespace's elsewhere (pid_seen_by). Each is read from /proc when first
+/// asked for: most waits name no tracee and ask nothing.
+class WaitView {
+ public:
+  explicit WaitView(pid_t waiter) : waiter_(waiter) {}
   /// `tid` (a task, or a process group's leader) as the waiter knows it; -1 stays -1.
-  pid_t seen(pid_t tid) const { return same || tid <= 0 ? tid : pid_seen_by(waiter, tid); }
+  pid_t seen(pid_t tid) const {
+    if (same_ < 0) same_ = in_rewinds_pid_namespace(waiter_) ? 1 : 0;
+    return same_ || tid <= 0 ? tid : pid_seen_by(waiter_, tid);
+  }
   /// The process group of live task `tid` as the waiter knows it (-1 when it is gone).
   pid_t group_of(pid_t tid) const { return seen(getpgid(tid)); }
-  pid_t waiter;
-  bool same;
-  pid_t own_group;
+  /// The waiter's own process group, as it knows it.
+  pid_t own_group() const {
+    if (!own_group_known_) own_group_ = group_of(waiter_), own_group_known_ = true;
+    return own_group_;
+  }
+
+ private:
+  pid_t waiter_;
+  mutable int same_ = -1;  ///< in rewind's PID namespace: 1, 0; -1 not read yet
+  mutable pid_t own_group_ = 0;
+  mutable bool own_group_known_ = false;
 };
 
 }  // namespace
@@ -322,7 +334,7 @@ std::optional<int64_t> RecordSession::tracer_wait_answer(RecordTask& waiter) {
   if (waitid && !(options & (WEXITED | WSTOPPED | WCONTINUED))) return std::nullopt;
   const WaitView view(waiter.tid);
   auto named = [&](pid_t seen_tid, pid_t tid, bool ended) {
-    return wait_names(r, waitid, view.own_group, seen_tid, ended ? -1 : view.group_of(tid));
+    return wait_names(r, waitid, view.own_group(), seen_tid, ended ? -1 : view.group_of(tid));
   };
   auto traced_by_waiter = [&](pid_t tracer_tid) {
     auto tracer = tasks_.find(tracer_tid);
@@ -381,12 +393,12 @@ bool RecordSession::tracer_wait_must_block(const RecordTask& waiter) {
   for (const auto& [tid, x] : tasks_) {
     auto tracer = tasks_.find(x.tracer);
     if (x.tracer > 0 && tracer != tasks_.end() && tracer->second.pid == waiter.pid &&
-        wait_names(r, waitid, view.own_group, x.tid_for_tracer, view.group_of(tid)))
+        wait_names(r, waitid, view.own_group(), x.tid_for_tracer, view.group_of(tid)))
       names_tracee = true;
   }
   if (!names_tracee) return false;
   for (pid_t c : process_children(waiter.pid))
-    if (wait_names(r, waitid, view.own_group, view.seen(c), view.group_of(c))) return false;
+    if (wait_names(r, waitid, view.own_group(), view.seen(c), view.group_of(c))) return false;
   return true;
 }
 
