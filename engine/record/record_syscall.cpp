@@ -501,6 +501,18 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     // its tracer waits as well (natively its tracer may see it that late).
     t.vfork_child = child;
     t.vfork_event_pending = followed;
+    // The child takes turns with it when the memory they share has MAP_SHARED pages that
+    // forked processes share too (a multiprocessing pool's semaphores): held, the parent
+    // runs no code, and its turn goes, or the child would wait for a parent that waits for
+    // the child. It waits for a turn again as the vfork returns (on_syscall_exit). Otherwise
+    // it keeps its turn: its other threads wait as well, as none could take turns with the
+    // child, which runs on their memory.
+    if (AddressSpace& ps = space(t); cs.turns == ps.turns && ps.turns->active == t.tid) {
+      t.blocked = true;
+      t.entry_marked = true;  // replay's copy is in the vfork already: its event is the fork's
+      ps.turns->active = 0;
+      schedule(ps);
+    }
   } else if (followed) {
     stop_for_tracer(t, SIGTRAP, TracerStop::NewTask, event);
   } else {
