@@ -23,6 +23,7 @@
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/seccomp_filter.h"
+#include "engine/record/blocking.h"
 #include "engine/record/record_setup.h"
 #include "engine/record/signal_disposition.h"
 #include "engine/replay/point_trampoline.h"
@@ -99,13 +100,19 @@ bool RecordSession::step_out_of_buffer_code(RecordTask& t) {
     if (!t.buffer.must_not_stop_at(r.rip)) return i > 0;
     // The desched counter, if the library has it on, would signal every step's stop.
     if (i == 0) t.buffer.settle_desched(t.tid);
-    if (r.rip == RWD_UNTRACED_PAGE) {
+    Registers entry = r;
+    entry.orig_rax = r.rax;
+    if (r.rip == RWD_UNTRACED_PAGE && syscall_may_block(entry)) {
       // At the buffered call's own `syscall`. Stepped, a call that waits (gdb's poll for the
       // very SIGCHLD being delivered) would wait with nothing to wake it: the signal is held
       // here and the counter that would stop it is off. Given up instead, as at a desched
       // stop: it returns RWD_ABORTED without entering the kernel (rip past the instruction;
       // the library clears rcx and r11 on both of its paths), the library abandons its record
       // and makes the call traced once the handler ran; replay's library finds the abort mark.
+      // Not a call that returns promptly: stepped, as any instruction. Among those are the
+      // library's own probes (its mask, a file's type), which go on after an abort to buffer
+      // the program's call, and an abort mark followed by more records is one replay cannot
+      // place (it must be an event's last record: buffered_records.h).
       r.rip = RWD_UNTRACED_IP;
       give_up_buffered_call(t, r, int64_t(r.rax));
       continue;
