@@ -92,6 +92,15 @@ int RecordSession::step_insn(RecordTask& t) {
   }
 }
 
+namespace {
+/// The registers of the syscall `r` stands on, as its entry stop would show them (the
+/// number in orig_rax).
+Registers syscall_entry_at_insn(Registers r) {
+  r.orig_rax = r.rax;
+  return r;
+}
+}  // namespace
+
 bool RecordSession::step_out_of_buffer_code(RecordTask& t) {
   // A step per instruction, and per byte of the `rep movsb` that copies a record's out-data
   // (a record holds less than the buffer): slow, but only for a signal that arrives there.
@@ -100,9 +109,7 @@ bool RecordSession::step_out_of_buffer_code(RecordTask& t) {
     if (!t.buffer.must_not_stop_at(r.rip)) return i > 0;
     // The desched counter, if the library has it on, would signal every step's stop.
     if (i == 0) t.buffer.settle_desched(t.tid);
-    Registers entry = r;
-    entry.orig_rax = r.rax;
-    if (r.rip == RWD_UNTRACED_PAGE && syscall_may_block(entry)) {
+    if (r.rip == RWD_UNTRACED_PAGE && syscall_may_block(syscall_entry_at_insn(r))) {
       // At the buffered call's own `syscall`. Stepped, a call that waits (gdb's poll for the
       // very SIGCHLD being delivered) would wait with nothing to wake it: the signal is held
       // here and the counter that would stop it is off. Given up instead, as at a desched
@@ -343,8 +350,7 @@ void RecordSession::on_tick() {
     } else if (t.state == RunState::InSyscall && !t.blocked && t.vfork_child == 0 &&
                task_sleeping(t.tid)) {
       // A syscall expected to return promptly is waiting: let the others run meanwhile.
-      t.blocked = true;
-      g.turns->active = 0;
+      wait_outside_turns(t);
       schedule(g);
     }
   }
@@ -517,6 +523,11 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
   // dying thread change memory while the digest was taken.
   Registers now;
   return try_get_regs(t.tid, now);
+}
+
+void RecordSession::wait_outside_turns(RecordTask& t) {
+  t.blocked = true;
+  space(t).turns->active = 0;
 }
 
 void RecordSession::schedule(AddressSpace& g) {

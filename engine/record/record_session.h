@@ -269,11 +269,11 @@ class RecordSession {
   static void note_tracer_debug_status(RecordTask& t);
   /// Throws UnsupportedError (naming `name`, the request) where the tracer's
   /// PTRACE_SINGLESTEP (or PTRACE_SYSEMU_SINGLESTEP: `request`) of `tracee` with `sig`
-  /// cannot be recorded: from an event's or a
-  /// seccomp stop, with a stop signal or (from a syscall stop) any signal, over `int 0x80` or
-  /// `sysenter`, or over a syscall that execs or forks or is the preload library's untraced
-  /// one. Returns true for a step over another `syscall` instruction, or from a syscall's
-  /// entry stop (the call recorded as a syscall, the step ending after it).
+  /// cannot be recorded: from an event's or a seccomp stop, with a stop signal or (from a
+  /// syscall stop) any signal, over `int 0x80` or `sysenter`, or over a syscall that execs or
+  /// forks or is the preload library's untraced one. Returns true for a step over another
+  /// `syscall` instruction, or from a syscall's entry stop (the call recorded as a syscall,
+  /// the step ending after it).
   bool check_single_step(const RecordTask& tracee, long request, int sig, const std::string& name);
   /// Runs t's next instruction for its tracer's PTRACE_SINGLESTEP (a real single step): the
   /// SIGTRAP after it is a stop for the tracer (TracerStop::Step, a point of t's), whatever
@@ -457,6 +457,10 @@ class RecordSession {
   void run_user(RecordTask& t, int sig = 0);
   /// When no task of `s` runs user code, picks the next ready one (SchedulePolicy) and runs it.
   void schedule(AddressSpace& s);
+  /// Takes the turn from `t`, the active task of its memory, while it stays inside a syscall
+  /// that waits: others may run meanwhile (the caller schedules them), and on_syscall_exit
+  /// has it wait for a turn again.
+  void wait_outside_turns(RecordTask& t);
   /// Delivers `sig` with siginfo `si` to the stopped task `t` as its Signal event, at the
   /// first instruction from here where replay's trampoline fits (single steps, or a
   /// breakpoint after a string instruction: at most kMaxSignalHops); while t is in a string

@@ -202,8 +202,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
               (t.notif_filtered && !seccomp_)) &&
              as.turns->active == t.tid) {
     // (A call its filter sends to a supervisor waits for it: program_filter.cpp.)
-    t.blocked = true;
-    as.turns->active = 0;
+    wait_outside_turns(t);
     if (!hold_output_write(t)) resume_syscall(t);
     return schedule(as);
   }
@@ -508,9 +507,8 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
     // it keeps its turn: its other threads wait as well, as none could take turns with the
     // child, which runs on their memory.
     if (AddressSpace& ps = space(t); cs.turns == ps.turns && ps.turns->active == t.tid) {
-      t.blocked = true;
+      wait_outside_turns(t);
       t.entry_marked = true;  // replay's copy is in the vfork already: its event is the fork's
-      ps.turns->active = 0;
       schedule(ps);
     }
   } else if (followed) {

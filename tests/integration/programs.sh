@@ -66,20 +66,12 @@ case "$1" in
   vfork_shared)  # vfork and posix_spawn beside MAP_SHARED memory: the parent gives up its turn
     native=$("$TEST_PROGRAMS/vfork_shared")
     echo "$native" | grep -q "^the forked child read 41 and wrote 42$" || fail "natively, vfork_shared printed: $native"
-    for opts in "" --no-syscall-buffer; do
-      name=vfork_shared${opts:+_traced}
-      RECORD_OPTS=$opts record_and_replay "$name" "$TEST_PROGRAMS/vfork_shared"
-      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] || fail "$name: recorded, it printed $(cat "$WORK/$name.rec.out")"
-    done ;;
+    like_native vfork_shared "$native" "$TEST_PROGRAMS/vfork_shared" ;;
   python_workers) need python3  # a process pool, then a subprocess from asyncio (a vfork)
     script=$SOURCE_DIR/tests/programs/python_workers.py
     native=$(python3 "$script")
     echo "$native" | grep -q "^asyncio: ('from a child', 0)$" || fail "natively, python_workers printed: $native"
-    for opts in "" --no-syscall-buffer; do
-      name=python_workers${opts:+_traced}
-      RECORD_OPTS=$opts record_and_replay "$name" python3 "$script"
-      [ "$(cat "$WORK/$name.rec.out")" = "$native" ] || fail "$name: recorded, it printed $(cat "$WORK/$name.rec.out")"
-    done ;;
+    like_native python_workers "$native" python3 "$script" ;;
   setuid)  # a setuid program: its saved copy must not be setuid (exec would turn ASLR on)
     need passwd
     [ -u "$(command -v passwd)" ] || { echo "passwd is not setuid here"; exit 77; }
