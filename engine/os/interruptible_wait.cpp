@@ -13,6 +13,7 @@
 
 #include "engine/errors.h"
 #include "engine/os/ptrace_ops.h"
+#include "engine/os/step_flags.h"
 
 namespace rwd {
 
@@ -110,6 +111,7 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
     if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0) sent = true;
   }
   if (ticking) timer.set(0);
+  settle_step(tid, status);
   return status;
 }
 

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "engine/errors.h"
+#include "engine/os/step_flags.h"
 
 namespace rwd {
 
@@ -210,6 +211,7 @@ int wait_task(pid_t tid) {
   int status = 0;
   while (waitpid(tid, &status, __WALL) < 0)
     if (errno != EINTR) throw_errno("waitpid(" + std::to_string(tid) + ")");
+  settle_step(tid, status);
   return status;
 }
 
@@ -230,6 +232,7 @@ uint64_t resumes_so_far() {
 }
 
 bool resume(pid_t tid, int request, int sig) {
+  note_resume(tid, request);  // (before the copy of its registers is dropped)
   forget_registers();
   resumes.fetch_add(1, std::memory_order_relaxed);
   if (ptrace(__ptrace_request(request), tid, nullptr, reinterpret_cast<void*>(long(sig))) == 0)

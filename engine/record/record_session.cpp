@@ -23,6 +23,7 @@
 #include "engine/os/proc.h"
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/seccomp_filter.h"
+#include "engine/os/step_flags.h"
 #include "engine/record/blocking.h"
 #include "engine/record/record_setup.h"
 #include "engine/record/signal_disposition.h"
@@ -212,6 +213,7 @@ RecordResult RecordSession::run() {
         break;
       } else {
         ++ptrace_stops_;
+        settle_step(tid, status);
       }
       auto it = tasks_.find(tid);
       if (it == tasks_.end()) {
