@@ -26,6 +26,10 @@ bool ReplayController::at_syscall_entry(pid_t rec_tid) {
 
 Registers ReplayController::registers(pid_t rec_tid) {
   Registers r = get_regs(inspect_tid(rec_tid));
+  // Paused at a point: its orig_rax (a signal's stop keeps the recorded one, on_signal).
+  if (here_.kind == Point::Trap && here_.tid == rec_tid && r.rip == here_.regs.rip &&
+      !(diversion_ && rec_tid == diversion_rec_))
+    r.orig_rax = here_.regs.orig_rax;
   if (at_syscall_entry(rec_tid)) {
     // At a syscall's entry the kernel already moved rip past the instruction and set rax
     // to -ENOSYS; show the state before the instruction, as the program had it.

@@ -377,6 +377,14 @@ Next ReplayController::on_signal(ReplayTask& t, int sig) {
       replaying_->tid != t.rec_tid)
     return Next::Resume;
   Point here = trap_point(t, get_regs(t.tid));
+  // orig_rax tells how the kernel was entered for this stop: -1 from the replay's trap (and
+  // the recorder's). A signal that came as the task's syscall returned stands where the
+  // point just after that syscall's event does, whose orig_rax is the call's number, as
+  // natively (a step back or a seek reaches it so): shown so here too.
+  if (here.kind == Point::Trap && last_event_.kind == EventKind::Syscall &&
+      last_event_.tid == t.rec_tid && last_event_.number == session_->events_done() &&
+      here.regs.rip == last_event_.regs.rip && here.regs.rax == uint64_t(last_event_.result))
+    here.regs.orig_rax = last_event_.regs.orig_rax;
   // A signal that ends the process (the trace's next event is a task of its thread group
   // killed by it; the other threads' ends can come before its own): nothing after it can be
   // inspected, so this is also the end of the trace, and forward operations stay here.
@@ -695,7 +703,11 @@ bool ReplayController::reached(const Point& target, const Point& at) {
   if (target.tid != at.tid) return false;
   if (target.kind == Point::Entry) return true;
   if (target.regs.rip != at.regs.rip) return false;
-  if (auto d = first_register_difference(target.regs, at.regs)) {
+  // orig_rax is the kernel's note of how the stop was reached, not program state (a signal's
+  // stop shows the syscall's, on_signal): a point ignores it, as PointSearch::at_point does.
+  Registers at_regs = at.regs;
+  at_regs.orig_rax = target.regs.orig_rax;
+  if (auto d = first_register_difference(target.regs, at_regs)) {
     if (debug_) fprintf(stderr, "rewind: timeline: at the target's rip, but %s\n", d->c_str());
     return false;
   }
