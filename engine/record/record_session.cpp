@@ -197,6 +197,7 @@ RecordResult RecordSession::run() {
     while (!tasks_.empty()) {
       if (take_tick()) on_tick();
       if (take_slice_signal()) end_slices();
+      if (take_end_request()) end_on_request();
       release_held_expiries();
       if (!periodic_ && !flush_armed_ && writer_->has_pending()) {
         set_tick_timer(kFlushAfterUs, 0);
@@ -325,6 +326,15 @@ void RecordSession::kill_the_rest() {
                "(rewind record --wait waits for them)\n",
                processes.size(), processes.size() == 1 ? "" : "es",
                processes.size() == 1 ? "was" : "were");
+}
+
+void RecordSession::end_on_request() {
+  rest_killed_ = true;
+  for (auto& [tid, t] : tasks_) kill(tid, SIGKILL);  // ends recorded as kills from outside
+  forget_registers();
+  std::fprintf(stderr,
+               "rewind: a second SIGTERM or SIGHUP: the program is killed and the recording "
+               "ends (the trace keeps what ran until now)\n");
 }
 
 void RecordSession::on_tick() {

@@ -453,6 +453,10 @@ class RecordSession {
   /// The first process ended and --wait was not given: kills every task left (a daemon the
   /// program started), saying so on stderr; their ends are recorded as their stops come.
   void kill_the_rest();
+  /// A second SIGTERM or SIGHUP (take_end_request): kills every task, held ones included (a
+  /// recording whose tasks wait on each other never ends otherwise), saying so on stderr;
+  /// their ends are recorded as their stops come, as a kill from outside.
+  void end_on_request();
   /// Resumes `t` into user code (delivering `sig`), starting its time slice.
   void run_user(RecordTask& t, int sig = 0);
   /// When no task of `s` runs user code, picks the next ready one (SchedulePolicy) and runs it.

@@ -26,9 +26,12 @@ namespace {
 volatile sig_atomic_t g_forward_to = 0;
 volatile sig_atomic_t g_tick_due = 0;
 volatile sig_atomic_t g_slice_due = 0;
+volatile sig_atomic_t g_terminations = 0;  ///< SIGTERMs and SIGHUPs received
 
 void forward_signal(int sig) {
-  if (g_forward_to > 0) kill(g_forward_to, sig);
+  // The first goes to the program; the next ends the recording (take_end_request).
+  g_terminations = g_terminations + 1;
+  if (g_terminations == 1 && g_forward_to > 0) kill(g_forward_to, sig);
 }
 
 void on_timer_signal(int) {
@@ -111,9 +114,10 @@ void handle_own_signals(pid_t root) {
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
   g_forward_to = root;
-  signal(SIGTERM, forward_signal);
-  signal(SIGHUP, forward_signal);
   struct sigaction sa {};
+  sa.sa_handler = forward_signal;  // no SA_RESTART: a second one must interrupt waitpid
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
   sa.sa_handler = on_timer_signal;  // no SA_RESTART: the timer interrupts waitpid
   sigaction(SIGALRM, &sa, nullptr);
   sa.sa_handler = on_slice_signal;
@@ -123,6 +127,13 @@ void handle_own_signals(pid_t root) {
 bool take_tick() {
   if (!g_tick_due) return false;
   g_tick_due = 0;
+  return true;
+}
+
+bool take_end_request() {
+  static bool taken = false;
+  if (taken || g_terminations < 2) return false;
+  taken = true;
   return true;
 }
 

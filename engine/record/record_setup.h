@@ -38,14 +38,18 @@ struct RecordSetup {
 RecordSetup prepare_recording(const RecordOptions& opts);
 
 /// While recording: the terminal's SIGINT and SIGQUIT go to the program (same process group)
-/// and rewind waits for it to react, like a shell; SIGTERM and SIGHUP sent to rewind are
-/// passed on to `root`; SIGALRM is the scheduler's tick (take_tick) and kSliceSignal a task's
-/// CPU-time slice running out (take_slice_signal), both without SA_RESTART so that they
-/// interrupt waitpid.
+/// and rewind waits for it to react, like a shell; the first SIGTERM or SIGHUP sent to rewind
+/// is passed on to `root`, and a second ends the recording (take_end_request); SIGALRM is the
+/// scheduler's tick (take_tick) and kSliceSignal a task's CPU-time slice running out
+/// (take_slice_signal). None has SA_RESTART, so that each interrupts waitpid.
 void handle_own_signals(pid_t root);
 
 /// True once after each SIGALRM since the last call.
 bool take_tick();
+
+/// True once, after the second SIGTERM or SIGHUP: the user wants the recording to end even
+/// though the program did not (it ignores the first, or a task of it is held).
+bool take_end_request();
 
 /// True once after each kSliceSignal (task_cpu_clock.h) since the last call.
 bool take_slice_signal();

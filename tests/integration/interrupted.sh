@@ -55,4 +55,31 @@ grep -q "^rewind: trace ends at event [0-9]* (recording was interrupted)$" "$WOR
 [ "$(cat "$WORK/c.rep")" = "$(printf 'one\ntwo')" ] && pass "interrupted trace replays the output up to its last event" \
   || fail "interrupted replay printed: $(cat "$WORK/c.rep")"
 "$REWIND" ps "$WORK/cut" | grep -q "sleep 60" && pass "ps reads an interrupted trace" || fail "ps on interrupted trace"
+
+# 3. SIGTERM to rewind record: the first is passed to the program, which ignores it here (a
+# recording whose tasks are held would not get it either); a second ends the recording, with
+# a complete trace that replays to the kill.
+"$REWIND" record -o "$WORK/termed" sh -c 'trap "" TERM; echo started; echo $$ > '"$WORK"'/tpid; exec sleep 60' \
+  >"$WORK/t.out" 2>"$WORK/t.err" &
+rec=$!
+for _ in $(seq 100); do [ -s "$WORK/tpid" ] && break; sleep 0.1; done
+sleep 0.5
+kill -TERM $rec
+sleep 1
+if kill -0 $rec 2>/dev/null; then
+  pass "the first SIGTERM goes to the program, which ignores it: the recording goes on"
+else
+  fail "the recording ended at the first SIGTERM: $(cat "$WORK/t.err")"
+fi
+kill -TERM $rec
+wait $rec
+rc=$?
+[ "$rc" -eq 137 ] && grep -q "a second SIGTERM or SIGHUP: the program is killed" "$WORK/t.err" \
+  && pass "a second SIGTERM ends the recording (137) and says so" \
+  || fail "after a second SIGTERM: record exited $rc, stderr: $(cat "$WORK/t.err")"
+"$REWIND" replay -a "$WORK/termed" >"$WORK/t.rep" 2>&1
+rrc=$?
+[ "$rrc" -eq 137 ] && cmp -s "$WORK/t.out" "$WORK/t.rep" \
+  && pass "the trace ended by SIGTERM replays its output and the kill (137)" \
+  || fail "replay of the trace ended by SIGTERM: rc $rrc, output $(cat "$WORK/t.rep")"
 finish
