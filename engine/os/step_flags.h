@@ -20,8 +20,8 @@ namespace rwd {
 /// (the registers show it now, or a stepped popf loads it) and whether the instruction is a
 /// `pushf` (any operand size). Any other request forgets what was noted for `tid`. An `iret`
 /// is left as the kernel leaves it. Thread-local: the thread that resumes a task is the one
-/// that waits for it. Reads the task's registers (or their cached copy) and 8 bytes of code,
-/// 16 at a popf; never throws.
+/// that waits for it. Reads the task's registers (or their cached copy), 8 bytes of code and,
+/// at a popf, the word it pops; never throws.
 void note_resume(pid_t tid, int request);
 
 /// After waiting for `tid` with wait status `status`, the stop of a step noted by note_resume:
