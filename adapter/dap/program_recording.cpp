@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "adapter/dap/dap_args.h"
@@ -103,7 +106,7 @@ RecordingPlan plan_recording(const json& args, const std::string& rewind_exe) {
 }
 
 ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>& child,
-                                   const OutputSink& output) {
+                                   const OutputSink& output, const std::atomic<bool>& abandoned) {
   ProgramRecording rec;
   rec.program = plan.path;
   rec.trace_dir = plan.trace_dir;
@@ -135,8 +138,20 @@ ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>
   const char* category[2] = {"stdout", "stderr"};
   std::string last_error;  // rewind's own message, when recording fails
   int open_fds = 2;
+  std::optional<std::chrono::steady_clock::time_point> abandoned_at;
+  int stops_sent = 0;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    // The first SIGTERM is DapSession::on_client_gone's, unless it came before `child` was
+    // set: one more after each grace, two at most, so that the second always comes.
+    if (abandoned && stops_sent < 2) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!abandoned_at) abandoned_at = now;
+      if (now - *abandoned_at >= kRecordingStopGrace * (stops_sent + 1)) {
+        ::kill(pid, SIGTERM);
+        ++stops_sent;
+      }
+    }
+    if (poll(fds, 2, 250) < 0) {
       if (errno == EINTR) continue;
       throw_errno("poll");
     }

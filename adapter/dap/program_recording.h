@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -40,12 +41,19 @@ struct RecordingPlan {
 /// exist or an argument has the wrong type.
 RecordingPlan plan_recording(const nlohmann::json& args, const std::string& rewind_exe);
 
+/// How long a recording stopped by the client's disconnect (SIGTERM, which `rewind record`
+/// passes to the program) may go on before the adapter sends the second SIGTERM, which ends
+/// it whatever the program does (a program that ignores SIGTERM).
+inline constexpr std::chrono::seconds kRecordingStopGrace{3};
+
 /// Runs the plan's `rewind record` as a child with stdin from /dev/null, passing its stdout
 /// and stderr to `output` as they come. `child` holds the recorder's pid while it runs (so
-/// that a disconnect can stop it with SIGTERM; the trace is kept). Throws Error when
-/// recording failed without leaving a trace.
+/// that a disconnect can stop it with SIGTERM; the trace is kept); while `abandoned` (the
+/// client went away) holds, one more SIGTERM after each kRecordingStopGrace, two at most, so
+/// that the second, which ends the recording, comes even when the first was lost.
+/// Throws Error when recording failed without leaving a trace.
 ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>& child,
-                                   const OutputSink& output);
+                                   const OutputSink& output, const std::atomic<bool>& abandoned);
 
 /// Sends a DAP runInTerminal request with these arguments and waits for its answer; throws
 /// RequestError when the client refuses.
@@ -56,8 +64,8 @@ using TerminalRunner = std::function<void(const nlohmann::json& run_in_terminal_
 /// follows that file until the recording ends (recording_status.h). The program's stdio is
 /// the terminal's. `child` holds the recorder's pid once it is known. When `abandoned` is
 /// set (the client disconnected) before the recorder started, gives up; after, waits for the
-/// recorder (stopped by SIGTERM) to finish the trace. Throws Error when the terminal did not
-/// start it within 30 s, or the recording failed without a trace.
+/// recorder (stopped by SIGTERM, and again after kRecordingStopGrace) to finish the trace. Throws
+/// Error when the terminal did not start it within 30 s, or the recording failed without a trace.
 ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string& kind,
                                     const TerminalRunner& run_in_terminal,
                                     std::atomic<pid_t>& child, const std::atomic<bool>& abandoned);

@@ -83,6 +83,8 @@ ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string
   auto asked = std::chrono::steady_clock::now();
   pid_t pid = 0;
   bool stopped = false;  // SIGTERM sent after the client went away
+  bool stopped_again = false;
+  std::chrono::steady_clock::time_point stopped_at;
   for (;;) {
     std::optional<RecordingStatus> s = read_recording_status(status_file);
     if (s && s->state == RecordingStatus::Recording && !pid) child = pid = s->pid;
@@ -105,6 +107,11 @@ ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string
       if (abandoned && !stopped) {  // on_arrival may have come before the pid was known
         ::kill(pid, SIGTERM);
         stopped = true;
+        stopped_at = std::chrono::steady_clock::now();
+      } else if (stopped && !stopped_again &&
+                 std::chrono::steady_clock::now() - stopped_at >= kRecordingStopGrace) {
+        ::kill(pid, SIGTERM);  // the program ignored the first: this one ends the recording
+        stopped_again = true;
       }
       if (ended(pid)) {
         s = read_recording_status(status_file);

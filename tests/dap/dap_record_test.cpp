@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -53,6 +54,43 @@ TEST_CASE("Record & Debug: program, args, cwd and env; output as events", "[dap]
   REQUIRE(c.request("terminate")["success"] == true);
   CHECK(c.event("exited")["body"]["exitCode"] == 0);
   c.check_schema();
+  std::system(("rm -rf " + traces).c_str());
+}
+
+TEST_CASE("a disconnect while recording a program that ignores SIGTERM still ends it", "[dap]") {
+  // The disconnect's SIGTERM reaches the program, which ignores it; the adapter's second one,
+  // after its grace, ends the recording (rewind record kills the program), and the trace is
+  // kept. Before, the launch never answered: the recording ran as long as the program.
+  std::string traces = test::temp_dir("rewind-dap-ignore-term");
+  setenv("REWIND_TRACE_DIR", traces.c_str(), 1);
+  test::DapClient c(REWIND_BIN);
+  REQUIRE(c.request("initialize", {{"adapterID", "rewind"}})["success"] == true);
+  int launch = c.send("launch", {{"program", "/bin/sh"},
+                                 {"args", {"-c", "trap '' TERM; echo ready; exec sleep 600"}}});
+  // Its output shows the program runs under rewind record, which passes SIGTERM on by then.
+  for (bool ready = false; !ready;) {
+    c.deadline(std::chrono::seconds(60));
+    json o = c.event("output");
+    ready = o["body"]["category"] == "stdout" && o["body"]["output"] == "ready\n";
+  }
+  const auto asked = std::chrono::steady_clock::now();
+  int disconnect = c.send("disconnect");
+  c.deadline(std::chrono::seconds(60));
+  json r = c.response(launch);
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+  CHECK(r["success"] == true);  // the trace so far is debuggable
+  CHECK(waited < 30);           // the grace (3 s) and the recording's end, not sleep's 600 s
+  CHECK(c.response(disconnect)["success"] == true);
+  std::string console;
+  for (const json& o : c.seen("output"))
+    if (o["body"]["category"] == "console") console += o["body"]["output"].get<std::string>();
+  CHECK(console.find("killed by SIGKILL") != std::string::npos);
+  bool kept = false;
+  for (const auto& e : std::filesystem::directory_iterator(traces))
+    kept |= e.path().filename().string().rfind("sh-", 0) == 0 &&
+            std::filesystem::exists(e.path() / "processes");
+  CHECK(kept);
   std::system(("rm -rf " + traces).c_str());
 }
 

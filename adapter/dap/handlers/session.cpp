@@ -107,11 +107,13 @@ std::string record_program(DapContext& c, const dap::LaunchArguments& a) {
     // The program's output, as it runs, in a group that says it is the recording's.
     c.out.output_group_start("rewind: recording " + plan.path);
     try {
-      rec = record_for_client(plan, c.recording,
-                              [&c](const std::string& category, const std::string& text) {
-                                c.out.output(category, text);
-                                c.recorded->keep(category, text);
-                              });
+      rec = record_for_client(
+          plan, c.recording,
+          [&c](const std::string& category, const std::string& text) {
+            c.out.output(category, text);
+            c.recorded->keep(category, text);
+          },
+          c.out.abandoned());
     } catch (...) {
       c.out.output_group_end();
       throw;
