@@ -105,6 +105,16 @@ RecordingPlan plan_recording(const json& args, const std::string& rewind_exe) {
   return plan;
 }
 
+void RecordingStopper::poll(pid_t pid, bool abandoned) {
+  if (!abandoned || sent_ == 2) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!since_) since_ = now;
+  if (pid && now - *since_ >= kRecordingStopGrace * (sent_ + 1)) {
+    ::kill(pid, SIGTERM);
+    ++sent_;
+  }
+}
+
 ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>& child,
                                    const OutputSink& output, const std::atomic<bool>& abandoned) {
   ProgramRecording rec;
@@ -138,19 +148,9 @@ ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>
   const char* category[2] = {"stdout", "stderr"};
   std::string last_error;  // rewind's own message, when recording fails
   int open_fds = 2;
-  std::optional<std::chrono::steady_clock::time_point> abandoned_at;
-  int stops_sent = 0;
+  RecordingStopper stopper;
   while (open_fds > 0) {
-    // The first SIGTERM is DapSession::on_client_gone's, unless it came before `child` was
-    // set: one more after each grace, two at most, so that the second always comes.
-    if (abandoned && stops_sent < 2) {
-      const auto now = std::chrono::steady_clock::now();
-      if (!abandoned_at) abandoned_at = now;
-      if (now - *abandoned_at >= kRecordingStopGrace * (stops_sent + 1)) {
-        ::kill(pid, SIGTERM);
-        ++stops_sent;
-      }
-    }
+    stopper.poll(pid, abandoned);
     if (poll(fds, 2, 250) < 0) {
       if (errno == EINTR) continue;
       throw_errno("poll");

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,11 +47,26 @@ RecordingPlan plan_recording(const nlohmann::json& args, const std::string& rewi
 /// it whatever the program does (a program that ignores SIGTERM).
 inline constexpr std::chrono::seconds kRecordingStopGrace{3};
 
+/// Stops a recording whose client went away. DapSession::on_client_gone sends the recorder
+/// its first SIGTERM when it knows the pid; this sends one more after each
+/// kRecordingStopGrace, two at most, so that the second (with which `rewind record` ends
+/// the recording whatever the program does) comes even when the first was lost, and no two
+/// come at once (a second SIGTERM right after the first would kill a program that was
+/// stopping).
+class RecordingStopper {
+ public:
+  /// Called at each poll of the recorder `pid` (0: not known yet) while it runs.
+  void poll(pid_t pid, bool abandoned);
+
+ private:
+  std::optional<std::chrono::steady_clock::time_point> since_;  ///< abandoned first seen
+  int sent_ = 0;
+};
+
 /// Runs the plan's `rewind record` as a child with stdin from /dev/null, passing its stdout
 /// and stderr to `output` as they come. `child` holds the recorder's pid while it runs (so
-/// that a disconnect can stop it with SIGTERM; the trace is kept); while `abandoned` (the
-/// client went away) holds, one more SIGTERM after each kRecordingStopGrace, two at most, so
-/// that the second, which ends the recording, comes even when the first was lost.
+/// that a disconnect can stop it with SIGTERM; the trace is kept); once `abandoned` (the
+/// client went away), RecordingStopper ends it.
 /// Throws Error when recording failed without leaving a trace.
 ProgramRecording record_for_client(const RecordingPlan& plan, std::atomic<pid_t>& child,
                                    const OutputSink& output, const std::atomic<bool>& abandoned);
@@ -64,7 +80,7 @@ using TerminalRunner = std::function<void(const nlohmann::json& run_in_terminal_
 /// follows that file until the recording ends (recording_status.h). The program's stdio is
 /// the terminal's. `child` holds the recorder's pid once it is known. When `abandoned` is
 /// set (the client disconnected) before the recorder started, gives up; after, waits for the
-/// recorder (stopped by SIGTERM, and again after kRecordingStopGrace) to finish the trace. Throws
+/// recorder (stopped by SIGTERM: RecordingStopper) to finish the trace. Throws
 /// Error when the terminal did not start it within 30 s, or the recording failed without a trace.
 ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string& kind,
                                     const TerminalRunner& run_in_terminal,

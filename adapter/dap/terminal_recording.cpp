@@ -82,9 +82,7 @@ ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string
 
   auto asked = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  bool stopped = false;  // SIGTERM sent after the client went away
-  bool stopped_again = false;
-  std::chrono::steady_clock::time_point stopped_at;
+  RecordingStopper stopper;
   for (;;) {
     std::optional<RecordingStatus> s = read_recording_status(status_file);
     if (s && s->state == RecordingStatus::Recording && !pid) child = pid = s->pid;
@@ -104,15 +102,7 @@ ProgramRecording record_in_terminal(const RecordingPlan& plan, const std::string
       if (std::chrono::steady_clock::now() - asked > kStartTimeout)
         throw give_up("the client's terminal did not start `rewind record` within 30 s");
     } else {
-      if (abandoned && !stopped) {  // on_arrival may have come before the pid was known
-        ::kill(pid, SIGTERM);
-        stopped = true;
-        stopped_at = std::chrono::steady_clock::now();
-      } else if (stopped && !stopped_again &&
-                 std::chrono::steady_clock::now() - stopped_at >= kRecordingStopGrace) {
-        ::kill(pid, SIGTERM);  // the program ignored the first: this one ends the recording
-        stopped_again = true;
-      }
+      stopper.poll(pid, abandoned);
       if (ended(pid)) {
         s = read_recording_status(status_file);
         if (!s || s->state == RecordingStatus::Recording) {

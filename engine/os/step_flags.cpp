@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "engine/arch/insn.h"
@@ -30,13 +31,16 @@ struct StepNote {
 };
 thread_local std::vector<StepNote> steps;
 
-void forget(pid_t tid) {
+/// Takes the note for `tid` out of `steps`, if there is one.
+std::optional<StepNote> take(pid_t tid) {
   for (size_t i = 0; i < steps.size(); ++i)
     if (steps[i].tid == tid) {
+      const StepNote note = steps[i];
       steps[i] = steps.back();
       steps.pop_back();
-      return;
+      return note;
     }
+  return std::nullopt;
 }
 
 /// Reads the 8 bytes at `addr` of task `tid`.
@@ -49,7 +53,7 @@ bool peek(pid_t tid, uint64_t addr, long& word) {
 }  // namespace
 
 void note_resume(pid_t tid, int request) {
-  forget(tid);
+  take(tid);
   if (request != PTRACE_SINGLESTEP && request != PTRACE_SYSEMU_SINGLESTEP) return;
   Registers r;
   long word = 0;
@@ -78,11 +82,9 @@ void note_resume(pid_t tid, int request) {
 
 void settle_step(pid_t tid, int status) {
   if (steps.empty()) return;
-  size_t i = 0;
-  while (i < steps.size() && steps[i].tid != tid) ++i;
-  if (i == steps.size()) return;
-  const StepNote step = steps[i];
-  forget(tid);
+  const std::optional<StepNote> noted = take(tid);
+  if (!noted) return;
+  const StepNote& step = *noted;
   Registers r;
   if (!WIFSTOPPED(status) || !try_get_regs(tid, r)) return;
   if (step.pushf && WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0 && r.rip == step.rip_after &&
