@@ -441,6 +441,12 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   fd_cache_at_clone(t, args, child, e);
   write(e);
   t.fork_recorded = true;
+  // Replay's copy runs the call at this event: no entry event may come after it. A parent
+  // that gave up its turn in the call (it slept) and then stopped for its own tracer's
+  // PTRACE_EVENT_CLONE stayed InSyscall and blocked, and the next task to run marked this
+  // call's entry again: replay then ran the parent on to its next clone, through buffered
+  // calls recorded later (gdb on pthreads, 1 recording in about 120 under load).
+  t.entry_marked = true;
   RecordTask& c = tasks_[child];
   c.tid = child;
   c.no_new_privs = t.no_new_privs;      // inherited by clone(2), kept by execve(2)
