@@ -1,12 +1,31 @@
 // Entry point of the `rewind` command (rr's conventions: record, replay, ls, ps, dump, rm).
+#include <malloc.h>
+
 #include <cstdio>
 #include <map>
 
 #include "cli/commands.h"
 #include "engine/errors.h"
 
+namespace {
+
+/// Makes malloc keep the memory rewind frees for its next allocations instead of giving it
+/// back to the kernel (mallopt(3)): blocks up to 32 MiB come from the heap, and the heap's
+/// free top is trimmed only past 256 MiB. Recording and replay allocate and free buffers of
+/// megabytes for each event (the syscall buffer's records, captured memory, a trace chunk),
+/// and memory given back costs a page fault per 4 KiB when it is allocated again, which in a
+/// VM is dearer than the copying itself: page faults were about a tenth of the recorder's
+/// CPU time for a Python program that reads 2,000 files (perf record, 2026-12-06).
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace rwd::cli;
+  keep_freed_memory();
   CLI::App app{"rewind: record a Linux x86-64 program once, replay that exact execution"};
   app.name("rewind");
   app.require_subcommand(1);

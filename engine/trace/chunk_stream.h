@@ -59,6 +59,9 @@ class ChunkWriter {
   void append(const std::vector<uint8_t>& record);
   /// Appends raw bytes that may be split across chunks (the data stream).
   void append_bytes(const void* p, size_t n);
+  /// The current chunk's bytes, for a caller that appends raw bytes in place (as append_bytes
+  /// does, without a copy through a buffer of its own).
+  std::vector<uint8_t>& pending_bytes() { return buf_; }
   /// Bytes waiting in the current chunk.
   size_t pending() const { return buf_.size(); }
   /// Writes the pending chunk, if any (or queues it on the worker). Throws SystemError or Error

@@ -70,11 +70,9 @@ TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta)
 
 uint64_t TraceWriter::write(Event& e) {
   e.number = next_++;
-  ByteWriter rec;
-  std::vector<uint8_t> data;
-  encode_event(e, rec, data);
-  if (!data.empty()) data_->append_bytes(data.data(), data.size());
-  events_->append(rec.data());
+  record_.clear();                                   // its capacity stays: no allocation per event
+  encode_event(e, record_, data_->pending_bytes());  // the data straight into the data chunk
+  events_->append(record_.data());
   if (events_->pending() >= kFlushEventBytes || data_->pending() >= kFlushDataBytes ||
       now_ns() - last_flush_ns_ >= kFlushIntervalNs)
     flush();

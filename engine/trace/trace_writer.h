@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/trace/bytes.h"
 #include "engine/trace/chunk_stream.h"
 #include "engine/trace/event.h"
 #include "engine/trace/trace_meta.h"
@@ -38,6 +39,7 @@ class TraceWriter {
   SerialWorker compressor_;  // outlives events_ and data_, which queue jobs on it
   uint64_t trace_id_;        // random, in the header of every stream of this trace
   std::unique_ptr<ChunkWriter> events_, data_;
+  ByteWriter record_;  // the event being encoded; kept so that its capacity is reused
   uint64_t next_ = 1;
   int64_t last_flush_ns_ = 0;
 };
