@@ -21,28 +21,36 @@ ssize_t read_chunk(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
 }
 }  // namespace
 
-std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n) {
-  std::vector<uint8_t> out(n);
+namespace {
+/// Reads up to n bytes at addr into out; stops early at an unmapped page. Returns the bytes
+/// read.
+size_t read_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
   size_t done = 0;
   while (done < n) {
     // Read page by page only after a failure, so one bad page does not lose the rest.
-    ssize_t r = read_chunk(tid, addr + done, out.data() + done, n - done);
+    ssize_t r = read_chunk(tid, addr + done, out + done, n - done);
     if (r <= 0) {
       size_t in_page = kPage - ((addr + done) % kPage);
-      r = read_chunk(tid, addr + done, out.data() + done, std::min(in_page, n - done));
+      r = read_chunk(tid, addr + done, out + done, std::min(in_page, n - done));
       if (r <= 0) break;
     }
     done += size_t(r);
   }
-  out.resize(done);
+  return done;
+}
+}  // namespace
+
+std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n) {
+  std::vector<uint8_t> out(n);
+  out.resize(read_into(tid, addr, out.data(), n));
   return out;
 }
 
 void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n) {
-  auto v = read_memory(tid, addr, n);
-  if (v.size() != n)
-    throw SystemError("read tracee memory at " + hex(addr + v.size()), errno ? errno : EFAULT);
-  std::copy(v.begin(), v.end(), static_cast<uint8_t*>(out));
+  errno = 0;
+  size_t done = read_into(tid, addr, static_cast<uint8_t*>(out), n);  // no copy through a vector
+  if (done != n)
+    throw SystemError("read tracee memory at " + hex(addr + done), errno ? errno : EFAULT);
 }
 
 void write_memory(pid_t tid, uint64_t addr, const void* p, size_t n) {

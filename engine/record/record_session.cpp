@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "engine/arch/syscall_table.h"
 #include "engine/errors.h"
@@ -61,16 +62,17 @@ void RecordSession::write(Event& e) {
 
 void RecordSession::take_buffered(RecordTask& t) {
   if (!t.buffer.addr) return;
-  std::vector<uint8_t> more = t.buffer.take_records(t.tid);
-  t.buffer.add_abort_mark(more);  // the last record it read before now, if any
-  if (more.empty()) return;
+  const size_t start = t.buffered.size();
+  t.buffer.take_records(t.tid, t.buffered);  // appended in place: records can be megabytes
+  t.buffer.add_abort_mark(t.buffered);       // the last record it read before now, if any
+  if (t.buffered.size() == start) return;
   try {
-    buffered_syscalls_ += parse_buffered_records(more).size();
+    buffered_syscalls_ += parse_buffered_records(std::span(t.buffered).subspan(start)).size();
   } catch (const TraceError&) {  // the program wrote over its buffer: replay could not use it
+    t.buffered.resize(start);
     throw Error("task " + std::to_string(t.tid) +
                 " holds malformed records in its syscall buffer (the program overwrote it?)");
   }
-  t.buffered.insert(t.buffered.end(), more.begin(), more.end());
 }
 
 int RecordSession::step_insn(RecordTask& t) {

@@ -111,17 +111,22 @@ std::pair<uint64_t, uint64_t> SyscallBuffer::digest_exclusion() const {
   return buffer_digest_exclusion(addr);
 }
 
-std::vector<uint8_t> SyscallBuffer::take_records(pid_t tid) const {
-  if (!addr) return {};
+void SyscallBuffer::take_records(pid_t tid, std::vector<uint8_t>& out) const {
+  if (!addr) return;
   uint32_t pos = 0;
   read_memory_exact(tid, addr, &pos, sizeof pos);
-  if (pos == 0) return {};
+  if (pos == 0) return;
   if (pos > RWD_BUFFER_SIZE - RWD_DATA_OFFSET) pos = RWD_BUFFER_SIZE - RWD_DATA_OFFSET;
-  std::vector<uint8_t> bytes(pos);
-  read_memory_exact(tid, addr + RWD_DATA_OFFSET, bytes.data(), pos);
+  const size_t start = out.size();
+  out.resize(start + pos);
+  try {
+    read_memory_exact(tid, addr + RWD_DATA_OFFSET, out.data() + start, pos);
+  } catch (...) {
+    out.resize(start);  // the caller's earlier records stay as they were
+    throw;
+  }
   uint32_t zero = 0;
   write_memory(tid, addr, &zero, sizeof zero);
-  return bytes;
 }
 
 std::string preload_library_path() {

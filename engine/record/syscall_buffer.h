@@ -61,9 +61,10 @@ struct SyscallBuffer {
   bool must_not_stop_at(uint64_t rip) const;
   /// The digest exclusion: the control words and records (buffer_digest_exclusion).
   std::pair<uint64_t, uint64_t> digest_exclusion() const;
-  /// Reads the records written since the last call and empties the buffer (pos = 0). Returns
-  /// the bytes (empty when none). Throws SystemError when the task's memory cannot be read.
-  std::vector<uint8_t> take_records(pid_t tid) const;
+  /// Reads the records written since the last call, appends them to `out` (nothing when
+  /// none) and empties the buffer (pos = 0). Throws SystemError when the task's memory cannot
+  /// be read, with `out` as it was.
+  void take_records(pid_t tid, std::vector<uint8_t>& out) const;
 };
 
 /// librewind_preload.so next to the running rewind executable, or "" when it is not there.

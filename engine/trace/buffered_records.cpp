@@ -7,7 +7,7 @@
 
 namespace rwd {
 
-std::vector<BufferedRecord> parse_buffered_records(const std::vector<uint8_t>& bytes) {
+std::vector<BufferedRecord> parse_buffered_records(std::span<const uint8_t> bytes) {
   std::vector<BufferedRecord> out;
   size_t pos = 0;
   while (pos < bytes.size()) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct BufferedRecord {
 
 /// Splits an event's buffered bytes into records. Throws TraceError("events", ...) when the
 /// bytes are not a whole number of well-formed records.
-std::vector<BufferedRecord> parse_buffered_records(const std::vector<uint8_t>& bytes);
+std::vector<BufferedRecord> parse_buffered_records(std::span<const uint8_t> bytes);
 
 /// True for an abort mark: the record of a buffered call the recorder interrupted (it waited)
 /// and the library made again as a traced syscall (rewind_preload_abi.h, RWD_ABORTED).
