@@ -37,10 +37,15 @@ constexpr int64_t kErestartsys = -512;
 /// The kernel's ERESTARTNOHAND: pause(2) ended by a signal or PTRACE_INTERRUPT.
 constexpr int64_t kErestartnohand = -514;
 
+/// How long written events may wait in memory before they are flushed while no timer ticks
+/// (crash safety), in microseconds.
+constexpr long kFlushAfterUs = 50'000;
+
 /// One recording (rr's RecordSession): the program's task tree under ptrace, the scheduler
 /// that lets one task of a process run at a time, and the trace being written. The session
-/// loop and scheduling are in record_session.cpp, syscalls in record_syscall.cpp, signals
-/// (and rdtsc) in record_signal.cpp.
+/// loop is in record_session.cpp, the turns and time slices of the scheduler in
+/// record_turns.cpp, syscalls in record_syscall.cpp, signals (and rdtsc) in
+/// record_signal.cpp.
 class RecordSession {
  public:
   explicit RecordSession(const RecordOptions& o) : opts_(o), policy_(o.chaos, o.chaos_seed) {}
@@ -450,6 +455,9 @@ class RecordSession {
   /// a vfork), or the table without the memory (in both, the child's write in
   /// Event::written_memory).
   void fd_cache_at_clone(RecordTask& t, const CloneArgs& args, pid_t child, Event& e);
+  /// Sends SIGKILL to every task, held ones included; their ends are recorded as their stops
+  /// come, as a kill from outside. Returns how many processes they belong to.
+  size_t kill_all_tasks();
   /// The first process ended and --wait was not given: kills every task left (a daemon the
   /// program started), saying so on stderr; their ends are recorded as their stops come.
   void kill_the_rest();
