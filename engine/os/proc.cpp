@@ -271,6 +271,11 @@ int seccomp_filter_count(pid_t tid) {
   return n.empty() ? -1 : int(n[0]);
 }
 
+uint64_t peak_resident_bytes(pid_t pid) {
+  std::vector<long> kib = status_numbers(pid, "VmHWM:");
+  return kib.empty() || kib[0] < 0 ? 0 : uint64_t(kib[0]) * 1024;
+}
+
 bool in_rewinds_pid_namespace(pid_t tid) {
   auto link = [](const std::string& path) {
     char buf[64] = {};

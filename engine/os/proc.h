@@ -64,6 +64,11 @@ std::vector<pid_t> ns_pids(pid_t tid);
 /// task is gone.
 int seccomp_filter_count(pid_t tid);
 
+/// The peak resident set of process `pid`'s current memory, in bytes (the "VmHWM:" line of
+/// /proc/PID/status, proc(5)); 0 when unreadable. Unlike getrusage(2)'s ru_maxrss, which
+/// execve(2) keeps, it does not count the memory of the process that exec'd it.
+uint64_t peak_resident_bytes(pid_t pid);
+
 /// Whether task `tid` is in rewind's own PID namespace (its /proc/TID/ns/pid link names the
 /// same namespace as /proc/self/ns/pid, namespaces(7)): then it knows every task by rewind's
 /// numbers. False when it is gone.
