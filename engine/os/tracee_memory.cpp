@@ -19,9 +19,7 @@ ssize_t read_chunk(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
   iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
   return process_vm_readv(tid, &local, 1, &remote, 1, 0);
 }
-}  // namespace
 
-namespace {
 /// Reads up to n bytes at addr into out; stops early at an unmapped page. Returns the bytes
 /// read.
 size_t read_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {

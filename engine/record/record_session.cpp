@@ -31,8 +31,6 @@
 
 namespace rwd {
 
-namespace {}  // namespace
-
 void RecordSession::write(Event& e) {
   if (auto it = tasks_.find(e.tid); it != tasks_.end() && !it->second.buffered.empty())
     e.buffered = std::move(it->second.buffered);
