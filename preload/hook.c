@@ -51,6 +51,10 @@ enum { RWD_FD_CACHE_FDS = 1024 };
 static unsigned char fd_cache[RWD_FD_CACHE_FDS];
 static volatile int fd_cache_switch;
 
+/* Whether another task may wait for this address space's turn (RWD_FEATURE_TURNS): written
+ * by rewind, read before each open that may wait. */
+static volatile int turns_switch = RWD_TURNS_SHARED;
+
 /* The files this address space maps shared (RWD_FEATURE_SHARED_FILES), written by rewind. */
 static volatile struct rwd_shared_files shared_files;
 
@@ -107,11 +111,12 @@ int rwd_register_thread(int patch_follows) {
   }
   int fd = open_desched_counter();
   long features = RWD_FEATURE_PAUSE | RWD_FEATURE_SWITCH | RWD_FEATURE_FD_CACHE |
-                  RWD_FEATURE_SHARED_FILES | RWD_FEATURE_LAZY_MASK |
+                  RWD_FEATURE_SHARED_FILES | RWD_FEATURE_LAZY_MASK | RWD_FEATURE_TURNS |
                   (fd >= 0 ? RWD_FEATURE_DESCHED : 0) | (patch_follows ? RWD_FEATURE_PATCH_END : 0);
   ((struct rwd_buffer_header*)p)->library_switch = (uint64_t)(uintptr_t)&rwd_enabled;
   ((struct rwd_buffer_header*)p)->fd_cache_switch = (uint64_t)(uintptr_t)&fd_cache_switch;
   ((struct rwd_buffer_header*)p)->shared_files = (uint64_t)(uintptr_t)&shared_files;
+  ((struct rwd_buffer_header*)p)->turns_switch = (uint64_t)(uintptr_t)&turns_switch;
   long r = rwd_library_syscall(RWD_SYS_REGISTER_BUFFER, p, RWD_BUFFER_SIZE, (long)__start_rwd_defer,
                                (long)__stop_rwd_defer, features, fd);
   if (r != 0 && fd >= 0) { /* 1: rewind cannot use the counter (or failed: below) */
@@ -559,6 +564,11 @@ static long dispatch(const long* c) {
     }
   }
   int arm = o->blocks == MAY_BLOCK || (o->blocks == UNLESS_REGULAR && !regular);
+  /* An open, which only a FIFO makes wait (for its other end), where no other task waits for
+   * this memory's turn: a wait holds up nothing but this call. Reads, writes and polls stay
+   * armed: their waits, made traced, are the events at which a replay interleaves processes
+   * that talk to each other (README.md, "Calls that may block"). */
+  if (turns_switch == RWD_TURNS_ALONE && (c[0] == SYS_openat || c[0] == SYS_open)) arm = 0;
   if (arm && !can_desched()) {
     if (!o->unarmed_ok) return traced(c);
     arm = 0;

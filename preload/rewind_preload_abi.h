@@ -124,6 +124,22 @@
  * (the library reads the mask first with a buffered query), are made for real in replay
  * too, at RWD_UNTRACED_PAGE. */
 #define RWD_FEATURE_LAZY_MASK 64
+/* The header's turns_switch is set: the address of the library's turns switch, an int shared
+ * by every thread of the address space, RWD_TURNS_SHARED until rewind says otherwise. rewind
+ * writes RWD_TURNS_ALONE there at a registration (the event's memory, which replay writes at
+ * the same event) while no other task can wait for this memory's turn: its only task, and
+ * turns not shared with another process; and RWD_TURNS_SHARED again when another task comes
+ * to share them (a thread, a process sharing the memory, a fork that shares writable memory:
+ * the clone's event memory, in the child's memory too). While it reads RWD_TURNS_ALONE, the
+ * library makes an open (which only a FIFO makes wait) without its desched counter and
+ * without reading the signal mask first: a wait there holds up no other task, as natively,
+ * and a signal that interrupts it aborts it as it aborts an armed one (README.md, "Calls that
+ * may block"). Processes whose turns a shared mapping joins later
+ * (engine/record/shared_mappings.cpp) keep their values: such a wait there ends at the time
+ * slice's end, as an unarmed open's always did. */
+#define RWD_FEATURE_TURNS 128
+#define RWD_TURNS_SHARED 0
+#define RWD_TURNS_ALONE 1
 /* The signals the kernel forces on a task from a fault or trap (bit n-1 for signal n):
  * SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS. */
 #define RWD_FORCED_SIGNALS                                                         \
@@ -176,7 +192,10 @@ struct rwd_buffer_header {
   /* RWD_FEATURE_SHARED_FILES: the address of the library's struct rwd_shared_files, shared by
    * every thread of the address space. Written by the library before its registration. */
   uint64_t shared_files;
-  uint32_t pad[8];
+  /* RWD_FEATURE_TURNS: the address of the library's turns switch (an int shared by every
+   * thread of the address space). Written by the library before its registration. */
+  uint64_t turns_switch;
+  uint32_t pad[6];
   /* RWD_FEATURE_FD_CACHE: the address of the library's descriptor cache switch (an int shared
    * by every thread of the address space). Written by the library before its registration. */
   uint64_t fd_cache_switch;

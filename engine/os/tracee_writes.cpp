@@ -113,6 +113,10 @@ uint64_t fd_cache_switch_at(pid_t tid, uint64_t buffer) {
   return header_address(tid, buffer, offsetof(rwd_buffer_header, fd_cache_switch));
 }
 
+uint64_t turns_switch_at(pid_t tid, uint64_t buffer) {
+  return header_address(tid, buffer, offsetof(rwd_buffer_header, turns_switch));
+}
+
 uint64_t shared_files_at(pid_t tid, uint64_t buffer) {
   return header_address(tid, buffer, offsetof(rwd_buffer_header, shared_files));
 }

@@ -42,6 +42,10 @@ uint64_t library_switch_at(pid_t tid, uint64_t buffer);
 /// (rwd_buffer_header::fd_cache_switch, RWD_FEATURE_FD_CACHE); 0 as library_switch_at.
 uint64_t fd_cache_switch_at(pid_t tid, uint64_t buffer);
 
+/// The address of librewind_preload.so's turns switch in the memory of task `tid`
+/// (rwd_buffer_header::turns_switch, RWD_FEATURE_TURNS); 0 as library_switch_at.
+uint64_t turns_switch_at(pid_t tid, uint64_t buffer);
+
 /// The address of librewind_preload.so's list of shared files in the memory of task `tid`
 /// (rwd_buffer_header::shared_files, RWD_FEATURE_SHARED_FILES); 0 as library_switch_at.
 uint64_t shared_files_at(pid_t tid, uint64_t buffer);

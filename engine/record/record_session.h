@@ -416,6 +416,20 @@ class RecordSession {
   /// At the registration of t's buffer at `buffer` (RWD_FEATURE_SWITCH): notes where the
   /// library's switch is (rwd_buffer_header::library_switch).
   void note_library_switch(RecordTask& t, uint64_t buffer);
+  /// The preload library's turns switch (rewind_preload_abi.h, RWD_FEATURE_TURNS;
+  /// turns_switch.cpp). At the registration of t's buffer at `buffer`: notes where the switch
+  /// is, and writes RWD_TURNS_ALONE there, into `memory` too (the registration event's), when
+  /// t's memory has no other task taking its turns.
+  void note_turns_switch(RecordTask& t, uint64_t buffer, std::vector<MemoryRegion>& memory);
+  /// At t's clone event `e` that created `child` with `args` (`copies_turns`: a new process
+  /// that shares t's turns through writable shared memory): RWD_TURNS_SHARED into t's memory
+  /// where the child runs on it (a thread, a process sharing it; not a vfork child, whose
+  /// parent waits) or shares its turns, in `e`'s memory; into the child's memory where it
+  /// shares them (RWD_TURNS_SHARED) or is alone in a memory that said shared
+  /// (RWD_TURNS_ALONE), as Event::written_memory where that is free. Returns the value the
+  /// child's memory holds after the event.
+  int32_t turns_at_clone(RecordTask& t, const CloneArgs& args, pid_t child, bool copies_turns,
+                         Event& e);
   /// The preload library's descriptor cache (rewind_preload_abi.h, RWD_FEATURE_FD_CACHE;
   /// fd_cache.cpp). At the registration of t's buffer at `buffer`: notes where its switch is.
   void note_fd_cache(RecordTask& t, uint64_t buffer);

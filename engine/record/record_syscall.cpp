@@ -117,6 +117,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
       if (r.r8 & RWD_FEATURE_SWITCH) note_library_switch(t, r.rdi);
       if (r.r8 & RWD_FEATURE_FD_CACHE) note_fd_cache(t, r.rdi);
       if (r.r8 & RWD_FEATURE_SHARED_FILES) space(t).shared_files = shared_files_at(t.tid, r.rdi);
+      if (r.r8 & RWD_FEATURE_TURNS) note_turns_switch(t, r.rdi, t.answered_memory);
     }
     t.patching_libc = t.skip_result >= 0 && (r.r8 & RWD_FEATURE_PATCH_END);
     return resume_syscall(t);
@@ -277,13 +278,15 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   t.exit_rip = regs.rip;
   t.exit_result = result;
   if (!syscall_spec(nr)) {
-    // rewind's registration, or a number the kernel does not implement (-ENOSYS): only the
-    // result, no memory.
+    // rewind's registration, or a number the kernel does not implement (-ENOSYS): the
+    // result, and what the recorder wrote at a registration (the turns switch).
     Event e;
     e.kind = EventKind::Syscall;
     e.tid = t.tid;
     e.regs = t.entry;
     e.result = result;
+    e.memory = std::move(t.answered_memory);
+    t.answered_memory.clear();
     write(e);
     if (!t.library_call && syscall_stop_for_tracer(t, false)) return;
     t.state = RunState::UserRunning;
@@ -439,6 +442,12 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
   }
   if (args.shared_memory_process()) switch_library_off(t, e);
   fd_cache_at_clone(t, args, child, e);
+  // A new process (not a thread) on a copy of the memory: memory both may write (MAP_SHARED,
+  // System V segments) makes them take turns as threads do, in an order replay can follow.
+  const bool new_process = !(event == PTRACE_EVENT_CLONE && args.thread());
+  const bool copies_turns =
+      new_process && !args.shared_memory_process() && shares_writable_memory(t.pid);
+  const int32_t child_turns = turns_at_clone(t, args, child, copies_turns, e);
   write(e);
   t.fork_recorded = true;
   // Replay's copy runs the call at this event: no entry event may come after it. A parent
@@ -465,11 +474,11 @@ void RecordSession::on_fork_event(RecordTask& t, int event) {
       cg.space->library_switch = space(t).library_switch;
       cg.space->fd_cache_switch = space(t).fd_cache_switch;
       cg.space->shared_files = space(t).shared_files;
+      cg.space->turns_switch = space(t).turns_switch;
+      cg.space->turns_value = child_turns;
       cg.space->fd_cache_off = space(t).fd_cache_off || args.splits_fd_table();
       cg.counter_fds = group(t).counter_fds;  // a copy of its fd table, or the same one
-      // Memory both processes may write (MAP_SHARED, System V segments): their writes must
-      // come in an order replay can follow, so they take turns as threads do.
-      if (shares_writable_memory(t.pid)) cg.space->turns = space(t).turns;
+      if (copies_turns) cg.space->turns = space(t).turns;
     }
   }
   cg.members.push_back(child);

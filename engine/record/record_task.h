@@ -372,6 +372,12 @@ struct AddressSpace {
   /// memory maps them shared (rwd_buffer_header::shared_files), 0 when no library announced
   /// it (shared_file_writes.cpp).
   uint64_t shared_files = 0;
+  /// Where librewind_preload.so keeps its turns switch here (rwd_buffer_header::turns_switch),
+  /// 0 when no library announced it (turns_switch.cpp).
+  uint64_t turns_switch = 0;
+  /// The value there: RWD_TURNS_ALONE or RWD_TURNS_SHARED (the library's start value), as
+  /// rewind last wrote it (only rewind writes it).
+  int32_t turns_value = 0;
   /// The cache is off for good here (RWD_FD_CACHE_OFF): another memory shares the descriptor
   /// table, or another table this memory.
   bool fd_cache_off = false;

@@ -120,6 +120,37 @@ waited=$(sed -n 's/.* \([0-9]*\) that waited made traced.*/\1/p' "$WORK/err-bc-d
 buffered_include "$WORK/t-bc-desched" read write poll ppoll futex && pass "blocking_calls: pipe reads and writes, poll, ppoll and futex buffered" \
   || fail "blocking_calls: calls that may block were not buffered"
 
+# Opens that wait while no other task takes the process's turns (tests/programs/alone_opens.c;
+# rewind_preload_abi.h, RWD_FEATURE_TURNS): a FIFO's open, alone in its memory (the process's,
+# a forked child's), is buffered without the desched counter and waits inside its buffered
+# call, as natively; beside a thread it is armed again and made traced. A pipe's read stays
+# armed alone too: made traced when it waits. Each peer acts once the waiting task sleeps, so
+# every one of these calls waits in any run.
+mkdir -p "$WORK/ao"
+"$TEST_PROGRAMS/alone_opens" "$WORK/ao" >"$WORK/native-ao" 2>&1 || fail "alone_opens failed natively"
+for mode in buffered chaos1 chaos2; do
+  flags=()
+  case $mode in chaos*) flags=(--chaos) ;; esac
+  timeout 60 "$REWIND" record "${flags[@]}" -o "$WORK/t-ao-$mode" "$TEST_PROGRAMS/alone_opens" \
+    "$WORK/ao" >"$WORK/rec-ao-$mode" 2>"$WORK/err-ao-$mode" \
+    || fail "alone_opens ($mode): record failed: $(tail -2 "$WORK/err-ao-$mode")"
+  same_as_native "alone_opens ($mode)" "$WORK/native-ao" "$WORK/rec-ao-$mode" "$WORK/t-ao-$mode"
+  "$REWIND" dump --json "$WORK/t-ao-$mode" | python3 -c '
+import json, sys
+events = json.load(sys.stdin)
+main = events[0]["task"]
+aborted = [(e["task"], b["syscall"]) for e in events for b in e.get("buffered", [])
+           if b["result"] == -4096]
+# Only the open beside a thread (part 4) was armed: the FIFO opens alone (parts 1, 2) waited
+# in their buffered calls.
+opens = [a for a in aborted if a[1] in ("open", "openat")]
+assert opens == [(main, "openat")], f"opens made traced: {opens}"
+# The read of part 3 was armed alone.
+assert (main, "read") in aborted, f"no read of the main task made traced: {aborted}"
+' 2>"$WORK/ao-check" && pass "alone_opens ($mode): opens alone buffered, beside a thread and pipe reads made traced" \
+    || fail "alone_opens ($mode): $(tail -1 "$WORK/ao-check")"
+done
+
 # Scatter/gather calls (tests/programs/vector_io.c): readv, preadv and pwritev on a file,
 # sendmsg and recvmsg on datagram sockets (a datagram cut short, a sender's address), readv
 # and recvmsg that wait for another thread. Buffered, they must give what they give without
