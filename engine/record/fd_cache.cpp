@@ -10,41 +10,20 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "engine/arch/syscall_table.h"
-#include "engine/errors.h"
-#include "engine/os/tracee_memory.h"
 #include "engine/os/tracee_writes.h"
 #include "engine/record/record_session.h"
+#include "engine/record/syscall_buffer.h"
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
 
 namespace {
 
-// Writes `value` into the switch at `at` of task `tid`; false when the memory is gone (no
-// library reads it then).
-bool write_switch(pid_t tid, uint64_t at, int32_t value) {
-  try {
-    write_memory(tid, at, &value, sizeof value);
-  } catch (const SystemError&) {
-    return false;
-  }
-  return true;
-}
-
-MemoryRegion switch_region(uint64_t at, int32_t value) {
-  MemoryRegion m;
-  m.addr = at;
-  m.bytes.resize(sizeof value);
-  std::memcpy(m.bytes.data(), &value, sizeof value);
-  return m;
-}
-
 // Writes `value` into t's switch and keeps the write in `e`'s memory.
 void set_switch(pid_t tid, uint64_t at, int32_t value, Event& e) {
-  if (write_switch(tid, at, value)) e.memory.push_back(switch_region(at, value));
+  if (auto m = write_library_switch(tid, at, value)) e.memory.push_back(std::move(*m));
 }
 
 }  // namespace
@@ -98,9 +77,9 @@ void RecordSession::fd_cache_at_clone(RecordTask& t, const CloneArgs& args, pid_
   s.fd_cache_off = true;
   if (args.shares_memory()) return;
   // The table without the memory: the child's copy was made before the write.
-  if (write_switch(child, s.fd_cache_switch, RWD_FD_CACHE_OFF)) {
+  if (auto m = write_library_switch(child, s.fd_cache_switch, RWD_FD_CACHE_OFF)) {
     e.written_tid = child;
-    e.written_memory = switch_region(s.fd_cache_switch, RWD_FD_CACHE_OFF);
+    e.written_memory = std::move(*m);
   }
 }
 

@@ -29,6 +29,7 @@
 #include "engine/record/bpf_capture.h"
 #include "engine/record/exec_capture.h"
 #include "engine/record/record_session.h"
+#include "engine/record/syscall_buffer.h"
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
@@ -548,12 +549,7 @@ void RecordSession::note_library_switch(RecordTask& t, uint64_t buffer) {
 void RecordSession::switch_library_off(RecordTask& t, Event& e) {
   uint64_t at = space(t).library_switch;
   if (!at) return;  // no library, or one too old to say where its switch is
-  const int32_t off = 0;
-  write_memory(t.tid, at, &off, sizeof off);
-  MemoryRegion m;
-  m.addr = at;
-  m.bytes.assign(sizeof off, 0);
-  e.memory.push_back(std::move(m));
+  if (auto m = write_library_switch(t.tid, at, 0)) e.memory.push_back(std::move(*m));
 }
 
 OutputStream RecordSession::output_target(const struct stat& st, int fd) const {

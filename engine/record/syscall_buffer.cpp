@@ -11,8 +11,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstddef>
+#include <cstring>
 #include <string>
 
+#include "engine/errors.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/trace/buffered_records.h"
@@ -161,6 +163,19 @@ std::vector<std::string> preload_environment(const std::vector<std::string>& env
   // A write into a procfs file may be one into /proc/PID/mem, which the recorder must see.
   if (proc_dev) out.push_back("REWIND_PROC_DEV=" + std::to_string(*proc_dev));
   return out;
+}
+
+std::optional<MemoryRegion> write_library_switch(pid_t tid, uint64_t at, int32_t value) {
+  try {
+    write_memory(tid, at, &value, sizeof value);
+  } catch (const SystemError&) {
+    return std::nullopt;
+  }
+  MemoryRegion m;
+  m.addr = at;
+  m.bytes.resize(sizeof value);
+  std::memcpy(m.bytes.data(), &value, sizeof value);
+  return m;
 }
 
 }  // namespace rwd

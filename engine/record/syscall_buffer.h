@@ -14,6 +14,7 @@
 
 #include "engine/arch/siginfo.h"
 #include "engine/ticks/memory_digest.h"
+#include "engine/trace/event.h"
 
 namespace rwd {
 
@@ -66,6 +67,13 @@ struct SyscallBuffer {
   /// be read, with `out` as it was.
   void take_records(pid_t tid, std::vector<uint8_t>& out) const;
 };
+
+/// Writes the int `value` at `at` in the memory of task `tid`: one of librewind_preload.so's
+/// switches, whose addresses its buffer header gives (library_switch, fd_cache_switch,
+/// turns_switch). Returns the region written, to keep as an event's memory so that replay
+/// writes the same there; nullopt when the memory cannot be written (the task is gone, and
+/// no library reads the switch then).
+std::optional<MemoryRegion> write_library_switch(pid_t tid, uint64_t at, int32_t value);
 
 /// librewind_preload.so next to the running rewind executable, or "" when it is not there.
 std::string preload_library_path();

@@ -8,35 +8,14 @@
 // same event and the library takes the same path there.
 #include <sched.h>
 
-#include <cstring>
 #include <optional>
 
-#include "engine/errors.h"
-#include "engine/os/tracee_memory.h"
 #include "engine/os/tracee_writes.h"
 #include "engine/record/record_session.h"
+#include "engine/record/syscall_buffer.h"
 #include "preload/rewind_preload_abi.h"
 
 namespace rwd {
-
-namespace {
-
-/// Writes `value` into the switch at `at` of task `tid`, returning the region written; nullopt
-/// when the memory is gone (no library reads it then).
-std::optional<MemoryRegion> write_turns(pid_t tid, uint64_t at, int32_t value) {
-  try {
-    write_memory(tid, at, &value, sizeof value);
-  } catch (const SystemError&) {
-    return std::nullopt;
-  }
-  MemoryRegion m;
-  m.addr = at;
-  m.bytes.resize(sizeof value);
-  std::memcpy(m.bytes.data(), &value, sizeof value);
-  return m;
-}
-
-}  // namespace
 
 void RecordSession::note_turns_switch(RecordTask& t, uint64_t buffer,
                                       std::vector<MemoryRegion>& memory) {
@@ -48,7 +27,7 @@ void RecordSession::note_turns_switch(RecordTask& t, uint64_t buffer,
   // Each registration says it again: threads made before the library started count too.
   const int32_t want = turn_task_count(s) == 1 ? RWD_TURNS_ALONE : RWD_TURNS_SHARED;
   if (want == s.turns_value) return;
-  if (auto m = write_turns(t.tid, at, want)) {
+  if (auto m = write_library_switch(t.tid, at, want)) {
     s.turns_value = want;
     memory.push_back(std::move(*m));
   }
@@ -62,11 +41,11 @@ int32_t RecordSession::turns_at_clone(RecordTask& t, const CloneArgs& args, pid_
   const bool vfork = (args.flags & CLONE_VFORK) && args.shares_memory();
   // A vfork child runs alone on its parent's memory while the parent waits.
   if ((args.shares_memory() && !vfork) || copies_turns) {
-    if (auto m = before == RWD_TURNS_SHARED
-                     ? std::nullopt
-                     : write_turns(t.tid, s.turns_switch, RWD_TURNS_SHARED)) {
-      s.turns_value = RWD_TURNS_SHARED;
-      e.memory.push_back(std::move(*m));
+    if (before != RWD_TURNS_SHARED) {
+      if (auto m = write_library_switch(t.tid, s.turns_switch, RWD_TURNS_SHARED)) {
+        s.turns_value = RWD_TURNS_SHARED;
+        e.memory.push_back(std::move(*m));
+      }
     }
   }
   if (args.shares_memory()) return s.turns_value;
@@ -75,7 +54,7 @@ int32_t RecordSession::turns_at_clone(RecordTask& t, const CloneArgs& args, pid_
   // fd_cache_at_clone took it, the child keeps the value it has).
   const int32_t want = copies_turns ? RWD_TURNS_SHARED : RWD_TURNS_ALONE;
   if (want == before || e.written_tid) return before;
-  auto m = write_turns(child, s.turns_switch, want);
+  auto m = write_library_switch(child, s.turns_switch, want);
   if (!m) return before;
   e.written_tid = child;
   e.written_memory = std::move(*m);
