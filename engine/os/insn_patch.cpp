@@ -59,10 +59,15 @@ bool file_code(const ProcMapping& m) {
 
 }  // namespace
 
+bool cpu_traps_rdtsc() {
+  static const bool traps = machine_probe("rdtsc_traps", probe_rdtsc_traps);
+  return traps;
+}
+
 bool rdtsc_traps() {
   static const bool traps = [] {
     if (const char* e = getenv("REWIND_PATCH_TSC"); e && *e) return strcmp(e, "1") != 0;
-    return machine_probe("rdtsc_traps", probe_rdtsc_traps);
+    return cpu_traps_rdtsc();
   }();
   return traps;
 }

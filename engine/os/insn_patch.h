@@ -20,6 +20,11 @@ namespace rwd {
 /// CPU traps: for tests), =0 true.
 bool rdtsc_traps();
 
+/// Whether the CPU makes rdtsc trap under PR_SET_TSC with PR_TSC_SIGSEGV: rdtsc_traps's probe,
+/// without REWIND_PATCH_TSC. Where it does not, rewind leaves its tracees' mode alone
+/// (spawn_traced, ptrace_ops.h).
+bool cpu_traps_rdtsc();
+
 /// Replaces the cpuid instructions, and where rdtsc does not trap (rdtsc_traps) the rdtsc and
 /// rdtscp instructions, of the file mappings with execute permission of stopped task `tid`'s
 /// process that overlap [lo, hi) by their faulting stand-ins (emulated_insns.h). Bytes that

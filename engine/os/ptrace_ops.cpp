@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "engine/errors.h"
+#include "engine/os/insn_patch.h"
 #include "engine/os/step_flags.h"
 
 namespace rwd {
@@ -243,11 +244,16 @@ bool resume(pid_t tid, int request, int sig) {
 
 pid_t spawn_traced(const char* path, char* const argv[], char* const envp[], void (*child_setup)(),
                    bool (*after_seize)()) {
+  // Where the CPU runs rdtsc for the program even so (a PVM guest), the mode would catch
+  // nothing, and each switch to and from the task would still rewrite CR4.TSD: on such a
+  // guest a write of CR4 is an exit to the hypervisor, about 7.5 µs a ptrace stop measured
+  // (bench/ptrace_floor, "faulting"). rewind replaces the rdtscs there (insn_patch.h).
+  const bool trap_tsc = cpu_traps_rdtsc();
   pid_t pid = fork();
   if (pid < 0) throw_errno("fork");
   if (pid == 0) {
     personality(ADDR_NO_RANDOMIZE);
-    prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+    if (trap_tsc) prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
     if (child_setup) child_setup();
     kill(getpid(), SIGSTOP);
     if (after_seize && !after_seize()) _exit(126);

@@ -107,11 +107,12 @@ constexpr long kTraceOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRA
                                PTRACE_O_TRACESECCOMP;
 
 /// Forks a child that disables ASLR (personality ADDR_NO_RANDOMIZE), makes rdtsc trap
-/// (PR_SET_TSC, PR_TSC_SIGSEGV), applies `child_setup`, stops itself, and — once seized by
-/// the caller with kTraceOptions — execs `path` with argv/envp. Returns its pid, stopped at
-/// the syscall-entry stop of that execve. `after_seize`, when given, runs in the child once it
-/// is traced, just before the execve (the seccomp filter goes there); if it returns false the
-/// child exits and spawn_traced throws Error. Throws SystemError.
+/// (PR_SET_TSC, PR_TSC_SIGSEGV) where the CPU can (cpu_traps_rdtsc, insn_patch.h), applies
+/// `child_setup`, stops itself, and — once seized by the caller with kTraceOptions — execs `path`
+/// with argv/envp. Returns its pid, stopped at the syscall-entry stop of that execve.
+/// `after_seize`, when given, runs in the child once it is traced, just before the execve (the
+/// seccomp filter goes there); if it returns false the child exits and spawn_traced throws Error.
+/// Throws SystemError.
 pid_t spawn_traced(const char* path, char* const argv[], char* const envp[], void (*child_setup)(),
                    bool (*after_seize)() = nullptr);
 
