@@ -17,6 +17,21 @@ def timed(cmd, env, cwd=None):
     return time.perf_counter() - t, r.returncode, r.stderr.decode(errors="replace")
 
 
+def timed_cpu(cmd, env, cwd=None):
+    """As timed, and the CPU seconds (user and system) of the command and the children it
+    waited for, from wait4(2)'s rusage: returns (wall seconds, exit code, stderr text, CPU
+    seconds)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, env=env, cwd=cwd)
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    p.stderr.close()
+    return wall, p.returncode, err.decode(errors="replace"), usage.ru_utime + usage.ru_stime
+
+
 def stat(pattern, text):
     """The integer that regex `pattern`'s group 1 finds in text, or 0."""
     m = re.search(pattern, text)
@@ -34,10 +49,12 @@ def record_figures(stderr):
 
 
 def replay_figures(stderr):
-    """What `rewind replay -a -v` says: points found between events, ptrace stops spent."""
+    """What `rewind replay -a -v` says: points found between events, the ptrace stops spent
+    finding them, and the replay's ptrace stops in all."""
     return {
         "points": stat(r"(\d+) points between events", stderr),
         "point_stops": stat(r"with (\d+) stops", stderr),
+        "replay_stops": stat(r"(\d+) ptrace stops;", stderr),
     }
 
 
