@@ -1,9 +1,10 @@
 // Waiting for a tracee's next stop while it runs its own code for a long time (a loop with no
-// syscall), yet answering a request to stop it: a user's pause. The wait wakes every
-// `kInterruptPollMs`, and first when `at` comes (a per-thread POSIX timer's signal makes
-// waitpid return EINTR) and asks
-// whether the task should be stopped; if so, PTRACE_INTERRUPT (ptrace(2): only for tracees
-// attached with PTRACE_SEIZE) makes it report a PTRACE_EVENT_STOP where it is.
+// syscall), yet answering a request to stop it: a user's pause. A per-thread POSIX timer looks
+// every `kInterruptPollMs` during the wait, and first when `at` comes; its signal's handler
+// asks whether the task should be stopped and if so sends PTRACE_INTERRUPT (ptrace(2): only
+// for tracees attached with PTRACE_SEIZE), which makes it report a PTRACE_EVENT_STOP where it
+// is. The timer stays armed from one wait to the next (most waits last microseconds, and
+// arming it is a syscall): the handler, installed with SA_RESTART, lets the wait go on.
 #pragma once
 
 #include <sys/types.h>
