@@ -234,4 +234,18 @@ int64_t RemoteSyscall::finish(long nr) {
   return int64_t(get_regs(t_.tid).rax);
 }
 
+uint64_t find_syscall_insn(pid_t tid) {
+  constexpr uint64_t kLook = 1 << 20;  // of each mapping, the first bytes searched
+  std::vector<ProcMapping> maps = read_proc_maps_now(tid);
+  std::stable_partition(maps.begin(), maps.end(),
+                        [](const ProcMapping& m) { return m.path == "[vdso]"; });
+  for (const ProcMapping& m : maps) {
+    if (!m.exec || m.path == "[vsyscall]") continue;  // (vsyscall pages cannot be run in)
+    std::vector<uint8_t> code = read_memory(tid, m.start, std::min(m.end - m.start, kLook));
+    for (size_t i = 0; i + 1 < code.size(); ++i)
+      if (code[i] == 0x0f && code[i + 1] == 0x05) return m.start + i;
+  }
+  return 0;
+}
+
 }  // namespace rwd

@@ -69,6 +69,14 @@ class RemoteSyscall {
   uint8_t int3_byte_ = 0;  ///< the code byte it replaced
 };
 
+/// The address of a `syscall` instruction (bytes 0f 05) in task `tid`'s code for RemoteSyscall
+/// to run at, found in its vDSO first (whose fallbacks make syscalls), else in its other
+/// executable mappings; 0 when none is found. A task's own last syscall (ReplayTask::
+/// syscall_insn) is unknown just after an exec until the loader makes its first one, some
+/// twenty thousand instructions later: what needs a syscall in the task meanwhile (a
+/// software watch's mprotect, a checkpoint's fork) uses this one.
+uint64_t find_syscall_insn(pid_t tid);
+
 /// Sets aside, for the life of the object, what task `t`'s next resume owes the program (its
 /// signal to deliver, the restart of an interrupted syscall, an injected signal's mark), and
 /// gives it back at the end: the resumes of syscalls rewind runs in the task (RemoteSyscall)

@@ -476,8 +476,9 @@ void Replayer::on_exec(ReplayTask& t, const Event& e) {
   t.syscall_buffer = 0;  // the new image registers its own
   t.buffer_features = 0;
   t.defer_start = t.defer_end = 0;
-  t.kernel = {};       // exec releases the old memory's tid address, robust list and signal stack
-  t.syscall_insn = 0;  // that was in the old image: none known in the new one until it runs one
+  t.kernel = {};  // exec releases the old memory's tid address, robust list and signal stack
+  // The last one it ran was in the old image; until the new one runs its own, one in its vDSO.
+  t.syscall_insn = find_syscall_insn(t.tid);
 }
 
 pid_t Replayer::memory_sharer(const ReplayTask& t) const {
