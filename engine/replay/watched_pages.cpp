@@ -3,11 +3,13 @@
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "engine/os/proc.h"
@@ -21,6 +23,40 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
+/// A process, held by a pidfd (pidfd_open(2)) where the kernel has them, else by its start
+/// time: whether the process that has a pid now is still the one it was made for. A pidfd
+/// makes that one syscall (a guard asks at every run), where the start time is a read of
+/// /proc/PID/stat.
+class ProcessHandle {
+ public:
+  ProcessHandle() = default;
+  explicit ProcessHandle(pid_t pid)
+      : fd_(int(syscall(SYS_pidfd_open, pid, 0))), started_(fd_ < 0 ? proc_start_time(pid) : 0) {}
+  ProcessHandle(ProcessHandle&& o) noexcept : fd_(std::exchange(o.fd_, -1)), started_(o.started_) {}
+  ProcessHandle& operator=(ProcessHandle&& o) noexcept {
+    if (this != &o) {
+      if (fd_ >= 0) close(fd_);
+      fd_ = std::exchange(o.fd_, -1);
+      started_ = o.started_;
+    }
+    return *this;
+  }
+  ~ProcessHandle() {
+    if (fd_ >= 0) close(fd_);
+  }
+  /// Whether process `pid` is the one held. A pidfd's process that still holds its pid
+  /// (running, or a zombie not yet reaped) takes signal 0 (pidfd_send_signal(2)); once
+  /// reaped it answers ESRCH, and another process may have the pid.
+  bool is(pid_t pid) const {
+    if (fd_ >= 0) return syscall(SYS_pidfd_send_signal, fd_, 0, nullptr, 0) == 0;
+    return started_ != 0 && started_ == proc_start_time(pid);
+  }
+
+ private:
+  int fd_ = -1;
+  uint64_t started_ = 0;
+};
+
 /// One process's watched pages.
 struct Guard {
   std::map<uint64_t, int> pages;       ///< made read-only when `on`: page -> its own PROT_* bits
@@ -29,7 +65,7 @@ struct Guard {
   std::set<pid_t> tids;                ///< tasks that ran with it (a CLONE_VM child's parent)
   uint64_t insn = 0;                   ///< a `syscall` instruction in this memory
   bool on = false;
-  uint64_t started = 0;  ///< the process's start time (proc_start_time): a later one's pid
+  ProcessHandle process;  ///< the process the guard was made for: gone, another has its pid
   /// The mappings that hold `pages`, as they were before: what read_proc_maps reports.
   std::vector<ProcMapping> originals;
 };
@@ -63,11 +99,24 @@ void erase(pid_t pid) {
 /// its record is dropped, and nothing is done to the pages).
 Guard* live(pid_t pid) {
   Guard* g = find(pid);
-  if (g && g->started != proc_start_time(pid)) {
+  if (g && !g->process.is(pid)) {
     erase(pid);
     return nullptr;
   }
   return g;
+}
+
+/// Drops the guards of processes that are gone: a replay's processes are killed with it (a
+/// new timeline, a checkpoint's copy no longer needed) without a run seeing them end, and
+/// each guard holds a descriptor.
+void erase_gone() {
+  std::vector<pid_t> gone;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& [pid, g] : guards)
+      if (!g.process.is(pid)) gone.push_back(pid);
+  }
+  for (pid_t pid : gone) erase(pid);
 }
 
 /// Has read_proc_maps report guard `g`'s mappings as they were.
@@ -112,17 +161,18 @@ PageGuard guard_watched_pages(ReplayTask& t) {
   if (t.vm_parent) release_watched_pages(t);  // the parent's, in the memory this child shares
   Guard* g = live(t.pid);
   if (!g) {
-    uint64_t started = proc_start_time(t.pid);
+    erase_gone();
+    ProcessHandle process(t.pid);
     std::lock_guard<std::mutex> lock(mu);
     g = &guards[t.pid];
-    g->started = started;
+    g->process = std::move(process);
     guard_count = guards.size();
   }
   if (!same_ranges(g->ranges, ranges)) {
     release(t, *g);
-    uint64_t started = g->started;
+    ProcessHandle process = std::move(g->process);
     *g = Guard{};
-    g->started = started;
+    g->process = std::move(process);
     g->ranges = ranges;
     clear_mappings_as_before(t.pid);
   }
