@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/replay/replay_task.h"
 #include "engine/timeline/timeline.h"
 #include "tests/support/nm_symbol.h"
 #include "tests/support/recorded_trace.h"
@@ -79,5 +80,22 @@ TEST_CASE("a write watch beside stores to its page: hits and the stores' values,
     check_pass(now, i);
   }
   CHECK(i == kPasses + 1024);  // every hit up to page.watched = 4096 was seen
+  tl.remove_watchpoint(page + kWatched, 8, WatchKind::Write);
+}
+
+TEST_CASE("a write watch from the program's start runs the loader, not single steps of it") {
+  // Just after the exec the task has run no syscall of the new image: a watch kept in
+  // software still makes its page read-only through one (in the vDSO, find_syscall_insn)
+  // instead of single-stepping the dynamic loader's twenty thousand instructions to its first.
+  Timeline tl(::test::recorded_trace(REWIND_BIN, std::string(PAGE_NEIGHBOURS) + " 1"));
+  const uint64_t page = rwd::test::nm_symbol(PAGE_NEIGHBOURS, "page");
+  REQUIRE(page != 0);
+  REQUIRE(tl.add_watchpoint(page + kWatched, 8, WatchKind::Write));
+  const uint64_t stops_before = replay_stops_total();
+  StopInfo end = tl.resume_forward();  // one pass: page.watched is never written
+  CHECK(end.reason == StopReason::TraceEnd);
+  const uint64_t stops = replay_stops_total() - stops_before;
+  INFO("ptrace stops of the replay to the end: " << stops << ", events " << tl.event_count());
+  CHECK(stops < 20 * tl.event_count() + 100);
   tl.remove_watchpoint(page + kWatched, 8, WatchKind::Write);
 }
