@@ -7,13 +7,15 @@
 // - "traced": PTRACE_SYSCALL; the call runs; PTRACE_GETREGS at its exit stop (what a recorder
 //   does at a traced call, reading nothing else: two stops).
 // With "pin" this process first pins itself, and so the child, to the CPU it runs on
-// (sched_setaffinity(2)), as replay does (engine/os/cpu_affinity.h). With "faulting" the child
-// makes rdtsc and cpuid fault first, as rewind's recorded and replayed tasks do (prctl(2)
-// PR_SET_TSC, and arch_prctl(2) ARCH_SET_CPUID where the CPU can); it runs neither, so what changes
-// is the kernel's work at each switch to and from it. bench/traced_events times each mode beside
-// rewind's record and replay of bench/many_events. Usage: ptrace_floor MODE [EVENTS [pin]
-// [faulting]]   (EVENTS defaults to 120000); exits 0 when the child made exactly EVENTS calls and
-// ended normally, 1 with a message otherwise.
+// (sched_setaffinity(2)), as replay does (engine/os/cpu_affinity.h). With "faulting" the
+// child makes rdtsc and cpuid fault first (prctl(2) PR_SET_TSC, and arch_prctl(2)
+// ARCH_SET_CPUID where the CPU can), as rewind's tasks do where the CPU traps rdtsc; the
+// child runs neither, so what changes is the kernel's work at each switch to and from it.
+// bench/traced_events times each mode beside rewind's record and replay of bench/many_events.
+//
+// Usage: ptrace_floor MODE [EVENTS [pin] [faulting]]
+//   EVENTS defaults to 120000. Exits 0 when the child made exactly EVENTS calls and ended
+//   normally, 1 with a message otherwise.
 #define _GNU_SOURCE
 
 #include <asm/prctl.h>
