@@ -36,19 +36,6 @@ void restart_syscall_now(pid_t tid) {
   try_set_regs(tid, r);
 }
 
-/// The stop a single step reports when it ends after one instruction (a debug exception's
-/// SIGTRAP with si_code TRAP_TRACE: arch/x86/kernel/traps.c), for a step whose instruction
-/// rewind ran itself.
-Stop single_step_trap() {
-  Stop s;
-  s.kind = Stop::Signal;
-  s.sig = SIGTRAP;
-  int signo = SIGTRAP, code = TRAP_TRACE;
-  std::memcpy(s.siginfo.data(), &signo, sizeof signo);    // siginfo_t.si_signo
-  std::memcpy(s.siginfo.data() + 8, &code, sizeof code);  // siginfo_t.si_code
-  return s;
-}
-
 /// Whether stop `s` after a resume with `request` is a trap the debugger caused: a single
 /// step, a hardware watchpoint, or an int3 (si_code SI_KERNEL; the program's own int3 looks
 /// the same). Not a SIGTRAP the program sent (tkill: SI_TKILL).
@@ -60,6 +47,16 @@ bool debugger_trap(const Stop& s, int request) {
   return code == TRAP_HWBKPT || code == TRAP_TRACE || code == SI_KERNEL;
 }
 }  // namespace
+
+Stop single_step_trap() {
+  Stop s;
+  s.kind = Stop::Signal;
+  s.sig = SIGTRAP;
+  int signo = SIGTRAP, code = TRAP_TRACE;
+  std::memcpy(s.siginfo.data(), &signo, sizeof signo);    // siginfo_t.si_signo
+  std::memcpy(s.siginfo.data() + 8, &code, sizeof code);  // siginfo_t.si_code
+  return s;
+}
 
 // The kernel delivers a debug trap as a forced SIGTRAP (force_sig_info_to_task in
 // kernel/signal.c): when the task blocks SIGTRAP, the trap unblocks it. The recording made

@@ -129,6 +129,12 @@ struct Stop {
 /// Throws SystemError, DivergenceError.
 Stop run_once(ReplayTask& t, int request, const InterruptWhen& interrupt = {});
 
+/// The stop a single step reports when it ends after one instruction (a debug exception's
+/// SIGTRAP with si_code TRAP_TRACE: arch/x86/kernel/traps.c), for a step whose instruction
+/// rewind made itself (a call run in replay, a store made through /proc/PID/mem): the task's
+/// own stop is another one.
+Stop single_step_trap();
+
 /// Resumes `t` with `request` (PTRACE_SYSEMU, PTRACE_SYSCALL, PTRACE_SINGLESTEP) until its
 /// next stop of interest, as run_once, and handles a pause between buffered records
 /// (take_buffer_pause): it is returned as Stop::BufferPause only with `t.stop_at_pause`.

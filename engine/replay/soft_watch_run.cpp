@@ -184,26 +184,39 @@ bool page_fault(const Stop& s, const ReplayTask& t) {
   return in_watched_page(t, fault_address(s));
 }
 
+/// What store_past_fault did at a write fault.
+enum class StoreMade : uint8_t {
+  None,   ///< nothing: the instruction is not a plain store of that write
+  Quiet,  ///< made the store; no slot fired
+  Fired,  ///< made the store; a slot fired (the emulated DR6 tells which)
+};
+
 /// At write fault `fault` in a watched page: where the faulting instruction is a plain store
-/// (write_insn.h) that writes no watched byte and stays in its page, makes its write through
-/// /proc/PID/mem (which writes read-only pages) and moves `t` past it, as a step with the
-/// pages writable would leave it, without the step and the two remote mprotects around it.
-/// False, with nothing done, for any other write. (A hot neighbour of a watched variable, a
-/// loop's counter beside it or a stack slot next to a watched local, faults at every pass.)
-bool store_past_watches(ReplayTask& t, const Stop& fault) {
+/// (write_insn.h) that stays in its page, makes its write through /proc/PID/mem (which writes
+/// read-only pages) and moves `t` past it, as a step with the pages writable would leave it,
+/// without the step and the two remote mprotects around it. Its slots are looked at as
+/// step_and_look looks at a step of it: the decoded store onto watched bytes fires the slots
+/// that watch them, a change of their value fires too, and an execute slot on the next
+/// instruction. StoreMade::None, with nothing done, for any other write. (A hot neighbour of
+/// a watched variable, a loop's counter beside it or a stack slot next to a watched local,
+/// faults at every pass; the watched variable's own writes are mostly plain stores.)
+StoreMade store_past_fault(ReplayTask& t, const Stop& fault) {
   Registers r;
-  if (!try_get_regs(t.tid, r)) return false;
+  if (!try_get_regs(t.tid, r)) return StoreMade::None;
   auto store = plain_store(read_memory(t.tid, r.rip, 16), r.rip, r);
-  if (!store) return false;
+  if (!store) return StoreMade::None;
   const uint64_t addr = fault_address(fault), end = store->addr + store->bytes.size();
-  if (addr < store->addr || addr >= end) return false;  // not the write that faulted
-  if ((store->addr >> 12) != ((end - 1) >> 12)) return false;
+  if (addr < store->addr || addr >= end) return StoreMade::None;  // not the write that faulted
+  if ((store->addr >> 12) != ((end - 1) >> 12)) return StoreMade::None;
+  bool on_watch = false;
   for (const SoftWatchRange& w : soft_write_ranges(t.tid))
-    if (store->addr < w.addr + uint64_t(w.len) && w.addr < end) return false;
+    on_watch |= store->addr < w.addr + uint64_t(w.len) && w.addr < end;
+  const bool stores = on_watch && stores_on_watch(t.tid, r);
   write_memory(t.tid, store->addr, store->bytes.data(), store->bytes.size());
   r.rip = store->next;
   set_regs(t.tid, r);
-  return true;
+  const bool changed = soft_debug_after_step(t.tid, r.rip, true);
+  return stores || changed ? StoreMade::Fired : StoreMade::Quiet;
 }
 
 /// At write fault `fault` in a watched page: lets the faulting instruction run (made through
@@ -212,7 +225,14 @@ bool store_past_watches(ReplayTask& t, const Stop& fault) {
 /// read-only again.
 std::optional<Stop> past_guard_fault(ReplayTask& t, int request, const Stop& fault,
                                      const InterruptWhen& interrupt) {
-  if (store_past_watches(t, fault)) return std::nullopt;
+  switch (store_past_fault(t, fault)) {
+    case StoreMade::Fired:
+      return single_step_trap();  // as a step of it ends (the task's own stop is the fault)
+    case StoreMade::Quiet:
+      return std::nullopt;
+    case StoreMade::None:
+      break;
+  }
   // A write to a watched page: let the instruction run with the page writable. It fires
   // by the rules of run_by_steps (a change, a push or a decoded store onto the watched
   // bytes), so that every run of the same code counts the same hits, whichever way it went.

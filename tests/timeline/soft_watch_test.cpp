@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/replay/remote_syscall.h"
 #include "engine/replay/replay_task.h"
 #include "engine/timeline/timeline.h"
 #include "tests/support/nm_symbol.h"
@@ -98,4 +99,51 @@ TEST_CASE("a write watch from the program's start runs the loader, not single st
   INFO("ptrace stops of the replay to the end: " << stops << ", events " << tl.event_count());
   CHECK(stops < 20 * tl.event_count() + 100);
   tl.remove_watchpoint(page + kWatched, 8, WatchKind::Write);
+}
+
+TEST_CASE("a write watch's own stores are made for the program, without remote mprotects") {
+  // tests/programs/dense_stores.c stores counter = 1..20,000 with a plain `mov`. Kept in
+  // software, the watch faults at each store; the store is made through /proc/PID/mem and
+  // reported as the step after it (soft_watch_run.cpp: store_past_fault), where it used to
+  // cost a step between two mprotects run in the task: two syscalls rewind made there for
+  // every hit. Each hit must still come just after its store, with its value, both ways.
+  Timeline tl(::test::recorded_trace(REWIND_BIN, DENSE_STORES));
+  const uint64_t counter = rwd::test::nm_symbol(DENSE_STORES, "counter");  // linked -no-pie
+  REQUIRE(counter != 0);
+  const pid_t tid = tl.current().tid;
+  auto value = [&] {
+    long v = 0;
+    std::vector<uint8_t> b = tl.read_memory(tid, counter, sizeof v);
+    REQUIRE(b.size() == sizeof v);
+    std::memcpy(&v, b.data(), sizeof v);
+    return v;
+  };
+  REQUIRE(tl.add_watchpoint(counter, 8, WatchKind::Write));
+  StopInfo first = tl.resume_forward();  // the guard is set up on the way
+  REQUIRE(first.reason == StopReason::Watchpoint);
+  REQUIRE(value() == 1);
+  constexpr long kHits = 300;
+  const uint64_t calls_before = RemoteSyscall::calls_by_trap() + RemoteSyscall::calls_by_stops();
+  for (long i = 2; i <= kHits; ++i) {
+    StopInfo s = tl.resume_forward();
+    REQUIRE(s.reason == StopReason::Watchpoint);
+    REQUIRE(s.addr == counter);
+    REQUIRE(value() == i);
+  }
+  const uint64_t calls =
+      RemoteSyscall::calls_by_trap() + RemoteSyscall::calls_by_stops() - calls_before;
+  INFO("syscalls rewind ran in the task over " << kHits - 1 << " hits: " << calls);
+  // Two a hit where each store was stepped with the pages made writable around it; a few
+  // where an interval checkpoint was taken on the way.
+  CHECK(calls < uint64_t(kHits / 4));
+  // Backwards: on a store before it ran (the one just made, or the one before, as in the
+  // case above); forwards again, just after that store, with its value.
+  StopInfo back = tl.resume_backward();
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  const long before = value();
+  CHECK((before == kHits - 1 || before == kHits - 2));
+  StopInfo again = tl.resume_forward();
+  REQUIRE(again.reason == StopReason::Watchpoint);
+  CHECK(value() == before + 1);
+  tl.remove_watchpoint(counter, 8, WatchKind::Write);
 }
