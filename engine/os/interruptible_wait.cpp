@@ -129,10 +129,10 @@ struct WakeTimer {
 /// being a poll apart; else a poll from now. One already due waits for the first poll: a
 /// task that stops on its own every few microseconds (a watchpoint hit in a loop) would
 /// otherwise often be interrupted just as it stops (wait_stop then reports its own stop,
-/// which it holds pending, and the interrupt is lost for that run).
-int64_t first_look(const InterruptWhen& wanted, int64_t now) {
-  const int64_t poll_ns = int64_t(wanted.poll_ms) * 1000000;
-  if (wanted.at != Clock::time_point::max() && poll_ns > 0) {
+/// which it holds pending, and the interrupt is lost for that run). `poll_ns`: the looks'
+/// interval, as the handler re-arms them (at least 1 ms).
+int64_t first_look(const InterruptWhen& wanted, int64_t poll_ns, int64_t now) {
+  if (wanted.at != Clock::time_point::max()) {
     const int64_t left = ns_of(wanted.at) - now;
     if (left >= int64_t(wanted.first_min_us) * 1000)
       return now + std::max((left - 1) % poll_ns + 1, int64_t(wanted.first_min_us) * 1000);
@@ -150,7 +150,7 @@ int wait_interruptible(pid_t tid, const InterruptWhen& wanted, bool& sent) {
   state.flag = wanted.flag;
   state.at_ns = wanted.at == Clock::time_point::max() ? INT64_MAX : ns_of(wanted.at);
   state.poll_ns = std::max<int64_t>(int64_t(wanted.poll_ms) * 1000000, 1000000);
-  state.first_look_ns = first_look(wanted, now);
+  state.first_look_ns = first_look(wanted, state.poll_ns, now);
   state.interrupted = false;
   state.waiting = true;
   // The timer stays armed from wait to wait: arming it costs a syscall (on a VM, an exit to
