@@ -400,6 +400,15 @@ Next ReplayController::pause(StopInfo si, const Point& here) {
     if (const ReplayTask* t = live(here.tid ? here.tid : last_event_.tid))
       w.last = rwd::read_memory(t->tid, w.addr, size_t(w.len));
   }
+  // The stopped task's registers, as inspection reports them, for the caller to read
+  // without a hand-off (Timeline::registers).
+  if (si.tid && live(si.tid)) {
+    try {
+      thread_.keep_registers(si.tid, registers(si.tid));
+    } catch (const Error&) {
+      // Gone since the stop: the caller asks the replay thread, and hears so.
+    }
+  }
   checkpoints_.pause_clock();  // waiting for the user is not replay time
   auto paused = std::chrono::steady_clock::now();
   Next next = thread_.serve(si, [this] { return std::exchange(immediate_stop_, std::nullopt); });

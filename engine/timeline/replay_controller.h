@@ -55,6 +55,8 @@ class ReplayController {
   /// Runs `fn` on the caller's thread while the replay thread stays paused (ReplayThread):
   /// for the inspection methods that make no ptrace request.
   void while_paused(const std::function<void()>& fn) { thread_.while_paused(fn); }
+  /// ReplayThread::kept_registers: task `rec_tid`'s registers kept at this stop, if any.
+  std::optional<Registers> kept_registers(pid_t rec_tid) { return thread_.kept_registers(rec_tid); }
   /// Starts operation `op` on the replay thread and waits for the stop it ends at.
   StopInfo operate(std::function<Next()> op) { return thread_.operate(std::move(op)); }
   /// The stop the replay stands at.

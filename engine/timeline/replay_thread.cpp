@@ -58,6 +58,7 @@ void ReplayThread::call(std::function<void()> fn) {
   if (failed_) throw Error(error_);
   job_ = std::move(fn);
   job_done_ = false;
+  kept_.reset();
   lock.unlock();
   tell_replay();
   lock.lock();
@@ -84,6 +85,7 @@ StopInfo ReplayThread::operate(std::function<Next()> op) {
   if (failed_) throw Error(error_);
   stopped_ = false;
   op_ = std::move(op);
+  kept_.reset();
   job_done_ = false;
   lock.unlock();
   tell_replay();
@@ -96,6 +98,17 @@ StopInfo ReplayThread::operate(std::function<Next()> op) {
 StopInfo ReplayThread::current() {
   std::lock_guard lock(mu_);
   return stop_;
+}
+
+std::optional<Registers> ReplayThread::kept_registers(pid_t rec_tid) {
+  std::lock_guard lock(mu_);
+  if (failed_ || !stopped_ || job_ || op_ || !kept_ || kept_->first != rec_tid) return std::nullopt;
+  return kept_->second;
+}
+
+void ReplayThread::keep_registers(pid_t rec_tid, const Registers& r) {
+  std::lock_guard lock(mu_);
+  kept_.emplace(rec_tid, r);
 }
 
 Next ReplayThread::serve(const StopInfo& si,

@@ -11,7 +11,9 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
+#include "engine/arch/registers.h"
 #include "engine/timeline/timeline_types.h"
 
 namespace rwd {
@@ -51,6 +53,15 @@ class ReplayThread {
   StopInfo operate(std::function<Next()> op);
   /// The stop last reported.
   StopInfo current();
+  /// Caller: the registers of recorded task `rec_tid` that the replay thread kept at its
+  /// last pause (keep_registers), while it is still paused there with no job or operation
+  /// handed to it since; nullopt otherwise (ask the replay thread with call). A stop's
+  /// registers then cost no hand-off: a query reads them at every hit.
+  std::optional<Registers> kept_registers(pid_t rec_tid);
+  /// Replay thread, before serve: `r` are task `rec_tid`'s registers as inspection reports
+  /// them at this stop. Forgotten when the caller hands over the next job or operation
+  /// (either may change them).
+  void keep_registers(pid_t rec_tid, const Registers& r);
 
   /// Replay thread: reports `si` as the stop, then runs the caller's jobs until one starts
   /// an operation, and returns. After each operation, `immediate` may give the stop it ended
@@ -81,6 +92,7 @@ class ReplayThread {
   std::exception_ptr job_error_;
   std::string error_;
   StopInfo stop_;
+  std::optional<std::pair<pid_t, Registers>> kept_;  ///< keep_registers' task and registers
 };
 
 }  // namespace rwd

@@ -1,12 +1,17 @@
 // The timeline's facade (timeline.h): each method hands its work to the replay controller's
 // thread and waits for it (replay_controller.h), but for what needs no ptrace request (memory
 // reads, /proc files, the wanted breakpoints and watchpoints, which the replay thread applies
-// before it resumes a task): that runs on the caller's thread while the replay stays paused.
+// before it resumes a task, the stopped task's registers it kept): that runs on the caller's
+// thread while the replay stays paused.
 #include "engine/timeline/timeline.h"
 
 #include <sys/ptrace.h>
 
+#include <cstring>
+
+#include "engine/arch/registers.h"
 #include "engine/errors.h"
+#include "engine/os/ptrace_ops.h"
 #include "engine/timeline/replay_controller.h"
 #include "engine/trace/trace_reader.h"
 
@@ -131,8 +136,14 @@ bool Timeline::at_position(const TimelinePosition& p) {
 }
 
 Registers Timeline::registers(pid_t tid) {
+  const std::optional<Registers> kept = engine_->kept_registers(tid);
+  if (kept && !register_cache_checked()) return *kept;
   Registers r;
   engine_->call([&] { r = engine_->registers(tid); });
+  if (kept && std::memcmp(&*kept, &r, sizeof r) != 0)
+    throw Error("task " + std::to_string(tid) +
+                "'s registers kept at the stop differ from the kernel's (rip " + hex(kept->rip) +
+                ", the kernel's " + hex(r.rip) + ")");
   return r;
 }
 
