@@ -197,9 +197,10 @@ enum class StoreMade : uint8_t {
 /// without the step and the two remote mprotects around it. Its slots are looked at as
 /// step_and_look looks at a step of it: the decoded store onto watched bytes fires the slots
 /// that watch them, a change of their value fires too, and an execute slot on the next
-/// instruction. StoreMade::None, with nothing done, for any other write. (A hot neighbour of
-/// a watched variable, a loop's counter beside it or a stack slot next to a watched local,
-/// faults at every pass; the watched variable's own writes are mostly plain stores.)
+/// instruction. StoreMade::None, with nothing done, for any other write, and where the page
+/// cannot be written so (a shared one). (A hot neighbour of a watched variable, a loop's
+/// counter beside it or a stack slot next to a watched local, faults at every pass; the
+/// watched variable's own writes are mostly plain stores.)
 StoreMade store_past_fault(ReplayTask& t, const Stop& fault) {
   Registers r;
   if (!try_get_regs(t.tid, r)) return StoreMade::None;
@@ -208,11 +209,17 @@ StoreMade store_past_fault(ReplayTask& t, const Stop& fault) {
   const uint64_t addr = fault_address(fault), end = store->addr + store->bytes.size();
   if (addr < store->addr || addr >= end) return StoreMade::None;  // not the write that faulted
   if ((store->addr >> 12) != ((end - 1) >> 12)) return StoreMade::None;
+  try {
+    write_memory(t.tid, store->addr, store->bytes.data(), store->bytes.size());
+  } catch (const SystemError&) {
+    // A shared page (MAP_SHARED, SysV shared memory): the kernel writes a page that is not
+    // writable for a tracer (FOLL_FORCE) by copy-on-write, so in private mappings only.
+    return StoreMade::None;  // nothing written: the store stays within one page
+  }
   bool on_watch = false;
   for (const SoftWatchRange& w : soft_write_ranges(t.tid))
     on_watch |= store->addr < w.addr + uint64_t(w.len) && w.addr < end;
   const bool stores = on_watch && stores_on_watch(t.tid, r);
-  write_memory(t.tid, store->addr, store->bytes.data(), store->bytes.size());
   r.rip = store->next;
   set_regs(t.tid, r);
   const bool changed = soft_debug_after_step(t.tid, r.rip, true);

@@ -147,3 +147,34 @@ TEST_CASE("a write watch's own stores are made for the program, without remote m
   CHECK(value() == before + 1);
   tl.remove_watchpoint(counter, 8, WatchKind::Write);
 }
+
+TEST_CASE("a write watch on a shared page: its stores and its neighbour's, both ways") {
+  // tests/programs/shared_stores.c: `watched` = 100, 200, ... 1000 and its neighbour = every
+  // pass, on a MAP_SHARED page. /proc/PID/mem does not write a shared page made read-only,
+  // so a store there is let through with the page writable again, not made by rewind.
+  constexpr uint64_t kWatchedAt = 0x200000000, kNeighbourAt = kWatchedAt + 8;
+  Timeline tl(::test::recorded_trace(REWIND_BIN, SHARED_STORES));
+  const pid_t tid = tl.current().tid;
+  auto at = [&](uint64_t addr) {
+    long v = 0;
+    std::vector<uint8_t> b = tl.read_memory(tid, addr, sizeof v);
+    REQUIRE(b.size() == sizeof v);
+    std::memcpy(&v, b.data(), sizeof v);
+    return v;
+  };
+  REQUIRE(tl.add_watchpoint(kWatchedAt, 8, WatchKind::Write));
+  long hits = 0;
+  for (StopInfo s = tl.resume_forward(); s.reason == StopReason::Watchpoint;
+       s = tl.resume_forward()) {
+    ++hits;
+    CHECK(at(kWatchedAt) == 100 * hits);
+    CHECK(at(kNeighbourAt) == 100 * hits);  // stored just before, in the same pass
+  }
+  CHECK(hits == 10);
+  StopInfo back = tl.resume_backward();
+  REQUIRE(back.reason == StopReason::Watchpoint);
+  const long before = at(kWatchedAt);
+  CHECK((before == 900 || before == 800));
+  CHECK(at(kNeighbourAt) == before + 100);  // on the store of watched = before + 100
+  tl.remove_watchpoint(kWatchedAt, 8, WatchKind::Write);
+}
