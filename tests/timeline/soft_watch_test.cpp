@@ -45,6 +45,15 @@ void check_pass(const std::vector<uint8_t>& page, long i) {
   CHECK(at<long>(page, kNeg) == -5);
 }
 
+/// The 8 bytes at `addr` of task `tid` at `tl`'s current point.
+long read_long(Timeline& tl, pid_t tid, uint64_t addr) {
+  long v = 0;
+  std::vector<uint8_t> b = tl.read_memory(tid, addr, sizeof v);
+  REQUIRE(b.size() == sizeof v);
+  std::memcpy(&v, b.data(), sizeof v);
+  return v;
+}
+
 }  // namespace
 
 TEST_CASE("a write watch beside stores to its page: hits and the stores' values, both ways") {
@@ -111,13 +120,7 @@ TEST_CASE("a write watch's own stores are made for the program, without remote m
   const uint64_t counter = rwd::test::nm_symbol(DENSE_STORES, "counter");  // linked -no-pie
   REQUIRE(counter != 0);
   const pid_t tid = tl.current().tid;
-  auto value = [&] {
-    long v = 0;
-    std::vector<uint8_t> b = tl.read_memory(tid, counter, sizeof v);
-    REQUIRE(b.size() == sizeof v);
-    std::memcpy(&v, b.data(), sizeof v);
-    return v;
-  };
+  auto value = [&] { return read_long(tl, tid, counter); };
   REQUIRE(tl.add_watchpoint(counter, 8, WatchKind::Write));
   StopInfo first = tl.resume_forward();  // the guard is set up on the way
   REQUIRE(first.reason == StopReason::Watchpoint);
@@ -155,13 +158,7 @@ TEST_CASE("a write watch on a shared page: its stores and its neighbour's, both 
   constexpr uint64_t kWatchedAt = 0x200000000, kNeighbourAt = kWatchedAt + 8;
   Timeline tl(::test::recorded_trace(REWIND_BIN, SHARED_STORES));
   const pid_t tid = tl.current().tid;
-  auto at = [&](uint64_t addr) {
-    long v = 0;
-    std::vector<uint8_t> b = tl.read_memory(tid, addr, sizeof v);
-    REQUIRE(b.size() == sizeof v);
-    std::memcpy(&v, b.data(), sizeof v);
-    return v;
-  };
+  auto at = [&](uint64_t addr) { return read_long(tl, tid, addr); };
   REQUIRE(tl.add_watchpoint(kWatchedAt, 8, WatchKind::Write));
   long hits = 0;
   for (StopInfo s = tl.resume_forward(); s.reason == StopReason::Watchpoint;
