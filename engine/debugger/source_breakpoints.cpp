@@ -42,11 +42,12 @@ void bind_breakpoint(Breakpoint& bp, const std::vector<std::shared_ptr<Module>>&
     return;
   }
   for (const auto& m : modules) {
-    DwarfIndex* dw = m->dwarf();
     if (!s.function.empty()) {
+      // Module::functions_named opens the DWARF only where a symbol may name the function.
       bool found = false;
-      if (dw) {
-        for (const FunctionInfo* fn : dw->functions_named(s.function)) {
+      if (std::vector<const FunctionInfo*> fns = m->functions_named(s.function); !fns.empty()) {
+        DwarfIndex* dw = m->dwarf();
+        for (const FunctionInfo* fn : fns) {
           bound(*m, dw->after_prologue(*fn));
           if (bp.file.empty()) {
             auto row = dw->line_at(dw->after_prologue(*fn));
@@ -64,6 +65,7 @@ void bind_breakpoint(Breakpoint& bp, const std::vector<std::shared_ptr<Module>>&
           if (sym->function) bound(*m, sym->addr);
       continue;
     }
+    DwarfIndex* dw = m->dwarf();
     if (!dw) continue;
     uint32_t line = 0;
     auto addrs = dw->line_addresses(s.file, s.line, &line);

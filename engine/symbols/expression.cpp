@@ -240,7 +240,7 @@ class Evaluator {
   /// A function by name: a value of its function type at its entry address.
   std::optional<Value> function(const std::string& n) {
     for (auto [m, unit] : vars_.search_order(frame_)) {
-      auto fns = m->dwarf()->functions_named(n);
+      auto fns = m->functions_named(n);
       if (!fns.empty())
         return Value::at(m->types().read(fns.front()->die), m->to_runtime(fns.front()->entry));
     }

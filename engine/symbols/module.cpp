@@ -34,6 +34,12 @@ DwarfIndex* Module::dwarf() {
   return dwarf_.get();
 }
 
+std::vector<const FunctionInfo*> Module::functions_named(const std::string& name) {
+  if (!symbols_.may_name_function(name)) return {};
+  DwarfIndex* dw = dwarf();
+  return dw ? dw->functions_named(name) : std::vector<const FunctionInfo*>{};
+}
+
 TypeReader& Module::types() {
   if (!types_) {
     DwarfIndex* dw = dwarf();

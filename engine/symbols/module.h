@@ -49,6 +49,13 @@ class Module {
   /// could not be read: the reason is in dwarf_error()).
   DwarfIndex* dwarf();
   const std::string& dwarf_error() const { return dwarf_error_; }
+  /// Whether the DWARF was opened (or tried) yet: dwarf() was called.
+  bool dwarf_tried() const { return dwarf_tried_; }
+  /// The functions named `name` in the module's DWARF (DwarfIndex::functions_named), empty
+  /// without DWARF. Where the symbols show no function of that name
+  /// (SymbolTable::may_name_function), the DWARF is neither opened nor read: a name lookup
+  /// reads every unit, about 0.5 s for libc's.
+  std::vector<const FunctionInfo*> functions_named(const std::string& name);
   /// Types of this module's DWARF (requires dwarf() != nullptr).
   TypeReader& types();
 

@@ -40,6 +40,7 @@ void SymbolTable::add(const std::vector<ElfSymbol>& symbols) {
     sym.addr = s.value;
     sym.size = s.size;
     sym.function = s.function;
+    if (s.function && !s.global) local_functions_ = true;
     symbols_.push_back(std::move(sym));
   }
 }
@@ -92,6 +93,35 @@ std::vector<const Symbol*> SymbolTable::lookup(std::string_view name) const {
          without_parameters(s.demangled) == name))
       out.push_back(&s);
   return out;
+}
+
+namespace {
+bool identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// Whether `word` occurs in `text` with no identifier character on either side.
+bool has_word(std::string_view text, std::string_view word) {
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    size_t end = at + word.size();
+    if ((at == 0 || !identifier_char(text[at - 1])) &&
+        (end == text.size() || !identifier_char(text[end])))
+      return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool SymbolTable::may_name_function(std::string_view name) const {
+  if (!local_functions_) return true;
+  size_t sep = name.rfind("::");
+  std::string_view last = sep == std::string_view::npos ? name : name.substr(sep + 2);
+  if (last.empty() || (last[0] >= '0' && last[0] <= '9') ||
+      !std::all_of(last.begin(), last.end(), identifier_char))
+    return true;  // an operator, a destructor, a template: not judged here
+  for (const auto& s : symbols_)
+    if (s.function && (has_word(s.name, last) || has_word(s.demangled, last))) return true;
+  return false;
 }
 
 }  // namespace rwd

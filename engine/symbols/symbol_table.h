@@ -41,10 +41,20 @@ class SymbolTable {
   /// Symbols whose mangled name, demangled name, or demangled name without parameters
   /// equals `name` ("main", "_ZN2ns1fEi", "ns::f", "ns::f(int)").
   std::vector<const Symbol*> lookup(std::string_view name) const;
+  /// Whether a function named `name` ("f", "ns::f", as DwarfIndex::functions_named takes
+  /// it) may have code in this module, judged from the symbols alone. False only when the
+  /// table is a whole one (it holds local function symbols, as .symtab does; .dynsym holds
+  /// exported ones only), the name's last component is a plain identifier, and no function
+  /// symbol has that identifier as a whole word of its name or demangled name ("f" in "f",
+  /// "f.constprop.0", "ns::f(int) const", "int f<int>(int)"). A compiler gives every
+  /// function it emits code for a symbol; what a symbol cannot show is a function renamed by
+  /// an asm label, whose DWARF name appears in no symbol. One pass over the symbols.
+  bool may_name_function(std::string_view name) const;
   size_t size() const { return symbols_.size(); }
 
  private:
-  std::vector<Symbol> symbols_;  // sorted by addr after finish()
+  std::vector<Symbol> symbols_;   // sorted by addr after finish()
+  bool local_functions_ = false;  ///< some function symbols are local (STB_LOCAL)
 };
 
 }  // namespace rwd

@@ -49,3 +49,34 @@ TEST_CASE("a prefix of a symbol's name finds nothing") {
   CHECK(addrs(t, "Shape::area(").empty());
   CHECK(addrs(t, "").empty());
 }
+
+TEST_CASE("the symbols judge whether a function of a name may have code") {
+  SymbolTable whole;
+  whole.add({{"main", 0x1000, 16, true, true},
+             {"loop_sum.constprop.0", 0x2000, 32, true, false},   // a gcc clone, local
+             {"_ZN3geo6Square4areaEv", 0x3000, 32, true, true},   // geo::Square::area()
+             {"_ZN3geo5twiceIiEET_S1_", 0x4000, 8, true, false},  // int geo::twice<int>(int)
+             {"__libc_start_main", 0x5000, 8, true, true},
+             {"counter", 0x6000, 4, false, true}});
+  whole.finish();
+  CHECK(whole.may_name_function("main"));
+  CHECK(whole.may_name_function("loop_sum"));
+  CHECK(whole.may_name_function("area"));
+  CHECK(whole.may_name_function("geo::Square::area"));
+  CHECK(whole.may_name_function("twice"));
+  CHECK(whole.may_name_function("_ZN3geo6Square4areaEv"));  // a linkage name
+  // Not a whole word of any function symbol; a data symbol does not count.
+  CHECK_FALSE(whole.may_name_function("start"));
+  CHECK_FALSE(whole.may_name_function("loop"));
+  CHECK_FALSE(whole.may_name_function("counter"));
+  CHECK_FALSE(whole.may_name_function("geo::Square::perimeter"));
+  // Names the words cannot judge: an operator, a destructor, a template argument list.
+  CHECK(whole.may_name_function("geo::Square::operator()"));
+  CHECK(whole.may_name_function("geo::Square::~Square"));
+  CHECK(whole.may_name_function("geo::twice<long>"));
+  // Exported symbols only (.dynsym, a stripped file): nothing can be judged absent.
+  SymbolTable exported;
+  exported.add({{"main", 0x1000, 16, true, true}});
+  exported.finish();
+  CHECK(exported.may_name_function("loop"));
+}
