@@ -152,7 +152,7 @@ uint64_t take_debug_status(pid_t tid) {
   // The kernel's DR6 holds the single-step bit even where the other slots are emulated; a
   // wide watch's software slot fires beside the CPU's.
   uint64_t dr6 = 0;
-  if (peek(tid, 6, dr6)) poke(tid, 6, 0);
+  if (peek(tid, 6, dr6) && dr6 != 0) poke(tid, 6, 0);  // (at an int3's stop it is 0 already)
   return dr6 | take_soft_status(tid);
 }
 

@@ -7,7 +7,28 @@ namespace rwd {
 
 namespace {
 constexpr uint8_t kInt3 = 0xcc;
-}
+
+/// Writes bytes of code into one task's memory, for one change of the table: through its
+/// /proc/PID/mem, opened at the first write and kept for the next ones (TraceeMemFile), since
+/// code is read-only and write_memory's process_vm_writev fails there before every write. A
+/// byte that write refuses (a shared mapping, which the kernel's forced write does not
+/// break: proc(5)) goes through write_memory, whose process_vm_writev writes a writable one.
+class CodeBytes {
+ public:
+  explicit CodeBytes(pid_t tid) : tid_(tid), mem_(tid) {}
+  void write(uint64_t addr, uint8_t byte) {
+    try {
+      mem_.write(addr, &byte, 1);
+    } catch (const SystemError&) {
+      write_memory(tid_, addr, &byte, 1);
+    }
+  }
+
+ private:
+  pid_t tid_;
+  TraceeMemFile mem_;
+};
+}  // namespace
 
 void BreakpointTable::set(const CodeSite& site, uint8_t who, bool on) {
   auto it = wanted_.find(site);
@@ -73,19 +94,20 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
   const std::map<uint64_t, bool>& wanted = addresses(pid);
   pid_t k = key(pid);
   auto& mine = patched_[k];
+  CodeBytes code(tid);
   for (auto it = mine.begin(); it != mine.end();) {
     if (wanted.count(it->first) && !kept_out(k, it->first)) {
       ++it;
       continue;
     }
-    write_memory(tid, it->first, &it->second, 1);
+    code.write(it->first, it->second);
     it = mine.erase(it);
   }
   for (const auto& [addr, user] : wanted) {
     if (mine.count(addr) || kept_out(k, addr)) continue;
     auto orig = read_memory(tid, addr, 1);
     if (orig.empty()) continue;  // not mapped yet: pending
-    write_memory(tid, addr, &kInt3, 1);
+    code.write(addr, kInt3);
     mine[addr] = orig[0];
   }
 }
@@ -93,7 +115,8 @@ void BreakpointTable::sync(pid_t pid, pid_t tid) {
 void BreakpointTable::unpatch(pid_t pid, pid_t tid) {
   auto p = patched_.find(key(pid));
   if (p == patched_.end()) return;
-  for (auto& [addr, orig] : p->second) write_memory(tid, addr, &orig, 1);
+  CodeBytes code(tid);
+  for (auto& [addr, orig] : p->second) code.write(addr, orig);
   patched_.erase(p);
 }
 
@@ -116,7 +139,7 @@ void BreakpointTable::lift(pid_t pid, pid_t tid, uint64_t addr) {
   if (p == patched_.end()) return;
   auto it = p->second.find(addr);
   if (it == p->second.end()) return;
-  write_memory(tid, addr, &it->second, 1);
+  CodeBytes(tid).write(addr, it->second);
   p->second.erase(it);
 }
 
