@@ -4,6 +4,7 @@
 // of tests/programs/symbols_demo.c.
 #include <catch2/catch.hpp>
 #include <set>
+#include <vector>
 
 #include "tests/dap/dap_client.h"
 #include "tests/support/recorded_trace.h"
@@ -26,6 +27,26 @@ json step(test::DapClient& c, const std::string& command, int tid, json extra = 
   INFO(r.dump());
   REQUIRE(r["success"] == true);
   return c.event("stopped");
+}
+
+/// One breakpoint stop of a plain continue: the stopped thread and its top frame's line.
+struct Hit {
+  int tid;
+  uint32_t line;
+};
+
+/// Goes to the start of the recording, then continues plainly until the stop `hits[k]`,
+/// checking that the replay meets `hits` in the same order again.
+void continue_to(test::DapClient& c, const std::vector<Hit>& hits, size_t k) {
+  REQUIRE(c.request("rewind/seek", {{"event", 1}})["success"] == true);
+  c.event("stopped");
+  for (size_t i = 0; i <= k; ++i) {
+    json stop = step(c, "continue", hits[0].tid);
+    INFO(stop.dump());
+    REQUIRE(stop["body"]["reason"] == "breakpoint");
+    REQUIRE(stop["body"]["threadId"] == hits[i].tid);
+    REQUIRE(top_frame(c, hits[i].tid)["line"] == hits[i].line);
+  }
 }
 
 }  // namespace
@@ -171,12 +192,36 @@ TEST_CASE("singleThread: only the stepping thread's breakpoints stop a continue 
   REQUIRE(c.request("setBreakpoints", {{"source", {{"path", PTHREADS_C}}},
                                        {"breakpoints", lines}})["success"] == true);
   REQUIRE(c.request("configurationDone")["success"] == true);
-  json stop = c.event("stopped");
-  REQUIRE(stop["body"]["reason"] == "breakpoint");
-  const int first = stop["body"]["threadId"];
-  REQUIRE(top_frame(c, first)["line"] == entry_line);
-  // A step and a continue of the first consumer: its next line, its return.
-  stop = step(c, "next", first, {{"singleThread", true}});
+
+  // Every hit of the recording, by plain continues: an entry and a return per consumer, in
+  // the order this recording's threads ran them (it differs between recordings).
+  std::vector<Hit> hits;
+  for (json stop = c.event("stopped"); stop["body"]["reason"] == "breakpoint";
+       stop = step(c, "continue", hits.back().tid)) {
+    INFO(stop.dump());
+    REQUIRE(hits.size() < 6);
+    hits.push_back({stop["body"]["threadId"], top_frame(c, stop["body"]["threadId"])["line"]});
+  }
+  REQUIRE(hits.size() == 6);
+  REQUIRE(hits.back().line == return_line);
+  // The stepping thread: a consumer whose return is not the recording's last hit, so that
+  // another consumer's hit comes after it; the first to enter of those, preferring one during
+  // whose run other consumers' hits come too.
+  const int last = hits.back().tid;
+  size_t entry = hits.size(), ret = 0;
+  for (size_t e = 0; e < hits.size(); ++e) {
+    if (hits[e].line != entry_line || hits[e].tid == last) continue;
+    size_t r = e + 1;
+    while (hits[r].tid != hits[e].tid) ++r;
+    if (entry == hits.size() || (ret == entry + 1 && r > e + 1)) entry = e, ret = r;
+  }
+  REQUIRE(entry < hits.size());
+  const int first = hits[entry].tid;
+  REQUIRE(hits[ret].line == return_line);
+
+  // From the start to its entry; a step and a continue of it: its next line, its return.
+  continue_to(c, hits, entry);
+  json stop = step(c, "next", first, {{"singleThread", true}});
   CHECK(stop["body"]["reason"] == "step");
   CHECK(top_frame(c, first)["line"] == lock_line);
   stop = step(c, "continue", first, {{"singleThread", true}});
@@ -184,17 +229,16 @@ TEST_CASE("singleThread: only the stepping thread's breakpoints stop a continue 
   CHECK(top_frame(c, first)["line"] == return_line);
   // Without singleThread, another consumer's hit comes next.
   stop = step(c, "continue", first);
+  INFO(stop.dump());
   REQUIRE(stop["body"]["reason"] == "breakpoint");
   const int other = stop["body"]["threadId"];
+  CHECK(other == hits[ret + 1].tid);
   REQUIRE(other != first);
   // Backwards for that one: the first consumer's return and entry, before, do not stop it.
   stop = step(c, "reverseContinue", other, {{"singleThread", true}});
   CHECK((stop["body"]["reason"] != "breakpoint" || stop["body"]["threadId"] == other));
   // Forwards for the first one from its return: the others' hits, after, do not stop it.
-  REQUIRE(c.request("rewind/seek", {{"event", 1}})["success"] == true);
-  c.event("stopped");
-  stop = step(c, "continue", first);  // the first consumer's entry, as at the start
-  REQUIRE(stop["body"]["threadId"] == first);
+  continue_to(c, hits, entry);
   stop = step(c, "continue", first, {{"singleThread", true}});
   REQUIRE(top_frame(c, first)["line"] == return_line);
   stop = step(c, "continue", first, {{"singleThread", true}});
