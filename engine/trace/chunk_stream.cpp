@@ -120,10 +120,9 @@ void ChunkWriter::flush() {
   });
 }
 
-void ChunkWriter::sync() {
+void ChunkWriter::finish() {
   flush();
   if (worker_) worker_->drain();
-  if (::fdatasync(fd_) != 0) throw_errno("fdatasync " + path_);
 }
 
 ChunkReader::ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail,

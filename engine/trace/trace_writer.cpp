@@ -60,7 +60,7 @@ TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta)
   {
     ChunkWriter m(dir_ + "/" + kMetaFile, kMetaKind, nullptr, trace_id_);
     m.append(encode_meta(meta));
-    m.sync();
+    m.finish();
   }
   events_ =
       std::make_unique<ChunkWriter>(dir_ + "/" + kEventsFile, kEventsKind, &compressor_, trace_id_);
@@ -89,8 +89,8 @@ void TraceWriter::finish(TraceSummary summary) {
   Event end;
   end.kind = EventKind::End;
   write(end);
-  data_->sync();
-  events_->sync();
+  data_->finish();
+  events_->finish();
   summary.events = last_event();
   summary.events_bytes = events_->file_size();
   summary.data_bytes = data_->file_size();
@@ -98,7 +98,7 @@ void TraceWriter::finish(TraceSummary summary) {
   {
     ChunkWriter p(tmp, kProcessesKind, nullptr, trace_id_);
     p.append(encode_summary(summary));
-    p.sync();
+    p.finish();
   }
   if (::rename(tmp.c_str(), (dir_ + "/" + kProcessesFile).c_str()) != 0)
     throw_errno("rename " + tmp);

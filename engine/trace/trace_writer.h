@@ -24,7 +24,8 @@ class TraceWriter {
   TraceWriter(std::string dir, const TraceMeta& meta);
   /// Numbers `e` (next event number) and appends it. Returns the number.
   uint64_t write(Event& e);
-  /// Writes the End event, flushes and syncs the streams and writes `processes`.
+  /// Writes the End event, writes out the streams (ChunkWriter::finish) and then `processes`,
+  /// by a rename, so that a trace with `processes` has every event.
   void finish(TraceSummary summary);
   /// Flushes pending chunks now (data first, then events).
   void flush();

@@ -81,7 +81,7 @@ TEST_CASE("the worker thread blocks every signal") {
   CHECK(sigismember(&mine, SIGALRM) == 0);
 }
 
-TEST_CASE("chunk writers sharing a worker write every chunk, in order, by sync()") {
+TEST_CASE("chunk writers sharing a worker write every chunk, in order, by finish()") {
   TestDir d;
   SerialWorker w(64 << 10);  // small: the producer waits for the worker now and then
   std::vector<std::vector<uint8_t>> a_chunks, b_chunks;
@@ -98,8 +98,8 @@ TEST_CASE("chunk writers sharing a worker write every chunk, in order, by sync()
       a_chunks.push_back(ra);
       b_chunks.push_back(rb);
     }
-    a.sync();
-    b.sync();
+    a.finish();
+    b.finish();
     CHECK(a.file_size() == std::filesystem::file_size(d / "a"));
     CHECK(b.file_size() == std::filesystem::file_size(d / "b"));
   }
