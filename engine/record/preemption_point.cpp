@@ -27,28 +27,30 @@ constexpr int kLapSteps = 64;
 
 }  // namespace
 
+bool RecordSession::step_for_point(RecordTask& t, Registers& r, bool& handled, int sig,
+                                   const SigInfo* si) {
+  if (t.buffer.must_not_stop_at(r.rip) || rep_insn_at(t.tid, r.rip)) return false;
+  std::vector<uint8_t> code = read_memory(t.tid, r.rip, 16);
+  if (step_kind(code.data(), code.size(), r.rip) == StepKind::None) return false;
+  int st = step_insn_putting_off(t);
+  ++point_steps_;
+  if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0 ||
+      siginfo_code(get_siginfo(t.tid)) != TRAP_TRACE) {
+    // It faulted (an emulated instruction), ended, or stopped for another reason: that
+    // stop is handled, and the preemption waits for the next tick (the signal comes again
+    // after it). Signals that came during the steps are sent again first.
+    handled = true;
+    if (sig) put_off_signal(t, sig, *si);
+    send_put_off(t);
+    handle_stop(t, st);
+    return false;
+  }
+  r = get_regs(t.tid);
+  return true;
+}
+
 bool RecordSession::step_to_distinct_point(RecordTask& t, Registers& regs) {
-  // One step of t, when its next instruction may be stepped (not a syscall: step_kind) and
-  // it is outside the preload library's code; false when it stands still.
-  auto step = [&](Registers& r, bool& handled) -> bool {
-    if (t.buffer.must_not_stop_at(r.rip) || rep_insn_at(t.tid, r.rip)) return false;
-    std::vector<uint8_t> code = read_memory(t.tid, r.rip, 16);
-    if (step_kind(code.data(), code.size(), r.rip) == StepKind::None) return false;
-    int st = step_insn_putting_off(t);
-    ++point_steps_;
-    if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP || (st >> 16) != 0 ||
-        siginfo_code(get_siginfo(t.tid)) != TRAP_TRACE) {
-      // It faulted (an emulated instruction), ended, or stopped for another reason: that
-      // stop is handled, and the preemption waits for the next tick. Signals that came
-      // during the steps are sent again first.
-      handled = true;
-      send_put_off(t);
-      handle_stop(t, st);
-      return false;
-    }
-    r = get_regs(t.tid);
-    return true;
-  };
+  auto step = [&](Registers& r, bool& handled) { return step_for_point(t, r, handled); };
   bool handled = false;
   const uint64_t x = regs.rip;
   // A single step costs a debug exception, a VM exit on a VM (tens of microseconds): only

@@ -366,6 +366,22 @@ class RecordSession {
   /// from outside that came during the steps are put off (step_insn_putting_off): the caller
   /// sends them again (send_put_off), as this does before handling another stop.
   bool step_to_distinct_point(RecordTask& t, Registers& regs);
+  /// Before an asynchronous signal `sig` (siginfo `si`) is delivered at `regs` (t's
+  /// registers, stopped in user code where a trampoline fits): where the registers there come
+  /// back at a later pass of that instruction, steps t on to an instruction whose registers
+  /// differ from pass to pass, through calls too (signal_point.cpp). Leaves `regs` as t's
+  /// registers where it now stands, and returns how many steps it made (0: t is where it
+  /// was); nullopt when a stop other than a step came (handled, with `sig` put off to arrive
+  /// after it).
+  std::optional<int> step_to_distinct_signal_point(RecordTask& t, Registers& regs, int sig,
+                                                   const SigInfo& si);
+  /// One single step of `t` for a point search, from `r` (t's registers), when its next
+  /// instruction may be stepped (step_kind: not a syscall) and lies outside the preload
+  /// library's code and string instructions; leaves `r` as the registers after it. False when
+  /// it stands still; then `handled` says whether another stop came instead of the step's
+  /// (handled here, after `sig`, if not 0, was put off with `si` and the others sent again).
+  bool step_for_point(RecordTask& t, Registers& r, bool& handled, int sig = 0,
+                      const SigInfo* si = nullptr);
   /// A signal-delivery stop: recorded, deferred or delivered (record_signal.cpp).
   void on_signal(RecordTask& t, int sig);
   /// When `t` stopped just after a buffered call's syscall that a signal or an interrupt
@@ -629,7 +645,7 @@ class RecordSession {
   uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
   uint64_t branch_steps_ = 0;         ///< single steps deliver_signal made past a branch
   uint64_t point_steps_ = 0;          ///< single steps step_to_distinct_point made
-  uint64_t moved_points_ = 0;         ///< preemptions it moved to where the registers vary
+  uint64_t moved_points_ = 0;         ///< preemptions and signals moved to where the registers vary
   uint64_t held_expiries_ = 0;        ///< timer expiries hold_timer_expiry held back or merged
   /// The earliest timer_free_at of a task holding an expiry; nullopt when none holds one.
   std::optional<std::chrono::steady_clock::time_point> next_release_;

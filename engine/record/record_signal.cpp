@@ -158,12 +158,31 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrive
       after_rep = regs.rip + len;  // no breakpoint finds a point inside it again: let it finish
       break;
     }
-    if (t.signal_hops >= kMaxSignalHops || point_trampoline_fits(t.tid, regs)) break;
     // Right where its last syscall's event left it (the signal came as the call returned, a
     // raise(3)): replay's copy stands there at that event, with nothing to find.
-    if (!stepped && t.stop_follows_exit && regs.rip == t.exit_rip &&
-        !is_restart_result(t.exit_result))
-      break;
+    const bool at_exit = !stepped && t.stop_follows_exit && regs.rip == t.exit_rip &&
+                         !is_restart_result(t.exit_result);
+    if (t.signal_hops >= kMaxSignalHops || point_trampoline_fits(t.tid, regs)) {
+      // Not where the task's last syscall left it (a call the signal interrupted, or one that
+      // returned as it came), nor where it came in the library's code: only in the program's
+      // own run of user code.
+      // Nor in a task that a recorded tracer traces (its steps are the tracer's to see).
+      const bool at_syscall = !stepped && t.stop_follows_exit && regs.rip == t.exit_rip;
+      if (t.signal_lapped || at_syscall || left_buffer_code || t.tracer != 0 ||
+          t.signal_hops >= kMaxSignalHops)
+        break;
+      // Where the same registers come back at a later pass of this instruction, replay's
+      // trampoline would stop at every pass and compare the memory digest: on, once, to an
+      // instruction whose registers differ from pass to pass (signal_point.cpp), and the
+      // tests above made again there.
+      t.signal_lapped = true;
+      std::optional<int> steps = step_to_distinct_signal_point(t, regs, sig, si);
+      if (!steps) return;      // another stop came, handled: the signal arrives after it
+      if (*steps == 0) break;  // not stepped: here
+      stepped = true;
+      continue;
+    }
+    if (at_exit) break;
     // Replay would find this point only by a stop at every pass of its instruction (at a
     // call, say: RecordSession::preempt). The kernel may deliver a signal an instruction
     // later too: the task is stepped one on (a step runs it as it would run unobserved), and
@@ -185,6 +204,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrive
   }
   if (left_buffer_code && put_off_if_now_blocked(t, sig, si)) {
     t.signal_hops = 0;  // it comes again at the unblock, and is stepped on from there
+    t.signal_lapped = false;
     t.state = RunState::UserRunning;
     return resume_syscall(t, 0);
   }
@@ -220,6 +240,7 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrive
     return resume_syscall(t, 0);
   }
   t.signal_hops = 0;
+  t.signal_lapped = false;
   Event e = signal_event(t, sig, si);
   if (!set_point(e, t)) return;  // killed: its exit comes next
   take_buffered(t);

@@ -134,6 +134,11 @@ struct RecordTask {
   uint64_t put_off_rip = 0;  ///< where the last preemption was put off
   /// Instructions the signal now being delivered was put off past (kMaxSignalHops).
   uint32_t signal_hops = 0;
+  /// The signal now being delivered has had its point search (signal_point.cpp): where
+  /// another stop came during it and the signal was put off, it is delivered where it comes
+  /// again without a second (a loop with an emulated rdtsc in each pass would put it off at
+  /// every pass).
+  bool signal_lapped = false;
   /// A timer's expiry held back until timer_free_at (RecordSession::hold_timer_expiry), then
   /// sent again; 0 when none is held.
   int held_sig = 0;
