@@ -47,6 +47,16 @@ bool is_preload_library(std::string_view path) {
   return base.starts_with(kName);
 }
 
+std::pair<uint64_t, uint64_t> preload_library_range(const std::vector<ProcMapping>& maps) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const ProcMapping& m : maps) {
+    if (!is_preload_library(m.path)) continue;
+    lo = std::min(lo, m.start);
+    hi = std::max(hi, m.end);
+  }
+  return hi ? std::pair{lo, hi} : std::pair<uint64_t, uint64_t>{0, 0};
+}
+
 namespace {
 struct AsBefore {
   std::vector<pid_t> ids;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rwd {
@@ -33,6 +34,11 @@ std::string strip_deleted_suffix(std::string path);
 /// its last component starts with that name, which also takes a replay's saved copy
 /// files/librewind_preload.so-N (trace-format.md) and a path ending in " (deleted)".
 bool is_preload_library(std::string_view path);
+
+/// The addresses [lo, hi) that librewind_preload.so's mappings span in `maps`; {0, 0} when it
+/// is not mapped. A replay maps the trace's saved copy: files/librewind_preload.so-N
+/// (trace-format.md).
+std::pair<uint64_t, uint64_t> preload_library_range(const std::vector<ProcMapping>& maps);
 
 /// Reads /proc/PID/maps. Throws SystemError. Mappings whose protection rewind changed for a
 /// while (set_mappings_as_before) are reported as they were.

@@ -376,8 +376,9 @@ class RecordSession {
   std::optional<int> step_to_distinct_signal_point(RecordTask& t, Registers& regs, int sig,
                                                    const SigInfo& si);
   /// One single step of `t` for a point search, from `r` (t's registers), when its next
-  /// instruction may be stepped (step_kind: not a syscall) and lies outside the preload
-  /// library's code and string instructions; leaves `r` as the registers after it. False when
+  /// instruction may be stepped (step_kind: not a syscall), is not a string instruction and
+  /// lies outside the buffered-syscall primitive (SyscallBuffer::must_not_stop_at); leaves `r`
+  /// as the registers after it. False when
   /// it stands still; then `handled` says whether another stop came instead of the step's
   /// (handled here, after `sig`, if not 0, was put off with `si` and the others sent again).
   bool step_for_point(RecordTask& t, Registers& r, bool& handled, int sig = 0,
@@ -644,7 +645,7 @@ class RecordSession {
   uint64_t joined_turns_ = 0;         ///< RecordResult::joined_turns
   uint64_t put_off_signals_ = 0;      ///< signals deliver_signal put off to a later instruction
   uint64_t branch_steps_ = 0;         ///< single steps deliver_signal made past a branch
-  uint64_t point_steps_ = 0;          ///< single steps step_to_distinct_point made
+  uint64_t point_steps_ = 0;          ///< single steps the point searches made (step_for_point)
   uint64_t moved_points_ = 0;         ///< preemptions and signals moved to where the registers vary
   uint64_t held_expiries_ = 0;        ///< timer expiries hold_timer_expiry held back or merged
   /// The earliest timer_free_at of a task holding an expiry; nullopt when none holds one.

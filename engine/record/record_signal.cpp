@@ -160,14 +160,13 @@ void RecordSession::deliver_signal(RecordTask& t, int sig, const SigInfo& arrive
     }
     // Right where its last syscall's event left it (the signal came as the call returned, a
     // raise(3)): replay's copy stands there at that event, with nothing to find.
-    const bool at_exit = !stepped && t.stop_follows_exit && regs.rip == t.exit_rip &&
-                         !is_restart_result(t.exit_result);
+    const bool at_syscall = !stepped && t.stop_follows_exit && regs.rip == t.exit_rip;
+    const bool at_exit = at_syscall && !is_restart_result(t.exit_result);
     if (t.signal_hops >= kMaxSignalHops || point_trampoline_fits(t.tid, regs)) {
-      // Not where the task's last syscall left it (a call the signal interrupted, or one that
-      // returned as it came), nor where it came in the library's code: only in the program's
-      // own run of user code.
-      // Nor in a task that a recorded tracer traces (its steps are the tracer's to see).
-      const bool at_syscall = !stepped && t.stop_follows_exit && regs.rip == t.exit_rip;
+      // The search below only in the program's own run of user code: not where the task's
+      // last syscall left it (a call the signal interrupted, or one that returned as it
+      // came), nor where the signal came in the library's code, nor in a task that a recorded
+      // tracer traces (its steps are the tracer's to see).
       if (t.signal_lapped || at_syscall || left_buffer_code || t.tracer != 0 ||
           t.signal_hops >= kMaxSignalHops)
         break;

@@ -12,7 +12,6 @@
 // (openssl speed's) are left as they were.
 #include <cstddef>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include "engine/os/proc.h"
@@ -55,14 +54,8 @@ std::optional<int> RecordSession::step_to_distinct_signal_point(RecordTask& t, R
   // librewind_preload.so's code (its stubs, its buffered calls) runs otherwise in replay, and
   // a step there would run its syscall hook under the desched counter: the search ends at
   // its first instruction, where a signal that arrives there is delivered too.
-  std::vector<std::pair<uint64_t, uint64_t>> library;
-  for (const ProcMapping& m : read_proc_maps(t.tid))
-    if (is_preload_library(m.path)) library.emplace_back(m.start, m.end);
-  auto in_library = [&](uint64_t rip) {
-    for (const auto& [lo, hi] : library)
-      if (rip >= lo && rip < hi) return true;
-    return false;
-  };
+  const auto [lib_lo, lib_hi] = preload_library_range(read_proc_maps(t.tid));
+  auto in_library = [&](uint64_t rip) { return rip >= lib_lo && rip < lib_hi; };
   std::optional<size_t> period_start;  // where the lap began that the registers came back to
   while (path.size() <= kMaxSteps) {
     if (!step_for_point(t, r, handled, sig, &si)) return here();

@@ -59,19 +59,6 @@ std::optional<ReplayController::PassWant> ReplayController::pass_want() const {
 
 namespace {
 
-/// The addresses [lo, hi) that librewind_preload.so's mappings span in `maps`; {0, 0} when it
-/// is not mapped. A replay maps the trace's saved copy: files/librewind_preload.so-N
-/// (trace-format.md).
-std::pair<uint64_t, uint64_t> preload_library_range(const std::vector<ProcMapping>& maps) {
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (const ProcMapping& m : maps) {
-    if (!is_preload_library(m.path)) continue;
-    lo = std::min(lo, m.start);
-    hi = std::max(hi, m.end);
-  }
-  return hi ? std::pair{lo, hi} : std::pair<uint64_t, uint64_t>{0, 0};
-}
-
 /// The runtime address and size of librewind_preload.so's .symtab symbol `name` in `maps`,
 /// placed through the mapping that holds its file offset; nullopt when the library's file or
 /// the symbol is not found.

@@ -71,8 +71,9 @@ class ChunkWriter {
   /// Error for any chunk that failed. The file is then whole in the page cache: it survives
   /// this process being killed, as every write(2) does. It is not forced to disk
   /// (fdatasync(2)): a new trace replaces nothing, and rr forces a trace's files only where
-  /// it rewrites an existing trace (`rr pack`). Four fdatasyncs cost about 9 ms a recording
-  /// on this project's machines, a quarter of a recording of /bin/true. A machine crash
+  /// it rewrites an existing trace (`rr pack`). The four fdatasyncs of a recording cost 2-3 ms
+  /// on this project's machines, about a tenth of a recording of /bin/true (docs/performance.md,
+  /// "No fdatasync when a recording ends"). A machine crash
   /// before the kernel's writeback can leave a torn or zeroed tail, which the reader reports
   /// by its chunk checksums.
   void finish();
