@@ -9,8 +9,10 @@
 // through a period of the loop and on beside it, to the first instruction whose registers
 // differ from the period before (the load of the counter, say), and delivers it there, as
 // the kernel may deliver a signal some instructions later. Loops longer than kMaxSteps
-// (openssl speed's) are left as they were.
+// (openssl speed's SHA-256 of 256 bytes and more) are left as they were.
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -33,6 +35,23 @@ constexpr size_t kMaxSteps = 2048;
 /// loop that passes the instruction up to this many times a period with other registers
 /// (free(3) called twice a pass) is still told apart.
 constexpr size_t kChangingPasses = 3;
+
+/// Instructions those passes must span as well (about 3 ms). An inner loop's passes differ
+/// (a pointer and a length that step), but the loop around it may call it again with the
+/// same arguments, and the same registers come back at every call: openssl speed's SIGALRM
+/// lands in OPENSSL_cleanse's 12-pass loop. The search steps through the rest of such a loop
+/// when it is this short; a loop whose registers change for this many steps is taken to
+/// change, as before. The cost, for tests/programs/timer_flood.c's compute loop under a 1 ms
+/// timer: 66 steps a signal where 3 passes took 33, and as expiries are held for as long as
+/// a delivery took, its handler ran 81 times, not 176 (256 steps: 31 times); the recording
+/// took as long.
+constexpr size_t kChangingSteps = 64;
+
+/// A gap between two passes at least this many times the shortest one, and this many steps
+/// longer, means the task left the loop and came back (an inner loop called again): its
+/// passes are no evidence of registers that change, and the search goes on to kMaxSteps for
+/// the pass that repeats. A loop with a rare long branch is stepped as far (0.1 s a signal).
+constexpr size_t kExitGapRatio = 4, kExitGapSteps = 32;
 
 }  // namespace
 
@@ -57,6 +76,7 @@ std::optional<int> RecordSession::step_to_distinct_signal_point(RecordTask& t, R
   const auto [lib_lo, lib_hi] = preload_library_range(read_proc_maps(t.tid));
   auto in_library = [&](uint64_t rip) { return rip >= lib_lo && rip < lib_hi; };
   std::optional<size_t> period_start;  // where the lap began that the registers came back to
+  size_t shortest_gap = SIZE_MAX, longest_gap = 0;  // steps between two passes of x
   while (path.size() <= kMaxSteps) {
     if (!step_for_point(t, r, handled, sig, &si)) return here();
     ++steps;
@@ -69,8 +89,15 @@ std::optional<int> RecordSession::step_to_distinct_signal_point(RecordTask& t, R
         break;
       }
     if (period_start) break;
+    const size_t gap = path.size() - 1 - passes.back();
+    shortest_gap = std::min(shortest_gap, gap);
+    longest_gap = std::max(longest_gap, gap);
     passes.push_back(path.size() - 1);
-    if (passes.size() > kChangingPasses) return here();  // its registers change at each pass
+    const bool left_loop =
+        longest_gap >= kExitGapRatio * shortest_gap && longest_gap >= shortest_gap + kExitGapSteps;
+    // Its registers change at each pass.
+    if (!left_loop && passes.size() > kChangingPasses && path.size() > kChangingSteps)
+      return here();
   }
   if (!period_start) return here();  // no pass with the same registers in reach
   // t stands where it stood at path[*period_start], registers and all, one period later: on

@@ -4,7 +4,9 @@
 // it), `frame` in a register of main that the function it calls saves on the stack and
 // reuses (in malloc and free the count is in memory only). The signal nearly always lands
 // in malloc or free; the recorder must deliver it where replay tells that pass from the
-// others. Prints the passes the handler saw; replay must print the same.
+// others. `inner` counts in the global too, but spends its time in a short inner loop whose
+// registers differ from pass to pass and come back at every call (openssl speed's SIGALRM
+// lands in OPENSSL_cleanse's). Prints the passes the handler saw; replay must print the same.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +37,39 @@ __attribute__((noipa)) static void churn(size_t n) {
   free(a);
 }
 
+/// Fills `n` words, one division a pass: the pass's index is in a register, and every call
+/// with the same arguments passes through the same registers again. At most 8 passes: the
+/// recorder steps through 64 instructions of a loop whose registers differ before it takes
+/// them to change (signal_point.cpp, kChangingSteps).
+__attribute__((noipa)) static void fill(volatile long* p, size_t n, long d) {
+  for (size_t i = 0; i < n; ++i) p[i] = d / (long)(i + 1);
+}
+
+static long words[8];
+
+/// Straight-line work between two calls of fill, cheap but many instructions: the task
+/// leaves fill's loop for more steps than a pass takes, as a benchmark's digest does between
+/// two OPENSSL_cleanse, and the signal still lands in fill nearly always.
+__attribute__((noipa)) static void pad(void) {
+  __asm__ volatile(".rept 48\n\tnop\n\t.endr");
+}
+
 int main(int argc, char** argv) {
   const int frame = argc > 1 && strcmp(argv[1], "frame") == 0;
+  const int inner = argc > 1 && strcmp(argv[1], "inner") == 0;
   signal(SIGALRM, on_alarm);
   struct itimerval t = {{0, 0}, {0, 200000}};  // one SIGALRM, after 200 ms
   setitimer(ITIMER_REAL, &t, NULL);
   long passes = 0;  // `frame`: the count, in a register of main
   if (frame) {
     for (passes = 0; run; ++passes) churn(64);
+  } else if (inner) {
+    while (run) {
+      fill(words, 8, 1000003);
+      pad();
+      in_memory = in_memory + 1;
+    }
+    passes = in_memory;
   } else {
     while (run) {
       churn(64);
@@ -53,6 +80,6 @@ int main(int argc, char** argv) {
   if (frame)
     printf("frame: %ld passes\n", passes);
   else
-    printf("memory: handler saw %ld passes; %ld passes\n", seen, passes);
+    printf("%s: handler saw %ld passes; %ld passes\n", inner ? "inner" : "memory", seen, passes);
   return 0;
 }
