@@ -220,6 +220,7 @@ bool RecordSession::set_point(Event& e, RecordTask& t) {
   e.digest = digest_memory(t.tid, maps, e.exclusions);
   e.stack_digest = digest_stack_window(t.tid, maps, e.exclusions, e.regs.rsp);
   e.register_digest = digest_register_windows(t.tid, maps, e.exclusions, e.regs);
+  e.stack_words = point_stack_words(t.tid, maps, e.exclusions, e.regs.rsp);
   s.point_cost_us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
                                  std::chrono::steady_clock::now() - started)
                                  .count());

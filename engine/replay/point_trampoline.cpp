@@ -7,6 +7,7 @@
 #include "engine/arch/displaced_code.h"
 #include "engine/os/proc.h"
 #include "engine/os/tracee_memory.h"
+#include "engine/ticks/memory_digest.h"
 
 namespace rwd {
 
@@ -14,13 +15,14 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 /// An upper bound on a trampoline's code (about 300 bytes with the displaced instructions,
-/// 600 for a counting one comparing stack words).
-constexpr uint64_t kMaxCode = 1024;
+/// 900 for one comparing 32 stack words).
+constexpr uint64_t kMaxCode = 1536;
 /// The mapping at most: the code's pages (it may cross one page boundary) and a data page
-/// (saved rsp, 16 expected values, a 64-byte stack).
+/// (saved rsp, 16 expected values, a counter, up to 32 stack words, a 64-byte stack).
 constexpr uint64_t kMaxTrampoline = 3 * 4096;
-/// Stack words a counting trampoline compares at most (PassChecks::stack_words).
-constexpr size_t kMaxStackWords = 16;
+/// Stack words a trampoline compares at most (PassChecks::stack_words).
+constexpr size_t kMaxStackWords = 32;
+static_assert(kPointStackWords <= kMaxStackWords, "a point's stack words fit the trampoline");
 /// Room left below the main stack, which may grow down during the search.
 constexpr uint64_t kStackRoom = 16ull << 20;
 constexpr uint64_t kLowest = 0x10000;                  // vm.mmap_min_addr's usual value
@@ -206,6 +208,14 @@ void emit_flag_free_compares(Emitter& e, const uint64_t* expected, const uint64_
   jump_unless_zero();
 }
 
+/// mov rcx, [rax + 8 * i]: REX.W 8b /r, with an 8-bit displacement where it fits.
+void load_stack_word(Emitter& e, size_t i) {
+  const uint32_t off = uint32_t(8 * i);
+  if (off < 128) return e.bytes({0x48, 0x8b, 0x48, uint8_t(off)});
+  e.bytes(
+      {0x48, 0x8b, 0x88, uint8_t(off), uint8_t(off >> 8), uint8_t(off >> 16), uint8_t(off >> 24)});
+}
+
 }  // namespace
 
 std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
@@ -214,7 +224,8 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
                                                      const std::vector<ProcMapping>& maps,
                                                      uint64_t heap_start, PassChecks checks) {
   const bool counting = kind == PatchKind::Count;
-  if (kind == PatchKind::Jump) checks = {.registers = true, .stop_at = 0};
+  if (kind == PatchKind::Jump)
+    checks = {.registers = true, .stop_at = 0, .stack_words = std::move(checks.stack_words)};
   // Which instruction starts the jump covers: known before the trampoline's address is.
   const size_t patch_len = kind == PatchKind::Int3 ? 1 : 5;
   auto probe = displace_instructions(code.data(), code.size(), x, x, patch_len, checks.move_call);
@@ -265,6 +276,19 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     // Compares that leave the flags alone: a pushfq/popfq pair costs more than the rest of
     // the trampoline, which runs at every pass of the point (a hot loop's, often).
     emit_flag_free_compares(e, expected, &saved_rsp, &skip);
+    if (words > 0) {
+      // Every register matches (rare but for loops whose registers repeat): the stack words
+      // too, flags saved only on this path.
+      e.bytes({0x9c, 0x50});                           // pushfq; push rax
+      e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);  // mov rax, [rip+saved_rsp]
+      for (size_t i = 0; i < words; ++i) {
+        load_stack_word(e, i);                                   // mov rcx, [rax+8i]
+        e.rip_relative({0x48, 0x3b, 0x0d}, &stack_expected[i]);  // cmp rcx, [rip+word_i]
+        e.bytes({0x0f, 0x85});                                   // jne stack_differs
+        e.disp(&stack_differs);
+      }
+      e.bytes({0x58, 0x9d});  // pop rax; popfq
+    }
     e.bytes({0x59});                                 // pop rcx
     e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
     e.bytes({0xcc});                                 // int3: every register matches
@@ -295,7 +319,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
       e.bytes({0x50, 0x51});                           // push rax; push rcx
       e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);  // mov rax, [rip+saved_rsp]
       for (size_t i = 0; i < words; ++i) {
-        e.bytes({0x48, 0x8b, 0x48, uint8_t(8 * i)});             // mov rcx, [rax+8i]
+        load_stack_word(e, i);                                   // mov rcx, [rax+8i]
         e.rip_relative({0x48, 0x3b, 0x0d}, &stack_expected[i]);  // cmp rcx, [rip+word_i]
         e.bytes({0x0f, 0x85});                                   // jne stack_differs
         e.disp(&stack_differs);
@@ -307,7 +331,7 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     e.bytes({0xcc});                                 // int3: every register matches
     p.match_trap = e.here();
   }
-  if (words > 0) {
+  if (counting && words > 0) {
     stack_differs = e.here();
     e.bytes({0x59, 0x58});  // pop rcx; pop rax (flags kept)
     e.bytes({0xe9});        // jmp differs
@@ -325,6 +349,10 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     e.rip_relative({0x48, 0x8b, 0x25}, &saved_rsp);  // mov rsp, [rip+saved_rsp]
     e.bytes({0xcc});                                 // int3: the pass asked for
     p.count_trap = e.here();
+  }
+  if (!counting && words > 0) {
+    stack_differs = e.here();
+    e.bytes({0x58, 0x9d});  // pop rax; popfq: on to skip, which pops rcx
   }
   skip = e.here();
   e.bytes({uint8_t(counting ? 0x9d : 0x59)});      // popfq, or pop rcx

@@ -39,9 +39,11 @@ enum class PatchKind : uint8_t {
 struct PassChecks {
   bool registers = false;  ///< trap at match_trap when the registers equal `want`
   uint64_t stop_at = 0;    ///< trap at count_trap at this pass (the first is 1; 0: never)
-  /// With `registers`: the 8-byte words from the task's rsp upwards that must match too (at
-  /// most 16; all within its stack). Code built without optimisation keeps its loop counters
-  /// there, and its registers repeat from one pass of a loop to the next.
+  /// With `registers`, and for Jump: the 8-byte words from the task's rsp upwards that must
+  /// match too (at most 32; all within its stack), compared once the registers match. Code
+  /// built without optimisation keeps its loop counters there, and its registers repeat from
+  /// one pass of a loop to the next; a recorded point's (Event::stack_words) hold a count that
+  /// a callee saved.
   std::vector<uint64_t> stack_words{};
   /// The moved instructions may end with a direct call (displace_instructions' move_call):
   /// the timeline's pass counts (a reverse step out of a function, or back from its call).
@@ -70,8 +72,8 @@ struct PointTrampoline {
 
 /// Plans a trampoline of `kind` for a point at `x` with the recorded registers `want` (Jump,
 /// and Count with `checks.registers`: the 15 general-purpose registers and rsp are compared
-/// in the task; the caller checks the rest and the memory digest at the trap; `checks` only
-/// for Count). `code` holds the bytes at `x` (at least 32 if
+/// in the task; the caller checks the rest and the memory digest at the trap; `checks` for
+/// Count, and only its stack_words for Jump). `code` holds the bytes at `x` (at least 32 if
 /// mapped). `maps` are the task's mappings and `heap_start` where its heap starts
 /// (proc_brk_start; 0 for none); the trampoline goes in a gap within a 32-bit jump of `x`,
 /// not within 16 MiB below the stack, nor between `heap_start` and the next mapping above

@@ -148,7 +148,7 @@ bool PointSearch::at_point(const Registers& r) {
   Registers same = r;
   same.orig_rax = e_.regs.orig_rax;
   if (!registers_equal(same, e_.regs)) return false;
-  // The stack window first: a loop whose registers repeat keeps its counter there; then the
+  // The stack: a loop whose registers repeat keeps its counter there; then the
   // objects the registers point at (an interpreter's loop); then all of memory.
   // The mappings stay as they were between two stops of one search (the task makes no
   // syscall before its point), unless the search changed the code.
@@ -157,6 +157,10 @@ bool PointSearch::at_point(const Registers& r) {
     maps_read_at_ = code_changes_;
   }
   const std::vector<ProcMapping>& maps = *maps_;
+  // The words the trampoline compares (where it did not: an int3, a hardware breakpoint).
+  if (!e_.stack_words.empty() &&
+      point_stack_words(t_.tid, maps, e_.exclusions, e_.regs.rsp) != e_.stack_words)
+    return false;
   if (digest_stack_window(t_.tid, maps, e_.exclusions, e_.regs.rsp) != e_.stack_digest ||
       digest_register_windows(t_.tid, maps, e_.exclusions, e_.regs) != e_.register_digest)
     return false;
@@ -178,6 +182,9 @@ void PointSearch::next_method() {
     MemoryDigest g = digest_memory(t_.tid, e_.exclusions);
     fprintf(stderr, "point %llu: regs %s, digest %s\n", (unsigned long long)e_.number,
             d ? d->c_str() : "equal", g == e_.digest ? "equal" : "differs");
+    std::string words;
+    for (uint64_t w : e_.stack_words) words += " " + hex(w);
+    fprintf(stderr, "point %llu: stack words%s\n", (unsigned long long)e_.number, words.c_str());
     if (const char* f = getenv("REWIND_DEBUG_DIGEST")) {
       if (FILE* out = fopen(f, "a")) {
         fprintf(out, "replay point %llu\n%s", (unsigned long long)e_.number,
@@ -191,7 +198,8 @@ void PointSearch::next_method() {
   while (code_ && !kinds_.empty()) {
     kind_ = kinds_.front();
     kinds_.erase(kinds_.begin());
-    plan_ = plan_point_trampoline(kind_, code_->code, x, e_.regs, code_->maps, code_->heap_start);
+    plan_ = plan_point_trampoline(kind_, code_->code, x, e_.regs, code_->maps, code_->heap_start,
+                                  PassChecks{.stack_words = e_.stack_words});
     if (plan_) {
       phase_ = Phase::AwaitPatch;  // the driver may refuse it (its own breakpoints there)
       return;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/os/proc.h"
+#include "engine/os/tracee_memory.h"
 #include "engine/ticks/dead_stack.h"
 
 namespace rwd {
@@ -150,6 +151,23 @@ MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps
                                  const DigestExclusions& exclude, uint64_t rsp) {
   return digest_within(tid, maps, exclude, {window(rsp, kStackWindowBelow, kStackWindowAbove)},
                        kStackWindowBelow + kStackWindowAbove);
+}
+
+std::vector<uint64_t> point_stack_words(pid_t tid, const std::vector<ProcMapping>& maps,
+                                        const DigestExclusions& exclude, uint64_t rsp) {
+  if (!hashed_address(maps, rsp)) return {};
+  const ProcMapping& m = *std::find_if(maps.begin(), maps.end(), [&](const ProcMapping& x) {
+    return rsp >= x.start && rsp < x.end;
+  });
+  uint64_t end = std::min<uint64_t>(m.end, rsp + 8 * kPointStackWords);
+  for (const auto& [a, n] : exclude)
+    if (a < end && a + n > rsp) end = std::max(rsp, std::min(end, a));
+  const size_t words = size_t((end - rsp) / 8);
+  std::vector<uint8_t> bytes = read_memory(tid, rsp, 8 * words);
+  if (bytes.size() != 8 * words) return {};
+  std::vector<uint64_t> out(words);
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
 }
 
 MemoryDigest digest_register_windows(pid_t tid, const std::vector<ProcMapping>& maps,

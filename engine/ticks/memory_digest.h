@@ -45,6 +45,21 @@ inline constexpr uint64_t kStackWindowBelow = 128, kStackWindowAbove = 4096;
 MemoryDigest digest_stack_window(pid_t tid, const std::vector<ProcMapping>& maps,
                                  const DigestExclusions& exclude, uint64_t rsp);
 
+/// Words from a point's stack pointer upwards that the point keeps as they are
+/// (Event::stack_words), at most: 256 bytes. Replay's trampoline compares them in the task
+/// after the registers, so a loop whose registers repeat but whose count is spilled or saved
+/// on the stack stops only at the recorded pass: openssl speed's SHA-256 loops keep theirs
+/// 64, 96 or 176 bytes above rsp, and replay had stopped at each of millions of passes.
+inline constexpr size_t kPointStackWords = 32;
+
+/// The 8-byte words of tid's memory from `rsp` upwards, at most kPointStackWords of them:
+/// only within the mapping that holds rsp when digests hash it (private, readable and
+/// writable), and only before the first word that an `exclude` range overlaps (replay may
+/// find other bytes there). Empty where rsp is in no such mapping or the read fails. Equal
+/// memory gives equal words, as it gives equal digests.
+std::vector<uint64_t> point_stack_words(pid_t tid, const std::vector<ProcMapping>& maps,
+                                        const DigestExclusions& exclude, uint64_t rsp);
+
 /// Bytes below and above each general-purpose register's value that a point's register window
 /// digest covers: an object's header before the address, its fields after it.
 inline constexpr uint64_t kRegisterWindowBelow = 64, kRegisterWindowAbove = 448;

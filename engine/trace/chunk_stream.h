@@ -26,8 +26,8 @@ namespace rwd {
 /// a write into /proc/PID/mem put into a recorded process (Event::written_memory); 9: the
 /// preload library's descriptor cache; 10: brk is buffered, and replay makes it for real
 /// where the library makes it (run_call_in_replay); 11: so are rt_sigaction and
-/// rt_sigprocmask.
-constexpr uint32_t kTraceFormatVersion = 11;
+/// rt_sigprocmask; 12: points carry the stack words above their rsp (Event::stack_words).
+constexpr uint32_t kTraceFormatVersion = 12;
 /// Largest raw or compressed chunk accepted by the reader, in bytes (bounds every allocation).
 constexpr uint32_t kMaxChunkBytes = 64u << 20;
 

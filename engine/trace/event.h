@@ -112,6 +112,9 @@ struct Event {
   /// Sched, and Signal when not synchronous: digest_register_windows of the same memory
   /// around the values of `regs`, which replay tests after the stack window's.
   MemoryDigest register_digest{};
+  /// Sched, and Signal when not synchronous: point_stack_words at regs.rsp (at most
+  /// kPointStackWords), which replay's trampoline compares in the task after the registers.
+  std::vector<uint64_t> stack_words;
   int32_t status = 0;             ///< Exit: raw wait status (WIFEXITED/WIFSIGNALED)
   std::vector<Mapping> mappings;  ///< Exec: the address space after exec (no vdso/vvar)
   std::vector<std::string> argv;  ///< Exec: the new command line, for `rewind ps`

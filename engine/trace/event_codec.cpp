@@ -34,6 +34,8 @@ void put_point(ByteWriter& w, const Event& e) {
     w.u64(a);
     w.u64(n);
   }
+  w.u32(uint32_t(e.stack_words.size()));
+  for (uint64_t v : e.stack_words) w.u64(v);
 }
 
 void get_point(ByteReader& r, Event& e) {
@@ -49,6 +51,10 @@ void get_point(ByteReader& r, Event& e) {
     uint64_t a = r.u64();
     e.exclusions.emplace_back(a, r.u64());
   }
+  uint32_t words = r.u32();
+  if (words > kPointStackWords) throw TraceError("events", r.pos(), "too many point stack words");
+  e.stack_words.resize(words);
+  for (uint64_t& v : e.stack_words) v = r.u64();
 }
 }  // namespace
 

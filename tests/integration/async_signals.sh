@@ -119,8 +119,12 @@ case "$1" in
     # time in a 12-pass inner loop whose registers differ from pass to pass but come back at
     # every call (openssl speed -bytes 16's SIGALRM lands in OPENSSL_cleanse's): the search
     # took three unlike passes for registers that never repeat, and replay ran past 30 s.
+    # `deep` hashes 512 bytes a call with a call a byte (6,000 instructions, more than the
+    # search steps) and keeps its count in a register of main that the hash saves on the
+    # stack: the point's stack words tell the passes apart, compared by replay's trampoline
+    # in the task; without them replay stopped at every call (about 300,000 stops, 10 s).
     moved=0 runs=0
-    for mode in memory frame inner; do
+    for mode in memory frame inner deep; do
       for i in 1 2 3; do
         name="$mode$i"
         "$REWIND" record -v -o "$WORK/$name" "$TEST_PROGRAMS/alarm_in_calls" "$mode" \
@@ -130,16 +134,21 @@ case "$1" in
         m=$(sed -n 's/.* \([0-9]*\) moved within a loop.*/\1/p' "$WORK/$name.rec.err")
         [ -n "$m" ] || { fail "record -v says nothing of moved points: $(cat "$WORK/$name.rec.err")"; continue; }
         moved=$((moved + m))
-        timeout 60 "$REWIND" replay -a "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
+        timeout 60 "$REWIND" replay -a -v "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
         rc=$?
         [ "$rc" -eq 0 ] || { fail "replay $name exited $rc (124: over 60 s)"; continue; }
         cmp -s "$WORK/$name.rec" "$WORK/$name.out" \
           || fail "replay $name printed $(cat "$WORK/$name.out"), the recording $(cat "$WORK/$name.rec")"
+        # Each pass replay stops at costs tens of microseconds: the point must be told apart
+        # in the task (the search before the change left hundreds of thousands of stops).
+        stops=$(sed -n 's/.* points between events found with \([0-9]*\) stops.*/\1/p' "$WORK/$name.err")
+        [ -n "$stops" ] && [ "$stops" -le 100 ] \
+          || fail "replay $name found its signal's point with ${stops:-?} stops (at most 100 expected): $(head -1 "$WORK/$name.err")"
         runs=$((runs + 1))
         rm -rf "$WORK/$name"
       done
     done
-    [ "$moved" -ge 1 ] || fail "no signal point moved in 9 recordings (no signal landed in malloc or free?)"
+    [ "$moved" -ge 1 ] || fail "no signal point moved in 12 recordings (no signal landed in malloc or free?)"
     pass "$runs recordings replayed, each in under 60 s, the same output; $moved signal points moved"
     ;;
   *) echo "unknown case $1"; exit 2 ;;

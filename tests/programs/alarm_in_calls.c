@@ -6,7 +6,10 @@
 // in malloc or free; the recorder must deliver it where replay tells that pass from the
 // others. `inner` counts in the global too, but spends its time in a short inner loop whose
 // registers differ from pass to pass and come back at every call (openssl speed's SIGALRM
-// lands in OPENSSL_cleanse's). Prints the passes the handler saw; replay must print the same.
+// lands in OPENSSL_cleanse's). `deep` counts in a register of main, and spends its time in a
+// hash whose call is longer than the recorder's search steps (openssl speed's SHA-256 of 256
+// bytes and more): the count is told apart only on the stack, where the hash saved it.
+// Prints the passes the handler saw; replay must print the same.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,15 +57,36 @@ __attribute__((noipa)) static void pad(void) {
   __asm__ volatile(".rept 48\n\tnop\n\t.endr");
 }
 
+/// One step of a hash (FNV-1a's): a call a pass of digest's loop.
+__attribute__((noipa)) static unsigned long mix(unsigned long h, unsigned char c) {
+  return (h ^ c) * 0x100000001b3ul;
+}
+
+static unsigned char block[512];
+static volatile unsigned long digest_sink;
+
+/// Hashes `n` bytes with a call a byte: about 6,000 instructions a call, more than the
+/// recorder's signal point search steps, with registers that differ from byte to byte and
+/// come back at every call. The loop keeps its state in callee-saved registers across the
+/// calls, so it saves main's (the count, in `deep`) on the stack first.
+__attribute__((noipa)) static void digest(const unsigned char* p, size_t n) {
+  unsigned long h = 0xcbf29ce484222325ul;
+  for (size_t i = 0; i < n; ++i) h = mix(h, p[i]);
+  digest_sink = h;
+}
+
 int main(int argc, char** argv) {
   const int frame = argc > 1 && strcmp(argv[1], "frame") == 0;
   const int inner = argc > 1 && strcmp(argv[1], "inner") == 0;
+  const int deep = argc > 1 && strcmp(argv[1], "deep") == 0;
   signal(SIGALRM, on_alarm);
   struct itimerval t = {{0, 0}, {0, 200000}};  // one SIGALRM, after 200 ms
   setitimer(ITIMER_REAL, &t, NULL);
   long passes = 0;  // `frame`: the count, in a register of main
   if (frame) {
     for (passes = 0; run; ++passes) churn(64);
+  } else if (deep) {
+    for (passes = 0; run; ++passes) digest(block, sizeof block);
   } else if (inner) {
     while (run) {
       fill(words, 8, 1000003);
@@ -77,8 +101,8 @@ int main(int argc, char** argv) {
     }
     passes = in_memory;
   }
-  if (frame)
-    printf("frame: %ld passes\n", passes);
+  if (frame || deep)
+    printf("%s: %ld passes\n", frame ? "frame" : "deep", passes);
   else
     printf("%s: handler saw %ld passes; %ld passes\n", inner ? "inner" : "memory", seen, passes);
   return 0;

@@ -75,19 +75,21 @@ TEST_CASE("exec, signal, point and exit events keep their fields") {
   CHECK(so.synchronous);
   CHECK(so.siginfo == s.siginfo);
 
-  Event p;  // a point: registers, both digests and the exclusions
+  Event p;  // a point: registers, the digests, the exclusions and the stack words
   p.kind = EventKind::Sched;
   p.regs.rsp = 0x7fffffffd000;
   p.digest = {0x1111, 0x2222};
   p.stack_digest = {0x3333, 0x4444};
   p.register_digest = {0x5555, 0x6666};
   p.exclusions = {{0x7ffff0000000, 4096}};
+  p.stack_words = {7, 0x7fffffffd100, 0xdeadbeef};
   Event po = round_trip(p);
   CHECK(po.regs.rsp == p.regs.rsp);
   CHECK(po.digest == p.digest);
   CHECK(po.stack_digest == p.stack_digest);
   CHECK(po.register_digest == p.register_digest);
   CHECK(po.exclusions == p.exclusions);
+  CHECK(po.stack_words == p.stack_words);
 
   Event t;
   t.kind = EventKind::Exit;
@@ -108,4 +110,18 @@ TEST_CASE("decoding never trusts counts or kinds from the input") {
   w.i32(1);
   w.u32(0xffffffff);  // absurd number of memory regions
   CHECK_THROWS_WITH(decode(w.data()), Catch::Contains("too many memory regions"));
+
+  // A point with more stack words than a recorder writes.
+  Event p;
+  p.kind = EventKind::Sched;
+  p.stack_words.assign(kPointStackWords, 1);
+  ByteWriter ok;
+  std::vector<uint8_t> data;
+  encode_event(p, ok, data);
+  std::vector<uint8_t> rec = ok.data();
+  // The count sits right before the words, at the record's end.
+  const size_t count_at = rec.size() - 8 * kPointStackWords - 4;
+  const uint32_t too_many = kPointStackWords + 1;
+  std::memcpy(rec.data() + count_at, &too_many, 4);
+  CHECK_THROWS_WITH(decode(rec), Catch::Contains("too many point stack words"));
 }

@@ -22,6 +22,8 @@ extern "C" uint64_t tramp_test_plain(uint64_t n);
 extern "C" uint64_t jumpy_loop(uint64_t n);  // tests/programs/jumpy_loop.S
 extern "C" char tramp_test_plain_point[], jumpy_loop_point[];
 extern "C" uint64_t tramp_test_counter;  ///< counts tramp_test_plain's passes (in memory)
+extern "C" uint64_t tramp_test_stack(uint64_t n);
+extern "C" char tramp_test_stack_point[];
 
 // A loop in a page of its own (the test writes into it), with a RIP-relative load and store
 // after its point. Like jumpy_loop, it zeroes every other general-purpose register, so that
@@ -46,6 +48,32 @@ __asm__(
     "  cmp %rdi, %rax\n"
     "  jb 1b\n"
     "  mov %rcx, %rax\n"
+    "  pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
+    "  ret\n"
+    ".balign 4096\n"
+    // A loop whose registers are the same at every pass of its point: its count is in the
+    // stack, 144 bytes above rsp (beyond an 8-bit displacement), as a callee keeps a
+    // caller's saved register; the 20 words from rsp up start zeroed. Returns the count.
+    ".globl tramp_test_stack\n"
+    "tramp_test_stack:\n"
+    "  push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n"
+    "  sub $160, %rsp; mov %rsp, %rdx; mov $20, %ecx\n"
+    "2:\n"
+    "  movq $0, (%rdx); add $8, %rdx; sub $1, %ecx; jnz 2b\n"
+    "  xor %eax, %eax; xor %ecx, %ecx; xor %edx, %edx; xor %ebx, %ebx; xor %ebp, %ebp\n"
+    "  xor %esi, %esi; xor %r8d, %r8d; xor %r9d, %r9d; xor %r10d, %r10d; xor %r11d, %r11d\n"
+    "  xor %r12d, %r12d; xor %r13d, %r13d; xor %r14d, %r14d; xor %r15d, %r15d\n"
+    "1:\n"
+    ".globl tramp_test_stack_point\n"
+    "tramp_test_stack_point:\n"
+    "  mov 144(%rsp), %rax\n"  // moved into the trampoline, rsp-relative
+    "  add $1, %rax\n"
+    "  mov %rax, 144(%rsp)\n"
+    "  cmp %rdi, %rax\n"
+    "  mov $0, %eax\n"  // flags kept: rax is 0 again at the point
+    "  jb 1b\n"
+    "  mov 144(%rsp), %rax\n"
+    "  add $160, %rsp\n"
     "  pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
     "  ret\n"
     ".balign 4096\n"
@@ -139,12 +167,18 @@ TEST_CASE("a jump displacement is found with the bytes a boundary needs") {
 
 namespace {
 
+/// Where tramp_test_stack keeps its count: bytes above rsp at its point.
+constexpr uint64_t kCountOffset = 144;
+
 /// What the SIGTRAP handler knows of the trampoline in place, and what it saw.
 struct Run {
   const PointTrampoline* plan = nullptr;
   uint64_t stop_at_pass = 0;  ///< the pass whose registers are wanted (rax's value there)
   uint64_t matches = 0, interior = 0, passes = 0;
   greg_t regs[NGREG] = {};
+  uint64_t stack0 = 0;  ///< the word at the program's rsp + kCountOffset at the last match
+  /// Int3: the word there that the wanted pass has too (UINT64_MAX: any).
+  uint64_t want_stack0 = UINT64_MAX;
 };
 Run g_run;
 
@@ -164,10 +198,15 @@ void on_trap(int, siginfo_t*, void* ctx) {
   if (rip == p.match_trap) {
     // Registers matched (Jump), or a pass of the point (Int3): the program's registers.
     ++g_run.passes;
-    if (p.kind == PatchKind::Jump || uint64_t(r[REG_RAX]) == g_run.stop_at_pass) {
+    uint64_t word = 0;
+    std::memcpy(&word, reinterpret_cast<void*>(r[REG_RSP] + kCountOffset), 8);
+    if (p.kind == PatchKind::Jump ||
+        (uint64_t(r[REG_RAX]) == g_run.stop_at_pass &&
+         (g_run.want_stack0 == UINT64_MAX || word == g_run.want_stack0))) {
       ++g_run.matches;
       std::memcpy(g_run.regs, r, sizeof g_run.regs);
       g_run.regs[REG_RIP] = greg_t(p.point);
+      g_run.stack0 = word;
     }
     r[REG_RIP] = greg_t(p.resume);
     return;
@@ -275,6 +314,61 @@ TEST_CASE("a register-compare trampoline traps only at the wanted pass", "[tramp
   SECTION("a loop that jumps into the patched bytes") {
     check_loop(jumpy_loop, jumpy_loop_point, 5000, 4000, true);
   }
+}
+
+TEST_CASE("a register-compare trampoline with stack words traps only at their pass",
+          "[trampoline]") {
+  // Every pass of the point has the same registers; only the count in the stack tells them
+  // apart (a recorded point's Event::stack_words).
+  const uint64_t point = reinterpret_cast<uint64_t>(tramp_test_stack_point);
+  const uint64_t n = 5000, k = 3217;
+  REQUIRE(tramp_test_stack(n) == n);
+  std::vector<uint8_t> code(tramp_test_stack_point, tramp_test_stack_point + 32);
+  auto maps = read_proc_maps(getpid());
+  auto int3 = plan_point_trampoline(PatchKind::Int3, code, point, Registers{}, maps,
+                                    proc_brk_start(getpid()));
+  REQUIRE(int3);
+  g_run = Run{};
+  g_run.stop_at_pass = 0;  // rax: 0 at every pass
+  g_run.want_stack0 = k - 1;
+  CHECK(run_patched(tramp_test_stack, n, *int3) == n);
+  CHECK(g_run.passes == n);
+  REQUIRE(g_run.matches == 1);
+  const Registers want = to_registers(g_run.regs);  // pass k's (its flags are its own)
+
+  // Registers alone: a trap at every pass.
+  auto plain =
+      plan_point_trampoline(PatchKind::Jump, code, point, want, maps, proc_brk_start(getpid()));
+  REQUIRE(plain);
+  g_run = Run{};
+  CHECK(run_patched(tramp_test_stack, n, *plain) == n);
+  CHECK(g_run.matches == n);
+
+  // With the 20 words at pass k (zeroes, and the count before it): that pass only. Words 16
+  // and up are read with a 32-bit displacement.
+  PassChecks words{.stack_words = std::vector<uint64_t>(20, 0)};
+  words.stack_words[kCountOffset / 8] = k - 1;
+  auto jump = plan_point_trampoline(PatchKind::Jump, code, point, want, maps,
+                                    proc_brk_start(getpid()), words);
+  REQUIRE(jump);
+  CHECK(jump->code.size() > plain->code.size());
+  g_run = Run{};
+  CHECK(run_patched(tramp_test_stack, n, *jump) == n);  // the loop's result is untouched
+  CHECK(g_run.matches == 1);
+  CHECK(g_run.stack0 == k - 1);
+  Registers got = to_registers(g_run.regs);
+  CHECK(got.rsp == want.rsp);
+  CHECK(got.rax == 0);
+  CHECK(got.eflags == want.eflags);  // flags survive the word compares (saved on their path)
+
+  // A word that no pass has: no trap at all.
+  PassChecks never{.stack_words = {n + 7}};
+  auto none = plan_point_trampoline(PatchKind::Jump, code, point, want, maps,
+                                    proc_brk_start(getpid()), never);
+  REQUIRE(none);
+  g_run = Run{};
+  CHECK(run_patched(tramp_test_stack, n, *none) == n);
+  CHECK(g_run.matches == 0);
 }
 
 TEST_CASE("a counting trampoline stops at the pass asked for and counts every pass",
