@@ -208,12 +208,24 @@ void emit_flag_free_compares(Emitter& e, const uint64_t* expected, const uint64_
   jump_unless_zero();
 }
 
-/// mov rcx, [rax + 8 * i]: REX.W 8b /r, with an 8-bit displacement where it fits.
-void load_stack_word(Emitter& e, size_t i) {
-  const uint32_t off = uint32_t(8 * i);
-  if (off < 128) return e.bytes({0x48, 0x8b, 0x48, uint8_t(off)});
-  e.bytes(
-      {0x48, 0x8b, 0x88, uint8_t(off), uint8_t(off >> 8), uint8_t(off >> 16), uint8_t(off >> 24)});
+/// Compares the program's stack words [saved rsp, + 8 * words) with `expected` (data
+/// addresses), jumping to `differs` at the first that differs. Uses rax and rcx, which the
+/// caller saved, and the flags.
+void emit_stack_word_compares(Emitter& e, size_t words, const uint64_t* saved_rsp,
+                              const uint64_t* expected, const uint64_t* differs) {
+  e.rip_relative({0x48, 0x8b, 0x05}, saved_rsp);  // mov rax, [rip+saved_rsp]
+  for (size_t i = 0; i < words; ++i) {
+    // mov rcx, [rax + 8i]: REX.W 8b /r, with an 8-bit displacement where it fits.
+    const uint32_t off = uint32_t(8 * i);
+    if (off < 128)
+      e.bytes({0x48, 0x8b, 0x48, uint8_t(off)});
+    else
+      e.bytes({0x48, 0x8b, 0x88, uint8_t(off), uint8_t(off >> 8), uint8_t(off >> 16),
+               uint8_t(off >> 24)});
+    e.rip_relative({0x48, 0x3b, 0x0d}, &expected[i]);  // cmp rcx, [rip+word_i]
+    e.bytes({0x0f, 0x85});                             // jne differs
+    e.disp(differs);
+  }
 }
 
 }  // namespace
@@ -279,14 +291,8 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     if (words > 0) {
       // Every register matches (rare but for loops whose registers repeat): the stack words
       // too, flags saved only on this path.
-      e.bytes({0x9c, 0x50});                           // pushfq; push rax
-      e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);  // mov rax, [rip+saved_rsp]
-      for (size_t i = 0; i < words; ++i) {
-        load_stack_word(e, i);                                   // mov rcx, [rax+8i]
-        e.rip_relative({0x48, 0x3b, 0x0d}, &stack_expected[i]);  // cmp rcx, [rip+word_i]
-        e.bytes({0x0f, 0x85});                                   // jne stack_differs
-        e.disp(&stack_differs);
-      }
+      e.bytes({0x9c, 0x50});  // pushfq; push rax
+      emit_stack_word_compares(e, words, &saved_rsp, stack_expected, &stack_differs);
       e.bytes({0x58, 0x9d});  // pop rax; popfq
     }
     e.bytes({0x59});                                 // pop rcx
@@ -316,14 +322,8 @@ std::optional<PointTrampoline> plan_point_trampoline(PatchKind kind,
     e.bytes({0x0f, 0x85});                                         // jne differs
     e.disp(differs);
     if (words > 0) {
-      e.bytes({0x50, 0x51});                           // push rax; push rcx
-      e.rip_relative({0x48, 0x8b, 0x05}, &saved_rsp);  // mov rax, [rip+saved_rsp]
-      for (size_t i = 0; i < words; ++i) {
-        load_stack_word(e, i);                                   // mov rcx, [rax+8i]
-        e.rip_relative({0x48, 0x3b, 0x0d}, &stack_expected[i]);  // cmp rcx, [rip+word_i]
-        e.bytes({0x0f, 0x85});                                   // jne stack_differs
-        e.disp(&stack_differs);
-      }
+      e.bytes({0x50, 0x51});  // push rax; push rcx
+      emit_stack_word_compares(e, words, &saved_rsp, stack_expected, &stack_differs);
       e.bytes({0x59, 0x58});  // pop rcx; pop rax (flags kept)
     }
     e.bytes({0x9d});                                 // popfq
