@@ -1,5 +1,6 @@
 #include "event_codec.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace rwd {
@@ -59,6 +60,12 @@ void get_point(ByteReader& r, Event& e) {
 }  // namespace
 
 void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
+  // Room for all of the event's data at once: an exec's memory (MiBs) appended region by
+  // region would regrow the chunk several times, each time into freshly faulted pages.
+  size_t more = e.buffered.size() + e.written_memory.bytes.size();
+  for (const auto& m : e.memory) more += m.bytes.size();
+  if (data.size() + more > data.capacity())
+    data.reserve(std::max(data.size() + more, 2 * data.capacity()));
   w.u8(uint8_t(e.kind));
   w.u64(e.number);
   w.i32(e.tid);

@@ -113,21 +113,28 @@ TraceReader::TraceReader(std::string dir) : dir_(std::move(dir)) {
 TraceReader::~TraceReader() = default;
 
 std::vector<uint8_t> TraceReader::read_data(size_t n) {
-  while (data_buf_.size() < n) {
-    auto c = data_->next();
-    if (!c) throw TraceError(data_->path(), data_->file_size(), "data stream ends early");
-    data_buf_.insert(data_buf_.end(), c->begin(), c->end());
+  std::vector<uint8_t> out;
+  // n comes from the trace: room is made for what the current chunk holds, not for n itself.
+  out.reserve(std::min(n, data_chunk_.size() - data_pos_));
+  while (out.size() < n) {
+    if (data_pos_ == data_chunk_.size()) {
+      data_pos_ = 0;
+      if (!data_->next_into(data_chunk_))
+        throw TraceError(data_->path(), data_->file_size(), "data stream ends early");
+    }
+    const size_t take = std::min(n - out.size(), data_chunk_.size() - data_pos_);
+    out.insert(out.end(), data_chunk_.begin() + long(data_pos_),
+               data_chunk_.begin() + long(data_pos_ + take));
+    data_pos_ += take;
   }
-  std::vector<uint8_t> out(data_buf_.begin(), data_buf_.begin() + long(n));
-  data_buf_.erase(data_buf_.begin(), data_buf_.begin() + long(n));
   return out;
 }
 
 std::optional<Event> TraceReader::next() {
   if (done_) return std::nullopt;
   while (chunk_pos_ >= chunk_.size()) {
-    auto c = events_->next();
-    if (!c) {
+    chunk_pos_ = 0;
+    if (!events_->next_into(chunk_)) {
       done_ = true;
       if (summary_)
         throw TraceError(events_->path(), events_->file_size(),
@@ -135,8 +142,6 @@ std::optional<Event> TraceReader::next() {
       interrupted_ = true;
       return std::nullopt;
     }
-    chunk_ = std::move(*c);
-    chunk_pos_ = 0;
   }
   ByteReader r({chunk_.data() + chunk_pos_, chunk_.size() - chunk_pos_}, events_->path(),
                events_->chunk_offset());
@@ -178,7 +183,7 @@ TraceReader::Position TraceReader::position() const {
   p.data_chunk = data_->chunk_offset();
   p.chunk = chunk_;
   p.chunk_pos = chunk_pos_;
-  p.data_buf.assign(data_buf_.begin(), data_buf_.end());
+  p.data_buf.assign(data_chunk_.begin() + long(data_pos_), data_chunk_.end());
   p.last = last_;
   p.done = done_;
   p.interrupted = interrupted_;
@@ -190,7 +195,8 @@ void TraceReader::seek(const Position& p) {
   data_->seek(p.data_next, p.data_chunk);
   chunk_ = p.chunk;
   chunk_pos_ = p.chunk_pos;
-  data_buf_.assign(p.data_buf.begin(), p.data_buf.end());
+  data_chunk_.assign(p.data_buf.begin(), p.data_buf.end());
+  data_pos_ = 0;
   last_ = p.last;
   done_ = p.done;
   interrupted_ = p.interrupted;

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,7 +57,10 @@ class TraceReader {
   std::unique_ptr<ChunkReader> events_, data_;
   std::vector<uint8_t> chunk_;
   size_t chunk_pos_ = 0;
-  std::deque<uint8_t> data_buf_;
+  /// The data chunk being read and where its unread bytes start: events take their data from
+  /// here in order (the vector's capacity serves every data chunk, see ChunkReader::next_into).
+  std::vector<uint8_t> data_chunk_;
+  size_t data_pos_ = 0;
   uint64_t last_ = 0;
   bool done_ = false;
   bool interrupted_ = false;

@@ -65,6 +65,11 @@ TraceWriter::TraceWriter(std::string dir, const TraceMeta& meta)
   events_ =
       std::make_unique<ChunkWriter>(dir_ + "/" + kEventsFile, kEventsKind, &compressor_, trace_id_);
   data_ = std::make_unique<ChunkWriter>(dir_ + "/" + kDataFile, kDataKind, &compressor_, trace_id_);
+  // Room for a whole chunk and then some (its pages are touched only as data is written): the
+  // first exec's memory (MiBs) then goes in without a regrowth, and nor do the small events
+  // after it (a regrowth copies the chunk into freshly faulted pages, about 10 us a page on a
+  // paravirtualised guest).
+  data_->pending_bytes().reserve(kFlushDataBytes + kFlushDataBytes / 2);
   last_flush_ns_ = now_ns();
 }
 

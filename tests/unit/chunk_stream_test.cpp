@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "engine/errors.h"
+#include "engine/trace/serial_worker.h"
 #include "test_dir.h"
 
 using namespace rwd;
@@ -56,6 +57,39 @@ TEST_CASE("chunks round-trip through compression and checksums") {
   REQUIRE(b);
   CHECK(*b == bytes(5000, 2));
   CHECK_FALSE(r.next());
+  CHECK_FALSE(r.torn());
+}
+
+TEST_CASE("chunks read into one reused buffer: a large chunk, a small one, a large one again") {
+  TestDir d;
+  {
+    // With a worker, as the trace writer has: the written chunks' buffers come back to the
+    // writer for later chunks, which must not see an earlier chunk's bytes.
+    SerialWorker worker(1 << 20);
+    ChunkWriter w(d / "s", kKind, &worker);
+    w.append(bytes(300000, 3));
+    w.flush();
+    w.append(bytes(10, 4));
+    w.flush();
+    w.append(bytes(200000, 5));
+    w.flush();
+    w.append(bytes(300001, 6));
+    w.finish();
+  }
+  ChunkReader r(d / "s", kKind, false);
+  std::vector<uint8_t> buf;
+  REQUIRE(r.next_into(buf));
+  CHECK(buf == bytes(300000, 3));
+  const uint8_t* storage = buf.data();
+  REQUIRE(r.next_into(buf));
+  CHECK(buf == bytes(10, 4));
+  REQUIRE(r.next_into(buf));
+  CHECK(buf == bytes(200000, 5));
+  CHECK(buf.data() == storage);  // no new allocation for a chunk no larger than the first
+  REQUIRE(r.next_into(buf));
+  CHECK(buf == bytes(300001, 6));
+  CHECK_FALSE(r.next_into(buf));
+  CHECK(buf.empty());
   CHECK_FALSE(r.torn());
 }
 
