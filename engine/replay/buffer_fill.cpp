@@ -1,5 +1,7 @@
 #include "buffer_fill.h"
 
+#include <sys/uio.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -22,11 +24,18 @@ namespace {
 /// Writes records[from, to) at position `from` of `t`'s buffer, then `mark` after them.
 void write_records(const ReplayTask& t, const std::vector<uint8_t>& records, uint32_t from,
                    uint32_t to, uint32_t mark) {
-  std::vector<uint8_t> bytes(records.begin() + from, records.begin() + to);
   rwd_record m{RWD_RECORD_HEADER, mark, 0};
+  const uint64_t at = t.syscall_buffer + RWD_DATA_OFFSET + from;
+  // Records and mark in one process_vm_writev(2) from where they lie (up to a MiB of records:
+  // no copy of them); a failed or short write goes the general way, through one buffer.
+  iovec local[2] = {{const_cast<uint8_t*>(records.data()) + from, size_t(to - from)},
+                    {&m, sizeof m}};
+  iovec remote{reinterpret_cast<void*>(at), size_t(to - from) + sizeof m};
+  if (process_vm_writev(t.tid, local, 2, &remote, 1, 0) == ssize_t(remote.iov_len)) return;
+  std::vector<uint8_t> bytes(records.begin() + from, records.begin() + to);
   const auto* p = reinterpret_cast<const uint8_t*>(&m);
   bytes.insert(bytes.end(), p, p + sizeof m);
-  write_memory(t.tid, t.syscall_buffer + RWD_DATA_OFFSET + from, bytes.data(), bytes.size());
+  write_memory(t.tid, at, bytes.data(), bytes.size());
 }
 
 /// The byte positions in `records` where records end: the places a task can pause at.

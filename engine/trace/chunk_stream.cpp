@@ -243,16 +243,18 @@ bool ChunkReader::next_into(std::vector<uint8_t>& out) {
   if (comp > size_ - pos_ - kChunkHeaderBytes)
     return torn("chunk extends past the end of the file (truncated trace)");
   last = pos_ + kChunkHeaderBytes + comp == size_;
-  if (payload_.size() < comp) payload_.resize(comp);  // grows only: its pages stay mapped
-  if (std::fread(payload_.data(), 1, comp, f_) != comp) return torn("read error in chunk");
-  if (chunk_checksum(hb, payload_.data(), comp) != sum) {
+  // Freed once decompressed: memory live across chunks raises the heap's high-water mark,
+  // which is what costs page faults (rewind keeps freed memory, cli/main.cpp).
+  std::unique_ptr<uint8_t[]> payload(new uint8_t[comp]);  // not zero-filled
+  if (std::fread(payload.get(), 1, comp, f_) != comp) return torn("read error in chunk");
+  if (chunk_checksum(hb, payload.get(), comp) != sum) {
     if (last && tolerate_) return torn("");
     throw TraceError(path_, chunk_offset_, "chunk checksum mismatch (corrupted trace)");
   }
   out.resize(raw);  // within out's capacity: neither allocated nor faulted again
   if (!dctx_) dctx_.reset(ZSTD_createDCtx());
   if (!dctx_) throw TraceError(path_, chunk_offset_, "cannot create a zstd decompression context");
-  size_t d = ZSTD_decompressDCtx(dctx_.get(), out.data(), raw, payload_.data(), comp);
+  size_t d = ZSTD_decompressDCtx(dctx_.get(), out.data(), raw, payload.get(), comp);
   if (ZSTD_isError(d) || d != raw) {
     out.clear();
     throw TraceError(path_, chunk_offset_, "chunk does not decompress (corrupted trace)");

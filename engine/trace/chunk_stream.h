@@ -116,10 +116,8 @@ class ChunkReader {
 
   /// The next chunk's decompressed bytes, or nullopt at the end of the stream.
   std::optional<std::vector<uint8_t>> next();
-  /// next() into `out`, whose capacity is reused: a reader that passes the same vector for
-  /// every chunk touches no new pages where the last chunk was as large (a page fault costs
-  /// about 10 us on a paravirtualised guest, a zero-filled 1 MiB chunk 2.5 ms; see
-  /// docs/performance.md). Returns false at the end of the stream (`out` is then empty).
+  /// next() into `out`, whose capacity is reused (the events stream's reader passes the same
+  /// vector for every chunk). Returns false at the end of the stream (`out` is then empty).
   /// Throws TraceError as next() does.
   bool next_into(std::vector<uint8_t>& out);
   /// Offset in the file where the chunk last returned by next() starts.
@@ -146,7 +144,6 @@ class ChunkReader {
   bool tolerate_ = false;
   bool torn_ = false;
   uint64_t trace_id_ = 0;
-  std::vector<uint8_t> payload_;  ///< the compressed bytes of the last chunk read (reused)
   /// Frees a zstd decompression context (defined where zstd.h is included).
   struct FreeDCtx {
     void operator()(ZSTD_DCtx_s* d) const;

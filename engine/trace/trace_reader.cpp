@@ -119,6 +119,10 @@ std::vector<uint8_t> TraceReader::read_data(size_t n) {
   while (out.size() < n) {
     if (data_pos_ == data_chunk_.size()) {
       data_pos_ = 0;
+      // Freed before the next is read, so that the next chunk can take its memory: what
+      // costs page faults is the heap's high-water mark (rewind keeps freed memory,
+      // cli/main.cpp), and a chunk (MiBs) kept for its capacity raises it.
+      std::vector<uint8_t>().swap(data_chunk_);
       if (!data_->next_into(data_chunk_))
         throw TraceError(data_->path(), data_->file_size(), "data stream ends early");
     }

@@ -58,7 +58,7 @@ class TraceReader {
   std::vector<uint8_t> chunk_;
   size_t chunk_pos_ = 0;
   /// The data chunk being read and where its unread bytes start: events take their data from
-  /// here in order (the vector's capacity serves every data chunk, see ChunkReader::next_into).
+  /// here in order (copied once, into the event; no second buffer of read-ahead bytes).
   std::vector<uint8_t> data_chunk_;
   size_t data_pos_ = 0;
   uint64_t last_ = 0;
