@@ -44,28 +44,16 @@ void write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
 
 /// Compresses `raw` (records of one chunk; split when over kMaxChunkBytes) and writes it to
 /// `fd` as one or more chunks; `records` goes in the first chunk's header. Returns the bytes
-/// written. Throws Error or SystemError naming `path`. The compression context and the output
-/// buffer are kept per thread between chunks: zstd's workspace and a fresh output buffer were
-/// otherwise mapped and faulted in again for every chunk (docs/performance.md, "Page faults").
+/// written. Throws Error or SystemError naming `path`.
 uint64_t write_chunks(int fd, const std::vector<uint8_t>& raw, uint32_t records,
                       const std::string& path) {
-  thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(),
-                                                                       ZSTD_freeCCtx);
-  // Grows only, and is never zero-filled: only the pages compression writes are touched.
-  thread_local std::unique_ptr<uint8_t[]> out;
-  thread_local size_t out_size = 0;
-  if (!cctx) throw Error(path + ": zstd: cannot create a compression context");
   uint64_t written = 0;
   size_t off = 0;
   while (off < raw.size()) {
     size_t n = std::min<size_t>(raw.size() - off, kMaxChunkBytes);
     size_t cap = ZSTD_compressBound(n);
-    if (out_size < kChunkHeaderBytes + cap) {
-      out.reset(new uint8_t[kChunkHeaderBytes + cap]);
-      out_size = kChunkHeaderBytes + cap;
-    }
-    size_t c = ZSTD_compressCCtx(cctx.get(), out.get() + kChunkHeaderBytes, cap, raw.data() + off,
-                                 n, kZstdLevel);
+    std::unique_ptr<uint8_t[]> out(new uint8_t[kChunkHeaderBytes + cap]);  // not zero-filled
+    size_t c = ZSTD_compress(out.get() + kChunkHeaderBytes, cap, raw.data() + off, n, kZstdLevel);
     if (ZSTD_isError(c)) throw Error(path + ": zstd: " + ZSTD_getErrorName(c));
     ByteWriter h;
     h.u32(kChunkMagic);
@@ -119,39 +107,22 @@ void ChunkWriter::flush() {
   if (buf_.empty()) return;
   std::vector<uint8_t> raw;
   raw.swap(buf_);
-  {
-    std::lock_guard<std::mutex> lock(spare_mu_);
-    buf_.swap(spare_);  // an earlier chunk's buffer, its pages mapped already
-  }
-  // The next chunk is likely as big: no regrowth, no copies.
-  if (buf_.capacity() < raw.capacity()) buf_.reserve(raw.capacity());
+  buf_.reserve(raw.capacity());  // the next chunk is likely as big: no regrowth, no copies
   uint32_t records = records_;
   records_ = 0;
   if (!worker_) {
     file_size_ += write_chunks(fd_, raw, records, path_);
-    keep_spare(std::move(raw));
     return;
   }
   size_t cost = raw.size();
-  worker_->submit(cost, [this, raw = std::move(raw), records]() mutable {
+  worker_->submit(cost, [this, raw = std::move(raw), records] {
     file_size_ += write_chunks(fd_, raw, records, path_);
-    keep_spare(std::move(raw));
   });
-}
-
-void ChunkWriter::keep_spare(std::vector<uint8_t> used) {
-  used.clear();
-  std::lock_guard<std::mutex> lock(spare_mu_);
-  if (used.capacity() > spare_.capacity()) spare_.swap(used);
 }
 
 void ChunkWriter::finish() {
   flush();
   if (worker_) worker_->drain();
-}
-
-void ChunkReader::FreeDCtx::operator()(ZSTD_DCtx_s* d) const {
-  ZSTD_freeDCtx(d);
 }
 
 ChunkReader::ChunkReader(std::string path, uint32_t kind, bool tolerate_torn_tail,
@@ -251,10 +222,8 @@ bool ChunkReader::next_into(std::vector<uint8_t>& out) {
     if (last && tolerate_) return torn("");
     throw TraceError(path_, chunk_offset_, "chunk checksum mismatch (corrupted trace)");
   }
-  out.resize(raw);  // within out's capacity: neither allocated nor faulted again
-  if (!dctx_) dctx_.reset(ZSTD_createDCtx());
-  if (!dctx_) throw TraceError(path_, chunk_offset_, "cannot create a zstd decompression context");
-  size_t d = ZSTD_decompressDCtx(dctx_.get(), out.data(), raw, payload.get(), comp);
+  out.resize(raw);  // in the capacity `out` brings, where it is enough
+  size_t d = ZSTD_decompress(out.data(), raw, payload.get(), comp);
   if (ZSTD_isError(d) || d != raw) {
     out.clear();
     throw TraceError(path_, chunk_offset_, "chunk does not decompress (corrupted trace)");

@@ -10,14 +10,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/trace/serial_worker.h"
-
-struct ZSTD_DCtx_s;  // zstd.h's ZSTD_DCtx
 
 namespace rwd {
 
@@ -85,18 +82,10 @@ class ChunkWriter {
   uint64_t file_size() const { return file_size_; }
 
  private:
-  /// Keeps `used`, a written chunk's buffer, for a later chunk where it is the largest seen
-  /// (called on the worker's thread too).
-  void keep_spare(std::vector<uint8_t> used);
   std::string path_;
   int fd_ = -1;
   SerialWorker* worker_ = nullptr;
   std::vector<uint8_t> buf_;
-  /// A written chunk's buffer, emptied, for the next chunk: its pages stay mapped, where a new
-  /// buffer of some MiB would be faulted in page by page again (about 10 us a page on a
-  /// paravirtualised guest).
-  std::vector<uint8_t> spare_;
-  std::mutex spare_mu_;
   uint32_t records_ = 0;
   std::atomic<uint64_t> file_size_ = 0;
 };
@@ -144,12 +133,6 @@ class ChunkReader {
   bool tolerate_ = false;
   bool torn_ = false;
   uint64_t trace_id_ = 0;
-  /// Frees a zstd decompression context (defined where zstd.h is included).
-  struct FreeDCtx {
-    void operator()(ZSTD_DCtx_s* d) const;
-  };
-  /// zstd's decompression context, kept between chunks (its workspace is not mapped anew).
-  std::unique_ptr<ZSTD_DCtx_s, FreeDCtx> dctx_;
 };
 
 /// A trace id as 16 hexadecimal digits (for messages).

@@ -63,8 +63,7 @@ TEST_CASE("chunks round-trip through compression and checksums") {
 TEST_CASE("chunks read into one reused buffer: a large chunk, a small one, a large one again") {
   TestDir d;
   {
-    // With a worker, as the trace writer has: the written chunks' buffers come back to the
-    // writer for later chunks, which must not see an earlier chunk's bytes.
+    // With a worker, as the trace writer has: each chunk is compressed on its thread.
     SerialWorker worker(1 << 20);
     ChunkWriter w(d / "s", kKind, &worker);
     w.append(bytes(300000, 3));
