@@ -38,6 +38,10 @@ size_t read_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
 }
 }  // namespace
 
+size_t read_memory_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
+  return read_into(tid, addr, out, n);
+}
+
 std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n) {
   std::vector<uint8_t> out(n);
   out.resize(read_into(tid, addr, out.data(), n));

@@ -11,6 +11,9 @@ namespace rwd {
 
 /// Reads up to n bytes at addr; stops early at an unmapped page and returns what was read.
 std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n);
+/// read_memory into `out` (room for n bytes): returns the bytes read, fewer than n where it
+/// stopped at an unreadable page.
+size_t read_memory_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n);
 /// Reads exactly n bytes or throws SystemError.
 void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n);
 /// Writes bytes through /proc/PID/mem (which also writes read-only private pages, as a

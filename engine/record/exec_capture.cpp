@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "engine/errors.h"
@@ -15,7 +16,10 @@
 
 namespace rwd {
 
-Event capture_exec(pid_t tid, FileSaver& saver) {
+namespace {
+
+/// capture_exec's work; data may hold some of the event's bytes when it throws.
+Event capture_exec_into(pid_t tid, FileSaver& saver, std::vector<uint8_t>& data) {
   Event e;
   e.kind = EventKind::Exec;
   e.tid = tid;
@@ -26,7 +30,14 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
   const std::string exe = link_target(proc + "/exe");
   if (exe.empty()) throw_errno("readlink " + proc + "/exe");
   e.file = saver.save(proc + "/exe", strip_deleted_suffix(exe));
-  for (const ProcMapping& m : read_proc_maps(tid)) {
+  const std::vector<ProcMapping> maps = read_proc_maps(tid);
+  size_t most = 0;  // what the loop below may append: room made once, not regrown
+  for (const ProcMapping& m : maps)
+    if (!m.is_special() && (m.write || m.path.empty() || m.path[0] == '[' || m.inode == 0))
+      most += m.end - m.start;
+  if (data.size() + most > data.capacity())
+    data.reserve(std::max(data.size() + most, 2 * data.capacity()));
+  for (const ProcMapping& m : maps) {
     if (m.is_special()) continue;
     Mapping out;
     out.start = m.start;
@@ -45,13 +56,28 @@ Event capture_exec(pid_t tid, FileSaver& saver) {
     if (m.write || out.file.empty()) {
       MemoryRegion r;
       r.addr = m.start;
-      r.bytes = read_memory(tid, m.start, m.end - m.start);
+      const size_t at = data.size();
+      data.resize(at + (m.end - m.start));
+      r.in_data = read_memory_into(tid, m.start, data.data() + at, m.end - m.start);
+      data.resize(at + r.in_data);
       e.memory.push_back(std::move(r));
     }
     e.mappings.push_back(std::move(out));
   }
   e.argv = read_proc_cmdline(tid);
   return e;
+}
+
+}  // namespace
+
+Event capture_exec(pid_t tid, FileSaver& saver, std::vector<uint8_t>& data) {
+  const size_t start = data.size();
+  try {
+    return capture_exec_into(tid, saver, data);
+  } catch (...) {
+    data.resize(start);  // the bytes of an event that is not written
+    throw;
+  }
 }
 
 }  // namespace rwd

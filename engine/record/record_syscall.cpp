@@ -294,7 +294,7 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
     return resume_syscall(t);
   }
   if (syscall_has(nr, kExec) && t.exec_seen && result == 0) {
-    Event e = capture_exec(t.tid, *saver_);
+    Event e = capture_exec(t.tid, *saver_, writer_->next_event_data());  // written next
     if (t.exec_former_tid) e.tid = t.exec_former_tid;  // the trace's name for it until now
     write(e);
     end_other_threads(t);

@@ -50,6 +50,11 @@ const char* event_kind_name(EventKind k);
 struct MemoryRegion {
   uint64_t addr = 0;
   std::vector<uint8_t> bytes;
+  /// Recording only: where `bytes` is empty, the region's size when the recorder put its
+  /// bytes straight into the trace's data stream instead (TraceWriter::next_event_data).
+  uint64_t in_data = 0;
+  /// The region's size in bytes, wherever its bytes are.
+  uint64_t size() const { return bytes.empty() ? in_data : bytes.size(); }
 };
 
 /// One mapping of an address space as /proc/PID/maps shows it, with the saved file behind it.

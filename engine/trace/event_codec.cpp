@@ -63,7 +63,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
   // Room for all of the event's data at once: an exec's memory (MiBs) appended region by
   // region would regrow the chunk several times, each time into freshly faulted pages.
   size_t more = e.buffered.size() + e.written_memory.bytes.size();
-  for (const auto& m : e.memory) more += m.bytes.size();
+  for (const auto& m : e.memory) more += m.bytes.size();  // in_data: appended already
   if (data.size() + more > data.capacity())
     data.reserve(std::max(data.size() + more, 2 * data.capacity()));
   w.u8(uint8_t(e.kind));
@@ -71,9 +71,13 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
   w.i32(e.tid);
   if (has_regs(e.kind)) w.raw(&e.regs, sizeof e.regs);
   w.u32(uint32_t(e.memory.size()));
+  bool copied = false;
   for (const auto& m : e.memory) {
+    if (m.bytes.empty() && m.in_data && copied)  // its bytes lie before the copied ones
+      throw Error("a memory region put into the data stream follows one copied there");
+    copied = copied || !m.bytes.empty();
     w.u64(m.addr);
-    w.u64(m.bytes.size());
+    w.u64(m.size());
     data.insert(data.end(), m.bytes.begin(), m.bytes.end());
   }
   w.u64(e.buffered.size());

@@ -24,6 +24,12 @@ class TraceWriter {
   TraceWriter(std::string dir, const TraceMeta& meta);
   /// Numbers `e` (next event number) and appends it. Returns the number.
   uint64_t write(Event& e);
+  /// The data stream's pending bytes, for a caller that puts an event's memory regions there
+  /// itself before write()s it (marking them MemoryRegion::in_data, in the order of
+  /// Event::memory): an exec's MiBs are then read from the tracee once, straight into the
+  /// chunk, not into a buffer of their own first. No other event may be written in between,
+  /// and a caller that fails before its write() must cut the bytes it appended.
+  std::vector<uint8_t>& next_event_data() { return data_->pending_bytes(); }
   /// Writes the End event, writes out the streams (ChunkWriter::finish) and then `processes`,
   /// by a rename, so that a trace with `processes` has every event.
   void finish(TraceSummary summary);

@@ -52,6 +52,49 @@ TEST_CASE("a syscall event keeps registers, result and out-parameters") {
   CHECK(o.memory[0].bytes == std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o'});
 }
 
+TEST_CASE("regions put into the data stream before encoding read back as copied ones") {
+  // The recorder reads an exec's memory straight into the data chunk (exec_capture.h): the
+  // event then names those regions by size only, and its other data follows them.
+  Event e;
+  e.kind = EventKind::Exec;
+  e.file = "prog-0";
+  std::vector<uint8_t> data = {9, 9};  // an earlier event's data, still pending
+  const std::vector<uint8_t> stack = {1, 2, 3, 4, 5}, bss = {6, 7};
+  data.insert(data.end(), stack.begin(), stack.end());
+  data.insert(data.end(), bss.begin(), bss.end());
+  e.memory.push_back({0x7ffffffde000, {}, stack.size()});
+  e.memory.push_back({0x555555558000, {}, bss.size()});
+  e.memory.push_back({0x1000, {}, 0});  // nothing was readable there
+  e.buffered = {0xaa, 0xbb, 0xcc};
+  ByteWriter w;
+  encode_event(e, w, data);
+  REQUIRE(data == std::vector<uint8_t>{9, 9, 1, 2, 3, 4, 5, 6, 7, 0xaa, 0xbb, 0xcc});
+  ByteReader r(w.data(), "events");
+  size_t pos = 2;
+  Event o = decode_event(r, [&](size_t n) {
+    REQUIRE(pos + n <= data.size());
+    std::vector<uint8_t> v(data.begin() + long(pos), data.begin() + long(pos + n));
+    pos += n;
+    return v;
+  });
+  CHECK(pos == data.size());
+  REQUIRE(o.memory.size() == 3);
+  CHECK(o.memory[0].addr == 0x7ffffffde000);
+  CHECK(o.memory[0].bytes == stack);
+  CHECK(o.memory[1].bytes == bss);
+  CHECK(o.memory[2].bytes.empty());
+  CHECK(o.buffered == e.buffered);
+
+  // Their bytes lie before any copied region's: one after a copied region cannot be encoded.
+  Event bad;
+  bad.kind = EventKind::Syscall;
+  bad.memory.push_back({0x1000, {1}});
+  bad.memory.push_back({0x2000, {}, 4});
+  ByteWriter w2;
+  std::vector<uint8_t> d2 = {0, 0, 0, 0};
+  CHECK_THROWS_AS(encode_event(bad, w2, d2), Error);
+}
+
 TEST_CASE("exec, signal, point and exit events keep their fields") {
   Event x;
   x.kind = EventKind::Exec;
