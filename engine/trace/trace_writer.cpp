@@ -19,7 +19,8 @@ namespace {
 // Flush a chunk when this much is pending, or when this long has passed since the last flush.
 // Data chunks of 1 MiB rather than 4: the chunk buffers (the writer's two, the reader's one)
 // are what a short recording or replay touches first, a page fault per 4 KiB (about 10 us on
-// a paravirtualised guest); compressed as well (docs/performance.md, "Page faults").
+// a paravirtualised guest); they compress as well (docs/performance.md, "Page faults in the
+// trace's buffers").
 constexpr size_t kFlushEventBytes = 256 << 10;
 constexpr size_t kFlushDataBytes = 1 << 20;
 constexpr int64_t kFlushIntervalNs = 100'000'000;
