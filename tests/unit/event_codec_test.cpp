@@ -8,12 +8,9 @@
 using namespace rwd;
 
 namespace {
-Event round_trip(const Event& e) {
-  ByteWriter w;
-  std::vector<uint8_t> data;
-  encode_event(e, w, data);
+/// Decodes the event `w` holds, its data read from `data` at `pos` on (which it advances).
+Event decode_from(const ByteWriter& w, const std::vector<uint8_t>& data, size_t& pos) {
   ByteReader r(w.data(), "events");
-  size_t pos = 0;
   Event out = decode_event(r, [&](size_t n) {
     REQUIRE(pos + n <= data.size());
     std::vector<uint8_t> v(data.begin() + long(pos), data.begin() + long(pos + n));
@@ -21,6 +18,15 @@ Event round_trip(const Event& e) {
     return v;
   });
   CHECK(r.at_end());
+  return out;
+}
+
+Event round_trip(const Event& e) {
+  ByteWriter w;
+  std::vector<uint8_t> data;
+  encode_event(e, w, data);
+  size_t pos = 0;
+  Event out = decode_from(w, data, pos);
   CHECK(pos == data.size());
   return out;
 }
@@ -69,14 +75,8 @@ TEST_CASE("regions put into the data stream before encoding read back as copied 
   ByteWriter w;
   encode_event(e, w, data);
   REQUIRE(data == std::vector<uint8_t>{9, 9, 1, 2, 3, 4, 5, 6, 7, 0xaa, 0xbb, 0xcc});
-  ByteReader r(w.data(), "events");
-  size_t pos = 2;
-  Event o = decode_event(r, [&](size_t n) {
-    REQUIRE(pos + n <= data.size());
-    std::vector<uint8_t> v(data.begin() + long(pos), data.begin() + long(pos + n));
-    pos += n;
-    return v;
-  });
+  size_t pos = 2;  // after the earlier event's data
+  Event o = decode_from(w, data, pos);
   CHECK(pos == data.size());
   REQUIRE(o.memory.size() == 3);
   CHECK(o.memory[0].addr == 0x7ffffffde000);
