@@ -19,10 +19,9 @@ ssize_t read_chunk(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
   iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
   return process_vm_readv(tid, &local, 1, &remote, 1, 0);
 }
+}  // namespace
 
-/// Reads up to n bytes at addr into out; stops early at an unmapped page. Returns the bytes
-/// read.
-size_t read_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
+size_t read_memory_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
   size_t done = 0;
   while (done < n) {
     // Read page by page only after a failure, so one bad page does not lose the rest.
@@ -36,21 +35,17 @@ size_t read_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
   }
   return done;
 }
-}  // namespace
-
-size_t read_memory_into(pid_t tid, uint64_t addr, uint8_t* out, size_t n) {
-  return read_into(tid, addr, out, n);
-}
 
 std::vector<uint8_t> read_memory(pid_t tid, uint64_t addr, size_t n) {
   std::vector<uint8_t> out(n);
-  out.resize(read_into(tid, addr, out.data(), n));
+  out.resize(read_memory_into(tid, addr, out.data(), n));
   return out;
 }
 
 void read_memory_exact(pid_t tid, uint64_t addr, void* out, size_t n) {
   errno = 0;
-  size_t done = read_into(tid, addr, static_cast<uint8_t*>(out), n);  // no copy through a vector
+  // No copy through a vector.
+  size_t done = read_memory_into(tid, addr, static_cast<uint8_t*>(out), n);
   if (done != n)
     throw SystemError("read tracee memory at " + hex(addr + done), errno ? errno : EFAULT);
 }

@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <climits>
 
 #include "engine/errors.h"
@@ -13,6 +12,7 @@
 #include "engine/os/ptrace_ops.h"
 #include "engine/os/tracee_memory.h"
 #include "engine/os/vdso_symbols.h"
+#include "engine/trace/bytes.h"
 
 namespace rwd {
 
@@ -35,8 +35,7 @@ Event capture_exec_into(pid_t tid, FileSaver& saver, std::vector<uint8_t>& data)
   for (const ProcMapping& m : maps)
     if (!m.is_special() && (m.write || m.path.empty() || m.path[0] == '[' || m.inode == 0))
       most += m.end - m.start;
-  if (data.size() + most > data.capacity())
-    data.reserve(std::max(data.size() + most, 2 * data.capacity()));
+  make_room(data, most);
   for (const ProcMapping& m : maps) {
     if (m.is_special()) continue;
     Mapping out;

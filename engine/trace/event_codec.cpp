@@ -1,6 +1,5 @@
 #include "event_codec.h"
 
-#include <algorithm>
 #include <iterator>
 
 namespace rwd {
@@ -64,8 +63,7 @@ void encode_event(const Event& e, ByteWriter& w, std::vector<uint8_t>& data) {
   // region would regrow the chunk several times, each time into freshly faulted pages.
   size_t more = e.buffered.size() + e.written_memory.bytes.size();
   for (const auto& m : e.memory) more += m.bytes.size();  // in_data: appended already
-  if (data.size() + more > data.capacity())
-    data.reserve(std::max(data.size() + more, 2 * data.capacity()));
+  make_room(data, more);
   w.u8(uint8_t(e.kind));
   w.u64(e.number);
   w.i32(e.tid);
